@@ -1,0 +1,21 @@
+//! Keel's engine: everything that runs without the editor.
+//!
+//! The crate is laid out one module per concept (see `ARCHITECTURE.md` at the
+//! repository root for the map and the data flow of a frame):
+//!
+//! - [`scene`]: generational handles, the struct-of-arrays hierarchy, the
+//!   dirty-flag transform pass and the scene file format.
+//! - [`time`]: the fixed-step clock (game loop pattern).
+//! - [`systems`]: update-method systems and the deferred command buffer.
+//! - [`spatial`]: bounding shapes, loose octree, quadtree and row grid.
+//! - [`particles`]: the particle pool and emitters.
+//! - [`render`]: the wgpu renderer, one struct per pass.
+//! - [`assets`]: generated mesh primitives.
+
+pub mod assets;
+pub mod particles;
+pub mod render;
+pub mod scene;
+pub mod spatial;
+pub mod systems;
+pub mod time;

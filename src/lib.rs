@@ -1,0 +1,1 @@
+//! Keel workspace root: the cross-crate tests live in `tests/`.
