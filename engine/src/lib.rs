@@ -19,3 +19,4 @@ pub mod scene;
 pub mod spatial;
 pub mod systems;
 pub mod time;
+pub mod world;

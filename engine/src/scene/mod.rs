@@ -1,1 +1,112 @@
-//! Placeholder.
+//! The scene graph: generational handles, the struct-of-arrays hierarchy,
+//! components, dirty-flag transform propagation and the scene file format.
+//!
+//! - [`handle`]: [`NodeId`], index + generation.
+//! - [`graph`]: [`Scene`], its pre-order hot columns and structural edits.
+//! - [`transform`]: [`Transform`], the dirty flag and interpolation.
+//! - [`components`]: behaviour, mesh and light components.
+//! - [`file`]: RON scene files.
+
+mod column;
+pub mod components;
+pub mod file;
+mod graph;
+mod handle;
+pub mod transform;
+
+use std::path::PathBuf;
+
+pub use column::Column;
+pub use components::{
+    CameraSetup, Component, Components, Environment, Light, LightKind, Material, MeshRenderer,
+    Orbit, Oscillate, Spin,
+};
+pub use file::{NodeRecord, SCENE_VERSION, SceneFile};
+pub use graph::{Children, Keep, Scene};
+pub use handle::NodeId;
+pub use transform::{PropagationStats, Transform};
+
+/// Everything that can go wrong with a scene: edits with bad handles or values,
+/// and scene files that can't be read, parsed or trusted.
+#[derive(Debug, thiserror::Error)]
+pub enum SceneError {
+    /// The handle's node was despawned (or never belonged to this scene).
+    #[error("no such node: {node} is not alive in this scene")]
+    StaleNode {
+        /// The stale handle.
+        node: NodeId,
+    },
+    /// A node can't become a child of itself or of its own descendant.
+    #[error("cannot move {node} under {new_parent}: that is inside its own subtree")]
+    CyclicReparent {
+        /// The node being moved.
+        node: NodeId,
+        /// The refused new parent.
+        new_parent: NodeId,
+    },
+    /// A transform with NaN or infinite components.
+    #[error("node `{node}`: transform must be finite, got {transform:?}")]
+    InvalidTransform {
+        /// Name of the node.
+        node: String,
+        /// The refused value.
+        transform: Transform,
+    },
+    /// The file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the OS said.
+        source: std::io::Error,
+    },
+    /// The text is not a valid scene file.
+    #[error("{}:{line}:{column}: {message}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the error.
+        line: usize,
+        /// 1-based column of the error.
+        column: usize,
+        /// What was expected, in the parser's words.
+        message: String,
+    },
+    /// The file was written by a newer (or unknown) version of the format.
+    #[error("{}: unsupported scene version {found}, expected {expected}", path.display())]
+    UnsupportedVersion {
+        /// The file.
+        path: PathBuf,
+        /// The version in the file.
+        found: u32,
+        /// The version this build reads.
+        expected: u32,
+    },
+    /// A field holds a value the engine cannot use.
+    #[error("{}: node {index} (`{node}`), field `{field}`: expected {expected}, found {found}", path.display())]
+    InvalidField {
+        /// The file.
+        path: PathBuf,
+        /// Position of the node in the file's `nodes` list.
+        index: usize,
+        /// Name of the node.
+        node: String,
+        /// Dotted path of the field, e.g. `orbit.radius`.
+        field: String,
+        /// What a valid value looks like.
+        expected: &'static str,
+        /// The value found.
+        found: String,
+    },
+    /// The scene could not be turned into text.
+    #[error("{}: could not write the scene: {message}", path.display())]
+    Serialize {
+        /// The file.
+        path: PathBuf,
+        /// The serializer's message.
+        message: String,
+    },
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,412 @@
+//! Writes `assets/scenes/demo.ron`: the book's scene-graph example, alive.
+//!
+//! A ship rocking on the sea, its mast swaying, a crow's nest on the mast, a
+//! pirate in the nest looking about, a parrot bobbing on the pirate's shoulder
+//! (every level of the hierarchy has its own behaviour), and a fleet of small
+//! boats sailing circles around it.
+//!
+//! Run: `cargo run -p keel-engine --example make_demo_scene [OUT.ron]`.
+
+use std::f32::consts::PI;
+use std::path::PathBuf;
+
+use glam::{Quat, Vec3, Vec4};
+use keel_engine::assets::Primitive;
+use keel_engine::scene::{
+    CameraSetup, Environment, Light, LightKind, Material, MeshRenderer, NodeId, Orbit, Oscillate,
+    Scene, Spin, Transform,
+};
+
+/// sRGB hex colour to linear RGB.
+fn hex(rgb: u32) -> Vec3 {
+    let channel = |shift: u32| {
+        let c = ((rgb >> shift) & 0xff) as f32 / 255.0;
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    Vec3::new(channel(16), channel(8), channel(0))
+}
+
+fn material(rgb: u32, gloss: f32) -> Material {
+    Material {
+        base_color: hex(rgb).extend(1.0),
+        gloss,
+    }
+}
+
+struct Builder {
+    scene: Scene,
+}
+
+impl Builder {
+    fn node(&mut self, parent: Option<NodeId>, name: &str, t: Transform) -> NodeId {
+        self.scene
+            .spawn(parent, name, t)
+            .expect("parents are live while building")
+    }
+
+    /// A node drawing a primitive, scaled, under `parent`.
+    fn part(
+        &mut self,
+        parent: NodeId,
+        name: &str,
+        mesh: Primitive,
+        at: Vec3,
+        scale: Vec3,
+        look: Material,
+    ) -> NodeId {
+        self.part_with(
+            parent,
+            name,
+            mesh,
+            Transform::from_translation(at).with_scale(scale),
+            look,
+        )
+    }
+
+    /// A node drawing a primitive with a full transform.
+    fn part_with(
+        &mut self,
+        parent: NodeId,
+        name: &str,
+        mesh: Primitive,
+        t: Transform,
+        look: Material,
+    ) -> NodeId {
+        let id = self.node(Some(parent), name, t);
+        self.scene
+            .insert(
+                id,
+                MeshRenderer {
+                    mesh,
+                    material: look,
+                },
+            )
+            .expect("just spawned");
+        id
+    }
+}
+
+fn main() {
+    let out = std::env::args_os()
+        .nth(1)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/demo.ron")
+        });
+    let mut b = Builder {
+        scene: Scene::new(),
+    };
+    b.scene.environment = Environment {
+        clear_color: hex(0x9cc7e6),
+        ambient: hex(0x3a4a5e),
+    };
+    b.scene.camera = CameraSetup {
+        position: Vec3::new(26.0, 14.0, 30.0),
+        target: Vec3::new(0.0, 4.0, 0.0),
+        fov_y_degrees: 45.0,
+    };
+
+    let sun = b.node(
+        None,
+        "sun",
+        Transform::IDENTITY.with_rotation(Quat::from_euler(glam::EulerRot::YXZ, 0.6, -0.75, 0.0)),
+    );
+    b.scene
+        .insert(
+            sun,
+            Light {
+                kind: LightKind::Directional,
+                color: hex(0xfff1d6),
+                intensity: 2.6,
+            },
+        )
+        .unwrap();
+
+    let sea = b.node(
+        None,
+        "sea",
+        Transform::IDENTITY.with_scale(Vec3::new(400.0, 1.0, 400.0)),
+    );
+    b.scene
+        .insert(
+            sea,
+            MeshRenderer {
+                mesh: Primitive::Plane,
+                material: material(0x1f5f7a, 0.8),
+            },
+        )
+        .unwrap();
+
+    // The ship: its node rocks; parts hang under it unscaled so children inherit only motion.
+    let ship = b.node(
+        None,
+        "ship",
+        Transform::from_translation(Vec3::new(0.0, 0.6, 0.0)),
+    );
+    b.scene
+        .insert(ship, Oscillate::new(Vec3::Z, 0.07, 0.22, 0.0).rocking())
+        .unwrap();
+    let wood = material(0x7a4a26, 0.15);
+    let dark_wood = material(0x4e2d17, 0.1);
+    let canvas = material(0xf2ead3, 0.05);
+    b.part(
+        ship,
+        "hull",
+        Primitive::Cube,
+        Vec3::new(0.0, 0.4, 0.0),
+        Vec3::new(3.4, 1.8, 10.0),
+        wood,
+    );
+    b.part(
+        ship,
+        "deck",
+        Primitive::Cube,
+        Vec3::new(0.0, 1.35, 0.0),
+        Vec3::new(3.1, 0.15, 9.6),
+        material(0xb08552, 0.2),
+    );
+    let bow = Transform {
+        translation: Vec3::new(0.0, 0.4, -6.2),
+        rotation: Quat::from_rotation_x(-PI / 2.0),
+        scale: Vec3::new(3.4, 2.6, 1.8),
+    };
+    b.part_with(ship, "bow", Primitive::Cone, bow, wood);
+    b.part(
+        ship,
+        "cabin",
+        Primitive::Cube,
+        Vec3::new(0.0, 2.1, 3.4),
+        Vec3::new(2.6, 1.4, 2.4),
+        dark_wood,
+    );
+    let lantern = b.part(
+        ship,
+        "lantern",
+        Primitive::Sphere,
+        Vec3::new(0.0, 3.0, 4.7),
+        Vec3::splat(0.35),
+        Material {
+            base_color: Vec4::new(4.0, 2.6, 1.0, 1.0),
+            gloss: 0.9,
+        },
+    );
+    b.scene
+        .insert(
+            lantern,
+            Light {
+                kind: LightKind::Point { range: 14.0 },
+                color: hex(0xffb35c),
+                intensity: 3.0,
+            },
+        )
+        .unwrap();
+    let cannon = b.node(
+        Some(ship),
+        "cannon",
+        Transform::from_translation(Vec3::new(1.9, 1.6, -1.0))
+            .with_rotation(Quat::from_rotation_z(-PI / 2.0 + 0.15)),
+    );
+    b.part(
+        cannon,
+        "barrel",
+        Primitive::Cylinder,
+        Vec3::new(0.0, 0.6, 0.0),
+        Vec3::new(0.45, 1.6, 0.45),
+        material(0x2b2b2e, 0.7),
+    );
+
+    // The mast sways a little on its own, over the ship's rocking.
+    let mast = b.node(
+        Some(ship),
+        "mast",
+        Transform::from_translation(Vec3::new(0.0, 1.4, -0.8)),
+    );
+    b.scene
+        .insert(mast, Oscillate::new(Vec3::X, 0.035, 0.5, 1.0).rocking())
+        .unwrap();
+    b.part(
+        mast,
+        "pole",
+        Primitive::Cylinder,
+        Vec3::new(0.0, 5.0, 0.0),
+        Vec3::new(0.35, 10.0, 0.35),
+        dark_wood,
+    );
+    let yard = Transform {
+        translation: Vec3::new(0.0, 7.2, 0.05),
+        rotation: Quat::from_rotation_z(PI / 2.0),
+        scale: Vec3::new(0.2, 5.0, 0.2),
+    };
+    b.part_with(mast, "yard", Primitive::Cylinder, yard, dark_wood);
+    b.part(
+        mast,
+        "sail",
+        Primitive::Cube,
+        Vec3::new(0.0, 4.8, 0.2),
+        Vec3::new(4.6, 4.6, 0.08),
+        canvas,
+    );
+    let flag = b.node(
+        Some(mast),
+        "flag",
+        Transform::from_translation(Vec3::new(0.0, 12.4, 0.0)),
+    );
+    b.scene
+        .insert(flag, Oscillate::new(Vec3::Y, 0.35, 0.9, 0.0).rocking())
+        .unwrap();
+    b.part(
+        flag,
+        "cloth",
+        Primitive::Cube,
+        Vec3::new(0.0, 0.0, 0.6),
+        Vec3::new(0.05, 0.6, 1.2),
+        material(0x111111, 0.05),
+    );
+
+    // The crow's nest turns slowly on the mast; the pirate looks about; the parrot bobs.
+    let nest = b.node(
+        Some(mast),
+        "crows_nest",
+        Transform::from_translation(Vec3::new(0.0, 9.6, 0.0)),
+    );
+    b.scene
+        .insert(nest, Oscillate::new(Vec3::Y, 0.25, 0.12, 0.0).rocking())
+        .unwrap();
+    b.part(
+        nest,
+        "basket",
+        Primitive::Cylinder,
+        Vec3::new(0.0, 0.0, 0.0),
+        Vec3::new(1.6, 0.7, 1.6),
+        wood,
+    );
+    let pirate = b.node(
+        Some(nest),
+        "pirate",
+        Transform::from_translation(Vec3::new(0.0, 0.35, 0.0)),
+    );
+    b.scene
+        .insert(
+            pirate,
+            Spin {
+                axis: Vec3::Y,
+                rate: 0.45,
+            },
+        )
+        .unwrap();
+    b.part(
+        pirate,
+        "body",
+        Primitive::Cylinder,
+        Vec3::new(0.0, 0.45, 0.0),
+        Vec3::new(0.55, 0.9, 0.55),
+        material(0x9c2a2a, 0.2),
+    );
+    b.part(
+        pirate,
+        "head",
+        Primitive::Sphere,
+        Vec3::new(0.0, 1.1, 0.0),
+        Vec3::splat(0.45),
+        material(0xe0ac7e, 0.3),
+    );
+    b.part(
+        pirate,
+        "hat",
+        Primitive::Cone,
+        Vec3::new(0.0, 1.45, 0.0),
+        Vec3::new(0.6, 0.35, 0.6),
+        material(0x1c1c1c, 0.1),
+    );
+    let parrot = b.node(
+        Some(pirate),
+        "parrot",
+        Transform::from_translation(Vec3::new(0.38, 0.95, 0.0)),
+    );
+    b.scene
+        .insert(parrot, Oscillate::new(Vec3::Y, 0.08, 2.2, 0.0))
+        .unwrap();
+    b.part(
+        parrot,
+        "plumage",
+        Primitive::Sphere,
+        Vec3::ZERO,
+        Vec3::new(0.22, 0.3, 0.22),
+        material(0x2fbf4a, 0.6),
+    );
+    b.part(
+        parrot,
+        "beak",
+        Primitive::Cone,
+        Vec3::new(0.0, 0.05, -0.14),
+        Vec3::splat(0.08),
+        material(0xf2b705, 0.5),
+    );
+
+    // The fleet: rings of small boats, each sailing its own circle and bobbing.
+    let hull_colors = [0x8c5a32, 0x6b3e22, 0x9e6b3f, 0x5a4634];
+    let sail_colors = [0xf4efe2, 0xd94f3d, 0xe8c547, 0x3d7dd9, 0xf4efe2];
+    let mut seed = 0x2545_f491_u32;
+    let mut random = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        (seed % 10_000) as f32 / 10_000.0
+    };
+    for i in 0..320 {
+        let ring = i % 8;
+        let radius = 24.0 + ring as f32 * 8.0 + random() * 4.0;
+        let clockwise = ring % 2 == 1;
+        let speed = (1.5 + random() * 1.5) / radius;
+        let boat = b.node(None, &format!("boat_{i:03}"), Transform::IDENTITY);
+        b.scene
+            .insert(
+                boat,
+                Orbit {
+                    center: Vec3::ZERO,
+                    radius,
+                    rate: if clockwise { -speed } else { speed },
+                    angle: random() * 2.0 * PI,
+                    face_forward: true,
+                },
+            )
+            .unwrap();
+        let body = b.node(Some(boat), "body", Transform::IDENTITY);
+        b.scene
+            .insert(
+                body,
+                Oscillate::new(
+                    Vec3::Z,
+                    0.08 + random() * 0.06,
+                    0.3 + random() * 0.3,
+                    random() * 6.0,
+                )
+                .rocking(),
+            )
+            .unwrap();
+        b.part(
+            body,
+            "hull",
+            Primitive::Cube,
+            Vec3::new(0.0, 0.2, 0.0),
+            Vec3::new(0.9, 0.5, 2.4),
+            material(hull_colors[i % 4], 0.15),
+        );
+        b.part(
+            body,
+            "sail",
+            Primitive::Cube,
+            Vec3::new(0.0, 1.3, 0.1),
+            Vec3::new(0.06, 1.7, 1.2),
+            material(sail_colors[(i * 7 / 3) % 5], 0.05),
+        );
+    }
+
+    b.scene.propagate();
+    b.scene.save(&out).unwrap_or_else(|e| panic!("{e}"));
+    println!("wrote {} ({} nodes)", out.display(), b.scene.len());
+}

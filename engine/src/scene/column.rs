@@ -1,0 +1,141 @@
+//! A component column: one kind of component for the nodes that have it.
+//!
+//! Data locality: the values sit packed in one `Vec`, so a system walks them
+//! front to back. A per-slot lookup table gives O(1) access by handle, and
+//! removal swaps the last value into the hole so the array never has gaps.
+
+use super::NodeId;
+
+const ABSENT: u32 = u32::MAX;
+
+/// Packed storage of one component type, keyed by node.
+#[derive(Clone, Debug)]
+pub struct Column<T> {
+    values: Vec<T>,
+    owners: Vec<NodeId>,
+    /// Slot index -> position in `values`, or `ABSENT`.
+    lookup: Vec<u32>,
+}
+
+impl<T> Default for Column<T> {
+    fn default() -> Self {
+        Self {
+            values: Vec::new(),
+            owners: Vec::new(),
+            lookup: Vec::new(),
+        }
+    }
+}
+
+impl<T> Column<T> {
+    /// Number of nodes that have this component.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether no node has this component.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    fn position(&self, node: NodeId) -> Option<usize> {
+        let at = *self.lookup.get(node.index() as usize)?;
+        (at != ABSENT && self.owners[at as usize] == node).then_some(at as usize)
+    }
+
+    /// Gives `node` this component, returning the value it replaces.
+    ///
+    /// The caller (the scene) guarantees `node` is alive.
+    pub(crate) fn insert(&mut self, node: NodeId, value: T) -> Option<T> {
+        if let Some(at) = self.position(node) {
+            return Some(std::mem::replace(&mut self.values[at], value));
+        }
+        let slot = node.index() as usize;
+        if self.lookup.len() <= slot {
+            self.lookup.resize(slot + 1, ABSENT);
+        }
+        self.lookup[slot] = self.values.len() as u32;
+        self.values.push(value);
+        self.owners.push(node);
+        None
+    }
+
+    /// Takes the component away from `node`.
+    pub(crate) fn remove(&mut self, node: NodeId) -> Option<T> {
+        let at = self.position(node)?;
+        self.lookup[node.index() as usize] = ABSENT;
+        let value = self.values.swap_remove(at);
+        self.owners.swap_remove(at);
+        if let Some(moved) = self.owners.get(at) {
+            self.lookup[moved.index() as usize] = at as u32;
+        }
+        Some(value)
+    }
+
+    /// The component of `node`, if it has one (and the handle is current).
+    pub fn get(&self, node: NodeId) -> Option<&T> {
+        self.position(node).map(|at| &self.values[at])
+    }
+
+    /// The component of `node`, mutably.
+    pub fn get_mut(&mut self, node: NodeId) -> Option<&mut T> {
+        self.position(node).map(|at| &mut self.values[at])
+    }
+
+    /// Whether `node` has this component.
+    pub fn contains(&self, node: NodeId) -> bool {
+        self.position(node).is_some()
+    }
+
+    /// Owners and values, in storage order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (NodeId, &T)> {
+        self.owners.iter().copied().zip(self.values.iter())
+    }
+
+    /// Owners and mutable values, in storage order.
+    pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = (NodeId, &mut T)> {
+        self.owners.iter().copied().zip(self.values.iter_mut())
+    }
+
+    /// The packed values and their owners, for systems that walk both in step.
+    pub fn parts_mut(&mut self) -> (&[NodeId], &mut [T]) {
+        (&self.owners, &mut self.values)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::num::NonZeroU32;
+
+    fn id(index: u32, generation: u32) -> NodeId {
+        NodeId::new(index, NonZeroU32::new(generation).unwrap())
+    }
+
+    #[test]
+    fn remove_keeps_values_packed_and_lookups_right() {
+        let mut column = Column::default();
+        for i in 0..5 {
+            column.insert(id(i, 1), i * 10);
+        }
+        assert_eq!(column.remove(id(1, 1)), Some(10));
+        assert_eq!(column.len(), 4);
+        for i in [0, 2, 3, 4] {
+            assert_eq!(column.get(id(i, 1)), Some(&(i * 10)), "value of node {i}");
+        }
+        assert_eq!(column.get(id(1, 1)), None);
+    }
+
+    #[test]
+    fn stale_handle_sees_nothing() {
+        let mut column = Column::default();
+        column.insert(id(3, 1), "old");
+        assert_eq!(
+            column.get(id(3, 2)),
+            None,
+            "a newer generation must not see the old value"
+        );
+        assert_eq!(column.remove(id(3, 2)), None);
+        assert_eq!(column.insert(id(3, 1), "new"), Some("old"));
+    }
+}

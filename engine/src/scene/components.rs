@@ -1,0 +1,281 @@
+//! Components a node can carry, each kind in its own packed [`Column`].
+//!
+//! Behaviours (update method pattern) store the state their update needs
+//! between steps (the spin's accumulated angle lives in the rotation, the
+//! oscillation's phase and offset in the component), so a step depends only on
+//! the state and the fixed step length: the same inputs give the same result.
+
+use glam::{Vec3, Vec4};
+use serde::{Deserialize, Serialize};
+
+use super::{Column, NodeId};
+use crate::assets::Primitive;
+
+/// Turns the node about a local axis at a constant rate.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spin {
+    /// Axis in the node's parent space (normalised when used).
+    pub axis: Vec3,
+    /// Radians per second.
+    pub rate: f32,
+}
+
+/// Moves the node back and forth along an axis around where it started.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Oscillate {
+    /// Direction of motion in the parent's space (normalised when used).
+    pub axis: Vec3,
+    /// Largest displacement, in world units (or radians for [`Oscillate::rock`]).
+    pub amplitude: f32,
+    /// Cycles per second.
+    pub frequency: f32,
+    /// Phase at time zero, in radians.
+    pub phase: f32,
+    /// Rock about the axis (an angle) instead of sliding along it.
+    #[serde(default)]
+    pub rock: bool,
+    /// Seconds simulated so far (state, saved so a saved scene resumes exactly).
+    #[serde(default)]
+    pub elapsed: f32,
+    /// The displacement (or angle) currently applied on top of the rest pose.
+    #[serde(default)]
+    pub applied: f32,
+}
+
+impl Oscillate {
+    /// An oscillation starting at time zero.
+    pub fn new(axis: Vec3, amplitude: f32, frequency: f32, phase: f32) -> Self {
+        Self {
+            axis,
+            amplitude,
+            frequency,
+            phase,
+            rock: false,
+            elapsed: 0.0,
+            applied: 0.0,
+        }
+    }
+
+    /// The same oscillation as a rocking motion about the axis.
+    pub fn rocking(self) -> Self {
+        Self { rock: true, ..self }
+    }
+}
+
+/// Moves the node on a horizontal circle around a centre in its parent's space.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Orbit {
+    /// Centre of the circle in the parent's space.
+    pub center: Vec3,
+    /// Radius of the circle.
+    pub radius: f32,
+    /// Radians per second (negative goes clockwise seen from above).
+    pub rate: f32,
+    /// Current angle on the circle, radians (state; its saved value is where it starts).
+    #[serde(default)]
+    pub angle: f32,
+    /// Turn the node to face its direction of travel.
+    #[serde(default)]
+    pub face_forward: bool,
+}
+
+/// Surface appearance of a mesh.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Material {
+    /// Linear RGBA base colour.
+    pub base_color: Vec4,
+    /// Shininess of the highlight, 0 (matte) to 1 (glossy).
+    #[serde(default = "default_gloss")]
+    pub gloss: f32,
+}
+
+fn default_gloss() -> f32 {
+    0.3
+}
+
+impl Default for Material {
+    fn default() -> Self {
+        Self {
+            base_color: Vec4::new(0.8, 0.8, 0.8, 1.0),
+            gloss: default_gloss(),
+        }
+    }
+}
+
+impl Material {
+    /// An opaque material of a linear RGB colour.
+    pub fn rgb(r: f32, g: f32, b: f32) -> Self {
+        Self {
+            base_color: Vec4::new(r, g, b, 1.0),
+            ..Self::default()
+        }
+    }
+}
+
+/// Draws a mesh at the node's world transform.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeshRenderer {
+    /// Which mesh.
+    pub mesh: Primitive,
+    /// How it looks.
+    #[serde(default)]
+    pub material: Material,
+}
+
+/// The kind of a [`Light`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum LightKind {
+    /// Parallel light shining along the node's local -Z (a sun).
+    Directional,
+    /// Light from the node's position, fading to nothing at `range`.
+    Point {
+        /// Distance at which the light has faded out.
+        range: f32,
+    },
+}
+
+/// A light source placed by its node.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Light {
+    /// Directional or point.
+    pub kind: LightKind,
+    /// Linear RGB colour.
+    pub color: Vec3,
+    /// Brightness multiplier.
+    pub intensity: f32,
+}
+
+/// One packed column per component kind.
+#[derive(Clone, Debug, Default)]
+pub struct Components {
+    /// [`Spin`] behaviours.
+    pub spin: Column<Spin>,
+    /// [`Oscillate`] behaviours.
+    pub oscillate: Column<Oscillate>,
+    /// [`Orbit`] behaviours.
+    pub orbit: Column<Orbit>,
+    /// Meshes to draw.
+    pub mesh: Column<MeshRenderer>,
+    /// Light sources.
+    pub light: Column<Light>,
+}
+
+impl Components {
+    /// Drops every component of `node`.
+    pub(crate) fn remove_all(&mut self, node: NodeId) {
+        self.spin.remove(node);
+        self.oscillate.remove(node);
+        self.orbit.remove(node);
+        self.mesh.remove(node);
+        self.light.remove(node);
+    }
+}
+
+/// Lighting and background shared by the whole scene.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+#[serde(deny_unknown_fields)]
+pub struct Environment {
+    /// Linear RGB of the sky/background.
+    pub clear_color: Vec3,
+    /// Linear RGB of the light that reaches everything.
+    pub ambient: Vec3,
+}
+
+impl Default for Environment {
+    fn default() -> Self {
+        Self {
+            clear_color: Vec3::new(0.35, 0.5, 0.7),
+            ambient: Vec3::splat(0.15),
+        }
+    }
+}
+
+/// Where the scene's camera starts.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+#[serde(deny_unknown_fields)]
+pub struct CameraSetup {
+    /// Eye position in world space.
+    pub position: Vec3,
+    /// Point looked at.
+    pub target: Vec3,
+    /// Vertical field of view, degrees.
+    pub fov_y_degrees: f32,
+}
+
+impl Default for CameraSetup {
+    fn default() -> Self {
+        Self {
+            position: Vec3::new(0.0, 5.0, 12.0),
+            target: Vec3::ZERO,
+            fov_y_degrees: 50.0,
+        }
+    }
+}
+
+/// A type stored in one of the scene's component columns.
+pub trait Component: Sized + 'static {
+    /// Its column.
+    fn column(components: &Components) -> &Column<Self>;
+    /// Its column, mutably.
+    fn column_mut(components: &mut Components) -> &mut Column<Self>;
+}
+
+macro_rules! component {
+    ($($ty:ty => $field:ident),* $(,)?) => {$(
+        impl Component for $ty {
+            fn column(components: &Components) -> &Column<Self> {
+                &components.$field
+            }
+            fn column_mut(components: &mut Components) -> &mut Column<Self> {
+                &mut components.$field
+            }
+        }
+    )*};
+}
+
+component!(
+    Spin => spin,
+    Oscillate => oscillate,
+    Orbit => orbit,
+    MeshRenderer => mesh,
+    Light => light,
+);
+
+impl super::Scene {
+    /// Gives `node` a component, returning the one it replaces.
+    ///
+    /// # Errors
+    /// [`SceneError::StaleNode`](super::SceneError::StaleNode) if `node` is not alive.
+    pub fn insert<C: Component>(
+        &mut self,
+        node: NodeId,
+        component: C,
+    ) -> Result<Option<C>, super::SceneError> {
+        self.dense_or_err(node)?;
+        Ok(C::column_mut(&mut self.components).insert(node, component))
+    }
+
+    /// Removes a component from `node`.
+    pub fn remove<C: Component>(&mut self, node: NodeId) -> Option<C> {
+        C::column_mut(&mut self.components).remove(node)
+    }
+
+    /// The component of `node`.
+    pub fn get<C: Component>(&self, node: NodeId) -> Option<&C> {
+        C::column(&self.components).get(node)
+    }
+
+    /// The component of `node`, mutably.
+    pub fn get_mut<C: Component>(&mut self, node: NodeId) -> Option<&mut C> {
+        C::column_mut(&mut self.components).get_mut(node)
+    }
+}

@@ -1,0 +1,399 @@
+//! Scene files: versioned RON text, read with errors that name the file, the
+//! line and what was expected, written atomically (temp file, then rename) so a
+//! crash mid-save never leaves half a scene behind.
+//!
+//! Nodes are listed parents first; a node names its parent by its position in
+//! the list. Components appear as optional fields of the node:
+//!
+//! ```ron
+//! #![enable(implicit_some)]
+//! (
+//!     version: 1,
+//!     nodes: [
+//!         (name: "ship", transform: (translation: (0.0, 0.5, 0.0))),
+//!         (name: "mast", parent: 0, mesh: (mesh: Cylinder)),
+//!     ],
+//! )
+//! ```
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use glam::Vec3;
+use serde::{Deserialize, Serialize};
+
+use super::{
+    CameraSetup, Environment, Light, LightKind, MeshRenderer, NodeId, Orbit, Oscillate, Scene,
+    SceneError, Spin, Transform,
+};
+
+/// The format version this build writes and reads.
+pub const SCENE_VERSION: u32 = 1;
+
+/// A whole scene as stored in a file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneFile {
+    /// Format version; must be [`SCENE_VERSION`].
+    pub version: u32,
+    /// Lighting and background.
+    #[serde(default)]
+    pub environment: Environment,
+    /// Where the camera starts.
+    #[serde(default)]
+    pub camera: CameraSetup,
+    /// Every node, parents before children.
+    #[serde(default)]
+    pub nodes: Vec<NodeRecord>,
+}
+
+/// One node of a [`SceneFile`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeRecord {
+    /// Display name (need not be unique).
+    pub name: String,
+    /// Position of the parent in the node list; absent for a root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<usize>,
+    /// Local transform.
+    #[serde(default)]
+    pub transform: Transform,
+    /// Spin behaviour.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spin: Option<Spin>,
+    /// Oscillate behaviour.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oscillate: Option<Oscillate>,
+    /// Orbit behaviour.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub orbit: Option<Orbit>,
+    /// Mesh and material.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mesh: Option<MeshRenderer>,
+    /// Light source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub light: Option<Light>,
+}
+
+impl NodeRecord {
+    /// A node with no parent, the identity transform and no components.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            parent: None,
+            transform: Transform::IDENTITY,
+            spin: None,
+            oscillate: None,
+            orbit: None,
+            mesh: None,
+            light: None,
+        }
+    }
+}
+
+fn ron_options() -> ron::Options {
+    ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
+}
+
+impl SceneFile {
+    /// Parses scene text. `path` only names the source in errors.
+    ///
+    /// # Errors
+    /// [`SceneError::Parse`] with line and column, [`SceneError::UnsupportedVersion`].
+    pub fn parse(text: &str, path: &Path) -> Result<Self, SceneError> {
+        let file: SceneFile = ron_options()
+            .from_str(text)
+            .map_err(|e| SceneError::Parse {
+                path: path.to_path_buf(),
+                line: e.span.start.line,
+                column: e.span.start.col,
+                message: e.code.to_string(),
+            })?;
+        if file.version != SCENE_VERSION {
+            return Err(SceneError::UnsupportedVersion {
+                path: path.to_path_buf(),
+                found: file.version,
+                expected: SCENE_VERSION,
+            });
+        }
+        Ok(file)
+    }
+
+    /// Reads and parses a scene file.
+    ///
+    /// # Errors
+    /// [`SceneError::Io`], and those of [`SceneFile::parse`].
+    pub fn read(path: &Path) -> Result<Self, SceneError> {
+        let text = fs::read_to_string(path).map_err(|source| SceneError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse(&text, path)
+    }
+
+    /// The file as pretty RON text.
+    ///
+    /// # Errors
+    /// [`SceneError::Serialize`] (only for values serde can't represent).
+    pub fn to_text(&self, path: &Path) -> Result<String, SceneError> {
+        let pretty = ron::ser::PrettyConfig::new()
+            .depth_limit(3)
+            .extensions(ron::extensions::Extensions::IMPLICIT_SOME);
+        ron_options()
+            .to_string_pretty(self, pretty)
+            .map_err(|e| SceneError::Serialize {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })
+    }
+
+    /// Writes the file atomically: a temporary file beside it, flushed to disk, then renamed.
+    ///
+    /// The old file is untouched until the new one is complete.
+    ///
+    /// # Errors
+    /// [`SceneError::Io`] naming the file, [`SceneError::Serialize`].
+    pub fn write(&self, path: &Path) -> Result<(), SceneError> {
+        let text = self.to_text(path)?;
+        write_atomically(path, text.as_bytes())
+    }
+
+    /// Checks every value and builds the scene.
+    ///
+    /// # Errors
+    /// [`SceneError::InvalidField`] naming the node and the field.
+    pub fn to_scene(&self, path: &Path) -> Result<Scene, SceneError> {
+        let mut scene = Scene::new();
+        scene.environment = self.environment;
+        scene.camera = self.camera;
+        let mut ids: Vec<NodeId> = Vec::with_capacity(self.nodes.len());
+        for (index, record) in self.nodes.iter().enumerate() {
+            let check = Check {
+                path,
+                index,
+                node: &record.name,
+            };
+            let parent = match record.parent {
+                None => None,
+                Some(p) if p < index => Some(ids[p]),
+                Some(p) => {
+                    return Err(check.fail(
+                        "parent",
+                        "the index of an earlier node",
+                        p.to_string(),
+                    ));
+                }
+            };
+            let transform = check.transform(&record.transform)?;
+            let id = scene.spawn(parent, record.name.clone(), transform)?;
+            let c = &mut scene.components;
+            if let Some(spin) = record.spin {
+                check.vec3("spin.axis", spin.axis)?;
+                check.finite("spin.rate", spin.rate)?;
+                c.spin.insert(id, spin);
+            }
+            if let Some(osc) = record.oscillate {
+                check.vec3("oscillate.axis", osc.axis)?;
+                check.finite("oscillate.amplitude", osc.amplitude)?;
+                check.non_negative("oscillate.frequency", osc.frequency)?;
+                check.finite("oscillate.phase", osc.phase)?;
+                check.finite("oscillate.elapsed", osc.elapsed)?;
+                check.finite("oscillate.applied", osc.applied)?;
+                c.oscillate.insert(id, osc);
+            }
+            if let Some(orbit) = record.orbit {
+                check.vec3("orbit.center", orbit.center)?;
+                check.non_negative("orbit.radius", orbit.radius)?;
+                check.finite("orbit.rate", orbit.rate)?;
+                check.finite("orbit.angle", orbit.angle)?;
+                c.orbit.insert(id, orbit);
+            }
+            if let Some(mesh) = record.mesh {
+                let color = mesh.material.base_color;
+                if !color.is_finite() || color.min_element() < 0.0 {
+                    return Err(check.fail(
+                        "mesh.material.base_color",
+                        "four finite, non-negative numbers",
+                        format!("{color:?}"),
+                    ));
+                }
+                check.non_negative("mesh.material.gloss", mesh.material.gloss)?;
+                c.mesh.insert(id, mesh);
+            }
+            if let Some(light) = record.light {
+                check.vec3("light.color", light.color)?;
+                check.non_negative("light.intensity", light.intensity)?;
+                if let LightKind::Point { range } = light.kind {
+                    check.positive("light.kind.range", range)?;
+                }
+                c.light.insert(id, light);
+            }
+            ids.push(id);
+        }
+        scene.propagate();
+        scene.snapshot_previous();
+        Ok(scene)
+    }
+}
+
+/// Names the node and field of a bad value.
+struct Check<'a> {
+    path: &'a Path,
+    index: usize,
+    node: &'a str,
+}
+
+impl Check<'_> {
+    fn fail(&self, field: &str, expected: &'static str, found: String) -> SceneError {
+        SceneError::InvalidField {
+            path: self.path.to_path_buf(),
+            index: self.index,
+            node: self.node.to_string(),
+            field: field.to_string(),
+            expected,
+            found,
+        }
+    }
+
+    fn finite(&self, field: &str, value: f32) -> Result<(), SceneError> {
+        if value.is_finite() {
+            Ok(())
+        } else {
+            Err(self.fail(field, "a finite number", value.to_string()))
+        }
+    }
+
+    fn non_negative(&self, field: &str, value: f32) -> Result<(), SceneError> {
+        if value.is_finite() && value >= 0.0 {
+            Ok(())
+        } else {
+            Err(self.fail(field, "a finite number >= 0", value.to_string()))
+        }
+    }
+
+    fn positive(&self, field: &str, value: f32) -> Result<(), SceneError> {
+        if value.is_finite() && value > 0.0 {
+            Ok(())
+        } else {
+            Err(self.fail(field, "a finite number > 0", value.to_string()))
+        }
+    }
+
+    fn vec3(&self, field: &str, value: Vec3) -> Result<(), SceneError> {
+        if value.is_finite() {
+            Ok(())
+        } else {
+            Err(self.fail(field, "three finite numbers", format!("{value:?}")))
+        }
+    }
+
+    /// Validates a transform and normalises its rotation (hand-written files rarely have unit quaternions).
+    fn transform(&self, t: &Transform) -> Result<Transform, SceneError> {
+        self.vec3("transform.translation", t.translation)?;
+        self.vec3("transform.scale", t.scale)?;
+        let length = t.rotation.length();
+        if !t.rotation.is_finite() || length < 1e-6 {
+            return Err(self.fail(
+                "transform.rotation",
+                "a non-zero quaternion (x, y, z, w)",
+                format!("{:?}", t.rotation),
+            ));
+        }
+        // Saved rotations are unit already: leave them bit for bit, so save/load is exact.
+        if (length - 1.0).abs() < 1e-4 {
+            return Ok(*t);
+        }
+        Ok(Transform {
+            rotation: t.rotation / length,
+            ..*t
+        })
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
+///
+/// # Errors
+/// [`SceneError::Io`] naming `path`; the temporary file is removed on failure.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), SceneError> {
+    let io = |source| SceneError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let file_name = path
+        .file_name()
+        .ok_or_else(|| io(std::io::Error::other("the path names no file")))?;
+    let mut temp_name = std::ffi::OsString::from(".");
+    temp_name.push(file_name);
+    temp_name.push(format!(".tmp{}", std::process::id()));
+    let temp = dir.join(temp_name);
+    let result = (|| {
+        let mut file = fs::File::create(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        fs::rename(&temp, path)
+    })();
+    if let Err(source) = result {
+        let _ = fs::remove_file(&temp);
+        return Err(io(source));
+    }
+    Ok(())
+}
+
+impl Scene {
+    /// The scene as a file record: nodes in pre-order, parents by position.
+    pub fn to_file(&self) -> SceneFile {
+        let mut nodes = Vec::with_capacity(self.len());
+        for d in 0..self.len() {
+            let id = self.id_at(d);
+            let c = &self.components;
+            let parent = self.hot.parent[d];
+            nodes.push(NodeRecord {
+                name: self.names[id.index() as usize].clone(),
+                // Pre-order: the file position of a node is its dense index.
+                parent: (parent != super::graph::NONE).then_some(parent as usize),
+                transform: self.hot.local[d],
+                spin: c.spin.get(id).copied(),
+                oscillate: c.oscillate.get(id).copied(),
+                orbit: c.orbit.get(id).copied(),
+                mesh: c.mesh.get(id).copied(),
+                light: c.light.get(id).copied(),
+            });
+        }
+        SceneFile {
+            version: SCENE_VERSION,
+            environment: self.environment,
+            camera: self.camera,
+            nodes,
+        }
+    }
+
+    /// Loads a scene file.
+    ///
+    /// # Errors
+    /// Any [`SceneError`] of reading, parsing or validating, naming the file.
+    pub fn load(path: &Path) -> Result<Scene, SceneError> {
+        SceneFile::read(path)?.to_scene(path)
+    }
+
+    /// Parses scene text; `origin` names it in errors.
+    ///
+    /// # Errors
+    /// As [`Scene::load`], less the I/O.
+    pub fn from_text(text: &str, origin: &Path) -> Result<Scene, SceneError> {
+        SceneFile::parse(text, origin)?.to_scene(origin)
+    }
+
+    /// Saves the scene atomically (see [`SceneFile::write`]).
+    ///
+    /// # Errors
+    /// [`SceneError::Io`] naming the file.
+    pub fn save(&self, path: &Path) -> Result<(), SceneError> {
+        self.to_file().write(path)
+    }
+}

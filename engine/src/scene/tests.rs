@@ -1,0 +1,545 @@
+//! Tests of the scene graph as a whole: hierarchy edits against a naive
+//! reference model, and scene files.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use glam::{Affine3A, Quat, Vec3, Vec4};
+use proptest::prelude::*;
+
+use super::*;
+
+fn at(x: f32, y: f32, z: f32) -> Transform {
+    Transform::from_translation(Vec3::new(x, y, z))
+}
+
+fn ship() -> (Scene, NodeId, NodeId, NodeId) {
+    let mut scene = Scene::new();
+    let ship = scene.spawn(None, "ship", at(0.0, 1.0, 0.0)).unwrap();
+    let mast = scene.spawn(Some(ship), "mast", at(0.0, 2.0, 0.0)).unwrap();
+    let nest = scene
+        .spawn(Some(mast), "crows_nest", at(0.0, 3.0, 0.0))
+        .unwrap();
+    scene.propagate();
+    (scene, ship, mast, nest)
+}
+
+#[test]
+fn find_by_name_and_by_path() {
+    let (mut scene, ship, _, nest) = ship();
+    scene.spawn(None, "mast", Transform::IDENTITY).unwrap();
+    assert_eq!(scene.find("crows_nest"), Some(nest));
+    assert_eq!(scene.find_path("ship/mast/crows_nest"), Some(nest));
+    assert_eq!(scene.find_path("ship"), Some(ship));
+    assert_eq!(scene.find_path("ship/crows_nest"), None);
+    assert_eq!(scene.path(nest).as_deref(), Some("ship/mast/crows_nest"));
+}
+
+#[test]
+fn stale_handles_never_reach_the_node_that_reuses_the_slot() {
+    let (mut scene, ship, mast, nest) = ship();
+    assert_eq!(scene.despawn(mast).unwrap(), 2);
+    let newcomer = scene.spawn(None, "newcomer", Transform::IDENTITY).unwrap();
+    assert!(
+        newcomer.index() == mast.index() || newcomer.index() == nest.index(),
+        "slot reused"
+    );
+    for stale in [mast, nest] {
+        assert!(!scene.contains(stale));
+        assert_eq!(scene.name(stale), None);
+        assert_eq!(scene.world(stale), None);
+        assert!(matches!(
+            scene.set_local(stale, Transform::IDENTITY),
+            Err(SceneError::StaleNode { .. })
+        ));
+        assert!(matches!(
+            scene.despawn(stale),
+            Err(SceneError::StaleNode { .. })
+        ));
+    }
+    assert_eq!(scene.children(ship).count(), 0);
+    scene.assert_invariants();
+}
+
+#[test]
+fn despawn_takes_components_of_the_whole_subtree() {
+    let (mut scene, ship, mast, nest) = ship();
+    scene
+        .insert(
+            nest,
+            Spin {
+                axis: Vec3::Y,
+                rate: 1.0,
+            },
+        )
+        .unwrap();
+    scene
+        .insert(
+            mast,
+            Spin {
+                axis: Vec3::Y,
+                rate: 2.0,
+            },
+        )
+        .unwrap();
+    scene
+        .insert(
+            ship,
+            Spin {
+                axis: Vec3::Y,
+                rate: 3.0,
+            },
+        )
+        .unwrap();
+    scene.despawn(mast).unwrap();
+    assert_eq!(scene.components.spin.len(), 1);
+    assert_eq!(scene.get::<Spin>(ship).map(|s| s.rate), Some(3.0));
+}
+
+#[test]
+fn reparent_keeping_world_leaves_the_node_in_place() {
+    let (mut scene, _, mast, nest) = ship();
+    let other = scene
+        .spawn(
+            None,
+            "other",
+            at(5.0, 0.0, 0.0).with_rotation(Quat::from_rotation_y(1.0)),
+        )
+        .unwrap();
+    scene.propagate();
+    let before = scene.world(nest).unwrap();
+    scene.reparent(nest, Some(other), Keep::World).unwrap();
+    scene.propagate();
+    assert_eq!(scene.parent(nest), Some(other));
+    let after = scene.world(nest).unwrap();
+    assert!(
+        after.abs_diff_eq(before, 1e-5),
+        "moved from {before:?} to {after:?}"
+    );
+    assert_eq!(scene.children(mast).count(), 0);
+    scene.assert_invariants();
+}
+
+#[test]
+fn reparent_keeping_local_moves_with_the_new_parent() {
+    let (mut scene, _, _, nest) = ship();
+    let other = scene.spawn(None, "other", at(5.0, 0.0, 0.0)).unwrap();
+    scene.reparent(nest, Some(other), Keep::Local).unwrap();
+    scene.propagate();
+    assert_eq!(
+        scene.world(nest).unwrap().translation,
+        Vec3::new(5.0, 3.0, 0.0).into()
+    );
+    scene.reparent(nest, None, Keep::Local).unwrap();
+    scene.propagate();
+    assert_eq!(scene.roots().count(), 3);
+    scene.assert_invariants();
+}
+
+#[test]
+fn reparent_under_own_descendant_is_refused_and_changes_nothing() {
+    let (mut scene, ship, _, nest) = ship();
+    let before = scene.to_file();
+    let err = scene.reparent(ship, Some(nest), Keep::World).unwrap_err();
+    assert!(matches!(err, SceneError::CyclicReparent { .. }), "{err}");
+    assert!(matches!(
+        scene.reparent(ship, Some(ship), Keep::Local),
+        Err(SceneError::CyclicReparent { .. })
+    ));
+    assert_eq!(scene.to_file(), before);
+}
+
+#[test]
+fn children_keep_their_order() {
+    let mut scene = Scene::new();
+    let root = scene.spawn(None, "root", Transform::IDENTITY).unwrap();
+    let kids: Vec<NodeId> = (0..4)
+        .map(|i| {
+            scene
+                .spawn(Some(root), format!("k{i}"), Transform::IDENTITY)
+                .unwrap()
+        })
+        .collect();
+    scene
+        .spawn(Some(kids[1]), "grandchild", Transform::IDENTITY)
+        .unwrap();
+    assert_eq!(scene.children(root).collect::<Vec<_>>(), kids);
+    assert_eq!(scene.subtree_len(root), 6);
+}
+
+#[test]
+fn propagation_cost_follows_the_change_not_the_scene() {
+    let mut scene = Scene::new();
+    let mut leaves = Vec::new();
+    for i in 0..1_000 {
+        let root = scene
+            .spawn(None, format!("r{i}"), at(i as f32, 0.0, 0.0))
+            .unwrap();
+        for j in 0..9 {
+            leaves.push(
+                scene
+                    .spawn(Some(root), format!("c{j}"), at(0.0, j as f32, 0.0))
+                    .unwrap(),
+            );
+        }
+    }
+    assert_eq!(scene.propagate().recomputed, 10_000);
+    let root = scene.find("r500").unwrap();
+    scene.set_local(root, at(0.0, 0.0, 7.0)).unwrap();
+    scene.set_local(leaves[0], at(1.0, 1.0, 1.0)).unwrap();
+    let stats = scene.propagate();
+    assert_eq!(
+        stats.recomputed, 11,
+        "one root with 9 children plus one leaf"
+    );
+}
+
+// ---- Model test: the scene against a naive tree of HashMaps -------------------------
+
+#[derive(Clone, Debug)]
+enum Op {
+    Spawn {
+        parent: Option<usize>,
+        x: i8,
+    },
+    Despawn(usize),
+    Reparent {
+        node: usize,
+        parent: Option<usize>,
+        keep_world: bool,
+    },
+    Move {
+        node: usize,
+        x: i8,
+        turn: i8,
+    },
+    Propagate,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let pick = any::<usize>();
+    prop_oneof![
+        3 => (proptest::option::weighted(0.8, pick), any::<i8>()).prop_map(|(parent, x)| Op::Spawn { parent, x }),
+        1 => pick.prop_map(Op::Despawn),
+        2 => (pick, proptest::option::weighted(0.8, pick), any::<bool>())
+            .prop_map(|(node, parent, keep_world)| Op::Reparent { node, parent, keep_world }),
+        3 => (pick, any::<i8>(), any::<i8>()).prop_map(|(node, x, turn)| Op::Move { node, x, turn }),
+        1 => Just(Op::Propagate),
+    ]
+}
+
+#[derive(Default)]
+struct Model {
+    parent: HashMap<NodeId, Option<NodeId>>,
+    children: HashMap<Option<NodeId>, Vec<NodeId>>,
+    local: HashMap<NodeId, Transform>,
+}
+
+impl Model {
+    fn world(&self, node: NodeId) -> Affine3A {
+        let local = self.local[&node].to_affine();
+        match self.parent[&node] {
+            Some(p) => self.world(p) * local,
+            None => local,
+        }
+    }
+
+    fn is_under(&self, node: NodeId, ancestor: NodeId) -> bool {
+        let mut at = Some(node);
+        while let Some(n) = at {
+            if n == ancestor {
+                return true;
+            }
+            at = self.parent[&n];
+        }
+        false
+    }
+
+    fn remove(&mut self, node: NodeId) {
+        for child in self.children.remove(&Some(node)).unwrap_or_default() {
+            self.remove(child);
+        }
+        let parent = self.parent.remove(&node).unwrap();
+        if let Some(siblings) = self.children.get_mut(&parent) {
+            siblings.retain(|&c| c != node);
+        }
+        self.local.remove(&node);
+    }
+}
+
+fn live(model: &Model) -> Vec<NodeId> {
+    let mut nodes: Vec<NodeId> = model.parent.keys().copied().collect();
+    nodes.sort();
+    nodes
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn hierarchy_matches_a_naive_model(ops in proptest::collection::vec(op(), 1..120)) {
+        let mut scene = Scene::new();
+        let mut model = Model::default();
+        let mut dead: Vec<NodeId> = Vec::new();
+        for op in ops {
+            let nodes = live(&model);
+            let pick = |i: usize| (!nodes.is_empty()).then(|| nodes[i % nodes.len()]);
+            match op {
+                Op::Spawn { parent, x } => {
+                    let parent = parent.and_then(pick);
+                    let t = at(f32::from(x), 1.0, 0.0);
+                    let id = scene.spawn(parent, "n", t).unwrap();
+                    model.parent.insert(id, parent);
+                    model.children.entry(parent).or_default().push(id);
+                    model.local.insert(id, t);
+                }
+                Op::Despawn(i) => if let Some(node) = pick(i) {
+                    let before = model.parent.len();
+                    let mut subtree: Vec<NodeId> = model.parent.keys().copied().filter(|&n| model.is_under(n, node)).collect();
+                    model.remove(node);
+                    prop_assert_eq!(scene.despawn(node).unwrap(), before - model.parent.len());
+                    dead.append(&mut subtree);
+                },
+                Op::Reparent { node, parent, keep_world } => if let Some(node) = pick(node) {
+                    let parent = parent.and_then(pick);
+                    let keep = if keep_world { Keep::World } else { Keep::Local };
+                    let result = scene.reparent(node, parent, keep);
+                    if parent.is_some_and(|p| model.is_under(p, node)) {
+                        prop_assert!(matches!(result, Err(SceneError::CyclicReparent { .. })), "{:?}", result);
+                    } else {
+                        result.unwrap();
+                        let old = model.parent.insert(node, parent).unwrap();
+                        model.children.get_mut(&old).unwrap().retain(|&c| c != node);
+                        model.children.entry(parent).or_default().push(node);
+                        // Keep::World changes the local transform: take the scene's.
+                        model.local.insert(node, scene.local(node).unwrap());
+                    }
+                },
+                Op::Move { node, x, turn } => if let Some(node) = pick(node) {
+                    let t = at(f32::from(x), 0.5, 0.0).with_rotation(Quat::from_rotation_y(f32::from(turn) * 0.01));
+                    scene.set_local(node, t).unwrap();
+                    model.local.insert(node, t);
+                },
+                Op::Propagate => { scene.propagate(); }
+            }
+            scene.assert_invariants();
+        }
+        scene.propagate();
+        prop_assert_eq!(scene.len(), model.parent.len());
+        for node in live(&model) {
+            prop_assert_eq!(scene.parent(node), model.parent[&node]);
+            let kids: Vec<NodeId> = scene.children(node).collect();
+            prop_assert_eq!(kids, model.children.get(&Some(node)).cloned().unwrap_or_default());
+            let expected = model.world(node);
+            let got = scene.world(node).unwrap();
+            prop_assert!(got.abs_diff_eq(expected, 1e-3), "{:?}: {:?} vs {:?}", node, got, expected);
+        }
+        let roots: Vec<NodeId> = scene.roots().collect();
+        prop_assert_eq!(roots, model.children.get(&None).cloned().unwrap_or_default());
+        for node in dead {
+            prop_assert!(!scene.contains(node));
+        }
+    }
+}
+
+// ---- Scene files --------------------------------------------------------------------
+
+fn furnished() -> Scene {
+    let (mut scene, ship, mast, nest) = ship();
+    scene
+        .insert(ship, Oscillate::new(Vec3::Z, 0.05, 0.25, 0.0).rocking())
+        .unwrap();
+    scene
+        .insert(
+            mast,
+            MeshRenderer {
+                mesh: crate::assets::Primitive::Cylinder,
+                material: Material::rgb(0.4, 0.25, 0.1),
+            },
+        )
+        .unwrap();
+    scene
+        .insert(
+            nest,
+            Spin {
+                axis: Vec3::Y,
+                rate: 0.5,
+            },
+        )
+        .unwrap();
+    let sun = scene
+        .spawn(
+            None,
+            "sun",
+            Transform::IDENTITY.with_rotation(Quat::from_rotation_x(-0.8)),
+        )
+        .unwrap();
+    scene
+        .insert(
+            sun,
+            Light {
+                kind: LightKind::Directional,
+                color: Vec3::ONE,
+                intensity: 2.0,
+            },
+        )
+        .unwrap();
+    let boat = scene.spawn(None, "boat", at(9.0, 0.0, 0.0)).unwrap();
+    scene
+        .insert(
+            boat,
+            Orbit {
+                center: Vec3::ZERO,
+                radius: 9.0,
+                rate: 0.3,
+                angle: 0.25,
+                face_forward: true,
+            },
+        )
+        .unwrap();
+    scene.environment.ambient = Vec3::new(0.1, 0.2, 0.3);
+    scene.propagate();
+    scene
+}
+
+#[test]
+fn save_then_load_gives_back_the_same_scene() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ship.ron");
+    let mut scene = furnished();
+    let mut systems = crate::systems::Systems::new();
+    for _ in 0..37 {
+        systems.run_step(&mut scene, 1.0 / 60.0);
+    }
+    scene.save(&path).unwrap();
+    let loaded = Scene::load(&path).unwrap();
+    assert_eq!(loaded.to_file(), scene.to_file());
+    for (a, b) in scene.nodes().zip(loaded.nodes()) {
+        assert_eq!(scene.name(a), loaded.name(b));
+        assert!(
+            scene
+                .world(a)
+                .unwrap()
+                .abs_diff_eq(loaded.world(b).unwrap(), 1e-6)
+        );
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(
+        leftovers.len(),
+        1,
+        "no temporary file left beside the scene"
+    );
+}
+
+#[test]
+fn a_failed_save_leaves_the_old_file_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("scene.ron");
+    furnished().save(&path).unwrap();
+    let before = std::fs::read_to_string(&path).unwrap();
+    let bad = dir.path().join("missing-folder").join("scene.ron");
+    let err = furnished().save(&bad).unwrap_err();
+    assert!(err.to_string().contains("missing-folder"), "{err}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+}
+
+#[test]
+fn syntax_errors_name_the_file_and_the_line() {
+    let text = "(\n    version: 1,\n    nodes: [\n        (name: \"a\", transform: (translation: (1.0, 2.0))),\n    ],\n)\n";
+    let err = Scene::from_text(text, Path::new("bad.ron")).unwrap_err();
+    let message = err.to_string();
+    assert!(
+        matches!(err, SceneError::Parse { line: 4, .. }),
+        "{message}"
+    );
+    assert!(message.starts_with("bad.ron:4:"), "{message}");
+}
+
+#[test]
+fn unknown_fields_and_versions_are_reported() {
+    let err = Scene::from_text(
+        "(version: 1, nodes: [(name: \"a\", colour: 3)])",
+        Path::new("x.ron"),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("colour"), "{err}");
+    let err = Scene::from_text("(version: 99, nodes: [])", Path::new("x.ron")).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            SceneError::UnsupportedVersion {
+                found: 99,
+                expected: 1,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let err = Scene::load(Path::new("/no/such/scene.ron")).unwrap_err();
+    assert!(err.to_string().contains("/no/such/scene.ron"), "{err}");
+}
+
+#[test]
+fn bad_values_name_the_node_and_the_field() {
+    let cases = [
+        (
+            "(name: \"b\", orbit: (center: (0.0, 0.0, 0.0), radius: -1.0, rate: 1.0))",
+            "orbit.radius",
+        ),
+        ("(name: \"b\", parent: 5)", "parent"),
+        (
+            "(name: \"b\", transform: (rotation: (0.0, 0.0, 0.0, 0.0)))",
+            "transform.rotation",
+        ),
+        (
+            "(name: \"b\", light: (kind: Point(range: 0.0), color: (1.0, 1.0, 1.0), intensity: 1.0))",
+            "light.kind.range",
+        ),
+        (
+            "(name: \"b\", mesh: (mesh: Cube, material: (base_color: (1.0, -1.0, 0.0, 1.0))))",
+            "mesh.material.base_color",
+        ),
+    ];
+    for (node, field) in cases {
+        let text = format!("(version: 1, nodes: [(name: \"a\"), {node}])");
+        let err = Scene::from_text(&text, Path::new("v.ron")).unwrap_err();
+        match &err {
+            SceneError::InvalidField {
+                index,
+                node,
+                field: f,
+                ..
+            } => {
+                assert_eq!(
+                    (*index, node.as_str(), f.as_str()),
+                    (1, "b", field),
+                    "{err}"
+                );
+            }
+            other => panic!("expected an invalid field {field}, got {other}"),
+        }
+    }
+}
+
+#[test]
+fn hand_written_files_may_omit_defaults_and_some() {
+    let text = r#"#![enable(implicit_some)]
+(
+    version: 1,
+    nodes: [
+        (name: "ship", mesh: (mesh: Cube, material: (base_color: (0.5, 0.3, 0.1, 1.0)))),
+        (name: "flag", parent: 0, transform: (translation: (0.0, 3.0, 0.0), rotation: (0.0, 0.0, 0.0, 2.0))),
+    ],
+)"#;
+    let scene = Scene::from_text(text, Path::new("hand.ron")).unwrap();
+    let flag = scene.find_path("ship/flag").unwrap();
+    assert_eq!(
+        scene.local(flag).unwrap().rotation,
+        Quat::IDENTITY,
+        "rotation normalised"
+    );
+    let ship = scene.find("ship").unwrap();
+    assert_eq!(
+        scene.get::<MeshRenderer>(ship).unwrap().material.base_color,
+        Vec4::new(0.5, 0.3, 0.1, 1.0)
+    );
+}

@@ -1,0 +1,408 @@
+//! Local transforms, and the dirty-flag pass that derives world transforms.
+//!
+//! Dirty flag pattern: the local transform is the primary data and changes
+//! often; the world transform is derived and needed once per frame. Every path
+//! that changes a local transform goes through [`Scene::set_local`] (or
+//! [`Scene::teleport`]), which flags the node only if the value really changed.
+//! [`Scene::propagate`] then recomputes the flagged nodes and their
+//! descendants, and nothing else: because the hot arrays are in pre-order, a
+//! flagged node's subtree is one contiguous range, walked front to back, each
+//! node at most once per pass. Untouched subtrees cost nothing.
+//!
+//! Double buffer: before each fixed update, [`Scene::snapshot_previous`] makes
+//! the current world transforms the previous ones, so rendering can draw any
+//! node between its last two fixed-step states ([`Scene::interpolated_world`]).
+
+use glam::{Affine3A, Quat, Vec3};
+use serde::{Deserialize, Serialize};
+
+use super::graph::{NONE, flag};
+use super::{NodeId, Scene, SceneError};
+
+/// Translation, rotation and scale of a node relative to its parent.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Transform {
+    /// Position relative to the parent.
+    pub translation: Vec3,
+    /// Orientation relative to the parent (a unit quaternion).
+    pub rotation: Quat,
+    /// Scale along the node's own axes.
+    pub scale: Vec3,
+}
+
+impl Default for Transform {
+    fn default() -> Self {
+        Self::IDENTITY
+    }
+}
+
+impl Transform {
+    /// No translation, no rotation, unit scale.
+    pub const IDENTITY: Self = Self {
+        translation: Vec3::ZERO,
+        rotation: Quat::IDENTITY,
+        scale: Vec3::ONE,
+    };
+
+    /// A pure translation.
+    pub fn from_translation(translation: Vec3) -> Self {
+        Self {
+            translation,
+            ..Self::IDENTITY
+        }
+    }
+
+    /// This transform with another rotation.
+    pub fn with_rotation(self, rotation: Quat) -> Self {
+        Self { rotation, ..self }
+    }
+
+    /// This transform with another scale.
+    pub fn with_scale(self, scale: Vec3) -> Self {
+        Self { scale, ..self }
+    }
+
+    /// The matrix this transform stands for (scale, then rotate, then translate).
+    pub fn to_affine(&self) -> Affine3A {
+        Affine3A::from_scale_rotation_translation(self.scale, self.rotation, self.translation)
+    }
+
+    /// Decomposes a matrix (exact for matrices without shear).
+    pub fn from_affine(affine: Affine3A) -> Self {
+        let (scale, rotation, translation) = affine.to_scale_rotation_translation();
+        Self {
+            translation,
+            rotation,
+            scale,
+        }
+    }
+
+    /// Whether every component is a finite number.
+    pub fn is_finite(&self) -> bool {
+        self.translation.is_finite() && self.rotation.is_finite() && self.scale.is_finite()
+    }
+}
+
+/// What the last [`Scene::propagate`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PropagationStats {
+    /// World transforms recomputed (dirty nodes and their descendants, each once).
+    pub recomputed: usize,
+    /// Dirty nodes that started a recomputed range (the others lay inside one).
+    pub roots: usize,
+}
+
+impl Scene {
+    /// The local transform of `node`.
+    pub fn local(&self, node: NodeId) -> Option<Transform> {
+        self.dense(node).map(|d| self.hot.local[d])
+    }
+
+    /// Sets the local transform of `node`, flagging it dirty if the value changed.
+    ///
+    /// Returns whether it changed. The node is interpolated from where it was:
+    /// use [`Scene::teleport`] for a jump.
+    ///
+    /// # Errors
+    /// [`SceneError::StaleNode`] for a dead handle; [`SceneError::InvalidTransform`]
+    /// for NaN or infinite values (the node keeps its old transform).
+    pub fn set_local(&mut self, node: NodeId, local: Transform) -> Result<bool, SceneError> {
+        let d = self.dense_or_err(node)?;
+        self.set_local_at(d, local, flag::DIRTY)
+    }
+
+    /// Sets the local transform of `node` as a jump: the next frames draw it at
+    /// the new place at once instead of sliding there (teleports, editor edits).
+    ///
+    /// # Errors
+    /// As [`Scene::set_local`].
+    pub fn teleport(&mut self, node: NodeId, local: Transform) -> Result<bool, SceneError> {
+        let d = self.dense_or_err(node)?;
+        self.set_local_at(d, local, flag::DIRTY | flag::TELEPORT)
+    }
+
+    pub(crate) fn set_local_at(
+        &mut self,
+        d: usize,
+        local: Transform,
+        bits: u8,
+    ) -> Result<bool, SceneError> {
+        if !local.is_finite() {
+            return Err(SceneError::InvalidTransform {
+                node: self.names[self.hot.slot[d] as usize].clone(),
+                transform: local,
+            });
+        }
+        if self.hot.local[d] == local {
+            return Ok(false);
+        }
+        self.hot.local[d] = local;
+        self.mark(d, bits);
+        Ok(true)
+    }
+
+    /// The world transform of `node` as of the last [`Scene::propagate`].
+    pub fn world(&self, node: NodeId) -> Option<Affine3A> {
+        self.dense(node).map(|d| self.hot.world[d])
+    }
+
+    /// The world transform of `node` at the previous fixed step.
+    pub fn previous_world(&self, node: NodeId) -> Option<Affine3A> {
+        self.dense(node).map(|d| self.hot.prev_world[d])
+    }
+
+    /// Whether `node` has a local change that the next propagation will apply.
+    pub fn is_dirty(&self, node: NodeId) -> bool {
+        self.dense(node)
+            .is_some_and(|d| self.hot.flags[d] & flag::DIRTY != 0)
+    }
+
+    /// Recomputes the world transforms of dirty nodes and their descendants.
+    ///
+    /// Cost grows with the size of the changed subtrees, not with the scene.
+    pub fn propagate(&mut self) -> PropagationStats {
+        self.last_changed.clear();
+        if self.dirty.is_empty() {
+            self.last_recomputed = 0;
+            return PropagationStats::default();
+        }
+        let mut roots: Vec<u32> = Vec::with_capacity(self.dirty.len());
+        for &node in &self.dirty {
+            if let Some(d) = self.dense(node) {
+                roots.push(d as u32);
+            }
+        }
+        self.dirty.clear();
+        roots.sort_unstable();
+        roots.dedup();
+
+        let hot = &mut self.hot;
+        let mut stats = PropagationStats::default();
+        let mut covered_end = 0usize;
+        for &root in &roots {
+            let root = root as usize;
+            if root < covered_end {
+                // Inside a subtree recomputed already in this pass.
+                hot.flags[root] &= !flag::DIRTY;
+                continue;
+            }
+            let end = root + hot.size[root] as usize;
+            let teleport = hot.flags[root] & flag::TELEPORT != 0;
+            for d in root..end {
+                let parent = hot.parent[d];
+                let parent_world = if parent == NONE {
+                    Affine3A::IDENTITY
+                } else {
+                    hot.world[parent as usize]
+                };
+                hot.world[d] = parent_world * hot.local[d].to_affine();
+                let flags = hot.flags[d];
+                if teleport || flags & flag::TELEPORT != 0 {
+                    hot.prev_world[d] = hot.world[d];
+                }
+                hot.flags[d] = flags & !(flag::DIRTY | flag::TELEPORT);
+            }
+            stats.recomputed += end - root;
+            stats.roots += 1;
+            covered_end = end;
+            self.last_changed.push((root as u32, end as u32));
+        }
+        self.unsnapped.extend_from_slice(&self.last_changed);
+        self.last_recomputed = stats.recomputed;
+        stats
+    }
+
+    /// World transforms recomputed by the last propagation.
+    pub fn last_recomputed(&self) -> usize {
+        self.last_recomputed
+    }
+
+    /// The nodes whose world transform the last propagation recomputed, in pre-order.
+    ///
+    /// Valid until the next structural change (spawn, despawn, reparent).
+    pub fn changed_nodes(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.last_changed
+            .iter()
+            .flat_map(|&(start, end)| start as usize..end as usize)
+            .map(|d| self.id_at(d))
+    }
+
+    /// Double buffer: makes the current world transforms the previous ones.
+    ///
+    /// Called before each fixed update. Only ranges recomputed since the last
+    /// snapshot are copied (the others are equal already), unless the hierarchy's
+    /// shape changed in between.
+    pub fn snapshot_previous(&mut self) {
+        let hot = &mut self.hot;
+        if self.snapshot_all {
+            hot.prev_world.copy_from_slice(&hot.world);
+            self.snapshot_all = false;
+        } else {
+            for &(start, end) in &self.unsnapped {
+                let range = start as usize..end as usize;
+                hot.prev_world[range.clone()].copy_from_slice(&hot.world[range]);
+            }
+        }
+        self.unsnapped.clear();
+    }
+
+    /// `node`'s world transform between the previous and the current fixed step.
+    ///
+    /// `alpha` 0 is the previous step, 1 the current one: translation and scale
+    /// are interpolated linearly, rotation spherically.
+    pub fn interpolated_world(&self, node: NodeId, alpha: f32) -> Option<Affine3A> {
+        self.dense(node).map(|d| self.interpolated_at(d, alpha))
+    }
+
+    pub(crate) fn interpolated_at(&self, d: usize, alpha: f32) -> Affine3A {
+        let (prev, current) = (self.hot.prev_world[d], self.hot.world[d]);
+        if prev == current {
+            return current;
+        }
+        let (s0, r0, t0) = prev.to_scale_rotation_translation();
+        let (s1, r1, t1) = current.to_scale_rotation_translation();
+        Affine3A::from_scale_rotation_translation(
+            s0.lerp(s1, alpha),
+            r0.slerp(r1, alpha),
+            t0.lerp(t1, alpha),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::Keep;
+
+    fn at(x: f32) -> Transform {
+        Transform::from_translation(Vec3::new(x, 0.0, 0.0))
+    }
+
+    /// A chain root -> a -> b plus an unrelated subtree other -> c.
+    fn sample() -> (Scene, [NodeId; 5]) {
+        let mut scene = Scene::new();
+        let root = scene.spawn(None, "root", at(1.0)).unwrap();
+        let a = scene.spawn(Some(root), "a", at(2.0)).unwrap();
+        let b = scene.spawn(Some(a), "b", at(3.0)).unwrap();
+        let other = scene.spawn(None, "other", at(10.0)).unwrap();
+        let c = scene.spawn(Some(other), "c", at(20.0)).unwrap();
+        scene.propagate();
+        (scene, [root, a, b, other, c])
+    }
+
+    #[test]
+    fn world_is_the_product_of_locals_down_the_chain() {
+        let (scene, [_, _, b, _, c]) = sample();
+        assert_eq!(
+            scene.world(b).unwrap().translation,
+            Vec3::new(6.0, 0.0, 0.0).into()
+        );
+        assert_eq!(
+            scene.world(c).unwrap().translation,
+            Vec3::new(30.0, 0.0, 0.0).into()
+        );
+    }
+
+    #[test]
+    fn moving_a_parent_recomputes_its_subtree_only() {
+        let (mut scene, [root, _, b, other, c]) = sample();
+        scene.set_local(root, at(5.0)).unwrap();
+        let stats = scene.propagate();
+        assert_eq!(stats.recomputed, 3, "root, a and b; not the other subtree");
+        assert_eq!(scene.world(b).unwrap().translation.x, 10.0);
+        assert_eq!(scene.world(c).unwrap().translation.x, 30.0);
+        assert!(!scene.is_dirty(root));
+        let changed: Vec<NodeId> = scene.changed_nodes().collect();
+        assert!(!changed.contains(&other) && changed.len() == 3);
+    }
+
+    #[test]
+    fn each_node_is_recomputed_once_however_many_ancestors_are_dirty() {
+        let (mut scene, [root, a, b, _, _]) = sample();
+        scene.set_local(b, at(4.0)).unwrap();
+        scene.set_local(a, at(4.0)).unwrap();
+        scene.set_local(root, at(4.0)).unwrap();
+        let stats = scene.propagate();
+        assert_eq!(stats.recomputed, 3);
+        assert_eq!(stats.roots, 1);
+        assert_eq!(scene.world(b).unwrap().translation.x, 12.0);
+    }
+
+    #[test]
+    fn setting_the_same_value_marks_nothing() {
+        let (mut scene, [_, a, _, _, _]) = sample();
+        assert!(!scene.set_local(a, at(2.0)).unwrap());
+        assert_eq!(scene.propagate().recomputed, 0);
+    }
+
+    #[test]
+    fn a_clean_scene_costs_nothing() {
+        let (mut scene, _) = sample();
+        assert_eq!(scene.propagate(), PropagationStats::default());
+    }
+
+    #[test]
+    fn nan_is_refused_and_the_old_transform_kept() {
+        let (mut scene, [_, a, _, _, _]) = sample();
+        let err = scene.set_local(a, at(f32::NAN)).unwrap_err();
+        assert!(matches!(err, SceneError::InvalidTransform { ref node, .. } if node == "a"));
+        assert_eq!(scene.local(a), Some(at(2.0)));
+    }
+
+    #[test]
+    fn interpolation_blends_previous_and_current() {
+        let (mut scene, [root, ..]) = sample();
+        scene.snapshot_previous();
+        scene.set_local(root, at(3.0)).unwrap();
+        scene.propagate();
+        let half = scene.interpolated_world(root, 0.5).unwrap();
+        assert!(
+            (half.translation.x - 2.0).abs() < 1e-6,
+            "got {}",
+            half.translation.x
+        );
+        let rotated = at(3.0).with_rotation(Quat::from_rotation_y(1.0));
+        scene.snapshot_previous();
+        scene.set_local(root, rotated).unwrap();
+        scene.propagate();
+        let (_, r, _) = scene
+            .interpolated_world(root, 0.5)
+            .unwrap()
+            .to_scale_rotation_translation();
+        assert!(r.angle_between(Quat::from_rotation_y(0.5)) < 1e-4);
+    }
+
+    #[test]
+    fn teleport_is_not_smeared_across_the_jump() {
+        let (mut scene, [root, a, ..]) = sample();
+        scene.snapshot_previous();
+        scene.teleport(root, at(100.0)).unwrap();
+        scene.propagate();
+        for node in [root, a] {
+            let drawn = scene.interpolated_world(node, 0.5).unwrap();
+            assert_eq!(
+                drawn,
+                scene.world(node).unwrap(),
+                "{node} must be drawn at its new place"
+            );
+        }
+    }
+
+    #[test]
+    fn snapshot_makes_previous_equal_current() {
+        let (mut scene, [root, _, b, _, _]) = sample();
+        scene.snapshot_previous();
+        scene.set_local(root, at(7.0)).unwrap();
+        scene.propagate();
+        assert_ne!(scene.previous_world(b), scene.world(b));
+        scene.snapshot_previous();
+        assert_eq!(scene.previous_world(b), scene.world(b));
+        scene.reparent(b, None, Keep::Local).unwrap();
+        scene.propagate();
+        scene.snapshot_previous();
+        for node in scene.nodes().collect::<Vec<_>>() {
+            assert_eq!(scene.previous_world(node), scene.world(node), "{node}");
+        }
+    }
+}

@@ -1,0 +1,68 @@
+//! The bundled demo scene loads, has the book's hierarchy with a behaviour at
+//! every level, and every level really moves when simulated.
+
+use std::path::Path;
+
+use keel_engine::scene::{Light, LightKind, Orbit, Oscillate, Scene, Spin};
+use keel_engine::world::World;
+
+fn demo() -> Scene {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenes/demo.ron");
+    Scene::load(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn the_ship_hierarchy_is_animated_at_every_level() {
+    let mut world = World::new(demo());
+    let levels = [
+        "ship",
+        "ship/mast",
+        "ship/mast/crows_nest",
+        "ship/mast/crows_nest/pirate",
+        "ship/mast/crows_nest/pirate/parrot",
+    ];
+    let nodes: Vec<_> = levels
+        .iter()
+        .map(|path| {
+            world
+                .scene
+                .find_path(path)
+                .unwrap_or_else(|| panic!("{path} missing"))
+        })
+        .collect();
+    for (&node, path) in nodes.iter().zip(levels) {
+        let s = &world.scene;
+        let animated = s.get::<Oscillate>(node).is_some()
+            || s.get::<Spin>(node).is_some()
+            || s.get::<Orbit>(node).is_some();
+        assert!(animated, "{path} has no behaviour of its own");
+    }
+    let before: Vec<_> = nodes
+        .iter()
+        .map(|&n| world.scene.local(n).unwrap())
+        .collect();
+    for _ in 0..90 {
+        world.step();
+    }
+    for ((&node, path), old) in nodes.iter().zip(levels).zip(before) {
+        assert_ne!(world.scene.local(node).unwrap(), old, "{path} did not move");
+    }
+}
+
+#[test]
+fn the_fleet_sails_and_the_scene_is_lit() {
+    let scene = demo();
+    assert!(
+        scene.components.orbit.len() >= 200,
+        "only {} boats",
+        scene.components.orbit.len()
+    );
+    let lights: Vec<&Light> = scene.components.light.iter().map(|(_, l)| l).collect();
+    assert!(lights.iter().any(|l| l.kind == LightKind::Directional));
+    assert!(
+        lights
+            .iter()
+            .any(|l| matches!(l.kind, LightKind::Point { .. }))
+    );
+    assert!(scene.components.mesh.len() > 600);
+}
