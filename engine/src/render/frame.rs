@@ -252,6 +252,20 @@ mod tests {
     }
 
     #[test]
+    fn globals_match_the_shader_block_size() {
+        let module = naga::front::wgsl::parse_str(include_str!("../../../shaders/mesh.wgsl"))
+            .expect("mesh shader parses");
+        let mut layouter = naga::proc::Layouter::default();
+        layouter.update(module.to_ctx()).expect("shader types lay out");
+        let (handle, _) = module
+            .types
+            .iter()
+            .find(|(_, ty)| ty.name.as_deref() == Some("Globals"))
+            .expect("mesh shader declares Globals");
+        assert_eq!(layouter[handle].size as usize, size_of::<Globals>());
+    }
+
+    #[test]
     fn sun_direction_points_towards_the_light() {
         let frame = FrameData {
             sun: DirectionalLight {

@@ -29,6 +29,12 @@ mod renderer;
 pub mod surface;
 mod targets;
 
+// Re-exported because they appear in this module's API (`wgpu` types in the
+// context and passes, `image::RgbaImage` from captures): users need no
+// version-matched dependency of their own.
+pub use image;
+pub use wgpu;
+
 pub use camera::{Camera, FlyController, OrbitController};
 pub use context::{GpuContext, backend_names, parse_backends};
 pub use frame::{DirectionalLight, FrameData, LineVertex, MAX_POINT_LIGHTS, MeshInstance, PointLight};
