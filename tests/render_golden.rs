@@ -9,8 +9,8 @@ use glam::{Affine3A, Quat, Vec3, Vec4};
 use keel_engine::assets::Primitive;
 use keel_engine::particles::ParticleInstance;
 use keel_engine::render::{
-    Camera, DirectionalLight, FrameData, GpuContext, MeshInstance, PointLight, RenderError, Renderer,
-    wgpu,
+    Camera, DirectionalLight, FrameData, GpuContext, MeshInstance, PointLight, RenderError,
+    Renderer, wgpu,
 };
 
 const GOLDEN_SIZE: u32 = 256;
@@ -22,7 +22,11 @@ fn renderer(ctx: &GpuContext) -> Renderer {
 fn ground(size: f32, y: f32, grey: f32) -> MeshInstance {
     MeshInstance {
         mesh: Primitive::Plane,
-        model: Affine3A::from_scale_rotation_translation(Vec3::new(size, 1.0, size), Quat::IDENTITY, Vec3::Y * y),
+        model: Affine3A::from_scale_rotation_translation(
+            Vec3::new(size, 1.0, size),
+            Quat::IDENTITY,
+            Vec3::Y * y,
+        ),
         color: Vec4::new(grey, grey, grey, 1.0),
     }
 }
@@ -51,7 +55,10 @@ fn primitives_lighting() {
     for (i, (mesh, rotation)) in row.into_iter().enumerate() {
         instances.push(MeshInstance {
             mesh,
-            model: Affine3A::from_rotation_translation(rotation, Vec3::new(i as f32 * 1.5 - 3.0, 0.0, 0.0)),
+            model: Affine3A::from_rotation_translation(
+                rotation,
+                Vec3::new(i as f32 * 1.5 - 3.0, 0.0, 0.0),
+            ),
             color: hue(i as f32 / 5.0) * 0.8 + Vec4::new(0.1, 0.1, 0.1, 0.2),
         });
     }
@@ -83,7 +90,10 @@ fn primitives_lighting() {
         .expect("render primitives");
     let stats = renderer.stats();
     assert_eq!(stats.instances_drawn, 6, "{stats:?}");
-    assert_eq!(stats.draw_calls, 5, "one draw per primitive kind: {stats:?}");
+    assert_eq!(
+        stats.draw_calls, 5,
+        "one draw per primitive kind: {stats:?}"
+    );
     assert_matches_golden("primitives_lighting", &image);
 }
 
@@ -121,8 +131,14 @@ fn many_instances() {
         .expect("render cube grid");
     let stats = renderer.stats();
     assert_eq!(stats.instances_drawn + stats.instances_culled, 400);
-    assert_eq!(stats.instances_drawn, 400, "the whole grid is in view: {stats:?}");
-    assert_eq!(stats.draw_calls, 1, "400 cubes batch into one draw: {stats:?}");
+    assert_eq!(
+        stats.instances_drawn, 400,
+        "the whole grid is in view: {stats:?}"
+    );
+    assert_eq!(
+        stats.draw_calls, 1,
+        "400 cubes batch into one draw: {stats:?}"
+    );
     assert_matches_golden("many_instances", &image);
 }
 
@@ -176,7 +192,11 @@ fn particles() {
         .expect("render particles");
     let stats = renderer.stats();
     assert_eq!(stats.particles_drawn, 7, "{stats:?}");
-    assert_eq!(stats.draw_calls, 2 + 2, "two mesh kinds plus one draw per blend mode: {stats:?}");
+    assert_eq!(
+        stats.draw_calls,
+        2 + 2,
+        "two mesh kinds plus one draw per blend mode: {stats:?}"
+    );
     assert_matches_golden("particles", &image);
 }
 
@@ -199,7 +219,10 @@ fn culled_instances_are_counted_and_not_drawn() {
         at(Primitive::Cylinder, behind + Vec3::X),
         at(Primitive::Sphere, behind - Vec3::X),
         // Far past the far plane.
-        at(Primitive::Plane, camera.position + camera.forward() * (camera.far * 2.0)),
+        at(
+            Primitive::Plane,
+            camera.position + camera.forward() * (camera.far * 2.0),
+        ),
     ];
     let frame = FrameData {
         camera,
@@ -207,11 +230,16 @@ fn culled_instances_are_counted_and_not_drawn() {
         ..FrameData::default()
     };
     let mut renderer = renderer(&ctx);
-    renderer.render_to_image(&ctx, &frame, 64, 64).expect("render");
+    renderer
+        .render_to_image(&ctx, &frame, 64, 64)
+        .expect("render");
     let stats = renderer.stats();
     assert_eq!(stats.instances_drawn, 3, "{stats:?}");
     assert_eq!(stats.instances_culled, 4, "{stats:?}");
-    assert_eq!(stats.draw_calls, 2, "visible kinds are cube and sphere: {stats:?}");
+    assert_eq!(
+        stats.draw_calls, 2,
+        "visible kinds are cube and sphere: {stats:?}"
+    );
 }
 
 #[test]
@@ -223,7 +251,9 @@ fn render_to_image_is_not_blank_and_clear_colour_is_srgb_encoded() {
         clear_color: clear,
         ..FrameData::default()
     };
-    let image = renderer.render_to_image(&ctx, &empty, 48, 32).expect("render empty frame");
+    let image = renderer
+        .render_to_image(&ctx, &empty, 48, 32)
+        .expect("render empty frame");
     assert_eq!(image.dimensions(), (48, 32));
     let encode = |linear: f32| {
         let srgb = if linear <= 0.003_130_8 {
@@ -236,7 +266,11 @@ fn render_to_image_is_not_blank_and_clear_colour_is_srgb_encoded() {
     for pixel in image.pixels() {
         for (channel, linear) in [clear.x, clear.y, clear.z].into_iter().enumerate() {
             let got = i32::from(pixel[channel]);
-            assert!((got - encode(linear)).abs() <= 1, "channel {channel}: {got} vs {}", encode(linear));
+            assert!(
+                (got - encode(linear)).abs() <= 1,
+                "channel {channel}: {got} vs {}",
+                encode(linear)
+            );
         }
     }
 
@@ -249,12 +283,18 @@ fn render_to_image_is_not_blank_and_clear_colour_is_srgb_encoded() {
         instances: &cube,
         ..empty
     };
-    let image = renderer.render_to_image(&ctx, &frame, 48, 32).expect("render cube");
+    let image = renderer
+        .render_to_image(&ctx, &frame, 48, 32)
+        .expect("render cube");
     let centre = image.get_pixel(24, 16);
     let corner = image.get_pixel(0, 0);
     assert_ne!(centre, corner, "the cube does not cover the centre");
     let distinct: std::collections::HashSet<[u8; 4]> = image.pixels().map(|p| p.0).collect();
-    assert!(distinct.len() > 4, "only {} colours: the cube is not shaded", distinct.len());
+    assert!(
+        distinct.len() > 4,
+        "only {} colours: the cube is not shaded",
+        distinct.len()
+    );
 }
 
 #[test]
@@ -279,11 +319,25 @@ fn back_faces_are_culled_and_light_comes_from_the_sun() {
         instances: &floor,
         ..FrameData::default()
     };
-    let above = renderer.render_to_image(&ctx, &from(3.0), 32, 32).expect("render");
-    let background = renderer.render_to_image(&ctx, &FrameData::default(), 32, 32).expect("render");
-    assert_ne!(above.get_pixel(16, 16), background.get_pixel(16, 16), "plane seen from above is missing");
-    let below = renderer.render_to_image(&ctx, &from(-3.0), 32, 32).expect("render");
-    assert_eq!(below.get_pixel(16, 16), background.get_pixel(16, 16), "plane seen from below was drawn");
+    let above = renderer
+        .render_to_image(&ctx, &from(3.0), 32, 32)
+        .expect("render");
+    let background = renderer
+        .render_to_image(&ctx, &FrameData::default(), 32, 32)
+        .expect("render");
+    assert_ne!(
+        above.get_pixel(16, 16),
+        background.get_pixel(16, 16),
+        "plane seen from above is missing"
+    );
+    let below = renderer
+        .render_to_image(&ctx, &from(-3.0), 32, 32)
+        .expect("render");
+    assert_eq!(
+        below.get_pixel(16, 16),
+        background.get_pixel(16, 16),
+        "plane seen from below was drawn"
+    );
 
     let sphere = [MeshInstance {
         mesh: Primitive::Sphere,
@@ -303,9 +357,14 @@ fn back_faces_are_culled_and_light_comes_from_the_sun() {
         instances: &sphere,
         ..FrameData::default()
     };
-    let image = renderer.render_to_image(&ctx, &lit_from_above, 64, 64).expect("render");
+    let image = renderer
+        .render_to_image(&ctx, &lit_from_above, 64, 64)
+        .expect("render");
     let (top, bottom) = (brightness(&image, 32, 14), brightness(&image, 32, 50));
-    assert!(top > bottom + 60, "top {top} should be far brighter than bottom {bottom}");
+    assert!(
+        top > bottom + 60,
+        "top {top} should be far brighter than bottom {bottom}"
+    );
 }
 
 #[test]
@@ -315,5 +374,15 @@ fn zero_sized_images_are_rejected() {
     let error = renderer
         .render_to_image(&ctx, &FrameData::default(), 0, 16)
         .expect_err("a zero-width image");
-    assert!(matches!(error, RenderError::InvalidSize { width: 0, height: 16, .. }), "{error}");
+    assert!(
+        matches!(
+            error,
+            RenderError::InvalidSize {
+                width: 0,
+                height: 16,
+                ..
+            }
+        ),
+        "{error}"
+    );
 }

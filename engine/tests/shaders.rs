@@ -23,14 +23,20 @@ fn shader_files() -> Vec<PathBuf> {
 fn parse(path: &Path) -> naga::Module {
     let source = std::fs::read_to_string(path).expect("readable shader");
     naga::front::wgsl::parse_str(&source).unwrap_or_else(|error| {
-        panic!("{}", error.emit_to_string_with_path(&source, &path.display().to_string()))
+        panic!(
+            "{}",
+            error.emit_to_string_with_path(&source, &path.display().to_string())
+        )
     })
 }
 
 #[test]
 fn every_shader_parses_and_validates() {
     let files = shader_files();
-    assert!(files.len() >= 3, "expected the mesh, particle and line shaders, found {files:?}");
+    assert!(
+        files.len() >= 3,
+        "expected the mesh, particle and line shaders, found {files:?}"
+    );
     for path in files {
         let module = parse(&path);
         // Default capabilities: what every wgpu backend (GL included) must support.
@@ -38,32 +44,52 @@ fn every_shader_parses_and_validates() {
             .validate(&module)
             .unwrap_or_else(|error| {
                 let source = std::fs::read_to_string(&path).unwrap_or_default();
-                panic!("{}", error.emit_to_string_with_path(&source, &path.display().to_string()))
+                panic!(
+                    "{}",
+                    error.emit_to_string_with_path(&source, &path.display().to_string())
+                )
             });
         let stages: Vec<naga::ShaderStage> = module.entry_points.iter().map(|e| e.stage).collect();
         assert!(
-            stages.contains(&naga::ShaderStage::Vertex) && stages.contains(&naga::ShaderStage::Fragment),
+            stages.contains(&naga::ShaderStage::Vertex)
+                && stages.contains(&naga::ShaderStage::Fragment),
             "{} needs a vertex and a fragment entry point, has {stages:?}",
             path.display()
         );
     }
 }
 
-/// Layout of a struct: its size and each member's name, offset and size.
-fn struct_layout(module: &naga::Module, name: &str) -> Option<(u32, Vec<(String, u32, u32)>)> {
+/// Byte layout of a WGSL struct, as wgpu will see it.
+#[derive(Debug, PartialEq)]
+struct StructLayout {
+    size: u32,
+    /// Each member's name, offset and size.
+    members: Vec<(String, u32, u32)>,
+}
+
+fn struct_layout(module: &naga::Module, name: &str) -> Option<StructLayout> {
     let mut layouter = naga::proc::Layouter::default();
-    layouter.update(module.to_ctx()).expect("layout of the shader's types");
-    module.types.iter().find_map(|(handle, ty)| match &ty.inner {
-        naga::TypeInner::Struct { members, span } if ty.name.as_deref() == Some(name) => Some((
-            *span,
-            members
-                .iter()
-                .map(|m| (m.name.clone().unwrap_or_default(), m.offset, layouter[m.ty].size))
-                .collect(),
-        ))
-        .filter(|_| layouter[handle].size == *span),
-        _ => None,
-    })
+    layouter
+        .update(module.to_ctx())
+        .expect("layout of the shader's types");
+    module
+        .types
+        .iter()
+        .find_map(|(handle, ty)| match &ty.inner {
+            naga::TypeInner::Struct { members, .. } if ty.name.as_deref() == Some(name) => {
+                Some(StructLayout {
+                    size: layouter[handle].size,
+                    members: members
+                        .iter()
+                        .map(|m| {
+                            let member_name = m.name.clone().unwrap_or_default();
+                            (member_name, m.offset, layouter[m.ty].size)
+                        })
+                        .collect(),
+                })
+            }
+            _ => None,
+        })
 }
 
 #[test]

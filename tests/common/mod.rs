@@ -94,7 +94,13 @@ pub fn assert_matches_golden(name: &str, actual: &RgbaImage) {
     let mut differing = 0usize;
     let mut worst = 0u8;
     for ((want, got), out) in golden.pixels().zip(actual.pixels()).zip(diff.pixels_mut()) {
-        let delta = want.0.iter().zip(got.0).map(|(&a, b)| a.abs_diff(b)).max().unwrap_or(0);
+        let delta = want
+            .0
+            .iter()
+            .zip(got.0)
+            .map(|(&a, b)| a.abs_diff(b))
+            .max()
+            .unwrap_or(0);
         worst = worst.max(delta);
         *out = if delta > CHANNEL_TOLERANCE {
             differing += 1;

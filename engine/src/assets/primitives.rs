@@ -49,7 +49,8 @@ impl MeshData {
     }
 
     fn push(&mut self, position: Vec3, normal: Vec3) -> u32 {
-        let index = u32::try_from(self.vertices.len()).expect("primitive meshes stay far below 2^32 vertices");
+        let index = u32::try_from(self.vertices.len())
+            .expect("primitive meshes stay far below 2^32 vertices");
         self.vertices.push(MeshVertex {
             position: position.to_array(),
             normal: normal.normalize().to_array(),
@@ -216,7 +217,9 @@ mod tests {
             let mesh = primitive.mesh();
             assert_eq!(mesh.indices.len() % 3, 0, "{primitive:?} index count");
             assert!(
-                mesh.indices.iter().all(|&i| (i as usize) < mesh.vertices.len()),
+                mesh.indices
+                    .iter()
+                    .all(|&i| (i as usize) < mesh.vertices.len()),
                 "{primitive:?} has an index past its {} vertices",
                 mesh.vertices.len()
             );
@@ -228,7 +231,10 @@ mod tests {
         for primitive in Primitive::ALL {
             for vertex in primitive.mesh().vertices {
                 let length = Vec3::from(vertex.normal).length();
-                assert!((length - 1.0).abs() < 1e-4, "{primitive:?} normal length {length}");
+                assert!(
+                    (length - 1.0).abs() < 1e-4,
+                    "{primitive:?} normal length {length}"
+                );
             }
         }
     }
@@ -240,7 +246,10 @@ mod tests {
             for tri in mesh.indices.chunks_exact(3) {
                 let [a, b, c] = positions(&mesh, tri);
                 let face = (b - a).cross(c - a);
-                assert!(face.length() > 1e-7, "{primitive:?} has a degenerate triangle {tri:?}");
+                assert!(
+                    face.length() > 1e-7,
+                    "{primitive:?} has a degenerate triangle {tri:?}"
+                );
                 let normal_sum: Vec3 = tri
                     .iter()
                     .map(|&i| Vec3::from(mesh.vertices[i as usize].normal))
@@ -270,10 +279,23 @@ mod tests {
                 (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
                 |(lo, hi), v| (lo.min(v.position.into()), hi.max(v.position.into())),
             );
-            let expected_y = if primitive == Primitive::Plane { 0.0 } else { 0.5 };
-            assert!((max.x - 0.5).abs() < 1e-5 && (min.x + 0.5).abs() < 1e-5, "{primitive:?} x extent {min} {max}");
-            assert!((max.z - 0.5).abs() < 1e-5 && (min.z + 0.5).abs() < 1e-5, "{primitive:?} z extent {min} {max}");
-            assert!((max.y - expected_y).abs() < 1e-5 && (min.y + expected_y).abs() < 1e-5, "{primitive:?} y extent {min} {max}");
+            let expected_y = if primitive == Primitive::Plane {
+                0.0
+            } else {
+                0.5
+            };
+            assert!(
+                (max.x - 0.5).abs() < 1e-5 && (min.x + 0.5).abs() < 1e-5,
+                "{primitive:?} x extent {min} {max}"
+            );
+            assert!(
+                (max.z - 0.5).abs() < 1e-5 && (min.z + 0.5).abs() < 1e-5,
+                "{primitive:?} z extent {min} {max}"
+            );
+            assert!(
+                (max.y - expected_y).abs() < 1e-5 && (min.y + expected_y).abs() < 1e-5,
+                "{primitive:?} y extent {min} {max}"
+            );
         }
     }
 
@@ -288,7 +310,10 @@ mod tests {
             (Primitive::Cone, half_diagonal(2.0)),
         ] {
             let radius = primitive.mesh().bounding_radius();
-            assert!((radius - expected).abs() < 1e-5, "{primitive:?}: radius {radius}, expected {expected}");
+            assert!(
+                (radius - expected).abs() < 1e-5,
+                "{primitive:?}: radius {radius}, expected {expected}"
+            );
         }
     }
 }

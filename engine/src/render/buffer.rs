@@ -36,7 +36,12 @@ impl GrowableBuffer {
 
     /// Uploads `bytes` at offset 0, reallocating first when they do not fit.
     /// Returns whether the buffer was reallocated (bind groups would need rebuilding).
-    pub(crate) fn write(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, bytes: &[u8]) -> bool {
+    pub(crate) fn write(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        bytes: &[u8],
+    ) -> bool {
         let needed = bytes.len() as u64;
         let grew = needed > self.capacity;
         if grew {
@@ -67,7 +72,12 @@ fn grown_capacity(current: u64, needed: u64) -> u64 {
         .next_power_of_two()
 }
 
-fn create(device: &wgpu::Device, label: &str, usage: wgpu::BufferUsages, size: u64) -> wgpu::Buffer {
+fn create(
+    device: &wgpu::Device,
+    label: &str,
+    usage: wgpu::BufferUsages,
+    size: u64,
+) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
         size,
@@ -83,10 +93,16 @@ mod tests {
     #[test]
     fn capacity_doubles_and_covers_the_request() {
         assert_eq!(grown_capacity(0, 1), MIN_CAPACITY);
-        assert_eq!(grown_capacity(MIN_CAPACITY, MIN_CAPACITY + 1), MIN_CAPACITY * 2);
+        assert_eq!(
+            grown_capacity(MIN_CAPACITY, MIN_CAPACITY + 1),
+            MIN_CAPACITY * 2
+        );
         for (current, needed) in [(4096, 5000), (8192, 100_000), (1 << 20, (1 << 20) + 4)] {
             let grown = grown_capacity(current, needed);
-            assert!(grown >= needed && grown >= current * 2 && grown.is_power_of_two(), "{current} {needed} -> {grown}");
+            assert!(
+                grown >= needed && grown >= current * 2 && grown.is_power_of_two(),
+                "{current} {needed} -> {grown}"
+            );
         }
     }
 

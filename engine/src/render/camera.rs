@@ -226,7 +226,8 @@ impl FlyController {
     pub fn move_local(&mut self, forward: f32, right: f32, up: f32, dt: f32) {
         let direction = self.forward();
         let (right_axis, _) = view_basis(direction);
-        self.position += (direction * forward + right_axis * right + Vec3::Y * up) * self.speed * dt;
+        self.position +=
+            (direction * forward + right_axis * right + Vec3::Y * up) * self.speed * dt;
     }
 
     /// The camera for the current state.
@@ -332,8 +333,14 @@ mod tests {
         orbit.pan(30.0, -12.0);
         let shift = orbit.target - target;
         assert!(shift.length() > 1e-3, "pan did not move the target");
-        assert!(shift.dot(forward).abs() < 1e-4, "pan moved along the view axis");
-        assert!(close(orbit.position() - eye, shift), "eye and target moved apart");
+        assert!(
+            shift.dot(forward).abs() < 1e-4,
+            "pan moved along the view axis"
+        );
+        assert!(
+            close(orbit.position() - eye, shift),
+            "eye and target moved apart"
+        );
     }
 
     #[test]
@@ -342,8 +349,14 @@ mod tests {
         orbit.frame(Vec3::new(5.0, 0.0, -2.0), 3.0);
         assert_eq!(orbit.target, Vec3::new(5.0, 0.0, -2.0));
         let half_angle = (3.0 / orbit.distance).asin();
-        assert!(half_angle <= orbit.fov_y * 0.5, "sphere wider than the view");
-        assert!(half_angle > orbit.fov_y * 0.4, "camera much farther than needed");
+        assert!(
+            half_angle <= orbit.fov_y * 0.5,
+            "sphere wider than the view"
+        );
+        assert!(
+            half_angle > orbit.fov_y * 0.4,
+            "camera much farther than needed"
+        );
     }
 
     #[test]
@@ -364,8 +377,14 @@ mod tests {
         let mut fly = FlyController::default();
         fly.look(100.0, 100.0);
         let forward = fly.forward();
-        assert!(forward.x > 0.0, "moving the mouse right should turn right: {forward}");
-        assert!(forward.y < 0.0, "moving the mouse down should look down: {forward}");
+        assert!(
+            forward.x > 0.0,
+            "moving the mouse right should turn right: {forward}"
+        );
+        assert!(
+            forward.y < 0.0,
+            "moving the mouse down should look down: {forward}"
+        );
         assert!(close(fly.camera().forward(), forward));
     }
 }

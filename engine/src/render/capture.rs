@@ -57,7 +57,11 @@ pub(crate) struct CaptureTarget {
 
 impl CaptureTarget {
     /// Creates a target of `size` in `format` (one of those [`capture_layout`] accepts).
-    pub(crate) fn new(device: &wgpu::Device, size: (u32, u32), format: wgpu::TextureFormat) -> Self {
+    pub(crate) fn new(
+        device: &wgpu::Device,
+        size: (u32, u32),
+        format: wgpu::TextureFormat,
+    ) -> Self {
         let texture = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("capture: colour"),
             size: wgpu::Extent3d {
@@ -148,9 +152,11 @@ impl CaptureTarget {
                 reason: format!("mapping the readback buffer failed: {error}"),
             })?;
         let pixels = {
-            let mapped = slice.get_mapped_range().map_err(|error| RenderError::Readback {
-                reason: format!("reading the mapped buffer failed: {error}"),
-            })?;
+            let mapped = slice
+                .get_mapped_range()
+                .map_err(|error| RenderError::Readback {
+                    reason: format!("reading the mapped buffer failed: {error}"),
+                })?;
             unpad_rows(&mapped, self.size.0, self.size.1, bgra)
         };
         self.readback.unmap();
@@ -169,7 +175,10 @@ mod tests {
         for width in [1, 63, 64, 65, 256, 1000] {
             let padded = padded_bytes_per_row(width);
             assert_eq!(padded % ROW_ALIGNMENT, 0);
-            assert!(padded >= width * 4 && padded < width * 4 + ROW_ALIGNMENT, "{width}: {padded}");
+            assert!(
+                padded >= width * 4 && padded < width * 4 + ROW_ALIGNMENT,
+                "{width}: {padded}"
+            );
         }
     }
 

@@ -123,6 +123,9 @@ mod tests {
         assert!(frustum.intersects_sphere(camera.target, 0.5));
         assert!(!frustum.intersects_sphere(camera.position - forward * 5.0, 1.0));
         assert!(!frustum.intersects_sphere(camera.position + forward * (camera.far + 10.0), 1.0));
-        assert!(frustum.intersects_sphere(camera.position - forward * 0.5, 1.0), "sphere around the eye");
+        assert!(
+            frustum.intersects_sphere(camera.position - forward * 0.5, 1.0),
+            "sphere around the eye"
+        );
     }
 }

@@ -199,7 +199,10 @@ impl Globals {
             camera_right: right.extend(0.0).to_array(),
             camera_up: up.extend(0.0).to_array(),
             ambient: frame.ambient.extend(0.0).to_array(),
-            sun_direction: (-sun.direction).normalize_or(Vec3::Y).extend(0.0).to_array(),
+            sun_direction: (-sun.direction)
+                .normalize_or(Vec3::Y)
+                .extend(0.0)
+                .to_array(),
             sun_color: (sun.color * sun.intensity).extend(0.0).to_array(),
             point_count: [u32::try_from(used).unwrap_or(0), 0, 0, 0],
             point_lights,
@@ -247,8 +250,15 @@ mod tests {
         let right = Vec4::from(globals.camera_right).truncate();
         let up = Vec4::from(globals.camera_up).truncate();
         assert!(right.dot(forward).abs() < 1e-5 && up.dot(forward).abs() < 1e-5);
-        assert!(right.cross(up).dot(-forward) > 0.99, "axes are not right-handed");
-        assert!(globals.view_proj().abs_diff_eq(frame.camera.view_projection(1.5), 1e-5));
+        assert!(
+            right.cross(up).dot(-forward) > 0.99,
+            "axes are not right-handed"
+        );
+        assert!(
+            globals
+                .view_proj()
+                .abs_diff_eq(frame.camera.view_projection(1.5), 1e-5)
+        );
     }
 
     #[test]
@@ -256,7 +266,9 @@ mod tests {
         let module = naga::front::wgsl::parse_str(include_str!("../../../shaders/mesh.wgsl"))
             .expect("mesh shader parses");
         let mut layouter = naga::proc::Layouter::default();
-        layouter.update(module.to_ctx()).expect("shader types lay out");
+        layouter
+            .update(module.to_ctx())
+            .expect("shader types lay out");
         let (handle, _) = module
             .types
             .iter()
@@ -274,6 +286,9 @@ mod tests {
             },
             ..FrameData::default()
         };
-        assert_eq!(Globals::new(&frame, 1.0).sun_direction, [0.0, 1.0, 0.0, 0.0]);
+        assert_eq!(
+            Globals::new(&frame, 1.0).sun_direction,
+            [0.0, 1.0, 0.0, 0.0]
+        );
     }
 }

@@ -74,11 +74,23 @@ pub fn push_grid(lines: &mut Vec<LineVertex>, center: Vec3) {
         };
         // A line of constant x runs along Z: on x = 0 it is the Z axis.
         let color = color_of(x, AXIS_Z_COLOR);
-        lines.push(LineVertex::new(Vec3::new(x as f32, 0.0, cz as f32 - extent), color));
-        lines.push(LineVertex::new(Vec3::new(x as f32, 0.0, cz as f32 + extent), color));
+        lines.push(LineVertex::new(
+            Vec3::new(x as f32, 0.0, cz as f32 - extent),
+            color,
+        ));
+        lines.push(LineVertex::new(
+            Vec3::new(x as f32, 0.0, cz as f32 + extent),
+            color,
+        ));
         let color = color_of(z, AXIS_X_COLOR);
-        lines.push(LineVertex::new(Vec3::new(cx as f32 - extent, 0.0, z as f32), color));
-        lines.push(LineVertex::new(Vec3::new(cx as f32 + extent, 0.0, z as f32), color));
+        lines.push(LineVertex::new(
+            Vec3::new(cx as f32 - extent, 0.0, z as f32),
+            color,
+        ));
+        lines.push(LineVertex::new(
+            Vec3::new(cx as f32 + extent, 0.0, z as f32),
+            color,
+        ));
     }
 }
 
@@ -112,14 +124,21 @@ impl LinePass {
 
     /// Uploads the frame's lines and, when asked for, the grid. An odd trailing
     /// vertex (half a segment) is dropped. Returns the number of vertices to draw.
-    pub(crate) fn prepare(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, frame: &FrameData<'_>) -> usize {
+    pub(crate) fn prepare(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        frame: &FrameData<'_>,
+    ) -> usize {
         self.staging.clear();
         let whole_segments = frame.lines.len() & !1;
-        self.staging.extend_from_slice(&frame.lines[..whole_segments]);
+        self.staging
+            .extend_from_slice(&frame.lines[..whole_segments]);
         if frame.grid {
             push_grid(&mut self.staging, frame.camera.target);
         }
-        self.vertices.write(device, queue, bytemuck::cast_slice(&self.staging));
+        self.vertices
+            .write(device, queue, bytemuck::cast_slice(&self.staging));
         self.staging.len()
     }
 
@@ -133,7 +152,8 @@ impl LinePass {
         if self.staging.is_empty() {
             return;
         }
-        let count = u32::try_from(self.staging.len()).expect("more than 2^32 line vertices in one frame");
+        let count =
+            u32::try_from(self.staging.len()).expect("more than 2^32 line vertices in one frame");
         pass.set_pipeline(&self.pipeline);
         pass.set_vertex_buffer(0, self.vertices.buffer().slice(..));
         pass.draw(0..count, 0..1);
@@ -223,7 +243,11 @@ mod tests {
         for (a, b) in edges {
             let delta = (b - a).abs();
             let axis = (0..3).find(|&i| delta[i] > 0.0).expect("zero-length edge");
-            assert_eq!(delta, (max - min) * Vec3::AXES[axis], "edge {a} -> {b} is not a box edge");
+            assert_eq!(
+                delta,
+                (max - min) * Vec3::AXES[axis],
+                "edge {a} -> {b} is not a box edge"
+            );
             per_axis[axis] += 1;
             for corner in [a, b] {
                 assert!(corner.cmpge(min).all() && corner.cmple(max).all());
@@ -241,7 +265,10 @@ mod tests {
             Vec3::new(1.0, 2.0, 3.0),
         );
         push_axes(&mut lines, &transform, 1.5);
-        for ((a, b), axis) in segments(&lines).into_iter().zip([Vec3::X, Vec3::Y, Vec3::Z]) {
+        for ((a, b), axis) in segments(&lines)
+            .into_iter()
+            .zip([Vec3::X, Vec3::Y, Vec3::Z])
+        {
             assert_eq!(a, Vec3::new(1.0, 2.0, 3.0));
             assert!(((b - a).length() - 1.5).abs() < 1e-5);
             let expected = transform.transform_vector3(axis).normalize();
@@ -259,14 +286,22 @@ mod tests {
             .into_iter()
             .filter(|(a, b)| a.x == 3.0 && b.x == 3.0 || a.z == -3.0 && b.z == -3.0)
             .count();
-        assert_eq!(through_centre, 2, "expected one line along each axis through (3, -3)");
+        assert_eq!(
+            through_centre, 2,
+            "expected one line along each axis through (3, -3)"
+        );
     }
 
     #[test]
     fn grid_marks_the_world_axes() {
         let mut lines = Vec::new();
         push_grid(&mut lines, Vec3::ZERO);
-        let colored = |color: Vec4| lines.iter().filter(|v| Vec4::from(v.color) == color).count();
+        let colored = |color: Vec4| {
+            lines
+                .iter()
+                .filter(|v| Vec4::from(v.color) == color)
+                .count()
+        };
         assert_eq!(colored(AXIS_X_COLOR), 2);
         assert_eq!(colored(AXIS_Z_COLOR), 2);
     }

@@ -302,7 +302,8 @@ impl MeshPass {
         instances: &[MeshInstance],
     ) -> MeshStats {
         self.batcher.prepare(view_proj, instances);
-        self.instance_buffer.write(device, queue, self.batcher.bytes());
+        self.instance_buffer
+            .write(device, queue, self.batcher.bytes());
         MeshStats {
             drawn: self.batcher.instances().len(),
             culled: self.batcher.culled(),
@@ -321,7 +322,11 @@ impl MeshPass {
         pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
         for group in self.batcher.groups() {
             let range = &self.ranges[slot(group.mesh)];
-            pass.draw_indexed(range.indices.clone(), range.base_vertex, group.instances.clone());
+            pass.draw_indexed(
+                range.indices.clone(),
+                range.base_vertex,
+                group.instances.clone(),
+            );
         }
     }
 }
@@ -504,8 +509,16 @@ mod tests {
             ..Camera::default()
         };
         let left = outside.position + Vec3::new(-40.0, -5.0, -12.0);
-        assert!(!is_visible(&frustum, radius, &Affine3A::from_translation(left)));
-        let big = Affine3A::from_scale_rotation_translation(Vec3::new(1.0, 1.0, 200.0), glam::Quat::IDENTITY, left);
+        assert!(!is_visible(
+            &frustum,
+            radius,
+            &Affine3A::from_translation(left)
+        ));
+        let big = Affine3A::from_scale_rotation_translation(
+            Vec3::new(1.0, 1.0, 200.0),
+            glam::Quat::IDENTITY,
+            left,
+        );
         assert!(is_visible(&frustum, radius, &big));
     }
 }

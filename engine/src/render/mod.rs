@@ -37,9 +37,13 @@ pub use wgpu;
 
 pub use camera::{Camera, FlyController, OrbitController};
 pub use context::{GpuContext, backend_names, parse_backends};
-pub use frame::{DirectionalLight, FrameData, LineVertex, MAX_POINT_LIGHTS, MeshInstance, PointLight};
+pub use frame::{
+    DirectionalLight, FrameData, LineVertex, MAX_POINT_LIGHTS, MeshInstance, PointLight,
+};
 pub use line_pass::{LinePass, push_aabb, push_axes, push_grid};
-pub use mesh_pass::{DrawGroup, GpuInstance, InstanceBatcher, MeshPass, UnbatchedDraw, prepare_unbatched};
+pub use mesh_pass::{
+    DrawGroup, GpuInstance, InstanceBatcher, MeshPass, UnbatchedDraw, prepare_unbatched,
+};
 pub use particle_pass::ParticlePass;
 pub use renderer::{RenderStats, Renderer};
 pub use surface::{PresentModeChoice, SurfaceState};
@@ -48,7 +52,9 @@ pub use surface::{PresentModeChoice, SurfaceState};
 #[derive(Debug, thiserror::Error)]
 pub enum RenderError {
     /// No adapter was found on the requested backends.
-    #[error("no GPU adapter found on backends [{backends}]: {reason} (install a driver, or Mesa's llvmpipe/lavapipe for software rendering)")]
+    #[error(
+        "no GPU adapter found on backends [{backends}]: {reason} (install a driver, or Mesa's llvmpipe/lavapipe for software rendering)"
+    )]
     NoAdapter {
         /// The backends that were tried.
         backends: String,

@@ -38,7 +38,9 @@ impl ParticlePass {
     ) -> Self {
         let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("particle pass: shader"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/particles.wgsl").into()),
+            source: wgpu::ShaderSource::Wgsl(
+                include_str!("../../../shaders/particles.wgsl").into(),
+            ),
         });
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("particle pass: pipeline layout"),
@@ -80,7 +82,11 @@ impl ParticlePass {
             )
         };
         Self {
-            additive_pipeline: pipeline("particle pass: additive pipeline", "fs_additive", additive),
+            additive_pipeline: pipeline(
+                "particle pass: additive pipeline",
+                "fs_additive",
+                additive,
+            ),
             alpha_pipeline: pipeline("particle pass: alpha pipeline", "fs_alpha", alpha),
             instances: GrowableBuffer::new(
                 device,
@@ -97,7 +103,12 @@ impl ParticlePass {
     /// Packs both blend groups into the instance buffer, sorting the alpha
     /// particles back to front (additive ones commute, so they stay as given).
     /// Returns the number of particles to draw.
-    pub(crate) fn prepare(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, frame: &FrameData<'_>) -> usize {
+    pub(crate) fn prepare(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        frame: &FrameData<'_>,
+    ) -> usize {
         self.staging.clear();
         self.staging.extend_from_slice(frame.additive);
         self.staging.extend_from_slice(frame.alpha);
@@ -107,7 +118,8 @@ impl ParticlePass {
         self.staging[frame.additive.len()..].sort_unstable_by(|a, b| depth(b).total_cmp(&depth(a)));
         self.additive_count = to_u32(frame.additive.len());
         self.alpha_count = to_u32(frame.alpha.len());
-        self.instances.write(device, queue, bytemuck::cast_slice(&self.staging));
+        self.instances
+            .write(device, queue, bytemuck::cast_slice(&self.staging));
         self.staging.len()
     }
 

@@ -119,9 +119,11 @@ impl Renderer {
         target_view: &wgpu::TextureView,
         size: (u32, u32),
     ) {
-        let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("renderer: frame encoder"),
-        });
+        let mut encoder = ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("renderer: frame encoder"),
+            });
         self.encode(ctx, &mut encoder, frame, target_view, size);
         ctx.queue.submit([encoder.finish()]);
     }
@@ -144,13 +146,20 @@ impl Renderer {
         match &mut self.targets {
             Some(targets) => targets.resize(device, size, self.color_format, self.sample_count),
             None => {
-                self.targets = Some(RenderTargets::new(device, size, self.color_format, self.sample_count));
+                self.targets = Some(RenderTargets::new(
+                    device,
+                    size,
+                    self.color_format,
+                    self.sample_count,
+                ));
             }
         }
 
         let globals = Globals::new(frame, size.0 as f32 / size.1 as f32);
         queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
-        let mesh = self.mesh.prepare(device, queue, globals.view_proj(), frame.instances);
+        let mesh = self
+            .mesh
+            .prepare(device, queue, globals.view_proj(), frame.instances);
         self.lines.prepare(device, queue, frame);
         let particles = self.particles.prepare(device, queue, frame);
         self.stats = RenderStats {
@@ -224,14 +233,23 @@ impl Renderer {
         }
         let bgra = capture_layout(self.color_format)?;
         let size = (width, height);
-        if self.capture.as_ref().is_none_or(|capture| capture.size() != size) {
+        if self
+            .capture
+            .as_ref()
+            .is_none_or(|capture| capture.size() != size)
+        {
             self.capture = Some(CaptureTarget::new(&ctx.device, size, self.color_format));
         }
         let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("renderer: capture encoder"),
-        });
-        let capture = self.capture.take().expect("capture target was just ensured");
+        let mut encoder = ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("renderer: capture encoder"),
+            });
+        let capture = self
+            .capture
+            .take()
+            .expect("capture target was just ensured");
         self.encode(ctx, &mut encoder, frame, capture.view(), size);
         capture.copy_to_buffer(&mut encoder);
         ctx.queue.submit([encoder.finish()]);

@@ -35,7 +35,10 @@ impl PresentModeChoice {
 }
 
 /// Picks `choice` when the surface supports it, else FIFO (which every surface supports).
-fn resolve_present_mode(choice: PresentModeChoice, supported: &[wgpu::PresentMode]) -> wgpu::PresentMode {
+fn resolve_present_mode(
+    choice: PresentModeChoice,
+    supported: &[wgpu::PresentMode],
+) -> wgpu::PresentMode {
     let wanted = choice.wgpu_mode();
     if supported.contains(&wanted) {
         wanted
@@ -155,7 +158,10 @@ impl SurfaceState {
     /// [`RenderError::SurfaceLost`] when reconfiguring has not recovered the
     /// surface for several frames in a row (recreate it from the window), and
     /// [`RenderError::SurfaceAcquire`] when wgpu reports a validation error.
-    pub fn acquire(&mut self, ctx: &GpuContext) -> Result<Option<wgpu::SurfaceTexture>, RenderError> {
+    pub fn acquire(
+        &mut self,
+        ctx: &GpuContext,
+    ) -> Result<Option<wgpu::SurfaceTexture>, RenderError> {
         if !self.renderable {
             return Ok(None);
         }
@@ -174,7 +180,9 @@ impl SurfaceState {
                 self.reconfigure = true;
                 Ok(Some(frame))
             }
-            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => Ok(None),
+            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
+                Ok(None)
+            }
             wgpu::CurrentSurfaceTexture::Outdated => {
                 self.surface.configure(&ctx.device, &self.config);
                 Ok(None)
@@ -203,18 +211,43 @@ mod tests {
     #[test]
     fn unsupported_present_modes_fall_back_to_fifo() {
         let only_fifo = [wgpu::PresentMode::Fifo];
-        assert_eq!(resolve_present_mode(PresentModeChoice::Mailbox, &only_fifo), wgpu::PresentMode::Fifo);
-        assert_eq!(resolve_present_mode(PresentModeChoice::Immediate, &only_fifo), wgpu::PresentMode::Fifo);
-        let all = [wgpu::PresentMode::Fifo, wgpu::PresentMode::Mailbox, wgpu::PresentMode::Immediate];
-        assert_eq!(resolve_present_mode(PresentModeChoice::Mailbox, &all), wgpu::PresentMode::Mailbox);
-        assert_eq!(resolve_present_mode(PresentModeChoice::default(), &all), wgpu::PresentMode::Fifo);
+        assert_eq!(
+            resolve_present_mode(PresentModeChoice::Mailbox, &only_fifo),
+            wgpu::PresentMode::Fifo
+        );
+        assert_eq!(
+            resolve_present_mode(PresentModeChoice::Immediate, &only_fifo),
+            wgpu::PresentMode::Fifo
+        );
+        let all = [
+            wgpu::PresentMode::Fifo,
+            wgpu::PresentMode::Mailbox,
+            wgpu::PresentMode::Immediate,
+        ];
+        assert_eq!(
+            resolve_present_mode(PresentModeChoice::Mailbox, &all),
+            wgpu::PresentMode::Mailbox
+        );
+        assert_eq!(
+            resolve_present_mode(PresentModeChoice::default(), &all),
+            wgpu::PresentMode::Fifo
+        );
     }
 
     #[test]
     fn srgb_formats_are_preferred() {
-        let formats = [wgpu::TextureFormat::Bgra8Unorm, wgpu::TextureFormat::Bgra8UnormSrgb];
-        assert_eq!(pick_format(&formats), Some(wgpu::TextureFormat::Bgra8UnormSrgb));
-        assert_eq!(pick_format(&[wgpu::TextureFormat::Rgba16Float]), Some(wgpu::TextureFormat::Rgba16Float));
+        let formats = [
+            wgpu::TextureFormat::Bgra8Unorm,
+            wgpu::TextureFormat::Bgra8UnormSrgb,
+        ];
+        assert_eq!(
+            pick_format(&formats),
+            Some(wgpu::TextureFormat::Bgra8UnormSrgb)
+        );
+        assert_eq!(
+            pick_format(&[wgpu::TextureFormat::Rgba16Float]),
+            Some(wgpu::TextureFormat::Rgba16Float)
+        );
         assert_eq!(pick_format(&[]), None);
     }
 }

@@ -12,7 +12,10 @@ const PREFERRED_SAMPLES: u32 = 4;
 
 /// Picks 4x MSAA when both the colour format (rendered and resolved) and the
 /// depth format support it on this adapter, else 1.
-pub(crate) fn choose_sample_count(adapter: &wgpu::Adapter, color_format: wgpu::TextureFormat) -> u32 {
+pub(crate) fn choose_sample_count(
+    adapter: &wgpu::Adapter,
+    color_format: wgpu::TextureFormat,
+) -> u32 {
     let color = adapter.get_texture_format_features(color_format);
     let depth = adapter.get_texture_format_features(DEPTH_FORMAT);
     let color_ok = color.flags.sample_count_supported(PREFERRED_SAMPLES)
