@@ -1,1 +1,124 @@
-//! Placeholder: filled in by its own change.
+//! The wgpu renderer, decoupled from the scene: it draws a plain [`FrameData`]
+//! that the engine extracts from the scene each frame.
+//!
+//! Layout (one struct per pass, owned by the [`Renderer`]):
+//!
+//! - [`context`]: [`GpuContext`] (instance, adapter, device, queue) and backend parsing.
+//! - [`camera`]: [`Camera`] plus the orbit and fly controllers.
+//! - [`frame`]: [`FrameData`] and its parts, and the shared uniform block.
+//! - [`mesh_pass`]: culled, batched, instanced primitives with Blinn-Phong lighting.
+//! - [`particle_pass`]: additive and alpha billboards.
+//! - [`line_pass`]: debug lines and the ground grid.
+//! - [`surface`]: the window surface and frame acquisition.
+//! - `targets`, `capture`, `culling`, `buffer`: private plumbing (depth/MSAA
+//!   targets, offscreen readback, frustum test, growable GPU buffers).
+//!
+//! Pattern: game loop (render half) over double-buffered state: the renderer
+//! reads a snapshot and never the live scene.
+
+mod buffer;
+pub mod camera;
+mod capture;
+pub mod context;
+mod culling;
+pub mod frame;
+pub mod line_pass;
+pub mod mesh_pass;
+pub mod particle_pass;
+mod renderer;
+pub mod surface;
+mod targets;
+
+// Re-exported because they appear in this module's API (`wgpu` types in the
+// context and passes, `image::RgbaImage` from captures): users need no
+// version-matched dependency of their own.
+pub use image;
+pub use wgpu;
+
+pub use camera::{Camera, FlyController, OrbitController};
+pub use context::{GpuContext, backend_names, parse_backends};
+pub use frame::{
+    DirectionalLight, FrameData, LineVertex, MAX_POINT_LIGHTS, MeshInstance, PointLight,
+};
+pub use line_pass::{LinePass, push_aabb, push_axes, push_grid};
+pub use mesh_pass::{
+    DrawGroup, GpuInstance, InstanceBatcher, MeshPass, UnbatchedDraw, prepare_unbatched,
+};
+pub use particle_pass::ParticlePass;
+pub use renderer::{RenderStats, Renderer};
+pub use surface::{PresentModeChoice, SurfaceState};
+
+/// Everything that can go wrong in the renderer.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    /// No adapter was found on the requested backends.
+    #[error(
+        "no GPU adapter found on backends [{backends}]: {reason} (install a driver, or Mesa's llvmpipe/lavapipe for software rendering)"
+    )]
+    NoAdapter {
+        /// The backends that were tried.
+        backends: String,
+        /// What wgpu said.
+        reason: String,
+    },
+    /// The adapter refused to create a device.
+    #[error("adapter {adapter} refused a device: {source}")]
+    RequestDevice {
+        /// Name of the adapter.
+        adapter: String,
+        /// What wgpu said.
+        source: wgpu::RequestDeviceError,
+    },
+    /// A backend name that is not one of vulkan, gl, metal, dx12, primary or all.
+    #[error("unknown backend {name:?} (expected vulkan, gl, metal, dx12, primary or all)")]
+    UnknownBackend {
+        /// The word that was not recognised.
+        name: String,
+    },
+    /// The adapter cannot present to the window's surface.
+    #[error("adapter {adapter} cannot present to this window surface")]
+    SurfaceUnsupported {
+        /// Name of the adapter.
+        adapter: String,
+    },
+    /// The surface stayed lost after reconfiguring; it must be recreated from the window.
+    #[error("window surface lost {attempts} frames in a row; recreate it")]
+    SurfaceLost {
+        /// Consecutive lost frames.
+        attempts: u32,
+    },
+    /// Acquiring a frame from the surface failed.
+    #[error("could not acquire a frame from the window surface: {status}")]
+    SurfaceAcquire {
+        /// What went wrong.
+        status: String,
+    },
+    /// An offscreen image with a zero or oversized side was requested.
+    #[error("cannot render a {width}x{height} image (each side must be 1..={max})")]
+    InvalidSize {
+        /// Requested width.
+        width: u32,
+        /// Requested height.
+        height: u32,
+        /// The device's largest texture side.
+        max: u32,
+    },
+    /// The renderer's colour format cannot be read back as 8-bit RGBA.
+    #[error("cannot capture images in format {format} (use an 8-bit RGBA or BGRA format)")]
+    UnsupportedCaptureFormat {
+        /// The renderer's colour format.
+        format: String,
+    },
+    /// wgpu rejected the frame's commands.
+    #[error("wgpu validation failed: {message}")]
+    Validation {
+        /// wgpu's report.
+        message: String,
+    },
+    /// Rendered pixels could not be read back.
+    #[error("reading the rendered image back failed: {reason}")]
+    Readback {
+        /// What went wrong.
+        reason: String,
+    },
+}

@@ -1,0 +1,198 @@
+//! The GPU context: instance, adapter, device and queue, created once and shared
+//! by the renderer and whoever presents its frames.
+//!
+//! Pattern: none of the book's; this is the service every pass borrows, created
+//! either headless (tests, captures) or for a window surface (the viewer).
+
+use super::RenderError;
+
+/// The wgpu objects every pass needs, created together.
+#[derive(Debug)]
+pub struct GpuContext {
+    /// The instance the adapter (and any surface) came from.
+    pub instance: wgpu::Instance,
+    /// The physical device in use.
+    pub adapter: wgpu::Adapter,
+    /// The logical device that creates every GPU object.
+    pub device: wgpu::Device,
+    /// The queue that uploads data and runs command buffers.
+    pub queue: wgpu::Queue,
+}
+
+impl GpuContext {
+    /// Creates an instance limited to `backends`.
+    ///
+    /// `display` is the platform's display connection (winit's `OwnedDisplayHandle`):
+    /// the GL backend needs it to present to a window, the others ignore it.
+    /// Instance flags (validation, debug labels) still follow wgpu's environment
+    /// variables, but `backends` always wins over `WGPU_BACKEND`.
+    #[must_use]
+    pub fn new_instance(
+        backends: wgpu::Backends,
+        display: Option<Box<dyn wgpu::wgt::WgpuHasDisplayHandle>>,
+    ) -> wgpu::Instance {
+        let mut descriptor = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        descriptor.backends = backends;
+        descriptor.display = display;
+        wgpu::Instance::new(descriptor)
+    }
+
+    /// Creates a context with no window, for offscreen rendering and tests.
+    ///
+    /// # Errors
+    ///
+    /// [`RenderError::NoAdapter`] when none of `backends` offers an adapter (a
+    /// machine without a GPU driver, or without Mesa's software ones), and
+    /// [`RenderError::RequestDevice`] when the adapter refuses a device.
+    pub fn headless(backends: wgpu::Backends) -> Result<Self, RenderError> {
+        let instance = Self::new_instance(backends, None);
+        Self::from_instance(instance, backends, None)
+    }
+
+    /// Creates a context whose adapter can present to `surface`, which must have
+    /// been created from `instance` (see [`GpuContext::new_instance`]).
+    ///
+    /// # Errors
+    ///
+    /// [`RenderError::NoAdapter`] when no adapter of the instance can present to the
+    /// surface, [`RenderError::RequestDevice`] when the adapter refuses a device.
+    pub fn for_surface(
+        instance: wgpu::Instance,
+        backends: wgpu::Backends,
+        surface: &wgpu::Surface<'_>,
+    ) -> Result<Self, RenderError> {
+        Self::from_instance(instance, backends, Some(surface))
+    }
+
+    fn from_instance(
+        instance: wgpu::Instance,
+        backends: wgpu::Backends,
+        surface: Option<&wgpu::Surface<'_>>,
+    ) -> Result<Self, RenderError> {
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            force_fallback_adapter: false,
+            compatible_surface: surface,
+            apply_limit_buckets: false,
+        }))
+        .map_err(|error| RenderError::NoAdapter {
+            backends: backend_names(backends),
+            reason: error.to_string(),
+        })?;
+        // Ask for no more than the downlevel baseline (what GL and software
+        // rasterisers offer) but allow textures as large as the adapter supports,
+        // so big windows and captures still work.
+        let required_limits = wgpu::Limits::downlevel_defaults().using_resolution(adapter.limits());
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("keel device"),
+            required_features: wgpu::Features::empty(),
+            required_limits,
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        }))
+        .map_err(|source| RenderError::RequestDevice {
+            adapter: adapter.get_info().name,
+            source,
+        })?;
+        Ok(Self {
+            instance,
+            adapter,
+            device,
+            queue,
+        })
+    }
+
+    /// One line naming the adapter, its driver and backend, for logs and reports.
+    #[must_use]
+    pub fn adapter_summary(&self) -> String {
+        let info = self.adapter.get_info();
+        format!(
+            "{} ({:?}, driver {} {}) via {:?}",
+            info.name, info.device_type, info.driver, info.driver_info, info.backend
+        )
+    }
+}
+
+/// Parses a backend choice such as `vulkan`, `gl`, `metal`, `dx12`, `all`, or a
+/// comma-separated list of them (`vulkan,gl`), case-insensitively.
+///
+/// # Errors
+///
+/// [`RenderError::UnknownBackend`] naming the first word that is not a backend.
+pub fn parse_backends(text: &str) -> Result<wgpu::Backends, RenderError> {
+    let mut backends = wgpu::Backends::empty();
+    for word in text.split(',').map(str::trim) {
+        backends |= match word.to_ascii_lowercase().as_str() {
+            "vulkan" | "vk" => wgpu::Backends::VULKAN,
+            "gl" | "gles" | "opengl" => wgpu::Backends::GL,
+            "metal" | "mtl" => wgpu::Backends::METAL,
+            "dx12" | "d3d12" => wgpu::Backends::DX12,
+            "primary" => wgpu::Backends::PRIMARY,
+            "all" | "auto" => wgpu::Backends::all(),
+            _ => {
+                return Err(RenderError::UnknownBackend {
+                    name: word.to_owned(),
+                });
+            }
+        };
+    }
+    Ok(backends)
+}
+
+/// Names the backends in a set, e.g. `"vulkan, gl"`, for error messages.
+#[must_use]
+pub fn backend_names(backends: wgpu::Backends) -> String {
+    let named = [
+        (wgpu::Backends::VULKAN, "vulkan"),
+        (wgpu::Backends::GL, "gl"),
+        (wgpu::Backends::METAL, "metal"),
+        (wgpu::Backends::DX12, "dx12"),
+        (wgpu::Backends::BROWSER_WEBGPU, "webgpu"),
+        (wgpu::Backends::NOOP, "noop"),
+    ];
+    let names: Vec<&str> = named
+        .iter()
+        .filter(|(flag, _)| backends.contains(*flag))
+        .map(|&(_, name)| name)
+        .collect();
+    if names.is_empty() {
+        "none".to_owned()
+    } else {
+        names.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_single_and_listed_backends() {
+        assert_eq!(parse_backends("vulkan").unwrap(), wgpu::Backends::VULKAN);
+        assert_eq!(parse_backends("GL").unwrap(), wgpu::Backends::GL);
+        assert_eq!(
+            parse_backends("vk, gl").unwrap(),
+            wgpu::Backends::VULKAN | wgpu::Backends::GL
+        );
+        assert_eq!(parse_backends("all").unwrap(), wgpu::Backends::all());
+    }
+
+    #[test]
+    fn unknown_backend_is_named_in_the_error() {
+        let error = parse_backends("vulkan,glide").unwrap_err();
+        assert!(
+            matches!(&error, RenderError::UnknownBackend { name } if name == "glide"),
+            "{error:?}"
+        );
+        assert!(error.to_string().contains("glide"));
+    }
+
+    #[test]
+    fn backend_names_round_trip_through_the_parser() {
+        let set = wgpu::Backends::VULKAN | wgpu::Backends::GL | wgpu::Backends::DX12;
+        let names = backend_names(set);
+        assert_eq!(parse_backends(&names).unwrap(), set);
+        assert_eq!(backend_names(wgpu::Backends::empty()), "none");
+    }
+}

@@ -1,0 +1,294 @@
+//! What the renderer draws: a plain, borrowed description of one frame that the
+//! engine extracts from the scene, and the uniform block every pass shares.
+//!
+//! Pattern: double buffer, seen from the renderer's side. The scene is free to
+//! change while the GPU works, because the renderer only ever reads this snapshot
+//! (built from the interpolated transforms) and copies what it needs into its own
+//! buffers during `prepare`.
+
+use glam::{Affine3A, Mat4, Vec3, Vec4};
+
+use super::camera::Camera;
+use crate::assets::Primitive;
+use crate::particles::ParticleInstance;
+
+/// Point lights beyond this many are ignored (the uniform block has fixed room).
+pub const MAX_POINT_LIGHTS: usize = 8;
+
+/// A light infinitely far away, like the sun.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DirectionalLight {
+    /// Direction the light travels (from the light towards the scene); need not be unit length.
+    pub direction: Vec3,
+    /// Linear RGB colour.
+    pub color: Vec3,
+    /// Multiplier on `color`.
+    pub intensity: f32,
+}
+
+impl Default for DirectionalLight {
+    fn default() -> Self {
+        Self {
+            direction: Vec3::new(-0.4, -1.0, -0.55),
+            color: Vec3::new(1.0, 0.96, 0.9),
+            intensity: 1.0,
+        }
+    }
+}
+
+/// A light radiating from a point, fading to nothing at `range`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PointLight {
+    /// World-space position.
+    pub position: Vec3,
+    /// Linear RGB colour.
+    pub color: Vec3,
+    /// Multiplier on `color` (at one unit of distance).
+    pub intensity: f32,
+    /// Distance at which the light's contribution reaches zero.
+    pub range: f32,
+}
+
+impl Default for PointLight {
+    fn default() -> Self {
+        Self {
+            position: Vec3::new(0.0, 2.0, 0.0),
+            color: Vec3::ONE,
+            intensity: 3.0,
+            range: 8.0,
+        }
+    }
+}
+
+/// One mesh to draw: a generated primitive placed by a world transform.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MeshInstance {
+    /// Which primitive to draw.
+    pub mesh: Primitive,
+    /// Object-to-world transform.
+    pub model: Affine3A,
+    /// Linear RGBA base colour (alpha is currently ignored: meshes are opaque).
+    pub color: Vec4,
+}
+
+impl Default for MeshInstance {
+    fn default() -> Self {
+        Self {
+            mesh: Primitive::Cube,
+            model: Affine3A::IDENTITY,
+            color: Vec4::ONE,
+        }
+    }
+}
+
+/// One end of a debug line; consecutive pairs form segments.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct LineVertex {
+    /// World-space position.
+    pub position: [f32; 3],
+    /// Linear RGBA colour.
+    pub color: [f32; 4],
+}
+
+impl LineVertex {
+    /// A vertex from glam values.
+    #[must_use]
+    pub fn new(position: Vec3, color: Vec4) -> Self {
+        Self {
+            position: position.to_array(),
+            color: color.to_array(),
+        }
+    }
+}
+
+/// Everything the renderer needs for one frame. Borrowed, so building it each
+/// frame costs no allocation beyond what the caller keeps.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameData<'a> {
+    /// The viewpoint.
+    pub camera: Camera,
+    /// Linear RGBA colour the frame is cleared to.
+    pub clear_color: Vec4,
+    /// Linear RGB ambient light from the sky; the ground side receives less of it.
+    pub ambient: Vec3,
+    /// The one directional light.
+    pub sun: DirectionalLight,
+    /// Point lights; only the first [`MAX_POINT_LIGHTS`] are used.
+    pub point_lights: &'a [PointLight],
+    /// Meshes to draw (culled and batched by the renderer).
+    pub instances: &'a [MeshInstance],
+    /// Particles blended additively (order-independent).
+    pub additive: &'a [ParticleInstance],
+    /// Particles alpha-blended over the scene (sorted back to front by the renderer).
+    pub alpha: &'a [ParticleInstance],
+    /// Debug line segments: vertices taken in pairs.
+    pub lines: &'a [LineVertex],
+    /// Draws a ground grid on the XZ plane around the camera's target.
+    pub grid: bool,
+}
+
+impl Default for FrameData<'_> {
+    fn default() -> Self {
+        Self {
+            camera: Camera::default(),
+            clear_color: Vec4::new(0.02, 0.025, 0.035, 1.0),
+            ambient: Vec3::new(0.16, 0.18, 0.22),
+            sun: DirectionalLight::default(),
+            point_lights: &[],
+            instances: &[],
+            additive: &[],
+            alpha: &[],
+            lines: &[],
+            grid: false,
+        }
+    }
+}
+
+/// A point light as the shaders read it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub(crate) struct GpuPointLight {
+    /// xyz: position, w: range.
+    position_range: [f32; 4],
+    /// rgb: colour times intensity.
+    color: [f32; 4],
+}
+
+/// The uniform block at group 0, binding 0 of every pass. Only vec4 and mat4
+/// members, so the Rust and WGSL layouts agree without manual padding.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub(crate) struct Globals {
+    view_proj: [[f32; 4]; 4],
+    camera_position: [f32; 4],
+    /// Camera right and up in world space: the billboard axes.
+    camera_right: [f32; 4],
+    camera_up: [f32; 4],
+    ambient: [f32; 4],
+    /// Unit vector from the surface towards the sun.
+    sun_direction: [f32; 4],
+    sun_color: [f32; 4],
+    /// x: number of point lights in use.
+    point_count: [u32; 4],
+    point_lights: [GpuPointLight; MAX_POINT_LIGHTS],
+}
+
+impl Globals {
+    /// Packs the frame's camera and lights for a viewport of `aspect` = width / height.
+    pub(crate) fn new(frame: &FrameData<'_>, aspect: f32) -> Self {
+        let camera = &frame.camera;
+        let view = camera.view();
+        let view_proj = camera.projection(aspect) * view;
+        // Rows of the view matrix's rotation are the camera axes in world space.
+        let inverse_view = view.inverse();
+        let right = inverse_view.x_axis.truncate().normalize_or(Vec3::X);
+        let up = inverse_view.y_axis.truncate().normalize_or(Vec3::Y);
+        let mut point_lights = [GpuPointLight::default(); MAX_POINT_LIGHTS];
+        let used = frame.point_lights.len().min(MAX_POINT_LIGHTS);
+        for (slot, light) in point_lights.iter_mut().zip(frame.point_lights) {
+            *slot = GpuPointLight {
+                position_range: light.position.extend(light.range.max(1e-3)).to_array(),
+                color: (light.color * light.intensity).extend(0.0).to_array(),
+            };
+        }
+        let sun = &frame.sun;
+        Self {
+            view_proj: view_proj.to_cols_array_2d(),
+            camera_position: camera.position.extend(1.0).to_array(),
+            camera_right: right.extend(0.0).to_array(),
+            camera_up: up.extend(0.0).to_array(),
+            ambient: frame.ambient.extend(0.0).to_array(),
+            sun_direction: (-sun.direction)
+                .normalize_or(Vec3::Y)
+                .extend(0.0)
+                .to_array(),
+            sun_color: (sun.color * sun.intensity).extend(0.0).to_array(),
+            point_count: [u32::try_from(used).unwrap_or(0), 0, 0, 0],
+            point_lights,
+        }
+    }
+
+    /// The packed world-to-clip matrix.
+    pub(crate) fn view_proj(&self) -> Mat4 {
+        Mat4::from_cols_array_2d(&self.view_proj)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globals_keep_only_the_first_point_lights() {
+        let lights: Vec<PointLight> = (0..12)
+            .map(|i| PointLight {
+                position: Vec3::splat(i as f32),
+                ..PointLight::default()
+            })
+            .collect();
+        let frame = FrameData {
+            point_lights: &lights,
+            ..FrameData::default()
+        };
+        let globals = Globals::new(&frame, 1.0);
+        assert_eq!(globals.point_count[0] as usize, MAX_POINT_LIGHTS);
+        assert_eq!(globals.point_lights[7].position_range[0], 7.0);
+    }
+
+    #[test]
+    fn billboard_axes_are_orthogonal_to_the_view() {
+        let frame = FrameData {
+            camera: Camera {
+                position: Vec3::new(3.0, 4.0, -2.0),
+                ..Camera::default()
+            },
+            ..FrameData::default()
+        };
+        let globals = Globals::new(&frame, 1.5);
+        let forward = frame.camera.forward();
+        let right = Vec4::from(globals.camera_right).truncate();
+        let up = Vec4::from(globals.camera_up).truncate();
+        assert!(right.dot(forward).abs() < 1e-5 && up.dot(forward).abs() < 1e-5);
+        assert!(
+            right.cross(up).dot(-forward) > 0.99,
+            "axes are not right-handed"
+        );
+        assert!(
+            globals
+                .view_proj()
+                .abs_diff_eq(frame.camera.view_projection(1.5), 1e-5)
+        );
+    }
+
+    #[test]
+    fn globals_match_the_shader_block_size() {
+        let module = naga::front::wgsl::parse_str(include_str!("../../../shaders/mesh.wgsl"))
+            .expect("mesh shader parses");
+        let mut layouter = naga::proc::Layouter::default();
+        layouter
+            .update(module.to_ctx())
+            .expect("shader types lay out");
+        let (handle, _) = module
+            .types
+            .iter()
+            .find(|(_, ty)| ty.name.as_deref() == Some("Globals"))
+            .expect("mesh shader declares Globals");
+        assert_eq!(layouter[handle].size as usize, size_of::<Globals>());
+    }
+
+    #[test]
+    fn sun_direction_points_towards_the_light() {
+        let frame = FrameData {
+            sun: DirectionalLight {
+                direction: Vec3::new(0.0, -2.0, 0.0),
+                ..DirectionalLight::default()
+            },
+            ..FrameData::default()
+        };
+        assert_eq!(
+            Globals::new(&frame, 1.0).sun_direction,
+            [0.0, 1.0, 0.0, 0.0]
+        );
+    }
+}

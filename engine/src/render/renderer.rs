@@ -1,0 +1,266 @@
+//! The renderer: owns one struct per pass plus what they share (the uniform
+//! block, depth and MSAA targets) and turns a [`FrameData`] into pixels, either
+//! in a caller's view (a window) or in an image (tests, thumbnails).
+//!
+//! Pattern: game loop, render half. The loop calls `render` once per displayed
+//! frame with a snapshot interpolated between the last two fixed updates; each
+//! pass runs `prepare` (CPU work and uploads) then `record` (draw commands).
+
+use image::RgbaImage;
+
+use super::capture::{CaptureTarget, capture_layout};
+use super::frame::{FrameData, Globals};
+use super::line_pass::LinePass;
+use super::mesh_pass::MeshPass;
+use super::particle_pass::ParticlePass;
+use super::targets::{RenderTargets, choose_sample_count};
+use super::{GpuContext, RenderError};
+
+/// Counts from the last rendered frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RenderStats {
+    /// Mesh instances that passed frustum culling and were drawn.
+    pub instances_drawn: usize,
+    /// Mesh instances rejected by frustum culling.
+    pub instances_culled: usize,
+    /// Draw calls issued by all passes together.
+    pub draw_calls: usize,
+    /// Particles drawn (both blend modes).
+    pub particles_drawn: usize,
+}
+
+/// Draws frames with the mesh, line and particle passes, in that order.
+#[derive(Debug)]
+pub struct Renderer {
+    color_format: wgpu::TextureFormat,
+    sample_count: u32,
+    globals: wgpu::Buffer,
+    globals_bind_group: wgpu::BindGroup,
+    mesh: MeshPass,
+    lines: LinePass,
+    particles: ParticlePass,
+    targets: Option<RenderTargets>,
+    capture: Option<CaptureTarget>,
+    stats: RenderStats,
+}
+
+impl Renderer {
+    /// Creates the passes for drawing into views of `color_format` (an sRGB
+    /// format gives correct output: shaders write linear colour).
+    #[must_use]
+    pub fn new(ctx: &GpuContext, color_format: wgpu::TextureFormat) -> Self {
+        let device = &ctx.device;
+        let sample_count = choose_sample_count(&ctx.adapter, color_format);
+        let globals = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("renderer: globals"),
+            size: size_of::<Globals>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let globals_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("renderer: globals layout"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: wgpu::BufferSize::new(size_of::<Globals>() as u64),
+                },
+                count: None,
+            }],
+        });
+        let globals_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("renderer: globals bind group"),
+            layout: &globals_layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: globals.as_entire_binding(),
+            }],
+        });
+        Self {
+            color_format,
+            sample_count,
+            mesh: MeshPass::new(device, &globals_layout, color_format, sample_count),
+            lines: LinePass::new(device, &globals_layout, color_format, sample_count),
+            particles: ParticlePass::new(device, &globals_layout, color_format, sample_count),
+            globals,
+            globals_bind_group,
+            targets: None,
+            capture: None,
+            stats: RenderStats::default(),
+        }
+    }
+
+    /// The colour format the renderer draws in.
+    #[must_use]
+    pub fn color_format(&self) -> wgpu::TextureFormat {
+        self.color_format
+    }
+
+    /// Samples per pixel: 4 where the adapter can multisample the format, else 1.
+    #[must_use]
+    pub fn sample_count(&self) -> u32 {
+        self.sample_count
+    }
+
+    /// Counts from the last frame.
+    #[must_use]
+    pub fn stats(&self) -> RenderStats {
+        self.stats
+    }
+
+    /// Renders `frame` into `target_view` (of the renderer's colour format and
+    /// `size`) and submits the work. A zero-sized target draws nothing.
+    pub fn render(
+        &mut self,
+        ctx: &GpuContext,
+        frame: &FrameData<'_>,
+        target_view: &wgpu::TextureView,
+        size: (u32, u32),
+    ) {
+        let mut encoder = ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("renderer: frame encoder"),
+            });
+        self.encode(ctx, &mut encoder, frame, target_view, size);
+        ctx.queue.submit([encoder.finish()]);
+    }
+
+    /// Like [`Renderer::render`], but records into the caller's encoder so more
+    /// work (an editor overlay) can follow in the same submission.
+    pub fn encode(
+        &mut self,
+        ctx: &GpuContext,
+        encoder: &mut wgpu::CommandEncoder,
+        frame: &FrameData<'_>,
+        target_view: &wgpu::TextureView,
+        size: (u32, u32),
+    ) {
+        if size.0 == 0 || size.1 == 0 {
+            self.stats = RenderStats::default();
+            return;
+        }
+        let (device, queue) = (&ctx.device, &ctx.queue);
+        match &mut self.targets {
+            Some(targets) => targets.resize(device, size, self.color_format, self.sample_count),
+            None => {
+                self.targets = Some(RenderTargets::new(
+                    device,
+                    size,
+                    self.color_format,
+                    self.sample_count,
+                ));
+            }
+        }
+
+        let globals = Globals::new(frame, size.0 as f32 / size.1 as f32);
+        queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
+        let mesh = self
+            .mesh
+            .prepare(device, queue, globals.view_proj(), frame.instances);
+        self.lines.prepare(device, queue, frame);
+        let particles = self.particles.prepare(device, queue, frame);
+        self.stats = RenderStats {
+            instances_drawn: mesh.drawn,
+            instances_culled: mesh.culled,
+            draw_calls: mesh.draw_calls + self.lines.draw_calls() + self.particles.draw_calls(),
+            particles_drawn: particles,
+        };
+
+        let Some(targets) = &self.targets else {
+            return;
+        };
+        let clear = frame.clear_color.as_dvec4();
+        let (view, resolve_target, store) = match targets.msaa() {
+            // The multisampled samples are only needed until resolved.
+            Some(msaa) => (msaa, Some(target_view), wgpu::StoreOp::Discard),
+            None => (target_view, None, wgpu::StoreOp::Store),
+        };
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("renderer: main pass"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view,
+                depth_slice: None,
+                resolve_target,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(wgpu::Color {
+                        r: clear.x,
+                        g: clear.y,
+                        b: clear.z,
+                        a: clear.w,
+                    }),
+                    store,
+                },
+            })],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: targets.depth(),
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Discard,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        pass.set_bind_group(0, &self.globals_bind_group, &[]);
+        self.mesh.record(&mut pass);
+        self.lines.record(&mut pass);
+        self.particles.record(&mut pass);
+    }
+
+    /// Renders `frame` offscreen at `width` x `height` and reads it back.
+    ///
+    /// # Errors
+    ///
+    /// [`RenderError::InvalidSize`] for a zero or oversized side,
+    /// [`RenderError::UnsupportedCaptureFormat`] when the renderer's format is not
+    /// 8-bit RGBA or BGRA, [`RenderError::Validation`] when wgpu rejects the work,
+    /// and [`RenderError::Readback`] when the pixels cannot be read back.
+    pub fn render_to_image(
+        &mut self,
+        ctx: &GpuContext,
+        frame: &FrameData<'_>,
+        width: u32,
+        height: u32,
+    ) -> Result<RgbaImage, RenderError> {
+        let max = ctx.device.limits().max_texture_dimension_2d;
+        if width == 0 || height == 0 || width > max || height > max {
+            return Err(RenderError::InvalidSize { width, height, max });
+        }
+        let bgra = capture_layout(self.color_format)?;
+        let size = (width, height);
+        if self
+            .capture
+            .as_ref()
+            .is_none_or(|capture| capture.size() != size)
+        {
+            self.capture = Some(CaptureTarget::new(&ctx.device, size, self.color_format));
+        }
+        let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut encoder = ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("renderer: capture encoder"),
+            });
+        let capture = self
+            .capture
+            .take()
+            .expect("capture target was just ensured");
+        self.encode(ctx, &mut encoder, frame, capture.view(), size);
+        capture.copy_to_buffer(&mut encoder);
+        ctx.queue.submit([encoder.finish()]);
+        let validation = pollster::block_on(scope.pop());
+        let image = match validation {
+            Some(error) => Err(RenderError::Validation {
+                message: error.to_string(),
+            }),
+            None => capture.read(&ctx.device, bgra),
+        };
+        self.capture = Some(capture);
+        image
+    }
+}
