@@ -96,7 +96,7 @@ pub fn push_grid(lines: &mut Vec<LineVertex>, center: Vec3) {
 
 /// GPU objects and staging memory of the line pass.
 #[derive(Debug)]
-pub struct LinePass {
+pub(crate) struct LinePass {
     pipeline: wgpu::RenderPipeline,
     vertices: GrowableBuffer,
     staging: Vec<LineVertex>,

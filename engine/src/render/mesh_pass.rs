@@ -237,7 +237,7 @@ pub(crate) struct MeshStats {
 
 /// GPU objects of the mesh pass.
 #[derive(Debug)]
-pub struct MeshPass {
+pub(crate) struct MeshPass {
     pipeline: wgpu::RenderPipeline,
     vertices: wgpu::Buffer,
     indices: wgpu::Buffer,

@@ -7,7 +7,7 @@
 //! - [`camera`]: [`Camera`] plus the orbit and fly controllers.
 //! - [`frame`]: [`FrameData`] and its parts, and the shared uniform block.
 //! - [`mesh_pass`]: culled, batched, instanced primitives with Blinn-Phong lighting.
-//! - [`particle_pass`]: additive and alpha billboards.
+//! - `particle_pass`: additive and alpha billboards.
 //! - [`line_pass`]: debug lines and the ground grid.
 //! - [`surface`]: the window surface and frame acquisition.
 //! - `targets`, `capture`, `culling`, `buffer`: private plumbing (depth/MSAA
@@ -24,7 +24,7 @@ mod culling;
 pub mod frame;
 pub mod line_pass;
 pub mod mesh_pass;
-pub mod particle_pass;
+mod particle_pass;
 mod renderer;
 pub mod surface;
 mod targets;
@@ -40,11 +40,8 @@ pub use context::{GpuContext, backend_names, parse_backends};
 pub use frame::{
     DirectionalLight, FrameData, LineVertex, MAX_POINT_LIGHTS, MeshInstance, PointLight,
 };
-pub use line_pass::{LinePass, push_aabb, push_axes, push_grid};
-pub use mesh_pass::{
-    DrawGroup, GpuInstance, InstanceBatcher, MeshPass, UnbatchedDraw, prepare_unbatched,
-};
-pub use particle_pass::ParticlePass;
+pub use line_pass::{push_aabb, push_axes, push_grid};
+pub use mesh_pass::{DrawGroup, GpuInstance, InstanceBatcher, UnbatchedDraw, prepare_unbatched};
 pub use renderer::{RenderStats, Renderer};
 pub use surface::{PresentModeChoice, SurfaceState};
 

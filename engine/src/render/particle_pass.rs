@@ -18,7 +18,7 @@ const QUAD_VERTICES: u32 = 6;
 
 /// GPU objects and staging memory of the particle pass.
 #[derive(Debug)]
-pub struct ParticlePass {
+pub(crate) struct ParticlePass {
     additive_pipeline: wgpu::RenderPipeline,
     alpha_pipeline: wgpu::RenderPipeline,
     instances: GrowableBuffer,
