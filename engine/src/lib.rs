@@ -12,7 +12,9 @@
 //! - [`render`]: the wgpu renderer, one struct per pass.
 //! - [`assets`]: generated mesh primitives.
 
+pub mod app;
 pub mod assets;
+pub mod extract;
 pub mod particles;
 pub mod render;
 pub mod scene;

@@ -1,0 +1,470 @@
+//! The viewer's window and loop (game loop pattern, driven by winit).
+//!
+//! winit owns the event loop; Keel's loop runs inside its callbacks. Each
+//! redraw feeds the real elapsed time to the fixed-step clock, runs the fixed
+//! updates it asks for, and renders once at the clock's interpolation alpha.
+//! Rendering is continuous (a redraw is requested after every frame). Pacing
+//! is the swap chain's vsync (Fifo) by default; with Mailbox/Immediate an
+//! optional frame cap sleeps in the event loop (`ControlFlow::WaitUntil`)
+//! instead of spinning.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use glam::Vec3;
+use winit::application::ApplicationHandler;
+use winit::dpi::PhysicalSize;
+use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
+use winit::keyboard::{KeyCode, PhysicalKey};
+use winit::window::{Window, WindowId};
+
+use crate::extract::{FrameBuffers, Overlays, orbit_from_setup};
+use crate::render::{
+    Camera, FlyController, GpuContext, OrbitController, PresentModeChoice, RenderError, Renderer,
+    SurfaceState,
+};
+use crate::scene::{Scene, SceneError};
+use crate::time::RealTime;
+use crate::world::World;
+
+/// How the viewer was asked to run.
+#[derive(Clone, Debug)]
+pub struct ViewerOptions {
+    /// Scene file to open.
+    pub scene: PathBuf,
+    /// Render offscreen, with no window.
+    pub headless: bool,
+    /// Stop after this many rendered frames.
+    pub frames: Option<u32>,
+    /// Window (or image) size in pixels.
+    pub size: (u32, u32),
+    /// Write the last frame to this PNG.
+    pub screenshot: Option<PathBuf>,
+    /// Graphics backends to try.
+    pub backends: wgpu::Backends,
+    /// Presentation mode of the swap chain.
+    pub present: PresentModeChoice,
+    /// Most frames per second to render (sleeps between frames), if any.
+    pub fps_cap: Option<f64>,
+}
+
+/// Why the viewer stopped early.
+#[derive(Debug, thiserror::Error)]
+pub enum ViewerError {
+    /// The scene file could not be loaded.
+    #[error(transparent)]
+    Scene(Box<SceneError>),
+    /// The GPU could not be set up or drawn to.
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    /// The platform refused a window or an event loop.
+    #[error("windowing: {message}")]
+    Window {
+        /// What the platform said.
+        message: String,
+    },
+    /// The screenshot could not be written.
+    #[error("{}: could not write the screenshot: {source}", path.display())]
+    Screenshot {
+        /// The image path.
+        path: PathBuf,
+        /// What went wrong.
+        source: image::ImageError,
+    },
+}
+
+impl From<SceneError> for ViewerError {
+    fn from(error: SceneError) -> Self {
+        Self::Scene(Box::new(error))
+    }
+}
+
+/// Orbit and fly cameras, fed by device-independent input (the viewer's winit
+/// events, the editor's egui events).
+#[derive(Clone, Debug)]
+pub struct CameraRig {
+    /// The orbit camera.
+    pub orbit: OrbitController,
+    /// The fly camera.
+    pub fly: FlyController,
+    /// Whether the fly camera is in use.
+    pub flying: bool,
+    /// Movement keys held: forward, back, left, right, up, down.
+    pub held: [bool; 6],
+}
+
+impl CameraRig {
+    /// Cameras placed as the scene's setup says.
+    pub fn new(scene: &Scene) -> Self {
+        let orbit = orbit_from_setup(&scene.camera);
+        let mut rig = Self {
+            orbit,
+            fly: FlyController::default(),
+            flying: false,
+            held: [false; 6],
+        };
+        rig.sync_fly_to_orbit();
+        rig
+    }
+
+    fn sync_fly_to_orbit(&mut self) {
+        self.fly.position = self.orbit.position();
+        self.fly.yaw = self.orbit.yaw;
+        self.fly.pitch = -self.orbit.pitch;
+        self.fly.fov_y = self.orbit.fov_y;
+    }
+
+    /// Switches between orbit and fly, keeping the current view.
+    pub fn toggle_fly(&mut self) {
+        self.flying = !self.flying;
+        if self.flying {
+            self.sync_fly_to_orbit();
+        } else {
+            let camera = self.fly.camera();
+            self.orbit.target = camera.position
+                + (camera.target - camera.position).normalize_or(Vec3::NEG_Z) * self.orbit.distance;
+            self.orbit.yaw = self.fly.yaw;
+            self.orbit.pitch = -self.fly.pitch;
+        }
+    }
+
+    /// A mouse drag of (dx, dy) pixels: rotates, or pans when `pan` is set (middle button, shift).
+    pub fn drag(&mut self, dx: f32, dy: f32, pan: bool) {
+        if self.flying {
+            self.fly.look(dx, dy);
+        } else if pan {
+            self.orbit.pan(dx, dy);
+        } else {
+            self.orbit.rotate(dx, dy);
+        }
+    }
+
+    /// Mouse wheel lines (positive zooms in).
+    pub fn wheel(&mut self, lines: f32) {
+        if self.flying {
+            self.fly.speed = (self.fly.speed * 1.1f32.powf(lines)).clamp(0.5, 500.0);
+        } else {
+            self.orbit.zoom(lines);
+        }
+    }
+
+    /// Frames a bounding sphere (the selection, say).
+    pub fn frame(&mut self, center: Vec3, radius: f32) {
+        if self.flying {
+            self.toggle_fly();
+        }
+        self.orbit.frame(center, radius);
+    }
+
+    /// Moves the fly camera by the held keys for `dt` seconds.
+    pub fn update(&mut self, dt: f32) {
+        if !self.flying {
+            return;
+        }
+        let axis = |plus: bool, minus: bool| f32::from(u8::from(plus)) - f32::from(u8::from(minus));
+        let h = self.held;
+        self.fly
+            .move_local(axis(h[0], h[1]), axis(h[3], h[2]), axis(h[4], h[5]), dt);
+    }
+
+    /// The camera in use.
+    pub fn camera(&self) -> Camera {
+        if self.flying {
+            self.fly.camera()
+        } else {
+            self.orbit.camera()
+        }
+    }
+}
+
+/// Loads the scene and renders it offscreen: `frames` frames of 1/60 s, then reads the last back.
+///
+/// # Errors
+/// Scene, GPU and image errors.
+pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, ViewerError> {
+    let mut world = World::new(Scene::load(&options.scene)?);
+    let ctx = GpuContext::headless(options.backends)?;
+    log::info!("adapter: {}", ctx.adapter_summary());
+    let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
+    let rig = CameraRig::new(&world.scene);
+    let mut buffers = FrameBuffers::default();
+    let frames = options.frames.unwrap_or(1).max(1);
+    for _ in 1..frames {
+        world.advance(Duration::from_nanos(16_666_667));
+    }
+    world.advance(Duration::from_nanos(16_666_667));
+    let alpha = world.clock.alpha();
+    let frame = buffers.extract(&world.scene, alpha, rig.camera(), &Overlays::default());
+    let (width, height) = options.size;
+    let image = renderer.render_to_image(&ctx, &frame, width, height)?;
+    if let Some(path) = &options.screenshot {
+        save_png(&image, path)?;
+    }
+    Ok(image)
+}
+
+fn save_png(image: &image::RgbaImage, path: &std::path::Path) -> Result<(), ViewerError> {
+    image.save(path).map_err(|source| ViewerError::Screenshot {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+struct Gpu {
+    ctx: GpuContext,
+    surface: SurfaceState,
+    renderer: Renderer,
+    window: Arc<Window>,
+}
+
+/// The viewer application: a world, its cameras and (once resumed) a window with a renderer.
+struct Viewer {
+    options: ViewerOptions,
+    world: World,
+    rig: CameraRig,
+    overlays: Overlays,
+    buffers: FrameBuffers,
+    time: RealTime,
+    gpu: Option<Gpu>,
+    frames: u32,
+    error: Option<ViewerError>,
+    buttons: [bool; 3],
+    shift: bool,
+    cursor: Option<(f64, f64)>,
+    last_frame: Instant,
+}
+
+impl Viewer {
+    fn fail(&mut self, event_loop: &ActiveEventLoop, error: ViewerError) {
+        self.error = Some(error);
+        event_loop.exit();
+    }
+
+    fn init_gpu(&mut self, event_loop: &ActiveEventLoop) -> Result<Gpu, ViewerError> {
+        let window_error = |e: &dyn std::fmt::Display| ViewerError::Window {
+            message: e.to_string(),
+        };
+        let title = format!("Keel viewer: {}", self.options.scene.display());
+        let attributes = Window::default_attributes()
+            .with_title(title)
+            .with_inner_size(PhysicalSize::new(self.options.size.0, self.options.size.1));
+        let window = Arc::new(
+            event_loop
+                .create_window(attributes)
+                .map_err(|e| window_error(&e))?,
+        );
+        let instance = GpuContext::new_instance(
+            self.options.backends,
+            Some(Box::new(event_loop.owned_display_handle())),
+        );
+        let surface = instance
+            .create_surface(window.clone())
+            .map_err(|e| window_error(&e))?;
+        let ctx = GpuContext::for_surface(instance, self.options.backends, &surface)?;
+        log::info!("adapter: {}", ctx.adapter_summary());
+        let size = window.inner_size();
+        let surface = SurfaceState::new(
+            &ctx,
+            surface,
+            (size.width, size.height),
+            self.options.present,
+        )?;
+        let renderer = Renderer::new(&ctx, surface.format());
+        Ok(Gpu {
+            ctx,
+            surface,
+            renderer,
+            window,
+        })
+    }
+
+    fn redraw(&mut self, event_loop: &ActiveEventLoop) {
+        let now = Instant::now();
+        let dt = now.duration_since(self.last_frame).as_secs_f32().min(0.1);
+        self.last_frame = now;
+        self.rig.update(dt);
+        let stats = self.world.frame(&mut self.time);
+        let Some(gpu) = &mut self.gpu else {
+            return;
+        };
+        let frame_texture = match gpu.surface.acquire(&gpu.ctx) {
+            Ok(Some(texture)) => texture,
+            // Minimised, timed out, or just reconfigured: skip this frame.
+            Ok(None) => return,
+            Err(error) => return self.fail(event_loop, error.into()),
+        };
+        let view = frame_texture
+            .texture
+            .create_view(&wgpu::TextureViewDescriptor::default());
+        let camera = self.rig.camera();
+        let frame =
+            self.buffers
+                .extract(&self.world.scene, stats.tick.alpha, camera, &self.overlays);
+        gpu.renderer
+            .render(&gpu.ctx, &frame, &view, gpu.surface.size());
+        gpu.window.pre_present_notify();
+        gpu.ctx.queue.present(frame_texture);
+        self.frames += 1;
+        if self.options.frames.is_some_and(|n| self.frames >= n) {
+            if let Some(path) = self.options.screenshot.clone() {
+                // The same frame, drawn offscreen at the window's size and read back.
+                let (width, height) = gpu.surface.size();
+                let image = gpu
+                    .renderer
+                    .render_to_image(&gpu.ctx, &frame, width, height);
+                match image
+                    .map_err(ViewerError::from)
+                    .and_then(|img| save_png(&img, &path))
+                {
+                    Ok(()) => log::info!("wrote {}", path.display()),
+                    Err(error) => return self.fail(event_loop, error),
+                }
+            }
+            event_loop.exit();
+        }
+    }
+
+    fn key(&mut self, code: KeyCode, pressed: bool, event_loop: &ActiveEventLoop) {
+        let held = match code {
+            KeyCode::KeyW => Some(0),
+            KeyCode::KeyS => Some(1),
+            KeyCode::KeyA => Some(2),
+            KeyCode::KeyD => Some(3),
+            KeyCode::KeyE => Some(4),
+            KeyCode::KeyQ => Some(5),
+            _ => None,
+        };
+        if let Some(i) = held {
+            self.rig.held[i] = pressed;
+        }
+        if !pressed {
+            return;
+        }
+        let clock = &mut self.world.clock;
+        match code {
+            KeyCode::Escape => event_loop.exit(),
+            KeyCode::Space => clock.set_paused(!clock.is_paused()),
+            KeyCode::Period => clock.step_once(),
+            KeyCode::Tab => self.rig.toggle_fly(),
+            KeyCode::KeyG => self.overlays.grid = !self.overlays.grid,
+            KeyCode::KeyB => self.overlays.aabbs = !self.overlays.aabbs,
+            _ => {}
+        }
+    }
+}
+
+impl ApplicationHandler for Viewer {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.gpu.is_some() {
+            return;
+        }
+        match self.init_gpu(event_loop) {
+            Ok(gpu) => {
+                gpu.window.request_redraw();
+                self.gpu = Some(gpu);
+            }
+            Err(error) => self.fail(event_loop, error),
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _: WindowId, event: WindowEvent) {
+        match event {
+            WindowEvent::CloseRequested => event_loop.exit(),
+            WindowEvent::Resized(size) => {
+                if let Some(gpu) = &mut self.gpu {
+                    gpu.surface.resize(&gpu.ctx, size.width, size.height);
+                }
+            }
+            WindowEvent::RedrawRequested => self.redraw(event_loop),
+            WindowEvent::KeyboardInput { event, .. } => {
+                if let PhysicalKey::Code(code) = event.physical_key {
+                    self.key(code, event.state == ElementState::Pressed, event_loop);
+                }
+            }
+            WindowEvent::ModifiersChanged(modifiers) => self.shift = modifiers.state().shift_key(),
+            WindowEvent::MouseInput { state, button, .. } => {
+                let index = match button {
+                    MouseButton::Left => 0,
+                    MouseButton::Middle => 1,
+                    MouseButton::Right => 2,
+                    _ => return,
+                };
+                self.buttons[index] = state == ElementState::Pressed;
+            }
+            WindowEvent::CursorMoved { position, .. } => {
+                if let Some((x, y)) = self.cursor {
+                    let (dx, dy) = ((position.x - x) as f32, (position.y - y) as f32);
+                    let [left, middle, right] = self.buttons;
+                    if middle || (left && self.shift) {
+                        self.rig.drag(dx, dy, true);
+                    } else if left || right {
+                        self.rig.drag(dx, dy, false);
+                    }
+                }
+                self.cursor = Some((position.x, position.y));
+            }
+            WindowEvent::MouseWheel { delta, .. } => {
+                let lines = match delta {
+                    MouseScrollDelta::LineDelta(_, y) => y,
+                    MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
+                };
+                self.rig.wheel(lines);
+            }
+            _ => {}
+        }
+    }
+
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        let Some(gpu) = &self.gpu else {
+            return;
+        };
+        match self.options.fps_cap {
+            Some(fps) if fps > 0.0 => {
+                let next = self.last_frame + Duration::from_secs_f64(1.0 / fps);
+                if Instant::now() >= next {
+                    gpu.window.request_redraw();
+                } else {
+                    event_loop.set_control_flow(ControlFlow::WaitUntil(next));
+                }
+            }
+            _ => gpu.window.request_redraw(),
+        }
+    }
+}
+
+/// Opens a window on the scene and runs until it is closed (or `frames` are drawn).
+///
+/// # Errors
+/// Scene, windowing, GPU and screenshot errors.
+pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
+    let scene = Scene::load(&options.scene)?;
+    let event_loop = EventLoop::new().map_err(|e| ViewerError::Window {
+        message: e.to_string(),
+    })?;
+    let mut viewer = Viewer {
+        rig: CameraRig::new(&scene),
+        world: World::new(scene),
+        options,
+        overlays: Overlays::default(),
+        buffers: FrameBuffers::default(),
+        time: RealTime::default(),
+        gpu: None,
+        frames: 0,
+        error: None,
+        buttons: [false; 3],
+        shift: false,
+        cursor: None,
+        last_frame: Instant::now(),
+    };
+    event_loop
+        .run_app(&mut viewer)
+        .map_err(|e| ViewerError::Window {
+            message: e.to_string(),
+        })?;
+    match viewer.error {
+        Some(error) => Err(error),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,219 @@
+//! Extraction: what the renderer needs from the scene, at one interpolation alpha.
+//!
+//! The renderer knows nothing of the scene; each frame this module walks the
+//! mesh and light columns (packed, front to back) and fills reusable buffers
+//! with instances drawn at `interpolated_world(node, alpha)`, so after the
+//! first frames extraction allocates nothing.
+
+use glam::{Affine3A, Vec3, Vec4};
+
+use crate::render::{
+    Camera, DirectionalLight, FrameData, LineVertex, MeshInstance, OrbitController, PointLight,
+    push_aabb,
+};
+use crate::scene::{CameraSetup, LightKind, NodeId, Scene};
+
+/// Debug drawing asked of an extraction.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Overlays {
+    /// A ground grid.
+    pub grid: bool,
+    /// The world bounding box of every mesh.
+    pub aabbs: bool,
+    /// Nodes to outline (the editor's selection).
+    pub highlight: Vec<NodeId>,
+}
+
+/// Buffers reused from frame to frame.
+#[derive(Debug, Default)]
+pub struct FrameBuffers {
+    /// Mesh instances of the last extraction.
+    pub instances: Vec<MeshInstance>,
+    /// Point lights of the last extraction.
+    pub point_lights: Vec<PointLight>,
+    /// Debug lines of the last extraction.
+    pub lines: Vec<LineVertex>,
+    /// Additive particles.
+    pub additive: Vec<crate::particles::ParticleInstance>,
+    /// Alpha-blended particles.
+    pub alpha_particles: Vec<crate::particles::ParticleInstance>,
+}
+
+/// World-space bounding box of a unit primitive under `model`.
+pub fn mesh_aabb(model: &Affine3A) -> (Vec3, Vec3) {
+    // Every primitive fits the unit cube -0.5..0.5.
+    let center = Vec3::from(model.translation);
+    let m = model.matrix3;
+    let half = 0.5 * (m.x_axis.abs() + m.y_axis.abs() + m.z_axis.abs());
+    (center - Vec3::from(half), center + Vec3::from(half))
+}
+
+impl FrameBuffers {
+    /// Fills the buffers from `scene` and returns the frame to render.
+    pub fn extract<'a>(
+        &'a mut self,
+        scene: &Scene,
+        alpha: f32,
+        camera: Camera,
+        overlays: &Overlays,
+    ) -> FrameData<'a> {
+        self.instances.clear();
+        self.point_lights.clear();
+        self.lines.clear();
+        for (node, mesh) in scene.components.mesh.iter() {
+            let Some(model) = scene.interpolated_world(node, alpha) else {
+                continue;
+            };
+            self.instances.push(MeshInstance {
+                mesh: mesh.mesh,
+                model,
+                color: mesh.material.base_color,
+            });
+            if overlays.aabbs {
+                let (min, max) = mesh_aabb(&model);
+                push_aabb(&mut self.lines, min, max, Vec4::new(0.2, 1.0, 0.4, 1.0));
+            }
+        }
+        for &node in &overlays.highlight {
+            for part in scene.subtree(node) {
+                if scene.get::<crate::scene::MeshRenderer>(part).is_some() {
+                    let model = scene
+                        .interpolated_world(part, alpha)
+                        .unwrap_or(Affine3A::IDENTITY);
+                    let (min, max) = mesh_aabb(&model);
+                    push_aabb(&mut self.lines, min, max, Vec4::new(1.0, 0.6, 0.1, 1.0));
+                }
+            }
+        }
+        let mut sun = None;
+        for (node, light) in scene.components.light.iter() {
+            let Some(world) = scene.interpolated_world(node, alpha) else {
+                continue;
+            };
+            match light.kind {
+                LightKind::Directional if sun.is_none() => {
+                    sun = Some(DirectionalLight {
+                        direction: world
+                            .transform_vector3(Vec3::NEG_Z)
+                            .normalize_or(Vec3::NEG_Y),
+                        color: light.color,
+                        intensity: light.intensity,
+                    });
+                }
+                LightKind::Directional => {}
+                LightKind::Point { range } => self.point_lights.push(PointLight {
+                    position: world.translation.into(),
+                    color: light.color,
+                    intensity: light.intensity,
+                    range,
+                }),
+            }
+        }
+        let env = scene.environment;
+        FrameData {
+            camera,
+            clear_color: env.clear_color.extend(1.0),
+            ambient: env.ambient,
+            // A scene without a sun is lit by ambient and point lights only.
+            sun: sun.unwrap_or(DirectionalLight {
+                intensity: 0.0,
+                ..DirectionalLight::default()
+            }),
+            point_lights: &self.point_lights,
+            instances: &self.instances,
+            additive: &self.additive,
+            alpha: &self.alpha_particles,
+            lines: &self.lines,
+            grid: overlays.grid,
+        }
+    }
+}
+
+/// An orbit camera placed where the scene's camera setup says.
+pub fn orbit_from_setup(setup: &CameraSetup) -> OrbitController {
+    let offset = setup.target - setup.position;
+    let distance = offset.length().max(0.1);
+    let forward = offset / distance;
+    OrbitController {
+        target: setup.target,
+        distance,
+        yaw: (-forward.x).atan2(-forward.z),
+        pitch: (-forward.y).clamp(-1.0, 1.0).asin(),
+        fov_y: setup.fov_y_degrees.clamp(5.0, 150.0).to_radians(),
+        ..OrbitController::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::assets::Primitive;
+    use crate::scene::{Material, MeshRenderer, Transform};
+
+    #[test]
+    fn orbit_from_setup_reproduces_the_setup() {
+        let setup = CameraSetup {
+            position: Vec3::new(26.0, 14.0, 30.0),
+            target: Vec3::new(0.0, 4.0, 0.0),
+            fov_y_degrees: 45.0,
+        };
+        let camera = orbit_from_setup(&setup).camera();
+        assert!(
+            camera.position.distance(setup.position) < 1e-3,
+            "{:?}",
+            camera.position
+        );
+        assert_eq!(camera.target, setup.target);
+    }
+
+    #[test]
+    fn a_moving_node_is_drawn_halfway_at_alpha_one_half() {
+        let mut scene = Scene::new();
+        let node = scene.spawn(None, "box", Transform::IDENTITY).unwrap();
+        scene
+            .insert(
+                node,
+                MeshRenderer {
+                    mesh: Primitive::Cube,
+                    material: Material::default(),
+                },
+            )
+            .unwrap();
+        let mut systems = crate::systems::Systems::new();
+        systems.add("slide", move |scene, _, ctx| {
+            let mut t = scene.local(node).unwrap();
+            t.translation.x += 2.0 * ctx.dt;
+            scene.set_local(node, t).unwrap();
+        });
+        systems.run_step(&mut scene, 0.5);
+        systems.run_step(&mut scene, 0.5);
+        let mut buffers = FrameBuffers::default();
+        let frame = buffers.extract(&scene, 0.5, Camera::default(), &Overlays::default());
+        let x = frame.instances[0].model.translation.x;
+        assert!(
+            (x - 1.5).abs() < 1e-5,
+            "previous step at 1, current at 2, drawn at {x}"
+        );
+    }
+
+    #[test]
+    fn aabb_of_a_rotated_cube_encloses_its_corners() {
+        let model = Transform::from_translation(Vec3::X)
+            .with_rotation(glam::Quat::from_rotation_y(0.7))
+            .with_scale(Vec3::new(2.0, 1.0, 3.0))
+            .to_affine();
+        let (min, max) = mesh_aabb(&model);
+        for corner in 0..8 {
+            let c = Vec3::new(
+                if corner & 1 == 0 { -0.5 } else { 0.5 },
+                if corner & 2 == 0 { -0.5 } else { 0.5 },
+                if corner & 4 == 0 { -0.5 } else { 0.5 },
+            );
+            let p = model.transform_point3(c);
+            assert!(
+                p.cmpge(min - 1e-5).all() && p.cmple(max + 1e-5).all(),
+                "{p} outside"
+            );
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//! The `keel-viewer` command line: bad scenes exit with code 2 and the scene
+//! error's message; headless rendering writes a PNG that is not blank.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn viewer() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_keel-viewer"))
+}
+
+#[test]
+fn a_missing_scene_exits_2_naming_the_file() {
+    let out = viewer()
+        .args(["/no/such/scene.ron", "--headless"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("/no/such/scene.ron"), "{stderr}");
+}
+
+#[test]
+fn a_broken_scene_exits_2_with_file_line_and_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("broken.ron");
+    std::fs::write(&path, "(\n  version: 1,\n  nodes: [ (name: 3) ],\n)\n").unwrap();
+    let out = viewer().arg(&path).arg("--headless").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("broken.ron:3:"), "{stderr}");
+}
+
+#[test]
+fn bad_arguments_exit_2_with_usage() {
+    let out = viewer().args(["--size", "wide"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--size") && stderr.contains("usage:"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn headless_screenshot_of_the_demo_is_not_blank() {
+    let dir = tempfile::tempdir().unwrap();
+    let shot: PathBuf = dir.path().join("demo.png");
+    let out = viewer()
+        .args([
+            "--headless",
+            "--frames",
+            "5",
+            "--size",
+            "320x180",
+            "--screenshot",
+        ])
+        .arg(&shot)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success()
+        && stderr.contains("no adapter")
+        && std::env::var("KEEL_REQUIRE_GPU").as_deref() != Ok("1")
+    {
+        eprintln!("skipping: {stderr}");
+        return;
+    }
+    assert!(out.status.success(), "{stderr}");
+    let image = image::open(&shot).unwrap().to_rgba8();
+    assert_eq!(image.dimensions(), (320, 180));
+    let first = *image.get_pixel(0, 0);
+    let differing = image.pixels().filter(|p| **p != first).count();
+    assert!(
+        differing > 320 * 180 / 4,
+        "only {differing} pixels differ from the corner"
+    );
+}

@@ -1,0 +1,262 @@
+//! The scene drawn through extraction: a hierarchy golden image (the ship at
+//! a fixed fixed-step count, every level moved by its own behaviour), and the
+//! interpolation check that a node moving at constant speed is drawn halfway
+//! between its fixed-step positions at alpha 0.5.
+
+mod common;
+
+use common::{assert_matches_golden, gpu_or_skip};
+use glam::{Quat, Vec3};
+use keel_engine::assets::Primitive;
+use keel_engine::extract::{FrameBuffers, Overlays};
+use keel_engine::render::{Camera, Renderer, wgpu};
+use keel_engine::scene::{
+    Light, LightKind, Material, MeshRenderer, NodeId, Oscillate, Scene, Spin, Transform,
+};
+use keel_engine::world::World;
+
+fn part(scene: &mut Scene, parent: NodeId, mesh: Primitive, at: Vec3, scale: Vec3, rgb: [f32; 3]) {
+    let id = scene
+        .spawn(
+            Some(parent),
+            "part",
+            Transform::from_translation(at).with_scale(scale),
+        )
+        .unwrap();
+    let material = Material::rgb(rgb[0], rgb[1], rgb[2]);
+    scene.insert(id, MeshRenderer { mesh, material }).unwrap();
+}
+
+/// Ship > mast > arm > lamp, each level animated, over a plane.
+fn hierarchy_scene() -> Scene {
+    let mut scene = Scene::new();
+    let sun = scene
+        .spawn(
+            None,
+            "sun",
+            Transform::IDENTITY.with_rotation(Quat::from_euler(
+                glam::EulerRot::YXZ,
+                0.5,
+                -0.9,
+                0.0,
+            )),
+        )
+        .unwrap();
+    scene
+        .insert(
+            sun,
+            Light {
+                kind: LightKind::Directional,
+                color: Vec3::ONE,
+                intensity: 2.5,
+            },
+        )
+        .unwrap();
+    let sea = scene
+        .spawn(
+            None,
+            "sea",
+            Transform::IDENTITY.with_scale(Vec3::new(20.0, 1.0, 20.0)),
+        )
+        .unwrap();
+    scene
+        .insert(
+            sea,
+            MeshRenderer {
+                mesh: Primitive::Plane,
+                material: Material::rgb(0.02, 0.12, 0.2),
+            },
+        )
+        .unwrap();
+    let ship = scene
+        .spawn(None, "ship", Transform::from_translation(Vec3::Y * 0.5))
+        .unwrap();
+    scene
+        .insert(ship, Oscillate::new(Vec3::Z, 0.2, 0.25, 0.0).rocking())
+        .unwrap();
+    part(
+        &mut scene,
+        ship,
+        Primitive::Cube,
+        Vec3::ZERO,
+        Vec3::new(1.6, 0.8, 4.0),
+        [0.3, 0.12, 0.04],
+    );
+    let mast = scene
+        .spawn(
+            Some(ship),
+            "mast",
+            Transform::from_translation(Vec3::Y * 0.4),
+        )
+        .unwrap();
+    scene
+        .insert(
+            mast,
+            Spin {
+                axis: Vec3::Y,
+                rate: 0.8,
+            },
+        )
+        .unwrap();
+    part(
+        &mut scene,
+        mast,
+        Primitive::Cylinder,
+        Vec3::Y * 1.5,
+        Vec3::new(0.2, 3.0, 0.2),
+        [0.15, 0.07, 0.02],
+    );
+    let arm = scene
+        .spawn(
+            Some(mast),
+            "arm",
+            Transform::from_translation(Vec3::Y * 2.6),
+        )
+        .unwrap();
+    scene
+        .insert(arm, Oscillate::new(Vec3::X, 0.6, 0.5, 0.0))
+        .unwrap();
+    part(
+        &mut scene,
+        arm,
+        Primitive::Cube,
+        Vec3::ZERO,
+        Vec3::new(2.0, 0.15, 0.15),
+        [0.6, 0.6, 0.6],
+    );
+    let lamp = scene
+        .spawn(Some(arm), "lamp", Transform::from_translation(Vec3::X))
+        .unwrap();
+    scene
+        .insert(
+            lamp,
+            Spin {
+                axis: Vec3::X,
+                rate: 2.0,
+            },
+        )
+        .unwrap();
+    part(
+        &mut scene,
+        lamp,
+        Primitive::Cone,
+        Vec3::ZERO,
+        Vec3::splat(0.5),
+        [0.9, 0.6, 0.1],
+    );
+    part(
+        &mut scene,
+        lamp,
+        Primitive::Sphere,
+        Vec3::Y * 0.4,
+        Vec3::splat(0.3),
+        [0.8, 0.1, 0.1],
+    );
+    scene
+}
+
+fn camera() -> Camera {
+    Camera {
+        position: Vec3::new(6.0, 5.0, 7.0),
+        target: Vec3::new(0.0, 1.5, 0.0),
+        ..Camera::default()
+    }
+}
+
+#[test]
+fn hierarchy() {
+    let Some(ctx) = gpu_or_skip() else { return };
+    let mut world = World::new(hierarchy_scene());
+    for _ in 0..45 {
+        world.step();
+    }
+    let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
+    let mut buffers = FrameBuffers::default();
+    let frame = buffers.extract(&world.scene, 1.0, camera(), &Overlays::default());
+    let image = renderer.render_to_image(&ctx, &frame, 256, 256).unwrap();
+    assert_eq!(
+        renderer.stats().instances_drawn,
+        6,
+        "sea, hull, mast, arm, cone and sphere: nothing culled"
+    );
+    assert_matches_golden("hierarchy", &image);
+}
+
+#[test]
+fn a_node_moving_at_constant_speed_is_drawn_halfway_at_alpha_half() {
+    let Some(ctx) = gpu_or_skip() else { return };
+    let mut scene = Scene::new();
+    let sun = scene
+        .spawn(
+            None,
+            "sun",
+            Transform::IDENTITY.with_rotation(Quat::from_rotation_x(-1.2)),
+        )
+        .unwrap();
+    scene
+        .insert(
+            sun,
+            Light {
+                kind: LightKind::Directional,
+                color: Vec3::ONE,
+                intensity: 3.0,
+            },
+        )
+        .unwrap();
+    let cube = scene
+        .spawn(
+            None,
+            "cube",
+            Transform::from_translation(Vec3::new(-2.0, 0.0, 0.0)),
+        )
+        .unwrap();
+    scene
+        .insert(
+            cube,
+            MeshRenderer {
+                mesh: Primitive::Cube,
+                material: Material::rgb(1.0, 1.0, 1.0),
+            },
+        )
+        .unwrap();
+    scene.environment.clear_color = Vec3::ZERO;
+    let mut world = World::new(scene);
+    world.systems.add("slide", move |scene, _, ctx| {
+        let mut t = scene.local(cube).unwrap();
+        t.translation.x += 60.0 * ctx.dt; // one unit per 1/60 s step
+        scene.set_local(cube, t).unwrap();
+    });
+    world.step();
+    world.step();
+    let view = Camera {
+        position: Vec3::new(0.0, 0.0, 10.0),
+        target: Vec3::ZERO,
+        ..Camera::default()
+    };
+    let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
+    let mut buffers = FrameBuffers::default();
+    // Centre of mass of the lit pixels, in columns, at three alphas.
+    let mut centre = |alpha: f32| {
+        let frame = buffers.extract(&world.scene, alpha, view, &Overlays::default());
+        let image = renderer.render_to_image(&ctx, &frame, 200, 100).unwrap();
+        let (mut sum, mut count) = (0.0f64, 0.0f64);
+        for (x, _, pixel) in image.enumerate_pixels() {
+            if pixel.0[0] > 40 {
+                sum += f64::from(x);
+                count += 1.0;
+            }
+        }
+        assert!(count > 50.0, "the cube must be visible at alpha {alpha}");
+        sum / count
+    };
+    let (start, half, end) = (centre(0.0), centre(0.5), centre(1.0));
+    assert!(
+        end > start + 5.0,
+        "the cube moved right on screen: {start} -> {end}"
+    );
+    let midpoint = (start + end) / 2.0;
+    assert!(
+        (half - midpoint).abs() < 1.0,
+        "drawn at column {half}, halfway is {midpoint}"
+    );
+}
