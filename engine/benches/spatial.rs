@@ -8,7 +8,9 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use criterion::{BenchmarkGroup, Criterion, SamplingMode, criterion_group, criterion_main, measurement::WallTime};
+use criterion::{
+    BenchmarkGroup, Criterion, SamplingMode, criterion_group, criterion_main, measurement::WallTime,
+};
 use glam::{Vec2, Vec3};
 use keel_engine::spatial::{Aabb, LooseOctree, Ray, Rect, RowGrid};
 use rstar::{AABB, RTree, RTreeObject};
@@ -140,7 +142,10 @@ impl RTreeObject for RBox {
 }
 
 fn rboxes(data: &[Aabb]) -> Vec<RBox> {
-    data.iter().enumerate().map(|(i, b)| RBox::new(b, i as u32)).collect()
+    data.iter()
+        .enumerate()
+        .map(|(i, b)| RBox::new(b, i as u32))
+        .collect()
 }
 
 fn brute_query(data: &[Aabb], area: &Aabb, out: &mut Vec<u32>) {
@@ -178,7 +183,12 @@ fn brute_pairs(data: &[Aabb], out: &mut Vec<(u32, u32)>) {
 
 /// The grid works on the ground plane: it finds the pairs whose x/z
 /// footprints overlap, and the y test completes the 3D answer.
-fn grid_pairs(grid: &mut RowGrid<u32>, data: &[Aabb], flat: &mut Vec<(u32, u32)>, out: &mut Vec<(u32, u32)>) {
+fn grid_pairs(
+    grid: &mut RowGrid<u32>,
+    data: &[Aabb],
+    flat: &mut Vec<(u32, u32)>,
+    out: &mut Vec<(u32, u32)>,
+) {
     grid.pairs(flat);
     out.clear();
     out.extend(flat.iter().copied().filter(|&(a, b)| {
@@ -253,7 +263,11 @@ fn bench_queries(group: &mut BenchmarkGroup<'_, WallTime>, data: &[Aabb]) {
             for q in &queries {
                 let envelope = AABB::from_corners(q.min.to_array(), q.max.to_array());
                 out.clear();
-                out.extend(rtree.locate_in_envelope_intersecting(&envelope).map(|o| o.key));
+                out.extend(
+                    rtree
+                        .locate_in_envelope_intersecting(&envelope)
+                        .map(|o| o.key),
+                );
                 found += out.len();
             }
             black_box(found)
@@ -324,7 +338,10 @@ fn bench_updates(group: &mut BenchmarkGroup<'_, WallTime>, data: &[Aabb]) {
             for &(i, d) in &moves {
                 let old = current[i];
                 let moved = RBox::new(
-                    &shift(&Aabb::new(Vec3::from(old.min), Vec3::from(old.max)), d * sign),
+                    &shift(
+                        &Aabb::new(Vec3::from(old.min), Vec3::from(old.max)),
+                        d * sign,
+                    ),
                     old.key,
                 );
                 rtree.remove(&old).expect("object present");
@@ -339,19 +356,33 @@ fn bench_updates(group: &mut BenchmarkGroup<'_, WallTime>, data: &[Aabb]) {
 fn bench_pairs(group: &mut BenchmarkGroup<'_, WallTime>) {
     let data = boxes(PAIRS, 5);
     let mut octree = build_octree(&data);
-    let mut grid = RowGrid::new(Rect::new(Vec2::ZERO, Vec2::splat(WORLD)), 32.0).expect("valid grid");
+    let mut grid =
+        RowGrid::new(Rect::new(Vec2::ZERO, Vec2::splat(WORLD)), 32.0).expect("valid grid");
     for (i, b) in data.iter().enumerate() {
-        grid.insert(i as u32, b.ground_rect()).expect("finite bounds");
+        grid.insert(i as u32, b.ground_rect())
+            .expect("finite bounds");
     }
     let mut out = Vec::new();
     let mut flat = Vec::new();
     brute_pairs(&data, &mut out);
     let expected = sorted_pairs(&out);
     octree.pairs(&mut out);
-    assert_eq!(sorted_pairs(&out), expected, "octree pairs disagree with brute force");
+    assert_eq!(
+        sorted_pairs(&out),
+        expected,
+        "octree pairs disagree with brute force"
+    );
     grid_pairs(&mut grid, &data, &mut flat, &mut out);
-    assert_eq!(sorted_pairs(&out), expected, "grid pairs disagree with brute force");
-    println!("pairs/10000: {} overlapping pairs, {} footprint pairs", expected.len(), flat.len());
+    assert_eq!(
+        sorted_pairs(&out),
+        expected,
+        "grid pairs disagree with brute force"
+    );
+    println!(
+        "pairs/10000: {} overlapping pairs, {} footprint pairs",
+        expected.len(),
+        flat.len()
+    );
 
     group.bench_function("pairs/octree/10000", |b| {
         b.iter(|| {

@@ -213,22 +213,28 @@ where
         match *op {
             Op::Insert(k, b) => {
                 let result = structure.insert(k, b);
-                if model.contains_key(&k) {
-                    let duplicate = matches!(result, Err(SpatialError::DuplicateKey { .. }));
-                    prop_assert!(duplicate, "insert of present key {k}: {result:?}");
-                } else {
-                    prop_assert!(result.is_ok(), "insert {k} {b:?}: {result:?}");
-                    model.insert(k, b);
+                match model.entry(k) {
+                    std::collections::btree_map::Entry::Occupied(_) => {
+                        let duplicate = matches!(result, Err(SpatialError::DuplicateKey { .. }));
+                        prop_assert!(duplicate, "insert of present key {k}: {result:?}");
+                    }
+                    std::collections::btree_map::Entry::Vacant(slot) => {
+                        prop_assert!(result.is_ok(), "insert {k} {b:?}: {result:?}");
+                        slot.insert(b);
+                    }
                 }
             }
             Op::Update(k, b) => {
                 let result = structure.update(k, b);
-                if model.contains_key(&k) {
-                    prop_assert!(result.is_ok(), "update {k} {b:?}: {result:?}");
-                    model.insert(k, b);
-                } else {
-                    let unknown = matches!(result, Err(SpatialError::UnknownKey { .. }));
-                    prop_assert!(unknown, "update of absent key {k}: {result:?}");
+                match model.get_mut(&k) {
+                    Some(stored) => {
+                        prop_assert!(result.is_ok(), "update {k} {b:?}: {result:?}");
+                        *stored = b;
+                    }
+                    None => {
+                        let unknown = matches!(result, Err(SpatialError::UnknownKey { .. }));
+                        prop_assert!(unknown, "update of absent key {k}: {result:?}");
+                    }
                 }
             }
             Op::Nudge(k, d) => {
@@ -260,8 +266,16 @@ where
 
 fn frustum_from(eye: Vec3, target: Vec3, fov: f32, near: f32, depth: f32) -> Frustum {
     let forward = target - eye;
-    let forward = if forward.length() < 1.0 { Vec3::NEG_Z } else { forward };
-    let up = if forward.normalize().y.abs() > 0.99 { Vec3::Z } else { Vec3::Y };
+    let forward = if forward.length() < 1.0 {
+        Vec3::NEG_Z
+    } else {
+        forward
+    };
+    let up = if forward.normalize().y.abs() > 0.99 {
+        Vec3::Z
+    } else {
+        Vec3::Y
+    };
     let view = Mat4::look_to_rh(eye, forward, up);
     Frustum::from_view_projection(&(Mat4::perspective_rh(fov, 1.4, near, near + depth) * view))
 }
@@ -283,11 +297,20 @@ fn queries3() -> impl Strategy<Value = Queries3> {
     let max_distance = prop_oneof![Just(f32::INFINITY), 0.0f32..150.0];
     (
         prop::collection::vec(aabb(), 4),
-        prop::collection::vec((center3(), 0.0f32..80.0).prop_map(|(c, r)| Sphere::new(c, r)), 3),
+        prop::collection::vec(
+            (center3(), 0.0f32..80.0).prop_map(|(c, r)| Sphere::new(c, r)),
+            3,
+        ),
         prop::collection::vec((vec3_in(-80.0, 80.0), ray_dir, max_distance), 4),
         prop::collection::vec((center3(), 0usize..12), 3),
         prop::collection::vec(
-            (vec3_in(-80.0, 80.0), vec3_in(-60.0, 60.0), 0.3f32..2.5, 0.1f32..5.0, 1.0f32..300.0),
+            (
+                vec3_in(-80.0, 80.0),
+                vec3_in(-60.0, 60.0),
+                0.3f32..2.5,
+                0.1f32..5.0,
+                1.0f32..300.0,
+            ),
             2,
         ),
     )
@@ -308,7 +331,11 @@ fn check_octree_queries(
     let mut out = Vec::new();
     for area in &q.boxes {
         tree.query_aabb(area, &mut out);
-        let expected: Vec<_> = model.iter().filter(|(_, b)| b.intersects(area)).map(|(k, _)| *k).collect();
+        let expected: Vec<_> = model
+            .iter()
+            .filter(|(_, b)| b.intersects(area))
+            .map(|(k, _)| *k)
+            .collect();
         prop_assert_eq!(sorted(&out), expected, "aabb query {:?}", area);
     }
     for sphere in &q.spheres {
@@ -328,23 +355,44 @@ fn check_octree_queries(
             .filter(|(_, b)| frustum.intersects_aabb(b))
             .map(|(k, _)| *k)
             .collect();
-        prop_assert_eq!(sorted(&out), expected, "frustum query from {} to {}", eye, target);
+        prop_assert_eq!(
+            sorted(&out),
+            expected,
+            "frustum query from {} to {}",
+            eye,
+            target
+        );
     }
     let mut hits = Vec::new();
     for &(origin, dir, max_distance) in &q.rays {
-        let Ok(ray) = Ray::new(origin, dir) else { continue };
+        let Ok(ray) = Ray::new(origin, dir) else {
+            continue;
+        };
         tree.raycast(&ray, max_distance, &mut hits);
-        prop_assert!(hits.windows(2).all(|w| w[0].1 <= w[1].1), "hits not nearest-first: {hits:?}");
+        prop_assert!(
+            hits.windows(2).all(|w| w[0].1 <= w[1].1),
+            "hits not nearest-first: {hits:?}"
+        );
         let mut expected: Vec<(Key, f32)> = model
             .iter()
-            .filter_map(|(k, b)| ray.intersect_aabb(b).filter(|t| *t <= max_distance).map(|t| (*k, t)))
+            .filter_map(|(k, b)| {
+                ray.intersect_aabb(b)
+                    .filter(|t| *t <= max_distance)
+                    .map(|t| (*k, t))
+            })
             .collect();
-        let by_distance_then_key = |a: &(Key, f32), b: &(Key, f32)| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0));
+        let by_distance_then_key =
+            |a: &(Key, f32), b: &(Key, f32)| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0));
         expected.sort_by(by_distance_then_key);
         hits.sort_by(by_distance_then_key);
         prop_assert_eq!(&hits, &expected, "raycast {:?}", ray);
         let nearest = tree.raycast_nearest(&ray, max_distance);
-        prop_assert_eq!(nearest.map(|h| h.1), expected.first().map(|h| h.1), "nearest hit of {:?}", ray);
+        prop_assert_eq!(
+            nearest.map(|h| h.1),
+            expected.first().map(|h| h.1),
+            "nearest hit of {:?}",
+            ray
+        );
         if let Some((k, t)) = nearest {
             prop_assert_eq!(ray.intersect_aabb(&model[&k]), Some(t));
         }
@@ -352,7 +400,10 @@ fn check_octree_queries(
     let mut near = Vec::new();
     for &(point, k) in &q.points {
         tree.nearest(point, k, &mut near);
-        let mut expected: Vec<f32> = model.values().map(|b| b.distance_squared_to_point(point).sqrt()).collect();
+        let mut expected: Vec<f32> = model
+            .values()
+            .map(|b| b.distance_squared_to_point(point).sqrt())
+            .collect();
         expected.sort_by(f32::total_cmp);
         expected.truncate(k);
         let got: Vec<f32> = near.iter().map(|h| h.1).collect();
@@ -360,7 +411,13 @@ fn check_octree_queries(
         for (key, d) in &near {
             prop_assert_eq!(*d, model[key].distance_squared_to_point(point).sqrt());
         }
-        prop_assert_eq!(sorted(&near.iter().map(|h| h.0).collect::<Vec<_>>()).windows(2).filter(|w| w[0] == w[1]).count(), 0);
+        prop_assert_eq!(
+            sorted(&near.iter().map(|h| h.0).collect::<Vec<_>>())
+                .windows(2)
+                .filter(|w| w[0] == w[1])
+                .count(),
+            0
+        );
     }
     let mut pairs = Vec::new();
     tree.pairs(&mut pairs);
@@ -387,10 +444,17 @@ struct Queries2 {
 fn queries2() -> impl Strategy<Value = Queries2> {
     (
         prop::collection::vec(rect(), 4),
-        prop::collection::vec((center2(), 0.0f32..80.0).prop_map(|(c, r)| Circle::new(c, r)), 3),
+        prop::collection::vec(
+            (center2(), 0.0f32..80.0).prop_map(|(c, r)| Circle::new(c, r)),
+            3,
+        ),
         prop::collection::vec((center2(), 0usize..12), 3),
     )
-        .prop_map(|(rects, circles, points)| Queries2 { rects, circles, points })
+        .prop_map(|(rects, circles, points)| Queries2 {
+            rects,
+            circles,
+            points,
+        })
 }
 
 fn brute_pairs_2d(model: &BTreeMap<Key, Rect>) -> Vec<(Key, Key)> {
@@ -407,16 +471,25 @@ fn brute_pairs_2d(model: &BTreeMap<Key, Rect>) -> Vec<(Key, Key)> {
 }
 
 fn brute_rect_query(model: &BTreeMap<Key, Rect>, area: &Rect) -> Vec<Key> {
-    model.iter().filter(|(_, b)| b.intersects(area)).map(|(k, _)| *k).collect()
+    model
+        .iter()
+        .filter(|(_, b)| b.intersects(area))
+        .map(|(k, _)| *k)
+        .collect()
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
     #[test]
-    fn octree_matches_brute_force(ops in ops3(), queries in queries3(), max_depth in 2u32..8) {
+    fn octree_matches_brute_force(
+        ops in ops3(),
+        queries in queries3(),
+        max_depth in 2u32..8,
+        leaf_capacity in prop_oneof![1usize..8, Just(64)],
+    ) {
         let world = Aabb::new(Vec3::splat(-50.0), Vec3::splat(50.0));
-        let mut tree = LooseOctree::with_max_depth(world, max_depth).unwrap();
+        let mut tree = LooseOctree::with_config(world, max_depth, leaf_capacity).unwrap();
         let model = run_ops(&mut tree, &ops, |b, d| Aabb::new(b.min + d, b.max + d))?;
         check_octree_queries(&mut tree, &model, &queries)?;
         let mut cells = Vec::new();
@@ -431,9 +504,14 @@ proptest! {
     }
 
     #[test]
-    fn quadtree_matches_brute_force(ops in ops2(), queries in queries2(), max_depth in 2u32..8) {
+    fn quadtree_matches_brute_force(
+        ops in ops2(),
+        queries in queries2(),
+        max_depth in 2u32..8,
+        leaf_capacity in prop_oneof![1usize..8, Just(64)],
+    ) {
         let world = Rect::new(Vec2::splat(-50.0), Vec2::splat(50.0));
-        let mut tree = Quadtree::with_max_depth(world, max_depth).unwrap();
+        let mut tree = Quadtree::with_config(world, max_depth, leaf_capacity).unwrap();
         let model = run_ops(&mut tree, &ops, |b, d| Rect::new(b.min + d, b.max + d))?;
         let mut out = Vec::new();
         for area in &queries.rects {
@@ -530,11 +608,25 @@ fn one_object_over_the_whole_world_among_10000_small_ones() {
         grid.insert(i as u32, b.ground_rect()).unwrap();
         boxes.push((i as u32, b));
     }
-    assert_eq!(octree.outside_len(), 0, "the world-sized box fits the loose root");
-    assert!(octree.depth() >= 3, "small objects must still be filed deep, depth {}", octree.depth());
+    assert_eq!(
+        octree.outside_len(),
+        0,
+        "the world-sized box fits the loose root"
+    );
+    assert!(
+        octree.depth() >= 3,
+        "small objects must still be filed deep, depth {}",
+        octree.depth()
+    );
 
     let area = Aabb::new(Vec3::new(-40.0, -500.0, 10.0), Vec3::new(25.0, 500.0, 60.0));
-    let expected: Vec<u32> = sorted(&boxes.iter().filter(|(_, b)| b.intersects(&area)).map(|(k, _)| *k).collect::<Vec<_>>());
+    let expected: Vec<u32> = sorted(
+        &boxes
+            .iter()
+            .filter(|(_, b)| b.intersects(&area))
+            .map(|(k, _)| *k)
+            .collect::<Vec<_>>(),
+    );
     let mut out = Vec::new();
     octree.query_aabb(&area, &mut out);
     assert_eq!(sorted(&out), expected);
@@ -546,7 +638,10 @@ fn one_object_over_the_whole_world_among_10000_small_ones() {
     let expected3 = sweep_pairs(&boxes, |b| b.min.x, |b| b.max.x, |a, b| a.intersects(b));
     let rects: Vec<_> = boxes.iter().map(|(k, b)| (*k, b.ground_rect())).collect();
     let expected2 = sweep_pairs(&rects, |r| r.min.x, |r| r.max.x, |a, b| a.intersects(b));
-    assert!(expected3.len() >= 10_000, "the huge box overlaps everything");
+    assert!(
+        expected3.len() >= 10_000,
+        "the huge box overlaps everything"
+    );
     let mut pairs = Vec::new();
     octree.pairs(&mut pairs);
     assert_eq!(normalised(&pairs), expected3);
@@ -577,8 +672,16 @@ fn ten_thousand_objects_at_one_point() {
         quadtree.insert(i, b.ground_rect()).unwrap();
         grid.insert(i, b.ground_rect()).unwrap();
     }
-    assert!(octree.depth() <= max_depth as usize, "depth {} past the limit", octree.depth());
-    assert!(quadtree.depth() <= max_depth as usize, "depth {} past the limit", quadtree.depth());
+    assert!(
+        octree.depth() <= max_depth as usize,
+        "depth {} past the limit",
+        octree.depth()
+    );
+    assert!(
+        quadtree.depth() <= max_depth as usize,
+        "depth {} past the limit",
+        quadtree.depth()
+    );
 
     let probe = Aabb::from_center_half_extents(spot, Vec3::splat(0.001));
     let elsewhere = Aabb::from_center_half_extents(spot + 1.0, Vec3::splat(0.5));
@@ -643,10 +746,16 @@ fn objects_far_outside_the_initial_bounds_are_found() {
     let mut grid = RowGrid::new(world2(), 10.0).unwrap();
     let mut boxes = Vec::new();
     for (i, p) in scatter(500, 5, WORLD_HALF).iter().enumerate() {
-        boxes.push((i as u32, Aabb::from_center_half_extents(*p, Vec3::splat(2.0))));
+        boxes.push((
+            i as u32,
+            Aabb::from_center_half_extents(*p, Vec3::splat(2.0)),
+        ));
     }
     for (i, p) in far.iter().enumerate() {
-        boxes.push((1000 + i as u32, Aabb::from_center_half_extents(*p, Vec3::splat(1.0))));
+        boxes.push((
+            1000 + i as u32,
+            Aabb::from_center_half_extents(*p, Vec3::splat(1.0)),
+        ));
     }
     for (k, b) in &boxes {
         octree.insert(*k, *b).unwrap();
@@ -671,7 +780,10 @@ fn objects_far_outside_the_initial_bounds_are_found() {
         assert_eq!(near, [(key, 0.0)]);
     }
     let ray = Ray::new(Vec3::new(1_000.0, 0.0, 0.0), Vec3::X).unwrap();
-    assert_eq!(octree.raycast_nearest(&ray, f32::INFINITY).map(|h| h.0), Some(1000));
+    assert_eq!(
+        octree.raycast_nearest(&ray, f32::INFINITY).map(|h| h.0),
+        Some(1000)
+    );
 
     // Everything still agrees with brute force after moving far objects in
     // and near objects out.
@@ -689,8 +801,17 @@ fn objects_far_outside_the_initial_bounds_are_found() {
     let everywhere = Aabb::new(Vec3::splat(-1e31), Vec3::splat(1e31));
     octree.query_aabb(&everywhere, &mut out);
     assert_eq!(out.len(), boxes.len());
-    for area in [Aabb::new(Vec3::splat(-100.0), Vec3::splat(300.0)), Aabb::new(Vec3::splat(-5e4), Vec3::splat(-1e3))] {
-        let expected = sorted(&boxes.iter().filter(|(_, b)| b.intersects(&area)).map(|(k, _)| *k).collect::<Vec<_>>());
+    for area in [
+        Aabb::new(Vec3::splat(-100.0), Vec3::splat(300.0)),
+        Aabb::new(Vec3::splat(-5e4), Vec3::splat(-1e3)),
+    ] {
+        let expected = sorted(
+            &boxes
+                .iter()
+                .filter(|(_, b)| b.intersects(&area))
+                .map(|(k, _)| *k)
+                .collect::<Vec<_>>(),
+        );
         octree.query_aabb(&area, &mut out);
         assert_eq!(sorted(&out), expected);
         let flat_expected = sorted(
@@ -707,5 +828,8 @@ fn objects_far_outside_the_initial_bounds_are_found() {
     }
     let mut pairs = Vec::new();
     octree.pairs(&mut pairs);
-    assert_eq!(normalised(&pairs), sweep_pairs(&boxes, |b| b.min.x, |b| b.max.x, |a, b| a.intersects(b)));
+    assert_eq!(
+        normalised(&pairs),
+        sweep_pairs(&boxes, |b| b.min.x, |b| b.max.x, |a, b| a.intersects(b))
+    );
 }

@@ -233,7 +233,9 @@ impl<K: Copy + Eq + Hash + Debug> RowGrid<K> {
     /// outside the world land in the border cells. Monotone in `v`, so two
     /// overlapping rectangles always share a cell.
     fn cell(v: f32, origin: f32, inv_cell: f32, count: u32) -> u32 {
-        ((v - origin) * inv_cell).floor().clamp(0.0, (count - 1) as f32) as u32
+        ((v - origin) * inv_cell)
+            .floor()
+            .clamp(0.0, (count - 1) as f32) as u32
     }
 
     fn range(&self, rect: &Rect) -> CellRange {
@@ -465,7 +467,8 @@ impl<K: Copy + Eq + Hash + Debug> RowGrid<K> {
                 }
                 for (i, a) in candidates.iter().enumerate() {
                     for b in &candidates[i + 1..] {
-                        if a.x0.max(b.x0) == x && a.y0.max(b.y0) == y && a.rect.intersects(&b.rect) {
+                        if a.x0.max(b.x0) == x && a.y0.max(b.y0) == y && a.rect.intersects(&b.rect)
+                        {
                             out.push((a.key, b.key));
                         }
                     }
@@ -509,7 +512,8 @@ mod tests {
     #[test]
     fn spanning_element_is_filed_in_every_covered_cell_once() {
         let mut g = grid();
-        g.insert(1, Rect::new(Vec2::new(5.0, 15.0), Vec2::new(34.0, 21.0))).unwrap();
+        g.insert(1, Rect::new(Vec2::new(5.0, 15.0), Vec2::new(34.0, 21.0)))
+            .unwrap();
         assert_eq!(g.entries(), 4 * 2, "x cells 0..=3, y cells 1..=2");
         check(&g);
         let mut out = Vec::new();
@@ -520,31 +524,53 @@ mod tests {
     #[test]
     fn outside_elements_clamp_to_the_border() {
         let mut g = grid();
-        g.insert(1, Rect::new(Vec2::new(-500.0, 50.0), Vec2::new(-400.0, 51.0))).unwrap();
-        g.insert(2, Rect::new(Vec2::splat(1e30), Vec2::splat(2e30))).unwrap();
+        g.insert(
+            1,
+            Rect::new(Vec2::new(-500.0, 50.0), Vec2::new(-400.0, 51.0)),
+        )
+        .unwrap();
+        g.insert(2, Rect::new(Vec2::splat(1e30), Vec2::splat(2e30)))
+            .unwrap();
         check(&g);
         let mut out = Vec::new();
-        g.query_rect(&Rect::new(Vec2::new(-450.0, 50.5), Vec2::new(-449.0, 50.6)), &mut out);
+        g.query_rect(
+            &Rect::new(Vec2::new(-450.0, 50.5), Vec2::new(-449.0, 50.6)),
+            &mut out,
+        );
         assert_eq!(out, [1]);
-        g.query_rect(&Rect::new(Vec2::splat(1.5e30), Vec2::splat(1.6e30)), &mut out);
+        g.query_rect(
+            &Rect::new(Vec2::splat(1.5e30), Vec2::splat(1.6e30)),
+            &mut out,
+        );
         assert_eq!(out, [2]);
-        g.query_rect(&Rect::new(Vec2::new(0.0, 50.0), Vec2::new(5.0, 51.0)), &mut out);
-        assert!(out.is_empty(), "border cell candidates must still be tested: {out:?}");
+        g.query_rect(
+            &Rect::new(Vec2::new(0.0, 50.0), Vec2::new(5.0, 51.0)),
+            &mut out,
+        );
+        assert!(
+            out.is_empty(),
+            "border cell candidates must still be tested: {out:?}"
+        );
     }
 
     #[test]
     fn update_relinks_and_remove_recycles_nodes() {
         let mut g = grid();
-        g.insert(1, Rect::new(Vec2::splat(1.0), Vec2::splat(2.0))).unwrap();
-        g.insert(2, Rect::new(Vec2::splat(1.5), Vec2::splat(25.0))).unwrap();
-        g.update(1, Rect::new(Vec2::splat(1.2), Vec2::splat(2.2))).unwrap();
+        g.insert(1, Rect::new(Vec2::splat(1.0), Vec2::splat(2.0)))
+            .unwrap();
+        g.insert(2, Rect::new(Vec2::splat(1.5), Vec2::splat(25.0)))
+            .unwrap();
+        g.update(1, Rect::new(Vec2::splat(1.2), Vec2::splat(2.2)))
+            .unwrap();
         check(&g);
-        g.update(2, Rect::new(Vec2::splat(50.0), Vec2::splat(55.0))).unwrap();
+        g.update(2, Rect::new(Vec2::splat(50.0), Vec2::splat(55.0)))
+            .unwrap();
         check(&g);
         let nodes_before: usize = g.lines.iter().map(|r| r.nodes.len()).sum();
         assert!(g.remove(2));
         assert!(!g.remove(2));
-        g.insert(3, Rect::new(Vec2::splat(51.0), Vec2::splat(52.0))).unwrap();
+        g.insert(3, Rect::new(Vec2::splat(51.0), Vec2::splat(52.0)))
+            .unwrap();
         let nodes_after: usize = g.lines.iter().map(|r| r.nodes.len()).sum();
         assert_eq!(nodes_before, nodes_after, "freed node not reused");
         check(&g);
@@ -567,7 +593,10 @@ mod tests {
         let mut g = grid();
         g.insert(1, Rect::new(Vec2::ONE, Vec2::splat(2.0))).unwrap();
         assert!(g.insert(2, Rect::new(Vec2::NAN, Vec2::ONE)).is_err());
-        assert!(g.update(1, Rect::new(Vec2::ONE, Vec2::splat(f32::INFINITY))).is_err());
+        assert!(
+            g.update(1, Rect::new(Vec2::ONE, Vec2::splat(f32::INFINITY)))
+                .is_err()
+        );
         assert!(g.insert(1, Rect::new(Vec2::ONE, Vec2::splat(2.0))).is_err());
         assert!(g.update(7, Rect::new(Vec2::ONE, Vec2::splat(2.0))).is_err());
         assert_eq!(g.len(), 1);
@@ -578,9 +607,12 @@ mod tests {
     #[test]
     fn touching_rectangles_on_a_cell_border_pair_up() {
         let mut g = grid();
-        g.insert(1, Rect::new(Vec2::new(5.0, 5.0), Vec2::new(10.0, 8.0))).unwrap();
-        g.insert(2, Rect::new(Vec2::new(10.0, 5.0), Vec2::new(15.0, 8.0))).unwrap();
-        g.insert(3, Rect::new(Vec2::new(10.5, 5.0), Vec2::new(15.0, 8.0))).unwrap();
+        g.insert(1, Rect::new(Vec2::new(5.0, 5.0), Vec2::new(10.0, 8.0)))
+            .unwrap();
+        g.insert(2, Rect::new(Vec2::new(10.0, 5.0), Vec2::new(15.0, 8.0)))
+            .unwrap();
+        g.insert(3, Rect::new(Vec2::new(10.5, 5.0), Vec2::new(15.0, 8.0)))
+            .unwrap();
         let mut pairs = Vec::new();
         g.pairs(&mut pairs);
         let mut normalised: Vec<_> = pairs.iter().map(|&(a, b)| (a.min(b), a.max(b))).collect();

@@ -8,7 +8,7 @@ use std::hash::Hash;
 
 use glam::Vec2;
 
-use super::octree::{DEFAULT_MAX_DEPTH, LooseTree, Space2};
+use super::octree::{DEFAULT_LEAF_CAPACITY, DEFAULT_MAX_DEPTH, LooseTree, Space2};
 use super::shapes::{Circle, Overlap, Rect, SpatialError};
 
 /// Loose quadtree over keys `K` with [`Rect`] bounds.
@@ -45,8 +45,21 @@ impl<K: Copy + Eq + Hash + Debug> Quadtree<K> {
     /// # Errors
     /// As [`Quadtree::new`], and [`SpatialError::MaxDepthTooLarge`] past 24.
     pub fn with_max_depth(world: Rect, max_depth: u32) -> Result<Self, SpatialError> {
+        Self::with_config(world, max_depth, DEFAULT_LEAF_CAPACITY)
+    }
+
+    /// Empty quadtree with a maximum depth and a leaf capacity (objects a
+    /// leaf holds before it splits; 0 counts as 1).
+    ///
+    /// # Errors
+    /// As [`Quadtree::with_max_depth`].
+    pub fn with_config(
+        world: Rect,
+        max_depth: u32,
+        leaf_capacity: usize,
+    ) -> Result<Self, SpatialError> {
         Ok(Self {
-            tree: LooseTree::new(&world, max_depth)?,
+            tree: LooseTree::new(&world, max_depth, leaf_capacity)?,
         })
     }
 
@@ -193,10 +206,12 @@ mod tests {
 
     #[test]
     fn queries_agree_with_brute_force_on_a_lattice() {
-        let mut tree = Quadtree::new(Rect::new(Vec2::splat(-50.0), Vec2::splat(50.0))).unwrap();
+        let world = Rect::new(Vec2::splat(-50.0), Vec2::splat(50.0));
+        let mut tree = Quadtree::with_config(world, 6, 4).unwrap();
         let points = grid_points(30, 3.0);
         for (i, p) in points.iter().enumerate() {
-            tree.insert(i, square(*p, 0.4 + (i % 5) as f32 * 0.5)).unwrap();
+            tree.insert(i, square(*p, 0.4 + (i % 5) as f32 * 0.5))
+                .unwrap();
         }
         tree.tree.check_invariants();
         let area = Rect::new(Vec2::new(-10.0, -3.0), Vec2::new(12.0, 20.0));
@@ -229,16 +244,23 @@ mod tests {
         assert_eq!(out[0], (7 * 20 + 3, 0.0));
         assert!(out.windows(2).all(|w| w[0].1 <= w[1].1));
         // The four lattice neighbours are 4 - 0.5 away.
-        assert!(out[1..].iter().all(|(_, d)| (d - 3.5).abs() < 1e-4), "{out:?}");
+        assert!(
+            out[1..].iter().all(|(_, d)| (d - 3.5).abs() < 1e-4),
+            "{out:?}"
+        );
     }
 
     #[test]
     fn pairs_report_each_overlap_once() {
         let mut tree = Quadtree::new(Rect::new(Vec2::ZERO, Vec2::splat(10.0))).unwrap();
-        tree.insert(0, Rect::new(Vec2::ZERO, Vec2::splat(2.0))).unwrap();
-        tree.insert(1, Rect::new(Vec2::ONE, Vec2::splat(3.0))).unwrap();
-        tree.insert(2, Rect::new(Vec2::splat(2.0), Vec2::splat(4.0))).unwrap();
-        tree.insert(3, Rect::new(Vec2::splat(8.0), Vec2::splat(9.0))).unwrap();
+        tree.insert(0, Rect::new(Vec2::ZERO, Vec2::splat(2.0)))
+            .unwrap();
+        tree.insert(1, Rect::new(Vec2::ONE, Vec2::splat(3.0)))
+            .unwrap();
+        tree.insert(2, Rect::new(Vec2::splat(2.0), Vec2::splat(4.0)))
+            .unwrap();
+        tree.insert(3, Rect::new(Vec2::splat(8.0), Vec2::splat(9.0)))
+            .unwrap();
         let mut pairs = Vec::new();
         tree.pairs(&mut pairs);
         let mut normalised: Vec<_> = pairs.iter().map(|&(a, b)| (a.min(b), a.max(b))).collect();

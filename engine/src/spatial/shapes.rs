@@ -784,19 +784,31 @@ mod tests {
     fn validate_refuses_nan_infinite_and_inverted_bounds() {
         assert!(unit_box().validate().is_ok());
         let nan = Aabb::new(Vec3::new(f32::NAN, 0.0, 0.0), Vec3::ONE);
-        assert!(matches!(nan.validate(), Err(SpatialError::NonFiniteBounds { .. })));
+        assert!(matches!(
+            nan.validate(),
+            Err(SpatialError::NonFiniteBounds { .. })
+        ));
         assert!(!nan.is_finite());
         let inf = Aabb::new(Vec3::ZERO, Vec3::new(1.0, f32::INFINITY, 1.0));
-        assert!(matches!(inf.validate(), Err(SpatialError::NonFiniteBounds { .. })));
+        assert!(matches!(
+            inf.validate(),
+            Err(SpatialError::NonFiniteBounds { .. })
+        ));
         let inverted = Aabb::new(Vec3::ONE, Vec3::ZERO);
         assert!(matches!(
             inverted.validate(),
             Err(SpatialError::InvertedBounds { .. })
         ));
         let rect = Rect::new(Vec2::ONE, Vec2::ZERO);
-        assert!(matches!(rect.validate(), Err(SpatialError::InvertedRect { .. })));
+        assert!(matches!(
+            rect.validate(),
+            Err(SpatialError::InvertedRect { .. })
+        ));
         let rect_nan = Rect::new(Vec2::NAN, Vec2::ZERO);
-        assert!(matches!(rect_nan.validate(), Err(SpatialError::NonFiniteRect { .. })));
+        assert!(matches!(
+            rect_nan.validate(),
+            Err(SpatialError::NonFiniteRect { .. })
+        ));
     }
 
     fn corners(a: &Aabb) -> [Vec3; 8] {
@@ -928,7 +940,10 @@ mod tests {
         assert!(!frustum.contains_point(eye - Vec3::Z * 101.0));
         assert!(clip_inside(&vp, eye - Vec3::Z * 50.0, 0.0));
         for plane in frustum.planes {
-            assert!((plane.truncate().length() - 1.0).abs() < 1e-5, "plane {plane} not normalised");
+            assert!(
+                (plane.truncate().length() - 1.0).abs() < 1e-5,
+                "plane {plane} not normalised"
+            );
         }
     }
 
@@ -947,8 +962,14 @@ mod tests {
         assert!(!frustum.intersects_aabb(&far_left));
         assert!(!frustum.intersects_aabb(&beyond_far));
         for straddling in [across_near, across_left, around_all] {
-            assert!(frustum.intersects_aabb(&straddling), "{straddling:?} rejected");
-            assert!(!frustum.contains_aabb(&straddling), "{straddling:?} called inside");
+            assert!(
+                frustum.intersects_aabb(&straddling),
+                "{straddling:?} rejected"
+            );
+            assert!(
+                !frustum.contains_aabb(&straddling),
+                "{straddling:?} called inside"
+            );
         }
         assert_eq!(frustum.classify_aabb(&inside), Overlap::Inside);
         assert_eq!(frustum.classify_aabb(&behind), Overlap::Outside);
