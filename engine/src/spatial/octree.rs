@@ -48,7 +48,8 @@ const OUTSIDE: u32 = 0;
 const ROOT: u32 = 1;
 /// "No node" marker for links.
 const NONE: u32 = u32::MAX;
-/// Marks a stack entry whose whole subtree is known to match the query.
+/// Marks a stack entry whose whole subtree is known to match the query
+/// (node indices never reach bit 31: that would take 2^31 nodes).
 const INSIDE_BIT: u32 = 1 << 31;
 
 /// The geometry a loose tree needs from its dimension.
@@ -639,7 +640,7 @@ impl<K: Copy + Eq + Hash + Debug, S: Space> LooseTree<K, S> {
         stack.clear();
         // Children are tested before they are pushed, so the stack only
         // holds nodes known to match (flagged when wholly inside).
-        let mut visit = |n: u32, stack: &mut Vec<u32>| {
+        let visit = |n: u32, stack: &mut Vec<u32>| {
             let node = &nodes[n as usize];
             if node.count > 0 {
                 match node_test(&node.loose) {
@@ -1210,7 +1211,7 @@ impl<K: Copy + Eq + Hash + Debug> LooseOctree<K> {
                 }
             }
             if node.first_child != NONE {
-                stack.extend(node.first_child..node.first_child + 8);
+                stack.extend(node.first_child..node.first_child + Space3::CHILDREN as u32);
             }
         }
         out.sort_unstable_by(|a, b| a.1.total_cmp(&b.1));
@@ -1255,7 +1256,7 @@ impl<K: Copy + Eq + Hash + Debug> LooseOctree<K> {
                 consider(item, &mut limit);
             }
             if node.first_child != NONE {
-                for c in node.first_child..node.first_child + 8 {
+                for c in node.first_child..node.first_child + Space3::CHILDREN as u32 {
                     let child = &tree.nodes[c as usize];
                     if child.count == 0 {
                         continue;
