@@ -1,0 +1,1664 @@
+//! Loose octree (Spatial Partition pattern, hierarchical and independent of
+//! the objects' placement), and the loose-tree core it shares with the
+//! [`Quadtree`](super::Quadtree).
+//!
+//! Every node covers a cube cell; its *loose* bounds are the cell grown by
+//! half a cell on each side (loose factor 2), so an object no larger than a
+//! cell always fits the cell its centre falls in, whatever its position, and
+//! large objects simply stay higher up instead of being split or duplicated.
+//!
+//! Layout follows the Data Locality pattern: nodes live in one `Vec`, a split
+//! node's children are a contiguous block of 8 (4 in 2D) found by index, and
+//! each node keeps its objects' bounds and keys packed in its own array, so a
+//! query walks contiguous memory. A leaf splits when it holds more than its
+//! leaf capacity (64 by default; never below the minimum cell size set by the
+//! maximum depth, so 10,000 objects at one point stay finite) and a subtree
+//! that drops to 3/8 of that folds back into its root. Large leaves measured
+//! best: testing a few dozen packed boxes is cheaper than visiting the extra
+//! nodes that small leaves need.
+//!
+//! An object whose bounds still fit its node after a move is updated in place
+//! (one hash look-up and a containment test). Objects outside the root are
+//! handled by growing the root (up to [`MAX_GROWTH`] doublings); anything
+//! farther away goes to an "outside" list that every query scans, so it is
+//! always found.
+
+use std::collections::BinaryHeap;
+use std::fmt::Debug;
+use std::hash::Hash;
+
+use glam::{Vec2, Vec3};
+
+use super::shapes::{Aabb, Frustum, Overlap, Ray, RaySlabs, SpatialError, Sphere};
+use super::{KeyMap, OrdF32};
+
+/// Default leaf capacity: a leaf holding more objects than this is split.
+pub(super) const DEFAULT_LEAF_CAPACITY: usize = 64;
+/// How many times the root may double to take in a far object.
+pub(super) const MAX_GROWTH: u32 = 10;
+/// Default number of levels below the root.
+pub(super) const DEFAULT_MAX_DEPTH: u32 = 12;
+/// Deepest level accepted: past this, cell sizes fall below `f32` resolution
+/// of the world's coordinates.
+pub(super) const MAX_DEPTH_LIMIT: u32 = 24;
+
+/// Index of the pseudo-node holding objects outside the tree.
+const OUTSIDE: u32 = 0;
+/// Index of the root node (fixed: growing the root moves the old root away).
+const ROOT: u32 = 1;
+/// "No node" marker for links.
+const NONE: u32 = u32::MAX;
+/// Marks a stack entry whose whole subtree is known to match the query
+/// (node indices never reach bit 31: that would take 2^31 nodes).
+const INSIDE_BIT: u32 = 1 << 31;
+
+/// The geometry a loose tree needs from its dimension.
+pub(super) trait Space {
+    /// A point.
+    type Point: Copy + Debug;
+    /// An axis-aligned box.
+    type Bounds: Copy + Debug + PartialEq;
+    /// Children of a split node (`2^dimension`).
+    const CHILDREN: usize;
+
+    /// Refuses non-finite or inverted bounds.
+    fn validate(bounds: &Self::Bounds) -> Result<(), SpatialError>;
+    /// Centre of a box.
+    fn center(bounds: &Self::Bounds) -> Self::Point;
+    /// Loose bounds of the cell at `center` with half size `half`: the cell
+    /// grown by `half` on every side.
+    fn loose(center: Self::Point, half: f32) -> Self::Bounds;
+    /// Child slot of the cell at `center` that `point` falls in.
+    fn child_index(center: Self::Point, point: Self::Point) -> usize;
+    /// Centre of child `index` of the cell at `center` with half size `half`.
+    fn child_center(center: Self::Point, half: f32, index: usize) -> Self::Point;
+    /// Root cell centre one doubling away from `center` towards `target`.
+    fn grow_towards(center: Self::Point, half: f32, target: Self::Point) -> Self::Point;
+    /// Cube (square) cell enclosing `world`: centre and half size.
+    fn enclosing_cell(world: &Self::Bounds) -> (Self::Point, f32);
+    /// Whether `inner` lies inside `outer`.
+    fn contains(outer: &Self::Bounds, inner: &Self::Bounds) -> bool;
+    /// Whether the boxes share a point.
+    fn intersects(a: &Self::Bounds, b: &Self::Bounds) -> bool;
+    /// A box that meets nothing and is the identity of `union`.
+    fn empty() -> Self::Bounds;
+    /// Smallest box holding both.
+    fn union(a: &Self::Bounds, b: &Self::Bounds) -> Self::Bounds;
+    /// Squared distance from `point` to the box.
+    fn distance_squared(bounds: &Self::Bounds, point: Self::Point) -> f32;
+    /// Whether the point is finite.
+    fn point_is_finite(point: Self::Point) -> bool;
+}
+
+/// Three dimensions: [`Aabb`] bounds, octants.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Space3;
+
+impl Space for Space3 {
+    type Point = Vec3;
+    type Bounds = Aabb;
+    const CHILDREN: usize = 8;
+
+    fn validate(bounds: &Aabb) -> Result<(), SpatialError> {
+        bounds.validate()
+    }
+
+    fn center(bounds: &Aabb) -> Vec3 {
+        bounds.center()
+    }
+
+    fn loose(center: Vec3, half: f32) -> Aabb {
+        Aabb::from_center_half_extents(center, Vec3::splat(2.0 * half))
+    }
+
+    fn child_index(center: Vec3, point: Vec3) -> usize {
+        usize::from(point.x >= center.x)
+            | usize::from(point.y >= center.y) << 1
+            | usize::from(point.z >= center.z) << 2
+    }
+
+    fn child_center(center: Vec3, half: f32, index: usize) -> Vec3 {
+        let q = 0.5 * half;
+        let side = |bit: usize| if index & bit == 0 { -q } else { q };
+        center + Vec3::new(side(1), side(2), side(4))
+    }
+
+    fn grow_towards(center: Vec3, half: f32, target: Vec3) -> Vec3 {
+        let side = |c: f32, t: f32| if t >= c { half } else { -half };
+        center
+            + Vec3::new(
+                side(center.x, target.x),
+                side(center.y, target.y),
+                side(center.z, target.z),
+            )
+    }
+
+    fn enclosing_cell(world: &Aabb) -> (Vec3, f32) {
+        (world.center(), world.half_extents().max_element())
+    }
+
+    fn contains(outer: &Aabb, inner: &Aabb) -> bool {
+        outer.contains(inner)
+    }
+
+    fn intersects(a: &Aabb, b: &Aabb) -> bool {
+        a.intersects(b)
+    }
+
+    fn empty() -> Aabb {
+        Aabb::new(Vec3::INFINITY, Vec3::NEG_INFINITY)
+    }
+
+    fn union(a: &Aabb, b: &Aabb) -> Aabb {
+        a.union(b)
+    }
+
+    fn distance_squared(bounds: &Aabb, point: Vec3) -> f32 {
+        bounds.distance_squared_to_point(point)
+    }
+
+    fn point_is_finite(point: Vec3) -> bool {
+        point.is_finite()
+    }
+}
+
+/// One stored object: its bounds, its key, and its slot in the id table.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Item<K, B> {
+    pub(super) bounds: B,
+    pub(super) key: K,
+    id: u32,
+}
+
+/// Where an object lives: node and index in that node's item array.
+#[derive(Debug, Clone, Copy)]
+struct Loc {
+    node: u32,
+    slot: u32,
+}
+
+#[derive(Debug, Clone)]
+struct Node<K, S: Space> {
+    /// Cached loose bounds: every item here and below lies inside them.
+    loose: S::Bounds,
+    center: S::Point,
+    half: f32,
+    parent: u32,
+    /// First of `S::CHILDREN` contiguous children, or `NONE` for a leaf.
+    first_child: u32,
+    /// Objects in this subtree, this node included.
+    count: u32,
+    items: Vec<Item<K, S::Bounds>>,
+}
+
+impl<K, S: Space> Node<K, S> {
+    fn new(center: S::Point, half: f32, parent: u32) -> Self {
+        Self {
+            loose: S::loose(center, half),
+            center,
+            half,
+            parent,
+            first_child: NONE,
+            count: 0,
+            items: Vec::new(),
+        }
+    }
+
+    /// Re-initialises a recycled node, keeping its item array's capacity.
+    fn reset(&mut self, center: S::Point, half: f32, parent: u32) {
+        self.loose = S::loose(center, half);
+        self.center = center;
+        self.half = half;
+        self.parent = parent;
+        self.first_child = NONE;
+        self.count = 0;
+        self.items.clear();
+    }
+}
+
+/// Heap entry ordered by distance alone (nearest-first via `Reverse`, or
+/// farthest-first for the k-best set).
+#[derive(Debug, Clone, Copy)]
+struct Ranked<T> {
+    distance: OrdF32,
+    value: T,
+}
+
+impl<T> PartialEq for Ranked<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.distance == other.distance
+    }
+}
+
+impl<T> Eq for Ranked<T> {}
+
+impl<T> PartialOrd for Ranked<T> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<T> Ord for Ranked<T> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.distance.cmp(&other.distance)
+    }
+}
+
+/// The loose tree shared by [`LooseOctree`] and the quadtree.
+#[derive(Debug, Clone)]
+pub(super) struct LooseTree<K, S: Space> {
+    /// `nodes[OUTSIDE]` holds far objects; `nodes[ROOT]` is the root.
+    nodes: Vec<Node<K, S>>,
+    free_blocks: Vec<u32>,
+    initial_center: S::Point,
+    initial_half: f32,
+    /// Cells never split below this half size.
+    min_half: f32,
+    /// The root never grows past this half size.
+    max_half: f32,
+    max_depth: u32,
+    /// A leaf holding more objects than this is split.
+    split: usize,
+    /// A split subtree holding this many objects or fewer is folded into
+    /// its root (below `split`, so that one object moving back and forth
+    /// does not split and fold the same node every frame).
+    merge: u32,
+    locs: Vec<Loc>,
+    free_ids: Vec<u32>,
+    ids: KeyMap<K>,
+    stack: Vec<u32>,
+    near_nodes: BinaryHeap<std::cmp::Reverse<Ranked<u32>>>,
+    best: BinaryHeap<Ranked<K>>,
+    ancestors: Vec<Item<K, S::Bounds>>,
+    fitted: Vec<S::Bounds>,
+}
+
+impl<K: Copy + Eq + Hash + Debug, S: Space> LooseTree<K, S> {
+    pub(super) fn new(
+        world: &S::Bounds,
+        max_depth: u32,
+        leaf_capacity: usize,
+    ) -> Result<Self, SpatialError> {
+        S::validate(world)?;
+        if max_depth > MAX_DEPTH_LIMIT {
+            return Err(SpatialError::MaxDepthTooLarge {
+                max_depth,
+                limit: MAX_DEPTH_LIMIT,
+            });
+        }
+        let (center, half) = S::enclosing_cell(world);
+        if half <= 0.0 {
+            return Err(SpatialError::EmptyWorld { size: 2.0 * half });
+        }
+        let mut tree = Self {
+            nodes: Vec::new(),
+            free_blocks: Vec::new(),
+            initial_center: center,
+            initial_half: half,
+            min_half: half / (1u32 << max_depth) as f32,
+            max_half: half * (1u32 << MAX_GROWTH) as f32,
+            max_depth,
+            split: leaf_capacity.max(1),
+            merge: u32::try_from(leaf_capacity.max(1) * 3 / 8).unwrap_or(u32::MAX),
+            locs: Vec::new(),
+            free_ids: Vec::new(),
+            ids: KeyMap::default(),
+            stack: Vec::new(),
+            near_nodes: BinaryHeap::new(),
+            best: BinaryHeap::new(),
+            ancestors: Vec::new(),
+            fitted: Vec::new(),
+        };
+        tree.reset_nodes();
+        Ok(tree)
+    }
+
+    fn reset_nodes(&mut self) {
+        self.nodes.clear();
+        self.free_blocks.clear();
+        let (c, h) = (self.initial_center, self.initial_half);
+        self.nodes.push(Node::new(c, h, NONE));
+        self.nodes.push(Node::new(c, h, NONE));
+    }
+
+    pub(super) fn max_depth(&self) -> u32 {
+        self.max_depth
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub(super) fn contains_key(&self, key: K) -> bool {
+        self.ids.contains_key(&key)
+    }
+
+    pub(super) fn get(&self, key: K) -> Option<S::Bounds> {
+        let id = *self.ids.get(&key)?;
+        let loc = self.locs[id as usize];
+        Some(self.nodes[loc.node as usize].items[loc.slot as usize].bounds)
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.reset_nodes();
+        self.locs.clear();
+        self.free_ids.clear();
+        self.ids.clear();
+    }
+
+    pub(super) fn insert(&mut self, key: K, bounds: S::Bounds) -> Result<(), SpatialError> {
+        S::validate(&bounds)?;
+        let next_id = self.locs.len();
+        let id = match self.ids.entry(key) {
+            std::collections::hash_map::Entry::Occupied(_) => {
+                return Err(SpatialError::DuplicateKey {
+                    key: format!("{key:?}"),
+                });
+            }
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                let id = match self.free_ids.pop() {
+                    Some(id) => id,
+                    None if next_id < NONE as usize => {
+                        self.locs.push(Loc {
+                            node: NONE,
+                            slot: NONE,
+                        });
+                        next_id as u32
+                    }
+                    None => {
+                        return Err(SpatialError::CapacityExceeded {
+                            limit: u64::from(NONE),
+                        });
+                    }
+                };
+                slot.insert(id);
+                id
+            }
+        };
+        self.place(Item { bounds, key, id });
+        Ok(())
+    }
+
+    pub(super) fn update(&mut self, key: K, bounds: S::Bounds) -> Result<(), SpatialError> {
+        S::validate(&bounds)?;
+        let Some(&id) = self.ids.get(&key) else {
+            return Err(SpatialError::UnknownKey {
+                key: format!("{key:?}"),
+            });
+        };
+        let loc = self.locs[id as usize];
+        let stays = if loc.node == OUTSIDE {
+            !self.could_fit_tree(&bounds)
+        } else {
+            S::contains(&self.nodes[loc.node as usize].loose, &bounds)
+        };
+        if stays {
+            self.nodes[loc.node as usize].items[loc.slot as usize].bounds = bounds;
+            return Ok(());
+        }
+        let mut item = self.take_item(id);
+        item.bounds = bounds;
+        self.place(item);
+        Ok(())
+    }
+
+    pub(super) fn remove(&mut self, key: K) -> bool {
+        match self.ids.remove(&key) {
+            Some(id) => {
+                self.take_item(id);
+                self.free_ids.push(id);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether growing the root could ever take in `bounds`: the grown root's
+    /// loose bounds never reach past `initial_center ± 3 * max_half`.
+    fn could_fit_tree(&self, bounds: &S::Bounds) -> bool {
+        S::contains(&self.nodes[ROOT as usize].loose, bounds)
+            || S::contains(&S::loose(self.initial_center, 1.5 * self.max_half), bounds)
+    }
+
+    /// Files `item` in the deepest node that takes it and splits that node if
+    /// it overflows.
+    fn place(&mut self, item: Item<K, S::Bounds>) {
+        let bounds = item.bounds;
+        if !self.fit_root(&bounds) {
+            self.push_item(OUTSIDE, item);
+            return;
+        }
+        let center = S::center(&bounds);
+        let mut n = ROOT as usize;
+        loop {
+            let node = &mut self.nodes[n];
+            node.count += 1;
+            if node.first_child == NONE {
+                break;
+            }
+            let child = node.first_child as usize + S::child_index(node.center, center);
+            if !S::contains(&self.nodes[child].loose, &bounds) {
+                break;
+            }
+            n = child;
+        }
+        self.push_item(n as u32, item);
+        if self.nodes[n].items.len() > self.split {
+            self.split(n as u32);
+        }
+    }
+
+    fn push_item(&mut self, node: u32, item: Item<K, S::Bounds>) {
+        let items = &mut self.nodes[node as usize].items;
+        self.locs[item.id as usize] = Loc {
+            node,
+            slot: items.len() as u32,
+        };
+        items.push(item);
+    }
+
+    /// Grows the root until it holds `bounds`; false if it never could.
+    fn fit_root(&mut self, bounds: &S::Bounds) -> bool {
+        if S::contains(&self.nodes[ROOT as usize].loose, bounds) {
+            return true;
+        }
+        if !self.could_fit_tree(bounds) {
+            return false;
+        }
+        let target = S::center(bounds);
+        while !S::contains(&self.nodes[ROOT as usize].loose, bounds) {
+            let root = &self.nodes[ROOT as usize];
+            if root.half * 2.0 > self.max_half {
+                return false;
+            }
+            let (old_center, old_half, old_count) = (root.center, root.half, root.count);
+            let new_center = S::grow_towards(old_center, old_half, target);
+            let new_half = old_half * 2.0;
+            let first = self.alloc_block(new_center, new_half, ROOT);
+            let slot = first + S::child_index(new_center, old_center) as u32;
+            // The fresh child and the old root trade places: the old root's
+            // data (own centre, children, items) becomes that child.
+            self.nodes.swap(ROOT as usize, slot as usize);
+            let moved = &mut self.nodes[slot as usize];
+            moved.parent = ROOT;
+            let (moved_first, moved_items) = (moved.first_child, moved.items.len());
+            if moved_first != NONE {
+                for c in moved_first..moved_first + S::CHILDREN as u32 {
+                    self.nodes[c as usize].parent = slot;
+                }
+            }
+            for i in 0..moved_items {
+                let id = self.nodes[slot as usize].items[i].id;
+                self.locs[id as usize].node = slot;
+            }
+            let root = &mut self.nodes[ROOT as usize];
+            root.reset(new_center, new_half, NONE);
+            root.first_child = first;
+            root.count = old_count;
+        }
+        // A sparse tree that grew keeps few objects under a split root: fold
+        // them back so every split node stays worth its children.
+        let root = &self.nodes[ROOT as usize];
+        if root.first_child != NONE && root.count <= self.merge {
+            self.merge(ROOT);
+        }
+        true
+    }
+
+    /// Takes a block of `S::CHILDREN` nodes subdividing the cell at `center`.
+    fn alloc_block(&mut self, center: S::Point, half: f32, parent: u32) -> u32 {
+        let child_half = 0.5 * half;
+        if let Some(first) = self.free_blocks.pop() {
+            for i in 0..S::CHILDREN {
+                let c = S::child_center(center, half, i);
+                self.nodes[first as usize + i].reset(c, child_half, parent);
+            }
+            first
+        } else {
+            let first = self.nodes.len() as u32;
+            for i in 0..S::CHILDREN {
+                let c = S::child_center(center, half, i);
+                self.nodes.push(Node::new(c, child_half, parent));
+            }
+            first
+        }
+    }
+
+    /// Splits leaf `n`, moving down each item that fits its child, and keeps
+    /// splitting children that still overflow (down to the minimum cell).
+    fn split(&mut self, n: u32) {
+        let mut pending = std::mem::take(&mut self.stack);
+        pending.clear();
+        pending.push(n);
+        while let Some(n) = pending.pop() {
+            let node = &self.nodes[n as usize];
+            if node.first_child != NONE
+                || node.items.len() <= self.split
+                || 0.5 * node.half < self.min_half
+            {
+                continue;
+            }
+            let (center, half) = (node.center, node.half);
+            let first = self.alloc_block(center, half, n);
+            self.nodes[n as usize].first_child = first;
+            let mut items = std::mem::take(&mut self.nodes[n as usize].items);
+            let mut kept = 0;
+            for read in 0..items.len() {
+                let item = items[read];
+                let child = first + S::child_index(center, S::center(&item.bounds)) as u32;
+                if S::contains(&self.nodes[child as usize].loose, &item.bounds) {
+                    self.nodes[child as usize].count += 1;
+                    self.push_item(child, item);
+                } else {
+                    items[kept] = item;
+                    self.locs[item.id as usize] = Loc {
+                        node: n,
+                        slot: kept as u32,
+                    };
+                    kept += 1;
+                }
+            }
+            items.truncate(kept);
+            self.nodes[n as usize].items = items;
+            pending.extend(first..first + S::CHILDREN as u32);
+        }
+        self.stack = pending;
+    }
+
+    /// Unlinks object `id` from its node, keeping counts and the tree shape.
+    fn take_item(&mut self, id: u32) -> Item<K, S::Bounds> {
+        let Loc { node, slot } = self.locs[id as usize];
+        let items = &mut self.nodes[node as usize].items;
+        let item = items.swap_remove(slot as usize);
+        if let Some(moved) = items.get(slot as usize) {
+            self.locs[moved.id as usize].slot = slot;
+        }
+        if node != OUTSIDE {
+            let mut n = node;
+            let mut fold = NONE;
+            loop {
+                let current = &mut self.nodes[n as usize];
+                current.count -= 1;
+                if current.first_child != NONE && current.count <= self.merge {
+                    fold = n;
+                }
+                if n == ROOT {
+                    break;
+                }
+                n = current.parent;
+            }
+            if fold != NONE {
+                self.merge(fold);
+            }
+        }
+        item
+    }
+
+    /// Folds the whole subtree below `n` into `n` and frees its nodes.
+    fn merge(&mut self, n: u32) {
+        let mut blocks = std::mem::take(&mut self.stack);
+        blocks.clear();
+        blocks.push(self.nodes[n as usize].first_child);
+        self.nodes[n as usize].first_child = NONE;
+        while let Some(first) = blocks.pop() {
+            for c in first..first + S::CHILDREN as u32 {
+                let mut items = std::mem::take(&mut self.nodes[c as usize].items);
+                for item in items.drain(..) {
+                    self.push_item(n, item);
+                }
+                let child = &mut self.nodes[c as usize];
+                child.items = items;
+                if child.first_child != NONE {
+                    blocks.push(child.first_child);
+                }
+                child.first_child = NONE;
+                child.count = 0;
+            }
+            self.free_blocks.push(first);
+        }
+        self.stack = blocks;
+    }
+
+    /// Collects the keys of items passing `item_test`, pruning with
+    /// `node_test` on loose bounds (a node test saying `Inside` means the
+    /// whole subtree matches and is collected without further tests).
+    pub(super) fn query<N, I>(&mut self, node_test: N, item_test: I, out: &mut Vec<K>)
+    where
+        N: Fn(&S::Bounds) -> Overlap,
+        I: Fn(&S::Bounds) -> bool,
+    {
+        out.clear();
+        out.extend(
+            self.nodes[OUTSIDE as usize]
+                .items
+                .iter()
+                .filter(|item| item_test(&item.bounds))
+                .map(|item| item.key),
+        );
+        let nodes = &self.nodes;
+        let stack = &mut self.stack;
+        stack.clear();
+        // Children are tested before they are pushed, so the stack only
+        // holds nodes known to match (flagged when wholly inside).
+        let visit = |n: u32, stack: &mut Vec<u32>| {
+            let node = &nodes[n as usize];
+            if node.count > 0 {
+                match node_test(&node.loose) {
+                    Overlap::Outside => {}
+                    Overlap::Inside => stack.push(n | INSIDE_BIT),
+                    Overlap::Partial => stack.push(n),
+                }
+            }
+        };
+        visit(ROOT, stack);
+        while let Some(entry) = stack.pop() {
+            let node = &nodes[(entry & !INSIDE_BIT) as usize];
+            let inside = entry & INSIDE_BIT != 0;
+            if inside {
+                out.extend(node.items.iter().map(|item| item.key));
+            } else {
+                out.extend(
+                    node.items
+                        .iter()
+                        .filter(|item| item_test(&item.bounds))
+                        .map(|item| item.key),
+                );
+            }
+            if node.first_child == NONE {
+                continue;
+            }
+            for c in node.first_child..node.first_child + S::CHILDREN as u32 {
+                if inside {
+                    if nodes[c as usize].count > 0 {
+                        stack.push(c | INSIDE_BIT);
+                    }
+                } else {
+                    visit(c, stack);
+                }
+            }
+        }
+    }
+
+    /// Keys and distances of the `k` objects nearest to `point` (distance to
+    /// the box, 0 inside), nearest first. Best-first search: nodes are opened
+    /// in order of their distance and the search stops once the nearest
+    /// unopened node is farther than the k-th best object.
+    pub(super) fn nearest(&mut self, point: S::Point, k: usize, out: &mut Vec<(K, f32)>) {
+        out.clear();
+        if k == 0 || !S::point_is_finite(point) {
+            return;
+        }
+        let best = &mut self.best;
+        best.clear();
+        let offer = |best: &mut BinaryHeap<Ranked<K>>, item: &Item<K, S::Bounds>| {
+            let d = S::distance_squared(&item.bounds, point);
+            if best.len() < k {
+                best.push(Ranked {
+                    distance: OrdF32(d),
+                    value: item.key,
+                });
+            } else if best.peek().is_some_and(|worst| d < worst.distance.0) {
+                best.pop();
+                best.push(Ranked {
+                    distance: OrdF32(d),
+                    value: item.key,
+                });
+            }
+        };
+        for item in &self.nodes[OUTSIDE as usize].items {
+            offer(best, item);
+        }
+        let heap = &mut self.near_nodes;
+        heap.clear();
+        heap.push(std::cmp::Reverse(Ranked {
+            distance: OrdF32(S::distance_squared(&self.nodes[ROOT as usize].loose, point)),
+            value: ROOT,
+        }));
+        while let Some(std::cmp::Reverse(entry)) = heap.pop() {
+            let bound = |best: &BinaryHeap<Ranked<K>>| {
+                if best.len() < k {
+                    f32::INFINITY
+                } else {
+                    best.peek().map_or(f32::INFINITY, |w| w.distance.0)
+                }
+            };
+            if entry.distance.0 > bound(best) {
+                break;
+            }
+            let node = &self.nodes[entry.value as usize];
+            for item in &node.items {
+                offer(best, item);
+            }
+            if node.first_child != NONE {
+                for c in node.first_child..node.first_child + S::CHILDREN as u32 {
+                    let child = &self.nodes[c as usize];
+                    if child.count == 0 {
+                        continue;
+                    }
+                    let d = S::distance_squared(&child.loose, point);
+                    if d <= bound(best) {
+                        heap.push(std::cmp::Reverse(Ranked {
+                            distance: OrdF32(d),
+                            value: c,
+                        }));
+                    }
+                }
+            }
+        }
+        out.extend(best.drain().map(|r| (r.value, r.distance.0)));
+        out.sort_unstable_by(|a, b| a.1.total_cmp(&b.1));
+        for entry in out.iter_mut() {
+            entry.1 = entry.1.sqrt();
+        }
+    }
+
+    /// Every pair of overlapping objects, once each.
+    ///
+    /// Loose cells overlap their siblings, so objects in sibling subtrees can
+    /// overlap too. A first pass fits a tight box around each subtree's
+    /// objects; the search then pairs each node's own objects with each
+    /// other and with every subtree below, and every two sibling subtrees
+    /// whose fitted boxes meet, pruning with the fitted boxes throughout.
+    pub(super) fn pairs(&mut self, out: &mut Vec<(K, K)>) {
+        out.clear();
+        let mut fitted = std::mem::take(&mut self.fitted);
+        fitted.clear();
+        fitted.resize(self.nodes.len(), S::empty());
+        self.fit(ROOT, &mut fitted);
+        let mut scratch = std::mem::take(&mut self.ancestors);
+        scratch.clear();
+        let search = PairSearch {
+            nodes: &self.nodes,
+            fitted: &fitted,
+        };
+        let outside = &self.nodes[OUTSIDE as usize].items;
+        pairs_within::<K, S>(outside, out);
+        search.items_vs_subtree(outside, ROOT, &mut scratch, out);
+        search.self_pairs(ROOT, &mut scratch, out);
+        self.ancestors = scratch;
+        self.fitted = fitted;
+    }
+
+    /// Writes the box around each subtree's objects into `fitted`.
+    fn fit(&self, n: u32, fitted: &mut [S::Bounds]) -> S::Bounds {
+        let node = &self.nodes[n as usize];
+        let mut bounds = S::empty();
+        if node.count == 0 {
+            return bounds;
+        }
+        for item in &node.items {
+            bounds = S::union(&bounds, &item.bounds);
+        }
+        if node.first_child != NONE {
+            for c in node.first_child..node.first_child + S::CHILDREN as u32 {
+                bounds = S::union(&bounds, &self.fit(c, fitted));
+            }
+        }
+        fitted[n as usize] = bounds;
+        bounds
+    }
+
+    /// Loose bounds and depth of every node that holds objects itself.
+    pub(super) fn cells(&self, out: &mut Vec<(S::Bounds, usize)>) {
+        out.clear();
+        self.cells_below(ROOT, 0, out);
+    }
+
+    fn cells_below(&self, n: u32, depth: usize, out: &mut Vec<(S::Bounds, usize)>) {
+        let node = &self.nodes[n as usize];
+        if node.count == 0 {
+            return;
+        }
+        if !node.items.is_empty() {
+            out.push((node.loose, depth));
+        }
+        if node.first_child != NONE {
+            for c in node.first_child..node.first_child + S::CHILDREN as u32 {
+                self.cells_below(c, depth + 1, out);
+            }
+        }
+    }
+
+    /// Number of objects kept outside the tree (scanned by every query).
+    pub(super) fn outside_len(&self) -> usize {
+        self.nodes[OUTSIDE as usize].items.len()
+    }
+
+    /// Deepest level of any node, for tests of the depth limit.
+    pub(super) fn depth(&self) -> usize {
+        let mut deepest = 0;
+        let mut stack = vec![(ROOT, 0usize)];
+        while let Some((n, depth)) = stack.pop() {
+            deepest = deepest.max(depth);
+            let first = self.nodes[n as usize].first_child;
+            if first != NONE {
+                stack.extend((first..first + S::CHILDREN as u32).map(|c| (c, depth + 1)));
+            }
+        }
+        deepest
+    }
+
+    /// Checks every structural invariant; test support.
+    #[cfg(test)]
+    pub(super) fn check_invariants(&self) {
+        let mut seen = 0usize;
+        for (n, node) in self.nodes.iter().enumerate() {
+            let n = n as u32;
+            let reachable = n == OUTSIDE || self.is_reachable(n);
+            if !reachable {
+                continue;
+            }
+            for (slot, item) in node.items.iter().enumerate() {
+                seen += 1;
+                let loc = self.locs[item.id as usize];
+                assert_eq!(
+                    (loc.node, loc.slot as usize),
+                    (n, slot),
+                    "stale location of {item:?}"
+                );
+                assert_eq!(
+                    self.ids.get(&item.key),
+                    Some(&item.id),
+                    "key map disagrees for {item:?}"
+                );
+                if n != OUTSIDE {
+                    assert!(
+                        S::contains(&node.loose, &item.bounds),
+                        "{item:?} outside node {n}"
+                    );
+                }
+            }
+            if n != OUTSIDE {
+                let mut count = node.items.len() as u32;
+                if node.first_child != NONE {
+                    for c in node.first_child..node.first_child + S::CHILDREN as u32 {
+                        let child = &self.nodes[c as usize];
+                        assert_eq!(child.parent, n, "child {c} has the wrong parent");
+                        assert!(
+                            S::contains(&node.loose, &child.loose),
+                            "child {c} pokes out of {n}"
+                        );
+                        count += child.count;
+                    }
+                    assert!(node.count > self.merge, "split node {n} should have merged");
+                }
+                assert_eq!(node.count, count, "count of node {n}");
+            }
+        }
+        assert_eq!(seen, self.ids.len(), "objects reachable vs keys");
+    }
+
+    #[cfg(test)]
+    fn is_reachable(&self, mut n: u32) -> bool {
+        loop {
+            if n == ROOT {
+                return true;
+            }
+            let parent = self.nodes[n as usize].parent;
+            if parent == NONE {
+                return false;
+            }
+            let first = self.nodes[parent as usize].first_child;
+            if first == NONE || !(first..first + S::CHILDREN as u32).contains(&n) {
+                return false;
+            }
+            n = parent;
+        }
+    }
+}
+
+fn pairs_within<K: Copy, S: Space>(items: &[Item<K, S::Bounds>], out: &mut Vec<(K, K)>) {
+    for (i, a) in items.iter().enumerate() {
+        for b in &items[i + 1..] {
+            if S::intersects(&a.bounds, &b.bounds) {
+                out.push((a.key, b.key));
+            }
+        }
+    }
+}
+
+/// The tree and its fitted subtree boxes during one pair search.
+struct PairSearch<'a, K, S: Space> {
+    nodes: &'a [Node<K, S>],
+    fitted: &'a [S::Bounds],
+}
+
+impl<K: Copy, S: Space> PairSearch<'_, K, S> {
+    fn children(&self, n: u32) -> impl Iterator<Item = u32> + use<'_, K, S> {
+        let first = self.nodes[n as usize].first_child;
+        let range = if first == NONE {
+            0..0
+        } else {
+            first..first + S::CHILDREN as u32
+        };
+        range.filter(|&c| self.nodes[c as usize].count > 0)
+    }
+
+    /// All pairs inside the subtree of `n`.
+    fn self_pairs(&self, n: u32, scratch: &mut Vec<Item<K, S::Bounds>>, out: &mut Vec<(K, K)>) {
+        let node = &self.nodes[n as usize];
+        if node.count == 0 {
+            return;
+        }
+        pairs_within::<K, S>(&node.items, out);
+        for c in self.children(n) {
+            self.items_vs_subtree(&node.items, c, scratch, out);
+            self.self_pairs(c, scratch, out);
+        }
+        for a in self.children(n) {
+            for b in self.children(n).filter(|&b| b > a) {
+                if S::intersects(&self.fitted[a as usize], &self.fitted[b as usize]) {
+                    self.subtree_vs_subtree(a, b, scratch, out);
+                }
+            }
+        }
+    }
+
+    /// All pairs with one object below `a` and one below `b` (disjoint
+    /// subtrees): each node of `a`'s subtree meets `b`'s subtree.
+    fn subtree_vs_subtree(
+        &self,
+        a: u32,
+        b: u32,
+        scratch: &mut Vec<Item<K, S::Bounds>>,
+        out: &mut Vec<(K, K)>,
+    ) {
+        self.items_vs_subtree(&self.nodes[a as usize].items, b, scratch, out);
+        for c in self.children(a) {
+            if S::intersects(&self.fitted[c as usize], &self.fitted[b as usize]) {
+                self.subtree_vs_subtree(c, b, scratch, out);
+            }
+        }
+    }
+
+    /// All pairs between `items` (outside the subtree) and the subtree of
+    /// `n`; the candidates are filtered by each subtree's fitted box on the
+    /// way down, in a segment of `scratch`.
+    fn items_vs_subtree(
+        &self,
+        items: &[Item<K, S::Bounds>],
+        n: u32,
+        scratch: &mut Vec<Item<K, S::Bounds>>,
+        out: &mut Vec<(K, K)>,
+    ) {
+        let start = scratch.len();
+        let bounds = &self.fitted[n as usize];
+        scratch.extend(
+            items
+                .iter()
+                .filter(|item| S::intersects(&item.bounds, bounds)),
+        );
+        self.segment_vs_subtree(start, n, scratch, out);
+        scratch.truncate(start);
+    }
+
+    /// Pairs between `scratch[start..]` (already filtered by the fitted box
+    /// of `n`) and the subtree of `n`.
+    fn segment_vs_subtree(
+        &self,
+        start: usize,
+        n: u32,
+        scratch: &mut Vec<Item<K, S::Bounds>>,
+        out: &mut Vec<(K, K)>,
+    ) {
+        let end = scratch.len();
+        if start == end {
+            return;
+        }
+        let node = &self.nodes[n as usize];
+        for a in &scratch[start..end] {
+            for b in &node.items {
+                if S::intersects(&a.bounds, &b.bounds) {
+                    out.push((a.key, b.key));
+                }
+            }
+        }
+        for c in self.children(n) {
+            let bounds = self.fitted[c as usize];
+            for i in start..end {
+                let item = scratch[i];
+                if S::intersects(&item.bounds, &bounds) {
+                    scratch.push(item);
+                }
+            }
+            self.segment_vs_subtree(end, c, scratch, out);
+            scratch.truncate(end);
+        }
+    }
+}
+
+/// Loose octree over keys `K` with [`Aabb`] bounds.
+///
+/// ```
+/// use glam::Vec3;
+/// use keel_engine::spatial::{Aabb, LooseOctree};
+///
+/// let world = Aabb::new(Vec3::splat(-100.0), Vec3::splat(100.0));
+/// let mut tree = LooseOctree::new(world)?;
+/// tree.insert(7u32, Aabb::from_center_half_extents(Vec3::ZERO, Vec3::ONE))?;
+/// let mut hits = Vec::new();
+/// tree.query_aabb(&Aabb::new(Vec3::splat(0.5), Vec3::splat(2.0)), &mut hits);
+/// assert_eq!(hits, [7]);
+/// # Ok::<(), keel_engine::spatial::SpatialError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct LooseOctree<K> {
+    tree: LooseTree<K, Space3>,
+}
+
+impl<K: Copy + Eq + Hash + Debug> LooseOctree<K> {
+    /// Empty octree whose root cell is the cube enclosing `world`, with the
+    /// default maximum depth (12 levels).
+    ///
+    /// # Errors
+    /// [`SpatialError::NonFiniteBounds`] / [`SpatialError::InvertedBounds`]
+    /// for a bad `world`, [`SpatialError::EmptyWorld`] for one of zero size.
+    pub fn new(world: Aabb) -> Result<Self, SpatialError> {
+        Self::with_max_depth(world, DEFAULT_MAX_DEPTH)
+    }
+
+    /// Empty octree that never subdivides below `world / 2^max_depth`.
+    ///
+    /// # Errors
+    /// As [`LooseOctree::new`], and [`SpatialError::MaxDepthTooLarge`] past 24.
+    pub fn with_max_depth(world: Aabb, max_depth: u32) -> Result<Self, SpatialError> {
+        Self::with_config(world, max_depth, DEFAULT_LEAF_CAPACITY)
+    }
+
+    /// Empty octree with a maximum depth and a leaf capacity (objects a leaf
+    /// holds before it splits; 0 counts as 1).
+    ///
+    /// # Errors
+    /// As [`LooseOctree::with_max_depth`].
+    pub fn with_config(
+        world: Aabb,
+        max_depth: u32,
+        leaf_capacity: usize,
+    ) -> Result<Self, SpatialError> {
+        Ok(Self {
+            tree: LooseTree::new(&world, max_depth, leaf_capacity)?,
+        })
+    }
+
+    /// Maximum depth below the initial root.
+    #[must_use]
+    pub fn max_depth(&self) -> u32 {
+        self.tree.max_depth()
+    }
+
+    /// Number of objects stored.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.tree.len()
+    }
+
+    /// Whether no object is stored.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.tree.len() == 0
+    }
+
+    /// Whether `key` is stored.
+    #[must_use]
+    pub fn contains_key(&self, key: K) -> bool {
+        self.tree.contains_key(key)
+    }
+
+    /// Bounds stored for `key`.
+    #[must_use]
+    pub fn get(&self, key: K) -> Option<Aabb> {
+        self.tree.get(key)
+    }
+
+    /// Removes every object and shrinks the root back to the initial world.
+    pub fn clear(&mut self) {
+        self.tree.clear();
+    }
+
+    /// Stores `key` with `bounds`.
+    ///
+    /// # Errors
+    /// [`SpatialError::NonFiniteBounds`] / [`SpatialError::InvertedBounds`]
+    /// for bad bounds, [`SpatialError::DuplicateKey`] if `key` is present;
+    /// the octree is unchanged then.
+    pub fn insert(&mut self, key: K, bounds: Aabb) -> Result<(), SpatialError> {
+        self.tree.insert(key, bounds)
+    }
+
+    /// Moves `key` to `bounds`; in place when they still fit its node.
+    ///
+    /// # Errors
+    /// [`SpatialError::NonFiniteBounds`] / [`SpatialError::InvertedBounds`]
+    /// for bad bounds, [`SpatialError::UnknownKey`] if `key` is absent; the
+    /// octree is unchanged then.
+    pub fn update(&mut self, key: K, bounds: Aabb) -> Result<(), SpatialError> {
+        self.tree.update(key, bounds)
+    }
+
+    /// Removes `key`; false if it was not stored.
+    pub fn remove(&mut self, key: K) -> bool {
+        self.tree.remove(key)
+    }
+
+    /// Keys of the objects overlapping `area` (touching counts), in no order.
+    pub fn query_aabb(&mut self, area: &Aabb, out: &mut Vec<K>) {
+        self.tree.query(
+            |loose| {
+                if !area.intersects(loose) {
+                    Overlap::Outside
+                } else if area.contains(loose) {
+                    Overlap::Inside
+                } else {
+                    Overlap::Partial
+                }
+            },
+            |bounds| area.intersects(bounds),
+            out,
+        );
+    }
+
+    /// Keys of the objects overlapping `sphere`, in no order.
+    pub fn query_sphere(&mut self, sphere: &Sphere, out: &mut Vec<K>) {
+        self.tree.query(
+            |loose| {
+                if !sphere.intersects_aabb(loose) {
+                    Overlap::Outside
+                } else if sphere.contains_aabb(loose) {
+                    Overlap::Inside
+                } else {
+                    Overlap::Partial
+                }
+            },
+            |bounds| sphere.intersects_aabb(bounds),
+            out,
+        );
+    }
+
+    /// Keys of the objects [`Frustum::intersects_aabb`] keeps, in no order.
+    pub fn query_frustum(&mut self, frustum: &Frustum, out: &mut Vec<K>) {
+        self.tree.query(
+            |loose| frustum.classify_aabb(loose),
+            |bounds| frustum.intersects_aabb(bounds),
+            out,
+        );
+    }
+
+    /// Every object the ray enters within `max_distance`, with the entry
+    /// distance (0 for an origin inside), nearest first.
+    pub fn raycast(&mut self, ray: &Ray, max_distance: f32, out: &mut Vec<(K, f32)>) {
+        out.clear();
+        if !ray.is_finite() || max_distance.is_nan() {
+            return;
+        }
+        let slabs = RaySlabs::new(ray);
+        let tree = &mut self.tree;
+        for item in &tree.nodes[OUTSIDE as usize].items {
+            if let Some(t) = slabs.hit(&item.bounds, max_distance) {
+                out.push((item.key, t));
+            }
+        }
+        let stack = &mut tree.stack;
+        stack.clear();
+        stack.push(ROOT);
+        while let Some(n) = stack.pop() {
+            let node = &tree.nodes[n as usize];
+            if node.count == 0 || slabs.hit(&node.loose, max_distance).is_none() {
+                continue;
+            }
+            for item in &node.items {
+                if let Some(t) = slabs.hit(&item.bounds, max_distance) {
+                    out.push((item.key, t));
+                }
+            }
+            if node.first_child != NONE {
+                stack.extend(node.first_child..node.first_child + Space3::CHILDREN as u32);
+            }
+        }
+        out.sort_unstable_by(|a, b| a.1.total_cmp(&b.1));
+    }
+
+    /// The nearest object the ray enters within `max_distance`, with its
+    /// distance. Nodes are opened nearest-entry first and skipped once their
+    /// entry lies beyond the best hit so far.
+    pub fn raycast_nearest(&mut self, ray: &Ray, max_distance: f32) -> Option<(K, f32)> {
+        if !ray.is_finite() || max_distance.is_nan() {
+            return None;
+        }
+        let slabs = RaySlabs::new(ray);
+        let tree = &mut self.tree;
+        let mut best: Option<(K, f32)> = None;
+        let mut limit = max_distance;
+        let mut consider = |item: &Item<K, Aabb>, limit: &mut f32| {
+            if let Some(t) = slabs.hit(&item.bounds, *limit)
+                && best.is_none_or(|(_, b)| t < b)
+            {
+                best = Some((item.key, t));
+                *limit = t;
+            }
+        };
+        for item in &tree.nodes[OUTSIDE as usize].items {
+            consider(item, &mut limit);
+        }
+        let heap = &mut tree.near_nodes;
+        heap.clear();
+        if let Some(t) = slabs.hit(&tree.nodes[ROOT as usize].loose, limit) {
+            heap.push(std::cmp::Reverse(Ranked {
+                distance: OrdF32(t),
+                value: ROOT,
+            }));
+        }
+        while let Some(std::cmp::Reverse(entry)) = heap.pop() {
+            if entry.distance.0 > limit {
+                break;
+            }
+            let node = &tree.nodes[entry.value as usize];
+            for item in &node.items {
+                consider(item, &mut limit);
+            }
+            if node.first_child != NONE {
+                for c in node.first_child..node.first_child + Space3::CHILDREN as u32 {
+                    let child = &tree.nodes[c as usize];
+                    if child.count == 0 {
+                        continue;
+                    }
+                    if let Some(t) = slabs.hit(&child.loose, limit) {
+                        heap.push(std::cmp::Reverse(Ranked {
+                            distance: OrdF32(t),
+                            value: c,
+                        }));
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// The `k` objects nearest to `point` by distance to their boxes (0
+    /// inside), nearest first, with that distance. Ties are broken
+    /// arbitrarily.
+    pub fn nearest(&mut self, point: Vec3, k: usize, out: &mut Vec<(K, f32)>) {
+        self.tree.nearest(point, k, out);
+    }
+
+    /// Every pair of overlapping objects (touching counts), each pair once in
+    /// arbitrary order: the broad phase of collision detection.
+    pub fn pairs(&mut self, out: &mut Vec<(K, K)>) {
+        self.tree.pairs(out);
+    }
+
+    /// Loose bounds and depth (root 0) of every node that holds objects, for
+    /// debug drawing.
+    pub fn cells(&self, out: &mut Vec<(Aabb, usize)>) {
+        self.tree.cells(out);
+    }
+
+    /// Number of objects too far from the world for the root to grow over;
+    /// every query scans them linearly.
+    #[must_use]
+    pub fn outside_len(&self) -> usize {
+        self.tree.outside_len()
+    }
+
+    /// Deepest level of the tree (root 0), counting levels added by growth.
+    #[must_use]
+    pub fn depth(&self) -> usize {
+        self.tree.depth()
+    }
+
+    #[cfg(test)]
+    fn check(&self) {
+        self.tree.check_invariants();
+    }
+}
+
+/// Two dimensions: [`Rect`](super::Rect) bounds, quadrants.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Space2;
+
+impl Space for Space2 {
+    type Point = Vec2;
+    type Bounds = super::Rect;
+    const CHILDREN: usize = 4;
+
+    fn validate(bounds: &super::Rect) -> Result<(), SpatialError> {
+        bounds.validate()
+    }
+
+    fn center(bounds: &super::Rect) -> Vec2 {
+        bounds.center()
+    }
+
+    fn loose(center: Vec2, half: f32) -> super::Rect {
+        super::Rect::from_center_half_extents(center, Vec2::splat(2.0 * half))
+    }
+
+    fn child_index(center: Vec2, point: Vec2) -> usize {
+        usize::from(point.x >= center.x) | usize::from(point.y >= center.y) << 1
+    }
+
+    fn child_center(center: Vec2, half: f32, index: usize) -> Vec2 {
+        let q = 0.5 * half;
+        let side = |bit: usize| if index & bit == 0 { -q } else { q };
+        center + Vec2::new(side(1), side(2))
+    }
+
+    fn grow_towards(center: Vec2, half: f32, target: Vec2) -> Vec2 {
+        let side = |c: f32, t: f32| if t >= c { half } else { -half };
+        center + Vec2::new(side(center.x, target.x), side(center.y, target.y))
+    }
+
+    fn enclosing_cell(world: &super::Rect) -> (Vec2, f32) {
+        (world.center(), world.half_extents().max_element())
+    }
+
+    fn contains(outer: &super::Rect, inner: &super::Rect) -> bool {
+        outer.contains(inner)
+    }
+
+    fn intersects(a: &super::Rect, b: &super::Rect) -> bool {
+        a.intersects(b)
+    }
+
+    fn empty() -> super::Rect {
+        super::Rect::new(Vec2::INFINITY, Vec2::NEG_INFINITY)
+    }
+
+    fn union(a: &super::Rect, b: &super::Rect) -> super::Rect {
+        a.union(b)
+    }
+
+    fn distance_squared(bounds: &super::Rect, point: Vec2) -> f32 {
+        bounds.distance_squared_to_point(point)
+    }
+
+    fn point_is_finite(point: Vec2) -> bool {
+        point.is_finite()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{Mat4, Quat};
+
+    fn world() -> Aabb {
+        Aabb::new(Vec3::splat(-100.0), Vec3::splat(100.0))
+    }
+
+    fn cube(center: Vec3, half: f32) -> Aabb {
+        Aabb::from_center_half_extents(center, Vec3::splat(half))
+    }
+
+    /// Deterministic scatter of points in the world (xorshift).
+    fn scatter(n: usize, seed: u64) -> Vec<Vec3> {
+        let mut state = seed | 1;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32
+        };
+        (0..n)
+            .map(|_| Vec3::new(next(), next(), next()) * 180.0 - 90.0)
+            .collect()
+    }
+
+    #[test]
+    fn insert_query_update_remove_round_trip() {
+        let mut tree = LooseOctree::new(world()).unwrap();
+        let points = scatter(500, 7);
+        for (i, p) in points.iter().enumerate() {
+            tree.insert(i, cube(*p, 0.5)).unwrap();
+        }
+        tree.check();
+        assert_eq!(tree.len(), 500);
+        let mut out = Vec::new();
+        tree.query_aabb(&cube(points[3], 0.1), &mut out);
+        assert!(out.contains(&3), "object 3 not found at its own position");
+        tree.update(3, cube(Vec3::splat(95.0), 0.5)).unwrap();
+        tree.check();
+        tree.query_aabb(&cube(points[3], 0.1), &mut out);
+        assert!(!out.contains(&3), "object 3 still found where it was");
+        tree.query_aabb(&cube(Vec3::splat(95.0), 0.1), &mut out);
+        assert!(out.contains(&3));
+        assert!(tree.remove(3));
+        assert!(!tree.remove(3));
+        tree.check();
+        assert_eq!(tree.len(), 499);
+        assert_eq!(tree.get(3), None);
+        assert_eq!(tree.get(4), Some(cube(points[4], 0.5)));
+    }
+
+    #[test]
+    fn small_move_is_in_place() {
+        let mut tree = LooseOctree::new(world()).unwrap();
+        for (i, p) in scatter(200, 3).iter().enumerate() {
+            tree.insert(i, cube(*p, 0.5)).unwrap();
+        }
+        let before = tree.tree.locs[10];
+        let bounds = tree.get(10).unwrap();
+        let nudged = Aabb::new(bounds.min + 0.01, bounds.max + 0.01);
+        tree.update(10, nudged).unwrap();
+        let after = tree.tree.locs[10];
+        assert_eq!((before.node, before.slot), (after.node, after.slot));
+        assert_eq!(tree.get(10), Some(nudged));
+        tree.check();
+    }
+
+    #[test]
+    fn refuses_bad_bounds_without_changing_anything() {
+        let mut tree = LooseOctree::new(world()).unwrap();
+        tree.insert(1u8, cube(Vec3::ZERO, 1.0)).unwrap();
+        let nan = Aabb::new(Vec3::NAN, Vec3::ONE);
+        let inf = Aabb::new(Vec3::ZERO, Vec3::INFINITY);
+        let inverted = Aabb::new(Vec3::ONE, Vec3::ZERO);
+        for bad in [nan, inf, inverted] {
+            assert!(tree.insert(2, bad).is_err());
+            assert!(tree.update(1, bad).is_err());
+        }
+        assert!(matches!(
+            tree.insert(1, cube(Vec3::ZERO, 1.0)),
+            Err(SpatialError::DuplicateKey { .. })
+        ));
+        assert!(matches!(
+            tree.update(9, cube(Vec3::ZERO, 1.0)),
+            Err(SpatialError::UnknownKey { .. })
+        ));
+        assert_eq!(tree.len(), 1);
+        assert_eq!(tree.get(1), Some(cube(Vec3::ZERO, 1.0)));
+        tree.check();
+        assert!(matches!(
+            LooseOctree::<u8>::new(Aabb::new(Vec3::ZERO, Vec3::ZERO)),
+            Err(SpatialError::EmptyWorld { .. })
+        ));
+        assert!(matches!(
+            LooseOctree::<u8>::with_max_depth(world(), 40),
+            Err(SpatialError::MaxDepthTooLarge { .. })
+        ));
+    }
+
+    #[test]
+    fn splits_and_merges_back() {
+        let mut tree = LooseOctree::new(world()).unwrap();
+        let n = 64 * DEFAULT_LEAF_CAPACITY;
+        let points = scatter(n, 11);
+        for (i, p) in points.iter().enumerate() {
+            tree.insert(i, cube(*p, 0.2)).unwrap();
+        }
+        // Spread evenly, each octant of the root gets about n / 8 objects,
+        // well past the threshold, so the octants split again.
+        assert!(
+            tree.depth() >= 2,
+            "{n} small objects: depth only {}",
+            tree.depth()
+        );
+        tree.check();
+        for i in 0..n {
+            assert!(tree.remove(i));
+            if i % 397 == 0 {
+                tree.check();
+            }
+        }
+        assert_eq!(tree.depth(), 0, "empty tree should fold back to its root");
+        tree.check();
+    }
+
+    #[test]
+    fn root_grows_for_near_objects_and_keeps_far_ones_outside() {
+        let mut tree = LooseOctree::new(world()).unwrap();
+        for (i, p) in scatter(100, 5).iter().enumerate() {
+            tree.insert(i, cube(*p, 0.5)).unwrap();
+        }
+        tree.insert(1000, cube(Vec3::new(5000.0, 0.0, 0.0), 1.0))
+            .unwrap();
+        assert_eq!(
+            tree.outside_len(),
+            0,
+            "5000 units away is within the growth range"
+        );
+        tree.insert(1001, cube(Vec3::new(0.0, -1e9, 0.0), 1.0))
+            .unwrap();
+        assert_eq!(tree.outside_len(), 1);
+        tree.check();
+        let mut out = Vec::new();
+        tree.query_aabb(&cube(Vec3::new(5000.0, 0.0, 0.0), 0.5), &mut out);
+        assert_eq!(out, [1000]);
+        tree.query_aabb(&cube(Vec3::new(0.0, -1e9, 0.0), 0.5), &mut out);
+        assert_eq!(out, [1001]);
+        // Moving the far object near the world files it in the tree.
+        tree.update(1001, cube(Vec3::ZERO, 1.0)).unwrap();
+        assert_eq!(tree.outside_len(), 0);
+        tree.check();
+    }
+
+    #[test]
+    fn cells_cover_every_object_and_respect_depth() {
+        let mut tree = LooseOctree::with_max_depth(world(), 5).unwrap();
+        let points = scatter(2000, 9);
+        for (i, p) in points.iter().enumerate() {
+            tree.insert(i, cube(*p, 0.1)).unwrap();
+        }
+        let mut cells = Vec::new();
+        tree.cells(&mut cells);
+        assert!(!cells.is_empty());
+        assert!(cells.iter().all(|(_, depth)| *depth <= 5));
+        for (i, p) in points.iter().enumerate() {
+            let bounds = cube(*p, 0.1);
+            assert!(
+                cells.iter().any(|(cell, _)| cell.contains(&bounds)),
+                "object {i} lies in no reported cell"
+            );
+        }
+    }
+
+    #[test]
+    fn ray_queries_sort_and_prune() {
+        let mut tree = LooseOctree::new(world()).unwrap();
+        for i in 0..10 {
+            tree.insert(i, cube(Vec3::new(10.0 * i as f32, 0.0, 0.0), 1.0))
+                .unwrap();
+        }
+        tree.insert(99, cube(Vec3::new(50.0, 50.0, 0.0), 1.0))
+            .unwrap();
+        let ray = Ray::new(Vec3::new(-5.0, 0.0, 0.0), Vec3::X).unwrap();
+        let mut hits = Vec::new();
+        tree.raycast(&ray, f32::INFINITY, &mut hits);
+        let keys: Vec<_> = hits.iter().map(|h| h.0).collect();
+        assert_eq!(keys, (0..10).collect::<Vec<_>>());
+        assert!(hits.windows(2).all(|w| w[0].1 <= w[1].1));
+        assert_eq!(
+            tree.raycast_nearest(&ray, f32::INFINITY).map(|h| h.0),
+            Some(0)
+        );
+        tree.raycast(&ray, 30.0, &mut hits);
+        assert_eq!(
+            hits.len(),
+            3,
+            "boxes entered within 30 units (at 4, 14, 24): {hits:?}"
+        );
+        let up = Ray::new(Vec3::new(50.0, -10.0, 0.0), Vec3::Y).unwrap();
+        assert_eq!(
+            tree.raycast_nearest(&up, f32::INFINITY).map(|h| h.0),
+            Some(5)
+        );
+        assert_eq!(tree.raycast_nearest(&up, 5.0), None);
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Insert(u8, Aabb),
+        Update(u8, Aabb),
+        Nudge(u8, Vec3),
+        Remove(u8),
+    }
+
+    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        let center = prop_oneof![
+            4 => prop::array::uniform3(-120.0f32..120.0).prop_map(Vec3::from),
+            2 => Just(Vec3::splat(3.0)),
+            1 => prop::array::uniform3(-1e5f32..1e5).prop_map(Vec3::from),
+        ];
+        let half = prop_oneof![3 => 0.0f32..2.0, 1 => 2.0f32..150.0];
+        let bounds = (center, half).prop_map(|(c, h)| cube(c, h));
+        prop_oneof![
+            4 => (any::<u8>(), bounds.clone()).prop_map(|(k, b)| Op::Insert(k % 96, b)),
+            2 => (any::<u8>(), bounds).prop_map(|(k, b)| Op::Update(k % 96, b)),
+            2 => (any::<u8>(), prop::array::uniform3(-2.0f32..2.0)).prop_map(|(k, d)| Op::Nudge(k % 96, d.into())),
+            2 => any::<u8>().prop_map(|k| Op::Remove(k % 96)),
+        ]
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn structure_stays_consistent_through_random_edits(
+            ops in proptest::collection::vec(op(), 1..300),
+            max_depth in 1u32..6,
+            leaf_capacity in 1usize..10,
+        ) {
+            let mut tree = LooseOctree::with_config(world(), max_depth, leaf_capacity).unwrap();
+            for op in ops {
+                match op {
+                    Op::Insert(k, b) => {
+                        let _ = tree.insert(k, b);
+                    }
+                    Op::Update(k, b) => {
+                        let _ = tree.update(k, b);
+                    }
+                    Op::Nudge(k, d) => {
+                        if let Some(b) = tree.get(k) {
+                            tree.update(k, Aabb::new(b.min + d, b.max + d)).unwrap();
+                        }
+                    }
+                    Op::Remove(k) => {
+                        tree.remove(k);
+                    }
+                }
+                tree.check();
+            }
+            proptest::prop_assert!(tree.depth() <= max_depth as usize + MAX_GROWTH as usize);
+        }
+    }
+
+    #[test]
+    fn frustum_query_finds_what_the_camera_sees() {
+        let mut tree = LooseOctree::new(world()).unwrap();
+        let points = scatter(1000, 13);
+        for (i, p) in points.iter().enumerate() {
+            tree.insert(i, cube(*p, 1.0)).unwrap();
+        }
+        let view =
+            Mat4::from_rotation_translation(Quat::from_rotation_y(0.7), Vec3::new(10.0, 5.0, 60.0))
+                .inverse();
+        let vp = Mat4::perspective_rh(1.0, 1.3, 0.5, 80.0) * view;
+        let frustum = Frustum::from_view_projection(&vp);
+        let mut out = Vec::new();
+        tree.query_frustum(&frustum, &mut out);
+        out.sort_unstable();
+        let expected: Vec<_> = (0..points.len())
+            .filter(|&i| frustum.intersects_aabb(&cube(points[i], 1.0)))
+            .collect();
+        assert!(!expected.is_empty());
+        assert_eq!(out, expected);
+    }
+}

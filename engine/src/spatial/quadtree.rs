@@ -1,0 +1,270 @@
+//! Loose quadtree on the ground plane (Spatial Partition pattern): the loose
+//! tree of [`LooseOctree`](super::LooseOctree) in two dimensions, for worlds
+//! that are flat enough that height does not help pruning (terrain units,
+//! top-down games). Map a 3D box to it with [`Aabb::ground_rect`](super::Aabb::ground_rect).
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+use glam::Vec2;
+
+use super::octree::{DEFAULT_LEAF_CAPACITY, DEFAULT_MAX_DEPTH, LooseTree, Space2};
+use super::shapes::{Circle, Overlap, Rect, SpatialError};
+
+/// Loose quadtree over keys `K` with [`Rect`] bounds.
+///
+/// ```
+/// use glam::Vec2;
+/// use keel_engine::spatial::{Circle, Quadtree, Rect};
+///
+/// let mut tree = Quadtree::new(Rect::new(Vec2::splat(-50.0), Vec2::splat(50.0)))?;
+/// tree.insert("tower", Rect::from_center_half_extents(Vec2::new(10.0, 0.0), Vec2::ONE))?;
+/// let mut hits = Vec::new();
+/// tree.query_circle(&Circle::new(Vec2::ZERO, 9.5), &mut hits);
+/// assert_eq!(hits, ["tower"]);
+/// # Ok::<(), keel_engine::spatial::SpatialError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Quadtree<K> {
+    tree: LooseTree<K, Space2>,
+}
+
+impl<K: Copy + Eq + Hash + Debug> Quadtree<K> {
+    /// Empty quadtree whose root cell is the square enclosing `world`, with
+    /// the default maximum depth (12 levels).
+    ///
+    /// # Errors
+    /// [`SpatialError::NonFiniteRect`] / [`SpatialError::InvertedRect`] for a
+    /// bad `world`, [`SpatialError::EmptyWorld`] for one of zero size.
+    pub fn new(world: Rect) -> Result<Self, SpatialError> {
+        Self::with_max_depth(world, DEFAULT_MAX_DEPTH)
+    }
+
+    /// Empty quadtree that never subdivides below `world / 2^max_depth`.
+    ///
+    /// # Errors
+    /// As [`Quadtree::new`], and [`SpatialError::MaxDepthTooLarge`] past 24.
+    pub fn with_max_depth(world: Rect, max_depth: u32) -> Result<Self, SpatialError> {
+        Self::with_config(world, max_depth, DEFAULT_LEAF_CAPACITY)
+    }
+
+    /// Empty quadtree with a maximum depth and a leaf capacity (objects a
+    /// leaf holds before it splits; 0 counts as 1).
+    ///
+    /// # Errors
+    /// As [`Quadtree::with_max_depth`].
+    pub fn with_config(
+        world: Rect,
+        max_depth: u32,
+        leaf_capacity: usize,
+    ) -> Result<Self, SpatialError> {
+        Ok(Self {
+            tree: LooseTree::new(&world, max_depth, leaf_capacity)?,
+        })
+    }
+
+    /// Maximum depth below the initial root.
+    #[must_use]
+    pub fn max_depth(&self) -> u32 {
+        self.tree.max_depth()
+    }
+
+    /// Number of objects stored.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.tree.len()
+    }
+
+    /// Whether no object is stored.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.tree.len() == 0
+    }
+
+    /// Whether `key` is stored.
+    #[must_use]
+    pub fn contains_key(&self, key: K) -> bool {
+        self.tree.contains_key(key)
+    }
+
+    /// Bounds stored for `key`.
+    #[must_use]
+    pub fn get(&self, key: K) -> Option<Rect> {
+        self.tree.get(key)
+    }
+
+    /// Removes every object and shrinks the root back to the initial world.
+    pub fn clear(&mut self) {
+        self.tree.clear();
+    }
+
+    /// Stores `key` with `bounds`.
+    ///
+    /// # Errors
+    /// [`SpatialError::NonFiniteRect`] / [`SpatialError::InvertedRect`] for
+    /// bad bounds, [`SpatialError::DuplicateKey`] if `key` is present; the
+    /// quadtree is unchanged then.
+    pub fn insert(&mut self, key: K, bounds: Rect) -> Result<(), SpatialError> {
+        self.tree.insert(key, bounds)
+    }
+
+    /// Moves `key` to `bounds`; in place when they still fit its node.
+    ///
+    /// # Errors
+    /// [`SpatialError::NonFiniteRect`] / [`SpatialError::InvertedRect`] for
+    /// bad bounds, [`SpatialError::UnknownKey`] if `key` is absent; the
+    /// quadtree is unchanged then.
+    pub fn update(&mut self, key: K, bounds: Rect) -> Result<(), SpatialError> {
+        self.tree.update(key, bounds)
+    }
+
+    /// Removes `key`; false if it was not stored.
+    pub fn remove(&mut self, key: K) -> bool {
+        self.tree.remove(key)
+    }
+
+    /// Keys of the objects overlapping `area` (touching counts), in no order.
+    pub fn query_rect(&mut self, area: &Rect, out: &mut Vec<K>) {
+        self.tree.query(
+            |loose| {
+                if !area.intersects(loose) {
+                    Overlap::Outside
+                } else if area.contains(loose) {
+                    Overlap::Inside
+                } else {
+                    Overlap::Partial
+                }
+            },
+            |bounds| area.intersects(bounds),
+            out,
+        );
+    }
+
+    /// Keys of the objects overlapping `circle`, in no order.
+    pub fn query_circle(&mut self, circle: &Circle, out: &mut Vec<K>) {
+        self.tree.query(
+            |loose| {
+                if !circle.intersects_rect(loose) {
+                    Overlap::Outside
+                } else if circle.contains_rect(loose) {
+                    Overlap::Inside
+                } else {
+                    Overlap::Partial
+                }
+            },
+            |bounds| circle.intersects_rect(bounds),
+            out,
+        );
+    }
+
+    /// The `k` objects nearest to `point` by distance to their rectangles (0
+    /// inside), nearest first, with that distance. Ties are broken
+    /// arbitrarily.
+    pub fn nearest(&mut self, point: Vec2, k: usize, out: &mut Vec<(K, f32)>) {
+        self.tree.nearest(point, k, out);
+    }
+
+    /// Every pair of overlapping objects (touching counts), each pair once in
+    /// arbitrary order.
+    pub fn pairs(&mut self, out: &mut Vec<(K, K)>) {
+        self.tree.pairs(out);
+    }
+
+    /// Loose bounds and depth (root 0) of every node that holds objects, for
+    /// debug drawing.
+    pub fn cells(&self, out: &mut Vec<(Rect, usize)>) {
+        self.tree.cells(out);
+    }
+
+    /// Number of objects too far from the world for the root to grow over;
+    /// every query scans them linearly.
+    #[must_use]
+    pub fn outside_len(&self) -> usize {
+        self.tree.outside_len()
+    }
+
+    /// Deepest level of the tree (root 0), counting levels added by growth.
+    #[must_use]
+    pub fn depth(&self) -> usize {
+        self.tree.depth()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn square(center: Vec2, half: f32) -> Rect {
+        Rect::from_center_half_extents(center, Vec2::splat(half))
+    }
+
+    fn grid_points(side: usize, spacing: f32) -> Vec<Vec2> {
+        (0..side * side)
+            .map(|i| Vec2::new((i % side) as f32, (i / side) as f32) * spacing - 45.0)
+            .collect()
+    }
+
+    #[test]
+    fn queries_agree_with_brute_force_on_a_lattice() {
+        let world = Rect::new(Vec2::splat(-50.0), Vec2::splat(50.0));
+        let mut tree = Quadtree::with_config(world, 6, 4).unwrap();
+        let points = grid_points(30, 3.0);
+        for (i, p) in points.iter().enumerate() {
+            tree.insert(i, square(*p, 0.4 + (i % 5) as f32 * 0.5))
+                .unwrap();
+        }
+        tree.tree.check_invariants();
+        let area = Rect::new(Vec2::new(-10.0, -3.0), Vec2::new(12.0, 20.0));
+        let circle = Circle::new(Vec2::new(5.0, -5.0), 13.0);
+        let mut out = Vec::new();
+        tree.query_rect(&area, &mut out);
+        out.sort_unstable();
+        let expected: Vec<_> = (0..points.len())
+            .filter(|&i| tree.get(i).is_some_and(|r| r.intersects(&area)))
+            .collect();
+        assert_eq!(out, expected);
+        tree.query_circle(&circle, &mut out);
+        out.sort_unstable();
+        let expected: Vec<_> = (0..points.len())
+            .filter(|&i| tree.get(i).is_some_and(|r| circle.intersects_rect(&r)))
+            .collect();
+        assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn nearest_is_sorted_and_starts_with_the_containing_rect() {
+        let mut tree = Quadtree::new(Rect::new(Vec2::splat(-50.0), Vec2::splat(50.0))).unwrap();
+        for (i, p) in grid_points(20, 4.0).iter().enumerate() {
+            tree.insert(i, square(*p, 0.5)).unwrap();
+        }
+        let mut out = Vec::new();
+        let target = Vec2::new(-45.0 + 4.0 * 3.0, -45.0 + 4.0 * 7.0);
+        tree.nearest(target, 5, &mut out);
+        assert_eq!(out.len(), 5);
+        assert_eq!(out[0], (7 * 20 + 3, 0.0));
+        assert!(out.windows(2).all(|w| w[0].1 <= w[1].1));
+        // The four lattice neighbours are 4 - 0.5 away.
+        assert!(
+            out[1..].iter().all(|(_, d)| (d - 3.5).abs() < 1e-4),
+            "{out:?}"
+        );
+    }
+
+    #[test]
+    fn pairs_report_each_overlap_once() {
+        let mut tree = Quadtree::new(Rect::new(Vec2::ZERO, Vec2::splat(10.0))).unwrap();
+        tree.insert(0, Rect::new(Vec2::ZERO, Vec2::splat(2.0)))
+            .unwrap();
+        tree.insert(1, Rect::new(Vec2::ONE, Vec2::splat(3.0)))
+            .unwrap();
+        tree.insert(2, Rect::new(Vec2::splat(2.0), Vec2::splat(4.0)))
+            .unwrap();
+        tree.insert(3, Rect::new(Vec2::splat(8.0), Vec2::splat(9.0)))
+            .unwrap();
+        let mut pairs = Vec::new();
+        tree.pairs(&mut pairs);
+        let mut normalised: Vec<_> = pairs.iter().map(|&(a, b)| (a.min(b), a.max(b))).collect();
+        normalised.sort_unstable();
+        assert_eq!(normalised, [(0, 1), (0, 2), (1, 2)]);
+    }
+}
