@@ -195,9 +195,9 @@ pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, View
         world.advance(Duration::from_nanos(16_666_667));
     }
     world.advance(Duration::from_nanos(16_666_667));
-    let alpha = world.clock.alpha();
-    let frame = buffers.extract(&world.scene, alpha, rig.camera(), &Overlays::default());
     let (width, height) = options.size;
+    let aspect = width as f32 / height as f32;
+    let frame = buffers.extract_world(&mut world, rig.camera(), aspect, &Overlays::default());
     let image = renderer.render_to_image(&ctx, &frame, width, height)?;
     if let Some(path) = &options.screenshot {
         save_png(&image, path)?;
@@ -285,7 +285,7 @@ impl Viewer {
         let dt = now.duration_since(self.last_frame).as_secs_f32().min(0.1);
         self.last_frame = now;
         self.rig.update(dt);
-        let stats = self.world.frame(&mut self.time);
+        self.world.frame(&mut self.time);
         let Some(gpu) = &mut self.gpu else {
             return;
         };
@@ -299,9 +299,11 @@ impl Viewer {
             .texture
             .create_view(&wgpu::TextureViewDescriptor::default());
         let camera = self.rig.camera();
-        let frame =
-            self.buffers
-                .extract(&self.world.scene, stats.tick.alpha, camera, &self.overlays);
+        let (width, height) = gpu.surface.size();
+        let aspect = width as f32 / height.max(1) as f32;
+        let frame = self
+            .buffers
+            .extract_world(&mut self.world, camera, aspect, &self.overlays);
         gpu.renderer
             .render(&gpu.ctx, &frame, &view, gpu.surface.size());
         gpu.window.pre_present_notify();
@@ -350,6 +352,11 @@ impl Viewer {
             KeyCode::Tab => self.rig.toggle_fly(),
             KeyCode::KeyG => self.overlays.grid = !self.overlays.grid,
             KeyCode::KeyB => self.overlays.aabbs = !self.overlays.aabbs,
+            KeyCode::KeyO => self.overlays.octree_cells = !self.overlays.octree_cells,
+            KeyCode::KeyR => {
+                self.overlays.recomputed = !self.overlays.recomputed;
+                self.world.track_recomputed = self.overlays.recomputed;
+            }
             _ => {}
         }
     }

@@ -11,7 +11,9 @@ use crate::render::{
     Camera, DirectionalLight, FrameData, LineVertex, MeshInstance, OrbitController, PointLight,
     push_aabb,
 };
-use crate::scene::{CameraSetup, LightKind, NodeId, Scene};
+use crate::scene::{CameraSetup, LightKind, MeshRenderer, NodeId, Scene, SpatialIndex};
+use crate::spatial::Frustum;
+use crate::world::World;
 
 /// Debug drawing asked of an extraction.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -22,6 +24,10 @@ pub struct Overlays {
     pub aabbs: bool,
     /// Nodes to outline (the editor's selection).
     pub highlight: Vec<NodeId>,
+    /// The octree's non-empty cells.
+    pub octree_cells: bool,
+    /// Outline the meshes whose world transform the dirty flag recomputed this frame.
+    pub recomputed: bool,
 }
 
 /// Buffers reused from frame to frame.
@@ -37,6 +43,10 @@ pub struct FrameBuffers {
     pub additive: Vec<crate::particles::ParticleInstance>,
     /// Alpha-blended particles.
     pub alpha_particles: Vec<crate::particles::ParticleInstance>,
+    /// Mesh nodes the octree found in the frustum.
+    pub visible: Vec<NodeId>,
+    /// Mesh nodes the octree left out of the last extraction.
+    pub culled_by_octree: usize,
 }
 
 /// World-space bounding box of a unit primitive under `model`.
@@ -49,7 +59,8 @@ pub fn mesh_aabb(model: &Affine3A) -> (Vec3, Vec3) {
 }
 
 impl FrameBuffers {
-    /// Fills the buffers from `scene` and returns the frame to render.
+    /// Fills the buffers from every mesh of `scene` and returns the frame to render
+    /// (the renderer still culls each instance against the frustum).
     pub fn extract<'a>(
         &'a mut self,
         scene: &Scene,
@@ -57,23 +68,124 @@ impl FrameBuffers {
         camera: Camera,
         overlays: &Overlays,
     ) -> FrameData<'a> {
+        self.clear();
+        self.culled_by_octree = 0;
+        for (node, mesh) in scene.components.mesh.iter() {
+            self.push_mesh(scene, node, mesh, alpha, overlays);
+        }
+        self.finish(scene, alpha, camera, overlays)
+    }
+
+    /// Like [`FrameBuffers::extract`], but only the meshes the octree finds in
+    /// the camera's frustum (at `aspect`, width / height) are handed on.
+    pub fn extract_visible<'a>(
+        &'a mut self,
+        scene: &Scene,
+        index: &mut SpatialIndex,
+        alpha: f32,
+        camera: Camera,
+        aspect: f32,
+        overlays: &Overlays,
+    ) -> FrameData<'a> {
+        self.clear();
+        self.extract_visible_keep_lines(scene, index, alpha, camera, aspect, overlays)
+    }
+
+    fn extract_visible_keep_lines<'a>(
+        &'a mut self,
+        scene: &Scene,
+        index: &mut SpatialIndex,
+        alpha: f32,
+        camera: Camera,
+        aspect: f32,
+        overlays: &Overlays,
+    ) -> FrameData<'a> {
+        let frustum = Frustum::from_view_projection(&camera.view_projection(aspect));
+        let mut visible = std::mem::take(&mut self.visible);
+        index.visible(&frustum, &mut visible);
+        for &node in &visible {
+            if let Some(mesh) = scene.get::<MeshRenderer>(node) {
+                self.push_mesh(scene, node, mesh, alpha, overlays);
+            }
+        }
+        self.culled_by_octree = scene.components.mesh.len().saturating_sub(visible.len());
+        self.visible = visible;
+        self.finish(scene, alpha, camera, overlays)
+    }
+
+    /// Extracts a world's scene at its clock's alpha, culled by its octree,
+    /// with the overlays that need the world (octree cells, recomputed nodes).
+    pub fn extract_world<'a>(
+        &'a mut self,
+        world: &mut World,
+        camera: Camera,
+        aspect: f32,
+        overlays: &Overlays,
+    ) -> FrameData<'a> {
+        let alpha = world.clock.alpha();
+        self.clear();
+        if overlays.octree_cells {
+            let mut cells = Vec::new();
+            world.index.tree().cells(&mut cells);
+            for (cell, depth) in cells {
+                let shade = 1.0 - (depth as f32 * 0.12).min(0.8);
+                push_aabb(
+                    &mut self.lines,
+                    cell.min,
+                    cell.max,
+                    Vec4::new(0.3, 0.5 * shade, 1.0 * shade, 1.0),
+                );
+            }
+        }
+        if overlays.recomputed {
+            for &node in world.recomputed_nodes() {
+                if world.scene.get::<MeshRenderer>(node).is_some()
+                    && let Some(model) = world.scene.interpolated_world(node, alpha)
+                {
+                    let (min, max) = mesh_aabb(&model);
+                    push_aabb(&mut self.lines, min, max, Vec4::new(1.0, 0.15, 0.6, 1.0));
+                }
+            }
+        }
+        let World { scene, index, .. } = world;
+        self.extract_visible_keep_lines(scene, index, alpha, camera, aspect, overlays)
+    }
+
+    fn clear(&mut self) {
         self.instances.clear();
         self.point_lights.clear();
         self.lines.clear();
-        for (node, mesh) in scene.components.mesh.iter() {
-            let Some(model) = scene.interpolated_world(node, alpha) else {
-                continue;
-            };
-            self.instances.push(MeshInstance {
-                mesh: mesh.mesh,
-                model,
-                color: mesh.material.base_color,
-            });
-            if overlays.aabbs {
-                let (min, max) = mesh_aabb(&model);
-                push_aabb(&mut self.lines, min, max, Vec4::new(0.2, 1.0, 0.4, 1.0));
-            }
+    }
+
+    fn push_mesh(
+        &mut self,
+        scene: &Scene,
+        node: NodeId,
+        mesh: &MeshRenderer,
+        alpha: f32,
+        overlays: &Overlays,
+    ) {
+        let Some(model) = scene.interpolated_world(node, alpha) else {
+            return;
+        };
+        self.instances.push(MeshInstance {
+            mesh: mesh.mesh,
+            model,
+            color: mesh.material.base_color,
+        });
+        if overlays.aabbs {
+            let (min, max) = mesh_aabb(&model);
+            push_aabb(&mut self.lines, min, max, Vec4::new(0.2, 1.0, 0.4, 1.0));
         }
+    }
+
+    fn finish<'a>(
+        &'a mut self,
+        scene: &Scene,
+        alpha: f32,
+        camera: Camera,
+        overlays: &Overlays,
+    ) -> FrameData<'a> {
         for &node in &overlays.highlight {
             for part in scene.subtree(node) {
                 if scene.get::<crate::scene::MeshRenderer>(part).is_some() {
@@ -194,6 +306,42 @@ mod tests {
             (x - 1.5).abs() < 1e-5,
             "previous step at 1, current at 2, drawn at {x}"
         );
+    }
+
+    #[test]
+    fn the_octree_culls_what_the_camera_cannot_see() {
+        let mut scene = Scene::new();
+        for i in 0..50 {
+            // Half in front of a camera at the origin looking down -Z, half behind it.
+            let z = if i % 2 == 0 { -10.0 } else { 10.0 };
+            let node = scene
+                .spawn(
+                    None,
+                    "box",
+                    Transform::from_translation(Vec3::new(i as f32 * 0.1, 0.0, z)),
+                )
+                .unwrap();
+            scene
+                .insert(
+                    node,
+                    MeshRenderer {
+                        mesh: Primitive::Cube,
+                        material: Material::default(),
+                    },
+                )
+                .unwrap();
+        }
+        let mut world = World::new(scene);
+        let camera = Camera {
+            position: Vec3::ZERO,
+            target: Vec3::NEG_Z,
+            ..Camera::default()
+        };
+        let mut buffers = FrameBuffers::default();
+        let frame = buffers.extract_world(&mut world, camera, 1.0, &Overlays::default());
+        assert_eq!(frame.instances.len(), 25);
+        assert!(frame.instances.iter().all(|i| i.model.translation.z < 0.0));
+        assert_eq!(buffers.culled_by_octree, 25);
     }
 
     #[test]

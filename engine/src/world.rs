@@ -5,7 +5,7 @@
 //! displayed frame with the real time; it runs the fixed steps the clock asks
 //! for and returns the interpolation alpha to draw with.
 
-use crate::scene::Scene;
+use crate::scene::{NodeId, Scene, SpatialIndex};
 use crate::systems::Systems;
 use crate::time::{Clock, FrameTick, TimeSource};
 
@@ -16,6 +16,8 @@ pub struct FrameStats {
     pub tick: FrameTick,
     /// World transforms recomputed over the frame's steps (dirty flag at work).
     pub recomputed: usize,
+    /// Mesh nodes re-filed in the octree over the frame's steps.
+    pub refiled: usize,
 }
 
 /// A scene with its systems and clock.
@@ -26,6 +28,11 @@ pub struct World {
     pub systems: Systems,
     /// The fixed-step clock.
     pub clock: Clock,
+    /// Octree of mesh bounds, kept in step with the scene.
+    pub index: SpatialIndex,
+    /// Collect the nodes recomputed over each frame (for the dirty-flag overlay).
+    pub track_recomputed: bool,
+    recomputed_nodes: Vec<NodeId>,
     stats: FrameStats,
 }
 
@@ -34,10 +41,15 @@ impl World {
     pub fn new(mut scene: Scene) -> Self {
         scene.propagate();
         scene.snapshot_previous();
+        let mut index = SpatialIndex::new();
+        index.rebuild(&mut scene);
         Self {
             scene,
             systems: Systems::new(),
             clock: Clock::default(),
+            index,
+            track_recomputed: false,
+            recomputed_nodes: Vec::new(),
             stats: FrameStats::default(),
         }
     }
@@ -58,19 +70,59 @@ impl World {
     pub fn step(&mut self) {
         let dt = self.clock.step_seconds();
         self.systems.run_step(&mut self.scene, dt);
+        self.index.sync(&mut self.scene);
+    }
+
+    /// Replaces the scene (a newly opened file, an undo of everything).
+    pub fn set_scene(&mut self, mut scene: Scene) {
+        scene.propagate();
+        scene.snapshot_previous();
+        self.index.rebuild(&mut scene);
+        self.scene = scene;
+        self.clock.reset_lag();
+    }
+
+    /// Applies edits made between frames: propagates and re-files what changed.
+    pub fn sync(&mut self) -> (usize, usize) {
+        let recomputed = self.scene.propagate().recomputed;
+        self.index.sync(&mut self.scene);
+        (recomputed, self.index.refiled())
     }
 
     fn run_steps(&mut self, tick: FrameTick) -> FrameStats {
         let dt = self.clock.step_seconds();
-        let mut recomputed = 0;
+        let (mut recomputed, mut refiled) = (0, 0);
+        self.recomputed_nodes.clear();
         for _ in 0..tick.steps {
             self.systems.run_step(&mut self.scene, dt);
             recomputed += self.scene.last_recomputed();
+            self.track();
+            self.index.sync(&mut self.scene);
+            refiled += self.index.refiled();
         }
         // Edits made between frames (editor, tools) are applied before drawing.
-        recomputed += self.scene.propagate().recomputed;
-        self.stats = FrameStats { tick, recomputed };
+        let edited = self.scene.propagate().recomputed;
+        self.track();
+        self.index.sync(&mut self.scene);
+        let edited_refiled = self.index.refiled();
+        self.stats = FrameStats {
+            tick,
+            recomputed: recomputed + edited,
+            refiled: refiled + edited_refiled,
+        };
         self.stats
+    }
+
+    fn track(&mut self) {
+        if self.track_recomputed {
+            self.recomputed_nodes.extend(self.scene.changed_nodes());
+        }
+    }
+
+    /// Nodes whose world transform was recomputed during the last frame (only
+    /// while [`World::track_recomputed`] is set).
+    pub fn recomputed_nodes(&self) -> &[NodeId] {
+        &self.recomputed_nodes
     }
 
     /// Stats of the last frame.

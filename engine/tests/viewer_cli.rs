@@ -75,3 +75,36 @@ fn headless_screenshot_of_the_demo_is_not_blank() {
         "only {differing} pixels differ from the corner"
     );
 }
+
+/// The viewer in a real window (an X server from `xvfb-run`), for a few frames.
+#[test]
+fn windowed_viewer_under_xvfb_exits_0_with_a_picture() {
+    let require = std::env::var("KEEL_REQUIRE_GPU").as_deref() == Ok("1");
+    if Command::new("xvfb-run").arg("--help").output().is_err() {
+        assert!(
+            !require,
+            "KEEL_REQUIRE_GPU=1 but xvfb-run is missing (scripts/install-deps.sh installs it)"
+        );
+        eprintln!("skipping: xvfb-run is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let shot = dir.path().join("window.png");
+    let out = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x720x24"])
+        .arg(env!("CARGO_BIN_EXE_keel-viewer"))
+        .args(["--frames", "10", "--size", "480x270", "--screenshot"])
+        .arg(&shot)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "viewer failed in a window: {stderr}");
+    let image = image::open(&shot).unwrap().to_rgba8();
+    assert_eq!(image.dimensions(), (480, 270), "the window's size");
+    let first = *image.get_pixel(0, 0);
+    let differing = image.pixels().filter(|p| **p != first).count();
+    assert!(
+        differing > 480 * 270 / 4,
+        "only {differing} pixels differ: blank window?"
+    );
+}

@@ -12,7 +12,8 @@ usage: keel-viewer [SCENE] [--headless] [--frames N] [--size WxH] [--screenshot 
 
 With no SCENE, opens the bundled demo scene. Keys: mouse drag orbits (shift or middle
 button pans), wheel zooms, Tab toggles the fly camera (WASD, Q/E), Space pauses,
-'.' steps one fixed update, G grid, B bounding boxes, Esc quits.";
+'.' steps one fixed update, G grid, B bounding boxes, O octree cells,
+R nodes recomputed by the dirty flag, Esc quits.";
 
 fn demo_scene() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/demo.ron")

@@ -6,12 +6,14 @@
 //! - [`transform`]: [`Transform`], the dirty flag and interpolation.
 //! - [`components`]: behaviour, mesh and light components.
 //! - [`file`]: RON scene files.
+//! - [`index`]: the octree of mesh bounds, fed by the dirty flag.
 
 mod column;
 pub mod components;
 pub mod file;
 mod graph;
 mod handle;
+pub mod index;
 pub mod transform;
 
 use std::path::PathBuf;
@@ -24,6 +26,7 @@ pub use components::{
 pub use file::{NodeRecord, SCENE_VERSION, SceneFile};
 pub use graph::{Children, Keep, Scene};
 pub use handle::NodeId;
+pub use index::SpatialIndex;
 pub use transform::{PropagationStats, Transform};
 
 /// Everything that can go wrong with a scene: edits with bad handles or values,

@@ -1,0 +1,298 @@
+//! The scene's spatial index: a loose octree of mesh bounds, fed by the dirty
+//! flag (spatial partition pattern).
+//!
+//! After each propagation only the nodes whose world transform was recomputed
+//! are re-filed; untouched nodes cost nothing. The index answers the questions
+//! the engine asks of space: what the camera sees (culling), what a ray hits
+//! first (click-to-select), and what is within reach of a node.
+
+use glam::{Affine3A, Vec3};
+
+use super::{MeshRenderer, NodeId, Scene};
+use crate::assets::Primitive;
+use crate::spatial::{Aabb, Frustum, LooseOctree, Ray, Sphere};
+
+/// Half the side of the octree's initial cube; objects outside it are still found.
+const WORLD_HALF: f32 = 512.0;
+
+/// World bounds of a unit primitive (every one fits the cube -0.5..0.5) under `model`.
+pub fn mesh_bounds(model: &Affine3A) -> Aabb {
+    Aabb::from_center_half_extents(Vec3::splat(0.0), Vec3::splat(0.5)).transformed(model)
+}
+
+/// Loose octree over every node that draws a mesh.
+pub struct SpatialIndex {
+    tree: LooseOctree<NodeId>,
+    refiled: usize,
+    scratch: Vec<NodeId>,
+    hits: Vec<(NodeId, f32)>,
+    despawned: Vec<NodeId>,
+}
+
+impl Default for SpatialIndex {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SpatialIndex {
+    /// An empty index.
+    pub fn new() -> Self {
+        let world = Aabb::from_center_half_extents(Vec3::ZERO, Vec3::splat(WORLD_HALF));
+        Self {
+            tree: LooseOctree::new(world).expect("the initial world box is finite"),
+            refiled: 0,
+            scratch: Vec::new(),
+            hits: Vec::new(),
+            despawned: Vec::new(),
+        }
+    }
+
+    /// Number of nodes filed.
+    pub fn len(&self) -> usize {
+        self.tree.len()
+    }
+
+    /// Whether nothing is filed.
+    pub fn is_empty(&self) -> bool {
+        self.tree.is_empty()
+    }
+
+    /// Nodes re-filed by the last [`SpatialIndex::sync`].
+    pub fn refiled(&self) -> usize {
+        self.refiled
+    }
+
+    /// The octree itself (debug drawing of its cells, direct queries).
+    pub fn tree(&self) -> &LooseOctree<NodeId> {
+        &self.tree
+    }
+
+    fn file(&mut self, scene: &Scene, node: NodeId) -> bool {
+        let Some(world) = scene.world(node) else {
+            return false;
+        };
+        let bounds = mesh_bounds(&world);
+        // Non-finite bounds (a degenerate scale) are refused by the tree: such a node is unfindable, not fatal.
+        let filed = if self.tree.contains_key(node) {
+            self.tree.update(node, bounds)
+        } else {
+            self.tree.insert(node, bounds)
+        };
+        filed.is_ok()
+    }
+
+    /// Files every mesh node anew.
+    pub fn rebuild(&mut self, scene: &mut Scene) {
+        self.tree.clear();
+        self.despawned.clear();
+        scene.take_despawned(&mut self.despawned);
+        self.despawned.clear();
+        self.refiled = 0;
+        let nodes: Vec<NodeId> = scene.components.mesh.iter().map(|(node, _)| node).collect();
+        for node in nodes {
+            self.refiled += usize::from(self.file(scene, node));
+        }
+    }
+
+    /// Brings the index up to date after a propagation: forgets despawned
+    /// nodes and re-files the nodes whose world transform changed.
+    pub fn sync(&mut self, scene: &mut Scene) {
+        scene.take_despawned(&mut self.despawned);
+        for node in self.despawned.drain(..) {
+            self.tree.remove(node);
+        }
+        if self.tree.len() != scene.components.mesh.len() {
+            // Meshes were added to or removed from nodes that did not move.
+            return self.rebuild(scene);
+        }
+        self.refiled = 0;
+        self.scratch.clear();
+        self.scratch.extend(
+            scene
+                .changed_nodes()
+                .filter(|&n| scene.get::<MeshRenderer>(n).is_some()),
+        );
+        let changed = std::mem::take(&mut self.scratch);
+        for &node in &changed {
+            self.refiled += usize::from(self.file(scene, node));
+        }
+        self.scratch = changed;
+    }
+
+    /// Mesh nodes whose bounds touch the frustum, into `out` (cleared first).
+    pub fn visible(&mut self, frustum: &Frustum, out: &mut Vec<NodeId>) {
+        out.clear();
+        self.tree.query_frustum(frustum, out);
+    }
+
+    /// The nearest mesh the ray hits, tested against the mesh's own shape in
+    /// its local space (box, sphere, ...), not just the world box; with the distance.
+    pub fn raycast(&mut self, scene: &Scene, ray: &Ray) -> Option<(NodeId, f32)> {
+        let mut hits = std::mem::take(&mut self.hits);
+        self.tree.raycast(ray, f32::INFINITY, &mut hits);
+        let mut best: Option<(NodeId, f32)> = None;
+        for &(node, entry) in &hits {
+            if best.is_some_and(|(_, b)| entry > b) {
+                break;
+            }
+            let (Some(world), Some(mesh)) = (scene.world(node), scene.get::<MeshRenderer>(node))
+            else {
+                continue;
+            };
+            if let Some(t) = hit_mesh(&world, mesh.mesh, ray)
+                && best.is_none_or(|(_, b)| t < b)
+            {
+                best = Some((node, t));
+            }
+        }
+        self.hits = hits;
+        best
+    }
+
+    /// Mesh nodes whose bounds come within `radius` of `node`'s world position
+    /// (the node itself excluded), into `out`.
+    pub fn within_radius(
+        &mut self,
+        scene: &Scene,
+        node: NodeId,
+        radius: f32,
+        out: &mut Vec<NodeId>,
+    ) {
+        out.clear();
+        let Some(world) = scene.world(node) else {
+            return;
+        };
+        let center = Vec3::from(world.translation);
+        self.tree.query_sphere(&Sphere { center, radius }, out);
+        out.retain(|&n| n != node);
+    }
+}
+
+/// Distance along `ray` (world units) to where it enters a unit primitive under `model`.
+fn hit_mesh(model: &Affine3A, mesh: Primitive, ray: &Ray) -> Option<f32> {
+    let inverse = model.inverse();
+    let origin = inverse.transform_point3(ray.origin);
+    let dir = inverse.transform_vector3(ray.dir);
+    let local = Ray::new(origin, dir).ok()?;
+    // Ray::new normalises the direction: scale the local distance back to world units.
+    let to_world = |t: f32| model.transform_vector3(local.dir * t).length();
+    let t = match mesh {
+        Primitive::Sphere => local.intersect_sphere(&Sphere {
+            center: Vec3::ZERO,
+            radius: 0.5,
+        })?,
+        Primitive::Plane => {
+            // A flat square at y = 0.
+            if local.dir.y.abs() < 1e-9 {
+                return None;
+            }
+            let t = -local.origin.y / local.dir.y;
+            let p = local.at(t);
+            if t < 0.0 || p.x.abs() > 0.5 || p.z.abs() > 0.5 {
+                return None;
+            }
+            t
+        }
+        Primitive::Cube | Primitive::Cylinder | Primitive::Cone => local.intersect_aabb(
+            &Aabb::from_center_half_extents(Vec3::ZERO, Vec3::splat(0.5)),
+        )?,
+    };
+    Some(to_world(t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{Material, Transform};
+
+    fn add(scene: &mut Scene, mesh: Primitive, at: Vec3, scale: f32) -> NodeId {
+        let node = scene
+            .spawn(
+                None,
+                "m",
+                Transform::from_translation(at).with_scale(Vec3::splat(scale)),
+            )
+            .unwrap();
+        scene
+            .insert(
+                node,
+                MeshRenderer {
+                    mesh,
+                    material: Material::default(),
+                },
+            )
+            .unwrap();
+        node
+    }
+
+    #[test]
+    fn only_moved_nodes_are_refiled() {
+        let mut scene = Scene::new();
+        let nodes: Vec<NodeId> = (0..100)
+            .map(|i| add(&mut scene, Primitive::Cube, Vec3::X * i as f32, 1.0))
+            .collect();
+        scene.propagate();
+        let mut index = SpatialIndex::new();
+        index.sync(&mut scene);
+        assert_eq!(index.len(), 100);
+        for &node in &nodes[..3] {
+            let mut t = scene.local(node).unwrap();
+            t.translation.y = 5.0;
+            scene.set_local(node, t).unwrap();
+        }
+        scene.propagate();
+        index.sync(&mut scene);
+        assert_eq!(index.refiled(), 3);
+        scene.propagate();
+        index.sync(&mut scene);
+        assert_eq!(index.refiled(), 0, "nothing moved");
+        scene.despawn(nodes[50]).unwrap();
+        scene.propagate();
+        index.sync(&mut scene);
+        assert_eq!(index.len(), 99);
+    }
+
+    #[test]
+    fn raycast_hits_the_mesh_not_just_its_box() {
+        let mut scene = Scene::new();
+        let sphere = add(
+            &mut scene,
+            Primitive::Sphere,
+            Vec3::new(0.0, 0.0, -10.0),
+            2.0,
+        );
+        let far_cube = add(&mut scene, Primitive::Cube, Vec3::new(0.0, 0.0, -20.0), 2.0);
+        scene.propagate();
+        let mut index = SpatialIndex::new();
+        index.sync(&mut scene);
+        let straight = Ray::new(Vec3::ZERO, Vec3::NEG_Z).unwrap();
+        let (hit, t) = index.raycast(&scene, &straight).unwrap();
+        assert_eq!(hit, sphere);
+        assert!(
+            (t - 9.0).abs() < 1e-4,
+            "sphere of radius 1 at 10: entered at {t}"
+        );
+        // Through the sphere's bounding box corner, missing the sphere itself.
+        let corner = Ray::new(Vec3::new(0.95, 0.95, 0.0), Vec3::NEG_Z).unwrap();
+        let (hit, t) = index.raycast(&scene, &corner).unwrap();
+        assert_eq!(hit, far_cube, "the box corner of the sphere is empty space");
+        assert!((t - 19.0).abs() < 1e-4);
+        let miss = Ray::new(Vec3::ZERO, Vec3::Z).unwrap();
+        assert_eq!(index.raycast(&scene, &miss), None);
+    }
+
+    #[test]
+    fn within_radius_finds_neighbours_only() {
+        let mut scene = Scene::new();
+        let me = add(&mut scene, Primitive::Cube, Vec3::ZERO, 1.0);
+        let near = add(&mut scene, Primitive::Cube, Vec3::new(2.0, 0.0, 0.0), 1.0);
+        let _far = add(&mut scene, Primitive::Cube, Vec3::new(9.0, 0.0, 0.0), 1.0);
+        scene.propagate();
+        let mut index = SpatialIndex::new();
+        index.sync(&mut scene);
+        let mut out = Vec::new();
+        index.within_radius(&scene, me, 2.0, &mut out);
+        assert_eq!(out, vec![near]);
+    }
+}
