@@ -181,7 +181,7 @@ impl SceneFile {
                 Some(p) => {
                     return Err(check.fail(
                         "parent",
-                        "the index of an earlier node",
+                        "the index of an earlier node (forward references and cycles are refused)",
                         p.to_string(),
                     ));
                 }
@@ -246,18 +246,20 @@ struct Check<'a> {
 }
 
 impl Check<'_> {
-    fn fail(&self, field: &str, expected: &'static str, found: String) -> SceneError {
+    fn fail(&self, field: &'static str, expected: &'static str, found: String) -> SceneError {
         SceneError::InvalidField {
             path: self.path.to_path_buf(),
-            index: self.index,
+            line: 0,
+            column: 0,
+            index: self.index as u32,
             node: self.node.to_string(),
-            field: field.to_string(),
+            field,
             expected,
             found,
         }
     }
 
-    fn finite(&self, field: &str, value: f32) -> Result<(), SceneError> {
+    fn finite(&self, field: &'static str, value: f32) -> Result<(), SceneError> {
         if value.is_finite() {
             Ok(())
         } else {
@@ -265,7 +267,7 @@ impl Check<'_> {
         }
     }
 
-    fn non_negative(&self, field: &str, value: f32) -> Result<(), SceneError> {
+    fn non_negative(&self, field: &'static str, value: f32) -> Result<(), SceneError> {
         if value.is_finite() && value >= 0.0 {
             Ok(())
         } else {
@@ -273,7 +275,7 @@ impl Check<'_> {
         }
     }
 
-    fn positive(&self, field: &str, value: f32) -> Result<(), SceneError> {
+    fn positive(&self, field: &'static str, value: f32) -> Result<(), SceneError> {
         if value.is_finite() && value > 0.0 {
             Ok(())
         } else {
@@ -281,7 +283,7 @@ impl Check<'_> {
         }
     }
 
-    fn vec3(&self, field: &str, value: Vec3) -> Result<(), SceneError> {
+    fn vec3(&self, field: &'static str, value: Vec3) -> Result<(), SceneError> {
         if value.is_finite() {
             Ok(())
         } else {
@@ -293,6 +295,13 @@ impl Check<'_> {
     fn transform(&self, t: &Transform) -> Result<Transform, SceneError> {
         self.vec3("transform.translation", t.translation)?;
         self.vec3("transform.scale", t.scale)?;
+        if t.scale.abs().min_element() < 1e-12 {
+            return Err(self.fail(
+                "transform.scale",
+                "non-zero scale on every axis (a zero scale cannot be inverted)",
+                format!("{:?}", t.scale),
+            ));
+        }
         let length = t.rotation.length();
         if !t.rotation.is_finite() || length < 1e-6 {
             return Err(self.fail(
@@ -378,7 +387,11 @@ impl Scene {
     /// # Errors
     /// Any [`SceneError`] of reading, parsing or validating, naming the file.
     pub fn load(path: &Path) -> Result<Scene, SceneError> {
-        SceneFile::read(path)?.to_scene(path)
+        let text = fs::read_to_string(path).map_err(|source| SceneError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::from_text(&text, path)
     }
 
     /// Parses scene text; `origin` names it in errors.
@@ -386,7 +399,9 @@ impl Scene {
     /// # Errors
     /// As [`Scene::load`], less the I/O.
     pub fn from_text(text: &str, origin: &Path) -> Result<Scene, SceneError> {
-        SceneFile::parse(text, origin)?.to_scene(origin)
+        SceneFile::parse(text, origin)?
+            .to_scene(origin)
+            .map_err(|error| locate(error, text))
     }
 
     /// Saves the scene atomically (see [`SceneFile::write`]).
@@ -396,4 +411,99 @@ impl Scene {
     pub fn save(&self, path: &Path) -> Result<(), SceneError> {
         self.to_file().write(path)
     }
+}
+
+/// Fills in the line and column of an [`SceneError::InvalidField`] from the source text.
+fn locate(mut error: SceneError, text: &str) -> SceneError {
+    if let SceneError::InvalidField {
+        line,
+        column,
+        index,
+        field,
+        ..
+    } = &mut error
+    {
+        let key = field.rsplit('.').next().unwrap_or(field);
+        let offset = field_offset(text, *index as usize, key).unwrap_or(0);
+        let before = &text[..offset];
+        *line = before.matches('\n').count() as u32 + 1;
+        *column = (before.len() - before.rfind('\n').map_or(0, |i| i + 1)) as u32 + 1;
+    }
+    error
+}
+
+/// Byte offset of `key:` inside the `index`-th node of the `nodes` list (or of
+/// the node's opening parenthesis when the key is not written out).
+///
+/// A small scanner over RON's brackets, skipping strings and comments: the text
+/// has parsed already, so its brackets balance.
+fn field_offset(text: &str, index: usize, key: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let nodes_key = find_key(text, 0, text.len(), "nodes")?;
+    let list = nodes_key + text[nodes_key..].find('[')?;
+    let (mut depth, mut count, mut i) = (0usize, 0usize, list + 1);
+    let mut node_start = None;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => i = skip_string(bytes, i),
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i += text[i..].find('\n').unwrap_or(text.len() - i);
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i += text[i..].find("*/").map_or(text.len() - i, |e| e + 1);
+            }
+            b'(' | b'[' | b'{' => {
+                if depth == 0 {
+                    if count == index {
+                        node_start = Some(i);
+                    }
+                    count += 1;
+                }
+                depth += 1;
+            }
+            b')' | b']' | b'}' => {
+                if depth == 0 {
+                    break;
+                }
+                depth -= 1;
+                if depth == 0
+                    && let Some(start) = node_start
+                {
+                    return Some(find_key(text, start, i, key).unwrap_or(start));
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    node_start
+}
+
+fn skip_string(bytes: &[u8], mut i: usize) -> usize {
+    i += 1;
+    while i < bytes.len() && bytes[i] != b'"' {
+        i += if bytes[i] == b'\\' { 2 } else { 1 };
+    }
+    i
+}
+
+/// First `key` followed by `:` within `text[start..end]`, as a whole word outside strings.
+fn find_key(text: &str, start: usize, end: usize, key: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut i = start;
+    while i < end {
+        if bytes[i] == b'"' {
+            i = skip_string(bytes, i) + 1;
+            continue;
+        }
+        if text[i..].starts_with(key)
+            && (i == 0 || !word(bytes[i - 1]))
+            && text[i + key.len()..].trim_start().starts_with(':')
+        {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
 }

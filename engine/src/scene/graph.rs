@@ -104,6 +104,8 @@ pub struct Scene {
     pub(super) names: Vec<String>,
     /// Nodes whose flags gained DIRTY since the last propagation (may hold stale handles).
     pub(super) dirty: Vec<NodeId>,
+    /// Reused buffer of dirty positions for the sorted propagation path.
+    pub(super) roots_scratch: Vec<u32>,
     /// Dense ranges recomputed by the last propagation.
     pub(super) last_changed: Vec<(u32, u32)>,
     /// Dense ranges recomputed since the last snapshot of previous transforms.

@@ -86,16 +86,20 @@ pub enum SceneError {
         expected: u32,
     },
     /// A field holds a value the engine cannot use.
-    #[error("{}: node {index} (`{node}`), field `{field}`: expected {expected}, found {found}", path.display())]
+    #[error("{}:{line}:{column}: node {index} (`{node}`), field `{field}`: expected {expected}, found {found}", path.display())]
     InvalidField {
         /// The file.
         path: PathBuf,
+        /// 1-based line of the field (of the node when the field is not written out).
+        line: u32,
+        /// 1-based column of the field.
+        column: u32,
         /// Position of the node in the file's `nodes` list.
-        index: usize,
+        index: u32,
         /// Name of the node.
         node: String,
         /// Dotted path of the field, e.g. `orbit.radius`.
-        field: String,
+        field: &'static str,
         /// What a valid value looks like.
         expected: &'static str,
         /// The value found.

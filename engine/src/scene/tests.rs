@@ -255,6 +255,18 @@ impl Model {
         false
     }
 
+    /// Nodes in the union of the subtrees of `roots` (the ones still alive).
+    fn subtree_union(&self, roots: &std::collections::HashSet<NodeId>) -> usize {
+        self.parent
+            .keys()
+            .filter(|&&n| {
+                roots
+                    .iter()
+                    .any(|&r| self.parent.contains_key(&r) && self.is_under(n, r))
+            })
+            .count()
+    }
+
     fn remove(&mut self, node: NodeId) {
         for child in self.children.remove(&Some(node)).unwrap_or_default() {
             self.remove(child);
@@ -280,6 +292,7 @@ proptest! {
         let mut scene = Scene::new();
         let mut model = Model::default();
         let mut dead: Vec<NodeId> = Vec::new();
+        let mut pending = std::collections::HashSet::new();
         for op in ops {
             let nodes = live(&model);
             let pick = |i: usize| (!nodes.is_empty()).then(|| nodes[i % nodes.len()]);
@@ -291,6 +304,7 @@ proptest! {
                     model.parent.insert(id, parent);
                     model.children.entry(parent).or_default().push(id);
                     model.local.insert(id, t);
+                    pending.insert(id);
                 }
                 Op::Despawn(i) => if let Some(node) = pick(i) {
                     let before = model.parent.len();
@@ -302,6 +316,11 @@ proptest! {
                 Op::Reparent { node, parent, keep_world } => if let Some(node) = pick(node) {
                     let parent = parent.and_then(pick);
                     let keep = if keep_world { Keep::World } else { Keep::Local };
+                    let refused = parent.is_some_and(|p| model.is_under(p, node));
+                    if keep_world && !refused {
+                        // Keeping the world position propagates first, to read current worlds.
+                        pending.clear();
+                    }
                     let result = scene.reparent(node, parent, keep);
                     if parent.is_some_and(|p| model.is_under(p, node)) {
                         prop_assert!(matches!(result, Err(SceneError::CyclicReparent { .. })), "{:?}", result);
@@ -312,18 +331,26 @@ proptest! {
                         model.children.entry(parent).or_default().push(node);
                         // Keep::World changes the local transform: take the scene's.
                         model.local.insert(node, scene.local(node).unwrap());
+                        pending.insert(node);
                     }
                 },
                 Op::Move { node, x, turn } => if let Some(node) = pick(node) {
                     let t = at(f32::from(x), 0.5, 0.0).with_rotation(Quat::from_rotation_y(f32::from(turn) * 0.01));
-                    scene.set_local(node, t).unwrap();
+                    if scene.set_local(node, t).unwrap() {
+                        pending.insert(node);
+                    }
                     model.local.insert(node, t);
                 },
-                Op::Propagate => { scene.propagate(); }
+                Op::Propagate => {
+                    let expected = model.subtree_union(&pending);
+                    prop_assert_eq!(scene.propagate().recomputed, expected, "nodes in changed subtrees");
+                    pending.clear();
+                }
             }
             scene.assert_invariants();
         }
-        scene.propagate();
+        let expected = model.subtree_union(&pending);
+        prop_assert_eq!(scene.propagate().recomputed, expected, "nodes in changed subtrees");
         prop_assert_eq!(scene.len(), model.parent.len());
         for node in live(&model) {
             prop_assert_eq!(scene.parent(node), model.parent[&node]);
@@ -331,7 +358,7 @@ proptest! {
             prop_assert_eq!(kids, model.children.get(&Some(node)).cloned().unwrap_or_default());
             let expected = model.world(node);
             let got = scene.world(node).unwrap();
-            prop_assert!(got.abs_diff_eq(expected, 1e-3), "{:?}: {:?} vs {:?}", node, got, expected);
+            prop_assert!(got.abs_diff_eq(expected, 1e-5), "{:?}: {:?} vs {:?}", node, got, expected);
         }
         let roots: Vec<NodeId> = scene.roots().collect();
         prop_assert_eq!(roots, model.children.get(&None).cloned().unwrap_or_default());
@@ -500,20 +527,31 @@ fn bad_values_name_the_node_and_the_field() {
         ),
     ];
     for (node, field) in cases {
-        let text = format!("(version: 1, nodes: [(name: \"a\"), {node}])");
+        let text =
+            format!("(\n  version: 1,\n  nodes: [\n    (name: \"a\"),\n    {node},\n  ],\n)");
         let err = Scene::from_text(&text, Path::new("v.ron")).unwrap_err();
         match &err {
             SceneError::InvalidField {
                 index,
                 node,
                 field: f,
+                line,
+                column,
                 ..
             } => {
-                assert_eq!(
-                    (*index, node.as_str(), f.as_str()),
-                    (1, "b", field),
-                    "{err}"
-                );
+                assert_eq!((*index, node.as_str(), *f), (1, "b", field), "{err}");
+                assert_eq!(*line, 5, "{err}");
+                let key = field.rsplit('.').next().unwrap();
+                let expected_column = text
+                    .lines()
+                    .nth(4)
+                    .unwrap()
+                    .find(&format!("{key}:"))
+                    .unwrap()
+                    + 1;
+                assert_eq!(*column as usize, expected_column, "{err}");
+                let prefix = format!("v.ron:5:{expected_column}: node 1 (`b`)");
+                assert!(err.to_string().starts_with(&prefix), "{err}");
             }
             other => panic!("expected an invalid field {field}, got {other}"),
         }
@@ -542,4 +580,44 @@ fn hand_written_files_may_omit_defaults_and_some() {
         scene.get::<MeshRenderer>(ship).unwrap().material.base_color,
         Vec4::new(0.5, 0.3, 0.1, 1.0)
     );
+}
+
+#[test]
+fn missing_fields_and_unknown_components_are_named_with_their_line() {
+    let text = "(\n  version: 1,\n  nodes: [\n    (name: \"a\", orbit: (radius: 2.0)),\n  ],\n)";
+    let err = Scene::from_text(text, Path::new("m.ron")).unwrap_err();
+    assert!(matches!(err, SceneError::Parse { line: 4, .. }), "{err}");
+    assert!(
+        err.to_string().contains("center"),
+        "names the missing field: {err}"
+    );
+    let text = "(\n  version: 1,\n  nodes: [\n    (name: \"a\", rigidbody: (mass: 2.0)),\n  ],\n)";
+    let err = Scene::from_text(text, Path::new("u.ron")).unwrap_err();
+    assert!(matches!(err, SceneError::Parse { line: 4, .. }), "{err}");
+    assert!(err.to_string().contains("rigidbody"), "{err}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+    /// Whatever the damage to a valid file, loading answers Ok or Err and never panics.
+    #[test]
+    fn mangled_files_never_panic(
+        cuts in proptest::collection::vec((any::<proptest::sample::Index>(), 0u8..4, any::<u8>()), 1..6),
+    ) {
+        let mut text = furnished().to_file().to_text(Path::new("f.ron")).unwrap().into_bytes();
+        for (at, kind, byte) in cuts {
+            if text.is_empty() {
+                break;
+            }
+            let i = at.index(text.len());
+            match kind {
+                0 => text.truncate(i),
+                1 => text[i] = byte,
+                2 => { text.remove(i); }
+                _ => text.insert(i, b"(),:[]\"-9e99NaN"[usize::from(byte) % 15]),
+            }
+        }
+        let text = String::from_utf8_lossy(&text);
+        let _ = Scene::from_text(&text, Path::new("mangled.ron"));
+    }
 }

@@ -160,57 +160,86 @@ impl Scene {
 
     /// Recomputes the world transforms of dirty nodes and their descendants.
     ///
-    /// Cost grows with the size of the changed subtrees, not with the scene.
+    /// Cost grows with the size of the changed subtrees, not with the scene:
+    /// the dirty nodes are sorted by position and each one's subtree range is
+    /// walked once (a dirty node inside a range already walked is skipped).
+    /// When most nodes are dirty, sorting would cost more than a linear scan of
+    /// the flags, so the pass scans instead; the result is the same.
     pub fn propagate(&mut self) -> PropagationStats {
         self.last_changed.clear();
         if self.dirty.is_empty() {
             self.last_recomputed = 0;
             return PropagationStats::default();
         }
-        let mut roots: Vec<u32> = Vec::with_capacity(self.dirty.len());
-        for &node in &self.dirty {
-            if let Some(d) = self.dense(node) {
-                roots.push(d as u32);
-            }
-        }
-        self.dirty.clear();
-        roots.sort_unstable();
-        roots.dedup();
-
-        let hot = &mut self.hot;
+        let n = self.hot.len();
         let mut stats = PropagationStats::default();
-        let mut covered_end = 0usize;
-        for &root in &roots {
-            let root = root as usize;
-            if root < covered_end {
-                // Inside a subtree recomputed already in this pass.
-                hot.flags[root] &= !flag::DIRTY;
-                continue;
-            }
-            let end = root + hot.size[root] as usize;
-            let teleport = hot.flags[root] & flag::TELEPORT != 0;
-            for d in root..end {
-                let parent = hot.parent[d];
-                let parent_world = if parent == NONE {
-                    Affine3A::IDENTITY
+        if self.dirty.len() * 8 >= n {
+            self.dirty.clear();
+            let mut d = 0;
+            while d < n {
+                if self.hot.flags[d] & flag::DIRTY != 0 {
+                    let end = d + self.hot.size[d] as usize;
+                    self.recompute_range(d, end);
+                    stats.recomputed += end - d;
+                    stats.roots += 1;
+                    d = end;
                 } else {
-                    hot.world[parent as usize]
-                };
-                hot.world[d] = parent_world * hot.local[d].to_affine();
-                let flags = hot.flags[d];
-                if teleport || flags & flag::TELEPORT != 0 {
-                    hot.prev_world[d] = hot.world[d];
+                    d += 1;
                 }
-                hot.flags[d] = flags & !(flag::DIRTY | flag::TELEPORT);
             }
-            stats.recomputed += end - root;
-            stats.roots += 1;
-            covered_end = end;
-            self.last_changed.push((root as u32, end as u32));
+        } else {
+            let mut roots = std::mem::take(&mut self.roots_scratch);
+            roots.clear();
+            for node in self.dirty.drain(..) {
+                let slot = self.slots[node.index() as usize];
+                if slot.generation == node.generation_nz() && slot.dense != NONE {
+                    roots.push(slot.dense);
+                }
+            }
+            roots.sort_unstable();
+            let mut covered_end = 0usize;
+            for &root in &roots {
+                let root = root as usize;
+                if root < covered_end {
+                    // Inside a subtree recomputed already in this pass.
+                    continue;
+                }
+                let end = root + self.hot.size[root] as usize;
+                self.recompute_range(root, end);
+                stats.recomputed += end - root;
+                stats.roots += 1;
+                covered_end = end;
+            }
+            self.roots_scratch = roots;
         }
         self.unsnapped.extend_from_slice(&self.last_changed);
         self.last_recomputed = stats.recomputed;
         stats
+    }
+
+    /// The kernel: recomputes `[start, end)`, one subtree in pre-order, front to back.
+    fn recompute_range(&mut self, start: usize, end: usize) {
+        let hot = &mut self.hot;
+        // A teleported node snaps its whole subtree: nothing below it may slide either.
+        let mut teleport_end = start;
+        for d in start..end {
+            let parent = hot.parent[d];
+            let parent_world = if parent == NONE {
+                Affine3A::IDENTITY
+            } else {
+                hot.world[parent as usize]
+            };
+            hot.world[d] = parent_world * hot.local[d].to_affine();
+            let flags = hot.flags[d];
+            if flags & flag::TELEPORT != 0 {
+                teleport_end = teleport_end.max(d + hot.size[d] as usize);
+            }
+            if d < teleport_end {
+                hot.prev_world[d] = hot.world[d];
+            }
+            hot.flags[d] = flags & !(flag::DIRTY | flag::TELEPORT);
+        }
+        self.last_changed.push((start as u32, end as u32));
     }
 
     /// World transforms recomputed by the last propagation.
@@ -385,6 +414,49 @@ mod tests {
                 drawn,
                 scene.world(node).unwrap(),
                 "{node} must be drawn at its new place"
+            );
+        }
+    }
+
+    #[test]
+    fn a_teleport_inside_a_moving_subtree_snaps_its_children_too() {
+        let (mut scene, [root, a, b, ..]) = sample();
+        scene.snapshot_previous();
+        scene.set_local(root, at(1.5)).unwrap();
+        scene.teleport(a, at(50.0)).unwrap();
+        scene.propagate();
+        assert_eq!(
+            scene.interpolated_world(b, 0.5),
+            scene.world(b),
+            "b follows a's jump at once"
+        );
+        assert_ne!(
+            scene.interpolated_world(root, 0.5),
+            scene.world(root),
+            "root still slides"
+        );
+    }
+
+    #[test]
+    fn the_linear_pass_for_many_dirty_nodes_recomputes_each_node_once() {
+        let mut scene = Scene::new();
+        let mut nodes = Vec::new();
+        for i in 0..64 {
+            let parent = (i % 8 != 0).then(|| nodes[i - 1 - (i * 7) % (i % 8)]);
+            nodes.push(scene.spawn(parent, "n", at(1.0)).unwrap());
+        }
+        scene.propagate();
+        for &node in &nodes {
+            scene.set_local(node, at(2.0)).unwrap();
+        }
+        let stats = scene.propagate();
+        assert_eq!(stats.recomputed, 64, "every node once");
+        assert_eq!(stats.roots, 8, "one range per tree");
+        for &node in &nodes {
+            let depth = scene.depth(node).unwrap() as f32;
+            assert_eq!(
+                scene.world(node).unwrap().translation.x,
+                2.0 * (depth + 1.0)
             );
         }
     }
