@@ -198,7 +198,10 @@ impl ComponentValue {
                     && o.applied.is_finite()
             }
             ComponentValue::Orbit(o) => {
-                o.center.is_finite() && nonneg(o.radius) && o.rate.is_finite() && o.angle.is_finite()
+                o.center.is_finite()
+                    && nonneg(o.radius)
+                    && o.rate.is_finite()
+                    && o.angle.is_finite()
             }
             ComponentValue::Mesh(m) => {
                 let c: Vec4 = m.material.base_color;

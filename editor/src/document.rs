@@ -144,7 +144,11 @@ pub struct Document {
     pub undo: UndoStack,
     saved_revision: u64,
     names_version: u64,
+    id: u64,
 }
+
+/// Source of [`Document::id`]s.
+static NEXT_DOCUMENT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl Document {
     /// A document around `scene`, clean, saved at `path` (if any).
@@ -158,7 +162,14 @@ impl Document {
             undo: UndoStack::new(),
             saved_revision: 0,
             names_version: 0,
+            id: NEXT_DOCUMENT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
+    }
+
+    /// A number no other document of this process has: caches built from a
+    /// document compare it to notice that the document was replaced.
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
     /// An empty, untitled document.
@@ -202,10 +213,10 @@ impl Document {
 
     /// The file name, or `untitled.ron`.
     pub fn display_name(&self) -> String {
-        self.path
-            .as_deref()
-            .and_then(Path::file_name)
-            .map_or_else(|| "untitled.ron".to_string(), |n| n.to_string_lossy().into_owned())
+        self.path.as_deref().and_then(Path::file_name).map_or_else(
+            || "untitled.ron".to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
     }
 
     /// The window title: `Keel — name.ron`, with ` *` while unsaved.
@@ -513,7 +524,8 @@ impl Document {
         for node in roots {
             let scene = &self.world.scene;
             let place = Placement::of(scene, node).ok_or(EditError::NoSuchNode { node })?;
-            let mut records = subtree::extract(scene, node).ok_or(EditError::NoSuchNode { node })?;
+            let mut records =
+                subtree::extract(scene, node).ok_or(EditError::NoSuchNode { node })?;
             records[0].name = format!("{} (copy)", records[0].name);
             let mut edit = Edit::Spawn {
                 at: Placement {

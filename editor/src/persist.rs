@@ -105,7 +105,8 @@ impl RecentFiles {
         }
         let text = ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::new())
             .map_err(|e| io(std::io::Error::other(e.to_string())))?;
-        write_atomically(path, text.as_bytes()).map_err(|e| io(std::io::Error::other(e.to_string())))
+        write_atomically(path, text.as_bytes())
+            .map_err(|e| io(std::io::Error::other(e.to_string())))
     }
 
     /// Puts `path` first (absolute when it can be made so), dropping an older
@@ -210,11 +211,17 @@ mod tests {
         recent.touch(&dir.path().join("5.ron"));
         assert_eq!(recent.paths.len(), RECENT_LIMIT);
         assert_eq!(recent.paths[0], dir.path().join("5.ron"));
-        assert_eq!(recent.paths.iter().filter(|p| p.ends_with("5.ron")).count(), 1);
+        assert_eq!(
+            recent.paths.iter().filter(|p| p.ends_with("5.ron")).count(),
+            1
+        );
         recent.save(&file).unwrap();
         assert_eq!(RecentFiles::load(&file).unwrap(), recent);
         fs::write(&file, "not ron (").unwrap();
-        assert!(matches!(RecentFiles::load(&file), Err(PersistError::Parse { .. })));
+        assert!(matches!(
+            RecentFiles::load(&file),
+            Err(PersistError::Parse { .. })
+        ));
     }
 
     #[test]
@@ -235,11 +242,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let scene = dir.path().join("a.ron");
         let recovery = recovery_path(Some(&scene), None).unwrap();
-        assert!(!recovery_is_newer(&recovery, Some(&scene)), "no recovery file");
+        assert!(
+            !recovery_is_newer(&recovery, Some(&scene)),
+            "no recovery file"
+        );
         fs::write(&scene, "x").unwrap();
         fs::write(&recovery, "y").unwrap();
         let old = SystemTime::now() - Duration::from_secs(100);
-        fs::File::options().append(true).open(&scene).unwrap().set_modified(old).unwrap();
+        fs::File::options()
+            .append(true)
+            .open(&scene)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
         assert!(recovery_is_newer(&recovery, Some(&scene)));
         fs::File::options()
             .append(true)
@@ -263,7 +278,10 @@ mod tests {
         assert!(!a.due(70.0, true, 1), "nothing new since the last autosave");
         assert!(a.due(70.0, true, 2));
         assert!(!a.due(80.0, false, 2), "saved: nothing to do");
-        assert!(!a.due(100.0, true, 3), "a new dirty period starts the wait again");
+        assert!(
+            !a.due(100.0, true, 3),
+            "a new dirty period starts the wait again"
+        );
         assert!(a.due(130.0, true, 3));
     }
 }

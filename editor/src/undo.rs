@@ -174,7 +174,11 @@ impl Edit {
                 before,
                 after,
             } => {
-                let value = if forward { after.clone() } else { before.clone() };
+                let value = if forward {
+                    after.clone()
+                } else {
+                    before.clone()
+                };
                 scene.set_name(*node, value).map_err(scene_err("rename"))?;
             }
             Edit::Reparent {
@@ -192,9 +196,10 @@ impl Edit {
                 scene
                     .reparent(*node, place.parent, Keep::Local)
                     .map_err(scene_err("reparent"))?;
-                scene.teleport(*node, local).map_err(scene_err("reparent"))?;
-                subtree::move_to_index(scene, *node, place.index)
+                scene
+                    .teleport(*node, local)
                     .map_err(scene_err("reparent"))?;
+                subtree::move_to_index(scene, *node, place.index).map_err(scene_err("reparent"))?;
             }
             Edit::Spawn { at, records, ids } => {
                 if forward {
@@ -221,9 +226,7 @@ impl Edit {
                     return Err(EditError::NoSuchNode { node: *node });
                 }
                 match value {
-                    Some(v) => v
-                        .insert(scene, *node)
-                        .map_err(scene_err("set component"))?,
+                    Some(v) => v.insert(scene, *node).map_err(scene_err("set component"))?,
                     None => {
                         kind.remove(scene, *node);
                     }
@@ -285,9 +288,7 @@ impl Edit {
             (
                 Edit::Transform { node, after, .. },
                 Edit::Transform {
-                    node: n,
-                    after: a,
-                    ..
+                    node: n, after: a, ..
                 },
             ) if node == n => {
                 *after = *a;

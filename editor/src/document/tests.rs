@@ -198,9 +198,16 @@ fn run(d: &mut Document, op: &Op) -> bool {
         Op::Rename(n) => pick(n).map(|n| d.rename(n, format!("r{}", d.undo.len())).map(drop)),
         Op::Reparent(n, p) => pick(n).map(|n| d.reparent(&[n], p.and_then(pick)).map(drop)),
         Op::Add(p) => Some(d.add_node(p.and_then(pick), "new", &[]).map(drop)),
-        Op::Primitive(p) => Some(d.add_primitive(p.and_then(pick), Primitive::Sphere).map(drop)),
-        Op::Duplicate(a, b) => pick(a).zip(pick(b)).map(|(a, b)| d.duplicate(&[a, b]).map(drop)),
-        Op::Delete(a, b) => pick(a).zip(pick(b)).map(|(a, b)| d.delete(&[a, b]).map(drop)),
+        Op::Primitive(p) => Some(
+            d.add_primitive(p.and_then(pick), Primitive::Sphere)
+                .map(drop),
+        ),
+        Op::Duplicate(a, b) => pick(a)
+            .zip(pick(b))
+            .map(|(a, b)| d.duplicate(&[a, b]).map(drop)),
+        Op::Delete(a, b) => pick(a)
+            .zip(pick(b))
+            .map(|(a, b)| d.delete(&[a, b]).map(drop)),
         Op::AddSpin(n) => pick(n).map(|n| {
             d.set_component(n, ComponentKind::Spin.default_value(), None)
                 .map(drop)

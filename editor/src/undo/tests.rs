@@ -11,7 +11,11 @@ fn scene() -> (Scene, Vec<NodeId>) {
         .spawn(Some(ship), "mast", Transform::from_translation(Vec3::Y))
         .unwrap();
     let flag = s
-        .spawn(Some(mast), "flag", Transform::from_translation(Vec3::Y * 3.0))
+        .spawn(
+            Some(mast),
+            "flag",
+            Transform::from_translation(Vec3::Y * 3.0),
+        )
         .unwrap();
     let hull = s.spawn(Some(ship), "hull", Transform::IDENTITY).unwrap();
     let sea = s.spawn(None, "sea", Transform::IDENTITY).unwrap();
@@ -23,18 +27,18 @@ fn scene() -> (Scene, Vec<NodeId>) {
         },
     )
     .unwrap();
-    s.insert(hull, ComponentKind::Mesh.default_value().as_mesh())
+    s.insert(hull, ComponentKind::Mesh.default_value().into_mesh())
         .unwrap();
     s.propagate();
     (s, vec![ship, mast, flag, hull, sea])
 }
 
-trait AsMesh {
-    fn as_mesh(self) -> MeshRenderer;
+trait IntoMesh {
+    fn into_mesh(self) -> MeshRenderer;
 }
 
-impl AsMesh for ComponentValue {
-    fn as_mesh(self) -> MeshRenderer {
+impl IntoMesh for ComponentValue {
+    fn into_mesh(self) -> MeshRenderer {
         match self {
             ComponentValue::Mesh(m) => m,
             other => panic!("not a mesh: {other:?}"),
@@ -70,7 +74,10 @@ fn transform_undo_and_redo_restore_exact_states() {
     assert_eq!(s.to_file(), start);
     stack.redo(&mut s).unwrap().expect("one undone entry");
     assert_eq!(s.to_file(), after);
-    assert!(stack.redo(&mut s).unwrap().is_none(), "nothing more to redo");
+    assert!(
+        stack.redo(&mut s).unwrap().is_none(),
+        "nothing more to redo"
+    );
 }
 
 #[test]
@@ -380,7 +387,12 @@ fn the_oldest_entries_go_past_the_limit() {
     let mut stack = UndoStack::with_limit(3);
     for i in 0..5 {
         let before = s.local(ids[0]).unwrap();
-        push(&mut stack, &mut s, moved(ids[0], before, i as f32 + 1.0), None);
+        push(
+            &mut stack,
+            &mut s,
+            moved(ids[0], before, i as f32 + 1.0),
+            None,
+        );
     }
     assert_eq!(stack.len(), 3);
     while stack.can_undo() {
