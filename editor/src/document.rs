@@ -103,8 +103,11 @@ impl Selection {
 
     /// Keeps the nodes `keep` accepts; the primary falls back to the last kept.
     pub fn retain(&mut self, mut keep: impl FnMut(NodeId) -> bool) {
+        let before = self.nodes.len();
         self.nodes.retain(|&n| keep(n));
-        self.set.retain(|n| self.nodes.contains(n));
+        if self.nodes.len() != before {
+            self.set = self.nodes.iter().copied().collect();
+        }
         if self.primary.is_some_and(|p| !self.set.contains(&p)) {
             self.primary = self.nodes.last().copied();
         }

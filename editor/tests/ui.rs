@@ -220,6 +220,13 @@ fn dropping_a_row_onto_another_reparents_and_keeps_the_world_place() {
     assert!(doc.scene().world(hull).unwrap().abs_diff_eq(world, 1e-5));
     assert_eq!(doc.undo.len(), 1);
     assert_eq!(doc.undo.undo_label(), Some("Move hull under sea"));
+
+    // The scene line above the rows takes drops too: back to the root level.
+    let (from, to) = (center_of(&h, "hull"), center_of(&h, "Scene root"));
+    drag(&mut h, from, to);
+    let doc = &h.state().doc;
+    assert_eq!(doc.scene().parent(hull), None);
+    assert_eq!(doc.scene().roots().last(), Some(hull));
 }
 
 #[test]
@@ -299,7 +306,11 @@ fn duplicate_and_rename_through_the_keyboard() {
 fn saving_and_reopening_gives_the_same_scene() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("boat.ron");
-    let mut h = editor(small_scene(), None);
+    let config = dir.path().join("config");
+    let mut h = harness(EditorApp::with_document(
+        Document::new(small_scene(), None),
+        Some(config.clone()),
+    ));
     h.get_by_label("sea").click();
     h.run();
     h.get_by_label("Translation Z").set_value_accesskit(-4.25);
@@ -324,6 +335,12 @@ fn saving_and_reopening_gives_the_same_scene() {
     assert_eq!(app.title(), "Keel — boat.ron");
     let reopened = Document::open(&path).unwrap();
     assert_eq!(reopened.scene().to_file(), app.doc.scene().to_file());
+    assert_eq!(app.recent_files(), &[path.clone()]);
+    let recent = std::fs::read_to_string(config.join("recent.ron")).unwrap();
+    assert!(
+        recent.contains("boat.ron"),
+        "the recent list is on disk: {recent}"
+    );
 
     // Edit again and save over the same file with Ctrl+S, no dialog this time.
     h.get_by_label("Translation Z").set_value_accesskit(7.0);
@@ -525,4 +542,111 @@ fn snapshot_of_the_editor_on_the_demo_scene() {
     h.remove_cursor();
     h.run();
     h.snapshot("editor_demo");
+}
+
+#[test]
+fn the_context_menu_adds_a_primitive_under_the_clicked_node() {
+    let mut h = editor(small_scene(), None);
+    h.get_by_label("hull").click_secondary();
+    h.run();
+    assert_eq!(
+        h.state().doc.selection.primary(),
+        Some(node(&h, "hull")),
+        "right-click selects"
+    );
+    h.get_by_label("Add child").click();
+    h.run();
+    h.get_by_label("Cone").click();
+    h.run();
+    let doc = &h.state().doc;
+    let cone = doc.scene().find("cone").expect("a cone was added");
+    assert_eq!(doc.scene().parent(cone), doc.scene().find("hull"));
+    assert_eq!(
+        doc.scene().get::<MeshRenderer>(cone).map(|m| m.mesh),
+        Some(Primitive::Cone)
+    );
+    assert_eq!(
+        doc.selection.primary(),
+        Some(cone),
+        "the new node is selected"
+    );
+    assert!(
+        h.query_by_label("cone").is_some(),
+        "and shown (its parent opened)"
+    );
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    assert!(h.state().doc.scene().find("cone").is_none());
+}
+
+#[test]
+fn components_are_added_edited_and_removed_in_the_inspector() {
+    let mut h = editor(small_scene(), None);
+    h.get_by_label("sea").click();
+    h.run();
+    h.get_by_label("Add component").click();
+    h.run();
+    h.get_by_label("Light").click();
+    h.run();
+    let sea = node(&h, "sea");
+    assert!(
+        h.state()
+            .doc
+            .scene()
+            .get::<keel_engine::scene::Light>(sea)
+            .is_some()
+    );
+    h.get_by_label("Intensity").set_value_accesskit(4.5);
+    h.run();
+    let light = *h
+        .state()
+        .doc
+        .scene()
+        .get::<keel_engine::scene::Light>(sea)
+        .unwrap();
+    assert_eq!(light.intensity, 4.5);
+    h.get_by_label("Remove Light").click();
+    h.run();
+    assert!(
+        h.state()
+            .doc
+            .scene()
+            .get::<keel_engine::scene::Light>(sea)
+            .is_none()
+    );
+    assert_eq!(h.state().doc.undo.len(), 3, "add, edit, remove");
+    for _ in 0..3 {
+        h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+        h.run();
+    }
+    assert_eq!(h.state().doc.scene().to_file(), small_scene().to_file());
+}
+
+#[test]
+fn f_requests_framing_and_the_view_menu_hides_panels() {
+    let mut h = editor(small_scene(), None);
+    h.get_by_label("ship").click();
+    h.run();
+    h.key_press(egui::Key::F);
+    h.run();
+    assert!(h.state_mut().take_frame_request());
+    assert!(!h.state_mut().take_frame_request(), "taken once");
+    h.get_by_label("View").click();
+    h.run();
+    h.get_by_role_and_label(egui::accesskit::Role::CheckBox, "Hierarchy")
+        .click();
+    h.run();
+    assert!(!h.state().view.hierarchy);
+    h.get_by_label("View").click();
+    h.run();
+    h.get_by_role_and_label(egui::accesskit::Role::CheckBox, "Octree cells")
+        .click();
+    h.run();
+    assert!(h.state().view.octree_cells);
+    h.key_press(egui::Key::Escape);
+    h.run();
+    assert!(
+        h.query_by_label("ship").is_none(),
+        "the hierarchy is hidden"
+    );
 }

@@ -300,12 +300,14 @@ impl Hierarchy {
         let name_left = indent + 16.0;
 
         // Drag and drop: which nodes travel, and whether this row would accept them.
-        let dragged_nodes = if selected {
-            doc.selection.nodes().to_vec()
-        } else {
-            vec![node]
-        };
-        response.dnd_set_drag_payload(DraggedNodes(dragged_nodes));
+        if response.drag_started() {
+            let dragged = if selected {
+                doc.selection.nodes().to_vec()
+            } else {
+                vec![node]
+            };
+            response.dnd_set_drag_payload(DraggedNodes(dragged));
+        }
         let hover = response.dnd_hover_payload::<DraggedNodes>();
         let refused = hover
             .as_ref()

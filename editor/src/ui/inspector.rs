@@ -92,6 +92,13 @@ impl Inspector {
 
     fn name_ui(&mut self, ui: &mut Ui, doc: &mut Document, node: NodeId, status: &mut Status) {
         let current = doc.scene().name(node).unwrap_or_default().to_string();
+        // The selection moved while a name was being typed: the typing counts.
+        if let Some((other, text)) = self.name.take_if(|(n, _)| *n != node)
+            && doc.scene().name(other).is_some_and(|old| old != text)
+            && let Err(e) = doc.rename(other, text)
+        {
+            status.error(e.to_string());
+        }
         let buffer = match &mut self.name {
             Some((n, text)) if *n == node => text,
             other => {
@@ -262,19 +269,19 @@ fn number(
     min: Option<f32>,
     tracker: &mut Tracker,
 ) {
-    ui.label(label);
+    let name = ui.label(label);
     let mut dv = DragValue::new(v).speed(speed).max_decimals(4);
     if let Some(min) = min {
         dv = dv.range(min..=f32::MAX);
     }
-    let r = ui.add(dv).accessible_name(label);
+    let r = ui.add(dv).labelled_by(name.id);
     tracker.track(&r);
     ui.end_row();
 }
 
 fn checkbox(ui: &mut Ui, label: &str, v: &mut bool, tracker: &mut Tracker) {
-    ui.label(label);
-    let r = ui.checkbox(v, "").accessible_name(label);
+    let name = ui.label(label);
+    let r = ui.checkbox(v, "").labelled_by(name.id);
     tracker.track(&r);
     ui.end_row();
 }
