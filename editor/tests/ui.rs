@@ -335,7 +335,7 @@ fn saving_and_reopening_gives_the_same_scene() {
     assert_eq!(app.title(), "Keel — boat.ron");
     let reopened = Document::open(&path).unwrap();
     assert_eq!(reopened.scene().to_file(), app.doc.scene().to_file());
-    assert_eq!(app.recent_files(), &[path.clone()]);
+    assert_eq!(app.recent_files(), std::slice::from_ref(&path));
     let recent = std::fs::read_to_string(config.join("recent.ron")).unwrap();
     assert!(
         recent.contains("boat.ron"),
