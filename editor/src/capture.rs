@@ -3,7 +3,8 @@
 //! The frame is rendered a second time into an offscreen texture of the
 //! surface's format (surface textures often can't be copied from), copied
 //! into a buffer with rows padded to wgpu's 256-byte alignment, mapped, and
-//! unpadded (and swizzled from BGRA where needed).
+//! unpadded (and swizzled from BGRA where needed). The window's own swap
+//! chain (double buffer) is left alone: the presented image is never read.
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;

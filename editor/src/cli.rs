@@ -1,4 +1,5 @@
 //! The editor's command line: `keel-editor [SCENE] [--frames N] [--screenshot OUT.png] [--play]`.
+//! `--frames` bounds the game loop, so the window can be driven from scripts and CI.
 
 use std::ffi::OsString;
 use std::path::PathBuf;

@@ -1,6 +1,7 @@
 //! Components seen by the editor as values: one enum over every kind the
 //! engine stores, so undo records, the inspector and subtree snapshots handle
-//! all kinds through one exhaustive `match` each.
+//! all kinds through one exhaustive `match` each. It is the editor's view of
+//! the engine's update-method components, as plain data that edits copy.
 //!
 //! Adding a component kind to the engine (particle emitters, say) means adding
 //! a variant to [`ComponentKind`] and [`ComponentValue`]: the compiler then

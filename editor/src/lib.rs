@@ -1,4 +1,6 @@
-//! Keel's editor: an egui UI over the live world.
+//! Keel's editor: an egui UI over the live world. The world keeps running its
+//! game loop while the UI edits it between fixed steps; every edit is a
+//! command on an undo stack, and unsaved work is a dirty flag with autosave.
 //!
 //! - [`document`]: the edited world, its file, selection and dirty flag.
 //! - [`undo`]: reversible edits and the undo stack (command pattern).

@@ -1,4 +1,5 @@
-//! Detached copies of subtrees, and putting them back.
+//! Detached copies of subtrees, and putting them back: the state that delete
+//! and duplicate commands (command pattern) keep so they can be reversed.
 //!
 //! Delete and duplicate (and their undo) need a subtree as plain data: the
 //! same [`NodeRecord`]s a scene file holds, in pre-order, with parent indices

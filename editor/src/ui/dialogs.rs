@@ -1,6 +1,7 @@
 //! Modal dialogs: the in-egui file chooser (a path field and the folder's
 //! scene files: native dialogs would need GTK or desktop portals), the
 //! "save changes?" question, errors, and the offer to restore a recovery file.
+//! The last two are where the document's dirty flag reaches the user.
 
 use std::path::{Path, PathBuf};
 

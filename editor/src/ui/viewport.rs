@@ -1,5 +1,6 @@
 //! The central viewport and the settings it reads: view overlays, gizmo mode
-//! and space, and the "frame the selection" request.
+//! and space, and the "frame the selection" request. No pattern of its own:
+//! it draws whatever the game loop's last frame left in the world.
 //!
 //! The 3D view is drawn by the engine's renderer through egui-wgpu's paint
 //! callback inside [`viewport_ui`]'s rectangle; until then the panel shows the
