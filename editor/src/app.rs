@@ -1,0 +1,505 @@
+//! The window shell: a winit event loop, a wgpu surface, and egui-winit and
+//! egui-wgpu glue around [`EditorApp`].
+//!
+//! Game loop: winit owns the loop. Each redraw runs one editor frame: the
+//! world's fixed steps for the real time elapsed ([`EditorApp::frame`] with
+//! [`RealTime`]), then the UI, which applies edits between steps, then egui's
+//! drawing. The surface presents with vsync, which paces the loop; after each
+//! frame the next redraw is requested so the world keeps moving.
+//!
+//! The device and queue live in [`Gpu`], created once and shared: the engine's
+//! renderer uses the same device, and draws the 3D view inside egui's pass
+//! through an egui-wgpu paint callback (its resources go in
+//! `egui_wgpu::Renderer::callback_resources`).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use keel_engine::time::RealTime;
+use winit::application::ApplicationHandler;
+use winit::dpi::LogicalSize;
+use winit::event::WindowEvent;
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
+use winit::window::{Window, WindowId};
+
+use crate::capture::{self, CaptureError};
+use crate::ui::{EditorApp, EditorOptions};
+
+/// How the shell runs.
+#[derive(Clone, Debug, Default)]
+pub struct ShellOptions {
+    /// How the editor starts.
+    pub editor: EditorOptions,
+    /// Exit after rendering this many frames.
+    pub frame_limit: Option<u64>,
+    /// Write the last rendered frame here (PNG).
+    pub screenshot: Option<PathBuf>,
+}
+
+/// Why the editor could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ShellError {
+    /// No event loop (no display server).
+    #[error("cannot start the event loop (is there a display?): {source}")]
+    EventLoop {
+        /// What winit said.
+        #[from]
+        source: winit::error::EventLoopError,
+    },
+    /// The window could not be created.
+    #[error("cannot create the window: {source}")]
+    Window {
+        /// What winit said.
+        #[from]
+        source: winit::error::OsError,
+    },
+    /// The window has no usable GPU surface.
+    #[error("cannot create a GPU surface for the window: {source}")]
+    Surface {
+        /// What wgpu said.
+        #[from]
+        source: wgpu::CreateSurfaceError,
+    },
+    /// No GPU adapter can draw to the window.
+    #[error("no GPU adapter can draw to the window: {source}")]
+    Adapter {
+        /// What wgpu said.
+        #[from]
+        source: wgpu::RequestAdapterError,
+    },
+    /// The adapter refused to open a device.
+    #[error("cannot open the GPU device: {source}")]
+    Device {
+        /// What wgpu said.
+        #[from]
+        source: wgpu::RequestDeviceError,
+    },
+    /// The surface supports no format.
+    #[error("the window surface supports no texture format")]
+    NoSurfaceFormat,
+    /// `--screenshot` failed.
+    #[error("screenshot: {source}")]
+    Capture {
+        /// What went wrong.
+        #[from]
+        source: CaptureError,
+    },
+    /// The window closed before `--frames` frames were rendered, so there is nothing to capture.
+    #[error("no frame was rendered (window minimised or closed), so no screenshot was written")]
+    NoFrame,
+}
+
+/// The GPU objects shared by everything that draws in the editor window.
+#[derive(Clone, Debug)]
+pub struct Gpu {
+    /// The wgpu instance.
+    pub instance: wgpu::Instance,
+    /// The adapter the device was opened on.
+    pub adapter: wgpu::Adapter,
+    /// The device (cheap to clone; share it with the engine's renderer).
+    pub device: wgpu::Device,
+    /// The queue.
+    pub queue: wgpu::Queue,
+    /// Format of the window surface and of egui's output. Not sRGB: egui
+    /// writes gamma-encoded colour, so a paint callback drawing into egui's
+    /// pass must encode too (or draw to its own texture and show it as an image).
+    pub surface_format: wgpu::TextureFormat,
+}
+
+impl Gpu {
+    /// Opens a device that can draw to `surface`, with every limit the adapter offers.
+    ///
+    /// # Errors
+    /// [`ShellError::Adapter`], [`ShellError::Device`], [`ShellError::NoSurfaceFormat`].
+    pub fn new(instance: wgpu::Instance, surface: &wgpu::Surface<'_>) -> Result<Self, ShellError> {
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            compatible_surface: Some(surface),
+            ..Default::default()
+        }))?;
+        let (device, queue) =
+            pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+                label: Some("keel-editor device"),
+                required_limits: adapter.limits(),
+                ..Default::default()
+            }))?;
+        let caps = surface.get_capabilities(&adapter);
+        let surface_format = egui_wgpu::preferred_framebuffer_format(&caps.formats)
+            .map_err(|_| ShellError::NoSurfaceFormat)?;
+        log::info!(
+            "GPU: {}",
+            egui_wgpu::adapter_info_summary(&adapter.get_info())
+        );
+        Ok(Self {
+            instance,
+            adapter,
+            device,
+            queue,
+            surface_format,
+        })
+    }
+}
+
+/// The open window and what draws into it.
+struct WindowState {
+    window: Arc<Window>,
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    egui: egui_winit::State,
+    renderer: egui_wgpu::Renderer,
+}
+
+/// The application handler winit drives.
+struct Shell {
+    app: EditorApp,
+    ctx: egui::Context,
+    options: ShellOptions,
+    gpu: Option<Gpu>,
+    win: Option<WindowState>,
+    time: RealTime,
+    frames: u64,
+    error: Option<ShellError>,
+    title: String,
+    captured: bool,
+}
+
+/// Opens the editor window and runs until it is closed (or `frame_limit` frames are drawn).
+///
+/// # Errors
+/// A [`ShellError`] when there is no display, GPU or window, or the screenshot fails.
+pub fn run(options: ShellOptions) -> Result<(), ShellError> {
+    let event_loop = EventLoop::new()?;
+    event_loop.set_control_flow(ControlFlow::Poll);
+    let app = EditorApp::new(options.editor.clone());
+    let mut shell = Shell {
+        title: app.title(),
+        app,
+        ctx: egui::Context::default(),
+        options,
+        gpu: None,
+        win: None,
+        time: RealTime::default(),
+        frames: 0,
+        error: None,
+        captured: false,
+    };
+    event_loop.run_app(&mut shell)?;
+    if let Some(e) = shell.error {
+        return Err(e);
+    }
+    if shell.options.screenshot.is_some() && !shell.captured {
+        return Err(ShellError::NoFrame);
+    }
+    Ok(())
+}
+
+impl Shell {
+    fn open_window(&mut self, event_loop: &ActiveEventLoop) -> Result<(), ShellError> {
+        let attributes = Window::default_attributes()
+            .with_title(self.app.title())
+            .with_inner_size(LogicalSize::new(1600.0, 900.0));
+        let window = Arc::new(event_loop.create_window(attributes)?);
+        let instance = match &self.gpu {
+            Some(gpu) => gpu.instance.clone(),
+            None => {
+                wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(
+                    Box::new(event_loop.owned_display_handle()),
+                ))
+            }
+        };
+        let surface = instance.create_surface(window.clone())?;
+        if self.gpu.is_none() {
+            self.gpu = Some(Gpu::new(instance, &surface)?);
+        }
+        let gpu = self.gpu.as_ref().expect("created just above");
+        let size = window.inner_size();
+        let config = wgpu::SurfaceConfiguration {
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            format: gpu.surface_format,
+            width: size.width.max(1),
+            height: size.height.max(1),
+            present_mode: wgpu::PresentMode::AutoVsync,
+            alpha_mode: surface.get_capabilities(&gpu.adapter).alpha_modes[0],
+            view_formats: vec![],
+            desired_maximum_frame_latency: 2,
+            color_space: wgpu::SurfaceColorSpace::Auto,
+        };
+        surface.configure(&gpu.device, &config);
+        let egui = egui_winit::State::new(
+            self.ctx.clone(),
+            egui::ViewportId::ROOT,
+            &window,
+            Some(window.scale_factor() as f32),
+            window.theme(),
+            Some(gpu.device.limits().max_texture_dimension_2d as usize),
+        );
+        let renderer = egui_wgpu::Renderer::new(
+            &gpu.device,
+            gpu.surface_format,
+            egui_wgpu::RendererOptions::default(),
+        );
+        self.win = Some(WindowState {
+            window,
+            surface,
+            config,
+            egui,
+            renderer,
+        });
+        Ok(())
+    }
+
+    fn fail(&mut self, event_loop: &ActiveEventLoop, error: ShellError) {
+        log::error!("{error}");
+        self.error = Some(error);
+        event_loop.exit();
+    }
+
+    fn redraw(&mut self, event_loop: &ActiveEventLoop) {
+        let (Some(win), Some(gpu)) = (self.win.as_mut(), self.gpu.as_ref()) else {
+            return;
+        };
+        self.app.frame(&mut self.time);
+        let input = win.egui.take_egui_input(&win.window);
+        let app = &mut self.app;
+        let mut output = self.ctx.run_ui(input, |ui| app.ui(ui));
+        win.egui
+            .handle_platform_output(&win.window, std::mem::take(&mut output.platform_output));
+        // Texture uploads happen even when nothing is drawn, or later frames would miss them;
+        // frees wait until the frame that may still use the textures is drawn.
+        for (id, deltas) in output.textures_delta.set.drain() {
+            for delta in deltas {
+                win.renderer
+                    .update_texture(&gpu.device, &gpu.queue, id, &delta);
+            }
+        }
+        let to_free: Vec<egui::TextureId> = output.textures_delta.free.drain().collect();
+
+        let title = self.app.title();
+        if title != self.title {
+            win.window.set_title(&title);
+            self.title = title;
+        }
+        if self.app.should_quit() {
+            event_loop.exit();
+        }
+
+        let size = win.window.inner_size();
+        let minimised = size.width == 0 || size.height == 0;
+        if !minimised && !self.app.should_quit() {
+            let primitives = self
+                .ctx
+                .tessellate(std::mem::take(&mut output.shapes), output.pixels_per_point);
+            let screen = egui_wgpu::ScreenDescriptor {
+                size_in_pixels: [win.config.width, win.config.height],
+                pixels_per_point: output.pixels_per_point,
+            };
+            if let Some(frame) = acquire(win, gpu) {
+                let view = frame
+                    .texture
+                    .create_view(&wgpu::TextureViewDescriptor::default());
+                paint(win, gpu, &primitives, &screen, &view);
+                win.window.pre_present_notify();
+                gpu.queue.present(frame);
+                self.frames += 1;
+                let last = self.options.frame_limit.is_some_and(|n| self.frames >= n);
+                if last && let Some(path) = self.options.screenshot.clone() {
+                    let target = capture::capture_target(
+                        &gpu.device,
+                        screen.size_in_pixels,
+                        gpu.surface_format,
+                    );
+                    let view = target.create_view(&wgpu::TextureViewDescriptor::default());
+                    paint(win, gpu, &primitives, &screen, &view);
+                    let result = capture::read_texture(&gpu.device, &gpu.queue, &target)
+                        .and_then(|image| capture::save_png(&image, &path));
+                    match result {
+                        Ok(()) => {
+                            self.captured = true;
+                            log::info!("wrote {}", path.display());
+                        }
+                        Err(e) => self.fail(event_loop, e.into()),
+                    }
+                }
+                if last {
+                    event_loop.exit();
+                }
+            }
+        }
+        if let Some(win) = self.win.as_mut() {
+            for id in &to_free {
+                win.renderer.free_texture(id);
+            }
+        }
+    }
+}
+
+/// Gets the next surface texture, reconfiguring or recreating the surface when
+/// it went stale; `None` to skip this frame.
+fn acquire(win: &mut WindowState, gpu: &Gpu) -> Option<wgpu::SurfaceTexture> {
+    for _ in 0..2 {
+        match win.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(frame) => return Some(frame),
+            wgpu::CurrentSurfaceTexture::Suboptimal(frame) => {
+                // Use this one; the next frame gets a matching configuration.
+                win.surface.configure(&gpu.device, &win.config);
+                return Some(frame);
+            }
+            wgpu::CurrentSurfaceTexture::Outdated => {
+                win.surface.configure(&gpu.device, &win.config)
+            }
+            wgpu::CurrentSurfaceTexture::Lost => {
+                match gpu.instance.create_surface(win.window.clone()) {
+                    Ok(surface) => {
+                        win.surface = surface;
+                        win.surface.configure(&gpu.device, &win.config);
+                    }
+                    Err(e) => {
+                        log::error!("the window surface was lost and cannot be recreated: {e}");
+                        return None;
+                    }
+                }
+            }
+            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
+                return None;
+            }
+            wgpu::CurrentSurfaceTexture::Validation => {
+                log::error!("the window surface reported a validation error; skipping the frame");
+                return None;
+            }
+        }
+    }
+    None
+}
+
+/// Draws egui's primitives into `view`, cleared first.
+fn paint(
+    win: &mut WindowState,
+    gpu: &Gpu,
+    primitives: &[egui::ClippedPrimitive],
+    screen: &egui_wgpu::ScreenDescriptor,
+    view: &wgpu::TextureView,
+) {
+    let mut encoder = gpu
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("keel-editor egui"),
+        });
+    let callbacks =
+        win.renderer
+            .update_buffers(&gpu.device, &gpu.queue, &mut encoder, primitives, screen);
+    {
+        let mut pass = encoder
+            .begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("keel-editor egui pass"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                        store: wgpu::StoreOp::Store,
+                    },
+                    depth_slice: None,
+                })],
+                ..Default::default()
+            })
+            .forget_lifetime();
+        win.renderer.render(&mut pass, primitives, screen);
+    }
+    gpu.queue.submit(
+        callbacks
+            .into_iter()
+            .chain(std::iter::once(encoder.finish())),
+    );
+}
+
+impl ApplicationHandler for Shell {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.win.is_none()
+            && let Err(e) = self.open_window(event_loop)
+        {
+            self.fail(event_loop, e);
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        let Some(win) = self.win.as_mut() else {
+            return;
+        };
+        let response = win.egui.on_window_event(&win.window, &event);
+        match event {
+            WindowEvent::CloseRequested => {
+                // The editor asks about unsaved changes; it says when to exit.
+                self.app.request_quit();
+                win.window.request_redraw();
+            }
+            WindowEvent::Resized(size) => {
+                if size.width > 0
+                    && size.height > 0
+                    && let Some(gpu) = &self.gpu
+                {
+                    win.config.width = size.width;
+                    win.config.height = size.height;
+                    win.surface.configure(&gpu.device, &win.config);
+                }
+                win.window.request_redraw();
+            }
+            WindowEvent::RedrawRequested => self.redraw(event_loop),
+            _ => {
+                if response.repaint {
+                    win.window.request_redraw();
+                }
+            }
+        }
+    }
+
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        let Some(win) = &self.win else {
+            return;
+        };
+        let size = win.window.inner_size();
+        if size.width == 0 || size.height == 0 {
+            // Minimised: nothing to draw; keep simulating at a gentle pace.
+            event_loop.set_control_flow(ControlFlow::WaitUntil(
+                Instant::now() + Duration::from_millis(50),
+            ));
+        } else {
+            event_loop.set_control_flow(ControlFlow::Poll);
+        }
+        win.window.request_redraw();
+    }
+}
+
+/// Entry point shared by the `keel-editor` and `keel` binaries: parses the
+/// command line (opening `default_scene` when none is named) and runs the editor.
+pub fn main_with_default_scene(default_scene: Option<PathBuf>) -> std::process::ExitCode {
+    use std::process::ExitCode;
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let cli = match crate::cli::Cli::parse(std::env::args_os().skip(1)) {
+        Ok(cli) => cli,
+        Err(crate::cli::CliError::Help) => {
+            println!("{}", crate::cli::USAGE);
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("keel-editor: {e}\n\n{}", crate::cli::USAGE);
+            return ExitCode::from(2);
+        }
+    };
+    let options = ShellOptions {
+        editor: EditorOptions {
+            scene: cli.scene.clone().or(default_scene),
+            config_dir: crate::persist::default_config_dir(),
+            play: cli.play,
+        },
+        frame_limit: cli.frame_limit(),
+        screenshot: cli.screenshot.clone(),
+    };
+    match run(options) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("keel-editor: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

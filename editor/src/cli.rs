@@ -1,0 +1,193 @@
+//! The editor's command line: `keel-editor [SCENE] [--frames N] [--screenshot OUT.png] [--play]`.
+//! `--frames` bounds the game loop, so the window can be driven from scripts and CI.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// How many frames `--screenshot` renders when `--frames` is not given (egui
+/// lays out a few frames before it settles).
+pub const SCREENSHOT_FRAMES: u64 = 3;
+
+/// The usage text.
+pub const USAGE: &str = "usage: keel-editor [SCENE] [--frames N] [--screenshot OUT.png] [--play]
+
+  SCENE              scene file to open (RON)
+  --frames N         render N frames, then exit
+  --screenshot FILE  write the last frame of the window to a PNG file
+                     (renders 3 frames unless --frames says otherwise)
+  --play             start simulating at once
+  -h, --help         show this text";
+
+/// Parsed arguments.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Cli {
+    /// Scene to open.
+    pub scene: Option<PathBuf>,
+    /// Frames to render before exiting.
+    pub frames: Option<u64>,
+    /// Where to write the last frame.
+    pub screenshot: Option<PathBuf>,
+    /// Start in play mode.
+    pub play: bool,
+}
+
+/// A command line that can't be used.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum CliError {
+    /// `-h` or `--help`: not a failure, the caller prints [`USAGE`].
+    #[error("help requested")]
+    Help,
+    /// An option this program doesn't know.
+    #[error("unknown option `{flag}`")]
+    UnknownFlag {
+        /// The option.
+        flag: String,
+    },
+    /// An option given without its value.
+    #[error("`{flag}` needs a value")]
+    MissingValue {
+        /// The option.
+        flag: String,
+    },
+    /// `--frames` with something other than a positive whole number.
+    #[error("`{flag}` expects a positive whole number, got `{value}`")]
+    BadNumber {
+        /// The option.
+        flag: String,
+        /// What was given.
+        value: String,
+    },
+    /// A second scene path.
+    #[error("unexpected argument `{arg}` (only one scene can be opened)")]
+    ExtraArgument {
+        /// The argument.
+        arg: String,
+    },
+}
+
+impl Cli {
+    /// Parses the arguments after the program name.
+    ///
+    /// # Errors
+    /// A [`CliError`] naming the offending argument; [`CliError::Help`] for `--help`.
+    pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, CliError> {
+        let mut cli = Cli::default();
+        let mut args = args.into_iter();
+        let mut positional_only = false;
+        while let Some(arg) = args.next() {
+            let text = arg.to_string_lossy().into_owned();
+            if positional_only || !text.starts_with('-') || text == "-" {
+                if cli.scene.is_some() {
+                    return Err(CliError::ExtraArgument { arg: text });
+                }
+                cli.scene = Some(PathBuf::from(arg));
+                continue;
+            }
+            let (flag, inline) = match text.split_once('=') {
+                Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(OsString::from(v))),
+                _ => (text.clone(), None),
+            };
+            let mut value = |flag: &str| {
+                inline
+                    .clone()
+                    .or_else(|| args.next())
+                    .ok_or_else(|| CliError::MissingValue {
+                        flag: flag.to_string(),
+                    })
+            };
+            match flag.as_str() {
+                "--" => positional_only = true,
+                "-h" | "--help" => return Err(CliError::Help),
+                "--play" => cli.play = true,
+                "--frames" => {
+                    let v = value(&flag)?.to_string_lossy().into_owned();
+                    match v.parse::<u64>() {
+                        Ok(n) if n > 0 => cli.frames = Some(n),
+                        _ => return Err(CliError::BadNumber { flag, value: v }),
+                    }
+                }
+                "--screenshot" => cli.screenshot = Some(PathBuf::from(value(&flag)?)),
+                _ => return Err(CliError::UnknownFlag { flag }),
+            }
+        }
+        Ok(cli)
+    }
+
+    /// Frames to render before exiting: `--frames`, or a few for `--screenshot`, or unlimited.
+    pub fn frame_limit(&self) -> Option<u64> {
+        self.frames
+            .or_else(|| self.screenshot.as_ref().map(|_| SCREENSHOT_FRAMES))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, CliError> {
+        Cli::parse(args.iter().map(OsString::from))
+    }
+
+    #[test]
+    fn all_options_in_both_spellings() {
+        let cli = parse(&[
+            "scene.ron",
+            "--frames",
+            "5",
+            "--screenshot=out.png",
+            "--play",
+        ])
+        .unwrap();
+        assert_eq!(
+            cli,
+            Cli {
+                scene: Some("scene.ron".into()),
+                frames: Some(5),
+                screenshot: Some("out.png".into()),
+                play: true,
+            }
+        );
+        assert_eq!(cli.frame_limit(), Some(5));
+        let cli = parse(&["--screenshot", "a.png"]).unwrap();
+        assert_eq!(cli.frame_limit(), Some(SCREENSHOT_FRAMES));
+        assert_eq!(parse(&[]).unwrap().frame_limit(), None);
+        assert_eq!(
+            parse(&["--", "--odd.ron"]).unwrap().scene,
+            Some("--odd.ron".into())
+        );
+    }
+
+    #[test]
+    fn mistakes_name_the_argument() {
+        assert_eq!(
+            parse(&["--frames", "zero"]),
+            Err(CliError::BadNumber {
+                flag: "--frames".into(),
+                value: "zero".into()
+            })
+        );
+        assert!(matches!(
+            parse(&["--frames", "0"]),
+            Err(CliError::BadNumber { .. })
+        ));
+        assert_eq!(
+            parse(&["--frames"]),
+            Err(CliError::MissingValue {
+                flag: "--frames".into()
+            })
+        );
+        assert_eq!(
+            parse(&["--fast"]),
+            Err(CliError::UnknownFlag {
+                flag: "--fast".into()
+            })
+        );
+        assert_eq!(
+            parse(&["a.ron", "b.ron"]),
+            Err(CliError::ExtraArgument {
+                arg: "b.ron".into()
+            })
+        );
+        assert_eq!(parse(&["-h"]), Err(CliError::Help));
+    }
+}

@@ -1,0 +1,781 @@
+//! The document: the live world being edited, where it is saved, what is
+//! selected, and the undo history.
+//!
+//! Every change goes through a method here that builds an [`Edit`], applies it
+//! and records it, so nothing reaches the scene without an undo entry. The UI
+//! calls these between frames (after `World::frame` has run the fixed steps),
+//! so the systems never see a half-made edit.
+//!
+//! Dirty flag: the document is unsaved while the undo stack's revision differs
+//! from the revision last written to disk; undoing back to the saved state
+//! makes it clean again.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use keel_engine::assets::Primitive;
+use keel_engine::scene::{Keep, NodeId, NodeRecord, Scene, SceneError, SceneFile, Transform};
+use keel_engine::world::World;
+
+use crate::component::{ComponentKind, ComponentValue};
+use crate::subtree::{self, Placement};
+use crate::undo::{Applied, Edit, EditError, Remap, UndoStack};
+
+/// A revision no stack ever reaches: a document "saved" at it is always dirty.
+const NEVER_SAVED: u64 = u64::MAX;
+
+/// An ordered set of selected nodes, with a primary one (the inspector's).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Selection {
+    nodes: Vec<NodeId>,
+    set: HashSet<NodeId>,
+    primary: Option<NodeId>,
+}
+
+impl Selection {
+    /// Nothing selected.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Selects only `node`.
+    pub fn select_only(&mut self, node: NodeId) {
+        self.clear();
+        self.add(node);
+    }
+
+    /// Adds `node` (if absent) and makes it primary.
+    pub fn add(&mut self, node: NodeId) {
+        if self.set.insert(node) {
+            self.nodes.push(node);
+        }
+        self.primary = Some(node);
+    }
+
+    /// Adds `node` if absent, removes it if present (Ctrl+click).
+    pub fn toggle(&mut self, node: NodeId) {
+        if self.set.contains(&node) {
+            self.retain(|n| n != node);
+        } else {
+            self.add(node);
+        }
+    }
+
+    /// Replaces the selection with `nodes` (duplicates dropped), the last one primary.
+    pub fn set_all(&mut self, nodes: impl IntoIterator<Item = NodeId>) {
+        self.clear();
+        for n in nodes {
+            self.add(n);
+        }
+    }
+
+    /// Selects nothing.
+    pub fn clear(&mut self) {
+        self.nodes.clear();
+        self.set.clear();
+        self.primary = None;
+    }
+
+    /// Whether `node` is selected.
+    pub fn contains(&self, node: NodeId) -> bool {
+        self.set.contains(&node)
+    }
+
+    /// The primary node: the one last added.
+    pub fn primary(&self) -> Option<NodeId> {
+        self.primary
+    }
+
+    /// Selected nodes in the order they were selected.
+    pub fn nodes(&self) -> &[NodeId] {
+        &self.nodes
+    }
+
+    /// Number of selected nodes.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether nothing is selected.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Keeps the nodes `keep` accepts; the primary falls back to the last kept.
+    pub fn retain(&mut self, mut keep: impl FnMut(NodeId) -> bool) {
+        let before = self.nodes.len();
+        self.nodes.retain(|&n| keep(n));
+        if self.nodes.len() != before {
+            self.set = self.nodes.iter().copied().collect();
+        }
+        if self.primary.is_some_and(|p| !self.set.contains(&p)) {
+            self.primary = self.nodes.last().copied();
+        }
+    }
+
+    /// Rewrites handles of recreated nodes.
+    pub fn remap(&mut self, map: &Remap) {
+        if map.is_empty() {
+            return;
+        }
+        let fix = |n: NodeId| map.get(&n).copied().unwrap_or(n);
+        self.nodes.iter_mut().for_each(|n| *n = fix(*n));
+        self.set = self.nodes.iter().copied().collect();
+        self.primary = self.primary.map(fix);
+    }
+}
+
+/// The world as it was when Play was pressed, to go back to on Reset.
+#[derive(Clone, Debug)]
+pub struct PlaySnapshot {
+    file: SceneFile,
+    /// Handles in pre-order when the snapshot was taken: rebuilt nodes map onto them by position.
+    ids: Vec<NodeId>,
+    undo: UndoStack,
+    selection: Selection,
+}
+
+/// A scene being edited.
+pub struct Document {
+    /// The live world (scene, systems, clock).
+    pub world: World,
+    /// Where the scene is saved; `None` until first saved.
+    pub path: Option<PathBuf>,
+    /// What is selected.
+    pub selection: Selection,
+    /// The undo history.
+    pub undo: UndoStack,
+    saved_revision: u64,
+    names_version: u64,
+    id: u64,
+}
+
+/// Source of [`Document::id`]s.
+static NEXT_DOCUMENT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+impl Document {
+    /// A document around `scene`, clean, saved at `path` (if any).
+    pub fn new(scene: Scene, path: Option<PathBuf>) -> Self {
+        let mut world = World::new(scene);
+        world.clock.set_paused(true);
+        Self {
+            world,
+            path,
+            selection: Selection::new(),
+            undo: UndoStack::new(),
+            saved_revision: 0,
+            names_version: 0,
+            id: NEXT_DOCUMENT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        }
+    }
+
+    /// A number no other document of this process has: caches built from a
+    /// document compare it to notice that the document was replaced.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// An empty, untitled document.
+    pub fn untitled() -> Self {
+        Self::new(Scene::new(), None)
+    }
+
+    /// Loads a scene file.
+    ///
+    /// # Errors
+    /// Whatever [`Scene::load`] reports (file, line, node and field).
+    pub fn open(path: &Path) -> Result<Self, SceneError> {
+        Ok(Self::new(Scene::load(path)?, Some(path.to_path_buf())))
+    }
+
+    /// The scene being edited.
+    pub fn scene(&self) -> &Scene {
+        &self.world.scene
+    }
+
+    /// Whether there are changes not yet saved.
+    pub fn is_dirty(&self) -> bool {
+        self.undo.revision() != self.saved_revision
+    }
+
+    /// Marks the current state as the one on disk.
+    pub fn mark_saved(&mut self) {
+        self.saved_revision = self.undo.revision();
+    }
+
+    /// Marks the document as differing from disk whatever the history says
+    /// (a scene restored from a recovery file).
+    pub fn mark_unsaved(&mut self) {
+        self.saved_revision = NEVER_SAVED;
+    }
+
+    /// Counter bumped by every rename (and its undo): caches of names compare it.
+    pub fn names_version(&self) -> u64 {
+        self.names_version
+    }
+
+    /// The file name, or `untitled.ron`.
+    pub fn display_name(&self) -> String {
+        self.path.as_deref().and_then(Path::file_name).map_or_else(
+            || "untitled.ron".to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    }
+
+    /// The window title: `Keel — name.ron`, with ` *` while unsaved.
+    pub fn title(&self) -> String {
+        let star = if self.is_dirty() { " *" } else { "" };
+        format!("Keel — {}{star}", self.display_name())
+    }
+
+    /// Saves to `path` atomically, makes it the document's path and clears the dirty mark.
+    ///
+    /// # Errors
+    /// [`SceneError::Io`] naming the file; the document stays dirty.
+    pub fn save_to(&mut self, path: &Path) -> Result<(), SceneError> {
+        self.world.scene.save(path)?;
+        self.path = Some(path.to_path_buf());
+        self.mark_saved();
+        Ok(())
+    }
+
+    /// Applies `edit`, records it and brings world transforms up to date.
+    ///
+    /// # Errors
+    /// The edit's error; nothing is recorded then.
+    pub fn apply(
+        &mut self,
+        mut edit: Edit,
+        label: impl Into<String>,
+        merge: Option<u64>,
+    ) -> Result<(), EditError> {
+        let mut remap = Remap::new();
+        edit.apply(&mut self.world.scene, true, &mut remap)?;
+        self.after_change(&edit, &remap);
+        self.undo.push_applied(edit, label, merge);
+        Ok(())
+    }
+
+    /// Undoes the last edit; `Ok(None)` when there is none.
+    ///
+    /// # Errors
+    /// When the scene no longer matches the entry (see [`UndoStack::undo`]).
+    pub fn undo(&mut self) -> Result<Option<Applied>, EditError> {
+        let applied = self.undo.undo(&mut self.world.scene);
+        self.after_history(applied)
+    }
+
+    /// Redoes the last undone edit; `Ok(None)` when there is none.
+    ///
+    /// # Errors
+    /// As [`Document::undo`].
+    pub fn redo(&mut self) -> Result<Option<Applied>, EditError> {
+        let applied = self.undo.redo(&mut self.world.scene);
+        self.after_history(applied)
+    }
+
+    fn after_history(
+        &mut self,
+        applied: Result<Option<Applied>, EditError>,
+    ) -> Result<Option<Applied>, EditError> {
+        // Renames are rare; bumping on every history step keeps the name caches simple and exact.
+        self.names_version += 1;
+        let applied = applied.inspect_err(|_| self.prune())?;
+        if let Some(a) = &applied {
+            self.selection.remap(&a.remap);
+            self.select_recreated(&a.remap);
+        }
+        self.prune();
+        Ok(applied)
+    }
+
+    /// Selects the roots of subtrees an undo or redo brought back, so a
+    /// restored deletion comes back selected as it was deleted.
+    fn select_recreated(&mut self, remap: &Remap) {
+        if remap.is_empty() {
+            return;
+        }
+        let scene = &self.world.scene;
+        let recreated: HashSet<NodeId> = remap.values().copied().collect();
+        let roots = scene.nodes().filter(|&n| {
+            recreated.contains(&n) && !scene.parent(n).is_some_and(|p| recreated.contains(&p))
+        });
+        self.selection.set_all(roots);
+    }
+
+    fn after_change(&mut self, edit: &Edit, remap: &Remap) {
+        if matches!(edit, Edit::Rename { .. } | Edit::Group(_)) {
+            self.names_version += 1;
+        }
+        self.selection.remap(remap);
+        self.prune();
+    }
+
+    /// Drops dead nodes from the selection and recomputes world transforms.
+    fn prune(&mut self) {
+        let scene = &self.world.scene;
+        self.selection.retain(|n| scene.contains(n));
+        self.world.scene.propagate();
+    }
+
+    fn name_of(&self, node: NodeId) -> String {
+        self.scene().name(node).unwrap_or("?").to_string()
+    }
+
+    /// Sets a node's local transform. Edits sharing a `merge` key (one drag) become one undo entry.
+    ///
+    /// # Errors
+    /// [`EditError::NoSuchNode`]; [`EditError::Scene`] for NaN or infinite values.
+    pub fn set_transform(
+        &mut self,
+        node: NodeId,
+        after: Transform,
+        merge: Option<u64>,
+    ) -> Result<(), EditError> {
+        let before = self
+            .scene()
+            .local(node)
+            .ok_or(EditError::NoSuchNode { node })?;
+        if before == after {
+            return Ok(());
+        }
+        if !after.is_finite() {
+            return Err(EditError::Scene {
+                action: "set transform".into(),
+                source: SceneError::InvalidTransform {
+                    node: self.name_of(node),
+                    transform: after,
+                },
+            });
+        }
+        let label = format!("Move {}", self.name_of(node));
+        self.apply(
+            Edit::Transform {
+                node,
+                before,
+                after,
+            },
+            label,
+            merge,
+        )
+    }
+
+    /// Renames a node.
+    ///
+    /// # Errors
+    /// [`EditError::NoSuchNode`].
+    pub fn rename(&mut self, node: NodeId, name: impl Into<String>) -> Result<(), EditError> {
+        let after = name.into();
+        let before = self
+            .scene()
+            .name(node)
+            .ok_or(EditError::NoSuchNode { node })?
+            .to_string();
+        if before == after {
+            return Ok(());
+        }
+        let label = format!("Rename {before} to {after}");
+        self.apply(
+            Edit::Rename {
+                node,
+                before,
+                after,
+            },
+            label,
+            None,
+        )
+    }
+
+    /// Whether moving `node` under `new_parent` would be refused as a cycle.
+    pub fn would_cycle(&self, node: NodeId, new_parent: Option<NodeId>) -> bool {
+        new_parent.is_some_and(|p| self.scene().is_ancestor_or_self(node, p))
+    }
+
+    /// Moves `nodes` (with their subtrees) under `new_parent` (the root level for
+    /// `None`), keeping them where they are in the world; one undo entry.
+    ///
+    /// Nodes inside another moved node's subtree move with it and are skipped.
+    ///
+    /// # Errors
+    /// [`EditError::Cycle`] if the new parent is inside one of the moved subtrees
+    /// (nothing moves, nothing is recorded); [`EditError::NoSuchNode`].
+    pub fn reparent(
+        &mut self,
+        nodes: &[NodeId],
+        new_parent: Option<NodeId>,
+    ) -> Result<(), EditError> {
+        if let Some(p) = new_parent
+            && !self.scene().contains(p)
+        {
+            return Err(EditError::NoSuchNode { node: p });
+        }
+        let roots = self.top_level(nodes)?;
+        if let Some(&bad) = roots.iter().find(|&&n| self.would_cycle(n, new_parent)) {
+            return Err(EditError::Cycle {
+                node: self.name_of(bad),
+                new_parent: new_parent.map_or_else(String::new, |p| self.name_of(p)),
+            });
+        }
+        let mut edits = Vec::new();
+        for node in roots {
+            if self.scene().parent(node) == new_parent {
+                continue;
+            }
+            let scene = &mut self.world.scene;
+            let from = Placement::of(scene, node).ok_or(EditError::NoSuchNode { node })?;
+            let before = scene.local(node).ok_or(EditError::NoSuchNode { node })?;
+            let moved = scene.reparent(node, new_parent, Keep::World);
+            if let Err(source) = moved {
+                self.roll_back(edits);
+                return Err(EditError::Scene {
+                    action: "reparent".into(),
+                    source,
+                });
+            }
+            let scene = &self.world.scene;
+            let to = Placement::of(scene, node).ok_or(EditError::NoSuchNode { node })?;
+            let after = scene.local(node).ok_or(EditError::NoSuchNode { node })?;
+            edits.push(Edit::Reparent {
+                node,
+                from,
+                to,
+                before,
+                after,
+            });
+        }
+        if edits.is_empty() {
+            return Ok(());
+        }
+        let target = new_parent.map_or_else(|| "the root".to_string(), |p| self.name_of(p));
+        let label = match &edits[..] {
+            [Edit::Reparent { node, .. }] => format!("Move {} under {target}", self.name_of(*node)),
+            many => format!("Move {} nodes under {target}", many.len()),
+        };
+        self.record(group(edits), label);
+        Ok(())
+    }
+
+    /// Adds a node with the given components as the last child of `parent`; selects it.
+    ///
+    /// # Errors
+    /// [`EditError::NoSuchNode`] for a dead parent.
+    pub fn add_node(
+        &mut self,
+        parent: Option<NodeId>,
+        name: &str,
+        components: &[ComponentValue],
+    ) -> Result<NodeId, EditError> {
+        if let Some(p) = parent
+            && !self.scene().contains(p)
+        {
+            return Err(EditError::NoSuchNode { node: p });
+        }
+        let mut record = NodeRecord::new(name);
+        for c in components {
+            c.store_in(&mut record);
+        }
+        let index = subtree::siblings(self.scene(), parent).count();
+        let edit = Edit::Spawn {
+            at: Placement { parent, index },
+            records: vec![record],
+            ids: vec![],
+        };
+        self.apply_spawn(edit, format!("Add {name}"))
+            .map(|ids| ids[0])
+    }
+
+    /// Adds a node drawing `primitive` with the default material; selects it.
+    ///
+    /// # Errors
+    /// As [`Document::add_node`].
+    pub fn add_primitive(
+        &mut self,
+        parent: Option<NodeId>,
+        primitive: Primitive,
+    ) -> Result<NodeId, EditError> {
+        let name = primitive_name(primitive);
+        let ComponentValue::Mesh(mut mesh) = ComponentKind::Mesh.default_value() else {
+            unreachable!("the default of Mesh is a mesh")
+        };
+        mesh.mesh = primitive;
+        self.add_node(parent, name, &[ComponentValue::Mesh(mesh)])
+    }
+
+    fn apply_spawn(&mut self, mut edit: Edit, label: String) -> Result<Vec<NodeId>, EditError> {
+        let mut remap = Remap::new();
+        edit.apply(&mut self.world.scene, true, &mut remap)?;
+        let ids = match &edit {
+            Edit::Spawn { ids, .. } => ids.clone(),
+            _ => Vec::new(),
+        };
+        self.record(edit, label);
+        if let Some(&root) = ids.first() {
+            self.selection.select_only(root);
+        }
+        Ok(ids)
+    }
+
+    /// Duplicates each node's subtree (components included) right after the
+    /// original; one undo entry; selects the copies. Returns the copies' roots.
+    ///
+    /// # Errors
+    /// [`EditError::NoSuchNode`]; nothing is recorded then.
+    pub fn duplicate(&mut self, nodes: &[NodeId]) -> Result<Vec<NodeId>, EditError> {
+        let roots = self.top_level(nodes)?;
+        let mut edits = Vec::new();
+        let mut copies = Vec::new();
+        for node in roots {
+            let scene = &self.world.scene;
+            let place = Placement::of(scene, node).ok_or(EditError::NoSuchNode { node })?;
+            let mut records =
+                subtree::extract(scene, node).ok_or(EditError::NoSuchNode { node })?;
+            records[0].name = format!("{} (copy)", records[0].name);
+            let mut edit = Edit::Spawn {
+                at: Placement {
+                    index: place.index + 1,
+                    ..place
+                },
+                records,
+                ids: vec![],
+            };
+            if let Err(e) = edit.apply(&mut self.world.scene, true, &mut Remap::new()) {
+                self.roll_back(edits);
+                return Err(e);
+            }
+            if let Edit::Spawn { ids, .. } = &edit {
+                copies.push(ids[0]);
+            }
+            edits.push(edit);
+        }
+        if edits.is_empty() {
+            return Ok(copies);
+        }
+        let label = match &edits[..] {
+            [Edit::Spawn { records, .. }] => format!("Duplicate {}", records[0].name),
+            many => format!("Duplicate {} nodes", many.len()),
+        };
+        self.record(group(edits), label);
+        self.selection.set_all(copies.iter().copied());
+        Ok(copies)
+    }
+
+    /// Deletes each node with its subtree; one undo entry (undo restores names,
+    /// components, parent and position). Returns how many nodes went.
+    ///
+    /// # Errors
+    /// [`EditError::NoSuchNode`]; nothing is recorded then.
+    pub fn delete(&mut self, nodes: &[NodeId]) -> Result<usize, EditError> {
+        let roots = self.top_level(nodes)?;
+        let mut edits = Vec::new();
+        let mut removed = 0;
+        for node in roots {
+            let scene = &self.world.scene;
+            let at = Placement::of(scene, node).ok_or(EditError::NoSuchNode { node })?;
+            let records = subtree::extract(scene, node).ok_or(EditError::NoSuchNode { node })?;
+            let ids: Vec<NodeId> = scene.subtree(node).collect();
+            removed += ids.len();
+            let mut edit = Edit::Despawn { at, records, ids };
+            if let Err(e) = edit.apply(&mut self.world.scene, true, &mut Remap::new()) {
+                self.roll_back(edits);
+                return Err(e);
+            }
+            edits.push(edit);
+        }
+        if edits.is_empty() {
+            return Ok(0);
+        }
+        let label = match &edits[..] {
+            [Edit::Despawn { records, .. }] => format!("Delete {}", records[0].name),
+            many => format!("Delete {} nodes", many.len()),
+        };
+        self.record(group(edits), label);
+        Ok(removed)
+    }
+
+    /// Deletes the selection.
+    ///
+    /// # Errors
+    /// As [`Document::delete`].
+    pub fn delete_selection(&mut self) -> Result<usize, EditError> {
+        let nodes = self.selection.nodes().to_vec();
+        self.delete(&nodes)
+    }
+
+    /// Duplicates the selection.
+    ///
+    /// # Errors
+    /// As [`Document::duplicate`].
+    pub fn duplicate_selection(&mut self) -> Result<Vec<NodeId>, EditError> {
+        let nodes = self.selection.nodes().to_vec();
+        self.duplicate(&nodes)
+    }
+
+    /// Gives `node` a component (or replaces the one of the same kind).
+    /// Edits sharing a `merge` key (one drag) become one undo entry.
+    ///
+    /// # Errors
+    /// [`EditError::InvalidComponent`] for values a scene file would reject;
+    /// [`EditError::NoSuchNode`].
+    pub fn set_component(
+        &mut self,
+        node: NodeId,
+        value: ComponentValue,
+        merge: Option<u64>,
+    ) -> Result<(), EditError> {
+        if !self.scene().contains(node) {
+            return Err(EditError::NoSuchNode { node });
+        }
+        let kind = value.kind();
+        if !value.is_valid() {
+            return Err(EditError::InvalidComponent {
+                node: self.name_of(node),
+                kind: kind.label(),
+                value: format!("{value:?}"),
+            });
+        }
+        let before = kind.get(self.scene(), node);
+        if before == Some(value) {
+            return Ok(());
+        }
+        let verb = if before.is_some() { "Edit" } else { "Add" };
+        let label = format!("{verb} {} of {}", kind.label(), self.name_of(node));
+        self.apply(
+            Edit::Component {
+                node,
+                kind,
+                before,
+                after: Some(value),
+            },
+            label,
+            merge,
+        )
+    }
+
+    /// Removes a component from `node` (nothing happens if it has none).
+    ///
+    /// # Errors
+    /// [`EditError::NoSuchNode`].
+    pub fn remove_component(&mut self, node: NodeId, kind: ComponentKind) -> Result<(), EditError> {
+        if !self.scene().contains(node) {
+            return Err(EditError::NoSuchNode { node });
+        }
+        let Some(before) = kind.get(self.scene(), node) else {
+            return Ok(());
+        };
+        let label = format!("Remove {} from {}", kind.label(), self.name_of(node));
+        self.apply(
+            Edit::Component {
+                node,
+                kind,
+                before: Some(before),
+                after: None,
+            },
+            label,
+            None,
+        )
+    }
+
+    /// Records an applied edit and tidies up after it.
+    fn record(&mut self, edit: Edit, label: String) {
+        self.after_change(&edit, &Remap::new());
+        self.names_version += 1;
+        self.undo.push_applied(edit, label, None);
+    }
+
+    /// Undoes already-applied parts of a group whose later part failed.
+    fn roll_back(&mut self, mut edits: Vec<Edit>) {
+        while let Some(mut edit) = edits.pop() {
+            let mut remap = Remap::new();
+            if let Err(e) = edit.apply(&mut self.world.scene, false, &mut remap) {
+                log::warn!("could not roll back a partial edit: {e}");
+            }
+            for earlier in &mut edits {
+                earlier.remap(&remap);
+            }
+        }
+        self.prune();
+    }
+
+    /// The nodes of `nodes` that are not inside another one's subtree, in scene order.
+    fn top_level(&self, nodes: &[NodeId]) -> Result<Vec<NodeId>, EditError> {
+        let scene = self.scene();
+        if let Some(&dead) = nodes.iter().find(|&&n| !scene.contains(n)) {
+            return Err(EditError::NoSuchNode { node: dead });
+        }
+        let set: HashSet<NodeId> = nodes.iter().copied().collect();
+        let mut out: Vec<NodeId> = set
+            .iter()
+            .copied()
+            .filter(|&n| {
+                let mut at = scene.parent(n);
+                while let Some(p) = at {
+                    if set.contains(&p) {
+                        return false;
+                    }
+                    at = scene.parent(p);
+                }
+                true
+            })
+            .collect();
+        // Scene (pre-order) order makes multi-node edits independent of click order.
+        let order: std::collections::HashMap<NodeId, usize> = if out.len() > 1 {
+            scene.nodes().enumerate().map(|(i, n)| (n, i)).collect()
+        } else {
+            Default::default()
+        };
+        out.sort_by_key(|n| order.get(n).copied().unwrap_or(0));
+        Ok(out)
+    }
+
+    /// Remembers the world as it is now, for [`Document::restore_play_snapshot`].
+    pub fn play_snapshot(&self) -> PlaySnapshot {
+        PlaySnapshot {
+            file: self.scene().to_file(),
+            ids: self.scene().nodes().collect(),
+            undo: self.undo.clone(),
+            selection: self.selection.clone(),
+        }
+    }
+
+    /// Puts back the world (and history and selection) of a snapshot; returns
+    /// how handles changed (the nodes are rebuilt).
+    ///
+    /// # Errors
+    /// A [`SceneError`] if the snapshot can't be rebuilt (values the scene
+    /// refuses); the world is unchanged then.
+    pub fn restore_play_snapshot(&mut self, snapshot: PlaySnapshot) -> Result<Remap, SceneError> {
+        let scene = snapshot.file.to_scene(Path::new("<play snapshot>"))?;
+        let remap: Remap = snapshot.ids.iter().copied().zip(scene.nodes()).collect();
+        self.world.scene = scene;
+        self.world.clock.reset_lag();
+        self.undo = snapshot.undo;
+        self.undo.remap(&remap);
+        self.selection = snapshot.selection;
+        self.selection.remap(&remap);
+        self.names_version += 1;
+        self.prune();
+        Ok(remap)
+    }
+}
+
+fn group(mut edits: Vec<Edit>) -> Edit {
+    if edits.len() == 1 {
+        edits.pop().expect("one edit")
+    } else {
+        Edit::Group(edits)
+    }
+}
+
+/// The default node name for a primitive.
+pub fn primitive_name(primitive: Primitive) -> &'static str {
+    match primitive {
+        Primitive::Cube => "cube",
+        Primitive::Sphere => "sphere",
+        Primitive::Plane => "plane",
+        Primitive::Cylinder => "cylinder",
+        Primitive::Cone => "cone",
+    }
+}
+
+#[cfg(test)]
+mod tests;

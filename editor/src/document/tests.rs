@@ -1,0 +1,246 @@
+use glam::Vec3;
+use keel_engine::scene::Spin;
+use proptest::prelude::*;
+
+use super::*;
+
+fn doc() -> (Document, Vec<NodeId>) {
+    let mut s = Scene::new();
+    let ship = s.spawn(None, "ship", Transform::IDENTITY).unwrap();
+    let mast = s
+        .spawn(Some(ship), "mast", Transform::from_translation(Vec3::Y))
+        .unwrap();
+    let flag = s.spawn(Some(mast), "flag", Transform::IDENTITY).unwrap();
+    let sea = s
+        .spawn(None, "sea", Transform::from_translation(Vec3::Z * 2.0))
+        .unwrap();
+    s.insert(
+        flag,
+        Spin {
+            axis: Vec3::X,
+            rate: 3.0,
+        },
+    )
+    .unwrap();
+    (Document::new(s, None), vec![ship, mast, flag, sea])
+}
+
+#[test]
+fn the_title_marks_unsaved_changes_and_undo_back_to_the_save_clears_it() {
+    let (mut d, ids) = doc();
+    assert_eq!(d.title(), "Keel — untitled.ron");
+    d.set_transform(ids[0], Transform::from_translation(Vec3::X), None)
+        .unwrap();
+    assert!(d.is_dirty());
+    assert_eq!(d.title(), "Keel — untitled.ron *");
+    d.undo().unwrap();
+    assert!(!d.is_dirty(), "back at the saved state");
+    d.redo().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("boat.ron");
+    d.save_to(&path).unwrap();
+    assert_eq!(d.title(), "Keel — boat.ron");
+    d.undo().unwrap();
+    assert!(d.is_dirty(), "undoing past the save is a change too");
+    d.mark_saved();
+    d.mark_unsaved();
+    assert!(d.is_dirty());
+}
+
+#[test]
+fn a_cyclic_reparent_is_refused_and_not_recorded() {
+    let (mut d, ids) = doc();
+    let before = d.scene().to_file();
+    let err = d.reparent(&[ids[0]], Some(ids[2])).unwrap_err();
+    assert!(matches!(err, EditError::Cycle { .. }), "{err}");
+    assert!(err.to_string().contains("ship") && err.to_string().contains("flag"));
+    let err = d.reparent(&[ids[1]], Some(ids[1])).unwrap_err();
+    assert!(matches!(err, EditError::Cycle { .. }));
+    assert_eq!(d.scene().to_file(), before);
+    assert!(!d.undo.can_undo());
+    assert!(!d.is_dirty());
+}
+
+#[test]
+fn reparent_keeps_the_world_position() {
+    let (mut d, ids) = doc();
+    let world = d.scene().world(ids[1]).unwrap();
+    d.reparent(&[ids[1]], Some(ids[3])).unwrap();
+    assert_eq!(d.scene().parent(ids[1]), Some(ids[3]));
+    let moved = d.scene().world(ids[1]).unwrap();
+    assert!(
+        moved.abs_diff_eq(world, 1e-5),
+        "world kept: {moved:?} vs {world:?}"
+    );
+    assert_eq!(d.undo.undo_label(), Some("Move mast under sea"));
+}
+
+#[test]
+fn deleting_the_selection_and_undoing_brings_the_subtree_back_selected() {
+    let (mut d, ids) = doc();
+    let start = d.scene().to_file();
+    d.selection.select_only(ids[1]);
+    assert_eq!(d.delete_selection().unwrap(), 2, "mast and flag");
+    assert!(d.selection.is_empty(), "dead nodes leave the selection");
+    d.undo().unwrap();
+    assert_eq!(d.scene().to_file(), start);
+    assert_eq!(d.selection.len(), 1, "the selection follows the new handle");
+    let mast = d.selection.primary().unwrap();
+    assert_eq!(d.scene().name(mast), Some("mast"));
+}
+
+#[test]
+fn duplicate_copies_components_and_selects_the_copies() {
+    let (mut d, ids) = doc();
+    let copies = d.duplicate(&[ids[1], ids[2]]).unwrap();
+    assert_eq!(copies.len(), 1, "flag is inside mast: only mast is copied");
+    let copy = copies[0];
+    assert_eq!(d.scene().name(copy), Some("mast (copy)"));
+    let flag_copy = d.scene().children(copy).next().unwrap();
+    assert!(d.scene().get::<Spin>(flag_copy).is_some());
+    assert_eq!(d.selection.nodes(), &[copy]);
+    assert_eq!(
+        d.scene().children(ids[0]).collect::<Vec<_>>(),
+        vec![ids[1], copy]
+    );
+}
+
+#[test]
+fn invalid_component_values_are_refused() {
+    let (mut d, ids) = doc();
+    let bad = ComponentValue::Spin(Spin {
+        axis: Vec3::NAN,
+        rate: 1.0,
+    });
+    let err = d.set_component(ids[0], bad, None).unwrap_err();
+    assert!(matches!(err, EditError::InvalidComponent { .. }));
+    assert!(!d.undo.can_undo());
+}
+
+#[test]
+fn save_and_reopen_give_the_same_scene() {
+    let (mut d, ids) = doc();
+    d.add_primitive(Some(ids[3]), Primitive::Cone).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("scene.ron");
+    d.save_to(&path).unwrap();
+    let reopened = Document::open(&path).unwrap();
+    assert_eq!(reopened.scene().to_file(), d.scene().to_file());
+    assert!(!reopened.is_dirty());
+}
+
+#[test]
+fn reset_after_play_restores_the_world_history_and_selection() {
+    let (mut d, ids) = doc();
+    d.set_transform(ids[3], Transform::from_translation(Vec3::ONE), None)
+        .unwrap();
+    d.selection.select_only(ids[2]);
+    let at_play = d.scene().to_file();
+    let revision = d.undo.revision();
+    let snapshot = d.play_snapshot();
+    for _ in 0..30 {
+        d.world.step();
+    }
+    d.delete(&[ids[0]]).unwrap();
+    assert_ne!(d.scene().to_file(), at_play);
+    d.restore_play_snapshot(snapshot).unwrap();
+    assert_eq!(d.scene().to_file(), at_play);
+    assert_eq!(d.undo.revision(), revision);
+    let flag = d.selection.primary().unwrap();
+    assert_eq!(d.scene().name(flag), Some("flag"));
+    d.undo().unwrap();
+    assert_eq!(
+        d.scene().local(d.scene().find("sea").unwrap()).unwrap(),
+        Transform::from_translation(Vec3::Z * 2.0),
+        "the history before Play still applies to the rebuilt nodes"
+    );
+}
+
+/// One random editor operation; indices pick nodes modulo the node count.
+#[derive(Clone, Debug)]
+enum Op {
+    Move(usize, f32),
+    Rename(usize),
+    Reparent(usize, Option<usize>),
+    Add(Option<usize>),
+    Primitive(Option<usize>),
+    Duplicate(usize, usize),
+    Delete(usize, usize),
+    AddSpin(usize),
+    RemoveSpin(usize),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let i = 0..64usize;
+    prop_oneof![
+        (i.clone(), -5.0f32..5.0).prop_map(|(n, x)| Op::Move(n, x)),
+        i.clone().prop_map(Op::Rename),
+        (i.clone(), proptest::option::of(i.clone())).prop_map(|(n, p)| Op::Reparent(n, p)),
+        proptest::option::of(i.clone()).prop_map(Op::Add),
+        proptest::option::of(i.clone()).prop_map(Op::Primitive),
+        (i.clone(), i.clone()).prop_map(|(a, b)| Op::Duplicate(a, b)),
+        (i.clone(), i.clone()).prop_map(|(a, b)| Op::Delete(a, b)),
+        i.clone().prop_map(Op::AddSpin),
+        i.prop_map(Op::RemoveSpin),
+    ]
+}
+
+/// Runs `op`; returns whether it recorded an undo entry.
+fn run(d: &mut Document, op: &Op) -> bool {
+    let nodes: Vec<NodeId> = d.scene().nodes().collect();
+    let pick = |i: usize| (!nodes.is_empty()).then(|| nodes[i % nodes.len()]);
+    let before = d.undo.len();
+    let _ = match *op {
+        Op::Move(n, x) => pick(n).map(|n| {
+            d.set_transform(n, Transform::from_translation(Vec3::new(x, 1.0, 0.0)), None)
+                .map(drop)
+        }),
+        Op::Rename(n) => pick(n).map(|n| d.rename(n, format!("r{}", d.undo.len())).map(drop)),
+        Op::Reparent(n, p) => pick(n).map(|n| d.reparent(&[n], p.and_then(pick)).map(drop)),
+        Op::Add(p) => Some(d.add_node(p.and_then(pick), "new", &[]).map(drop)),
+        Op::Primitive(p) => Some(
+            d.add_primitive(p.and_then(pick), Primitive::Sphere)
+                .map(drop),
+        ),
+        Op::Duplicate(a, b) => pick(a)
+            .zip(pick(b))
+            .map(|(a, b)| d.duplicate(&[a, b]).map(drop)),
+        Op::Delete(a, b) => pick(a)
+            .zip(pick(b))
+            .map(|(a, b)| d.delete(&[a, b]).map(drop)),
+        Op::AddSpin(n) => pick(n).map(|n| {
+            d.set_component(n, ComponentKind::Spin.default_value(), None)
+                .map(drop)
+        }),
+        Op::RemoveSpin(n) => pick(n).map(|n| d.remove_component(n, ComponentKind::Spin).map(drop)),
+    };
+    d.undo.len() > before
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Model test: the reference is the list of scene files seen after each
+    /// recorded edit; undo must walk it backwards exactly and redo forwards.
+    #[test]
+    fn undo_and_redo_walk_the_recorded_states_exactly(ops in proptest::collection::vec(op(), 1..40)) {
+        let (mut d, _) = doc();
+        let mut states = vec![d.scene().to_file()];
+        for op in &ops {
+            if run(&mut d, op) {
+                states.push(d.scene().to_file());
+            } else {
+                prop_assert_eq!(&d.scene().to_file(), states.last().unwrap(), "a refused {:?} changed the scene", op);
+            }
+        }
+        for (i, expected) in states.iter().enumerate().rev().skip(1) {
+            d.undo().unwrap();
+            prop_assert_eq!(&d.scene().to_file(), expected, "after undoing to state {}", i);
+        }
+        prop_assert!(!d.is_dirty());
+        for (i, expected) in states.iter().enumerate().skip(1) {
+            d.redo().unwrap();
+            prop_assert_eq!(&d.scene().to_file(), expected, "after redoing to state {}", i);
+        }
+    }
+}

@@ -1,0 +1,32 @@
+//! Keel's editor: an egui UI over the live world. The world keeps running its
+//! game loop while the UI edits it between fixed steps; every edit is a
+//! command on an undo stack, and unsaved work is a dirty flag with autosave.
+//!
+//! - [`document`]: the edited world, its file, selection and dirty flag.
+//! - [`undo`]: reversible edits and the undo stack (command pattern).
+//! - [`subtree`]: subtrees as scene-file records, for delete and duplicate.
+//! - [`component`]: every component kind as one value type.
+//! - [`persist`]: recent files, autosave and recovery files.
+//! - [`ui`]: [`EditorApp`], the panels, drawn with egui, testable without a window.
+//! - [`app`]: the window shell (winit, wgpu surface, egui-winit, egui-wgpu).
+//! - [`cli`]: the command line; [`capture`]: screenshots of the window.
+
+// The engine's `SceneError` names the file, node and field of a failure, which
+// makes it large; the editor passes it on unboxed, and only on failure paths.
+#![allow(clippy::result_large_err)]
+
+pub mod app;
+pub mod capture;
+pub mod cli;
+pub mod component;
+pub mod document;
+pub mod persist;
+pub mod subtree;
+pub mod ui;
+pub mod undo;
+
+pub use app::{Gpu, ShellError, ShellOptions, main_with_default_scene, run};
+pub use document::{Document, Selection};
+pub use ui::stats::EditorStats;
+pub use ui::viewport::{GizmoMode, GizmoSettings, GizmoSpace, ViewOptions};
+pub use ui::{EditorApp, EditorOptions, PlayState, Status};

@@ -1,0 +1,252 @@
+//! Detached copies of subtrees, and putting them back: the state that delete
+//! and duplicate commands (command pattern) keep so they can be reversed.
+//!
+//! Delete and duplicate (and their undo) need a subtree as plain data: the
+//! same [`NodeRecord`]s a scene file holds, in pre-order, with parent indices
+//! relative to the subtree (the root's parent is `None`). Re-spawning such a
+//! list creates new nodes with new handles; callers that keep handles (the
+//! undo stack, the selection) remap old to new with the ids returned here.
+//!
+//! The engine appends a spawned or reparented node after its parent's last
+//! child and has no "insert at" operation, so [`move_to_index`] restores a
+//! sibling position by moving the later siblings behind the node, one
+//! reparent each (`O(later siblings × nodes)`).
+
+use keel_engine::scene::{Keep, NodeId, NodeRecord, Scene, SceneError};
+
+use crate::component::ComponentValue;
+
+/// Where a node sits: its parent (or the root level) and its position among its siblings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placement {
+    /// The parent, `None` for a root.
+    pub parent: Option<NodeId>,
+    /// Position among the parent's children (or among the roots).
+    pub index: usize,
+}
+
+impl Placement {
+    /// Where `node` is now; `None` for a stale handle.
+    pub fn of(scene: &Scene, node: NodeId) -> Option<Placement> {
+        if !scene.contains(node) {
+            return None;
+        }
+        let parent = scene.parent(node);
+        let index = siblings(scene, parent).position(|n| n == node)?;
+        Some(Placement { parent, index })
+    }
+}
+
+/// The children of `parent`, or the roots for `None`.
+pub fn siblings(scene: &Scene, parent: Option<NodeId>) -> Box<dyn Iterator<Item = NodeId> + '_> {
+    match parent {
+        Some(p) => Box::new(scene.children(p)),
+        None => Box::new(scene.roots()),
+    }
+}
+
+/// The file record of one node: name, local transform and components, no parent.
+pub fn record_of(scene: &Scene, node: NodeId) -> Option<NodeRecord> {
+    let mut record = NodeRecord::new(scene.name(node)?);
+    record.transform = scene.local(node)?;
+    for value in ComponentValue::all_of(scene, node) {
+        value.store_in(&mut record);
+    }
+    Some(record)
+}
+
+/// The subtree of `root` as records in pre-order, parents relative to the list.
+///
+/// Returns `None` for a stale handle.
+pub fn extract(scene: &Scene, root: NodeId) -> Option<Vec<NodeRecord>> {
+    let nodes: Vec<NodeId> = scene.subtree(root).collect();
+    if nodes.is_empty() {
+        return None;
+    }
+    let position: std::collections::HashMap<NodeId, usize> =
+        nodes.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+    let mut records = Vec::with_capacity(nodes.len());
+    for (i, &node) in nodes.iter().enumerate() {
+        let mut record = record_of(scene, node)?;
+        record.parent = if i == 0 {
+            None
+        } else {
+            scene.parent(node).and_then(|p| position.get(&p).copied())
+        };
+        records.push(record);
+    }
+    Some(records)
+}
+
+/// Spawns `records` (as made by [`extract`]) with the root at `at`.
+///
+/// Returns the new handles in record order. On error nothing stays behind.
+///
+/// # Errors
+/// [`SceneError::StaleNode`] if the parent is gone; [`SceneError::InvalidTransform`]
+/// for a record with NaN values; [`SceneError::InvalidField`] for a record whose
+/// parent index does not point at an earlier record.
+pub fn spawn(
+    scene: &mut Scene,
+    records: &[NodeRecord],
+    at: Placement,
+) -> Result<Vec<NodeId>, SceneError> {
+    let mut ids: Vec<NodeId> = Vec::with_capacity(records.len());
+    let result = spawn_records(scene, records, at.parent, &mut ids);
+    if let Err(e) = result {
+        if let Some(&root) = ids.first() {
+            // The root was spawned by this call a moment ago, so it is alive.
+            let _ = scene.despawn(root);
+        }
+        return Err(e);
+    }
+    if let Some(&root) = ids.first() {
+        move_to_index(scene, root, at.index)?;
+    }
+    Ok(ids)
+}
+
+fn spawn_records(
+    scene: &mut Scene,
+    records: &[NodeRecord],
+    parent: Option<NodeId>,
+    ids: &mut Vec<NodeId>,
+) -> Result<(), SceneError> {
+    for (i, record) in records.iter().enumerate() {
+        let parent = match (i, record.parent) {
+            (0, _) => parent,
+            (_, Some(p)) if p < i => Some(ids[p]),
+            (_, p) => {
+                return Err(SceneError::InvalidField {
+                    path: "<subtree>".into(),
+                    index: i,
+                    node: record.name.clone(),
+                    field: "parent".into(),
+                    expected: "the index of an earlier node",
+                    found: format!("{p:?}"),
+                });
+            }
+        };
+        let id = scene.spawn(parent, record.name.clone(), record.transform)?;
+        ids.push(id);
+        for value in ComponentValue::from_record(record) {
+            value.insert(scene, id)?;
+        }
+    }
+    Ok(())
+}
+
+/// Moves `node` to position `index` among its siblings (clamped to the last position).
+///
+/// Local transforms are untouched.
+///
+/// # Errors
+/// [`SceneError::StaleNode`] for a dead handle.
+pub fn move_to_index(scene: &mut Scene, node: NodeId, index: usize) -> Result<(), SceneError> {
+    if !scene.contains(node) {
+        return Err(SceneError::StaleNode { node });
+    }
+    let parent = scene.parent(node);
+    let others: Vec<NodeId> = siblings(scene, parent).filter(|&n| n != node).collect();
+    if index >= others.len() {
+        if siblings(scene, parent).last() != Some(node) {
+            scene.reparent(node, parent, Keep::Local)?;
+        }
+        return Ok(());
+    }
+    // Reparenting under the same parent appends: send the node, then every
+    // sibling that belongs after it, to the back, in order.
+    scene.reparent(node, parent, Keep::Local)?;
+    for &later in &others[index..] {
+        scene.reparent(later, parent, Keep::Local)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::component::ComponentKind;
+    use glam::Vec3;
+    use keel_engine::scene::{Spin, Transform};
+
+    fn tree() -> (Scene, Vec<NodeId>) {
+        let mut s = Scene::new();
+        let a = s.spawn(None, "a", Transform::IDENTITY).unwrap();
+        let b = s
+            .spawn(Some(a), "b", Transform::from_translation(Vec3::X))
+            .unwrap();
+        let c = s.spawn(Some(b), "c", Transform::IDENTITY).unwrap();
+        let d = s.spawn(Some(a), "d", Transform::IDENTITY).unwrap();
+        let e = s.spawn(None, "e", Transform::IDENTITY).unwrap();
+        s.insert(
+            c,
+            Spin {
+                axis: Vec3::Z,
+                rate: 2.0,
+            },
+        )
+        .unwrap();
+        (s, vec![a, b, c, d, e])
+    }
+
+    #[test]
+    fn extract_then_respawn_in_place_restores_the_file() {
+        let (mut s, ids) = tree();
+        let before = s.to_file();
+        let b = ids[1];
+        let at = Placement::of(&s, b).unwrap();
+        assert_eq!(
+            at,
+            Placement {
+                parent: Some(ids[0]),
+                index: 0
+            }
+        );
+        let records = extract(&s, b).unwrap();
+        assert_eq!(records.len(), 2);
+        assert_eq!(records[1].parent, Some(0));
+        assert!(records[1].spin.is_some(), "components are copied");
+        s.despawn(b).unwrap();
+        assert_ne!(s.to_file(), before);
+        let new = spawn(&mut s, &records, at).unwrap();
+        assert_eq!(new.len(), 2);
+        assert_eq!(s.to_file(), before, "same names, order, components");
+        assert!(ComponentKind::Spin.get(&s, new[1]).is_some());
+    }
+
+    #[test]
+    fn move_to_index_orders_roots_and_children() {
+        let (mut s, ids) = tree();
+        let (a, d, e) = (ids[0], ids[3], ids[4]);
+        move_to_index(&mut s, e, 0).unwrap();
+        assert_eq!(s.roots().collect::<Vec<_>>(), vec![e, a]);
+        move_to_index(&mut s, d, 0).unwrap();
+        assert_eq!(s.children(a).collect::<Vec<_>>(), vec![d, ids[1]]);
+        move_to_index(&mut s, d, 99).unwrap();
+        assert_eq!(s.children(a).collect::<Vec<_>>(), vec![ids[1], d]);
+        assert_eq!(
+            s.local(ids[1]).unwrap().translation,
+            Vec3::X,
+            "locals are kept"
+        );
+    }
+
+    #[test]
+    fn a_bad_record_list_leaves_nothing_behind() {
+        let (mut s, _) = tree();
+        let before = s.to_file();
+        let mut records = vec![NodeRecord::new("x"), NodeRecord::new("y")];
+        records[1].parent = Some(5);
+        let err = spawn(
+            &mut s,
+            &records,
+            Placement {
+                parent: None,
+                index: 0,
+            },
+        );
+        assert!(matches!(err, Err(SceneError::InvalidField { .. })));
+        assert_eq!(s.to_file(), before);
+    }
+}

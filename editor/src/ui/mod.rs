@@ -1,0 +1,841 @@
+//! The editor's UI: [`EditorApp`] holds the editor's state and draws it with
+//! egui, knowing nothing of windows or GPUs, so tests drive it headless
+//! (egui_kittest) and the window shell (`app`) only feeds it input and time.
+//!
+//! Game loop: the shell calls [`EditorApp::frame`] (the world runs the fixed
+//! steps due) and then [`EditorApp::ui`], which applies the user's edits to the
+//! world between steps, never during one.
+//!
+//! - [`hierarchy`]: the scene tree.
+//! - [`inspector`]: the selected node's transform and components.
+//! - [`stats`]: game-loop and dirty-flag counters, frame-time plot.
+//! - [`viewport`]: the central 3D view and the settings it reads.
+//! - [`dialogs`]: file chooser, unsaved-changes, error and recovery modals.
+
+pub mod dialogs;
+pub mod hierarchy;
+pub mod inspector;
+pub mod stats;
+pub mod viewport;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use egui::{Button, Color32, Key, KeyboardShortcut, Modifiers, RichText};
+use keel_engine::scene::{Scene, SceneError};
+use keel_engine::time::TimeSource;
+
+use crate::document::{Document, PlaySnapshot};
+use crate::persist::{self, AUTOSAVE_INTERVAL, Autosave, RecentFiles};
+use dialogs::{Dialog, DialogOutcome, FileDialog, FilePurpose, Pending};
+use hierarchy::Hierarchy;
+use inspector::Inspector;
+use stats::EditorStats;
+use viewport::{GizmoMode, GizmoSettings, GizmoSpace, ViewOptions};
+
+/// The message line at the bottom of the window.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Status {
+    text: String,
+    error: bool,
+}
+
+impl Status {
+    /// Shows an informational message.
+    pub fn info(&mut self, text: impl Into<String>) {
+        self.text = text.into();
+        self.error = false;
+    }
+
+    /// Shows an error (in red).
+    pub fn error(&mut self, text: impl Into<String>) {
+        self.text = text.into();
+        self.error = true;
+        log::warn!("{}", self.text);
+    }
+
+    /// The message shown.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Whether the message is an error.
+    pub fn is_error(&self) -> bool {
+        self.error
+    }
+}
+
+/// Whether the world is being edited or simulated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayState {
+    /// Time stands still; Play starts it (and remembers the world for Reset).
+    Editing,
+    /// The fixed-step clock runs.
+    Playing,
+    /// Stopped mid-play: Step runs one fixed update, Play goes on, Reset goes back.
+    Paused,
+}
+
+/// How the editor starts.
+#[derive(Clone, Debug, Default)]
+pub struct EditorOptions {
+    /// A scene file to open.
+    pub scene: Option<PathBuf>,
+    /// Where the recent-files list and untitled autosaves go (`None`: nowhere).
+    pub config_dir: Option<PathBuf>,
+    /// Start simulating at once.
+    pub play: bool,
+}
+
+/// Something the user asked for through a menu, the toolbar or a shortcut.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Action {
+    New,
+    Open,
+    OpenPath(PathBuf),
+    Save,
+    SaveAs,
+    Quit,
+    Undo,
+    Redo,
+    Duplicate,
+    Delete,
+    Rename,
+    FrameSelection,
+    Play,
+    Pause,
+    Step,
+    Reset,
+}
+
+/// The editor: document, panels and their state. Draw it with [`EditorApp::ui`].
+pub struct EditorApp {
+    /// The scene being edited.
+    pub doc: Document,
+    /// Which panels and overlays are shown (read by the viewport).
+    pub view: ViewOptions,
+    /// Gizmo mode and space chosen in the toolbar (read by the viewport).
+    pub gizmo: GizmoSettings,
+    /// Counters shown in the stats panel; others may add their own.
+    pub stats: EditorStats,
+    /// Set by F (and View → Frame selection): the viewport should move the
+    /// camera to show the selection, then clear it ([`EditorApp::take_frame_request`]).
+    pub frame_selection_requested: bool,
+    hierarchy: Hierarchy,
+    inspector: Inspector,
+    status: Status,
+    dialog: Option<Dialog>,
+    play: PlayState,
+    play_snapshot: Option<PlaySnapshot>,
+    recent: RecentFiles,
+    config_dir: Option<PathBuf>,
+    autosave: Autosave,
+    actions: Vec<Action>,
+    quit: bool,
+}
+
+impl EditorApp {
+    /// Starts the editor: opens `options.scene` (a scene that fails to load
+    /// shows its error over an empty scene), reads the recent-files list, and
+    /// offers a recovery file newer than the scene.
+    pub fn new(options: EditorOptions) -> Self {
+        let mut app = Self::with_document(Document::untitled(), options.config_dir);
+        if let Some(path) = options.scene {
+            app.open_now(&path);
+        } else {
+            app.offer_recovery();
+        }
+        if options.play {
+            app.play();
+        }
+        app
+    }
+
+    /// An editor around an existing document.
+    pub fn with_document(doc: Document, config_dir: Option<PathBuf>) -> Self {
+        let mut status = Status::default();
+        let recent = match config_dir
+            .as_deref()
+            .map(|d| RecentFiles::load(&RecentFiles::file_in(d)))
+        {
+            Some(Ok(r)) => r,
+            Some(Err(e)) => {
+                status.error(format!("recent files: {e}"));
+                RecentFiles::default()
+            }
+            None => RecentFiles::default(),
+        };
+        Self {
+            doc,
+            view: ViewOptions::default(),
+            gizmo: GizmoSettings::default(),
+            stats: EditorStats::default(),
+            frame_selection_requested: false,
+            hierarchy: Hierarchy::default(),
+            inspector: Inspector::default(),
+            status,
+            dialog: None,
+            play: PlayState::Editing,
+            play_snapshot: None,
+            recent,
+            config_dir,
+            autosave: Autosave::new(AUTOSAVE_INTERVAL),
+            actions: Vec::new(),
+            quit: false,
+        }
+    }
+
+    /// Runs the fixed steps due by `time` and records the frame's stats.
+    /// Call once per displayed frame, before [`EditorApp::ui`].
+    pub fn frame(&mut self, time: &mut impl TimeSource) {
+        let frame = self.doc.world.frame(time);
+        self.record_stats(frame);
+    }
+
+    /// Like [`EditorApp::frame`] with a known elapsed time (tests, offline runs).
+    pub fn advance(&mut self, elapsed: Duration) {
+        let frame = self.doc.world.advance(elapsed);
+        self.record_stats(frame);
+    }
+
+    fn record_stats(&mut self, frame: keel_engine::world::FrameStats) {
+        let clock = &self.doc.world.clock;
+        self.stats.record(
+            frame,
+            self.doc.scene().len(),
+            clock.total_steps(),
+            clock.dropped_total(),
+        );
+    }
+
+    /// The window title (`Keel — name.ron *` while unsaved).
+    pub fn title(&self) -> String {
+        self.doc.title()
+    }
+
+    /// The status line.
+    pub fn status(&self) -> &Status {
+        &self.status
+    }
+
+    /// The hierarchy panel's state.
+    pub fn hierarchy(&self) -> &Hierarchy {
+        &self.hierarchy
+    }
+
+    /// Play, paused or editing.
+    pub fn play_state(&self) -> PlayState {
+        self.play
+    }
+
+    /// The recently used scene files.
+    pub fn recent_files(&self) -> &[PathBuf] {
+        &self.recent.paths
+    }
+
+    /// Whether a modal dialog is open.
+    pub fn has_dialog(&self) -> bool {
+        self.dialog.is_some()
+    }
+
+    /// Asks to quit (window close button): asks about unsaved changes first.
+    pub fn request_quit(&mut self) {
+        self.actions.push(Action::Quit);
+    }
+
+    /// Whether the editor is done and the window may close.
+    pub fn should_quit(&self) -> bool {
+        self.quit
+    }
+
+    /// Returns and clears the "frame the selection" request.
+    pub fn take_frame_request(&mut self) -> bool {
+        std::mem::take(&mut self.frame_selection_requested)
+    }
+
+    /// Opens a scene now, asking nothing (a failure keeps the current scene
+    /// and shows the error).
+    pub fn open_now(&mut self, path: &Path) {
+        match Document::open(path) {
+            Ok(doc) => {
+                self.replace_document(doc);
+                self.touch_recent(path);
+                self.status
+                    .info(format!("Opened {}", self.doc.display_name()));
+                self.offer_recovery();
+            }
+            Err(e) => self.show_error(&format!("Could not open {}", path.display()), &e),
+        }
+    }
+
+    /// Saves to the document's path now (opens the file chooser for an untitled scene).
+    pub fn save(&mut self) {
+        self.run_action(Action::Save);
+    }
+
+    fn replace_document(&mut self, doc: Document) {
+        self.doc = doc;
+        self.play = PlayState::Editing;
+        self.play_snapshot = None;
+        self.autosave.reset();
+        self.inspector = Inspector::default();
+    }
+
+    fn show_error(&mut self, title: &str, error: &SceneError) {
+        self.status.error(format!("{title}: {error}"));
+        self.dialog = Some(Dialog::Error {
+            title: title.to_string(),
+            message: error.to_string(),
+        });
+    }
+
+    fn touch_recent(&mut self, path: &Path) {
+        self.recent.touch(path);
+        if let Some(dir) = &self.config_dir
+            && let Err(e) = self.recent.save(&RecentFiles::file_in(dir))
+        {
+            self.status.error(format!("recent files: {e}"));
+        }
+    }
+
+    fn recovery_path(&self) -> Option<PathBuf> {
+        persist::recovery_path(self.doc.path.as_deref(), self.config_dir.as_deref())
+    }
+
+    fn offer_recovery(&mut self) {
+        if let Some(recovery) = self.recovery_path()
+            && persist::recovery_is_newer(&recovery, self.doc.path.as_deref())
+        {
+            self.dialog = Some(Dialog::Recovery { recovery });
+        }
+    }
+
+    fn remove_recovery(&self) {
+        if let Some(path) = self.recovery_path() {
+            // Absent is the usual case; any other failure only leaves a stale autosave.
+            let _ = std::fs::remove_file(path);
+        }
+    }
+
+    /// Writes the recovery file now.
+    ///
+    /// # Errors
+    /// The scene error (I/O) naming the file; nothing is written for an
+    /// untitled scene without a config folder.
+    pub fn write_recovery(&self) -> Result<Option<PathBuf>, SceneError> {
+        let Some(path) = self.recovery_path() else {
+            return Ok(None);
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| SceneError::Io {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        self.doc.scene().to_file().write(&path)?;
+        Ok(Some(path))
+    }
+
+    fn autosave_if_due(&mut self, now: f64) {
+        if self
+            .autosave
+            .due(now, self.doc.is_dirty(), self.doc.undo.revision())
+        {
+            // Done either way: a failing disk is retried next interval, not every frame.
+            self.autosave.done(now, self.doc.undo.revision());
+            match self.write_recovery() {
+                Ok(Some(path)) => log::info!("autosaved to {}", path.display()),
+                Ok(None) => {}
+                Err(e) => self.status.error(format!("autosave failed: {e}")),
+            }
+        }
+    }
+
+    fn save_to(&mut self, path: &Path) -> bool {
+        let old_recovery = self.recovery_path();
+        match self.doc.save_to(path) {
+            Ok(()) => {
+                if let Some(old) = old_recovery {
+                    let _ = std::fs::remove_file(old);
+                }
+                self.remove_recovery();
+                self.autosave.reset();
+                self.touch_recent(path);
+                self.status
+                    .info(format!("Saved {}", self.doc.display_name()));
+                true
+            }
+            Err(e) => {
+                self.show_error(&format!("Could not save {}", path.display()), &e);
+                false
+            }
+        }
+    }
+
+    fn file_dialog_start(&self) -> PathBuf {
+        self.doc
+            .path
+            .clone()
+            .or_else(|| self.recent.paths.first().cloned())
+            .unwrap_or_else(|| {
+                std::env::current_dir()
+                    .unwrap_or_default()
+                    .join("scene.ron")
+            })
+    }
+
+    /// Carries out `pending`, asking about unsaved changes first.
+    fn request(&mut self, pending: Pending) {
+        if self.doc.is_dirty() {
+            self.dialog = Some(Dialog::ConfirmDiscard { then: pending });
+        } else {
+            self.perform(pending);
+        }
+    }
+
+    fn perform(&mut self, pending: Pending) {
+        match pending {
+            Pending::New => {
+                self.replace_document(Document::untitled());
+                self.status.info("New scene");
+            }
+            Pending::Open(path) => self.open_now(&path),
+            Pending::Quit => self.quit = true,
+        }
+    }
+
+    fn play(&mut self) {
+        if self.play == PlayState::Editing {
+            self.play_snapshot = Some(self.doc.play_snapshot());
+        }
+        self.doc.world.clock.set_paused(false);
+        self.play = PlayState::Playing;
+    }
+
+    fn pause(&mut self) {
+        if self.play == PlayState::Playing {
+            self.doc.world.clock.set_paused(true);
+            self.play = PlayState::Paused;
+        }
+    }
+
+    fn step(&mut self) {
+        if self.play == PlayState::Editing {
+            self.play_snapshot = Some(self.doc.play_snapshot());
+        }
+        self.doc.world.clock.set_paused(true);
+        self.doc.world.clock.step_once();
+        self.play = PlayState::Paused;
+    }
+
+    fn reset(&mut self) {
+        let Some(snapshot) = self.play_snapshot.take() else {
+            return;
+        };
+        self.doc.world.clock.set_paused(true);
+        self.play = PlayState::Editing;
+        match self.doc.restore_play_snapshot(snapshot) {
+            Ok(remap) => {
+                self.hierarchy.remap(&remap);
+                self.status
+                    .info("Reset to the scene as it was when Play was pressed");
+            }
+            Err(e) => self.show_error("Could not reset the scene", &e),
+        }
+    }
+
+    fn run_action(&mut self, action: Action) {
+        match action {
+            Action::New => self.request(Pending::New),
+            Action::Open => {
+                self.dialog = Some(Dialog::File(FileDialog::new(
+                    FilePurpose::Open,
+                    &self.file_dialog_start(),
+                )));
+            }
+            Action::OpenPath(path) => self.request(Pending::Open(path)),
+            Action::Save => match self.doc.path.clone() {
+                Some(path) => {
+                    self.save_to(&path);
+                }
+                None => self.run_action(Action::SaveAs),
+            },
+            Action::SaveAs => {
+                self.dialog = Some(Dialog::File(FileDialog::new(
+                    FilePurpose::SaveAs(None),
+                    &self.file_dialog_start(),
+                )));
+            }
+            Action::Quit => self.request(Pending::Quit),
+            Action::Undo => {
+                let result = self.doc.undo();
+                self.after_history(result, "Undid", "Nothing to undo");
+            }
+            Action::Redo => {
+                let result = self.doc.redo();
+                self.after_history(result, "Redid", "Nothing to redo");
+            }
+            Action::Duplicate => match self.doc.duplicate_selection() {
+                Ok(copies) => {
+                    for &c in &copies {
+                        self.hierarchy.reveal(self.doc.scene(), c);
+                    }
+                    if !copies.is_empty() {
+                        self.status
+                            .info(format!("Duplicated {} node(s)", copies.len()));
+                    }
+                }
+                Err(e) => self.status.error(e.to_string()),
+            },
+            Action::Delete => match self.doc.delete_selection() {
+                Ok(0) => {}
+                Ok(n) => self.status.info(format!("Deleted {n} node(s)")),
+                Err(e) => self.status.error(e.to_string()),
+            },
+            Action::Rename => {
+                if let Some(node) = self.doc.selection.primary() {
+                    self.hierarchy.start_rename(self.doc.scene(), node);
+                }
+            }
+            Action::FrameSelection => self.frame_selection_requested = true,
+            Action::Play => self.play(),
+            Action::Pause => self.pause(),
+            Action::Step => self.step(),
+            Action::Reset => self.reset(),
+        }
+    }
+
+    fn after_history(
+        &mut self,
+        result: Result<Option<crate::undo::Applied>, crate::undo::EditError>,
+        verb: &str,
+        nothing: &str,
+    ) {
+        match result {
+            Ok(Some(applied)) => {
+                self.hierarchy.remap(&applied.remap);
+                self.status.info(format!("{verb} {}", applied.label));
+            }
+            Ok(None) => self.status.info(nothing),
+            Err(e) => self
+                .status
+                .error(format!("{e} (that history entry was dropped)")),
+        }
+    }
+
+    fn shortcuts(&mut self, ctx: &egui::Context) {
+        if self.dialog.is_some() {
+            return;
+        }
+        let typing = ctx.egui_wants_keyboard_input();
+        let cmd = Modifiers::COMMAND;
+        let cmd_shift = Modifiers::COMMAND | Modifiers::SHIFT;
+        let mut actions = Vec::new();
+        ctx.input_mut(|i| {
+            let mut shortcut = |m: Modifiers, key: Key, action: Action| {
+                if i.consume_shortcut(&KeyboardShortcut::new(m, key)) {
+                    actions.push(action);
+                }
+            };
+            // Most specific first: Ctrl+Shift+S would also match Ctrl+S.
+            shortcut(cmd_shift, Key::S, Action::SaveAs);
+            shortcut(cmd, Key::S, Action::Save);
+            shortcut(cmd, Key::N, Action::New);
+            shortcut(cmd, Key::O, Action::Open);
+            shortcut(cmd, Key::Q, Action::Quit);
+            if !typing {
+                shortcut(cmd_shift, Key::Z, Action::Redo);
+                shortcut(cmd, Key::Z, Action::Undo);
+                shortcut(cmd, Key::Y, Action::Redo);
+                shortcut(cmd, Key::D, Action::Duplicate);
+                shortcut(Modifiers::NONE, Key::Delete, Action::Delete);
+                shortcut(Modifiers::NONE, Key::F, Action::FrameSelection);
+                shortcut(Modifiers::NONE, Key::F2, Action::Rename);
+            }
+        });
+        self.actions.extend(actions);
+    }
+
+    /// Draws the whole editor into `ui` (the window's root) and applies what the user did.
+    pub fn ui(&mut self, ui: &mut egui::Ui) {
+        self.shortcuts(ui.ctx());
+
+        egui::Panel::top("menu_bar").show(ui, |ui| self.menu_ui(ui));
+        egui::Panel::top("toolbar").show(ui, |ui| self.toolbar_ui(ui));
+        egui::Panel::bottom("status_bar").show(ui, |ui| self.status_ui(ui));
+        if self.view.stats {
+            egui::Panel::bottom("stats")
+                .resizable(true)
+                .default_size(130.0)
+                .show(ui, |ui| stats::stats_ui(ui, &self.stats));
+        }
+        if self.view.hierarchy {
+            egui::Panel::left("hierarchy")
+                .resizable(true)
+                .default_size(240.0)
+                .show(ui, |ui| {
+                    self.hierarchy.ui(ui, &mut self.doc, &mut self.status)
+                });
+        }
+        if self.view.inspector {
+            egui::Panel::right("inspector")
+                .resizable(true)
+                .default_size(300.0)
+                .show(ui, |ui| {
+                    self.inspector.ui(ui, &mut self.doc, &mut self.status)
+                });
+        }
+        egui::CentralPanel::no_frame().show(ui, |ui| {
+            viewport::viewport_ui(ui, self.doc.scene());
+        });
+
+        if let Some(dialog) = &mut self.dialog {
+            let outcome = dialogs::dialog_ui(ui, dialog, &self.doc.display_name());
+            self.dialog_outcome(outcome);
+        }
+
+        let now = ui.input(|i| i.time);
+        self.autosave_if_due(now);
+
+        for action in std::mem::take(&mut self.actions) {
+            self.run_action(action);
+        }
+    }
+
+    fn dialog_outcome(&mut self, outcome: DialogOutcome) {
+        match outcome {
+            DialogOutcome::Open => {}
+            DialogOutcome::Closed => self.dialog = None,
+            DialogOutcome::PathChosen(purpose, path) => {
+                self.dialog = None;
+                match purpose {
+                    FilePurpose::Open => self.request(Pending::Open(path)),
+                    FilePurpose::SaveAs(then) => {
+                        if self.save_to(&path)
+                            && let Some(then) = then
+                        {
+                            self.perform(then);
+                        }
+                    }
+                }
+            }
+            DialogOutcome::SaveThen(then) => {
+                self.dialog = None;
+                match self.doc.path.clone() {
+                    Some(path) => {
+                        if self.save_to(&path) {
+                            self.perform(then);
+                        }
+                    }
+                    None => {
+                        self.dialog = Some(Dialog::File(FileDialog::new(
+                            FilePurpose::SaveAs(Some(then)),
+                            &self.file_dialog_start(),
+                        )));
+                    }
+                }
+            }
+            DialogOutcome::DiscardThen(then) => {
+                self.dialog = None;
+                self.remove_recovery();
+                self.perform(then);
+            }
+            DialogOutcome::Restore(recovery) => {
+                self.dialog = None;
+                match Scene::load(&recovery) {
+                    Ok(scene) => {
+                        let mut doc = Document::new(scene, self.doc.path.clone());
+                        doc.mark_unsaved();
+                        self.replace_document(doc);
+                        self.status
+                            .info("Restored the autosaved changes (not saved yet)");
+                    }
+                    Err(e) => self.show_error("Could not restore the autosave", &e),
+                }
+            }
+            DialogOutcome::DiscardRecovery(recovery) => {
+                self.dialog = None;
+                if let Err(e) = std::fs::remove_file(&recovery) {
+                    self.status.error(format!("{}: {e}", recovery.display()));
+                }
+            }
+        }
+    }
+
+    fn menu_ui(&mut self, ui: &mut egui::Ui) {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| {
+                if ui.add(Button::new("New").shortcut_text("Ctrl+N")).clicked() {
+                    self.actions.push(Action::New);
+                }
+                if ui
+                    .add(Button::new("Open…").shortcut_text("Ctrl+O"))
+                    .clicked()
+                {
+                    self.actions.push(Action::Open);
+                }
+                if ui
+                    .add(Button::new("Save").shortcut_text("Ctrl+S"))
+                    .clicked()
+                {
+                    self.actions.push(Action::Save);
+                }
+                if ui
+                    .add(Button::new("Save As…").shortcut_text("Ctrl+Shift+S"))
+                    .clicked()
+                {
+                    self.actions.push(Action::SaveAs);
+                }
+                ui.menu_button("Recent files", |ui| {
+                    if self.recent.paths.is_empty() {
+                        ui.weak("None yet");
+                    }
+                    for path in &self.recent.paths {
+                        if ui.button(path.display().to_string()).clicked() {
+                            self.actions.push(Action::OpenPath(path.clone()));
+                        }
+                    }
+                });
+                ui.separator();
+                if ui
+                    .add(Button::new("Quit").shortcut_text("Ctrl+Q"))
+                    .clicked()
+                {
+                    self.actions.push(Action::Quit);
+                }
+            });
+            ui.menu_button("Edit", |ui| {
+                let undo = self.doc.undo.undo_label().map(|l| format!("Undo {l}"));
+                let redo = self.doc.undo.redo_label().map(|l| format!("Redo {l}"));
+                if ui
+                    .add_enabled(undo.is_some(), Button::new("Undo").shortcut_text("Ctrl+Z"))
+                    .on_hover_text(undo.unwrap_or_default())
+                    .clicked()
+                {
+                    self.actions.push(Action::Undo);
+                }
+                if ui
+                    .add_enabled(
+                        redo.is_some(),
+                        Button::new("Redo").shortcut_text("Ctrl+Shift+Z"),
+                    )
+                    .on_hover_text(redo.unwrap_or_default())
+                    .clicked()
+                {
+                    self.actions.push(Action::Redo);
+                }
+                ui.separator();
+                let some = !self.doc.selection.is_empty();
+                if ui
+                    .add_enabled(some, Button::new("Duplicate").shortcut_text("Ctrl+D"))
+                    .clicked()
+                {
+                    self.actions.push(Action::Duplicate);
+                }
+                if ui
+                    .add_enabled(some, Button::new("Delete").shortcut_text("Del"))
+                    .clicked()
+                {
+                    self.actions.push(Action::Delete);
+                }
+                if ui
+                    .add_enabled(some, Button::new("Rename").shortcut_text("F2"))
+                    .clicked()
+                {
+                    self.actions.push(Action::Rename);
+                }
+            });
+            ui.menu_button("View", |ui| {
+                ui.checkbox(&mut self.view.hierarchy, "Hierarchy");
+                ui.checkbox(&mut self.view.inspector, "Inspector");
+                ui.checkbox(&mut self.view.stats, "Stats");
+                ui.separator();
+                ui.checkbox(&mut self.view.octree_cells, "Octree cells");
+                ui.checkbox(&mut self.view.aabbs, "Bounding boxes");
+                ui.checkbox(
+                    &mut self.view.dirty_highlight,
+                    "Highlight recomputed (dirty flag)",
+                );
+                ui.separator();
+                if ui
+                    .add(Button::new("Frame selection").shortcut_text("F"))
+                    .clicked()
+                {
+                    self.actions.push(Action::FrameSelection);
+                }
+            });
+        });
+    }
+
+    fn toolbar_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            let playing = self.play == PlayState::Playing;
+            if ui.add_enabled(!playing, Button::new("Play")).clicked() {
+                self.actions.push(Action::Play);
+            }
+            if ui.add_enabled(playing, Button::new("Pause")).clicked() {
+                self.actions.push(Action::Pause);
+            }
+            if ui
+                .add(Button::new("Step"))
+                .on_hover_text("Run one fixed update")
+                .clicked()
+            {
+                self.actions.push(Action::Step);
+            }
+            if ui
+                .add_enabled(self.play_snapshot.is_some(), Button::new("Reset"))
+                .on_hover_text("Back to the scene as it was when Play was pressed")
+                .clicked()
+            {
+                self.actions.push(Action::Reset);
+            }
+            let state = match self.play {
+                PlayState::Editing => "Editing",
+                PlayState::Playing => "Playing",
+                PlayState::Paused => "Paused",
+            };
+            ui.label(RichText::new(state).weak());
+            ui.separator();
+            let mut scale = self.doc.world.clock.time_scale();
+            let slider = egui::Slider::new(&mut scale, 0.0..=4.0)
+                .text("time scale")
+                .max_decimals(2);
+            if ui.add(slider).changed() {
+                self.doc.world.clock.set_time_scale(scale);
+            }
+            ui.separator();
+            for mode in GizmoMode::ALL {
+                ui.selectable_value(&mut self.gizmo.mode, mode, mode.label());
+            }
+            ui.separator();
+            for space in [GizmoSpace::Local, GizmoSpace::World] {
+                ui.selectable_value(&mut self.gizmo.space, space, space.label());
+            }
+        });
+    }
+
+    fn status_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            let text = RichText::new(self.status.text());
+            let text = if self.status.is_error() {
+                text.color(Color32::from_rgb(230, 70, 70))
+            } else {
+                text
+            };
+            ui.label(text);
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                let star = if self.doc.is_dirty() {
+                    " (unsaved)"
+                } else {
+                    ""
+                };
+                ui.weak(format!(
+                    "{} nodes · {} selected{star}",
+                    self.doc.scene().len(),
+                    self.doc.selection.len()
+                ));
+            });
+        });
+    }
+}

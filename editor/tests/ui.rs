@@ -1,0 +1,652 @@
+//! The editor's UI driven like a user would (egui_kittest): clicks, typing,
+//! keyboard shortcuts and drag-and-drop on the real panels, checked against
+//! the world underneath.
+
+use std::path::{Path, PathBuf};
+
+use egui::{Modifiers, Pos2, Vec2, vec2};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use glam::Vec3;
+use keel_editor::{Document, EditorApp, EditorOptions};
+use keel_engine::assets::Primitive;
+use keel_engine::scene::{Material, MeshRenderer, NodeId, Scene, Spin, Transform};
+
+fn demo_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/demo.ron")
+}
+
+/// ship ─┬─ mast ── flag (spins)
+///       └─ hull (mesh)
+/// sea (mesh)
+fn small_scene() -> Scene {
+    let mut s = Scene::new();
+    let ship = s
+        .spawn(
+            None,
+            "ship",
+            Transform::from_translation(Vec3::new(1.0, 0.0, 0.0)),
+        )
+        .unwrap();
+    let mast = s
+        .spawn(
+            Some(ship),
+            "mast",
+            Transform::from_translation(Vec3::Y * 2.0),
+        )
+        .unwrap();
+    let flag = s
+        .spawn(Some(mast), "flag", Transform::from_translation(Vec3::Y))
+        .unwrap();
+    s.insert(
+        flag,
+        Spin {
+            axis: Vec3::Y,
+            rate: 2.0,
+        },
+    )
+    .unwrap();
+    let hull = s.spawn(Some(ship), "hull", Transform::IDENTITY).unwrap();
+    s.insert(
+        hull,
+        MeshRenderer {
+            mesh: Primitive::Cube,
+            material: Material::rgb(0.5, 0.2, 0.1),
+        },
+    )
+    .unwrap();
+    let sea = s
+        .spawn(
+            None,
+            "sea",
+            Transform::from_translation(Vec3::new(0.0, -1.0, 5.0)),
+        )
+        .unwrap();
+    s.insert(
+        sea,
+        MeshRenderer {
+            mesh: Primitive::Plane,
+            material: Material::default(),
+        },
+    )
+    .unwrap();
+    s
+}
+
+fn harness(app: EditorApp) -> Harness<'static, EditorApp> {
+    Harness::builder()
+        .with_size(vec2(1400.0, 860.0))
+        .build_ui_state(|ui, app: &mut EditorApp| app.ui(ui), app)
+}
+
+fn editor(scene: Scene, path: Option<PathBuf>) -> Harness<'static, EditorApp> {
+    harness(EditorApp::with_document(Document::new(scene, path), None))
+}
+
+fn node(h: &Harness<'_, EditorApp>, name: &str) -> NodeId {
+    h.state()
+        .doc
+        .scene()
+        .find(name)
+        .unwrap_or_else(|| panic!("no node named {name}"))
+}
+
+fn center_of(h: &Harness<'_, EditorApp>, label: &str) -> Pos2 {
+    h.get_by_label(label).rect().center()
+}
+
+/// Presses at `from`, moves to `to` in steps, releases: a real pointer drag.
+fn drag(h: &mut Harness<'_, EditorApp>, from: Pos2, to: Pos2) {
+    h.hover_at(from);
+    h.run();
+    h.drag_at(from);
+    h.run();
+    for i in 1..=6 {
+        h.hover_at(from + (to - from) * (i as f32 / 6.0));
+        h.run();
+    }
+    h.drop_at(to);
+    h.run();
+}
+
+#[test]
+fn clicking_a_row_selects_the_node_and_the_inspector_shows_it() {
+    let mut h = editor(small_scene(), None);
+    h.get_by_label("mast").click();
+    h.run();
+    let mast = node(&h, "mast");
+    assert_eq!(h.state().doc.selection.primary(), Some(mast));
+    assert_eq!(h.state().doc.selection.len(), 1);
+    let name_field = h.get_by_label("Name");
+    assert_eq!(name_field.value().as_deref(), Some("mast"));
+    assert!(h.query_by_label("Translation X").is_some());
+
+    h.get_by_label("hull").click_modifiers(Modifiers::COMMAND);
+    h.run();
+    assert_eq!(h.state().doc.selection.len(), 2, "Ctrl+click adds");
+    h.get_by_label("sea").click_modifiers(Modifiers::SHIFT);
+    h.run();
+    let sel = h.state().doc.selection.nodes().to_vec();
+    assert_eq!(
+        sel,
+        vec![node(&h, "hull"), node(&h, "sea")],
+        "Shift+click selects the rows from the last clicked (hull) to sea, replacing the rest"
+    );
+    assert_eq!(h.state().doc.selection.primary(), Some(node(&h, "sea")));
+}
+
+#[test]
+fn dragging_a_translation_moves_the_node_in_the_world_as_one_undo_step() {
+    let mut h = editor(small_scene(), None);
+    h.get_by_label("mast").click();
+    h.run();
+    let mast = node(&h, "mast");
+    let world_before = h.state().doc.scene().world(mast).unwrap().translation;
+    let start = h.state().doc.scene().to_file();
+
+    let field = center_of(&h, "Translation X");
+    drag(&mut h, field, field + vec2(120.0, 0.0));
+
+    let doc = &h.state().doc;
+    let local = doc.scene().local(mast).unwrap().translation;
+    assert!(local.x > 1.0, "the drag moved mast along x: {local}");
+    let world_after = doc.scene().world(mast).unwrap().translation;
+    assert!(
+        (world_after.x - world_before.x - local.x).abs() < 1e-4,
+        "world transform follows: {world_before} -> {world_after}"
+    );
+    assert_eq!(doc.undo.len(), 1, "the whole drag is one undo entry");
+    assert!(doc.is_dirty());
+    assert!(h.state().title().ends_with('*'));
+    let moved = doc.scene().to_file();
+
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    assert_eq!(
+        h.state().doc.scene().to_file(),
+        start,
+        "Ctrl+Z undoes the drag"
+    );
+    assert_eq!(
+        h.state().doc.scene().world(mast).unwrap().translation,
+        world_before
+    );
+    assert!(!h.state().doc.is_dirty());
+
+    h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, egui::Key::Z);
+    h.run();
+    assert_eq!(
+        h.state().doc.scene().to_file(),
+        moved,
+        "Ctrl+Shift+Z redoes it"
+    );
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Y);
+    h.run();
+    assert_eq!(h.state().doc.scene().to_file(), moved, "Ctrl+Y redoes too");
+}
+
+#[test]
+fn a_value_set_through_accessibility_lands_exactly() {
+    let mut h = editor(small_scene(), None);
+    h.get_by_label("sea").click();
+    h.run();
+    h.get_by_label("Scale Y").set_value_accesskit(3.5);
+    h.run();
+    let sea = node(&h, "sea");
+    assert_eq!(h.state().doc.scene().local(sea).unwrap().scale.y, 3.5);
+    assert_eq!(
+        h.state().doc.scene().world(sea).unwrap().y_axis.length(),
+        3.5
+    );
+}
+
+#[test]
+fn dropping_a_row_onto_another_reparents_and_keeps_the_world_place() {
+    let mut h = editor(small_scene(), None);
+    let hull = node(&h, "hull");
+    let sea = node(&h, "sea");
+    let world = h.state().doc.scene().world(hull).unwrap();
+    let (from, to) = (center_of(&h, "hull"), center_of(&h, "sea"));
+    drag(&mut h, from, to);
+    let doc = &h.state().doc;
+    assert_eq!(
+        doc.scene().parent(hull),
+        Some(sea),
+        "{}",
+        h.state().status().text()
+    );
+    assert!(doc.scene().world(hull).unwrap().abs_diff_eq(world, 1e-5));
+    assert_eq!(doc.undo.len(), 1);
+    assert_eq!(doc.undo.undo_label(), Some("Move hull under sea"));
+
+    // The scene line above the rows takes drops too: back to the root level.
+    let (from, to) = (center_of(&h, "hull"), center_of(&h, "Scene root"));
+    drag(&mut h, from, to);
+    let doc = &h.state().doc;
+    assert_eq!(doc.scene().parent(hull), None);
+    assert_eq!(doc.scene().roots().last(), Some(hull));
+}
+
+#[test]
+fn dropping_a_node_into_its_own_subtree_is_refused_with_a_red_message() {
+    let mut h = editor(small_scene(), None);
+    let start = h.state().doc.scene().to_file();
+    let (from, to) = (center_of(&h, "ship"), center_of(&h, "mast"));
+    drag(&mut h, from, to);
+    let app = h.state();
+    assert_eq!(app.doc.scene().to_file(), start, "nothing moved");
+    assert!(!app.doc.undo.can_undo(), "a refused drop is not an edit");
+    assert!(app.status().is_error());
+    assert!(
+        app.status().text().contains("inside its own subtree"),
+        "{}",
+        app.status().text()
+    );
+}
+
+#[test]
+fn delete_then_undo_brings_back_the_subtree_with_its_components() {
+    let mut h = editor(small_scene(), None);
+    let start = h.state().doc.scene().to_file();
+    h.get_by_label("mast").click();
+    h.run();
+    h.key_press(egui::Key::Delete);
+    h.run();
+    assert!(h.state().doc.scene().find("mast").is_none());
+    assert!(
+        h.state().doc.scene().find("flag").is_none(),
+        "the subtree goes too"
+    );
+    assert!(h.query_by_label("mast").is_none(), "and leaves the tree");
+
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    let doc = &h.state().doc;
+    assert_eq!(
+        doc.scene().to_file(),
+        start,
+        "names, order, parent, components"
+    );
+    let flag = doc.scene().find("flag").unwrap();
+    assert_eq!(doc.scene().get::<Spin>(flag).map(|s| s.rate), Some(2.0));
+    assert_eq!(
+        doc.selection.primary(),
+        doc.scene().find("mast"),
+        "restored selected"
+    );
+    assert!(h.query_by_label("mast").is_some());
+}
+
+#[test]
+fn duplicate_and_rename_through_the_keyboard() {
+    let mut h = editor(small_scene(), None);
+    h.get_by_label("hull").click();
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::D);
+    h.run();
+    let copy = h.state().doc.scene().find("hull (copy)").expect("a copy");
+    assert_eq!(h.state().doc.selection.primary(), Some(copy));
+    assert!(h.state().doc.scene().get::<MeshRenderer>(copy).is_some());
+
+    h.key_press(egui::Key::F2);
+    h.run();
+    let field = h.get_by_label("Rename");
+    field.focus();
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::A);
+    h.get_by_label("Rename").type_text("keel");
+    h.key_press(egui::Key::Enter);
+    h.run();
+    assert_eq!(h.state().doc.scene().name(copy), Some("keel"));
+    assert_eq!(h.state().doc.undo.len(), 2);
+}
+
+#[test]
+fn saving_and_reopening_gives_the_same_scene() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("boat.ron");
+    let config = dir.path().join("config");
+    let mut h = harness(EditorApp::with_document(
+        Document::new(small_scene(), None),
+        Some(config.clone()),
+    ));
+    h.get_by_label("sea").click();
+    h.run();
+    h.get_by_label("Translation Z").set_value_accesskit(-4.25);
+    h.run();
+    assert!(h.state().doc.is_dirty());
+
+    // Untitled: Ctrl+S asks where to save.
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::S);
+    h.run();
+    h.get_by_label("Path").focus();
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::A);
+    h.get_by_label("Path")
+        .type_text(&path.display().to_string());
+    h.run();
+    h.get_by_label("Save").click();
+    h.run();
+
+    let app = h.state();
+    assert!(!app.has_dialog());
+    assert!(!app.doc.is_dirty(), "{}", app.status().text());
+    assert_eq!(app.title(), "Keel — boat.ron");
+    let reopened = Document::open(&path).unwrap();
+    assert_eq!(reopened.scene().to_file(), app.doc.scene().to_file());
+    assert_eq!(app.recent_files(), std::slice::from_ref(&path));
+    let recent = std::fs::read_to_string(config.join("recent.ron")).unwrap();
+    assert!(
+        recent.contains("boat.ron"),
+        "the recent list is on disk: {recent}"
+    );
+
+    // Edit again and save over the same file with Ctrl+S, no dialog this time.
+    h.get_by_label("Translation Z").set_value_accesskit(7.0);
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::S);
+    h.run();
+    assert!(!h.state().has_dialog());
+    let reopened = Document::open(&path).unwrap();
+    assert_eq!(reopened.scene().to_file(), h.state().doc.scene().to_file());
+    let mut again = harness(EditorApp::new(EditorOptions {
+        scene: Some(path.clone()),
+        ..EditorOptions::default()
+    }));
+    again.run();
+    assert_eq!(
+        again.state().doc.scene().to_file(),
+        h.state().doc.scene().to_file()
+    );
+}
+
+#[test]
+fn new_with_unsaved_changes_asks_first() {
+    let mut h = editor(small_scene(), None);
+    h.get_by_label("sea").click();
+    h.run();
+    h.key_press(egui::Key::Delete);
+    h.run();
+    let edited = h.state().doc.scene().to_file();
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::N);
+    h.run();
+    assert!(h.state().has_dialog());
+    h.get_by_label("Cancel").click();
+    h.run();
+    assert!(!h.state().has_dialog());
+    assert_eq!(
+        h.state().doc.scene().to_file(),
+        edited,
+        "cancel keeps everything"
+    );
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::N);
+    h.run();
+    h.get_by_label("Don't save").click();
+    h.run();
+    assert!(h.state().doc.scene().is_empty(), "a new, empty scene");
+    assert!(!h.state().doc.is_dirty());
+}
+
+#[test]
+fn a_broken_scene_shows_where_it_is_broken_and_keeps_the_current_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.ron");
+    std::fs::write(&bad, "(\n    version: 1,\n    nodes: [ (name: 3) ],\n)\n").unwrap();
+    let mut h = editor(small_scene(), None);
+    let before = h.state().doc.scene().to_file();
+    h.state_mut().open_now(&bad);
+    h.run();
+    let app = h.state();
+    assert_eq!(app.doc.scene().to_file(), before);
+    assert!(app.status().is_error());
+    let text = app.status().text();
+    assert!(text.contains("bad.ron:3:"), "file and line: {text}");
+    assert!(
+        h.query_all_by_label_contains("bad.ron:3:").count() >= 2,
+        "the modal shows it as well as the status bar"
+    );
+    h.get_by_label("OK").click();
+    h.run();
+    assert!(!h.state().has_dialog());
+}
+
+#[test]
+fn a_newer_recovery_file_is_offered_and_restored_unsaved() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("boat.ron");
+    small_scene().save(&path).unwrap();
+    let mut changed = small_scene();
+    let sea = changed.find("sea").unwrap();
+    changed.despawn(sea).unwrap();
+    let recovery = dir.path().join(".boat.ron.recovery.ron");
+    changed.save(&recovery).unwrap();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    std::fs::File::options()
+        .append(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+
+    let mut h = harness(EditorApp::new(EditorOptions {
+        scene: Some(path.clone()),
+        ..EditorOptions::default()
+    }));
+    assert!(h.state().has_dialog());
+    h.get_by_label("Restore").click();
+    h.run();
+    let doc = &h.state().doc;
+    assert_eq!(doc.scene().to_file(), changed.to_file());
+    assert!(doc.is_dirty(), "restored changes are not saved yet");
+    assert_eq!(doc.path.as_deref(), Some(path.as_path()));
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::S);
+    h.run();
+    assert!(!recovery.exists(), "saving removes the recovery file");
+}
+
+#[test]
+fn play_step_and_reset_go_back_to_the_scene_at_play() {
+    let mut h = editor(small_scene(), None);
+    let start = h.state().doc.scene().to_file();
+    h.get_by_label("Play").click();
+    h.run();
+    for _ in 0..10 {
+        h.state_mut().advance(std::time::Duration::from_millis(20));
+    }
+    h.run();
+    assert_ne!(h.state().doc.scene().to_file(), start, "the flag spins");
+    h.get_by_label("Pause").click();
+    h.run();
+    let paused = h.state().doc.scene().to_file();
+    h.state_mut().advance(std::time::Duration::from_millis(100));
+    assert_eq!(
+        h.state().doc.scene().to_file(),
+        paused,
+        "paused means no steps"
+    );
+    h.get_by_label("Step").click();
+    h.run();
+    h.state_mut().advance(std::time::Duration::ZERO);
+    assert_eq!(
+        h.state().stats.frame.tick.steps,
+        1,
+        "Step runs exactly one fixed update"
+    );
+    h.get_by_label("Reset").click();
+    h.run();
+    assert_eq!(h.state().doc.scene().to_file(), start);
+}
+
+#[test]
+fn the_hierarchy_draws_a_bounded_number_of_rows_for_100_000_nodes() {
+    let mut scene = Scene::new();
+    for i in 0..100_000 {
+        scene
+            .spawn(None, format!("n{i}"), Transform::IDENTITY)
+            .unwrap();
+    }
+    let mut h = editor(scene, None);
+    h.run();
+    let hierarchy = h.state().hierarchy();
+    assert_eq!(hierarchy.row_count(), 100_000);
+    let drawn = hierarchy.rows_drawn();
+    assert!((1..100).contains(&drawn), "drew {drawn} rows");
+    assert!(h.query_by_label("n0").is_some());
+    assert!(
+        h.query_by_label("n99999").is_none(),
+        "rows far below are not laid out"
+    );
+    let labelled = h.query_all_by_label_contains("n9").count();
+    assert!(labelled < 100, "{labelled} row widgets exist");
+
+    // Filtering walks the scene once and shows the matches.
+    h.get_by_label("Filter").focus();
+    h.get_by_label("Filter").type_text("n99999");
+    h.run();
+    assert_eq!(h.state().hierarchy().row_count(), 1);
+    assert!(h.query_by_label("n99999").is_some());
+}
+
+/// Whether a GPU (or a software rasteriser) is there to render snapshots.
+fn gpu_available() -> bool {
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let found =
+        pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
+            .is_ok();
+    if !found && std::env::var_os("KEEL_REQUIRE_GPU").is_some() {
+        panic!("KEEL_REQUIRE_GPU is set but no GPU adapter was found");
+    }
+    found
+}
+
+#[test]
+fn snapshot_of_the_editor_on_the_demo_scene() {
+    if !gpu_available() {
+        eprintln!("skipped: no GPU adapter (set KEEL_REQUIRE_GPU=1 to fail instead)");
+        return;
+    }
+    let app = EditorApp::new(EditorOptions {
+        scene: Some(demo_path()),
+        ..EditorOptions::default()
+    });
+    let mut h = Harness::builder()
+        .with_size(Vec2::new(1400.0, 860.0))
+        .wgpu()
+        .build_ui_state(|ui, app: &mut EditorApp| app.ui(ui), app);
+    assert!(!h.state().has_dialog(), "{}", h.state().status().text());
+    h.get_by_label("lantern").click();
+    h.state_mut().advance(std::time::Duration::ZERO);
+    h.run();
+    h.remove_cursor();
+    h.run();
+    h.snapshot("editor_demo");
+}
+
+#[test]
+fn the_context_menu_adds_a_primitive_under_the_clicked_node() {
+    let mut h = editor(small_scene(), None);
+    h.get_by_label("hull").click_secondary();
+    h.run();
+    assert_eq!(
+        h.state().doc.selection.primary(),
+        Some(node(&h, "hull")),
+        "right-click selects"
+    );
+    h.get_by_label("Add child").click();
+    h.run();
+    h.get_by_label("Cone").click();
+    h.run();
+    let doc = &h.state().doc;
+    let cone = doc.scene().find("cone").expect("a cone was added");
+    assert_eq!(doc.scene().parent(cone), doc.scene().find("hull"));
+    assert_eq!(
+        doc.scene().get::<MeshRenderer>(cone).map(|m| m.mesh),
+        Some(Primitive::Cone)
+    );
+    assert_eq!(
+        doc.selection.primary(),
+        Some(cone),
+        "the new node is selected"
+    );
+    assert!(
+        h.query_by_label("cone").is_some(),
+        "and shown (its parent opened)"
+    );
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    assert!(h.state().doc.scene().find("cone").is_none());
+}
+
+#[test]
+fn components_are_added_edited_and_removed_in_the_inspector() {
+    let mut h = editor(small_scene(), None);
+    h.get_by_label("sea").click();
+    h.run();
+    h.get_by_label("Add component").click();
+    h.run();
+    h.get_by_label("Light").click();
+    h.run();
+    let sea = node(&h, "sea");
+    assert!(
+        h.state()
+            .doc
+            .scene()
+            .get::<keel_engine::scene::Light>(sea)
+            .is_some()
+    );
+    h.get_by_label("Intensity").set_value_accesskit(4.5);
+    h.run();
+    let light = *h
+        .state()
+        .doc
+        .scene()
+        .get::<keel_engine::scene::Light>(sea)
+        .unwrap();
+    assert_eq!(light.intensity, 4.5);
+    h.get_by_label("Remove Light").click();
+    h.run();
+    assert!(
+        h.state()
+            .doc
+            .scene()
+            .get::<keel_engine::scene::Light>(sea)
+            .is_none()
+    );
+    assert_eq!(h.state().doc.undo.len(), 3, "add, edit, remove");
+    for _ in 0..3 {
+        h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+        h.run();
+    }
+    assert_eq!(h.state().doc.scene().to_file(), small_scene().to_file());
+}
+
+#[test]
+fn f_requests_framing_and_the_view_menu_hides_panels() {
+    let mut h = editor(small_scene(), None);
+    h.get_by_label("ship").click();
+    h.run();
+    h.key_press(egui::Key::F);
+    h.run();
+    assert!(h.state_mut().take_frame_request());
+    assert!(!h.state_mut().take_frame_request(), "taken once");
+    h.get_by_label("View").click();
+    h.run();
+    h.get_by_role_and_label(egui::accesskit::Role::CheckBox, "Hierarchy")
+        .click();
+    h.run();
+    assert!(!h.state().view.hierarchy);
+    h.get_by_label("View").click();
+    h.run();
+    h.get_by_role_and_label(egui::accesskit::Role::CheckBox, "Octree cells")
+        .click();
+    h.run();
+    assert!(h.state().view.octree_cells);
+    h.key_press(egui::Key::Escape);
+    h.run();
+    assert!(
+        h.query_by_label("ship").is_none(),
+        "the hierarchy is hidden"
+    );
+}
