@@ -148,6 +148,7 @@ struct WindowState {
     config: wgpu::SurfaceConfiguration,
     egui: egui_winit::State,
     renderer: egui_wgpu::Renderer,
+    scene_view: crate::scene_view::SceneView,
 }
 
 /// The application handler winit drives.
@@ -239,12 +240,14 @@ impl Shell {
             gpu.surface_format,
             egui_wgpu::RendererOptions::default(),
         );
+        let scene_view = crate::scene_view::SceneView::new(gpu);
         self.win = Some(WindowState {
             window,
             surface,
             config,
             egui,
             renderer,
+            scene_view,
         });
         Ok(())
     }
@@ -260,6 +263,8 @@ impl Shell {
             return;
         };
         self.app.frame(&mut self.time);
+        // The 3D view first, at the size and camera the UI left last frame.
+        win.scene_view.render(&mut win.renderer, &mut self.app);
         let input = win.egui.take_egui_input(&win.window);
         let app = &mut self.app;
         let mut output = self.ctx.run_ui(input, |ui| app.ui(ui));

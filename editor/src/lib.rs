@@ -21,6 +21,7 @@ pub mod cli;
 pub mod component;
 pub mod document;
 pub mod persist;
+pub mod scene_view;
 pub mod subtree;
 pub mod ui;
 pub mod undo;

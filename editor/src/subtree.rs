@@ -119,9 +119,11 @@ fn spawn_records(
             (_, p) => {
                 return Err(SceneError::InvalidField {
                     path: "<subtree>".into(),
-                    index: i,
+                    line: 0,
+                    column: 0,
+                    index: i as u32,
                     node: record.name.clone(),
-                    field: "parent".into(),
+                    field: "parent",
                     expected: "the index of an earlier node",
                     found: format!("{p:?}"),
                 });

@@ -623,14 +623,32 @@ fn components_are_added_edited_and_removed_in_the_inspector() {
 }
 
 #[test]
-fn f_requests_framing_and_the_view_menu_hides_panels() {
+fn f_frames_the_selection_and_the_view_menu_hides_panels() {
     let mut h = editor(small_scene(), None);
     h.get_by_label("ship").click();
     h.run();
+    let before = h
+        .state()
+        .viewport
+        .rig
+        .as_ref()
+        .expect("the viewport placed its camera")
+        .orbit;
     h.key_press(egui::Key::F);
     h.run();
-    assert!(h.state_mut().take_frame_request());
-    assert!(!h.state_mut().take_frame_request(), "taken once");
+    assert!(
+        !h.state_mut().take_frame_request(),
+        "the viewport took the request"
+    );
+    let after = h.state().viewport.rig.as_ref().unwrap().orbit;
+    let ship = h.state().doc.scene().find("ship").unwrap();
+    let ship_at = glam::Vec3::from(h.state().doc.scene().world(ship).unwrap().translation);
+    assert_ne!(before, after, "F moved the camera");
+    assert!(
+        after.target.distance(ship_at) < 2.0,
+        "the camera looks at the ship: {:?}",
+        after.target
+    );
     h.get_by_label("View").click();
     h.run();
     h.get_by_role_and_label(egui::accesskit::Role::CheckBox, "Hierarchy")

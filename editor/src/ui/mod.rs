@@ -121,6 +121,8 @@ pub struct EditorApp {
     /// Set by F (and View → Frame selection): the viewport should move the
     /// camera to show the selection, then clear it ([`EditorApp::take_frame_request`]).
     pub frame_selection_requested: bool,
+    /// Camera, 3D texture and size of the viewport.
+    pub viewport: viewport::ViewportState,
     hierarchy: Hierarchy,
     inspector: Inspector,
     status: Status,
@@ -171,6 +173,7 @@ impl EditorApp {
             gizmo: GizmoSettings::default(),
             stats: EditorStats::default(),
             frame_selection_requested: false,
+            viewport: viewport::ViewportState::default(),
             hierarchy: Hierarchy::default(),
             inspector: Inspector::default(),
             status,
@@ -275,6 +278,7 @@ impl EditorApp {
 
     fn replace_document(&mut self, doc: Document) {
         self.doc = doc;
+        self.viewport.reset_camera();
         self.play = PlayState::Editing;
         self.play_snapshot = None;
         self.autosave.reset();
@@ -586,7 +590,7 @@ impl EditorApp {
                 });
         }
         egui::CentralPanel::no_frame().show(ui, |ui| {
-            viewport::viewport_ui(ui, self.doc.scene());
+            self.viewport_ui(ui);
         });
 
         if let Some(dialog) = &mut self.dialog {

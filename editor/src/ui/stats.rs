@@ -143,6 +143,7 @@ mod tests {
                     ..FrameTick::default()
                 },
                 recomputed: i,
+                refiled: 0,
             };
             stats.record(frame, 3, i as u64, Duration::ZERO);
         }

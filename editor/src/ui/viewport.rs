@@ -6,7 +6,15 @@
 //! callback inside [`viewport_ui`]'s rectangle; until then the panel shows the
 //! scene's background colour and where the camera is.
 
-use keel_engine::scene::Scene;
+use glam::Vec3;
+use keel_engine::app::CameraRig;
+use keel_engine::extract::Overlays;
+use keel_engine::render::Camera;
+use keel_engine::scene::index::mesh_bounds;
+use keel_engine::scene::{MeshRenderer, NodeId, Scene};
+use keel_engine::spatial::{Aabb, Ray};
+
+use super::EditorApp;
 
 /// What the View menu toggles: which panels are shown and which debug
 /// overlays the viewport draws.
@@ -94,33 +102,178 @@ pub struct GizmoSettings {
     pub space: GizmoSpace,
 }
 
-/// Draws the viewport into `ui`'s whole area: the scene's background colour
-/// and the camera placement. Returns the viewport's response (hover, clicks)
-/// for whoever adds camera controls and picking.
-pub fn viewport_ui(ui: &mut egui::Ui, scene: &Scene) -> egui::Response {
-    let rect = ui.max_rect();
-    let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
-    let bg = scene.environment.clear_color;
-    // Stored linear; egui's Rgba is linear too and converts to sRGB.
-    let fill: egui::Color32 = egui::Rgba::from_rgb(bg.x, bg.y, bg.z).into();
-    ui.painter().rect_filled(rect, 0.0, fill);
-    let cam = scene.camera;
-    let text = format!(
-        "Viewport\ncamera at ({:.1}, {:.1}, {:.1}) looking at ({:.1}, {:.1}, {:.1}), fov {:.0}°",
-        cam.position.x,
-        cam.position.y,
-        cam.position.z,
-        cam.target.x,
-        cam.target.y,
-        cam.target.z,
-        cam.fov_y_degrees
-    );
-    ui.painter().text(
-        rect.center(),
-        egui::Align2::CENTER_CENTER,
-        text,
-        egui::FontId::proportional(14.0),
-        egui::Color32::from_white_alpha(200),
-    );
-    response
+/// What the viewport keeps between frames.
+#[derive(Debug, Default)]
+pub struct ViewportState {
+    /// Orbit and fly cameras; placed from the scene's camera setup on first use.
+    pub rig: Option<CameraRig>,
+    /// The texture the shell renders the 3D view into, once it exists.
+    pub texture: Option<egui::TextureId>,
+    /// Size in pixels the 3D view should be rendered at (the panel's size).
+    pub size_px: [u32; 2],
+}
+
+impl ViewportState {
+    /// Forgets the camera, so the next frame places it from the (new) scene.
+    pub fn reset_camera(&mut self) {
+        self.rig = None;
+    }
+
+    /// The camera rig, placed from `scene` if it has not been yet.
+    pub fn rig(&mut self, scene: &Scene) -> &mut CameraRig {
+        self.rig.get_or_insert_with(|| CameraRig::new(scene))
+    }
+}
+
+/// The world-space ray through a point of the viewport.
+pub fn pick_ray(camera: &Camera, rect: egui::Rect, pointer: egui::Pos2) -> Option<Ray> {
+    let aspect = rect.width() / rect.height().max(1.0);
+    let inverse = camera.view_projection(aspect).inverse();
+    let ndc_x = (pointer.x - rect.min.x) / rect.width() * 2.0 - 1.0;
+    let ndc_y = 1.0 - (pointer.y - rect.min.y) / rect.height() * 2.0;
+    let near = inverse.project_point3(Vec3::new(ndc_x, ndc_y, 0.0));
+    let far = inverse.project_point3(Vec3::new(ndc_x, ndc_y, 1.0));
+    Ray::new(near, far - near).ok()
+}
+
+/// Centre and radius of a sphere around the meshes under `nodes`.
+fn selection_bounds(scene: &Scene, nodes: &[NodeId]) -> Option<(Vec3, f32)> {
+    let mut bounds: Option<Aabb> = None;
+    for &node in nodes {
+        for part in scene.subtree(node) {
+            let Some(world) = scene.world(part) else {
+                continue;
+            };
+            let b = if scene.get::<MeshRenderer>(part).is_some() {
+                mesh_bounds(&world)
+            } else {
+                let p = Vec3::from(world.translation);
+                Aabb {
+                    min: p - 0.5,
+                    max: p + 0.5,
+                }
+            };
+            bounds = Some(bounds.map_or(b, |a| a.union(&b)));
+        }
+    }
+    bounds.map(|b| (b.center(), b.half_extents().length().max(0.5)))
+}
+
+impl EditorApp {
+    /// Draws the viewport into `ui`'s whole area: the 3D view the shell rendered
+    /// (or the background colour before it exists), camera controls (drag to
+    /// orbit, middle or shift-drag to pan, wheel to zoom, Tab to fly with WASD),
+    /// click to select through the scene's ray cast, F to frame the selection.
+    pub fn viewport_ui(&mut self, ui: &mut egui::Ui) -> egui::Response {
+        let rect = ui.max_rect();
+        let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
+        let ppp = ui.ctx().pixels_per_point();
+        self.viewport.size_px = [
+            (rect.width() * ppp).round().max(1.0) as u32,
+            (rect.height() * ppp).round().max(1.0) as u32,
+        ];
+        match self.viewport.texture {
+            Some(texture) => {
+                let uv = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
+                ui.painter().image(texture, rect, uv, egui::Color32::WHITE);
+            }
+            None => {
+                let bg = self.doc.scene().environment.clear_color;
+                // Stored linear; egui's Rgba is linear too and converts to sRGB.
+                let fill: egui::Color32 = egui::Rgba::from_rgb(bg.x, bg.y, bg.z).into();
+                ui.painter().rect_filled(rect, 0.0, fill);
+            }
+        }
+
+        let scene = &self.doc.world.scene;
+        let rig = self
+            .viewport
+            .rig
+            .get_or_insert_with(|| CameraRig::new(scene));
+        let shift = ui.input(|i| i.modifiers.shift);
+        let delta = response.drag_delta();
+        if response.dragged_by(egui::PointerButton::Middle)
+            || (response.dragged_by(egui::PointerButton::Primary) && shift)
+        {
+            rig.drag(delta.x, delta.y, true);
+        } else if response.dragged_by(egui::PointerButton::Primary)
+            || response.dragged_by(egui::PointerButton::Secondary)
+        {
+            rig.drag(delta.x, delta.y, false);
+        }
+        if response.hovered() {
+            let (scroll, dt, keys, tab) = ui.input(|i| {
+                let keys = [
+                    egui::Key::W,
+                    egui::Key::S,
+                    egui::Key::A,
+                    egui::Key::D,
+                    egui::Key::E,
+                    egui::Key::Q,
+                ]
+                .map(|k| i.key_down(k));
+                (
+                    i.smooth_scroll_delta.y,
+                    i.stable_dt,
+                    keys,
+                    i.key_pressed(egui::Key::Tab),
+                )
+            });
+            if scroll != 0.0 {
+                rig.wheel(scroll / 50.0);
+            }
+            if tab {
+                rig.toggle_fly();
+            }
+            rig.held = keys;
+            rig.update(dt.min(0.1));
+        }
+        let camera = rig.camera();
+        if self.take_frame_request()
+            && let Some((center, radius)) =
+                selection_bounds(&self.doc.world.scene, self.doc.selection.nodes())
+            && let Some(rig) = self.viewport.rig.as_mut()
+        {
+            rig.frame(center, radius);
+        }
+        if response.clicked()
+            && let Some(pointer) = response.interact_pointer_pos()
+            && let Some(ray) = pick_ray(&camera, rect, pointer)
+        {
+            let world = &mut self.doc.world;
+            let hit = world.index.raycast(&world.scene, &ray);
+            let toggle = ui.input(|i| i.modifiers.command);
+            match hit {
+                Some((node, _)) if toggle => self.doc.selection.toggle(node),
+                Some((node, _)) => self.doc.selection.select_only(node),
+                None if !toggle => self.doc.selection.clear(),
+                None => {}
+            }
+        }
+        if self.viewport.texture.is_none() {
+            let text = format!(
+                "camera at ({:.1}, {:.1}, {:.1})",
+                camera.position.x, camera.position.y, camera.position.z
+            );
+            ui.painter().text(
+                rect.center(),
+                egui::Align2::CENTER_CENTER,
+                text,
+                egui::FontId::proportional(14.0),
+                egui::Color32::from_white_alpha(200),
+            );
+        }
+        response
+    }
+
+    /// The overlays the View menu asks the renderer for.
+    pub fn overlays(&self) -> Overlays {
+        Overlays {
+            grid: true,
+            aabbs: self.view.aabbs,
+            highlight: self.doc.selection.nodes().to_vec(),
+            octree_cells: self.view.octree_cells,
+            recomputed: self.view.dirty_highlight,
+        }
+    }
 }

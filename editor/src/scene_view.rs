@@ -1,0 +1,115 @@
+//! The 3D view of the editor: the engine's renderer drawing the live world into
+//! a texture that egui shows in the viewport panel.
+//!
+//! GPU state lives here, in the shell's hands, never in UI code: the UI only
+//! says how large the view is and where the camera is, and shows the texture.
+
+use keel_engine::extract::FrameBuffers;
+use keel_engine::render::{GpuContext, Renderer};
+
+use crate::app::Gpu;
+use crate::ui::EditorApp;
+
+/// Colour format of the 3D view's texture: sRGB, sampled by egui like its own textures.
+const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+
+/// The engine renderer and the texture it draws the viewport into.
+pub struct SceneView {
+    ctx: GpuContext,
+    renderer: Renderer,
+    buffers: FrameBuffers,
+    target: Option<(wgpu::Texture, wgpu::TextureView)>,
+    texture_id: Option<egui::TextureId>,
+}
+
+impl SceneView {
+    /// A renderer on the editor's device.
+    pub fn new(gpu: &Gpu) -> Self {
+        let ctx = GpuContext {
+            instance: gpu.instance.clone(),
+            adapter: gpu.adapter.clone(),
+            device: gpu.device.clone(),
+            queue: gpu.queue.clone(),
+        };
+        let renderer = Renderer::new(&ctx, FORMAT);
+        Self {
+            ctx,
+            renderer,
+            buffers: FrameBuffers::default(),
+            target: None,
+            texture_id: None,
+        }
+    }
+
+    /// Renders the world as the viewport will show it and hands egui the texture;
+    /// puts the renderer's counters in the stats panel.
+    pub fn render(&mut self, egui_renderer: &mut egui_wgpu::Renderer, app: &mut EditorApp) {
+        let [width, height] = app.viewport.size_px;
+        if width == 0 || height == 0 {
+            return;
+        }
+        let device = &self.ctx.device;
+        let stale = self
+            .target
+            .as_ref()
+            .is_none_or(|(texture, _)| texture.width() != width || texture.height() != height);
+        if stale {
+            let texture = device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("keel-editor viewport"),
+                size: wgpu::Extent3d {
+                    width,
+                    height,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: FORMAT,
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT
+                    | wgpu::TextureUsages::TEXTURE_BINDING,
+                view_formats: &[],
+            });
+            let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+            match self.texture_id {
+                Some(id) => egui_renderer.update_egui_texture_from_wgpu_texture(
+                    device,
+                    &view,
+                    wgpu::FilterMode::Linear,
+                    id,
+                ),
+                None => {
+                    self.texture_id = Some(egui_renderer.register_native_texture(
+                        device,
+                        &view,
+                        wgpu::FilterMode::Linear,
+                    ))
+                }
+            }
+            self.target = Some((texture, view));
+        }
+        let Some((_, view)) = &self.target else {
+            return;
+        };
+        let overlays = app.overlays();
+        app.doc.world.track_recomputed = overlays.recomputed;
+        let scene = &app.doc.world.scene;
+        let camera = app.viewport.rig(scene).camera();
+        let aspect = width as f32 / height as f32;
+        let frame = self
+            .buffers
+            .extract_world(&mut app.doc.world, camera, aspect, &overlays);
+        self.renderer
+            .render(&self.ctx, &frame, view, (width, height));
+        app.viewport.texture = self.texture_id;
+        let stats = self.renderer.stats();
+        app.stats.set_counter("draw calls", stats.draw_calls);
+        app.stats
+            .set_counter("instances drawn", stats.instances_drawn);
+        app.stats.set_counter(
+            "instances culled",
+            stats.instances_culled + self.buffers.culled_by_octree,
+        );
+        app.stats
+            .set_counter("octree re-filed", app.doc.world.stats().refiled);
+    }
+}
