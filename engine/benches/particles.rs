@@ -142,6 +142,10 @@ impl Scramble {
 
 /// Boxed particles plus the unrelated allocations they were born among.
 struct BoxedWorld {
+    #[expect(
+        clippy::vec_box,
+        reason = "one heap object per particle is the layout being measured"
+    )]
     particles: Vec<Box<Particle>>,
     _garbage: Vec<Box<[u8]>>,
     forces: Vec<StepForces>,
@@ -177,7 +181,7 @@ impl BoxedWorld {
             for _ in 0..1 + rng.next() % 3 {
                 let bytes = 16 + (rng.next() % 497) as usize;
                 let block = vec![0u8; bytes].into_boxed_slice();
-                if rng.next() % 2 == 0 {
+                if rng.next().is_multiple_of(2) {
                     garbage.push(block);
                 }
             }
@@ -293,7 +297,7 @@ fn churn(c: &mut Criterion) {
         // The rest of the game allocates too while the first generations are born.
         for _ in 0..CHURN_COUNT / 10 {
             let block = vec![0u8; 16 + (rng.next() % 497) as usize].into_boxed_slice();
-            if rng.next() % 2 == 0 {
+            if rng.next().is_multiple_of(2) {
                 garbage.push(block);
             }
         }

@@ -145,7 +145,9 @@ pub enum ParticleError {
         count: usize,
     },
     /// A stop comes before the one preceding it.
-    #[error("emitter field `{field}`: stop {index} at t = {t} comes before the previous stop at t = {previous}")]
+    #[error(
+        "emitter field `{field}`: stop {index} at t = {t} comes before the previous stop at t = {previous}"
+    )]
     StopsUnsorted {
         /// `color_over_life` or `size_over_life`.
         field: &'static str,
@@ -544,7 +546,10 @@ fn bursts_before(time: f32, period: Option<f32>, clock: f64) -> u64 {
 
 fn piecewise_linear<T>(stops: impl Iterator<Item = (f32, T)>, t: f32) -> Option<T>
 where
-    T: Copy + std::ops::Sub<Output = T> + std::ops::Mul<f32, Output = T> + std::ops::Add<Output = T>,
+    T: Copy
+        + std::ops::Sub<Output = T>
+        + std::ops::Mul<f32, Output = T>
+        + std::ops::Add<Output = T>,
 {
     let mut previous: Option<(f32, T)> = None;
     for (st, value) in stops {
@@ -955,7 +960,10 @@ mod tests {
             ..Emitter::default()
         };
         assert_eq!(e.color_at(0.0), Vec4::new(1.0, 0.0, 0.0, 1.0));
-        assert!(e.color_at(0.4).abs_diff_eq(Vec4::new(0.5, 0.5, 0.0, 1.0), 1e-6));
+        assert!(
+            e.color_at(0.4)
+                .abs_diff_eq(Vec4::new(0.5, 0.5, 0.0, 1.0), 1e-6)
+        );
         assert_eq!(e.color_at(0.9), Vec4::new(0.0, 0.0, 1.0, 0.5));
         let mut table = OverLifeTable::default();
         table.bake(2, &e);

@@ -268,3 +268,294 @@ impl ParticleSystem {
         killed
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{Quat, Vec4};
+
+    const DT: f32 = 1.0 / 60.0;
+
+    fn fountain(seed: u64) -> Emitter {
+        Emitter {
+            rate: 600.0,
+            bursts: vec![Burst {
+                time: 0.0,
+                count: 50,
+            }],
+            burst_period: Some(0.5),
+            lifetime: FloatRange::new(0.5, 1.5),
+            speed: FloatRange::new(2.0, 4.0),
+            cone_angle: 40.0,
+            drag: 0.3,
+            seed,
+            ..Emitter::default()
+        }
+    }
+
+    fn run(system: &mut ParticleSystem, emitters: &mut [Emitter], steps: usize) {
+        let world = Affine3A::from_rotation_translation(
+            Quat::from_rotation_z(0.4),
+            Vec3::new(1.0, 2.0, 3.0),
+        );
+        for _ in 0..steps {
+            system.step(
+                DT,
+                emitters
+                    .iter_mut()
+                    .enumerate()
+                    .map(|(k, e)| (k as u32, e, world)),
+            );
+        }
+    }
+
+    fn bits(v: &[Vec3]) -> Vec<[u32; 3]> {
+        v.iter()
+            .map(|p| [p.x.to_bits(), p.y.to_bits(), p.z.to_bits()])
+            .collect()
+    }
+
+    #[test]
+    fn same_seed_gives_bit_identical_particles() {
+        let simulate = |seeds: [u64; 2]| {
+            let mut system = ParticleSystem::new(2_000);
+            let mut emitters = seeds.map(fountain);
+            run(&mut system, &mut emitters, 240);
+            assert!(system.stats().alive > 500, "the run must have particles");
+            (
+                bits(system.pool().positions()),
+                bits(system.pool().velocities()),
+            )
+        };
+        let first = simulate([1, 2]);
+        assert_eq!(first, simulate([1, 2]));
+        assert_ne!(first.0, simulate([1, 3]).0);
+    }
+
+    #[test]
+    fn particles_spawn_at_the_emitter_in_world_space() {
+        let mut system = ParticleSystem::new(64);
+        let mut jet = Emitter {
+            rate: 0.0,
+            bursts: vec![Burst {
+                time: 0.0,
+                count: 10,
+            }],
+            cone_angle: 0.0,
+            speed: FloatRange::new(3.0, 3.0),
+            ..Emitter::default()
+        };
+        let rotation = Quat::from_rotation_x(std::f32::consts::FRAC_PI_2);
+        let world = Affine3A::from_rotation_translation(rotation, Vec3::new(5.0, 0.0, -2.0));
+        system.step(DT, std::iter::once((42, &mut jet, world)));
+        let pool = system.pool();
+        assert_eq!(pool.len(), 10);
+        let slot = system.slot_of(42).expect("the emitter has a slot");
+        for ((p, v), &owner) in pool
+            .positions()
+            .iter()
+            .zip(pool.velocities())
+            .zip(pool.owners())
+        {
+            assert_eq!(*p, Vec3::new(5.0, 0.0, -2.0));
+            assert!(
+                v.abs_diff_eq(rotation * Vec3::Y * 3.0, 1e-5),
+                "velocity {v}"
+            );
+            assert_eq!(owner, slot);
+        }
+        assert_eq!(system.particles_of(42), 10);
+    }
+
+    #[test]
+    fn step_applies_forces_and_curves_of_the_owning_emitter() {
+        let mut system = ParticleSystem::new(16);
+        let falling = Emitter {
+            rate: 0.0,
+            bursts: vec![Burst {
+                time: 0.0,
+                count: 1,
+            }],
+            speed: FloatRange::new(0.0, 0.0),
+            lifetime: FloatRange::new(1.0, 1.0),
+            gravity: Vec3::new(0.0, -10.0, 0.0),
+            color_over_life: vec![
+                ColorStop {
+                    t: 0.0,
+                    color: [1.0, 0.0, 0.0, 1.0],
+                },
+                ColorStop {
+                    t: 1.0,
+                    color: [0.0, 0.0, 1.0, 0.0],
+                },
+            ],
+            size_over_life: vec![
+                SizeStop { t: 0.0, size: 1.0 },
+                SizeStop { t: 1.0, size: 3.0 },
+            ],
+            ..Emitter::default()
+        };
+        let floating = Emitter {
+            gravity: Vec3::ZERO,
+            ..falling.clone()
+        };
+        let mut emitters = [falling, floating];
+        for _ in 0..30 {
+            system.step(
+                DT,
+                emitters
+                    .iter_mut()
+                    .enumerate()
+                    .map(|(k, e)| (k as u32, e, Affine3A::IDENTITY)),
+            );
+        }
+        let pool = system.pool();
+        let fall = pool
+            .owners()
+            .iter()
+            .position(|&o| Some(o) == system.slot_of(0));
+        let float = pool
+            .owners()
+            .iter()
+            .position(|&o| Some(o) == system.slot_of(1));
+        let (fall, float) = (
+            fall.expect("falling particle"),
+            float.expect("floating particle"),
+        );
+        // Spawned in the first step, then moved by the 29 that followed.
+        let steps = 29.0;
+        assert!((pool.velocities()[fall].y + 10.0 * DT * steps).abs() < 1e-4);
+        assert_eq!(pool.velocities()[float], Vec3::ZERO);
+        let t = pool.ages()[fall] / pool.lifetimes()[fall];
+        assert!((t - steps * DT).abs() < 1e-5);
+        let expected = emitters[0].color_at(t);
+        assert!(
+            pool.colors()[fall].abs_diff_eq(expected, 1.0 / 255.0),
+            "colour at t = {t}"
+        );
+        assert!((pool.sizes()[fall] - emitters[0].size_at(t)).abs() < 2.0 / 255.0);
+    }
+
+    #[test]
+    fn instances_split_by_emitter_blend_mode() {
+        let mut system = ParticleSystem::new(4_000);
+        let mut emitters = [
+            Emitter {
+                blend: BlendMode::Additive,
+                ..fountain(1)
+            },
+            Emitter {
+                blend: BlendMode::Alpha,
+                ..fountain(2)
+            },
+        ];
+        run(&mut system, &mut emitters, 30);
+        let (mut additive, mut alpha) = (Vec::new(), Vec::new());
+        system.instances(0.5, &mut additive, &mut alpha);
+        assert_eq!(additive.len() as u32, system.particles_of(0));
+        assert_eq!(alpha.len() as u32, system.particles_of(1));
+        assert!(!additive.is_empty() && !alpha.is_empty());
+    }
+
+    #[test]
+    fn overflow_policies_apply_per_emitter() {
+        let mut system = ParticleSystem::new(100);
+        let burst = |overflow| Emitter {
+            rate: 0.0,
+            bursts: vec![Burst {
+                time: 0.0,
+                count: 80,
+            }],
+            burst_period: Some(0.1),
+            lifetime: FloatRange::new(10.0, 10.0),
+            overflow,
+            ..Emitter::default()
+        };
+        let mut emitters = [burst(Overflow::Drop), burst(Overflow::ReplaceOldest)];
+        run(&mut system, &mut emitters, 1);
+        let stats = system.stats();
+        // The first burst fills 80 slots, the second evicts 60 of them.
+        assert_eq!((stats.alive, stats.replaced, stats.dropped), (100, 60, 0));
+        assert_eq!((system.particles_of(0), system.particles_of(1)), (20, 80));
+
+        let mut growing = [burst(Overflow::Grow { max: 150 })];
+        let mut system = ParticleSystem::new(100);
+        for _ in 0..7 {
+            run(&mut system, &mut growing, 1);
+        }
+        let stats = system.stats();
+        assert_eq!((stats.capacity, stats.alive), (150, 150));
+        assert_eq!(stats.dropped, 80 - 70);
+    }
+
+    #[test]
+    fn slots_outlive_their_emitter_until_its_particles_die() {
+        let mut system = ParticleSystem::new(1_000);
+        let mut short = Emitter {
+            rate: 0.0,
+            bursts: vec![Burst {
+                time: 0.0,
+                count: 5,
+            }],
+            lifetime: FloatRange::new(0.1, 0.1),
+            ..Emitter::default()
+        };
+        system.step(DT, std::iter::once((7, &mut short, Affine3A::IDENTITY)));
+        assert_eq!(system.particles_of(7), 5);
+        // Not stepped any more (its node was deleted), its particles live on, then go.
+        system.step(DT, std::iter::empty());
+        assert_eq!(system.particles_of(7), 5);
+        assert!(system.slot_of(7).is_some());
+        for _ in 0..10 {
+            system.step(DT, std::iter::empty());
+        }
+        assert_eq!(system.stats().alive, 0);
+        assert_eq!(system.slot_of(7), None, "the slot is freed");
+        let mut other = Emitter::default();
+        system.step(DT, std::iter::once((8, &mut other, Affine3A::IDENTITY)));
+        assert_eq!(system.slot_of(8), Some(0), "and reused");
+    }
+
+    #[test]
+    fn removing_an_emitters_particles_leaves_the_others() {
+        let mut system = ParticleSystem::new(4_000);
+        let mut emitters = [fountain(1), fountain(2)];
+        run(&mut system, &mut emitters, 20);
+        let others = system.particles_of(1);
+        let removed = system.remove_emitter_particles(0);
+        assert!(removed > 0);
+        assert_eq!(system.particles_of(0), 0);
+        assert_eq!(system.stats().alive, others);
+        assert_eq!(system.remove_emitter_particles(99), 0);
+        system.clear();
+        assert_eq!(system.stats().alive, 0);
+        assert_eq!(system.slot_of(1), None);
+    }
+
+    #[test]
+    fn invalid_emitters_and_bad_steps_change_nothing() {
+        let mut system = ParticleSystem::new(100);
+        let mut broken = Emitter {
+            lifetime: FloatRange::new(2.0, 1.0),
+            ..Emitter::default()
+        };
+        system.step(1.0, std::iter::once((0, &mut broken, Affine3A::IDENTITY)));
+        assert_eq!(system.stats().spawned, 0);
+        let mut fine = Emitter::default();
+        system.step(1.0, std::iter::once((0, &mut fine, Affine3A::IDENTITY)));
+        let before = bits(system.pool().positions());
+        assert!(!before.is_empty());
+        for dt in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+            system.step(dt, std::iter::once((0, &mut fine, Affine3A::IDENTITY)));
+        }
+        assert_eq!(bits(system.pool().positions()), before);
+        assert_eq!(fine.state.time(), 1.0);
+        assert!(
+            system
+                .pool()
+                .colors()
+                .iter()
+                .all(|c| c.cmple(Vec4::ONE).all())
+        );
+    }
+}

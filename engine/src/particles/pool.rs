@@ -207,12 +207,7 @@ impl ParticlePool {
     ///
     /// [`Overflow::ReplaceOldest`] costs one pass over the live particles when it evicts, however
     /// many it evicts, which is why callers spawning a batch ask for the whole batch at once.
-    pub fn make_room(
-        &mut self,
-        wanted: u32,
-        overflow: Overflow,
-        on_evict: impl FnMut(u32),
-    ) -> u32 {
+    pub fn make_room(&mut self, wanted: u32, overflow: Overflow, on_evict: impl FnMut(u32)) -> u32 {
         let wanted = wanted as usize;
         let free = self.capacity() - self.alive;
         if wanted <= free {
@@ -373,9 +368,9 @@ impl ParticlePool {
         mut on_kill: impl FnMut(u32),
     ) {
         std::mem::swap(&mut self.position, &mut self.previous);
-        let shared = forces.split_first().and_then(|(first, rest)| {
-            rest.iter().all(|f| f == first).then_some(*first)
-        });
+        let shared = forces
+            .split_first()
+            .and_then(|(first, rest)| rest.iter().all(|f| f == first).then_some(*first));
         let mut start = 0;
         while start < self.alive {
             let end = self.age_and_kill_tile(start, dt, &mut on_kill);
@@ -582,7 +577,7 @@ mod tests {
             color: Vec4::new(1.0, 0.5, 0.25, 1.0),
             size: 0.5,
             owner,
-            blend: if owner % 2 == 0 {
+            blend: if owner.is_multiple_of(2) {
                 BlendMode::Additive
             } else {
                 BlendMode::Alpha
@@ -607,7 +602,11 @@ mod tests {
         }
         assert_eq!(pool.owners(), &[0, 1, 2, 3, 4]);
         assert_eq!(pool.kill(1), Some(1));
-        assert_eq!(pool.owners(), &[0, 4, 2, 3], "the last particle fills the hole");
+        assert_eq!(
+            pool.owners(),
+            &[0, 4, 2, 3],
+            "the last particle fills the hole"
+        );
         assert_eq!(pool.positions()[1], Vec3::new(4.0, 0.0, 0.0));
         assert_eq!(pool.kill(3), Some(3), "killing the last just shrinks");
         assert_eq!(pool.owners(), &[0, 4, 2]);
@@ -627,7 +626,11 @@ mod tests {
         for _ in 0..10 {
             pool.update(0.1, &forces, &over_life, |_| {});
         }
-        assert_ne!(pool.colors()[0], init(7, 1.0).color, "the update changed the colour");
+        assert_ne!(
+            pool.colors()[0],
+            init(7, 1.0).color,
+            "the update changed the colour"
+        );
         pool.kill(0);
         let fresh = ParticleInit {
             position: Vec3::new(5.0, 6.0, 7.0),
@@ -681,7 +684,10 @@ mod tests {
         assert_eq!(pool.owners()[index.expect("replaced, not dropped")], 10);
         // A batch evicts as many as it is short of, oldest first, in one go.
         evicted.clear();
-        assert_eq!(pool.make_room(2, Overflow::ReplaceOldest, |o| evicted.push(o)), 2);
+        assert_eq!(
+            pool.make_room(2, Overflow::ReplaceOldest, |o| evicted.push(o)),
+            2
+        );
         evicted.sort_unstable();
         assert_eq!(evicted, vec![1, 2]);
         let mut owners = pool.owners().to_vec();
@@ -704,7 +710,11 @@ mod tests {
         }
         let stats = pool.stats();
         assert_eq!((stats.capacity, stats.alive, stats.dropped), (5, 5, 2));
-        assert_eq!(pool.owners(), &[0, 1, 2, 3, 4], "growing keeps the live particles");
+        assert_eq!(
+            pool.owners(),
+            &[0, 1, 2, 3, 4],
+            "growing keeps the live particles"
+        );
         assert!(!pool.grow_to(3), "grow_to never shrinks");
         assert!(pool.grow_to(6));
         assert_eq!(pool.capacity(), 6);
@@ -717,14 +727,18 @@ mod tests {
         let n = UPDATE_TILE * 2 + 37;
         let mut pool = ParticlePool::with_capacity(n as u32);
         for i in 0..n {
-            let dies = i % 3 == 0 || i >= n - 10 || (UPDATE_TILE - 3..UPDATE_TILE + 3).contains(&i);
+            let dies = i.is_multiple_of(3)
+                || i >= n - 10
+                || (UPDATE_TILE - 3..UPDATE_TILE + 3).contains(&i);
             let lifetime = if dies { 0.5 } else { 2.0 };
             pool.spawn(&init(i as u32, lifetime), Overflow::Drop, |_| {});
         }
         let expected_dead = (0..n as u32)
             .filter(|&i| {
                 let i = i as usize;
-                i % 3 == 0 || i >= n - 10 || (UPDATE_TILE - 3..UPDATE_TILE + 3).contains(&i)
+                i.is_multiple_of(3)
+                    || i >= n - 10
+                    || (UPDATE_TILE - 3..UPDATE_TILE + 3).contains(&i)
             })
             .count();
         let mut killed = step(&mut pool, 1.0);
@@ -733,7 +747,10 @@ mod tests {
         killed.dedup();
         assert_eq!(killed.len(), expected_dead, "each death reported once");
         assert_eq!(pool.len(), n - expected_dead);
-        assert!(pool.lifetimes().iter().all(|&l| l == 2.0), "no dead particle skipped");
+        assert!(
+            pool.lifetimes().iter().all(|&l| l == 2.0),
+            "no dead particle skipped"
+        );
         assert!(
             pool.ages().iter().all(|&a| a == 1.0),
             "every survivor aged exactly once"
@@ -809,7 +826,7 @@ mod tests {
         prop_oneof![
             Just(Overflow::Drop),
             Just(Overflow::ReplaceOldest),
-            (0u32..40).prop_map(|max| Overflow::Grow { max }),
+            (0u32..800).prop_map(|max| Overflow::Grow { max }),
         ]
     }
 
@@ -817,6 +834,7 @@ mod tests {
         prop_oneof![
             4 => (1u8..40, overflow()).prop_map(|(lifetime, overflow)| Op::Spawn { lifetime, overflow }),
             2 => (0u8..12, overflow()).prop_map(|(count, overflow)| Op::Batch { count, overflow }),
+            1 => (any::<u8>(), overflow()).prop_map(|(count, overflow)| Op::Batch { count, overflow }),
             1 => any::<u16>().prop_map(|pick| Op::Kill { pick }),
             1 => any::<u16>().prop_map(|pick| Op::KillOwner { pick }),
             2 => (1u8..8).prop_map(|ticks| Op::Step { ticks }),
@@ -854,7 +872,8 @@ mod tests {
                     }
                     Overflow::ReplaceOldest => {
                         let evict = (wanted - free).min(self.live.len());
-                        self.live.sort_by(|a, b| b.age.total_cmp(&a.age).then(a.id.cmp(&b.id)));
+                        self.live
+                            .sort_by(|a, b| b.age.total_cmp(&a.age).then(a.id.cmp(&b.id)));
                         self.live.drain(..evict);
                         self.stats.replaced += evict as u64;
                         free + evict
@@ -890,7 +909,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn pool_matches_a_naive_vec(capacity in 0u32..24, ops in prop::collection::vec(op(), 1..120)) {
+        fn pool_matches_a_naive_vec(capacity in prop_oneof![0u32..24, 200u32..700], ops in prop::collection::vec(op(), 1..120)) {
             let mut pool = ParticlePool::with_capacity(capacity);
             let mut model = Model { live: Vec::new(), capacity: capacity as usize, stats: PoolStats::default() };
             let mut next_id = 0u32;
