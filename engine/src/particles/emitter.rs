@@ -7,7 +7,7 @@
 //! Colour and size over life are baked into [`OverLifeTable`], a per-emitter lookup table the
 //! pool's update pass indexes without branching on the number of gradient stops.
 
-use glam::{Affine3A, Vec3, Vec3A, Vec4};
+use glam::{Affine3A, Mat3A, Vec3, Vec3A, Vec4};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -175,7 +175,7 @@ pub enum ParticleError {
 /// (an emitter that has been running equals its saved copy).
 #[derive(Clone, Debug, Default)]
 pub struct EmitterState {
-    rng: Pcg32,
+    rng: SplitMix64,
     /// Seconds since the emitter started; f64 so that periodic bursts stay on time for days.
     time: f64,
     /// Fractional particles owed by `rate` that did not make a whole one yet.
@@ -416,7 +416,7 @@ impl Emitter {
     fn ensure_started(&mut self) {
         if !self.state.started {
             self.state = EmitterState {
-                rng: Pcg32::new(self.seed),
+                rng: SplitMix64::new(self.seed),
                 time: 0.0,
                 owed: 0.0,
                 started: true,
@@ -486,27 +486,35 @@ impl Emitter {
             owner,
             blend: self.blend,
         };
+        let basis = world.matrix3;
+        // Scale on the node must not change the speed the designer typed in; a pure rotation
+        // keeps unit vectors unit, so only other matrices pay for a normalisation per particle.
+        let rotation_only = (basis.transpose() * basis).abs_diff_eq(Mat3A::IDENTITY, 1e-5);
         let rng = &mut self.state.rng;
         for _ in 0..count {
             // A point of the unit disk: its squared radius is uniform in [0, 1] and its direction
             // uniform, which maps onto a uniform point of the spherical cap (cos(theta) uniform)
             // without calling sin and cos.
             let (x, z, r2) = loop {
-                let x = rng.next_f32() * 2.0 - 1.0;
-                let z = rng.next_f32() * 2.0 - 1.0;
+                let (u, v) = rng.next_pair();
+                let (x, z) = (u * 2.0 - 1.0, v * 2.0 - 1.0);
                 let r2 = x * x + z * z;
                 if r2 <= 1.0 {
                     break (x, z, r2);
                 }
             };
-            let cos_theta = 1.0 - r2 * cap_height;
-            let sin_theta = (1.0 - cos_theta * cos_theta).max(0.0).sqrt();
-            let scale = if r2 > 0.0 { sin_theta / r2.sqrt() } else { 0.0 };
-            let local = Vec3A::new(x * scale, cos_theta, z * scale);
-            // Scale on the node must not change the speed the designer typed in.
-            let direction = (world.matrix3 * local).normalize_or(local);
-            init.velocity = Vec3::from(direction) * self.speed.lerp(rng.next_f32());
-            init.lifetime = self.lifetime.lerp(rng.next_f32());
+            let h = r2 * cap_height;
+            // sin(theta) / r = sqrt((1 - cos^2) / r2) with cos = 1 - h, simplified so that r = 0
+            // needs no special case.
+            let scale = (cap_height * (2.0 - h)).max(0.0).sqrt();
+            let local = Vec3A::new(x * scale, 1.0 - h, z * scale);
+            let mut direction = basis * local;
+            if !rotation_only {
+                direction = direction.normalize_or(local);
+            }
+            let (u, v) = rng.next_pair();
+            init.velocity = Vec3::from(direction) * self.speed.lerp(u);
+            init.lifetime = self.lifetime.lerp(v);
             sink(&init);
         }
     }
@@ -615,11 +623,22 @@ impl OverLifeTable {
     #[inline]
     #[must_use]
     pub fn sample_index(slot: u32, t: f32) -> usize {
-        // Clamped in float (`max` also turns NaN into 0) so that the conversion is a plain
-        // truncation the compiler can vectorise.
+        slot as usize * OVER_LIFE_SAMPLES + Self::sample_offset(t) as usize
+    }
+
+    /// Nearest sample to normalised age `t` within a slot, `0..OVER_LIFE_SAMPLES` (NaN reads the
+    /// last sample).
+    ///
+    /// Adding 2^23 to a float in `0..2^23` leaves its value rounded to the nearest integer in the
+    /// low mantissa bits: a float add and an integer subtract that vectorise, where a float to
+    /// integer cast needs per-lane fix-ups for NaN and overflow.
+    #[inline]
+    #[must_use]
+    pub fn sample_offset(t: f32) -> u32 {
+        const ROUNDER: f32 = 8_388_608.0;
         let last = (OVER_LIFE_SAMPLES - 1) as f32;
-        let k = (t * last + 0.5).min(last).max(0.0) as i32;
-        slot as usize * OVER_LIFE_SAMPLES + k as usize
+        let k = (t * last).min(last).max(0.0);
+        (k + ROUNDER).to_bits() - ROUNDER.to_bits()
     }
 
     /// Colour and size of `slot` at normalised age `t`, or `None` for a slot never baked.
@@ -642,37 +661,35 @@ impl OverLifeTable {
     }
 }
 
-/// PCG32 (XSH-RR): 8 bytes of state, good statistics, and the same sequence on every platform,
-/// which is what determinism needs (the standard library offers no seedable generator).
+/// SplitMix64: 8 bytes of state, output that passes BigCrush, and the same sequence on every
+/// platform, which is what determinism needs (the standard library offers no seedable
+/// generator). Its state advances by a single addition, so consecutive draws do not wait on
+/// each other's multiplications, and each 64-bit draw yields two floats.
 #[derive(Clone, Debug, Default)]
-struct Pcg32 {
+struct SplitMix64 {
     state: u64,
 }
 
-impl Pcg32 {
-    const MULTIPLIER: u64 = 6_364_136_223_846_793_005;
-    const INCREMENT: u64 = 1_442_695_040_888_963_407;
-
+impl SplitMix64 {
     fn new(seed: u64) -> Self {
-        let mut rng = Self { state: 0 };
-        rng.next_u32();
-        rng.state = rng.state.wrapping_add(seed);
-        rng.next_u32();
-        rng
+        Self { state: seed }
     }
 
-    fn next_u32(&mut self) -> u32 {
-        let old = self.state;
-        self.state = old
-            .wrapping_mul(Self::MULTIPLIER)
-            .wrapping_add(Self::INCREMENT);
-        let xorshifted = (((old >> 18) ^ old) >> 27) as u32;
-        xorshifted.rotate_right((old >> 59) as u32)
+    fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
     }
 
-    /// Uniform in `[0, 1)` with 24 bits of precision.
-    fn next_f32(&mut self) -> f32 {
-        (self.next_u32() >> 8) as f32 * (1.0 / 16_777_216.0)
+    /// Two independent floats uniform in `[0, 1)`, 24 bits each.
+    fn next_pair(&mut self) -> (f32, f32) {
+        const UNIT: f32 = 1.0 / 16_777_216.0;
+        let bits = self.next_u64();
+        let high = (bits >> 40) as u32;
+        let low = ((bits >> 16) & 0xFF_FFFF) as u32;
+        (high as f32 * UNIT, low as f32 * UNIT)
     }
 }
 
@@ -980,6 +997,25 @@ mod tests {
             assert!((size - e.size_at(t)).abs() <= 0.2 * 0.5 / 255.0 + 1e-6);
         }
         assert_eq!(table.sample(3, 0.5), None);
+    }
+
+    #[test]
+    fn sample_offset_rounds_to_the_nearest_sample() {
+        let last = (OVER_LIFE_SAMPLES - 1) as f32;
+        for k in 0..=4000 {
+            let t = k as f32 / 3000.0 - 0.1;
+            let expected = (t * last).round_ties_even().clamp(0.0, last) as u32;
+            assert_eq!(OverLifeTable::sample_offset(t), expected, "t = {t}");
+        }
+        assert_eq!(
+            OverLifeTable::sample_offset(f32::NAN),
+            OVER_LIFE_SAMPLES as u32 - 1
+        );
+        assert_eq!(
+            OverLifeTable::sample_offset(f32::INFINITY),
+            OVER_LIFE_SAMPLES as u32 - 1
+        );
+        assert_eq!(OverLifeTable::sample_offset(f32::NEG_INFINITY), 0);
     }
 
     #[test]

@@ -14,7 +14,7 @@ use std::cmp::Ordering;
 
 use glam::{Vec3, Vec4};
 
-use super::emitter::{MAX_POOL_CAPACITY, OverLifeTable, Overflow};
+use super::emitter::{MAX_POOL_CAPACITY, OVER_LIFE_SAMPLES, OverLifeTable, Overflow};
 use super::instance::{BlendMode, ParticleInstance};
 
 /// Everything a new particle starts with; the pool adds age 0 and a previous position equal to
@@ -93,6 +93,23 @@ impl StepForces {
 /// Particles per tile of [`ParticlePool::update`]: the tile's slice of every column (about 18 KB)
 /// stays in L1 while the passes run over it one after the other.
 pub const UPDATE_TILE: usize = 256;
+
+/// Bit `j` set when particle `j` of a block of at most 64 has reached its lifetime.
+///
+/// The comparisons fill a byte array (one vector compare per lane group); each 8 bytes of 0/1
+/// then fold into 8 bits with one multiplication, since the products of the set bytes with
+/// `0x0102_0408_1020_4080` land on distinct bits and only byte `j`'s lands on bit `56 + j`.
+fn expiry_mask(age: &[f32], lifetime: &[f32]) -> u64 {
+    let mut flags = [0u8; 64];
+    for ((flag, age), life) in flags.iter_mut().zip(age).zip(lifetime) {
+        *flag = u8::from(age >= life);
+    }
+    let (octets, _) = flags.as_chunks::<8>();
+    octets.iter().enumerate().fold(0, |mask, (k, octet)| {
+        let bits = u64::from_le_bytes(*octet).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+        mask | (bits << (8 * k))
+    })
+}
 
 /// Fixed-capacity struct-of-arrays particle storage; see the module documentation.
 #[derive(Clone, Debug)]
@@ -291,6 +308,19 @@ impl ParticlePool {
         self.alive = last;
     }
 
+    /// [`ParticlePool::swap_remove`] for the middle of an update: skips the columns the rest of
+    /// the update rewrites for the whole tile (position, colour, size).
+    fn retire(&mut self, i: usize) {
+        let last = self.alive - 1;
+        self.previous[i] = self.previous[last];
+        self.velocity[i] = self.velocity[last];
+        self.age[i] = self.age[last];
+        self.lifetime[i] = self.lifetime[last];
+        self.owner[i] = self.owner[last];
+        self.blend[i] = self.blend[last];
+        self.alive = last;
+    }
+
     /// Kills every particle whose owner satisfies `doomed`, reporting each to `on_kill`.
     /// Returns how many died.
     pub fn kill_where(
@@ -386,34 +416,40 @@ impl ParticlePool {
 
     /// Ages the tile starting at `start` and kills its expired particles; returns the tile's end,
     /// every particle before it being alive and aged exactly once.
+    ///
+    /// Expiry is tested 64 particles at a time into a bit mask, so the loop branches per death
+    /// rather than per particle.
     fn age_and_kill_tile(&mut self, start: usize, dt: f32, on_kill: &mut impl FnMut(u32)) -> usize {
         let mut end = (start + UPDATE_TILE).min(self.alive);
         for age in &mut self.age[start..end] {
             *age += dt;
         }
-        let any_expired = self.age[start..end]
-            .iter()
-            .zip(&self.lifetime[start..end])
-            .fold(false, |any, (age, life)| any | (age >= life));
-        if !any_expired {
-            return end;
-        }
-        let mut i = start;
-        while i < end {
-            if self.age[i] < self.lifetime[i] {
-                i += 1;
-                continue;
+        let mut base = start;
+        while base < end {
+            let block = base..(base + 64).min(end);
+            let mut expired = expiry_mask(&self.age[block.clone()], &self.lifetime[block]);
+            while expired != 0 {
+                let i = base + expired.trailing_zeros() as usize;
+                expired &= expired - 1;
+                if i >= end {
+                    // The tile shrank below this bit (and every later one).
+                    break;
+                }
+                // Whatever moves into `i` is tested again before moving on.
+                while i < end && self.age[i] >= self.lifetime[i] {
+                    on_kill(self.owner[i]);
+                    let from_beyond = self.alive > end;
+                    self.retire(i);
+                    if from_beyond {
+                        // The replacement comes from past this tile: it has not aged yet.
+                        self.age[i] += dt;
+                    } else {
+                        // The replacement was this tile's last particle: the tile shrinks.
+                        end = self.alive;
+                    }
+                }
             }
-            on_kill(self.owner[i]);
-            let from_beyond = self.alive > end;
-            self.swap_remove(i);
-            if from_beyond {
-                // The replacement comes from past this tile: it has not aged yet.
-                self.age[i] += dt;
-            } else {
-                // The replacement was this tile's last particle: the tile shrinks.
-                end = self.alive;
-            }
+            base += 64;
         }
         end
     }
@@ -462,7 +498,11 @@ impl ParticlePool {
         for ((entry, (&age, &lifetime)), &owner) in
             entries.iter_mut().zip(ages).zip(&self.owner[start..end])
         {
-            *entry = OverLifeTable::sample_index(owner, age / lifetime) as u32;
+            // Wrapping keeps this loop free of overflow checks; an absurd owner lands outside
+            // the table and keeps its colour.
+            *entry = owner
+                .wrapping_mul(OVER_LIFE_SAMPLES as u32)
+                .wrapping_add(OverLifeTable::sample_offset(age / lifetime));
         }
         let (colors, sizes) = (over_life.colors(), over_life.sizes());
         let targets = self.color[start..end]
@@ -908,6 +948,16 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn expiry_mask_matches_a_bit_by_bit_loop(pairs in prop::collection::vec((0u8..8, 0u8..8), 0..=64)) {
+            let age: Vec<f32> = pairs.iter().map(|p| f32::from(p.0)).collect();
+            let lifetime: Vec<f32> = pairs.iter().map(|p| f32::from(p.1)).collect();
+            let naive = (0..pairs.len())
+                .filter(|&j| age[j] >= lifetime[j])
+                .fold(0u64, |mask, j| mask | (1 << j));
+            prop_assert_eq!(expiry_mask(&age, &lifetime), naive);
+        }
+
         #[test]
         fn pool_matches_a_naive_vec(capacity in prop_oneof![0u32..24, 200u32..700], ops in prop::collection::vec(op(), 1..120)) {
             let mut pool = ParticlePool::with_capacity(capacity);
