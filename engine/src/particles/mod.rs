@@ -170,9 +170,9 @@ impl ParticleSystem {
     /// [`Emitter::validate`] spawn nothing (logged once). A `dt` that is not a positive finite
     /// number leaves everything untouched.
     ///
-    /// Allocates only when an emitter key is seen for the first time beyond the 64 slots reserved
-    /// up front, when an emitter's curves change, or when a [`Overflow::Grow`] policy grows the
-    /// pool.
+    /// Allocates only when an emitter key gets a slot (a copy of its curves, and room for more
+    /// slots past the 64 reserved up front), when an emitter's curves change, or when a
+    /// [`Overflow::Grow`] policy grows the pool; a steady set of emitters allocates nothing.
     pub fn step<'e>(
         &mut self,
         dt: f32,

@@ -388,8 +388,9 @@ impl ParticlePool {
     ///
     /// The passes run tile by tile ([`UPDATE_TILE`] particles), each pass a plain loop over the
     /// tile's columns, so the columns are read from memory once and reused from L1 by the next
-    /// pass. Owners without an entry in `forces` feel no force; owners without curves keep their
-    /// colour and size.
+    /// pass. `forces` is indexed by owner; when all its entries are equal a flat vectorised pass
+    /// applies that one entry to every particle without looking at owners, otherwise owners past
+    /// its end feel no force. Owners without curves in `over_life` keep their colour and size.
     pub fn update(
         &mut self,
         dt: f32,
