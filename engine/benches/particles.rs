@@ -12,7 +12,7 @@
 //! particle holding every field plus an `in_use` flag, created one by one between other
 //! allocations and visited in an order unrelated to memory, as in a heap that has been running
 //! for a while. It runs the same maths through the same public helpers ([`StepForces::apply`],
-//! [`OverLifeTable::sample`], [`Emitter::sample_particle`]).
+//! [`OverLifeTable::sample`], [`Emitter::sample_particles`]).
 
 use std::hint::black_box;
 
@@ -226,10 +226,10 @@ impl BoxedWorld {
         self.particles.retain(|p| p.in_use);
         if spawn {
             for (k, (e, w)) in emitters.iter_mut().zip(worlds).enumerate() {
-                for _ in 0..e.advance(DT) {
-                    let init = e.sample_particle(w, k as u32);
-                    self.particles.push(Particle::boxed(&init));
-                }
+                let due = e.advance(DT);
+                e.sample_particles(due, w, k as u32, |init| {
+                    self.particles.push(Particle::boxed(init));
+                });
             }
         }
     }

@@ -17,7 +17,7 @@ use glam::{Affine3A, Vec3};
 
 pub use emitter::{
     Burst, ColorStop, Emitter, EmitterState, FloatRange, MAX_POOL_CAPACITY, OVER_LIFE_SAMPLES,
-    OverLifeTable, Overflow, ParticleError, SizeStop,
+    OverLifeTable, Overflow, ParticleError, SAMPLE_BATCH, SizeStop,
 };
 pub use instance::{BlendMode, ParticleInstance};
 pub use pool::{ParticleInit, ParticlePool, PoolStats, StepForces, UPDATE_TILE};
