@@ -455,7 +455,8 @@ impl Emitter {
     pub fn sample_particle(&mut self, world: &Affine3A, owner: u32) -> ParticleInit {
         let mut drawn = None;
         self.sample_particles(1, world, owner, |init| drawn = Some(*init));
-        drawn.unwrap_or(ParticleInit {
+        // A batch of one always reaches the sink; the fallback only keeps this function total.
+        drawn.unwrap_or_else(|| ParticleInit {
             position: Vec3::from(world.translation),
             velocity: Vec3::ZERO,
             lifetime: self.lifetime.min,
