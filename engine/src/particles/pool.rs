@@ -1,0 +1,1033 @@
+//! The particle pool: fixed-capacity struct-of-arrays storage for every live particle
+//! (object pool pattern, laid out for data locality).
+//!
+//! Each field is its own column (`Vec<Vec3>` of positions, `Vec<f32>` of ages, ...), allocated
+//! once to the pool's capacity. Live particles are packed at the front: killing one moves the last
+//! live particle into the hole, so every pass walks `0..alive` of a few columns, touching only
+//! the bytes it needs and never testing an "in use" flag. Spawning writes every column of the slot
+//! it takes, so nothing of the previous occupant survives.
+//!
+//! Positions are double-buffered for render interpolation: a step swaps the `position` and
+//! `previous` columns (no copy) and then writes the new positions from the previous ones.
+
+use std::cmp::Ordering;
+
+use glam::{Vec3, Vec4};
+
+use super::emitter::{MAX_POOL_CAPACITY, OVER_LIFE_SAMPLES, OverLifeTable, Overflow};
+use super::instance::{BlendMode, ParticleInstance};
+
+/// Everything a new particle starts with; the pool adds age 0 and a previous position equal to
+/// `position`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ParticleInit {
+    /// World-space position.
+    pub position: Vec3,
+    /// World-space velocity in units per second.
+    pub velocity: Vec3,
+    /// Seconds until the particle dies.
+    pub lifetime: f32,
+    /// Linear RGBA until the first update replaces it from the colour curve.
+    pub color: Vec4,
+    /// Billboard size until the first update replaces it from the size curve.
+    pub size: f32,
+    /// Emitter slot the particle belongs to (an index into the step's force and curve tables).
+    pub owner: u32,
+    /// Blend mode it is drawn with.
+    pub blend: BlendMode,
+}
+
+/// Counters describing a pool's occupancy and history.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Particles alive now.
+    pub alive: u32,
+    /// Slots allocated.
+    pub capacity: u32,
+    /// Particles ever spawned (replacements included).
+    pub spawned: u64,
+    /// Spawns refused because the pool was full.
+    pub dropped: u64,
+    /// Live particles killed to make room for new ones.
+    pub replaced: u64,
+    /// Most particles alive at once.
+    pub high_water: u32,
+}
+
+/// Per-emitter forces for one step, pre-multiplied by the step's `dt`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepForces {
+    /// Gravity times `dt`: the velocity change it causes in one step.
+    pub gravity_dt: Vec3,
+    /// Factor the velocity keeps after one step of drag, `exp(-drag * dt)`.
+    pub damping: f32,
+}
+
+impl Default for StepForces {
+    fn default() -> Self {
+        Self {
+            gravity_dt: Vec3::ZERO,
+            damping: 1.0,
+        }
+    }
+}
+
+impl StepForces {
+    /// Forces of an emitter with `gravity` and `drag` over a step of `dt` seconds.
+    #[must_use]
+    pub fn new(gravity: Vec3, drag: f32, dt: f32) -> Self {
+        Self {
+            gravity_dt: gravity * dt,
+            damping: (-drag * dt).exp(),
+        }
+    }
+
+    /// One step of semi-implicit Euler on `velocity`, the maths every particle path shares.
+    #[inline]
+    #[must_use]
+    pub fn apply(self, velocity: Vec3) -> Vec3 {
+        (velocity + self.gravity_dt) * self.damping
+    }
+}
+
+/// Particles per tile of [`ParticlePool::update`]: the tile's slice of every column (about 18 KB)
+/// stays in L1 while the passes run over it one after the other.
+pub const UPDATE_TILE: usize = 256;
+
+/// Bit `j` set when particle `j` of a block of at most 64 has reached its lifetime.
+///
+/// The comparisons fill a byte array (one vector compare per lane group); each 8 bytes of 0/1
+/// then fold into 8 bits with one multiplication, since the products of the set bytes with
+/// `0x0102_0408_1020_4080` land on distinct bits and only byte `j`'s lands on bit `56 + j`.
+fn expiry_mask(age: &[f32], lifetime: &[f32]) -> u64 {
+    let mut flags = [0u8; 64];
+    for ((flag, age), life) in flags.iter_mut().zip(age).zip(lifetime) {
+        *flag = u8::from(age >= life);
+    }
+    let (octets, _) = flags.as_chunks::<8>();
+    octets.iter().enumerate().fold(0, |mask, (k, octet)| {
+        let bits = u64::from_le_bytes(*octet).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+        mask | (bits << (8 * k))
+    })
+}
+
+/// Fixed-capacity struct-of-arrays particle storage; see the module documentation.
+#[derive(Clone, Debug)]
+pub struct ParticlePool {
+    position: Vec<Vec3>,
+    previous: Vec<Vec3>,
+    velocity: Vec<Vec3>,
+    age: Vec<f32>,
+    lifetime: Vec<f32>,
+    color: Vec<Vec4>,
+    size: Vec<f32>,
+    owner: Vec<u32>,
+    blend: Vec<BlendMode>,
+    /// Reserved to capacity so that evicting the oldest particles allocates nothing.
+    eviction: Vec<u32>,
+    alive: usize,
+    spawned: u64,
+    dropped: u64,
+    replaced: u64,
+    high_water: usize,
+}
+
+impl ParticlePool {
+    /// A pool with room for `capacity` particles (at most [`MAX_POOL_CAPACITY`]), every column
+    /// allocated now.
+    #[must_use]
+    pub fn with_capacity(capacity: u32) -> Self {
+        let mut pool = Self {
+            position: Vec::new(),
+            previous: Vec::new(),
+            velocity: Vec::new(),
+            age: Vec::new(),
+            lifetime: Vec::new(),
+            color: Vec::new(),
+            size: Vec::new(),
+            owner: Vec::new(),
+            blend: Vec::new(),
+            eviction: Vec::new(),
+            alive: 0,
+            spawned: 0,
+            dropped: 0,
+            replaced: 0,
+            high_water: 0,
+        };
+        pool.grow_to(capacity);
+        pool
+    }
+
+    /// Slots allocated.
+    #[must_use]
+    pub fn capacity(&self) -> usize {
+        self.age.len()
+    }
+
+    /// Particles alive.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.alive
+    }
+
+    /// Whether no particle is alive.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.alive == 0
+    }
+
+    /// Whether every slot is taken.
+    #[must_use]
+    pub fn is_full(&self) -> bool {
+        self.alive == self.capacity()
+    }
+
+    /// Occupancy and history counters.
+    #[must_use]
+    pub fn stats(&self) -> PoolStats {
+        PoolStats {
+            alive: self.alive as u32,
+            capacity: self.capacity() as u32,
+            spawned: self.spawned,
+            dropped: self.dropped,
+            replaced: self.replaced,
+            high_water: self.high_water as u32,
+        }
+    }
+
+    /// Raises the capacity to `capacity` (clamped to [`MAX_POOL_CAPACITY`]), reallocating every
+    /// column; a smaller value does nothing. Returns whether the pool grew.
+    ///
+    /// This is the only way a pool allocates after it is built; the [`Overflow::Grow`] policy
+    /// calls it.
+    pub fn grow_to(&mut self, capacity: u32) -> bool {
+        let capacity = capacity.min(MAX_POOL_CAPACITY) as usize;
+        if capacity <= self.capacity() {
+            return false;
+        }
+        self.position.resize(capacity, Vec3::ZERO);
+        self.previous.resize(capacity, Vec3::ZERO);
+        self.velocity.resize(capacity, Vec3::ZERO);
+        self.age.resize(capacity, 0.0);
+        self.lifetime.resize(capacity, 0.0);
+        self.color.resize(capacity, Vec4::ZERO);
+        self.size.resize(capacity, 0.0);
+        self.owner.resize(capacity, 0);
+        self.blend.resize(capacity, BlendMode::Alpha);
+        self.eviction.reserve_exact(capacity - self.eviction.len());
+        true
+    }
+
+    /// Makes room for up to `wanted` new particles according to `overflow` and returns how many
+    /// will fit. Shortfalls are counted as dropped; evictions as replaced, each reported to
+    /// `on_evict` with the evicted particle's owner.
+    ///
+    /// [`Overflow::ReplaceOldest`] costs one pass over the live particles when it evicts, however
+    /// many it evicts, which is why callers spawning a batch ask for the whole batch at once.
+    pub fn make_room(&mut self, wanted: u32, overflow: Overflow, on_evict: impl FnMut(u32)) -> u32 {
+        let wanted = wanted as usize;
+        let free = self.capacity() - self.alive;
+        if wanted <= free {
+            return wanted as u32;
+        }
+        let room = match overflow {
+            Overflow::Drop => free,
+            Overflow::Grow { max } => {
+                let doubled = (self.capacity() * 2).max(self.alive + wanted);
+                let target = doubled.min(max as usize).min(u32::MAX as usize) as u32;
+                self.grow_to(target);
+                wanted.min(self.capacity() - self.alive)
+            }
+            Overflow::ReplaceOldest => {
+                let evicted = (wanted - free).min(self.alive);
+                self.evict_oldest(evicted, on_evict);
+                self.replaced += evicted as u64;
+                free + evicted
+            }
+        };
+        self.dropped += (wanted - room) as u64;
+        room as u32
+    }
+
+    /// Spawns one particle, applying `overflow` if the pool is full. Returns its index, or
+    /// `None` if it was dropped.
+    pub fn spawn(
+        &mut self,
+        init: &ParticleInit,
+        overflow: Overflow,
+        on_evict: impl FnMut(u32),
+    ) -> Option<usize> {
+        if self.make_room(1, overflow, on_evict) == 0 {
+            return None;
+        }
+        Some(self.insert(init))
+    }
+
+    /// Writes every column of the first free slot; the caller made sure there is one.
+    fn insert(&mut self, init: &ParticleInit) -> usize {
+        let i = self.alive;
+        self.position[i] = init.position;
+        self.previous[i] = init.position;
+        self.velocity[i] = init.velocity;
+        self.age[i] = 0.0;
+        self.lifetime[i] = init.lifetime;
+        self.color[i] = init.color;
+        self.size[i] = init.size;
+        self.owner[i] = init.owner;
+        self.blend[i] = init.blend;
+        self.alive += 1;
+        self.spawned += 1;
+        self.high_water = self.high_water.max(self.alive);
+        i
+    }
+
+    /// Kills the particle at `index` by moving the last live particle into its slot. Returns the
+    /// owner of the killed particle, or `None` if `index` is not a live particle.
+    pub fn kill(&mut self, index: usize) -> Option<u32> {
+        if index >= self.alive {
+            return None;
+        }
+        let owner = self.owner[index];
+        self.swap_remove(index);
+        Some(owner)
+    }
+
+    /// Moves the last live particle into slot `i` (a copy: the vacated slot is dead and will be
+    /// fully rewritten by the next spawn).
+    fn swap_remove(&mut self, i: usize) {
+        let last = self.alive - 1;
+        self.position[i] = self.position[last];
+        self.previous[i] = self.previous[last];
+        self.velocity[i] = self.velocity[last];
+        self.age[i] = self.age[last];
+        self.lifetime[i] = self.lifetime[last];
+        self.color[i] = self.color[last];
+        self.size[i] = self.size[last];
+        self.owner[i] = self.owner[last];
+        self.blend[i] = self.blend[last];
+        self.alive = last;
+    }
+
+    /// [`ParticlePool::swap_remove`] for the middle of an update: skips the columns the rest of
+    /// the update rewrites for the whole tile (position, colour, size).
+    fn retire(&mut self, i: usize) {
+        let last = self.alive - 1;
+        self.previous[i] = self.previous[last];
+        self.velocity[i] = self.velocity[last];
+        self.age[i] = self.age[last];
+        self.lifetime[i] = self.lifetime[last];
+        self.owner[i] = self.owner[last];
+        self.blend[i] = self.blend[last];
+        self.alive = last;
+    }
+
+    /// Kills every particle whose owner satisfies `doomed`, reporting each to `on_kill`.
+    /// Returns how many died.
+    pub fn kill_where(
+        &mut self,
+        mut doomed: impl FnMut(u32) -> bool,
+        mut on_kill: impl FnMut(u32),
+    ) -> usize {
+        let before = self.alive;
+        let mut i = 0;
+        while i < self.alive {
+            let owner = self.owner[i];
+            if doomed(owner) {
+                on_kill(owner);
+                // The particle moved into `i` has not been looked at yet: stay on `i`.
+                self.swap_remove(i);
+            } else {
+                i += 1;
+            }
+        }
+        before - self.alive
+    }
+
+    /// Kills every particle; counters other than `alive` are kept.
+    pub fn clear(&mut self) {
+        self.alive = 0;
+    }
+
+    /// Kills the `count` oldest particles (ties go to the lower owner), reporting each owner.
+    fn evict_oldest(&mut self, count: usize, mut on_evict: impl FnMut(u32)) {
+        let n = self.alive;
+        let count = count.min(n);
+        if count == 0 {
+            return;
+        }
+        let age = &self.age[..n];
+        let owner = &self.owner[..n];
+        let older_first = |a: &u32, b: &u32| -> Ordering {
+            let (a, b) = (*a as usize, *b as usize);
+            age[b].total_cmp(&age[a]).then(owner[a].cmp(&owner[b]))
+        };
+        let mut victims = std::mem::take(&mut self.eviction);
+        victims.clear();
+        if count == 1 {
+            let oldest = (0..n as u32).min_by(older_first).unwrap_or(0);
+            victims.push(oldest);
+        } else {
+            victims.extend(0..n as u32);
+            victims.select_nth_unstable_by(count - 1, older_first);
+            victims.truncate(count);
+            // Highest index first: moving the last particle into a hole never moves a victim
+            // that is still to be killed.
+            victims.sort_unstable_by(|a, b| b.cmp(a));
+        }
+        for &i in &victims {
+            on_evict(self.owner[i as usize]);
+            self.swap_remove(i as usize);
+        }
+        self.eviction = victims;
+    }
+
+    /// One simulation step for every live particle: swap the position buffers, age and kill
+    /// (reporting each death's owner to `on_kill`), integrate velocity and position with each
+    /// owner's `forces` (semi-implicit Euler, [`StepForces::apply`]), then read colour and size
+    /// from `over_life` at the particle's normalised age.
+    ///
+    /// The passes run tile by tile ([`UPDATE_TILE`] particles), each pass a plain loop over the
+    /// tile's columns, so the columns are read from memory once and reused from L1 by the next
+    /// pass. `forces` is indexed by owner; when all its entries are equal a flat vectorised pass
+    /// applies that one entry to every particle without looking at owners, otherwise owners past
+    /// its end feel no force. Owners without curves in `over_life` keep their colour and size.
+    pub fn update(
+        &mut self,
+        dt: f32,
+        forces: &[StepForces],
+        over_life: &OverLifeTable,
+        mut on_kill: impl FnMut(u32),
+    ) {
+        std::mem::swap(&mut self.position, &mut self.previous);
+        let shared = forces
+            .split_first()
+            .and_then(|(first, rest)| rest.iter().all(|f| f == first).then_some(*first));
+        let mut start = 0;
+        while start < self.alive {
+            let end = self.age_and_kill_tile(start, dt, &mut on_kill);
+            match shared {
+                Some(f) => self.accelerate_uniform(start, end, f),
+                None => self.accelerate(start, end, forces),
+            }
+            self.advance_positions(start, end, dt);
+            self.apply_over_life(start, end, over_life);
+            start = end;
+        }
+    }
+
+    /// Ages the tile starting at `start` and kills its expired particles; returns the tile's end,
+    /// every particle before it being alive and aged exactly once.
+    ///
+    /// Expiry is tested 64 particles at a time into a bit mask, so the loop branches per death
+    /// rather than per particle.
+    fn age_and_kill_tile(&mut self, start: usize, dt: f32, on_kill: &mut impl FnMut(u32)) -> usize {
+        let mut end = (start + UPDATE_TILE).min(self.alive);
+        for age in &mut self.age[start..end] {
+            *age += dt;
+        }
+        let mut base = start;
+        while base < end {
+            let block = base..(base + 64).min(end);
+            let mut expired = expiry_mask(&self.age[block.clone()], &self.lifetime[block]);
+            while expired != 0 {
+                let i = base + expired.trailing_zeros() as usize;
+                expired &= expired - 1;
+                if i >= end {
+                    // The tile shrank below this bit (and every later one).
+                    break;
+                }
+                // Whatever moves into `i` is tested again before moving on.
+                while i < end && self.age[i] >= self.lifetime[i] {
+                    on_kill(self.owner[i]);
+                    let from_beyond = self.alive > end;
+                    self.retire(i);
+                    if from_beyond {
+                        // The replacement comes from past this tile: it has not aged yet.
+                        self.age[i] += dt;
+                    } else {
+                        // The replacement was this tile's last particle: the tile shrinks.
+                        end = self.alive;
+                    }
+                }
+            }
+            base += 64;
+        }
+        end
+    }
+
+    fn accelerate(&mut self, start: usize, end: usize, forces: &[StepForces]) {
+        for (velocity, &owner) in self.velocity[start..end]
+            .iter_mut()
+            .zip(&self.owner[start..end])
+        {
+            let f = forces.get(owner as usize).copied().unwrap_or_default();
+            *velocity = f.apply(*velocity);
+        }
+    }
+
+    /// Every owner feels the same forces (one emitter, or the world's gravity everywhere): the
+    /// velocity column is treated as flat floats, four particles (twelve floats) at a time, so
+    /// the compiler can use full vector registers.
+    fn accelerate_uniform(&mut self, start: usize, end: usize, f: StepForces) {
+        let g = f.gravity_dt.to_array();
+        let gravity: [f32; 12] = std::array::from_fn(|k| g[k % 3]);
+        let flat: &mut [f32] = bytemuck::cast_slice_mut(&mut self.velocity[start..end]);
+        let mut quads = flat.chunks_exact_mut(12);
+        for quad in &mut quads {
+            for (v, g) in quad.iter_mut().zip(&gravity) {
+                *v = (*v + g) * f.damping;
+            }
+        }
+        for (v, g) in quads.into_remainder().iter_mut().zip(&gravity) {
+            *v = (*v + g) * f.damping;
+        }
+    }
+
+    fn advance_positions(&mut self, start: usize, end: usize, dt: f32) {
+        let position: &mut [f32] = bytemuck::cast_slice_mut(&mut self.position[start..end]);
+        let previous: &[f32] = bytemuck::cast_slice(&self.previous[start..end]);
+        let velocity: &[f32] = bytemuck::cast_slice(&self.velocity[start..end]);
+        for ((p, q), v) in position.iter_mut().zip(previous).zip(velocity) {
+            *p = q + v * dt;
+        }
+    }
+
+    fn apply_over_life(&mut self, start: usize, end: usize, over_life: &OverLifeTable) {
+        let mut entries = [0u32; UPDATE_TILE];
+        let entries = &mut entries[..end - start];
+        let ages = self.age[start..end].iter().zip(&self.lifetime[start..end]);
+        for ((entry, (&age, &lifetime)), &owner) in
+            entries.iter_mut().zip(ages).zip(&self.owner[start..end])
+        {
+            // Wrapping keeps this loop free of overflow checks; an absurd owner lands outside
+            // the table and keeps its colour.
+            *entry = owner
+                .wrapping_mul(OVER_LIFE_SAMPLES as u32)
+                .wrapping_add(OverLifeTable::sample_offset(age / lifetime));
+        }
+        let (colors, sizes) = (over_life.colors(), over_life.sizes());
+        let targets = self.color[start..end]
+            .iter_mut()
+            .zip(&mut self.size[start..end]);
+        for ((color, size), &k) in targets.zip(entries.iter()) {
+            if let (Some(&c), Some(&s)) = (colors.get(k as usize), sizes.get(k as usize)) {
+                *color = c;
+                *size = s;
+            }
+        }
+    }
+
+    /// Appends one billboard per live particle, at `alpha` of the way from its previous to its
+    /// current position (`alpha` is clamped to `0..=1`), to `additive` or `alpha_blended`
+    /// according to its blend mode. Reserve the vectors to [`ParticlePool::capacity`] once and
+    /// clear them each frame, and this allocates nothing.
+    pub fn instances(
+        &self,
+        alpha: f32,
+        additive: &mut Vec<ParticleInstance>,
+        alpha_blended: &mut Vec<ParticleInstance>,
+    ) {
+        let alpha = if alpha.is_nan() {
+            1.0
+        } else {
+            alpha.clamp(0.0, 1.0)
+        };
+        let n = self.alive;
+        let places = self.previous[..n].iter().zip(&self.position[..n]);
+        let looks = self.size[..n].iter().zip(&self.color[..n]);
+        for (((previous, current), (&size, color)), blend) in
+            places.zip(looks).zip(&self.blend[..n])
+        {
+            let instance = ParticleInstance {
+                position: previous.lerp(*current, alpha).to_array(),
+                size,
+                color: color.to_array(),
+            };
+            match blend {
+                BlendMode::Additive => additive.push(instance),
+                BlendMode::Alpha => alpha_blended.push(instance),
+            }
+        }
+    }
+
+    /// Positions after the last step, live particles only.
+    #[must_use]
+    pub fn positions(&self) -> &[Vec3] {
+        &self.position[..self.alive]
+    }
+
+    /// Positions before the last step (the other half of the double buffer).
+    #[must_use]
+    pub fn previous_positions(&self) -> &[Vec3] {
+        &self.previous[..self.alive]
+    }
+
+    /// Velocities in units per second.
+    #[must_use]
+    pub fn velocities(&self) -> &[Vec3] {
+        &self.velocity[..self.alive]
+    }
+
+    /// Seconds each particle has lived.
+    #[must_use]
+    pub fn ages(&self) -> &[f32] {
+        &self.age[..self.alive]
+    }
+
+    /// Seconds each particle lives in all.
+    #[must_use]
+    pub fn lifetimes(&self) -> &[f32] {
+        &self.lifetime[..self.alive]
+    }
+
+    /// Linear RGBA colours.
+    #[must_use]
+    pub fn colors(&self) -> &[Vec4] {
+        &self.color[..self.alive]
+    }
+
+    /// Billboard sizes.
+    #[must_use]
+    pub fn sizes(&self) -> &[f32] {
+        &self.size[..self.alive]
+    }
+
+    /// Owning emitter slots.
+    #[must_use]
+    pub fn owners(&self) -> &[u32] {
+        &self.owner[..self.alive]
+    }
+
+    /// Blend modes.
+    #[must_use]
+    pub fn blends(&self) -> &[BlendMode] {
+        &self.blend[..self.alive]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn init(owner: u32, lifetime: f32) -> ParticleInit {
+        ParticleInit {
+            position: Vec3::new(owner as f32, 0.0, 0.0),
+            velocity: Vec3::new(0.0, 1.0, 0.0),
+            lifetime,
+            color: Vec4::new(1.0, 0.5, 0.25, 1.0),
+            size: 0.5,
+            owner,
+            blend: if owner.is_multiple_of(2) {
+                BlendMode::Additive
+            } else {
+                BlendMode::Alpha
+            },
+        }
+    }
+
+    fn step(pool: &mut ParticlePool, dt: f32) -> Vec<u32> {
+        let mut killed = Vec::new();
+        pool.update(dt, &[], &OverLifeTable::default(), |o| killed.push(o));
+        killed
+    }
+
+    #[test]
+    fn spawn_packs_at_the_front_and_kill_moves_the_last_into_the_hole() {
+        let mut pool = ParticlePool::with_capacity(8);
+        for owner in 0..5 {
+            assert_eq!(
+                pool.spawn(&init(owner, 1.0), Overflow::Drop, |_| {}),
+                Some(owner as usize)
+            );
+        }
+        assert_eq!(pool.owners(), &[0, 1, 2, 3, 4]);
+        assert_eq!(pool.kill(1), Some(1));
+        assert_eq!(
+            pool.owners(),
+            &[0, 4, 2, 3],
+            "the last particle fills the hole"
+        );
+        assert_eq!(pool.positions()[1], Vec3::new(4.0, 0.0, 0.0));
+        assert_eq!(pool.kill(3), Some(3), "killing the last just shrinks");
+        assert_eq!(pool.owners(), &[0, 4, 2]);
+        assert_eq!(pool.kill(3), None, "slot 3 is no longer live");
+        assert_eq!(pool.len(), 3);
+        assert_eq!(pool.capacity(), 8);
+    }
+
+    #[test]
+    fn reused_slots_are_fully_reinitialised() {
+        let mut pool = ParticlePool::with_capacity(2);
+        let mut over_life = OverLifeTable::default();
+        let emitter = super::super::emitter::Emitter::default();
+        over_life.bake(7, &emitter);
+        let forces = vec![StepForces::new(Vec3::new(0.0, -10.0, 0.0), 1.0, 0.1); 8];
+        pool.spawn(&init(7, 100.0), Overflow::Drop, |_| {});
+        for _ in 0..10 {
+            pool.update(0.1, &forces, &over_life, |_| {});
+        }
+        assert_ne!(
+            pool.colors()[0],
+            init(7, 1.0).color,
+            "the update changed the colour"
+        );
+        pool.kill(0);
+        let fresh = ParticleInit {
+            position: Vec3::new(5.0, 6.0, 7.0),
+            ..init(8, 3.0)
+        };
+        pool.spawn(&fresh, Overflow::Drop, |_| {});
+        assert_eq!(pool.positions(), &[fresh.position]);
+        assert_eq!(pool.previous_positions(), &[fresh.position]);
+        assert_eq!(pool.velocities(), &[fresh.velocity]);
+        assert_eq!(pool.ages(), &[0.0]);
+        assert_eq!(pool.lifetimes(), &[3.0]);
+        assert_eq!(pool.colors(), &[fresh.color]);
+        assert_eq!(pool.sizes(), &[fresh.size]);
+        assert_eq!(pool.owners(), &[8]);
+        assert_eq!(pool.blends(), &[BlendMode::Additive]);
+    }
+
+    #[test]
+    fn drop_policy_refuses_and_counts() {
+        let mut pool = ParticlePool::with_capacity(3);
+        for owner in 0..5 {
+            pool.spawn(&init(owner, 1.0), Overflow::Drop, |_| {});
+        }
+        assert_eq!(pool.owners(), &[0, 1, 2]);
+        assert_eq!(pool.make_room(4, Overflow::Drop, |_| {}), 0);
+        let stats = pool.stats();
+        assert_eq!(
+            stats,
+            PoolStats {
+                alive: 3,
+                capacity: 3,
+                spawned: 3,
+                dropped: 6,
+                replaced: 0,
+                high_water: 3,
+            }
+        );
+    }
+
+    #[test]
+    fn replace_oldest_evicts_the_oldest_first() {
+        let mut pool = ParticlePool::with_capacity(4);
+        // Owners 0..4 spawned one step apart: owner 0 is the oldest.
+        for owner in 0..4 {
+            pool.spawn(&init(owner, 100.0), Overflow::Drop, |_| {});
+            step(&mut pool, 0.25);
+        }
+        let mut evicted = Vec::new();
+        let index = pool.spawn(&init(10, 1.0), Overflow::ReplaceOldest, |o| evicted.push(o));
+        assert_eq!(evicted, vec![0]);
+        assert_eq!(pool.owners()[index.expect("replaced, not dropped")], 10);
+        // A batch evicts as many as it is short of, oldest first, in one go.
+        evicted.clear();
+        assert_eq!(
+            pool.make_room(2, Overflow::ReplaceOldest, |o| evicted.push(o)),
+            2
+        );
+        evicted.sort_unstable();
+        assert_eq!(evicted, vec![1, 2]);
+        let mut owners = pool.owners().to_vec();
+        owners.sort_unstable();
+        assert_eq!(owners, vec![3, 10]);
+        let stats = pool.stats();
+        assert_eq!((stats.replaced, stats.dropped, stats.spawned), (3, 0, 5));
+        // More than the whole pool: everything goes and the rest is dropped.
+        assert_eq!(pool.make_room(9, Overflow::ReplaceOldest, |_| {}), 4);
+        assert!(pool.is_empty());
+        assert_eq!(pool.stats().dropped, 5);
+    }
+
+    #[test]
+    fn grow_policy_doubles_up_to_its_limit_then_drops() {
+        let mut pool = ParticlePool::with_capacity(2);
+        let grow = Overflow::Grow { max: 5 };
+        for owner in 0..7 {
+            pool.spawn(&init(owner, 1.0), grow, |_| {});
+        }
+        let stats = pool.stats();
+        assert_eq!((stats.capacity, stats.alive, stats.dropped), (5, 5, 2));
+        assert_eq!(
+            pool.owners(),
+            &[0, 1, 2, 3, 4],
+            "growing keeps the live particles"
+        );
+        assert!(!pool.grow_to(3), "grow_to never shrinks");
+        assert!(pool.grow_to(6));
+        assert_eq!(pool.capacity(), 6);
+    }
+
+    #[test]
+    fn expired_particles_die_even_when_swapped_into_a_hole() {
+        // Lifetimes chosen so runs of dead particles sit at tile boundaries and at the end,
+        // where a swapped-in particle is itself dead.
+        let n = UPDATE_TILE * 2 + 37;
+        let mut pool = ParticlePool::with_capacity(n as u32);
+        for i in 0..n {
+            let dies = i.is_multiple_of(3)
+                || i >= n - 10
+                || (UPDATE_TILE - 3..UPDATE_TILE + 3).contains(&i);
+            let lifetime = if dies { 0.5 } else { 2.0 };
+            pool.spawn(&init(i as u32, lifetime), Overflow::Drop, |_| {});
+        }
+        let expected_dead = (0..n as u32)
+            .filter(|&i| {
+                let i = i as usize;
+                i.is_multiple_of(3)
+                    || i >= n - 10
+                    || (UPDATE_TILE - 3..UPDATE_TILE + 3).contains(&i)
+            })
+            .count();
+        let mut killed = step(&mut pool, 1.0);
+        assert_eq!(killed.len(), expected_dead);
+        killed.sort_unstable();
+        killed.dedup();
+        assert_eq!(killed.len(), expected_dead, "each death reported once");
+        assert_eq!(pool.len(), n - expected_dead);
+        assert!(
+            pool.lifetimes().iter().all(|&l| l == 2.0),
+            "no dead particle skipped"
+        );
+        assert!(
+            pool.ages().iter().all(|&a| a == 1.0),
+            "every survivor aged exactly once"
+        );
+    }
+
+    #[test]
+    fn update_integrates_and_double_buffers_positions() {
+        let mut pool = ParticlePool::with_capacity(4);
+        pool.spawn(&init(0, 10.0), Overflow::Drop, |_| {});
+        pool.spawn(&init(1, 10.0), Overflow::Drop, |_| {});
+        let forces = [
+            StepForces::new(Vec3::new(0.0, -10.0, 0.0), 0.0, 0.5),
+            StepForces::new(Vec3::ZERO, 2.0, 0.5),
+        ];
+        pool.update(0.5, &forces, &OverLifeTable::default(), |_| {});
+        assert_eq!(pool.previous_positions(), &[Vec3::ZERO, Vec3::X]);
+        // Owner 0: v = 1 - 10 * 0.5 = -4, p = 0 + -4 * 0.5.
+        assert_eq!(pool.velocities()[0], Vec3::new(0.0, -4.0, 0.0));
+        assert_eq!(pool.positions()[0], Vec3::new(0.0, -2.0, 0.0));
+        // Owner 1: v = 1 * exp(-1).
+        let v = (-1.0f32).exp();
+        assert!((pool.velocities()[1].y - v).abs() < 1e-6);
+        assert!((pool.positions()[1] - Vec3::new(1.0, v * 0.5, 0.0)).length() < 1e-6);
+
+        pool.update(0.5, &forces, &OverLifeTable::default(), |_| {});
+        assert_eq!(pool.previous_positions()[0], Vec3::new(0.0, -2.0, 0.0));
+        // Uniform forces take the flat path and must agree with the per-owner one.
+        let mut a = ParticlePool::with_capacity(9);
+        let mut b = ParticlePool::with_capacity(9);
+        for owner in 0..9 {
+            a.spawn(&init(owner % 2, 10.0), Overflow::Drop, |_| {});
+            b.spawn(&init(owner % 2, 10.0), Overflow::Drop, |_| {});
+        }
+        let uniform = [forces[0]; 2];
+        let single = [forces[0], StepForces::default()];
+        a.update(0.5, &uniform, &OverLifeTable::default(), |_| {});
+        b.update(0.5, &single, &OverLifeTable::default(), |_| {});
+        assert_eq!(a.velocities()[0], b.velocities()[0]);
+        assert_eq!(a.velocities()[2], b.velocities()[2]);
+        assert_ne!(a.velocities()[1], b.velocities()[1]);
+    }
+
+    #[test]
+    fn instances_interpolate_and_split_by_blend_mode() {
+        let mut pool = ParticlePool::with_capacity(4);
+        for owner in 0..3 {
+            pool.spawn(&init(owner, 10.0), Overflow::Drop, |_| {});
+        }
+        pool.update(1.0, &[], &OverLifeTable::default(), |_| {});
+        let (mut additive, mut alpha) = (Vec::new(), Vec::new());
+        pool.instances(0.25, &mut additive, &mut alpha);
+        assert_eq!((additive.len(), alpha.len()), (2, 1));
+        assert_eq!(alpha[0].position, [1.0, 0.25, 0.0]);
+        assert_eq!(alpha[0].size, 0.5);
+        assert_eq!(alpha[0].color, [1.0, 0.5, 0.25, 1.0]);
+        additive.clear();
+        alpha.clear();
+        pool.instances(7.0, &mut additive, &mut alpha);
+        assert_eq!(alpha[0].position, [1.0, 1.0, 0.0], "alpha is clamped to 1");
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Spawn { lifetime: u8, overflow: Overflow },
+        Batch { count: u8, overflow: Overflow },
+        Kill { pick: u16 },
+        KillOwner { pick: u16 },
+        Step { ticks: u8 },
+    }
+
+    fn overflow() -> impl Strategy<Value = Overflow> {
+        prop_oneof![
+            Just(Overflow::Drop),
+            Just(Overflow::ReplaceOldest),
+            (0u32..800).prop_map(|max| Overflow::Grow { max }),
+        ]
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => (1u8..40, overflow()).prop_map(|(lifetime, overflow)| Op::Spawn { lifetime, overflow }),
+            2 => (0u8..12, overflow()).prop_map(|(count, overflow)| Op::Batch { count, overflow }),
+            1 => (any::<u8>(), overflow()).prop_map(|(count, overflow)| Op::Batch { count, overflow }),
+            1 => any::<u16>().prop_map(|pick| Op::Kill { pick }),
+            1 => any::<u16>().prop_map(|pick| Op::KillOwner { pick }),
+            2 => (1u8..8).prop_map(|ticks| Op::Step { ticks }),
+        ]
+    }
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Reference {
+        id: u32,
+        age: f32,
+        lifetime: f32,
+    }
+
+    /// The pool's behaviour written the slow obvious way: a `Vec` in no particular order.
+    struct Model {
+        live: Vec<Reference>,
+        capacity: usize,
+        stats: PoolStats,
+    }
+
+    impl Model {
+        fn make_room(&mut self, wanted: usize, overflow: Overflow) -> usize {
+            let free = self.capacity - self.live.len();
+            let room = if wanted <= free {
+                wanted
+            } else {
+                match overflow {
+                    Overflow::Drop => free,
+                    Overflow::Grow { max } => {
+                        let target = (self.capacity * 2)
+                            .max(self.live.len() + wanted)
+                            .min(max as usize);
+                        self.capacity = self.capacity.max(target);
+                        wanted.min(self.capacity - self.live.len())
+                    }
+                    Overflow::ReplaceOldest => {
+                        let evict = (wanted - free).min(self.live.len());
+                        self.live
+                            .sort_by(|a, b| b.age.total_cmp(&a.age).then(a.id.cmp(&b.id)));
+                        self.live.drain(..evict);
+                        self.stats.replaced += evict as u64;
+                        free + evict
+                    }
+                }
+            };
+            self.stats.dropped += (wanted - room) as u64;
+            room
+        }
+
+        fn push(&mut self, id: u32, lifetime: f32) {
+            self.live.push(Reference {
+                id,
+                age: 0.0,
+                lifetime,
+            });
+            self.stats.spawned += 1;
+            self.stats.high_water = self.stats.high_water.max(self.live.len() as u32);
+        }
+    }
+
+    fn contents(pool: &ParticlePool) -> Vec<Reference> {
+        let mut v: Vec<Reference> = pool
+            .owners()
+            .iter()
+            .zip(pool.ages())
+            .zip(pool.lifetimes())
+            .map(|((&id, &age), &lifetime)| Reference { id, age, lifetime })
+            .collect();
+        v.sort_by_key(|r| r.id);
+        v
+    }
+
+    proptest! {
+        #[test]
+        fn expiry_mask_matches_a_bit_by_bit_loop(pairs in prop::collection::vec((0u8..8, 0u8..8), 0..=64)) {
+            let age: Vec<f32> = pairs.iter().map(|p| f32::from(p.0)).collect();
+            let lifetime: Vec<f32> = pairs.iter().map(|p| f32::from(p.1)).collect();
+            let naive = (0..pairs.len())
+                .filter(|&j| age[j] >= lifetime[j])
+                .fold(0u64, |mask, j| mask | (1 << j));
+            prop_assert_eq!(expiry_mask(&age, &lifetime), naive);
+        }
+
+        #[test]
+        fn pool_matches_a_naive_vec(capacity in prop_oneof![0u32..24, 200u32..700], ops in prop::collection::vec(op(), 1..120)) {
+            let mut pool = ParticlePool::with_capacity(capacity);
+            let mut model = Model { live: Vec::new(), capacity: capacity as usize, stats: PoolStats::default() };
+            let mut next_id = 0u32;
+            for op in ops {
+                match op {
+                    Op::Spawn { lifetime, overflow } => {
+                        let lifetime = f32::from(lifetime) / 16.0;
+                        let spawned = pool.spawn(&init(next_id, lifetime), overflow, |_| {});
+                        let room = model.make_room(1, overflow);
+                        prop_assert_eq!(spawned.is_some(), room == 1);
+                        if room == 1 {
+                            model.push(next_id, lifetime);
+                        }
+                        next_id += 1;
+                    }
+                    Op::Batch { count, overflow } => {
+                        let room = pool.make_room(u32::from(count), overflow, |_| {});
+                        prop_assert_eq!(room as usize, model.make_room(count.into(), overflow));
+                        for _ in 0..room {
+                            let spawned = pool.spawn(&init(next_id, 1.0), Overflow::Drop, |_| {});
+                            prop_assert!(spawned.is_some());
+                            model.push(next_id, 1.0);
+                            next_id += 1;
+                        }
+                    }
+                    Op::Kill { pick } => {
+                        let index = usize::from(pick) % (pool.len() + 1);
+                        match pool.kill(index) {
+                            Some(id) => {
+                                let at = model.live.iter().position(|r| r.id == id);
+                                prop_assert!(at.is_some(), "killed a particle the model lacks");
+                                model.live.swap_remove(at.unwrap_or_default());
+                            }
+                            None => prop_assert_eq!(index, pool.len()),
+                        }
+                    }
+                    Op::KillOwner { pick } => {
+                        let id = u32::from(pick) % next_id.max(1);
+                        let killed = pool.kill_where(|owner| owner == id, |_| {});
+                        let before = model.live.len();
+                        model.live.retain(|r| r.id != id);
+                        prop_assert_eq!(killed, before - model.live.len());
+                    }
+                    Op::Step { ticks } => {
+                        let dt = f32::from(ticks) / 16.0;
+                        let mut died = step(&mut pool, dt);
+                        for r in &mut model.live {
+                            r.age += dt;
+                        }
+                        let mut expected: Vec<u32> = model.live.iter().filter(|r| r.age >= r.lifetime).map(|r| r.id).collect();
+                        model.live.retain(|r| r.age < r.lifetime);
+                        died.sort_unstable();
+                        expected.sort_unstable();
+                        prop_assert_eq!(died, expected);
+                    }
+                }
+                model.live.sort_by_key(|r| r.id);
+                prop_assert_eq!(contents(&pool), model.live.clone());
+                let stats = pool.stats();
+                prop_assert_eq!(stats, PoolStats {
+                    alive: model.live.len() as u32,
+                    capacity: model.capacity as u32,
+                    ..model.stats
+                });
+                prop_assert_eq!(pool.positions().len(), pool.len());
+                prop_assert!(pool.len() <= pool.capacity());
+            }
+        }
+    }
+}
