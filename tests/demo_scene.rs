@@ -44,6 +44,10 @@ fn the_ship_hierarchy_is_animated_at_every_level() {
     for _ in 0..90 {
         world.step();
     }
+    assert!(
+        world.particles.stats().alive > 50,
+        "the emitters are smoking and spraying"
+    );
     for ((&node, path), old) in nodes.iter().zip(levels).zip(before) {
         assert_ne!(world.scene.local(node).unwrap(), old, "{path} did not move");
     }
@@ -65,4 +69,14 @@ fn the_fleet_sails_and_the_scene_is_lit() {
             .any(|l| matches!(l.kind, LightKind::Point { .. }))
     );
     assert!(scene.components.mesh.len() > 600);
+    assert!(
+        scene
+            .find_path("ship/cannon/smoke")
+            .is_some_and(|n| scene.get::<keel_engine::particles::Emitter>(n).is_some())
+    );
+    assert!(
+        scene
+            .find_path("ship/bow_spray")
+            .is_some_and(|n| scene.get::<keel_engine::particles::Emitter>(n).is_some())
+    );
 }

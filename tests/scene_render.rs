@@ -260,3 +260,88 @@ fn a_node_moving_at_constant_speed_is_drawn_halfway_at_alpha_half() {
         "drawn at column {half}, halfway is {midpoint}"
     );
 }
+
+/// Emitters on scene nodes, simulated for a fixed number of steps from fixed
+/// seeds, drawn through extraction: deterministic, so a golden image holds.
+#[test]
+fn particles_from_emitters() {
+    use keel_engine::particles::{BlendMode, ColorStop, Emitter, FloatRange, SizeStop};
+    let Some(ctx) = gpu_or_skip() else { return };
+    let mut scene = Scene::new();
+    let ground = scene
+        .spawn(
+            None,
+            "ground",
+            Transform::IDENTITY.with_scale(Vec3::new(8.0, 1.0, 8.0)),
+        )
+        .unwrap();
+    scene
+        .insert(
+            ground,
+            MeshRenderer {
+                mesh: Primitive::Plane,
+                material: Material::rgb(0.1, 0.1, 0.12),
+            },
+        )
+        .unwrap();
+    let fountain = |blend, color: [f32; 4], seed| Emitter {
+        rate: 80.0,
+        lifetime: FloatRange::new(0.8, 1.2),
+        speed: FloatRange::new(3.0, 4.0),
+        cone_angle: 15.0,
+        color_over_life: vec![
+            ColorStop { t: 0.0, color },
+            ColorStop {
+                t: 1.0,
+                color: [color[0], color[1], color[2], 0.0],
+            },
+        ],
+        size_over_life: vec![
+            SizeStop { t: 0.0, size: 0.15 },
+            SizeStop { t: 1.0, size: 0.3 },
+        ],
+        blend,
+        seed,
+        ..Emitter::default()
+    };
+    let left = scene
+        .spawn(
+            None,
+            "sparks",
+            Transform::from_translation(Vec3::new(-1.2, 0.0, 0.0)),
+        )
+        .unwrap();
+    scene
+        .insert(left, fountain(BlendMode::Additive, [1.0, 0.5, 0.1, 1.0], 7))
+        .unwrap();
+    let right = scene
+        .spawn(
+            None,
+            "smoke",
+            Transform::from_translation(Vec3::new(1.2, 0.0, 0.0)),
+        )
+        .unwrap();
+    scene
+        .insert(right, fountain(BlendMode::Alpha, [0.6, 0.7, 0.9, 0.8], 11))
+        .unwrap();
+    scene.environment.clear_color = Vec3::splat(0.02);
+    let mut world = World::new(scene);
+    for _ in 0..40 {
+        world.step();
+    }
+    let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
+    let mut buffers = FrameBuffers::default();
+    let view = Camera {
+        position: Vec3::new(0.0, 2.0, 6.0),
+        target: Vec3::new(0.0, 1.2, 0.0),
+        ..Camera::default()
+    };
+    let frame = buffers.extract_world(&mut world, view, 1.0, &Overlays::default());
+    assert!(
+        !frame.additive.is_empty() && !frame.alpha.is_empty(),
+        "both blend modes present"
+    );
+    let image = renderer.render_to_image(&ctx, &frame, 256, 256).unwrap();
+    assert!(renderer.stats().particles_drawn > 100);
+    assert_matches_golden("particles_from_emitters", &image);
+}

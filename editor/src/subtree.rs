@@ -123,7 +123,7 @@ fn spawn_records(
                     column: 0,
                     index: i as u32,
                     node: record.name.clone(),
-                    field: "parent",
+                    field: "parent".into(),
                     expected: "the index of an earlier node",
                     found: format!("{p:?}"),
                 });

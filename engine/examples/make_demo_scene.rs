@@ -12,6 +12,9 @@ use std::path::PathBuf;
 
 use glam::{Quat, Vec3, Vec4};
 use keel_engine::assets::Primitive;
+use keel_engine::particles::{
+    BlendMode, Burst, ColorStop, Emitter, FloatRange, Overflow, SizeStop,
+};
 use keel_engine::scene::{
     CameraSetup, Environment, Light, LightKind, Material, MeshRenderer, NodeId, Orbit, Oscillate,
     Scene, Spin, Transform,
@@ -105,15 +108,20 @@ fn main() {
         ambient: hex(0x3a4a5e),
     };
     b.scene.camera = CameraSetup {
-        position: Vec3::new(26.0, 14.0, 30.0),
-        target: Vec3::new(0.0, 4.0, 0.0),
+        position: Vec3::new(-19.0, 10.5, -22.0),
+        target: Vec3::new(0.0, 5.0, -1.0),
         fov_y_degrees: 45.0,
     };
 
     let sun = b.node(
         None,
         "sun",
-        Transform::IDENTITY.with_rotation(Quat::from_euler(glam::EulerRot::YXZ, 0.6, -0.75, 0.0)),
+        Transform::IDENTITY.with_rotation(Quat::from_euler(
+            glam::EulerRot::YXZ,
+            0.6 + PI,
+            -0.75,
+            0.0,
+        )),
     );
     b.scene
         .insert(
@@ -218,6 +226,91 @@ fn main() {
         Vec3::new(0.45, 1.6, 0.45),
         material(0x2b2b2e, 0.7),
     );
+    // Smoke drifts from the muzzle, with a puff each time the cannon fires (every 4 s).
+    let smoke = b.node(
+        Some(cannon),
+        "smoke",
+        Transform::from_translation(Vec3::new(0.0, 1.45, 0.0)),
+    );
+    let grey = |v: f32, a: f32| [v, v, v, a];
+    b.scene
+        .insert(
+            smoke,
+            Emitter {
+                rate: 6.0,
+                bursts: vec![Burst {
+                    time: 0.5,
+                    count: 60,
+                }],
+                burst_period: Some(4.0),
+                lifetime: FloatRange::new(2.0, 3.5),
+                speed: FloatRange::new(0.6, 2.4),
+                cone_angle: 20.0,
+                gravity: Vec3::new(0.3, 0.7, 0.0),
+                drag: 0.9,
+                color_over_life: vec![
+                    ColorStop {
+                        t: 0.0,
+                        color: grey(0.35, 0.0),
+                    },
+                    ColorStop {
+                        t: 0.08,
+                        color: grey(0.3, 0.6),
+                    },
+                    ColorStop {
+                        t: 1.0,
+                        color: grey(0.55, 0.0),
+                    },
+                ],
+                size_over_life: vec![
+                    SizeStop { t: 0.0, size: 0.5 },
+                    SizeStop { t: 1.0, size: 2.6 },
+                ],
+                blend: BlendMode::Alpha,
+                seed: 0xC4_4070,
+                overflow: Overflow::ReplaceOldest,
+                ..Emitter::default()
+            },
+        )
+        .unwrap();
+    // White water thrown up at the bow as the ship pushes through the sea.
+    let spray = b.node(
+        Some(ship),
+        "bow_spray",
+        Transform::from_translation(Vec3::new(0.0, -0.1, -7.2))
+            .with_rotation(Quat::from_rotation_x(-0.7)),
+    );
+    b.scene
+        .insert(
+            spray,
+            Emitter {
+                rate: 120.0,
+                lifetime: FloatRange::new(0.5, 1.0),
+                speed: FloatRange::new(2.5, 4.5),
+                cone_angle: 40.0,
+                gravity: Vec3::new(0.0, -9.81, 0.0),
+                drag: 0.3,
+                color_over_life: vec![
+                    ColorStop {
+                        t: 0.0,
+                        color: [0.7, 0.8, 0.9, 0.45],
+                    },
+                    ColorStop {
+                        t: 1.0,
+                        color: [0.5, 0.6, 0.7, 0.0],
+                    },
+                ],
+                size_over_life: vec![
+                    SizeStop { t: 0.0, size: 0.15 },
+                    SizeStop { t: 1.0, size: 0.45 },
+                ],
+                blend: BlendMode::Additive,
+                seed: 0x5B_4A7,
+                overflow: Overflow::Drop,
+                ..Emitter::default()
+            },
+        )
+        .unwrap();
 
     // The mast sways a little on its own, over the ship's rocking.
     let mast = b.node(

@@ -147,6 +147,11 @@ impl FrameBuffers {
                 }
             }
         }
+        self.additive.clear();
+        self.alpha_particles.clear();
+        world
+            .particles
+            .instances(alpha, &mut self.additive, &mut self.alpha_particles);
         let World { scene, index, .. } = world;
         self.extract_visible_keep_lines(scene, index, alpha, camera, aspect, overlays)
     }

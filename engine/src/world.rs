@@ -5,6 +5,7 @@
 //! displayed frame with the real time; it runs the fixed steps the clock asks
 //! for and returns the interpolation alpha to draw with.
 
+use crate::particles::ParticleSystem;
 use crate::scene::{NodeId, Scene, SpatialIndex};
 use crate::systems::Systems;
 use crate::time::{Clock, FrameTick, TimeSource};
@@ -30,6 +31,8 @@ pub struct World {
     pub clock: Clock,
     /// Octree of mesh bounds, kept in step with the scene.
     pub index: SpatialIndex,
+    /// The particle pool, fed by the scene's emitters each fixed step.
+    pub particles: ParticleSystem,
     /// Collect the nodes recomputed over each frame (for the dirty-flag overlay).
     pub track_recomputed: bool,
     recomputed_nodes: Vec<NodeId>,
@@ -37,6 +40,9 @@ pub struct World {
 }
 
 impl World {
+    /// Particles the pool holds before an emitter's `Grow` policy enlarges it.
+    pub const PARTICLE_CAPACITY: u32 = 16_384;
+
     /// A world around `scene` with the built-in systems and a 60 Hz clock.
     pub fn new(mut scene: Scene) -> Self {
         scene.propagate();
@@ -48,6 +54,7 @@ impl World {
             systems: Systems::new(),
             clock: Clock::default(),
             index,
+            particles: ParticleSystem::new(Self::PARTICLE_CAPACITY),
             track_recomputed: false,
             recomputed_nodes: Vec::new(),
             stats: FrameStats::default(),
@@ -69,8 +76,15 @@ impl World {
     /// Runs exactly one fixed step now, whatever the clock says.
     pub fn step(&mut self) {
         let dt = self.clock.step_seconds();
-        self.systems.run_step(&mut self.scene, dt);
+        self.fixed_step(dt);
         self.index.sync(&mut self.scene);
+    }
+
+    /// One fixed update: systems (with the transform pass), then particles from
+    /// the emitters' fresh world transforms.
+    fn fixed_step(&mut self, dt: f32) {
+        self.systems.run_step(&mut self.scene, dt);
+        self.particles.step(dt, self.scene.emitters_mut());
     }
 
     /// Replaces the scene (a newly opened file, an undo of everything).
@@ -79,6 +93,7 @@ impl World {
         scene.snapshot_previous();
         self.index.rebuild(&mut scene);
         self.scene = scene;
+        self.particles.clear();
         self.clock.reset_lag();
     }
 
@@ -94,7 +109,7 @@ impl World {
         let (mut recomputed, mut refiled) = (0, 0);
         self.recomputed_nodes.clear();
         for _ in 0..tick.steps {
-            self.systems.run_step(&mut self.scene, dt);
+            self.fixed_step(dt);
             recomputed += self.scene.last_recomputed();
             self.track();
             self.index.sync(&mut self.scene);

@@ -168,6 +168,22 @@ pub enum ParticleError {
     },
 }
 
+impl ParticleError {
+    /// Dotted path of the offending field, e.g. `lifetime.min`.
+    pub fn field(&self) -> &'static str {
+        match self {
+            Self::NotFinite { field, .. }
+            | Self::Negative { field, .. }
+            | Self::NotPositive { field, .. }
+            | Self::InvertedRange { field, .. }
+            | Self::OutOfRange { field, .. }
+            | Self::StopCount { field, .. }
+            | Self::StopsUnsorted { field, .. } => field,
+            Self::GrowLimit { .. } => "overflow.max",
+        }
+    }
+}
+
 /// Runtime state of an emitter: not saved, rebuilt from the seed on the first step after a load
 /// or a [`Emitter::restart`].
 ///

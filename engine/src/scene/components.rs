@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Column, NodeId};
 use crate::assets::Primitive;
+use crate::particles::Emitter;
 
 /// Turns the node about a local axis at a constant rate.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -165,6 +166,8 @@ pub struct Components {
     pub mesh: Column<MeshRenderer>,
     /// Light sources.
     pub light: Column<Light>,
+    /// Particle emitters.
+    pub emitter: Column<Emitter>,
 }
 
 impl Components {
@@ -175,6 +178,7 @@ impl Components {
         self.orbit.remove(node);
         self.mesh.remove(node);
         self.light.remove(node);
+        self.emitter.remove(node);
     }
 }
 
@@ -248,7 +252,24 @@ component!(
     Orbit => orbit,
     MeshRenderer => mesh,
     Light => light,
+    Emitter => emitter,
 );
+
+impl super::Scene {
+    /// Every emitter with its node's slot (a stable key) and world transform,
+    /// for the particle system's step.
+    pub fn emitters_mut(&mut self) -> impl Iterator<Item = (u32, &mut Emitter, glam::Affine3A)> {
+        let (hot, slots) = (&self.hot, &self.slots);
+        let (owners, emitters) = self.components.emitter.parts_mut();
+        owners
+            .iter()
+            .zip(emitters.iter_mut())
+            .map(move |(node, emitter)| {
+                let dense = slots[node.index() as usize].dense as usize;
+                (node.index(), emitter, hot.world[dense])
+            })
+    }
+}
 
 impl super::Scene {
     /// Gives `node` a component, returning the one it replaces.

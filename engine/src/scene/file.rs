@@ -23,6 +23,8 @@ use std::path::{Path, PathBuf};
 use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
+use crate::particles::Emitter;
+
 use super::{
     CameraSetup, Environment, Light, LightKind, MeshRenderer, NodeId, Orbit, Oscillate, Scene,
     SceneError, Spin, Transform,
@@ -75,6 +77,9 @@ pub struct NodeRecord {
     /// Light source.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub light: Option<Light>,
+    /// Particle emitter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emitter: Option<Emitter>,
 }
 
 impl NodeRecord {
@@ -89,6 +94,7 @@ impl NodeRecord {
             orbit: None,
             mesh: None,
             light: None,
+            emitter: None,
         }
     }
 }
@@ -230,6 +236,21 @@ impl SceneFile {
                 }
                 c.light.insert(id, light);
             }
+            if let Some(emitter) = &record.emitter {
+                emitter
+                    .validate()
+                    .map_err(|error| SceneError::InvalidField {
+                        path: path.to_path_buf(),
+                        line: 0,
+                        column: 0,
+                        index: index as u32,
+                        node: record.name.clone(),
+                        field: format!("emitter.{}", error.field()).into(),
+                        expected: "a valid emitter parameter",
+                        found: error.to_string(),
+                    })?;
+                c.emitter.insert(id, emitter.clone());
+            }
             ids.push(id);
         }
         scene.propagate();
@@ -253,7 +274,7 @@ impl Check<'_> {
             column: 0,
             index: self.index as u32,
             node: self.node.to_string(),
-            field,
+            field: field.into(),
             expected,
             found,
         }
@@ -372,6 +393,7 @@ impl Scene {
                 orbit: c.orbit.get(id).copied(),
                 mesh: c.mesh.get(id).copied(),
                 light: c.light.get(id).copied(),
+                emitter: c.emitter.get(id).cloned(),
             });
         }
         SceneFile {
@@ -423,8 +445,8 @@ fn locate(mut error: SceneError, text: &str) -> SceneError {
         ..
     } = &mut error
     {
-        let key = field.rsplit('.').next().unwrap_or(field);
-        let offset = field_offset(text, *index as usize, key).unwrap_or(0);
+        let key = field.rsplit('.').next().unwrap_or(field).to_string();
+        let offset = field_offset(text, *index as usize, &key).unwrap_or(0);
         let before = &text[..offset];
         *line = before.matches('\n').count() as u32 + 1;
         *column = (before.len() - before.rfind('\n').map_or(0, |i| i + 1)) as u32 + 1;

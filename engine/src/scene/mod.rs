@@ -99,7 +99,7 @@ pub enum SceneError {
         /// Name of the node.
         node: String,
         /// Dotted path of the field, e.g. `orbit.radius`.
-        field: &'static str,
+        field: std::borrow::Cow<'static, str>,
         /// What a valid value looks like.
         expected: &'static str,
         /// The value found.

@@ -539,7 +539,11 @@ fn bad_values_name_the_node_and_the_field() {
                 column,
                 ..
             } => {
-                assert_eq!((*index, node.as_str(), *f), (1, "b", field), "{err}");
+                assert_eq!(
+                    (*index, node.as_str(), f.as_ref()),
+                    (1, "b", field),
+                    "{err}"
+                );
                 assert_eq!(*line, 5, "{err}");
                 let key = field.rsplit('.').next().unwrap();
                 let expected_column = text
