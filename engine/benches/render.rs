@@ -74,5 +74,87 @@ fn prepare(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, prepare);
+/// 100,000 mesh nodes in 1,000 orbiting groups, simulated so every group moved
+/// in the last step: interpolation, octree culling and packing all do real work.
+fn moving_world(count: usize) -> keel_engine::world::World {
+    use keel_engine::assets::Primitive;
+    use keel_engine::scene::{Material, MeshRenderer, Orbit, Scene, Transform};
+    let mut scene = Scene::new();
+    let primitives = Primitive::ALL;
+    for g in 0..count / 100 {
+        let angle = g as f32 * 0.37;
+        let root = scene.spawn(None, "group", Transform::IDENTITY).unwrap();
+        let orbit = Orbit {
+            center: Vec3::ZERO,
+            radius: 20.0 + (g % 50) as f32,
+            rate: 0.2,
+            angle,
+            face_forward: true,
+        };
+        scene.insert(root, orbit).unwrap();
+        for i in 0..100 {
+            let at = Vec3::new((i % 10) as f32 * 0.6, (i / 10) as f32 * 0.6, 0.0);
+            let node = scene
+                .spawn(
+                    Some(root),
+                    "part",
+                    Transform::from_translation(at).with_scale(Vec3::splat(0.5)),
+                )
+                .unwrap();
+            let material = Material::rgb((g % 7) as f32 / 7.0, (i % 5) as f32 / 5.0, 0.5);
+            scene
+                .insert(
+                    node,
+                    MeshRenderer {
+                        mesh: primitives[(g + i) % 5],
+                        material,
+                    },
+                )
+                .unwrap();
+        }
+    }
+    let mut world = keel_engine::world::World::new(scene);
+    world.step();
+    world.step();
+    world
+}
+
+/// One frame's CPU work for 100,000 instances: octree frustum query,
+/// interpolation, packing and batching into reused buffers (`prepare`),
+/// against extracting every mesh and preparing a draw per instance (`prepare_naive`).
+fn frame(c: &mut Criterion) {
+    const COUNT: usize = 100_000;
+    let mut world = moving_world(COUNT);
+    let camera = Camera {
+        position: Vec3::new(0.0, 30.0, 90.0),
+        target: Vec3::ZERO,
+        ..Camera::default()
+    };
+    let aspect = 16.0 / 9.0;
+    let view_proj = camera.view_projection(aspect);
+    let overlays = keel_engine::extract::Overlays::default();
+    let mut group = c.benchmark_group("render");
+    group.throughput(Throughput::Elements(COUNT as u64));
+    group.sample_size(20);
+    let mut buffers = keel_engine::extract::FrameBuffers::default();
+    let mut batcher = InstanceBatcher::new();
+    group.bench_function(BenchmarkId::new("prepare", COUNT), |b| {
+        b.iter(|| {
+            let frame = buffers.extract_world(&mut world, camera, aspect, &overlays);
+            batcher.prepare(view_proj, frame.instances);
+            black_box((batcher.bytes().len(), batcher.groups().len()))
+        });
+    });
+    let mut naive_buffers = keel_engine::extract::FrameBuffers::default();
+    group.bench_function(BenchmarkId::new("prepare_naive", COUNT), |b| {
+        b.iter(|| {
+            let alpha = world.clock.alpha();
+            let frame = naive_buffers.extract(&world.scene, alpha, camera, &overlays);
+            black_box(prepare_unbatched(view_proj, frame.instances).len())
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, prepare, frame);
 criterion_main!(benches);

@@ -102,6 +102,9 @@ impl FrameBuffers {
     ) -> FrameData<'a> {
         let frustum = Frustum::from_view_projection(&camera.view_projection(aspect));
         let mut visible = std::mem::take(&mut self.visible);
+        // Every mesh visible is the most there can be: reserve once, never grow per frame.
+        visible.reserve(scene.components.mesh.len());
+        self.instances.reserve(scene.components.mesh.len());
         index.visible(&frustum, &mut visible);
         for &node in &visible {
             if let Some(mesh) = scene.get::<MeshRenderer>(node) {
@@ -149,6 +152,11 @@ impl FrameBuffers {
         }
         self.additive.clear();
         self.alpha_particles.clear();
+        // Room for the most that can come (the whole pool in one blend mode):
+        // sized once, not grown frame by frame as the pool fills.
+        let capacity = world.particles.stats().capacity as usize;
+        self.additive.reserve(capacity);
+        self.alpha_particles.reserve(capacity);
         world
             .particles
             .instances(alpha, &mut self.additive, &mut self.alpha_particles);

@@ -1,0 +1,114 @@
+//! Once warm, preparing a frame (octree culling, interpolation, packing and
+//! batching of instances and particles) allocates nothing on the heap.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use glam::Vec3;
+use keel_engine::assets::Primitive;
+use keel_engine::extract::{FrameBuffers, Overlays};
+use keel_engine::particles::Emitter;
+use keel_engine::render::{Camera, InstanceBatcher};
+use keel_engine::scene::{Material, MeshRenderer, Orbit, Scene, Transform};
+use keel_engine::world::World;
+
+struct Counting;
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `alloc` above with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[test]
+fn preparing_a_frame_allocates_nothing_once_warm() {
+    let mut scene = Scene::new();
+    for g in 0..50 {
+        let root = scene.spawn(None, "group", Transform::IDENTITY).unwrap();
+        let orbit = Orbit {
+            center: Vec3::ZERO,
+            radius: 5.0 + g as f32,
+            rate: 0.5,
+            angle: g as f32,
+            face_forward: true,
+        };
+        scene.insert(root, orbit).unwrap();
+        for i in 0..20 {
+            let node = scene
+                .spawn(
+                    Some(root),
+                    "part",
+                    Transform::from_translation(Vec3::Y * i as f32),
+                )
+                .unwrap();
+            let mesh = Primitive::ALL[i % 5];
+            scene
+                .insert(
+                    node,
+                    MeshRenderer {
+                        mesh,
+                        material: Material::default(),
+                    },
+                )
+                .unwrap();
+        }
+        scene
+            .insert(
+                root,
+                Emitter {
+                    rate: 30.0,
+                    ..Emitter::default()
+                },
+            )
+            .unwrap();
+    }
+    let mut world = World::new(scene);
+    let camera = Camera {
+        position: Vec3::new(0.0, 20.0, 60.0),
+        target: Vec3::ZERO,
+        ..Camera::default()
+    };
+    let view_proj = camera.view_projection(1.5);
+    let mut buffers = FrameBuffers::default();
+    let mut batcher = InstanceBatcher::new();
+    let overlays = Overlays::default();
+    let mut drawn = 0;
+    for frame in 0..200 {
+        world.step();
+        COUNTING.store(frame >= 100, Ordering::Relaxed);
+        let data = buffers.extract_world(&mut world, camera, 1.5, &overlays);
+        drawn += data.instances.len() + data.alpha.len();
+        batcher.prepare(view_proj, data.instances);
+        COUNTING.store(false, Ordering::Relaxed);
+    }
+    assert!(
+        drawn > 10_000,
+        "the frames must have had instances and particles to prepare ({drawn})"
+    );
+    assert_eq!(
+        ALLOCATIONS.load(Ordering::Relaxed),
+        0,
+        "heap allocations while preparing warm frames"
+    );
+}
