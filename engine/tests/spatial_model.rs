@@ -554,6 +554,16 @@ proptest! {
         let mut pairs = Vec::new();
         grid.pairs(&mut pairs);
         prop_assert_eq!(normalised(&pairs), brute_pairs_2d(&model));
+        // The same contents loaded in one batch answer the same.
+        let mut bulk = RowGrid::new(world, cell).unwrap();
+        bulk.insert_batch(model.iter().map(|(k, r)| (*k, *r))).unwrap();
+        prop_assert_eq!(bulk.len(), model.len());
+        for area in &queries.rects {
+            bulk.query_rect(area, &mut out);
+            prop_assert_eq!(sorted(&out), brute_rect_query(&model, area), "batch-built rect query {:?}", area);
+        }
+        bulk.pairs(&mut pairs);
+        prop_assert_eq!(normalised(&pairs), brute_pairs_2d(&model));
         grid.clear();
         grid.query_rect(&world, &mut out);
         prop_assert!(out.is_empty() && grid.is_empty());
