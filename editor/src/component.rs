@@ -10,6 +10,7 @@
 
 use glam::{Vec3, Vec4};
 use keel_engine::assets::Primitive;
+use keel_engine::particles::Emitter;
 use keel_engine::scene::{
     Light, LightKind, Material, MeshRenderer, NodeId, NodeRecord, Orbit, Oscillate, Scene,
     SceneError, Spin,
@@ -28,13 +29,16 @@ pub enum ComponentKind {
     Mesh,
     /// [`Light`].
     Light,
+    /// [`Emitter`].
+    Emitter,
 }
 
 impl ComponentKind {
     /// Every kind, in the order the inspector lists them.
-    pub const ALL: [ComponentKind; 5] = [
+    pub const ALL: [ComponentKind; 6] = [
         ComponentKind::Mesh,
         ComponentKind::Light,
+        ComponentKind::Emitter,
         ComponentKind::Spin,
         ComponentKind::Oscillate,
         ComponentKind::Orbit,
@@ -48,6 +52,7 @@ impl ComponentKind {
             ComponentKind::Orbit => "Orbit",
             ComponentKind::Mesh => "Mesh Renderer",
             ComponentKind::Light => "Light",
+            ComponentKind::Emitter => "Particle Emitter",
         }
     }
 
@@ -77,6 +82,7 @@ impl ComponentKind {
                 color: Vec3::ONE,
                 intensity: 1.0,
             }),
+            ComponentKind::Emitter => ComponentValue::Emitter(Box::default()),
         }
     }
 
@@ -90,6 +96,9 @@ impl ComponentKind {
             ComponentKind::Orbit => scene.remove::<Orbit>(node).map(ComponentValue::Orbit),
             ComponentKind::Mesh => scene.remove::<MeshRenderer>(node).map(ComponentValue::Mesh),
             ComponentKind::Light => scene.remove::<Light>(node).map(ComponentValue::Light),
+            ComponentKind::Emitter => scene
+                .remove::<Emitter>(node)
+                .map(|e| ComponentValue::Emitter(Box::new(e))),
         }
     }
 
@@ -107,12 +116,18 @@ impl ComponentKind {
                 .copied()
                 .map(ComponentValue::Mesh),
             ComponentKind::Light => scene.get::<Light>(node).copied().map(ComponentValue::Light),
+            ComponentKind::Emitter => scene
+                .get::<Emitter>(node)
+                .map(|e| ComponentValue::Emitter(Box::new(e.clone()))),
         }
     }
 }
 
 /// A component value of any kind.
-#[derive(Clone, Copy, Debug, PartialEq)]
+///
+/// Emitters own vectors (bursts, gradient stops), so values are cloned, not
+/// copied; the emitter is boxed to keep the small kinds small.
+#[derive(Clone, Debug, PartialEq)]
 pub enum ComponentValue {
     /// A [`Spin`].
     Spin(Spin),
@@ -124,6 +139,8 @@ pub enum ComponentValue {
     Mesh(MeshRenderer),
     /// A [`Light`].
     Light(Light),
+    /// An [`Emitter`].
+    Emitter(Box<Emitter>),
 }
 
 impl ComponentValue {
@@ -135,6 +152,7 @@ impl ComponentValue {
             ComponentValue::Orbit(_) => ComponentKind::Orbit,
             ComponentValue::Mesh(_) => ComponentKind::Mesh,
             ComponentValue::Light(_) => ComponentKind::Light,
+            ComponentValue::Emitter(_) => ComponentKind::Emitter,
         }
     }
 
@@ -149,6 +167,7 @@ impl ComponentValue {
             ComponentValue::Orbit(c) => scene.insert(node, c).map(drop),
             ComponentValue::Mesh(c) => scene.insert(node, c).map(drop),
             ComponentValue::Light(c) => scene.insert(node, c).map(drop),
+            ComponentValue::Emitter(c) => scene.insert(node, *c).map(drop),
         }
     }
 
@@ -160,6 +179,7 @@ impl ComponentValue {
             ComponentValue::Orbit(c) => record.orbit = Some(c),
             ComponentValue::Mesh(c) => record.mesh = Some(c),
             ComponentValue::Light(c) => record.light = Some(c),
+            ComponentValue::Emitter(c) => record.emitter = Some(*c),
         }
     }
 
@@ -171,6 +191,12 @@ impl ComponentValue {
         out.extend(record.orbit.map(ComponentValue::Orbit));
         out.extend(record.mesh.map(ComponentValue::Mesh));
         out.extend(record.light.map(ComponentValue::Light));
+        out.extend(
+            record
+                .emitter
+                .clone()
+                .map(|e| ComponentValue::Emitter(Box::new(e))),
+        );
         out
     }
 
@@ -215,6 +241,7 @@ impl ComponentValue {
                 };
                 l.color.is_finite() && nonneg(l.intensity) && range_ok
             }
+            ComponentValue::Emitter(e) => e.validate().is_ok(),
         }
     }
 }
@@ -238,7 +265,7 @@ mod tests {
         assert_eq!(values.len(), ComponentKind::ALL.len());
         let mut record = NodeRecord::new("n");
         for v in &values {
-            v.store_in(&mut record);
+            v.clone().store_in(&mut record);
         }
         let mut back = ComponentValue::from_record(&record);
         let mut expected = values.clone();
@@ -263,5 +290,10 @@ mod tests {
         };
         orbit.radius = f32::NAN;
         assert!(!ComponentValue::Orbit(orbit).is_valid());
+        let ComponentValue::Emitter(mut emitter) = ComponentKind::Emitter.default_value() else {
+            unreachable!("the default of Emitter is an emitter")
+        };
+        emitter.lifetime.min = emitter.lifetime.max + 1.0;
+        assert!(!ComponentValue::Emitter(emitter).is_valid());
     }
 }

@@ -472,7 +472,7 @@ impl Document {
         }
         let mut record = NodeRecord::new(name);
         for c in components {
-            c.store_in(&mut record);
+            c.clone().store_in(&mut record);
         }
         let index = subtree::siblings(self.scene(), parent).count();
         let edit = Edit::Spawn {
@@ -634,7 +634,7 @@ impl Document {
             });
         }
         let before = kind.get(self.scene(), node);
-        if before == Some(value) {
+        if before.as_ref() == Some(&value) {
             return Ok(());
         }
         let verb = if before.is_some() { "Edit" } else { "Add" };

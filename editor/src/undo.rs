@@ -221,7 +221,7 @@ impl Edit {
                 before,
                 after,
             } => {
-                let value = if forward { *after } else { *before };
+                let value = if forward { after } else { before }.clone();
                 if !scene.contains(*node) {
                     return Err(EditError::NoSuchNode { node: *node });
                 }
@@ -317,7 +317,7 @@ impl Edit {
                     after: a @ Some(_),
                 },
             ) if node == n && kind == k => {
-                *after = *a;
+                after.clone_from(a);
                 true
             }
             _ => false,

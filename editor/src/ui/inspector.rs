@@ -8,10 +8,18 @@
 //!
 //! A new component kind gets its editor in [`component_ui`]: the match there
 //! is exhaustive, so the compiler asks for it.
+//!
+//! An emitter edit that fails [`Emitter::validate`] is not applied: the scene
+//! keeps the last valid emitter, while the inspector keeps showing the edit
+//! with the reason in red so the user can finish it (lifetime min dragged past
+//! max, then max raised).
 
 use egui::{DragValue, Response, Ui};
 use glam::{EulerRot, Quat, Vec3, Vec4};
 use keel_engine::assets::Primitive;
+use keel_engine::particles::{
+    BlendMode, Burst, ColorStop, Emitter, FloatRange, MAX_POOL_CAPACITY, Overflow, SizeStop,
+};
 use keel_engine::scene::{Light, LightKind, MeshRenderer, NodeId, Orbit, Oscillate, Spin};
 
 use crate::component::{ComponentKind, ComponentValue};
@@ -29,6 +37,18 @@ pub struct Inspector {
     euler: Option<(NodeId, Quat, Vec3)>,
     /// The name being typed, for the node it belongs to.
     name: Option<(NodeId, String)>,
+    /// An emitter edit that failed validation, shown until it is fixed.
+    emitter_draft: Option<EmitterDraft>,
+}
+
+/// An emitter being edited into a valid state.
+#[derive(Debug)]
+struct EmitterDraft {
+    node: NodeId,
+    /// The emitter in the scene when the draft began: if undo or another
+    /// edit changes it, the draft no longer applies and is dropped.
+    base: Emitter,
+    edited: Emitter,
 }
 
 /// Collects whether any widget changed and whether one is still in use.
@@ -52,6 +72,21 @@ impl Tracker {
 }
 
 impl Inspector {
+    /// `value`, or the unfinished edit of it when one is pending.
+    fn draft_or(&mut self, node: NodeId, value: ComponentValue) -> ComponentValue {
+        let ComponentValue::Emitter(current) = &value else {
+            return value;
+        };
+        match self.emitter_draft.take() {
+            Some(draft) if draft.node == node && draft.base == **current => {
+                let shown = ComponentValue::Emitter(Box::new(draft.edited.clone()));
+                self.emitter_draft = Some(draft);
+                shown
+            }
+            _ => value,
+        }
+    }
+
     fn merge_key(&mut self) -> u64 {
         *self.session.get_or_insert_with(|| {
             self.next_session += 1;
@@ -198,24 +233,44 @@ impl Inspector {
             let Some(value) = kind.get(doc.scene(), node) else {
                 continue;
             };
-            let mut edited = value;
+            let start = self.draft_or(node, value);
+            let mut edited = start.clone();
             let mut changed = Tracker::new();
             egui::CollapsingHeader::new(kind.label())
                 .id_salt(("component", kind.label()))
                 .default_open(true)
                 .show(ui, |ui| {
                     component_ui(ui, &mut edited, &mut changed);
+                    if let Some(problem) = problem_of(&edited) {
+                        ui.colored_label(ui.visuals().error_fg_color, problem);
+                    }
                     if ui.button(format!("Remove {}", kind.label())).clicked() {
                         remove = Some(kind);
                     }
                 });
             tracker.changed |= changed.changed;
             tracker.active |= changed.active;
-            if edited != value {
-                let key = self.merge_key();
-                if let Err(e) = doc.set_component(node, edited, Some(key)) {
-                    status.error(e.to_string());
+            if edited == start {
+                continue;
+            }
+            if problem_of(&edited).is_some() {
+                if let (ComponentValue::Emitter(edited), Some(ComponentValue::Emitter(base))) =
+                    (edited, kind.get(doc.scene(), node))
+                {
+                    self.emitter_draft = Some(EmitterDraft {
+                        node,
+                        base: *base,
+                        edited: *edited,
+                    });
                 }
+                continue;
+            }
+            if matches!(edited, ComponentValue::Emitter(_)) {
+                self.emitter_draft = None;
+            }
+            let key = self.merge_key();
+            if let Err(e) = doc.set_component(node, edited, Some(key)) {
+                status.error(e.to_string());
             }
         }
         if let Some(kind) = remove
@@ -313,7 +368,20 @@ fn component_ui(ui: &mut Ui, value: &mut ComponentValue, tracker: &mut Tracker) 
             ComponentValue::Orbit(o) => orbit_ui(ui, o, tracker),
             ComponentValue::Mesh(m) => mesh_ui(ui, m, tracker),
             ComponentValue::Light(l) => light_ui(ui, l, tracker),
+            ComponentValue::Emitter(e) => emitter_ui(ui, e, tracker),
         });
+}
+
+/// Why `value` can't be applied, for the kinds whose validation explains it.
+fn problem_of(value: &ComponentValue) -> Option<String> {
+    match value {
+        ComponentValue::Emitter(e) => e.validate().err().map(|e| e.to_string()),
+        ComponentValue::Spin(_)
+        | ComponentValue::Oscillate(_)
+        | ComponentValue::Orbit(_)
+        | ComponentValue::Mesh(_)
+        | ComponentValue::Light(_) => None,
+    }
 }
 
 fn spin_ui(ui: &mut Ui, s: &mut Spin, tracker: &mut Tracker) {
@@ -393,4 +461,310 @@ fn light_ui(ui: &mut Ui, l: &mut Light, tracker: &mut Tracker) {
     }
     color_row(ui, "Light color", &mut l.color, tracker);
     number(ui, "Intensity", &mut l.intensity, 0.01, Some(0.0), tracker);
+}
+
+fn emitter_ui(ui: &mut Ui, e: &mut Emitter, tracker: &mut Tracker) {
+    number(
+        ui,
+        "Emission rate (/s)",
+        &mut e.rate,
+        0.1,
+        Some(0.0),
+        tracker,
+    );
+    bursts_ui(ui, e, tracker);
+    range_row(ui, "Lifetime (s)", "Lifetime", &mut e.lifetime, tracker);
+    range_row(ui, "Speed", "Speed", &mut e.speed, tracker);
+    ui.label("Cone angle (deg)");
+    let r = ui
+        .add(egui::Slider::new(&mut e.cone_angle, 0.0..=180.0))
+        .accessible_name("Cone angle");
+    tracker.track(&r);
+    ui.end_row();
+    vec3_row(ui, "Gravity", &mut e.gravity, 0.05, tracker);
+    number(ui, "Drag (/s)", &mut e.drag, 0.01, Some(0.0), tracker);
+    color_stops_ui(ui, &mut e.color_over_life, tracker);
+    size_stops_ui(ui, &mut e.size_over_life, tracker);
+    ui.label("Blend");
+    let combo = egui::ComboBox::from_id_salt("emitter_blend")
+        .selected_text(blend_name(e.blend))
+        .show_ui(ui, |ui| {
+            for mode in [BlendMode::Alpha, BlendMode::Additive] {
+                ui.selectable_value(&mut e.blend, mode, blend_name(mode));
+            }
+        });
+    let _ = combo.response.accessible_name("Blend");
+    ui.end_row();
+    let name = ui.label("Seed");
+    let r = ui.add(DragValue::new(&mut e.seed)).labelled_by(name.id);
+    tracker.track(&r);
+    ui.end_row();
+    overflow_ui(ui, &mut e.overflow, tracker);
+}
+
+fn blend_name(mode: BlendMode) -> &'static str {
+    match mode {
+        BlendMode::Additive => "Additive",
+        BlendMode::Alpha => "Alpha",
+    }
+}
+
+/// A `min..=max` pair on one row, named `name min` and `name max`.
+fn range_row(ui: &mut Ui, label: &str, name: &str, range: &mut FloatRange, tracker: &mut Tracker) {
+    ui.label(label);
+    ui.horizontal(|ui| {
+        for (end, value) in [("min", &mut range.min), ("max", &mut range.max)] {
+            let r = ui
+                .add(DragValue::new(value).speed(0.05).max_decimals(4))
+                .accessible_name(format!("{name} {end}"));
+            tracker.track(&r);
+        }
+    });
+    ui.end_row();
+}
+
+/// A small button that removes list item `what`; true when clicked.
+fn remove_button(ui: &mut Ui, what: &str, enabled: bool, tracker: &mut Tracker) -> bool {
+    let r = ui
+        .add_enabled(enabled, egui::Button::new("x").small())
+        .on_hover_text(format!("Remove {what}"))
+        .accessible_name(format!("Remove {what}"));
+    tracker.track(&r);
+    r.clicked()
+}
+
+fn bursts_ui(ui: &mut Ui, e: &mut Emitter, tracker: &mut Tracker) {
+    let mut removed = None;
+    for (i, burst) in e.bursts.iter_mut().enumerate() {
+        let what = format!("burst {}", i + 1);
+        ui.label(format!("Burst {}", i + 1));
+        ui.horizontal(|ui| {
+            let r = ui
+                .add(
+                    DragValue::new(&mut burst.time)
+                        .speed(0.05)
+                        .max_decimals(4)
+                        .range(0.0..=f32::MAX)
+                        .suffix(" s"),
+                )
+                .accessible_name(format!("Burst {} time", i + 1));
+            tracker.track(&r);
+            let r = ui
+                .add(DragValue::new(&mut burst.count).suffix(" particles"))
+                .accessible_name(format!("Burst {} count", i + 1));
+            tracker.track(&r);
+            if remove_button(ui, &what, true, tracker) {
+                removed = Some(i);
+            }
+        });
+        ui.end_row();
+    }
+    if let Some(i) = removed {
+        e.bursts.remove(i);
+    }
+    ui.label("Bursts");
+    ui.horizontal(|ui| {
+        let r = ui.button("Add burst");
+        tracker.track(&r);
+        if r.clicked() {
+            let time = e.bursts.last().map_or(0.0, |b| b.time + 0.5);
+            e.bursts.push(Burst { time, count: 10 });
+        }
+        let mut repeat = e.burst_period.is_some();
+        let r = ui.checkbox(&mut repeat, "Repeat every");
+        tracker.track(&r);
+        if repeat != e.burst_period.is_some() {
+            e.burst_period = repeat.then_some(1.0);
+        }
+        if let Some(period) = &mut e.burst_period {
+            let r = ui
+                .add(
+                    DragValue::new(period)
+                        .speed(0.05)
+                        .max_decimals(4)
+                        .suffix(" s"),
+                )
+                .accessible_name("Burst period");
+            tracker.track(&r);
+        }
+    });
+    ui.end_row();
+}
+
+/// A linear RGBA colour: the picker shows the hue and alpha, scaled down when
+/// the colour is brighter than 1 (additive glow), which it can't show.
+fn rgba_button(ui: &mut Ui, name: &str, color: &mut [f32; 4], tracker: &mut Tracker) {
+    let [r, g, b, a] = *color;
+    let scale = r.max(g).max(b).max(1.0);
+    let mut shown = [r / scale, g / scale, b / scale, a.clamp(0.0, 1.0)];
+    let response = ui
+        .color_edit_button_rgba_unmultiplied(&mut shown)
+        .accessible_name(name.to_owned());
+    tracker.track(&response);
+    if response.changed() {
+        *color = [
+            shown[0] * scale,
+            shown[1] * scale,
+            shown[2] * scale,
+            shown[3],
+        ];
+    }
+}
+
+fn stop_t(ui: &mut Ui, name: String, t: &mut f32, tracker: &mut Tracker) {
+    let r = ui
+        .add(
+            DragValue::new(t)
+                .speed(0.01)
+                .max_decimals(3)
+                .range(0.0..=1.0)
+                .prefix("t "),
+        )
+        .accessible_name(name);
+    tracker.track(&r);
+}
+
+/// The index and `t` of a new stop halfway between the last two, so adding
+/// one keeps the stops sorted and the curve unchanged.
+fn new_stop_at(ts: impl ExactSizeIterator<Item = f32> + Clone) -> (usize, f32) {
+    let n = ts.len();
+    let mut last_two = ts.skip(n.saturating_sub(2));
+    let a = last_two.next().unwrap_or(0.0);
+    let b = last_two.next().unwrap_or(1.0);
+    (n.saturating_sub(1), (a + b) * 0.5)
+}
+
+fn color_stops_ui(ui: &mut Ui, stops: &mut Vec<ColorStop>, tracker: &mut Tracker) {
+    let can_remove = stops.len() > 2;
+    let mut removed = None;
+    for (i, stop) in stops.iter_mut().enumerate() {
+        let n = i + 1;
+        ui.label(format!("Color stop {n}"));
+        ui.horizontal(|ui| {
+            stop_t(ui, format!("Color stop {n} t"), &mut stop.t, tracker);
+            rgba_button(
+                ui,
+                &format!("Color stop {n} color"),
+                &mut stop.color,
+                tracker,
+            );
+            for (channel, value) in ["R", "G", "B", "A"].into_iter().zip(&mut stop.color) {
+                let r = ui
+                    .add(
+                        DragValue::new(value)
+                            .speed(0.01)
+                            .max_decimals(3)
+                            .range(0.0..=f32::MAX),
+                    )
+                    .accessible_name(format!("Color stop {n} {channel}"));
+                tracker.track(&r);
+            }
+            if remove_button(ui, &format!("color stop {n}"), can_remove, tracker) {
+                removed = Some(i);
+            }
+        });
+        ui.end_row();
+    }
+    if let Some(i) = removed {
+        stops.remove(i);
+    }
+    if stops.len() < 4 {
+        ui.label("");
+        let r = ui.button("Add color stop");
+        tracker.track(&r);
+        if r.clicked() {
+            let (index, t) = new_stop_at(stops.iter().map(|s| s.t));
+            let sample = Emitter {
+                color_over_life: stops.clone(),
+                ..Emitter::default()
+            };
+            let color = sample.color_at(t).to_array();
+            stops.insert(index, ColorStop { t, color });
+        }
+        ui.end_row();
+    }
+}
+
+fn size_stops_ui(ui: &mut Ui, stops: &mut Vec<SizeStop>, tracker: &mut Tracker) {
+    let can_remove = stops.len() > 2;
+    let mut removed = None;
+    for (i, stop) in stops.iter_mut().enumerate() {
+        let n = i + 1;
+        ui.label(format!("Size stop {n}"));
+        ui.horizontal(|ui| {
+            stop_t(ui, format!("Size stop {n} t"), &mut stop.t, tracker);
+            let r = ui
+                .add(
+                    DragValue::new(&mut stop.size)
+                        .speed(0.01)
+                        .max_decimals(4)
+                        .range(0.0..=f32::MAX),
+                )
+                .accessible_name(format!("Size stop {n} size"));
+            tracker.track(&r);
+            if remove_button(ui, &format!("size stop {n}"), can_remove, tracker) {
+                removed = Some(i);
+            }
+        });
+        ui.end_row();
+    }
+    if let Some(i) = removed {
+        stops.remove(i);
+    }
+    if stops.len() < 4 {
+        ui.label("");
+        let r = ui.button("Add size stop");
+        tracker.track(&r);
+        if r.clicked() {
+            let (index, t) = new_stop_at(stops.iter().map(|s| s.t));
+            let sample = Emitter {
+                size_over_life: stops.clone(),
+                ..Emitter::default()
+            };
+            let size = sample.size_at(t);
+            stops.insert(index, SizeStop { t, size });
+        }
+        ui.end_row();
+    }
+}
+
+fn overflow_ui(ui: &mut Ui, overflow: &mut Overflow, tracker: &mut Tracker) {
+    fn name(o: Overflow) -> &'static str {
+        match o {
+            Overflow::Drop => "Drop new particles",
+            Overflow::ReplaceOldest => "Replace the oldest",
+            Overflow::Grow { .. } => "Grow the pool",
+        }
+    }
+    ui.label("When the pool is full");
+    let current = *overflow;
+    let combo = egui::ComboBox::from_id_salt("emitter_overflow")
+        .selected_text(name(current))
+        .show_ui(ui, |ui| {
+            let grow = match current {
+                Overflow::Grow { .. } => current,
+                Overflow::Drop | Overflow::ReplaceOldest => Overflow::Grow { max: 65_536 },
+            };
+            for choice in [Overflow::Drop, Overflow::ReplaceOldest, grow] {
+                let selected = std::mem::discriminant(&current) == std::mem::discriminant(&choice);
+                if ui.selectable_label(selected, name(choice)).clicked() && !selected {
+                    *overflow = choice;
+                }
+            }
+        });
+    let _ = combo.response.accessible_name("Overflow");
+    ui.end_row();
+    if let Overflow::Grow { max } = overflow {
+        let label = ui.label("Grow up to");
+        let r = ui
+            .add(
+                DragValue::new(max)
+                    .speed(64.0)
+                    .range(1..=MAX_POOL_CAPACITY)
+                    .suffix(" particles"),
+            )
+            .labelled_by(label.id);
+        tracker.track(&r);
+        ui.end_row();
+    }
 }

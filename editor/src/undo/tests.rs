@@ -271,7 +271,7 @@ fn component_add_edit_remove_round_trip() {
             node,
             kind: ComponentKind::Light,
             before: None,
-            after: Some(light),
+            after: Some(light.clone()),
         },
         None,
     );
@@ -286,7 +286,7 @@ fn component_add_edit_remove_round_trip() {
             node,
             kind: ComponentKind::Spin,
             before: None,
-            after: Some(spin),
+            after: Some(spin.clone()),
         },
         Some(3),
     );
