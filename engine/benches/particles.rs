@@ -243,7 +243,7 @@ impl BoxedWorld {
 }
 
 fn update(c: &mut Criterion) {
-    let mut group = c.benchmark_group("update");
+    let mut group = c.benchmark_group("particles");
     group.sample_size(20);
     let forever = FloatRange::new(1.0e6, 1.0e6);
     let worlds = worlds();
@@ -252,7 +252,7 @@ fn update(c: &mut Criterion) {
     let mut system = ParticleSystem::new(UPDATE_COUNT);
     step_all(&mut system, &mut emitters_pool, &worlds);
     assert_eq!(system.stats().alive, UPDATE_COUNT);
-    group.bench_function(BenchmarkId::new("pool", UPDATE_COUNT), |b| {
+    group.bench_function(BenchmarkId::new("update/pool", UPDATE_COUNT), |b| {
         b.iter(|| system.step(black_box(DT), std::iter::empty()));
     });
     assert_eq!(system.stats().alive, UPDATE_COUNT, "no particle may die");
@@ -261,7 +261,7 @@ fn update(c: &mut Criterion) {
     let mut emitters_boxed = emitters(forever, 0.0, 0);
     let mut boxed = BoxedWorld::new(&emitters_boxed);
     boxed.scatter(&mut emitters_boxed, &worlds, UPDATE_COUNT / 4);
-    group.bench_function(BenchmarkId::new("boxed", UPDATE_COUNT), |b| {
+    group.bench_function(BenchmarkId::new("update/boxed", UPDATE_COUNT), |b| {
         b.iter(|| boxed.step(&mut emitters_boxed, &worlds, false));
     });
     assert_eq!(boxed.particles.len(), UPDATE_COUNT as usize);
@@ -270,7 +270,7 @@ fn update(c: &mut Criterion) {
 }
 
 fn churn(c: &mut Criterion) {
-    let mut group = c.benchmark_group("churn");
+    let mut group = c.benchmark_group("particles");
     let life = FloatRange::new((CHURN_LIFE_STEPS - 0.5) * DT, (CHURN_LIFE_STEPS - 0.5) * DT);
     let per_step = CHURN_COUNT as f32 / CHURN_LIFE_STEPS / 4.0;
     let rate = per_step / DT;
@@ -282,7 +282,7 @@ fn churn(c: &mut Criterion) {
         step_all(&mut system, &mut emitters_pool, &worlds);
     }
     let before = system.stats();
-    group.bench_function(BenchmarkId::new("pool", CHURN_COUNT), |b| {
+    group.bench_function(BenchmarkId::new("churn/pool", CHURN_COUNT), |b| {
         b.iter(|| step_all(&mut system, &mut emitters_pool, &worlds));
     });
     let after = system.stats();
@@ -303,7 +303,7 @@ fn churn(c: &mut Criterion) {
         }
     }
     boxed.shuffle(&mut rng);
-    group.bench_function(BenchmarkId::new("boxed", CHURN_COUNT), |b| {
+    group.bench_function(BenchmarkId::new("churn/boxed", CHURN_COUNT), |b| {
         b.iter(|| boxed.step(&mut emitters_boxed, &worlds, true));
     });
     assert!(boxed.particles.len() >= CHURN_COUNT as usize * 99 / 100);

@@ -301,7 +301,12 @@ impl Scene {
             .max((m1.y_axis - m0.y_axis).abs())
             .max((m1.z_axis - m0.z_axis).abs())
             .max_element();
-        let size = m1.x_axis.abs().max(m1.y_axis.abs()).max(m1.z_axis.abs()).max_element();
+        let size = m1
+            .x_axis
+            .abs()
+            .max(m1.y_axis.abs())
+            .max(m1.z_axis.abs())
+            .max_element();
         if change <= SMALL_CHANGE * size {
             // A small change between two fixed steps (the usual case): blending the
             // matrices is within 1e-4 of lerp + slerp and needs no decomposition.
@@ -431,7 +436,9 @@ mod tests {
             scene.teleport(root, from).unwrap();
             scene.propagate();
             scene.snapshot_previous();
-            scene.set_local(root, from.with_rotation(Quat::from_rotation_y(angle))).unwrap();
+            scene
+                .set_local(root, from.with_rotation(Quat::from_rotation_y(angle)))
+                .unwrap();
             scene.propagate();
             for alpha in [0.25, 0.5, 0.75] {
                 let got = scene.interpolated_world(root, alpha).unwrap();
@@ -440,7 +447,10 @@ mod tests {
                     Quat::IDENTITY.slerp(Quat::from_rotation_y(angle), alpha),
                     Vec3::new(1.0, 0.0, 0.0),
                 );
-                assert!(got.abs_diff_eq(exact, tolerance * 3.0), "angle {angle}, alpha {alpha}: {got:?} vs {exact:?}");
+                assert!(
+                    got.abs_diff_eq(exact, tolerance * 3.0),
+                    "angle {angle}, alpha {alpha}: {got:?} vs {exact:?}"
+                );
             }
         }
     }
