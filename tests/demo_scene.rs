@@ -56,6 +56,11 @@ fn the_ship_hierarchy_is_animated_at_every_level() {
 #[test]
 fn the_fleet_sails_and_the_scene_is_lit() {
     let scene = demo();
+    // Before Play, every boat already sits on its orbit (not heaped at the origin).
+    for (boat, orbit) in scene.components.orbit.iter() {
+        let at = scene.local(boat).unwrap().translation;
+        assert!((at.distance(orbit.center) - orbit.radius).abs() < 1e-3, "{boat} at {at}");
+    }
     assert!(
         scene.components.orbit.len() >= 200,
         "only {} boats",

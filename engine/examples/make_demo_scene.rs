@@ -455,7 +455,12 @@ fn main() {
         let radius = 24.0 + ring as f32 * 8.0 + random() * 4.0;
         let clockwise = ring % 2 == 1;
         let speed = (1.5 + random() * 1.5) / radius;
-        let boat = b.node(None, &format!("boat_{i:03}"), Transform::IDENTITY);
+        let angle = random() * 2.0 * PI;
+        // Saved where its orbit starts, so the fleet is in place before Play.
+        let yaw = if clockwise { angle + PI } else { angle };
+        let start = Transform::from_translation(Vec3::new(angle.cos(), 0.0, -angle.sin()) * radius)
+            .with_rotation(Quat::from_rotation_y(yaw));
+        let boat = b.node(None, &format!("boat_{i:03}"), start);
         b.scene
             .insert(
                 boat,
@@ -463,7 +468,7 @@ fn main() {
                     center: Vec3::ZERO,
                     radius,
                     rate: if clockwise { -speed } else { speed },
-                    angle: random() * 2.0 * PI,
+                    angle,
                     face_forward: true,
                 },
             )
