@@ -59,7 +59,10 @@ fn the_fleet_sails_and_the_scene_is_lit() {
     // Before Play, every boat already sits on its orbit (not heaped at the origin).
     for (boat, orbit) in scene.components.orbit.iter() {
         let at = scene.local(boat).unwrap().translation;
-        assert!((at.distance(orbit.center) - orbit.radius).abs() < 1e-3, "{boat} at {at}");
+        assert!(
+            (at.distance(orbit.center) - orbit.radius).abs() < 1e-3,
+            "{boat} at {at}"
+        );
     }
     assert!(
         scene.components.orbit.len() >= 200,

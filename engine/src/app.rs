@@ -191,14 +191,42 @@ pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, View
     let rig = CameraRig::new(&world.scene);
     let mut buffers = FrameBuffers::default();
     let frames = options.frames.unwrap_or(1).max(1);
-    for _ in 1..frames {
-        world.advance(Duration::from_nanos(16_666_667));
-    }
-    world.advance(Duration::from_nanos(16_666_667));
     let (width, height) = options.size;
     let aspect = width as f32 / height as f32;
+    // Every frame is drawn (offscreen), so the timing below is a real frame rate.
+    let target = ctx.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("keel-viewer headless target"),
+        size: wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8UnormSrgb,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+        view_formats: &[],
+    });
+    let view = target.create_view(&wgpu::TextureViewDescriptor::default());
+    let start = Instant::now();
+    let mut draw_calls = 0;
+    for _ in 1..frames {
+        world.advance(Duration::from_nanos(16_666_667));
+        let frame = buffers.extract_world(&mut world, rig.camera(), aspect, &Overlays::default());
+        renderer.render(&ctx, &frame, &view, (width, height));
+        draw_calls += renderer.stats().draw_calls;
+    }
+    world.advance(Duration::from_nanos(16_666_667));
     let frame = buffers.extract_world(&mut world, rig.camera(), aspect, &Overlays::default());
     let image = renderer.render_to_image(&ctx, &frame, width, height)?;
+    draw_calls += renderer.stats().draw_calls;
+    let seconds = start.elapsed().as_secs_f64();
+    log::info!(
+        "{frames} frames in {seconds:.2} s: {:.1} frames per second, {:.1} draw calls per frame",
+        f64::from(frames) / seconds,
+        draw_calls as f64 / f64::from(frames)
+    );
     if let Some(path) = &options.screenshot {
         save_png(&image, path)?;
     }
