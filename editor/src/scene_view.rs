@@ -111,5 +111,8 @@ impl SceneView {
         );
         app.stats
             .set_counter("octree re-filed", app.doc.world.stats().refiled);
+        let particles = app.doc.world.particles.stats();
+        let alive = format!("{} / {}", particles.alive, particles.capacity);
+        app.stats.set_counter("particles", alive);
     }
 }
