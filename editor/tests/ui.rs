@@ -797,3 +797,116 @@ fn emitter_stops_and_bursts_are_added_and_removed_in_the_inspector() {
     assert_eq!(e.bursts[0].time, 0.75);
     assert_eq!(h.state().doc.undo.len(), 3);
 }
+
+/// Where `world` lands on screen in the viewport (screen points).
+fn to_screen(h: &Harness<'_, EditorApp>, world: Vec3) -> Pos2 {
+    let state = h.state();
+    let rect = state.viewport.rect.expect("the viewport was drawn");
+    let camera = state.viewport.rig.as_ref().expect("camera placed").camera();
+    let ndc = camera
+        .view_projection(rect.width() / rect.height())
+        .project_point3(world);
+    egui::pos2(
+        rect.min.x + (ndc.x + 1.0) * 0.5 * rect.width(),
+        rect.min.y + (1.0 - ndc.y) * 0.5 * rect.height(),
+    )
+}
+
+#[test]
+fn dragging_the_translate_gizmos_x_arrow_moves_the_node_along_x_as_one_undo_step() {
+    let mut h = editor(small_scene(), None);
+    h.get_by_label("mast").click();
+    h.run();
+    h.run();
+    let mast = node(&h, "mast");
+    let local_before = h.state().doc.scene().local(mast).unwrap();
+    let world_before = Vec3::from(h.state().doc.scene().world(mast).unwrap().translation);
+    let orbit_before = h.state().viewport.rig.as_ref().unwrap().orbit;
+    let start = h.state().doc.scene().to_file();
+
+    // The X arrow runs from the node's origin along the screen image of +X;
+    // its tip is the farthest point along that line the gizmo picks (plane
+    // handles sit off the axis, the centre handle at the origin).
+    let origin = to_screen(&h, world_before);
+    let along_x = (to_screen(&h, world_before + Vec3::X * 0.01) - origin).normalized();
+    let tip = (1..200)
+        .map(|d| origin + along_x * d as f32)
+        .filter(|&p| h.state().viewport.gizmo.handle_at(p))
+        .last()
+        .expect("the gizmo has a handle along the node's x axis");
+    let grab = tip - along_x * 8.0;
+    assert!(
+        (grab - origin).length() > 30.0,
+        "the grabbed point is on the arrow, clear of the centre handle"
+    );
+    drag(&mut h, grab, grab + along_x * 90.0);
+
+    let doc = &h.state().doc;
+    let local = doc.scene().local(mast).unwrap();
+    assert!(
+        local.translation.x > local_before.translation.x + 0.1,
+        "the drag moved mast along +x: {} -> {}",
+        local_before.translation,
+        local.translation
+    );
+    assert!(
+        (local.translation.y - local_before.translation.y).abs() < 1e-4
+            && (local.translation.z - local_before.translation.z).abs() < 1e-4,
+        "only x changed: {} -> {}",
+        local_before.translation,
+        local.translation
+    );
+    assert_eq!(local.rotation, local_before.rotation);
+    assert_eq!(local.scale, local_before.scale);
+    let world_after = Vec3::from(doc.scene().world(mast).unwrap().translation);
+    assert!(
+        (world_after - world_before - (local.translation - local_before.translation)).length()
+            < 1e-4,
+        "the world transform follows: {world_before} -> {world_after}"
+    );
+    assert_eq!(doc.undo.len(), 1, "the whole drag is one undo entry");
+    assert_eq!(doc.selection.primary(), Some(mast), "the drag did not pick");
+    assert_eq!(
+        h.state().viewport.rig.as_ref().unwrap().orbit,
+        orbit_before,
+        "the drag did not orbit the camera"
+    );
+
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    assert_eq!(
+        h.state().doc.scene().to_file(),
+        start,
+        "Ctrl+Z undoes the drag"
+    );
+}
+
+#[test]
+fn rotate_mode_turns_the_node_about_a_ring_without_moving_it() {
+    let mut h = editor(small_scene(), None);
+    h.state_mut().gizmo.mode = keel_editor::GizmoMode::Rotate;
+    h.get_by_label("ship").click();
+    h.run();
+    h.run();
+    let ship = node(&h, "ship");
+    let before = h.state().doc.scene().local(ship).unwrap();
+    let at = Vec3::from(h.state().doc.scene().world(ship).unwrap().translation);
+    let origin = to_screen(&h, at);
+    // Some ring crosses the screen's vertical through the centre; grab it there.
+    let ring = (20..200)
+        .map(|d| origin - vec2(0.0, d as f32))
+        .find(|&p| h.state().viewport.gizmo.handle_at(p))
+        .expect("a rotation ring above the node");
+    drag(&mut h, ring, ring + vec2(70.0, 20.0));
+
+    let doc = &h.state().doc;
+    let after = doc.scene().local(ship).unwrap();
+    assert!(
+        after.rotation.angle_between(before.rotation) > 0.05,
+        "the ring turned the node: {:?} -> {:?}",
+        before.rotation,
+        after.rotation
+    );
+    assert!((after.translation - before.translation).length() < 1e-4);
+    assert_eq!(doc.undo.len(), 1, "the whole drag is one undo entry");
+}

@@ -13,6 +13,7 @@
 //! - [`dialogs`]: file chooser, unsaved-changes, error and recovery modals.
 
 pub mod dialogs;
+pub mod gizmo;
 pub mod hierarchy;
 pub mod inspector;
 pub mod stats;

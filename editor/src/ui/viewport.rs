@@ -15,6 +15,7 @@ use keel_engine::scene::{MeshRenderer, NodeId, Scene};
 use keel_engine::spatial::{Aabb, Ray};
 
 use super::EditorApp;
+use super::gizmo::TransformGizmo;
 
 /// What the View menu toggles: which panels are shown and which debug
 /// overlays the viewport draws.
@@ -111,6 +112,11 @@ pub struct ViewportState {
     pub texture: Option<egui::TextureId>,
     /// Size in pixels the 3D view should be rendered at (the panel's size).
     pub size_px: [u32; 2],
+    /// Where the viewport was drawn last frame, in screen points; `None`
+    /// before the first.
+    pub rect: Option<egui::Rect>,
+    /// The transform gizmo on the primary selection.
+    pub gizmo: TransformGizmo,
 }
 
 impl ViewportState {
@@ -163,10 +169,13 @@ impl EditorApp {
     /// Draws the viewport into `ui`'s whole area: the 3D view the shell rendered
     /// (or the background colour before it exists), camera controls (drag to
     /// orbit, middle or shift-drag to pan, wheel to zoom, Tab to fly with WASD),
-    /// click to select through the scene's ray cast, F to frame the selection.
+    /// click to select through the scene's ray cast, F to frame the selection,
+    /// and the transform gizmo on the primary selection (its handles take the
+    /// pointer before the camera and picking do).
     pub fn viewport_ui(&mut self, ui: &mut egui::Ui) -> egui::Response {
         let rect = ui.max_rect();
         let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
+        self.viewport.rect = Some(rect);
         let ppp = ui.ctx().pixels_per_point();
         self.viewport.size_px = [
             (rect.width() * ppp).round().max(1.0) as u32,
@@ -185,6 +194,8 @@ impl EditorApp {
             }
         }
 
+        // Judged from last frame's gizmo: a drag on a handle must not also orbit.
+        let gizmo_held = self.viewport.gizmo.holds_pointer();
         let scene = &self.doc.world.scene;
         let rig = self
             .viewport
@@ -192,7 +203,9 @@ impl EditorApp {
             .get_or_insert_with(|| CameraRig::new(scene));
         let shift = ui.input(|i| i.modifiers.shift);
         let delta = response.drag_delta();
-        if response.dragged_by(egui::PointerButton::Middle)
+        if gizmo_held {
+            // The gizmo has the pointer.
+        } else if response.dragged_by(egui::PointerButton::Middle)
             || (response.dragged_by(egui::PointerButton::Primary) && shift)
         {
             rig.drag(delta.x, delta.y, true);
@@ -236,7 +249,13 @@ impl EditorApp {
         {
             rig.frame(center, radius);
         }
+        // After the camera moved, so the handles sit where the 3D view draws the node.
+        let gizmo = self
+            .viewport
+            .gizmo
+            .ui(ui, &response, &camera, self.gizmo, &mut self.doc);
         if response.clicked()
+            && !gizmo.captured
             && let Some(pointer) = response.interact_pointer_pos()
             && let Some(ray) = pick_ray(&camera, rect, pointer)
         {
