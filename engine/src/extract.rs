@@ -47,6 +47,8 @@ pub struct FrameBuffers {
     pub visible: Vec<NodeId>,
     /// Mesh nodes the octree left out of the last extraction.
     pub culled_by_octree: usize,
+    /// One bit per node slot: in the frustum this frame.
+    visible_marks: Vec<u64>,
 }
 
 /// World-space bounding box of a unit primitive under `model`.
@@ -106,8 +108,19 @@ impl FrameBuffers {
         visible.reserve(scene.components.mesh.len());
         self.instances.reserve(scene.components.mesh.len());
         index.visible(&frustum, &mut visible);
-        for &node in &visible {
-            if let Some(mesh) = scene.get::<MeshRenderer>(node) {
+        // The octree answers in its own order, scattered over the hot arrays. Mark the
+        // answer by slot, then walk the packed mesh column front to back: the same set,
+        // read in storage order so transforms stream through the cache.
+        let marks = &mut self.visible_marks;
+        marks.clear();
+        marks.resize(scene.slot_count().div_ceil(64), 0);
+        for node in &visible {
+            let slot = node.index() as usize;
+            marks[slot / 64] |= 1 << (slot % 64);
+        }
+        for (node, mesh) in scene.components.mesh.iter() {
+            let slot = node.index() as usize;
+            if self.visible_marks[slot / 64] & (1 << (slot % 64)) != 0 {
                 self.push_mesh(scene, node, mesh, alpha, overlays);
             }
         }

@@ -136,6 +136,11 @@ impl Scene {
         self.hot.len()
     }
 
+    /// Number of node slots ever used (live or free): an upper bound of [`NodeId::index`].
+    pub fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+
     /// Whether the scene has no nodes.
     pub fn is_empty(&self) -> bool {
         self.hot.len() == 0
