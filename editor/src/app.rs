@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use keel_engine::render::{GpuContext, RenderError};
 use keel_engine::time::RealTime;
 use winit::application::ApplicationHandler;
 use winit::dpi::LogicalSize;
@@ -61,19 +62,12 @@ pub enum ShellError {
         #[from]
         source: wgpu::CreateSurfaceError,
     },
-    /// No GPU adapter can draw to the window.
-    #[error("no GPU adapter can draw to the window: {source}")]
-    Adapter {
-        /// What wgpu said.
+    /// No GPU adapter can draw to the window, or it refused a device.
+    #[error(transparent)]
+    Gpu {
+        /// What the engine's GPU setup said.
         #[from]
-        source: wgpu::RequestAdapterError,
-    },
-    /// The adapter refused to open a device.
-    #[error("cannot open the GPU device: {source}")]
-    Device {
-        /// What wgpu said.
-        #[from]
-        source: wgpu::RequestDeviceError,
+        source: RenderError,
     },
     /// The surface supports no format.
     #[error("the window surface supports no texture format")]
@@ -91,16 +85,10 @@ pub enum ShellError {
 }
 
 /// The GPU objects shared by everything that draws in the editor window.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Gpu {
-    /// The wgpu instance.
-    pub instance: wgpu::Instance,
-    /// The adapter the device was opened on.
-    pub adapter: wgpu::Adapter,
-    /// The device (cheap to clone; share it with the engine's renderer).
-    pub device: wgpu::Device,
-    /// The queue.
-    pub queue: wgpu::Queue,
+    /// Instance, adapter, device and queue, shared with the engine's renderer.
+    pub ctx: GpuContext,
     /// Format of the window surface and of egui's output. Not sRGB: egui
     /// writes gamma-encoded colour, so a paint callback drawing into egui's
     /// pass must encode too (or draw to its own texture and show it as an image).
@@ -108,34 +96,19 @@ pub struct Gpu {
 }
 
 impl Gpu {
-    /// Opens a device that can draw to `surface`, with every limit the adapter offers.
+    /// Opens a device that can draw to `surface` (the engine's [`GpuContext::for_surface`]).
     ///
     /// # Errors
-    /// [`ShellError::Adapter`], [`ShellError::Device`], [`ShellError::NoSurfaceFormat`].
+    /// [`ShellError::Gpu`], [`ShellError::NoSurfaceFormat`].
     pub fn new(instance: wgpu::Instance, surface: &wgpu::Surface<'_>) -> Result<Self, ShellError> {
-        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-            power_preference: wgpu::PowerPreference::HighPerformance,
-            compatible_surface: Some(surface),
-            ..Default::default()
-        }))?;
-        let (device, queue) =
-            pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-                label: Some("keel-editor device"),
-                required_limits: adapter.limits(),
-                ..Default::default()
-            }))?;
-        let caps = surface.get_capabilities(&adapter);
+        let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all());
+        let ctx = GpuContext::for_surface(instance, backends, surface)?;
+        let caps = surface.get_capabilities(&ctx.adapter);
         let surface_format = egui_wgpu::preferred_framebuffer_format(&caps.formats)
             .map_err(|_| ShellError::NoSurfaceFormat)?;
-        log::info!(
-            "GPU: {}",
-            egui_wgpu::adapter_info_summary(&adapter.get_info())
-        );
+        log::info!("GPU: {}", ctx.adapter_summary());
         Ok(Self {
-            instance,
-            adapter,
-            device,
-            queue,
+            ctx,
             surface_format,
         })
     }
@@ -202,7 +175,7 @@ impl Shell {
             .with_inner_size(LogicalSize::new(1600.0, 900.0));
         let window = Arc::new(event_loop.create_window(attributes)?);
         let instance = match &self.gpu {
-            Some(gpu) => gpu.instance.clone(),
+            Some(gpu) => gpu.ctx.instance.clone(),
             None => {
                 wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(
                     Box::new(event_loop.owned_display_handle()),
@@ -221,22 +194,22 @@ impl Shell {
             width: size.width.max(1),
             height: size.height.max(1),
             present_mode: wgpu::PresentMode::AutoVsync,
-            alpha_mode: surface.get_capabilities(&gpu.adapter).alpha_modes[0],
+            alpha_mode: surface.get_capabilities(&gpu.ctx.adapter).alpha_modes[0],
             view_formats: vec![],
             desired_maximum_frame_latency: 2,
             color_space: wgpu::SurfaceColorSpace::Auto,
         };
-        surface.configure(&gpu.device, &config);
+        surface.configure(&gpu.ctx.device, &config);
         let egui = egui_winit::State::new(
             self.ctx.clone(),
             egui::ViewportId::ROOT,
             &window,
             Some(window.scale_factor() as f32),
             window.theme(),
-            Some(gpu.device.limits().max_texture_dimension_2d as usize),
+            Some(gpu.ctx.device.limits().max_texture_dimension_2d as usize),
         );
         let renderer = egui_wgpu::Renderer::new(
-            &gpu.device,
+            &gpu.ctx.device,
             gpu.surface_format,
             egui_wgpu::RendererOptions::default(),
         );
@@ -275,7 +248,7 @@ impl Shell {
         for (id, deltas) in output.textures_delta.set.drain() {
             for delta in deltas {
                 win.renderer
-                    .update_texture(&gpu.device, &gpu.queue, id, &delta);
+                    .update_texture(&gpu.ctx.device, &gpu.ctx.queue, id, &delta);
             }
         }
         let to_free: Vec<egui::TextureId> = output.textures_delta.free.drain().collect();
@@ -305,18 +278,18 @@ impl Shell {
                     .create_view(&wgpu::TextureViewDescriptor::default());
                 paint(win, gpu, &primitives, &screen, &view);
                 win.window.pre_present_notify();
-                gpu.queue.present(frame);
+                gpu.ctx.queue.present(frame);
                 self.frames += 1;
                 let last = self.options.frame_limit.is_some_and(|n| self.frames >= n);
                 if last && let Some(path) = self.options.screenshot.clone() {
                     let target = capture::capture_target(
-                        &gpu.device,
+                        &gpu.ctx.device,
                         screen.size_in_pixels,
                         gpu.surface_format,
                     );
                     let view = target.create_view(&wgpu::TextureViewDescriptor::default());
                     paint(win, gpu, &primitives, &screen, &view);
-                    let result = capture::read_texture(&gpu.device, &gpu.queue, &target)
+                    let result = capture::read_texture(&gpu.ctx.device, &gpu.ctx.queue, &target)
                         .and_then(|image| capture::save_png(&image, &path));
                     match result {
                         Ok(()) => {
@@ -347,17 +320,17 @@ fn acquire(win: &mut WindowState, gpu: &Gpu) -> Option<wgpu::SurfaceTexture> {
             wgpu::CurrentSurfaceTexture::Success(frame) => return Some(frame),
             wgpu::CurrentSurfaceTexture::Suboptimal(frame) => {
                 // Use this one; the next frame gets a matching configuration.
-                win.surface.configure(&gpu.device, &win.config);
+                win.surface.configure(&gpu.ctx.device, &win.config);
                 return Some(frame);
             }
             wgpu::CurrentSurfaceTexture::Outdated => {
-                win.surface.configure(&gpu.device, &win.config)
+                win.surface.configure(&gpu.ctx.device, &win.config)
             }
             wgpu::CurrentSurfaceTexture::Lost => {
-                match gpu.instance.create_surface(win.window.clone()) {
+                match gpu.ctx.instance.create_surface(win.window.clone()) {
                     Ok(surface) => {
                         win.surface = surface;
-                        win.surface.configure(&gpu.device, &win.config);
+                        win.surface.configure(&gpu.ctx.device, &win.config);
                     }
                     Err(e) => {
                         log::error!("the window surface was lost and cannot be recreated: {e}");
@@ -386,13 +359,18 @@ fn paint(
     view: &wgpu::TextureView,
 ) {
     let mut encoder = gpu
+        .ctx
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("keel-editor egui"),
         });
-    let callbacks =
-        win.renderer
-            .update_buffers(&gpu.device, &gpu.queue, &mut encoder, primitives, screen);
+    let callbacks = win.renderer.update_buffers(
+        &gpu.ctx.device,
+        &gpu.ctx.queue,
+        &mut encoder,
+        primitives,
+        screen,
+    );
     {
         let mut pass = encoder
             .begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -411,7 +389,7 @@ fn paint(
             .forget_lifetime();
         win.renderer.render(&mut pass, primitives, screen);
     }
-    gpu.queue.submit(
+    gpu.ctx.queue.submit(
         callbacks
             .into_iter()
             .chain(std::iter::once(encoder.finish())),
@@ -445,7 +423,7 @@ impl ApplicationHandler for Shell {
                 {
                     win.config.width = size.width;
                     win.config.height = size.height;
-                    win.surface.configure(&gpu.device, &win.config);
+                    win.surface.configure(&gpu.ctx.device, &win.config);
                 }
                 win.window.request_redraw();
             }

@@ -25,12 +25,7 @@ pub struct SceneView {
 impl SceneView {
     /// A renderer on the editor's device.
     pub fn new(gpu: &Gpu) -> Self {
-        let ctx = GpuContext {
-            instance: gpu.instance.clone(),
-            adapter: gpu.adapter.clone(),
-            device: gpu.device.clone(),
-            queue: gpu.queue.clone(),
-        };
+        let ctx = gpu.ctx.clone();
         let renderer = Renderer::new(&ctx, FORMAT);
         Self {
             ctx,
@@ -90,10 +85,9 @@ impl SceneView {
         let Some((_, view)) = &self.target else {
             return;
         };
-        let overlays = app.overlays();
+        let camera = app.viewport.rig(&app.doc.world.scene).camera();
+        let overlays = app.view.overlays(app.doc.selection.nodes());
         app.doc.world.track_recomputed = overlays.recomputed;
-        let scene = &app.doc.world.scene;
-        let camera = app.viewport.rig(scene).camera();
         let aspect = width as f32 / height as f32;
         let frame = self
             .buffers

@@ -534,12 +534,8 @@ fn the_hierarchy_draws_a_bounded_number_of_rows_for_100_000_nodes() {
 
 /// Whether a GPU (or a software rasteriser) is there to render snapshots.
 fn gpu_available() -> bool {
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    let found =
-        pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
-            .is_ok();
-    if !found && std::env::var_os("KEEL_REQUIRE_GPU").is_some() {
+    let found = keel_engine::render::GpuContext::headless(wgpu::Backends::all()).is_ok();
+    if !found && std::env::var("KEEL_REQUIRE_GPU").as_deref() == Ok("1") {
         panic!("KEEL_REQUIRE_GPU is set but no GPU adapter was found");
     }
     found

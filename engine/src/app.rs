@@ -211,16 +211,18 @@ pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, View
     let view = target.create_view(&wgpu::TextureViewDescriptor::default());
     let start = Instant::now();
     let mut draw_calls = 0;
-    for _ in 1..frames {
+    let mut last = None;
+    for i in 1..=frames {
         world.advance(Duration::from_nanos(16_666_667));
         let frame = buffers.extract_world(&mut world, rig.camera(), aspect, &Overlays::default());
-        renderer.render(&ctx, &frame, &view, (width, height));
+        if i == frames {
+            last = Some(renderer.render_to_image(&ctx, &frame, width, height)?);
+        } else {
+            renderer.render(&ctx, &frame, &view, (width, height));
+        }
         draw_calls += renderer.stats().draw_calls;
     }
-    world.advance(Duration::from_nanos(16_666_667));
-    let frame = buffers.extract_world(&mut world, rig.camera(), aspect, &Overlays::default());
-    let image = renderer.render_to_image(&ctx, &frame, width, height)?;
-    draw_calls += renderer.stats().draw_calls;
+    let image = last.expect("frames >= 1, and the last one is read back");
     let seconds = start.elapsed().as_secs_f64();
     log::info!(
         "{frames} frames in {seconds:.2} s: {:.1} frames per second, {:.1} draw calls per frame",
@@ -252,7 +254,7 @@ struct Viewer {
     options: ViewerOptions,
     world: World,
     rig: CameraRig,
-    overlays: Overlays,
+    overlays: Overlays<'static>,
     buffers: FrameBuffers,
     time: RealTime,
     gpu: Option<Gpu>,

@@ -11,19 +11,20 @@ use crate::render::{
     Camera, DirectionalLight, FrameData, LineVertex, MeshInstance, OrbitController, PointLight,
     push_aabb,
 };
+use crate::scene::index::mesh_bounds;
 use crate::scene::{CameraSetup, LightKind, MeshRenderer, NodeId, Scene, SpatialIndex};
-use crate::spatial::Frustum;
+use crate::spatial::{Aabb, Frustum};
 use crate::world::World;
 
 /// Debug drawing asked of an extraction.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Overlays {
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Overlays<'a> {
     /// A ground grid.
     pub grid: bool,
     /// The world bounding box of every mesh.
     pub aabbs: bool,
     /// Nodes to outline (the editor's selection).
-    pub highlight: Vec<NodeId>,
+    pub highlight: &'a [NodeId],
     /// The octree's non-empty cells.
     pub octree_cells: bool,
     /// Outline the meshes whose world transform the dirty flag recomputed this frame.
@@ -49,15 +50,14 @@ pub struct FrameBuffers {
     pub culled_by_octree: usize,
     /// One bit per node slot: in the frustum this frame.
     visible_marks: Vec<u64>,
+    /// The octree's cells, for the cells overlay.
+    cells: Vec<(Aabb, usize)>,
 }
 
-/// World-space bounding box of a unit primitive under `model`.
-pub fn mesh_aabb(model: &Affine3A) -> (Vec3, Vec3) {
-    // Every primitive fits the unit cube -0.5..0.5.
-    let center = Vec3::from(model.translation);
-    let m = model.matrix3;
-    let half = 0.5 * (m.x_axis.abs() + m.y_axis.abs() + m.z_axis.abs());
-    (center - Vec3::from(half), center + Vec3::from(half))
+/// Outlines the bounds of a unit primitive under `model`.
+fn outline(lines: &mut Vec<LineVertex>, model: &Affine3A, color: Vec4) {
+    let bounds = mesh_bounds(model);
+    push_aabb(lines, bounds.min, bounds.max, color);
 }
 
 impl FrameBuffers {
@@ -78,22 +78,9 @@ impl FrameBuffers {
         self.finish(scene, alpha, camera, overlays)
     }
 
-    /// Like [`FrameBuffers::extract`], but only the meshes the octree finds in
-    /// the camera's frustum (at `aspect`, width / height) are handed on.
-    pub fn extract_visible<'a>(
-        &'a mut self,
-        scene: &Scene,
-        index: &mut SpatialIndex,
-        alpha: f32,
-        camera: Camera,
-        aspect: f32,
-        overlays: &Overlays,
-    ) -> FrameData<'a> {
-        self.clear();
-        self.extract_visible_keep_lines(scene, index, alpha, camera, aspect, overlays)
-    }
-
-    fn extract_visible_keep_lines<'a>(
+    /// Fills the buffers (lines excepted: the caller may have drawn some) with the
+    /// meshes the octree finds in the camera's frustum, at `aspect` (width / height).
+    fn extract_culled<'a>(
         &'a mut self,
         scene: &Scene,
         index: &mut SpatialIndex,
@@ -141,9 +128,8 @@ impl FrameBuffers {
         let alpha = world.clock.alpha();
         self.clear();
         if overlays.octree_cells {
-            let mut cells = Vec::new();
-            world.index.tree().cells(&mut cells);
-            for (cell, depth) in cells {
+            world.index.tree().cells(&mut self.cells);
+            for &(cell, depth) in &self.cells {
                 let shade = 1.0 - (depth as f32 * 0.12).min(0.8);
                 push_aabb(
                     &mut self.lines,
@@ -158,8 +144,7 @@ impl FrameBuffers {
                 if world.scene.get::<MeshRenderer>(node).is_some()
                     && let Some(model) = world.scene.interpolated_world(node, alpha)
                 {
-                    let (min, max) = mesh_aabb(&model);
-                    push_aabb(&mut self.lines, min, max, Vec4::new(1.0, 0.15, 0.6, 1.0));
+                    outline(&mut self.lines, &model, Vec4::new(1.0, 0.15, 0.6, 1.0));
                 }
             }
         }
@@ -174,7 +159,7 @@ impl FrameBuffers {
             .particles
             .instances(alpha, &mut self.additive, &mut self.alpha_particles);
         let World { scene, index, .. } = world;
-        self.extract_visible_keep_lines(scene, index, alpha, camera, aspect, overlays)
+        self.extract_culled(scene, index, alpha, camera, aspect, overlays)
     }
 
     fn clear(&mut self) {
@@ -200,8 +185,7 @@ impl FrameBuffers {
             color: mesh.material.base_color,
         });
         if overlays.aabbs {
-            let (min, max) = mesh_aabb(&model);
-            push_aabb(&mut self.lines, min, max, Vec4::new(0.2, 1.0, 0.4, 1.0));
+            outline(&mut self.lines, &model, Vec4::new(0.2, 1.0, 0.4, 1.0));
         }
     }
 
@@ -212,14 +196,12 @@ impl FrameBuffers {
         camera: Camera,
         overlays: &Overlays,
     ) -> FrameData<'a> {
-        for &node in &overlays.highlight {
+        for &node in overlays.highlight {
             for part in scene.subtree(node) {
-                if scene.get::<crate::scene::MeshRenderer>(part).is_some() {
-                    let model = scene
-                        .interpolated_world(part, alpha)
-                        .unwrap_or(Affine3A::IDENTITY);
-                    let (min, max) = mesh_aabb(&model);
-                    push_aabb(&mut self.lines, min, max, Vec4::new(1.0, 0.6, 0.1, 1.0));
+                if scene.get::<MeshRenderer>(part).is_some()
+                    && let Some(model) = scene.interpolated_world(part, alpha)
+                {
+                    outline(&mut self.lines, &model, Vec4::new(1.0, 0.6, 0.1, 1.0));
                 }
             }
         }
@@ -368,26 +350,5 @@ mod tests {
         assert_eq!(frame.instances.len(), 25);
         assert!(frame.instances.iter().all(|i| i.model.translation.z < 0.0));
         assert_eq!(buffers.culled_by_octree, 25);
-    }
-
-    #[test]
-    fn aabb_of_a_rotated_cube_encloses_its_corners() {
-        let model = Transform::from_translation(Vec3::X)
-            .with_rotation(glam::Quat::from_rotation_y(0.7))
-            .with_scale(Vec3::new(2.0, 1.0, 3.0))
-            .to_affine();
-        let (min, max) = mesh_aabb(&model);
-        for corner in 0..8 {
-            let c = Vec3::new(
-                if corner & 1 == 0 { -0.5 } else { 0.5 },
-                if corner & 2 == 0 { -0.5 } else { 0.5 },
-                if corner & 4 == 0 { -0.5 } else { 0.5 },
-            );
-            let p = model.transform_point3(c);
-            assert!(
-                p.cmpge(min - 1e-5).all() && p.cmple(max + 1e-5).all(),
-                "{p} outside"
-            );
-        }
     }
 }

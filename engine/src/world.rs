@@ -75,63 +75,50 @@ impl World {
 
     /// Runs exactly one fixed step now, whatever the clock says.
     pub fn step(&mut self) {
-        let dt = self.clock.step_seconds();
-        self.fixed_step(dt);
-        self.index.sync(&mut self.scene);
+        self.recomputed_nodes.clear();
+        self.fixed_step(self.clock.step_seconds());
     }
 
     /// One fixed update: systems (with the transform pass), then particles from
-    /// the emitters' fresh world transforms.
-    fn fixed_step(&mut self, dt: f32) {
+    /// the emitters' fresh world transforms; returns (recomputed, re-filed).
+    fn fixed_step(&mut self, dt: f32) -> (usize, usize) {
         self.systems.run_step(&mut self.scene, dt);
         self.particles.step(dt, self.scene.emitters_mut());
+        self.after_propagation(self.scene.last_recomputed())
     }
 
-    /// Replaces the scene (a newly opened file, an undo of everything).
-    pub fn set_scene(&mut self, mut scene: Scene) {
-        scene.propagate();
-        scene.snapshot_previous();
-        self.index.rebuild(&mut scene);
-        self.scene = scene;
-        self.particles.clear();
-        self.clock.reset_lag();
-    }
-
-    /// Applies edits made between frames: propagates and re-files what changed.
-    pub fn sync(&mut self) -> (usize, usize) {
+    /// Edits made between frames (editor, tools) are applied before drawing.
+    fn sync_edits(&mut self) -> (usize, usize) {
         let recomputed = self.scene.propagate().recomputed;
+        self.after_propagation(recomputed)
+    }
+
+    /// What follows every propagation: remember the recomputed nodes (when the
+    /// overlay wants them) and re-file them in the octree.
+    fn after_propagation(&mut self, recomputed: usize) -> (usize, usize) {
+        if self.track_recomputed {
+            self.recomputed_nodes.extend(self.scene.changed_nodes());
+        }
         self.index.sync(&mut self.scene);
         (recomputed, self.index.refiled())
     }
 
     fn run_steps(&mut self, tick: FrameTick) -> FrameStats {
         let dt = self.clock.step_seconds();
-        let (mut recomputed, mut refiled) = (0, 0);
         self.recomputed_nodes.clear();
+        let (mut recomputed, mut refiled) = (0, 0);
         for _ in 0..tick.steps {
-            self.fixed_step(dt);
-            recomputed += self.scene.last_recomputed();
-            self.track();
-            self.index.sync(&mut self.scene);
-            refiled += self.index.refiled();
+            let (r, f) = self.fixed_step(dt);
+            recomputed += r;
+            refiled += f;
         }
-        // Edits made between frames (editor, tools) are applied before drawing.
-        let edited = self.scene.propagate().recomputed;
-        self.track();
-        self.index.sync(&mut self.scene);
-        let edited_refiled = self.index.refiled();
+        let (r, f) = self.sync_edits();
         self.stats = FrameStats {
             tick,
-            recomputed: recomputed + edited,
-            refiled: refiled + edited_refiled,
+            recomputed: recomputed + r,
+            refiled: refiled + f,
         };
         self.stats
-    }
-
-    fn track(&mut self) {
-        if self.track_recomputed {
-            self.recomputed_nodes.extend(self.scene.changed_nodes());
-        }
     }
 
     /// Nodes whose world transform was recomputed during the last frame (only

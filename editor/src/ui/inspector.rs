@@ -483,8 +483,8 @@ fn emitter_ui(ui: &mut Ui, e: &mut Emitter, tracker: &mut Tracker) {
     ui.end_row();
     vec3_row(ui, "Gravity", &mut e.gravity, 0.05, tracker);
     number(ui, "Drag (/s)", &mut e.drag, 0.01, Some(0.0), tracker);
-    color_stops_ui(ui, &mut e.color_over_life, tracker);
-    size_stops_ui(ui, &mut e.size_over_life, tracker);
+    stops_ui(ui, &mut e.color_over_life, tracker);
+    stops_ui(ui, &mut e.size_over_life, tracker);
     ui.label("Blend");
     let combo = egui::ComboBox::from_id_salt("emitter_blend")
         .selected_text(blend_name(e.blend))
@@ -634,75 +634,101 @@ fn new_stop_at(ts: impl ExactSizeIterator<Item = f32> + Clone) -> (usize, f32) {
     (n.saturating_sub(1), (a + b) * 0.5)
 }
 
-fn color_stops_ui(ui: &mut Ui, stops: &mut Vec<ColorStop>, tracker: &mut Tracker) {
-    let can_remove = stops.len() > 2;
-    let mut removed = None;
-    for (i, stop) in stops.iter_mut().enumerate() {
-        let n = i + 1;
-        ui.label(format!("Color stop {n}"));
-        ui.horizontal(|ui| {
-            stop_t(ui, format!("Color stop {n} t"), &mut stop.t, tracker);
-            rgba_button(
-                ui,
-                &format!("Color stop {n} color"),
-                &mut stop.color,
-                tracker,
-            );
-            for (channel, value) in ["R", "G", "B", "A"].into_iter().zip(&mut stop.color) {
-                let r = ui
-                    .add(
-                        DragValue::new(value)
-                            .speed(0.01)
-                            .max_decimals(3)
-                            .range(0.0..=f32::MAX),
-                    )
-                    .accessible_name(format!("Color stop {n} {channel}"));
-                tracker.track(&r);
-            }
-            if remove_button(ui, &format!("color stop {n}"), can_remove, tracker) {
-                removed = Some(i);
-            }
-        });
-        ui.end_row();
+/// A stop of an over-life curve: a position in the particle's life and a value.
+trait Stop: Clone {
+    /// What the rows and buttons call it: "Color" or "Size".
+    const NAME: &'static str;
+    /// Where in the particle's life, 0..=1.
+    fn t(&mut self) -> &mut f32;
+    /// The editors of the stop's value, named after stop `n`.
+    fn value_ui(&mut self, ui: &mut Ui, n: usize, tracker: &mut Tracker);
+    /// The stop the curve `stops` has at `t`, so inserting it changes nothing.
+    fn sample(stops: &[Self], t: f32) -> Self;
+}
+
+impl Stop for ColorStop {
+    const NAME: &'static str = "Color";
+
+    fn t(&mut self) -> &mut f32 {
+        &mut self.t
     }
-    if let Some(i) = removed {
-        stops.remove(i);
-    }
-    if stops.len() < 4 {
-        ui.label("");
-        let r = ui.button("Add color stop");
-        tracker.track(&r);
-        if r.clicked() {
-            let (index, t) = new_stop_at(stops.iter().map(|s| s.t));
-            let sample = Emitter {
-                color_over_life: stops.clone(),
-                ..Emitter::default()
-            };
-            let color = sample.color_at(t).to_array();
-            stops.insert(index, ColorStop { t, color });
+
+    fn value_ui(&mut self, ui: &mut Ui, n: usize, tracker: &mut Tracker) {
+        rgba_button(
+            ui,
+            &format!("Color stop {n} color"),
+            &mut self.color,
+            tracker,
+        );
+        for (channel, value) in ["R", "G", "B", "A"].into_iter().zip(&mut self.color) {
+            let r = ui
+                .add(
+                    DragValue::new(value)
+                        .speed(0.01)
+                        .max_decimals(3)
+                        .range(0.0..=f32::MAX),
+                )
+                .accessible_name(format!("Color stop {n} {channel}"));
+            tracker.track(&r);
         }
-        ui.end_row();
+    }
+
+    fn sample(stops: &[Self], t: f32) -> Self {
+        let curve = Emitter {
+            color_over_life: stops.to_vec(),
+            ..Emitter::default()
+        };
+        ColorStop {
+            t,
+            color: curve.color_at(t).to_array(),
+        }
     }
 }
 
-fn size_stops_ui(ui: &mut Ui, stops: &mut Vec<SizeStop>, tracker: &mut Tracker) {
+impl Stop for SizeStop {
+    const NAME: &'static str = "Size";
+
+    fn t(&mut self) -> &mut f32 {
+        &mut self.t
+    }
+
+    fn value_ui(&mut self, ui: &mut Ui, n: usize, tracker: &mut Tracker) {
+        let r = ui
+            .add(
+                DragValue::new(&mut self.size)
+                    .speed(0.01)
+                    .max_decimals(4)
+                    .range(0.0..=f32::MAX),
+            )
+            .accessible_name(format!("Size stop {n} size"));
+        tracker.track(&r);
+    }
+
+    fn sample(stops: &[Self], t: f32) -> Self {
+        let curve = Emitter {
+            size_over_life: stops.to_vec(),
+            ..Emitter::default()
+        };
+        SizeStop {
+            t,
+            size: curve.size_at(t),
+        }
+    }
+}
+
+/// An over-life curve of 2 to 4 stops: a row per stop (t, value, remove), then "Add".
+fn stops_ui<S: Stop>(ui: &mut Ui, stops: &mut Vec<S>, tracker: &mut Tracker) {
+    let name = S::NAME;
+    let lower = name.to_lowercase();
     let can_remove = stops.len() > 2;
     let mut removed = None;
     for (i, stop) in stops.iter_mut().enumerate() {
         let n = i + 1;
-        ui.label(format!("Size stop {n}"));
+        ui.label(format!("{name} stop {n}"));
         ui.horizontal(|ui| {
-            stop_t(ui, format!("Size stop {n} t"), &mut stop.t, tracker);
-            let r = ui
-                .add(
-                    DragValue::new(&mut stop.size)
-                        .speed(0.01)
-                        .max_decimals(4)
-                        .range(0.0..=f32::MAX),
-                )
-                .accessible_name(format!("Size stop {n} size"));
-            tracker.track(&r);
-            if remove_button(ui, &format!("size stop {n}"), can_remove, tracker) {
+            stop_t(ui, format!("{name} stop {n} t"), stop.t(), tracker);
+            stop.value_ui(ui, n, tracker);
+            if remove_button(ui, &format!("{lower} stop {n}"), can_remove, tracker) {
                 removed = Some(i);
             }
         });
@@ -713,16 +739,13 @@ fn size_stops_ui(ui: &mut Ui, stops: &mut Vec<SizeStop>, tracker: &mut Tracker) 
     }
     if stops.len() < 4 {
         ui.label("");
-        let r = ui.button("Add size stop");
+        let r = ui.button(format!("Add {lower} stop"));
         tracker.track(&r);
         if r.clicked() {
-            let (index, t) = new_stop_at(stops.iter().map(|s| s.t));
-            let sample = Emitter {
-                size_over_life: stops.clone(),
-                ..Emitter::default()
-            };
-            let size = sample.size_at(t);
-            stops.insert(index, SizeStop { t, size });
+            let ts: Vec<f32> = stops.iter_mut().map(|s| *s.t()).collect();
+            let (index, t) = new_stop_at(ts.into_iter());
+            let stop = S::sample(stops, t);
+            stops.insert(index, stop);
         }
         ui.end_row();
     }

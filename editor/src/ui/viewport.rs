@@ -48,6 +48,19 @@ impl Default for ViewOptions {
     }
 }
 
+impl ViewOptions {
+    /// The overlays these options ask the renderer for, outlining `selection`.
+    pub fn overlays<'a>(&self, selection: &'a [NodeId]) -> Overlays<'a> {
+        Overlays {
+            grid: true,
+            aabbs: self.aabbs,
+            highlight: selection,
+            octree_cells: self.octree_cells,
+            recomputed: self.dirty_highlight,
+        }
+    }
+}
+
 /// What the transform gizmo does.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum GizmoMode {
@@ -283,16 +296,5 @@ impl EditorApp {
             );
         }
         response
-    }
-
-    /// The overlays the View menu asks the renderer for.
-    pub fn overlays(&self) -> Overlays {
-        Overlays {
-            grid: true,
-            aabbs: self.view.aabbs,
-            highlight: self.doc.selection.nodes().to_vec(),
-            octree_cells: self.view.octree_cells,
-            recomputed: self.view.dirty_highlight,
-        }
     }
 }

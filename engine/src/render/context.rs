@@ -7,7 +7,7 @@
 use super::RenderError;
 
 /// The wgpu objects every pass needs, created together.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct GpuContext {
     /// The instance the adapter (and any surface) came from.
     pub instance: wgpu::Instance,

@@ -237,18 +237,13 @@ impl SceneFile {
                 c.light.insert(id, light);
             }
             if let Some(emitter) = &record.emitter {
-                emitter
-                    .validate()
-                    .map_err(|error| SceneError::InvalidField {
-                        path: path.to_path_buf(),
-                        line: 0,
-                        column: 0,
-                        index: index as u32,
-                        node: record.name.clone(),
-                        field: format!("emitter.{}", error.field()).into(),
-                        expected: "a valid emitter parameter",
-                        found: error.to_string(),
-                    })?;
+                emitter.validate().map_err(|error| {
+                    check.fail(
+                        format!("emitter.{}", error.field()),
+                        "a valid emitter parameter",
+                        error.to_string(),
+                    )
+                })?;
                 c.emitter.insert(id, emitter.clone());
             }
             ids.push(id);
@@ -267,7 +262,12 @@ struct Check<'a> {
 }
 
 impl Check<'_> {
-    fn fail(&self, field: &'static str, expected: &'static str, found: String) -> SceneError {
+    fn fail(
+        &self,
+        field: impl Into<std::borrow::Cow<'static, str>>,
+        expected: &'static str,
+        found: String,
+    ) -> SceneError {
         SceneError::InvalidField {
             path: self.path.to_path_buf(),
             line: 0,

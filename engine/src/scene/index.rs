@@ -24,7 +24,6 @@ pub fn mesh_bounds(model: &Affine3A) -> Aabb {
 pub struct SpatialIndex {
     tree: LooseOctree<NodeId>,
     refiled: usize,
-    scratch: Vec<NodeId>,
     hits: Vec<(NodeId, f32)>,
     despawned: Vec<NodeId>,
 }
@@ -42,7 +41,6 @@ impl SpatialIndex {
         Self {
             tree: LooseOctree::new(world).expect("the initial world box is finite"),
             refiled: 0,
-            scratch: Vec::new(),
             hits: Vec::new(),
             despawned: Vec::new(),
         }
@@ -85,12 +83,11 @@ impl SpatialIndex {
     /// Files every mesh node anew.
     pub fn rebuild(&mut self, scene: &mut Scene) {
         self.tree.clear();
-        self.despawned.clear();
+        // Despawned nodes are gone from the rebuilt tree already.
         scene.take_despawned(&mut self.despawned);
         self.despawned.clear();
         self.refiled = 0;
-        let nodes: Vec<NodeId> = scene.components.mesh.iter().map(|(node, _)| node).collect();
-        for node in nodes {
+        for (node, _) in scene.components.mesh.iter() {
             self.refiled += usize::from(self.file(scene, node));
         }
     }
@@ -107,17 +104,11 @@ impl SpatialIndex {
             return self.rebuild(scene);
         }
         self.refiled = 0;
-        self.scratch.clear();
-        self.scratch.extend(
-            scene
-                .changed_nodes()
-                .filter(|&n| scene.get::<MeshRenderer>(n).is_some()),
-        );
-        let changed = std::mem::take(&mut self.scratch);
-        for &node in &changed {
-            self.refiled += usize::from(self.file(scene, node));
+        for node in scene.changed_nodes() {
+            if scene.get::<MeshRenderer>(node).is_some() {
+                self.refiled += usize::from(self.file(scene, node));
+            }
         }
-        self.scratch = changed;
     }
 
     /// Mesh nodes whose bounds touch the frustum, into `out` (cleared first).
@@ -224,6 +215,27 @@ mod tests {
             )
             .unwrap();
         node
+    }
+
+    #[test]
+    fn aabb_of_a_rotated_cube_encloses_its_corners() {
+        let model = Transform::from_translation(Vec3::X)
+            .with_rotation(glam::Quat::from_rotation_y(0.7))
+            .with_scale(Vec3::new(2.0, 1.0, 3.0))
+            .to_affine();
+        let Aabb { min, max } = mesh_bounds(&model);
+        for corner in 0..8 {
+            let c = Vec3::new(
+                if corner & 1 == 0 { -0.5 } else { 0.5 },
+                if corner & 2 == 0 { -0.5 } else { 0.5 },
+                if corner & 4 == 0 { -0.5 } else { 0.5 },
+            );
+            let p = model.transform_point3(c);
+            assert!(
+                p.cmpge(min - 1e-5).all() && p.cmple(max + 1e-5).all(),
+                "{p} outside"
+            );
+        }
     }
 
     #[test]
