@@ -18,7 +18,7 @@ const ROUND_SEGMENTS: u32 = 32;
 /// Latitude bands of the sphere.
 const SPHERE_RINGS: u32 = 16;
 
-/// One interleaved vertex, as the mesh pass reads it (24 bytes).
+/// One interleaved vertex, as the mesh pass reads it (32 bytes).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct MeshVertex {
@@ -26,6 +26,8 @@ pub struct MeshVertex {
     pub position: [f32; 3],
     /// Unit object-space normal.
     pub normal: [f32; 3],
+    /// Texture coordinate (glTF convention: origin at the image's top left).
+    pub uv: [f32; 2],
 }
 
 /// A triangle list: every three indices form one counter-clockwise (front) face.
@@ -48,12 +50,13 @@ impl MeshData {
             .fold(0.0, f32::max)
     }
 
-    fn push(&mut self, position: Vec3, normal: Vec3) -> u32 {
+    fn push(&mut self, position: Vec3, normal: Vec3, uv: [f32; 2]) -> u32 {
         let index = u32::try_from(self.vertices.len())
             .expect("primitive meshes stay far below 2^32 vertices");
         self.vertices.push(MeshVertex {
             position: position.to_array(),
             normal: normal.normalize().to_array(),
+            uv,
         });
         index
     }
@@ -98,7 +101,8 @@ fn cube() -> MeshData {
     for (normal, u, v) in faces {
         let centre = normal * 0.5;
         let corners = [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)];
-        let [a, b, c, d] = corners.map(|(su, sv)| mesh.push(centre + u * su + v * sv, normal));
+        let [a, b, c, d] = corners
+            .map(|(su, sv)| mesh.push(centre + u * su + v * sv, normal, [su + 0.5, 0.5 - sv]));
         mesh.triangle(a, b, c);
         mesh.triangle(a, c, d);
     }
@@ -114,7 +118,11 @@ fn sphere() -> MeshData {
         for segment in 0..=ROUND_SEGMENTS {
             let phi = TAU * segment as f32 / ROUND_SEGMENTS as f32;
             let direction = ring(phi) * theta.sin() + Vec3::Y * theta.cos();
-            mesh.push(direction * 0.5, direction);
+            let uv = [
+                segment as f32 / ROUND_SEGMENTS as f32,
+                ring_index as f32 / SPHERE_RINGS as f32,
+            ];
+            mesh.push(direction * 0.5, direction, uv);
         }
     }
     for ring_index in 0..SPHERE_RINGS {
@@ -136,7 +144,8 @@ fn sphere() -> MeshData {
 fn plane() -> MeshData {
     let mut mesh = MeshData::default();
     let corners = [(-0.5, 0.5), (0.5, 0.5), (0.5, -0.5), (-0.5, -0.5)];
-    let [a, b, c, d] = corners.map(|(x, z)| mesh.push(Vec3::new(x, 0.0, z), Vec3::Y));
+    let [a, b, c, d] =
+        corners.map(|(x, z)| mesh.push(Vec3::new(x, 0.0, z), Vec3::Y, [x + 0.5, z + 0.5]));
     mesh.triangle(a, b, c);
     mesh.triangle(a, c, d);
     mesh
@@ -145,11 +154,16 @@ fn plane() -> MeshData {
 /// A flat disc of radius 0.5 at height `y`, facing `+Y` when `up`, else `-Y`.
 fn cap(mesh: &mut MeshData, y: f32, up: bool) {
     let normal = if up { Vec3::Y } else { Vec3::NEG_Y };
-    let centre = mesh.push(Vec3::new(0.0, y, 0.0), normal);
+    let centre = mesh.push(Vec3::new(0.0, y, 0.0), normal, [0.5, 0.5]);
     let first = centre + 1;
     for segment in 0..ROUND_SEGMENTS {
         let phi = TAU * segment as f32 / ROUND_SEGMENTS as f32;
-        mesh.push(ring(phi) * 0.5 + Vec3::new(0.0, y, 0.0), normal);
+        let edge = ring(phi) * 0.5;
+        mesh.push(
+            edge + Vec3::new(0.0, y, 0.0),
+            normal,
+            [edge.x + 0.5, edge.z + 0.5],
+        );
     }
     for segment in 0..ROUND_SEGMENTS {
         let a = first + segment;
@@ -168,8 +182,9 @@ fn cylinder() -> MeshData {
     for segment in 0..=ROUND_SEGMENTS {
         let phi = TAU * segment as f32 / ROUND_SEGMENTS as f32;
         let out = ring(phi);
-        mesh.push(out * 0.5 - Vec3::Y * 0.5, out);
-        mesh.push(out * 0.5 + Vec3::Y * 0.5, out);
+        let u = segment as f32 / ROUND_SEGMENTS as f32;
+        mesh.push(out * 0.5 - Vec3::Y * 0.5, out, [u, 1.0]);
+        mesh.push(out * 0.5 + Vec3::Y * 0.5, out, [u, 0.0]);
     }
     for segment in 0..ROUND_SEGMENTS {
         let bottom = first + segment * 2;
@@ -192,11 +207,27 @@ fn cone() -> MeshData {
     for segment in 0..ROUND_SEGMENTS {
         let phi0 = TAU * segment as f32 / ROUND_SEGMENTS as f32;
         let phi1 = TAU * (segment + 1) as f32 / ROUND_SEGMENTS as f32;
-        let a = mesh.push(ring(phi0) * 0.5 - Vec3::Y * 0.5, slope_normal(phi0));
-        let b = mesh.push(ring(phi1) * 0.5 - Vec3::Y * 0.5, slope_normal(phi1));
+        let (u0, u1) = (
+            segment as f32 / ROUND_SEGMENTS as f32,
+            (segment + 1) as f32 / ROUND_SEGMENTS as f32,
+        );
+        let a = mesh.push(
+            ring(phi0) * 0.5 - Vec3::Y * 0.5,
+            slope_normal(phi0),
+            [u0, 1.0],
+        );
+        let b = mesh.push(
+            ring(phi1) * 0.5 - Vec3::Y * 0.5,
+            slope_normal(phi1),
+            [u1, 1.0],
+        );
         // One tip vertex per face, with the normal of the face's middle, so the tip
         // shades smoothly instead of taking one arbitrary direction.
-        let c = mesh.push(tip, slope_normal((phi0 + phi1) * 0.5));
+        let c = mesh.push(
+            tip,
+            slope_normal((phi0 + phi1) * 0.5),
+            [(u0 + u1) * 0.5, 0.0],
+        );
         mesh.triangle(a, b, c);
     }
     cap(&mut mesh, -0.5, false);
@@ -296,6 +327,19 @@ mod tests {
                 (max.y - expected_y).abs() < 1e-5 && (min.y + expected_y).abs() < 1e-5,
                 "{primitive:?} y extent {min} {max}"
             );
+        }
+    }
+
+    #[test]
+    fn texture_coordinates_stay_in_the_unit_square() {
+        for primitive in Primitive::ALL {
+            for vertex in primitive.mesh().vertices {
+                let [u, v] = vertex.uv;
+                assert!(
+                    (0.0..=1.0).contains(&u) && (0.0..=1.0).contains(&v),
+                    "{primitive:?} uv {u}, {v}"
+                );
+            }
         }
     }
 
