@@ -1,10 +1,9 @@
-// Mesh pass: instanced primitives lit with Blinn-Phong (hemispheric ambient, one
-// directional light, up to eight point lights). Lighting is computed in linear
-// space; the sRGB render target encodes the output.
+// Mesh pass: instanced meshes with a base-colour texture, lit with Blinn-Phong
+// (hemispheric ambient, one directional light, up to eight point lights).
+// Lighting is computed in linear space; the sRGB texture is decoded by the
+// sampler and the sRGB render target encodes the output.
 
 const MAX_POINT_LIGHTS: u32 = 8u;
-const SHININESS: f32 = 48.0;
-const SPECULAR_STRENGTH: f32 = 0.3;
 // Share of the sky ambient that still reaches surfaces facing the ground.
 const GROUND_AMBIENT: f32 = 0.35;
 
@@ -26,46 +25,57 @@ struct Globals {
 }
 
 @group(0) @binding(0) var<uniform> globals: Globals;
+@group(1) @binding(0) var base_color_texture: texture_2d<f32>;
+@group(1) @binding(1) var base_color_sampler: sampler;
 
 struct VertexIn {
     @location(0) position: vec3<f32>,
     @location(1) normal: vec3<f32>,
-    // Instance: model matrix columns, normal matrix columns, base colour.
-    @location(2) model_x: vec3<f32>,
-    @location(3) model_y: vec3<f32>,
-    @location(4) model_z: vec3<f32>,
-    @location(5) model_t: vec3<f32>,
-    @location(6) normal_x: vec3<f32>,
-    @location(7) normal_y: vec3<f32>,
-    @location(8) normal_z: vec3<f32>,
-    @location(9) color: vec4<f32>,
+    @location(2) uv: vec2<f32>,
+    // Instance: model matrix columns, then linear RGB base colour and gloss.
+    @location(3) model_x: vec3<f32>,
+    @location(4) model_y: vec3<f32>,
+    @location(5) model_z: vec3<f32>,
+    @location(6) model_t: vec3<f32>,
+    @location(7) color_gloss: vec4<f32>,
 }
 
 struct VertexOut {
     @builtin(position) clip_position: vec4<f32>,
     @location(0) world_position: vec3<f32>,
     @location(1) world_normal: vec3<f32>,
-    @location(2) color: vec4<f32>,
+    @location(2) uv: vec2<f32>,
+    @location(3) color_gloss: vec4<f32>,
 }
 
 @vertex
 fn vs_main(in: VertexIn) -> VertexOut {
-    let model = mat3x3<f32>(in.model_x, in.model_y, in.model_z);
-    let normal_matrix = mat3x3<f32>(in.normal_x, in.normal_y, in.normal_z);
-    let world = model * in.position + in.model_t;
+    let x = in.model_x;
+    let y = in.model_y;
+    let z = in.model_z;
+    let world = mat3x3<f32>(x, y, z) * in.position + in.model_t;
+    // The cofactor matrix is det * inverse-transpose: the right normals after
+    // normalising, with no division, and still defined for a flattened axis.
+    // The determinant's sign keeps mirrored instances' normals outwards.
+    let cofactor = mat3x3<f32>(cross(y, z), cross(z, x), cross(x, y));
+    let handedness = select(1.0, -1.0, dot(x, cross(y, z)) < 0.0);
     var out: VertexOut;
     out.clip_position = globals.view_proj * vec4<f32>(world, 1.0);
     out.world_position = world;
-    out.world_normal = normal_matrix * in.normal;
-    out.color = in.color;
+    out.world_normal = cofactor * in.normal * handedness;
+    out.uv = in.uv;
+    out.color_gloss = in.color_gloss;
     return out;
 }
 
-// Diffuse plus Blinn-Phong specular for one light of unit direction `l`.
-fn shade(albedo: vec3<f32>, n: vec3<f32>, v: vec3<f32>, l: vec3<f32>, radiance: vec3<f32>) -> vec3<f32> {
+// Diffuse plus Blinn-Phong specular for one light of unit direction `l`; gloss
+// 0..1 sharpens and strengthens the highlight.
+fn shade(albedo: vec3<f32>, gloss: f32, n: vec3<f32>, v: vec3<f32>, l: vec3<f32>, radiance: vec3<f32>) -> vec3<f32> {
     let n_dot_l = max(dot(n, l), 0.0);
     let h = normalize(l + v);
-    let specular = pow(max(dot(n, h), 0.0), SHININESS) * SPECULAR_STRENGTH * step(0.0001, n_dot_l);
+    let shininess = mix(8.0, 128.0, gloss);
+    let strength = mix(0.04, 0.6, gloss);
+    let specular = pow(max(dot(n, h), 0.0), shininess) * strength * step(0.0001, n_dot_l);
     return (albedo * n_dot_l + vec3<f32>(specular)) * radiance;
 }
 
@@ -80,11 +90,12 @@ fn range_falloff(distance: f32, range: f32) -> f32 {
 fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     let n = normalize(in.world_normal);
     let v = normalize(globals.camera_position.xyz - in.world_position);
-    let albedo = in.color.rgb;
+    let albedo = in.color_gloss.rgb * textureSample(base_color_texture, base_color_sampler, in.uv).rgb;
+    let gloss = in.color_gloss.a;
 
     let sky_share = n.y * 0.5 + 0.5;
     var color = albedo * globals.ambient.rgb * mix(GROUND_AMBIENT, 1.0, sky_share);
-    color += shade(albedo, n, v, globals.sun_direction.xyz, globals.sun_color.rgb);
+    color += shade(albedo, gloss, n, v, globals.sun_direction.xyz, globals.sun_color.rgb);
 
     let count = min(globals.point_count.x, MAX_POINT_LIGHTS);
     for (var i = 0u; i < count; i += 1u) {
@@ -93,7 +104,7 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
         let distance = length(to_light);
         let l = to_light / max(distance, 0.0001);
         let radiance = light.color.rgb * range_falloff(distance, light.position_range.w);
-        color += shade(albedo, n, v, l, radiance);
+        color += shade(albedo, gloss, n, v, l, radiance);
     }
     return vec4<f32>(color, 1.0);
 }

@@ -12,6 +12,7 @@ use keel_engine::render::{
     Camera, DirectionalLight, FrameData, GpuContext, MeshInstance, PointLight, RenderError,
     Renderer, wgpu,
 };
+use keel_engine::scene::Material;
 
 const GOLDEN_SIZE: u32 = 256;
 
@@ -21,13 +22,13 @@ fn renderer(ctx: &GpuContext) -> Renderer {
 
 fn ground(size: f32, y: f32, grey: f32) -> MeshInstance {
     MeshInstance {
-        mesh: Primitive::Plane,
+        mesh: Primitive::Plane.into(),
         model: Affine3A::from_scale_rotation_translation(
             Vec3::new(size, 1.0, size),
             Quat::IDENTITY,
             Vec3::Y * y,
         ),
-        color: Vec4::new(grey, grey, grey, 1.0),
+        material: Material::from_color(Vec4::new(grey, grey, grey, 1.0)),
     }
 }
 
@@ -54,12 +55,14 @@ fn primitives_lighting() {
     ];
     for (i, (mesh, rotation)) in row.into_iter().enumerate() {
         instances.push(MeshInstance {
-            mesh,
+            mesh: mesh.into(),
             model: Affine3A::from_rotation_translation(
                 rotation,
                 Vec3::new(i as f32 * 1.5 - 3.0, 0.0, 0.0),
             ),
-            color: hue(i as f32 / 5.0) * 0.8 + Vec4::new(0.1, 0.1, 0.1, 0.2),
+            material: Material::from_color(
+                hue(i as f32 / 5.0) * 0.8 + Vec4::new(0.1, 0.1, 0.1, 0.2),
+            ),
         });
     }
     let lights = [PointLight {
@@ -105,13 +108,13 @@ fn many_instances() {
         for x in 0..20 {
             let height = 0.4 + ((x * 7 + z * 13) % 10) as f32 * 0.12;
             instances.push(MeshInstance {
-                mesh: Primitive::Cube,
+                mesh: Primitive::Cube.into(),
                 model: Affine3A::from_scale_rotation_translation(
                     Vec3::new(0.8, height, 0.8),
                     Quat::IDENTITY,
                     Vec3::new(x as f32 - 9.5, height * 0.5, z as f32 - 9.5),
                 ),
-                color: hue((x + z) as f32 / 40.0 + (z % 3) as f32 * 0.11),
+                material: Material::from_color(hue((x + z) as f32 / 40.0 + (z % 3) as f32 * 0.11)),
             });
         }
     }
@@ -149,13 +152,13 @@ fn particles() {
         ground(8.0, 0.0, 0.08),
         // Hides the lower half of the left smoke puff: particles are depth tested.
         MeshInstance {
-            mesh: Primitive::Cube,
+            mesh: Primitive::Cube.into(),
             model: Affine3A::from_scale_rotation_translation(
                 Vec3::new(1.2, 1.3, 0.4),
                 Quat::IDENTITY,
                 Vec3::new(-1.4, 0.65, 1.4),
             ),
-            color: Vec4::new(0.2, 0.3, 0.25, 1.0),
+            material: Material::from_color(Vec4::new(0.2, 0.3, 0.25, 1.0)),
         },
     ];
     let spark = |x: f32, y: f32, z: f32, size: f32, color: [f32; 4]| ParticleInstance {
@@ -205,10 +208,10 @@ fn culled_instances_are_counted_and_not_drawn() {
     let Some(ctx) = gpu_or_skip() else { return };
     let camera = Camera::default();
     let behind = camera.position - camera.forward() * 4.0;
-    let at = |mesh, position| MeshInstance {
-        mesh,
+    let at = |mesh: Primitive, position| MeshInstance {
+        mesh: mesh.into(),
         model: Affine3A::from_translation(position),
-        color: Vec4::ONE,
+        material: Material::from_color(Vec4::ONE),
     };
     let instances = [
         at(Primitive::Cube, Vec3::ZERO),
@@ -276,7 +279,7 @@ fn render_to_image_is_not_blank_and_clear_colour_is_srgb_encoded() {
 
     let cube = [MeshInstance {
         model: Affine3A::from_rotation_y(0.6),
-        color: Vec4::new(0.9, 0.9, 0.9, 1.0),
+        material: Material::from_color(Vec4::new(0.9, 0.9, 0.9, 1.0)),
         ..MeshInstance::default()
     }];
     let frame = FrameData {
@@ -306,9 +309,9 @@ fn back_faces_are_culled_and_light_comes_from_the_sun() {
         u32::from(p[0]) + u32::from(p[1]) + u32::from(p[2])
     };
     let floor = [MeshInstance {
-        mesh: Primitive::Plane,
+        mesh: Primitive::Plane.into(),
         model: Affine3A::from_scale(Vec3::splat(10.0)),
-        color: Vec4::ONE,
+        material: Material::from_color(Vec4::ONE),
     }];
     let from = |y: f32| FrameData {
         camera: Camera {
@@ -340,9 +343,9 @@ fn back_faces_are_culled_and_light_comes_from_the_sun() {
     );
 
     let sphere = [MeshInstance {
-        mesh: Primitive::Sphere,
+        mesh: Primitive::Sphere.into(),
         model: Affine3A::from_scale(Vec3::splat(2.0)),
-        color: Vec4::ONE,
+        material: Material::from_color(Vec4::ONE),
     }];
     let lit_from_above = FrameData {
         camera: Camera {

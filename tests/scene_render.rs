@@ -24,7 +24,15 @@ fn part(scene: &mut Scene, parent: NodeId, mesh: Primitive, at: Vec3, scale: Vec
         )
         .unwrap();
     let material = Material::rgb(rgb[0], rgb[1], rgb[2]);
-    scene.insert(id, MeshRenderer { mesh, material }).unwrap();
+    scene
+        .insert(
+            id,
+            MeshRenderer {
+                mesh: mesh.into(),
+                material,
+            },
+        )
+        .unwrap();
 }
 
 /// Ship > mast > arm > lamp, each level animated, over a plane.
@@ -63,7 +71,7 @@ fn hierarchy_scene() -> Scene {
         .insert(
             sea,
             MeshRenderer {
-                mesh: Primitive::Plane,
+                mesh: Primitive::Plane.into(),
                 material: Material::rgb(0.02, 0.12, 0.2),
             },
         )
@@ -214,7 +222,7 @@ fn a_node_moving_at_constant_speed_is_drawn_halfway_at_alpha_half() {
         .insert(
             cube,
             MeshRenderer {
-                mesh: Primitive::Cube,
+                mesh: Primitive::Cube.into(),
                 material: Material::rgb(1.0, 1.0, 1.0),
             },
         )
@@ -279,7 +287,7 @@ fn particles_from_emitters() {
         .insert(
             ground,
             MeshRenderer {
-                mesh: Primitive::Plane,
+                mesh: Primitive::Plane.into(),
                 material: Material::rgb(0.1, 0.1, 0.12),
             },
         )

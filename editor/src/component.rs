@@ -74,7 +74,7 @@ impl ComponentKind {
                 face_forward: false,
             }),
             ComponentKind::Mesh => ComponentValue::Mesh(MeshRenderer {
-                mesh: Primitive::Cube,
+                mesh: Primitive::Cube.into(),
                 material: Material::default(),
             }),
             ComponentKind::Light => ComponentValue::Light(Light {

@@ -497,7 +497,7 @@ impl Document {
         let ComponentValue::Mesh(mut mesh) = ComponentKind::Mesh.default_value() else {
             unreachable!("the default of Mesh is a mesh")
         };
-        mesh.mesh = primitive;
+        mesh.mesh = primitive.into();
         self.add_node(parent, name, &[ComponentValue::Mesh(mesh)])
     }
 

@@ -51,7 +51,7 @@ fn small_scene() -> Scene {
     s.insert(
         hull,
         MeshRenderer {
-            mesh: Primitive::Cube,
+            mesh: Primitive::Cube.into(),
             material: Material::rgb(0.5, 0.2, 0.1),
         },
     )
@@ -66,7 +66,7 @@ fn small_scene() -> Scene {
     s.insert(
         sea,
         MeshRenderer {
-            mesh: Primitive::Plane,
+            mesh: Primitive::Plane.into(),
             material: Material::default(),
         },
     )
@@ -583,7 +583,7 @@ fn the_context_menu_adds_a_primitive_under_the_clicked_node() {
     assert_eq!(doc.scene().parent(cone), doc.scene().find("hull"));
     assert_eq!(
         doc.scene().get::<MeshRenderer>(cone).map(|m| m.mesh),
-        Some(Primitive::Cone)
+        Some(Primitive::Cone.into())
     );
     assert_eq!(
         doc.selection.primary(),

@@ -12,6 +12,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use glam::{Affine3A, Quat, Vec3, Vec4};
 use keel_engine::assets::Primitive;
 use keel_engine::render::{Camera, InstanceBatcher, MeshInstance, prepare_unbatched};
+use keel_engine::scene::Material;
 
 const INSTANCES: usize = 10_000;
 
@@ -28,13 +29,14 @@ fn scene(count: usize) -> Vec<MeshInstance> {
     (0..count)
         .map(|_| MeshInstance {
             mesh: Primitive::ALL
-                [(next() * Primitive::ALL.len() as f32) as usize % Primitive::ALL.len()],
+                [(next() * Primitive::ALL.len() as f32) as usize % Primitive::ALL.len()]
+            .into(),
             model: Affine3A::from_scale_rotation_translation(
                 Vec3::splat(0.5 + next()),
                 Quat::from_rotation_y(next() * std::f32::consts::TAU),
                 Vec3::new(next() - 0.5, next() - 0.5, next() - 0.5) * 120.0,
             ),
-            color: Vec4::new(next(), next(), next(), 1.0),
+            material: Material::from_color(Vec4::new(next(), next(), next(), 1.0)),
         })
         .collect()
 }
@@ -56,7 +58,7 @@ fn prepare(c: &mut Criterion) {
         &instances,
         |b, instances| {
             b.iter(|| {
-                batcher.prepare(view_proj, black_box(instances));
+                batcher.prepare(view_proj, black_box(instances), false);
                 black_box((batcher.bytes().len(), batcher.groups().len()))
             });
         },
@@ -74,13 +76,33 @@ fn prepare(c: &mut Criterion) {
     group.finish();
 }
 
+/// Distinct meshes in the 100,000-instance world: one batch each.
+const MESHES: usize = 300;
+
 /// 100,000 mesh nodes in 1,000 orbiting groups, simulated so every group moved
 /// in the last step: interpolation, octree culling and packing all do real work.
+/// They draw 300 registered meshes, a third of them textured: 300 batches.
 fn moving_world(count: usize) -> keel_engine::world::World {
-    use keel_engine::assets::Primitive;
-    use keel_engine::scene::{Material, MeshRenderer, Orbit, Scene, Transform};
+    use keel_engine::assets::{MeshRef, TextureData, add_mesh, add_texture};
+    use keel_engine::scene::{MeshRenderer, Orbit, Scene, Transform};
     let mut scene = Scene::new();
-    let primitives = Primitive::ALL;
+    let textures = [0u8, 1].map(|k| {
+        add_texture(TextureData {
+            name: format!("bench texture {k}"),
+            width: 1,
+            height: 1,
+            mips: vec![vec![200, 100 * k, 50, 255]],
+        })
+    });
+    let meshes: Vec<(MeshRef, Option<_>)> = (0..MESHES)
+        .map(|k| {
+            let mesh = add_mesh(format!("bench mesh {k}"), Primitive::ALL[k % 5].mesh());
+            (
+                MeshRef::Asset(mesh),
+                (k % 3 == 0).then_some(textures[k % 2]),
+            )
+        })
+        .collect();
     for g in 0..count / 100 {
         let angle = g as f32 * 0.37;
         let root = scene.spawn(None, "group", Transform::IDENTITY).unwrap();
@@ -101,16 +123,12 @@ fn moving_world(count: usize) -> keel_engine::world::World {
                     Transform::from_translation(at).with_scale(Vec3::splat(0.5)),
                 )
                 .unwrap();
-            let material = Material::rgb((g % 7) as f32 / 7.0, (i % 5) as f32 / 5.0, 0.5);
-            scene
-                .insert(
-                    node,
-                    MeshRenderer {
-                        mesh: primitives[(g + i) % 5],
-                        material,
-                    },
-                )
-                .unwrap();
+            let (mesh, texture) = meshes[(g * 7 + i) % MESHES];
+            let material = Material {
+                texture,
+                ..Material::rgb((g % 7) as f32 / 7.0, (i % 5) as f32 / 5.0, 0.5)
+            };
+            scene.insert(node, MeshRenderer { mesh, material }).unwrap();
         }
     }
     let mut world = keel_engine::world::World::new(scene);
@@ -141,7 +159,7 @@ fn frame(c: &mut Criterion) {
     group.bench_function(BenchmarkId::new("prepare", COUNT), |b| {
         b.iter(|| {
             let frame = buffers.extract_world(&mut world, camera, aspect, &overlays);
-            batcher.prepare(view_proj, frame.instances);
+            batcher.prepare(view_proj, frame.instances, frame.instances_in_view);
             black_box((batcher.bytes().len(), batcher.groups().len()))
         });
     });

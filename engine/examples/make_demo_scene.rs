@@ -37,6 +37,7 @@ fn material(rgb: u32, gloss: f32) -> Material {
     Material {
         base_color: hex(rgb).extend(1.0),
         gloss,
+        texture: None,
     }
 }
 
@@ -84,7 +85,7 @@ impl Builder {
             .insert(
                 id,
                 MeshRenderer {
-                    mesh,
+                    mesh: mesh.into(),
                     material: look,
                 },
             )
@@ -143,7 +144,7 @@ fn main() {
         .insert(
             sea,
             MeshRenderer {
-                mesh: Primitive::Plane,
+                mesh: Primitive::Plane.into(),
                 material: material(0x1f5f7a, 0.8),
             },
         )
@@ -200,6 +201,7 @@ fn main() {
         Material {
             base_color: Vec4::new(4.0, 2.6, 1.0, 1.0),
             gloss: 0.9,
+            texture: None,
         },
     );
     b.scene

@@ -7,6 +7,7 @@
 
 use glam::{Affine3A, Vec3, Vec4};
 
+use crate::assets::MeshRef;
 use crate::render::{
     Camera, DirectionalLight, FrameData, LineVertex, MeshInstance, OrbitController, PointLight,
     push_aabb,
@@ -54,9 +55,9 @@ pub struct FrameBuffers {
     cells: Vec<(Aabb, usize)>,
 }
 
-/// Outlines the bounds of a unit primitive under `model`.
-fn outline(lines: &mut Vec<LineVertex>, model: &Affine3A, color: Vec4) {
-    let bounds = mesh_bounds(model);
+/// Outlines the bounds of `mesh` under `model`.
+fn outline(lines: &mut Vec<LineVertex>, mesh: MeshRef, model: &Affine3A, color: Vec4) {
+    let bounds = mesh_bounds(mesh, model);
     push_aabb(lines, bounds.min, bounds.max, color);
 }
 
@@ -75,7 +76,7 @@ impl FrameBuffers {
         for (node, mesh) in scene.components.mesh.iter() {
             self.push_mesh(scene, node, mesh, alpha, overlays);
         }
-        self.finish(scene, alpha, camera, overlays)
+        self.finish(scene, alpha, camera, overlays, false)
     }
 
     /// Fills the buffers (lines excepted: the caller may have drawn some) with the
@@ -113,7 +114,7 @@ impl FrameBuffers {
         }
         self.culled_by_octree = scene.components.mesh.len().saturating_sub(visible.len());
         self.visible = visible;
-        self.finish(scene, alpha, camera, overlays)
+        self.finish(scene, alpha, camera, overlays, true)
     }
 
     /// Extracts a world's scene at its clock's alpha, culled by its octree,
@@ -141,10 +142,11 @@ impl FrameBuffers {
         }
         if overlays.recomputed {
             for &node in world.recomputed_nodes() {
-                if world.scene.get::<MeshRenderer>(node).is_some()
+                if let Some(mesh) = world.scene.get::<MeshRenderer>(node)
                     && let Some(model) = world.scene.interpolated_world(node, alpha)
                 {
-                    outline(&mut self.lines, &model, Vec4::new(1.0, 0.15, 0.6, 1.0));
+                    let color = Vec4::new(1.0, 0.15, 0.6, 1.0);
+                    outline(&mut self.lines, mesh.mesh, &model, color);
                 }
             }
         }
@@ -182,10 +184,11 @@ impl FrameBuffers {
         self.instances.push(MeshInstance {
             mesh: mesh.mesh,
             model,
-            color: mesh.material.base_color,
+            material: mesh.material,
         });
         if overlays.aabbs {
-            outline(&mut self.lines, &model, Vec4::new(0.2, 1.0, 0.4, 1.0));
+            let color = Vec4::new(0.2, 1.0, 0.4, 1.0);
+            outline(&mut self.lines, mesh.mesh, &model, color);
         }
     }
 
@@ -195,13 +198,15 @@ impl FrameBuffers {
         alpha: f32,
         camera: Camera,
         overlays: &Overlays,
+        instances_in_view: bool,
     ) -> FrameData<'a> {
         for &node in overlays.highlight {
             for part in scene.subtree(node) {
-                if scene.get::<MeshRenderer>(part).is_some()
+                if let Some(mesh) = scene.get::<MeshRenderer>(part)
                     && let Some(model) = scene.interpolated_world(part, alpha)
                 {
-                    outline(&mut self.lines, &model, Vec4::new(1.0, 0.6, 0.1, 1.0));
+                    let color = Vec4::new(1.0, 0.6, 0.1, 1.0);
+                    outline(&mut self.lines, mesh.mesh, &model, color);
                 }
             }
         }
@@ -241,6 +246,7 @@ impl FrameBuffers {
             }),
             point_lights: &self.point_lights,
             instances: &self.instances,
+            instances_in_view,
             additive: &self.additive,
             alpha: &self.alpha_particles,
             lines: &self.lines,
@@ -294,7 +300,7 @@ mod tests {
             .insert(
                 node,
                 MeshRenderer {
-                    mesh: Primitive::Cube,
+                    mesh: Primitive::Cube.into(),
                     material: Material::default(),
                 },
             )
@@ -333,7 +339,7 @@ mod tests {
                 .insert(
                     node,
                     MeshRenderer {
-                        mesh: Primitive::Cube,
+                        mesh: Primitive::Cube.into(),
                         material: Material::default(),
                     },
                 )

@@ -67,7 +67,7 @@ fn preparing_a_frame_allocates_nothing_once_warm() {
                 .insert(
                     node,
                     MeshRenderer {
-                        mesh,
+                        mesh: mesh.into(),
                         material: Material::default(),
                     },
                 )
@@ -99,7 +99,7 @@ fn preparing_a_frame_allocates_nothing_once_warm() {
         COUNTING.store(frame >= 100, Ordering::Relaxed);
         let data = buffers.extract_world(&mut world, camera, 1.5, &overlays);
         drawn += data.instances.len() + data.alpha.len();
-        batcher.prepare(view_proj, data.instances);
+        batcher.prepare(view_proj, data.instances, data.instances_in_view);
         COUNTING.store(false, Ordering::Relaxed);
     }
     assert!(

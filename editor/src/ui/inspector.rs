@@ -16,7 +16,7 @@
 
 use egui::{DragValue, Response, Ui};
 use glam::{EulerRot, Quat, Vec3, Vec4};
-use keel_engine::assets::Primitive;
+use keel_engine::assets::{MeshRef, Primitive, registry};
 use keel_engine::particles::{
     BlendMode, Burst, ColorStop, Emitter, FloatRange, MAX_POOL_CAPACITY, Overflow, SizeStop,
 };
@@ -412,14 +412,24 @@ fn orbit_ui(ui: &mut Ui, o: &mut Orbit, tracker: &mut Tracker) {
     checkbox(ui, "Face forward", &mut o.face_forward, tracker);
 }
 
+/// A primitive's name, or an imported mesh's (`lighthouse.glb: tower #1.0`).
+fn mesh_name(mesh: MeshRef) -> String {
+    match mesh {
+        MeshRef::Primitive(p) => primitive_name(p).to_owned(),
+        MeshRef::Asset(handle) => registry()
+            .mesh(handle)
+            .map_or_else(|| "(missing mesh)".to_owned(), |m| m.name.clone()),
+    }
+}
+
 fn mesh_ui(ui: &mut Ui, m: &mut MeshRenderer, tracker: &mut Tracker) {
     ui.label("Mesh");
     let before = m.mesh;
     let combo = egui::ComboBox::from_id_salt("mesh_primitive")
-        .selected_text(primitive_name(m.mesh))
+        .selected_text(mesh_name(m.mesh))
         .show_ui(ui, |ui| {
             for p in Primitive::ALL {
-                ui.selectable_value(&mut m.mesh, p, primitive_name(p));
+                ui.selectable_value(&mut m.mesh, p.into(), primitive_name(p));
             }
         });
     let _ = combo.response.accessible_name("Mesh");

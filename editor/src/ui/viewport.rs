@@ -163,8 +163,8 @@ fn selection_bounds(scene: &Scene, nodes: &[NodeId]) -> Option<(Vec3, f32)> {
             let Some(world) = scene.world(part) else {
                 continue;
             };
-            let b = if scene.get::<MeshRenderer>(part).is_some() {
-                mesh_bounds(&world)
+            let b = if let Some(mesh) = scene.get::<MeshRenderer>(part) {
+                mesh_bounds(mesh.mesh, &world)
             } else {
                 let p = Vec3::from(world.translation);
                 Aabb {

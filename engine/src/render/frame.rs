@@ -9,8 +9,9 @@
 use glam::{Affine3A, Mat4, Vec3, Vec4};
 
 use super::camera::Camera;
-use crate::assets::Primitive;
+use crate::assets::MeshRef;
 use crate::particles::ParticleInstance;
+use crate::scene::Material;
 
 /// Point lights beyond this many are ignored (the uniform block has fixed room).
 pub const MAX_POINT_LIGHTS: usize = 8;
@@ -60,23 +61,23 @@ impl Default for PointLight {
     }
 }
 
-/// One mesh to draw: a generated primitive placed by a world transform.
+/// One mesh to draw, placed by a world transform.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MeshInstance {
-    /// Which primitive to draw.
-    pub mesh: Primitive,
+    /// Which mesh to draw.
+    pub mesh: MeshRef,
     /// Object-to-world transform.
     pub model: Affine3A,
-    /// Linear RGBA base colour (alpha is currently ignored: meshes are opaque).
-    pub color: Vec4,
+    /// Colour, gloss and texture (meshes are opaque: the colour's alpha is ignored).
+    pub material: Material,
 }
 
 impl Default for MeshInstance {
     fn default() -> Self {
         Self {
-            mesh: Primitive::Cube,
+            mesh: MeshRef::Primitive(crate::assets::Primitive::Cube),
             model: Affine3A::IDENTITY,
-            color: Vec4::ONE,
+            material: Material::default(),
         }
     }
 }
@@ -116,8 +117,11 @@ pub struct FrameData<'a> {
     pub sun: DirectionalLight,
     /// Point lights; only the first [`MAX_POINT_LIGHTS`] are used.
     pub point_lights: &'a [PointLight],
-    /// Meshes to draw (culled and batched by the renderer).
+    /// Meshes to draw (batched by the renderer, and culled unless `instances_in_view`).
     pub instances: &'a [MeshInstance],
+    /// Every instance is already known to be in the camera's view (the octree
+    /// culled them), so the renderer skips its own per-instance test.
+    pub instances_in_view: bool,
     /// Particles blended additively (order-independent).
     pub additive: &'a [ParticleInstance],
     /// Particles alpha-blended over the scene (sorted back to front by the renderer).
@@ -137,6 +141,7 @@ impl Default for FrameData<'_> {
             sun: DirectionalLight::default(),
             point_lights: &[],
             instances: &[],
+            instances_in_view: false,
             additive: &[],
             alpha: &[],
             lines: &[],

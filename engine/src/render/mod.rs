@@ -6,7 +6,8 @@
 //! - [`context`]: [`GpuContext`] (instance, adapter, device, queue) and backend parsing.
 //! - [`camera`]: [`Camera`] plus the orbit and fly controllers.
 //! - [`frame`]: [`FrameData`] and its parts, and the shared uniform block.
-//! - [`mesh_pass`]: culled, batched, instanced primitives with Blinn-Phong lighting.
+//! - `batcher`, `mesh_pass`, `texture`: culled, batched, instanced meshes (primitives and
+//!   imported) with base-colour textures and Blinn-Phong lighting.
 //! - `particle_pass`: additive and alpha billboards.
 //! - [`line_pass`]: debug lines and the ground grid.
 //! - [`surface`]: the window surface and frame acquisition.
@@ -16,6 +17,7 @@
 //! Pattern: game loop (render half) over double-buffered state: the renderer
 //! reads a snapshot and never the live scene.
 
+mod batcher;
 mod buffer;
 pub mod camera;
 mod capture;
@@ -23,11 +25,12 @@ pub mod context;
 mod culling;
 pub mod frame;
 pub mod line_pass;
-pub mod mesh_pass;
+mod mesh_pass;
 mod particle_pass;
 mod renderer;
 pub mod surface;
 mod targets;
+mod texture;
 
 // Re-exported because they appear in this module's API (`wgpu` types in the
 // context and passes, `image::RgbaImage` from captures): users need no
@@ -35,13 +38,13 @@ mod targets;
 pub use image;
 pub use wgpu;
 
+pub use batcher::{DrawGroup, GpuInstance, InstanceBatcher, UnbatchedDraw, prepare_unbatched};
 pub use camera::{Camera, FlyController, OrbitController};
 pub use context::{GpuContext, backend_names, parse_backends};
 pub use frame::{
     DirectionalLight, FrameData, LineVertex, MAX_POINT_LIGHTS, MeshInstance, PointLight,
 };
 pub use line_pass::{push_aabb, push_axes, push_grid};
-pub use mesh_pass::{DrawGroup, GpuInstance, InstanceBatcher, UnbatchedDraw, prepare_unbatched};
 pub use renderer::{RenderStats, Renderer};
 pub use surface::{PresentModeChoice, SurfaceState};
 

@@ -49,7 +49,7 @@ impl Renderer {
     /// format gives correct output: shaders write linear colour).
     #[must_use]
     pub fn new(ctx: &GpuContext, color_format: wgpu::TextureFormat) -> Self {
-        let device = &ctx.device;
+        let (device, queue) = (&ctx.device, &ctx.queue);
         let sample_count = choose_sample_count(&ctx.adapter, color_format);
         let globals = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("renderer: globals"),
@@ -81,7 +81,7 @@ impl Renderer {
         Self {
             color_format,
             sample_count,
-            mesh: MeshPass::new(device, &globals_layout, color_format, sample_count),
+            mesh: MeshPass::new(device, queue, &globals_layout, color_format, sample_count),
             lines: LinePass::new(device, &globals_layout, color_format, sample_count),
             particles: ParticlePass::new(device, &globals_layout, color_format, sample_count),
             globals,
@@ -157,9 +157,13 @@ impl Renderer {
 
         let globals = Globals::new(frame, size.0 as f32 / size.1 as f32);
         queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
-        let mesh = self
-            .mesh
-            .prepare(device, queue, globals.view_proj(), frame.instances);
+        let mesh = self.mesh.prepare(
+            device,
+            queue,
+            globals.view_proj(),
+            frame.instances,
+            frame.instances_in_view,
+        );
         self.lines.prepare(device, queue, frame);
         let particles = self.particles.prepare(device, queue, frame);
         self.stats = RenderStats {

@@ -9,7 +9,7 @@ use glam::{Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
 use super::{Column, NodeId};
-use crate::assets::Primitive;
+use crate::assets::{MeshRef, TextureHandle};
 use crate::particles::Emitter;
 
 /// Turns the node about a local axis at a constant rate.
@@ -92,6 +92,10 @@ pub struct Material {
     /// Shininess of the highlight, 0 (matte) to 1 (glossy).
     #[serde(default = "default_gloss")]
     pub gloss: f32,
+    /// Base-colour texture, multiplied with `base_color`. Only imported models
+    /// carry one, and their parts are not written to scene files.
+    #[serde(skip)]
+    pub texture: Option<TextureHandle>,
 }
 
 fn default_gloss() -> f32 {
@@ -103,11 +107,20 @@ impl Default for Material {
         Self {
             base_color: Vec4::new(0.8, 0.8, 0.8, 1.0),
             gloss: default_gloss(),
+            texture: None,
         }
     }
 }
 
 impl Material {
+    /// An untextured material of a linear RGBA colour and the default gloss.
+    pub fn from_color(base_color: Vec4) -> Self {
+        Self {
+            base_color,
+            ..Self::default()
+        }
+    }
+
     /// An opaque material of a linear RGB colour.
     pub fn rgb(r: f32, g: f32, b: f32) -> Self {
         Self {
@@ -117,12 +130,29 @@ impl Material {
     }
 }
 
+/// The root of an imported model: its children are the file's hierarchy,
+/// spawned when the model is instanced and rebuilt from the file each time the
+/// scene loads (like a prefab instance), so scene files store only the path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelInstance {
+    /// The model file, absolute; scene files store it relative to themselves.
+    pub source: std::path::PathBuf,
+}
+
+/// Marks a node spawned from an imported model: not saved (the model's file is
+/// the source of truth) and not editable in the editor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModelPart {
+    /// Index of the glTF node it came from.
+    pub gltf_node: u32,
+}
+
 /// Draws a mesh at the node's world transform.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MeshRenderer {
-    /// Which mesh.
-    pub mesh: Primitive,
+    /// Which mesh: a primitive or an imported one.
+    pub mesh: MeshRef,
     /// How it looks.
     #[serde(default)]
     pub material: Material,
@@ -168,6 +198,10 @@ pub struct Components {
     pub light: Column<Light>,
     /// Particle emitters.
     pub emitter: Column<Emitter>,
+    /// Roots of imported model instances.
+    pub model: Column<ModelInstance>,
+    /// Nodes spawned from an imported model.
+    pub model_part: Column<ModelPart>,
 }
 
 impl Components {
@@ -179,6 +213,8 @@ impl Components {
         self.mesh.remove(node);
         self.light.remove(node);
         self.emitter.remove(node);
+        self.model.remove(node);
+        self.model_part.remove(node);
     }
 }
 
@@ -253,6 +289,8 @@ component!(
     MeshRenderer => mesh,
     Light => light,
     Emitter => emitter,
+    ModelInstance => model,
+    ModelPart => model_part,
 );
 
 impl super::Scene {

@@ -9,15 +9,15 @@
 use glam::{Affine3A, Vec3};
 
 use super::{MeshRenderer, NodeId, Scene};
-use crate::assets::Primitive;
+use crate::assets::{MeshRef, Primitive, registry};
 use crate::spatial::{Aabb, Frustum, LooseOctree, Ray, Sphere};
 
 /// Half the side of the octree's initial cube; objects outside it are still found.
 const WORLD_HALF: f32 = 512.0;
 
-/// World bounds of a unit primitive (every one fits the cube -0.5..0.5) under `model`.
-pub fn mesh_bounds(model: &Affine3A) -> Aabb {
-    Aabb::from_center_half_extents(Vec3::splat(0.0), Vec3::splat(0.5)).transformed(model)
+/// World bounds of `mesh` under `model`.
+pub fn mesh_bounds(mesh: MeshRef, model: &Affine3A) -> Aabb {
+    mesh.local_bounds().transformed(model)
 }
 
 /// Loose octree over every node that draws a mesh.
@@ -67,10 +67,10 @@ impl SpatialIndex {
     }
 
     fn file(&mut self, scene: &Scene, node: NodeId) -> bool {
-        let Some(world) = scene.world(node) else {
+        let (Some(world), Some(mesh)) = (scene.world(node), scene.get::<MeshRenderer>(node)) else {
             return false;
         };
-        let bounds = mesh_bounds(&world);
+        let bounds = mesh_bounds(mesh.mesh, &world);
         // Non-finite bounds (a degenerate scale) are refused by the tree: such a node is unfindable, not fatal.
         let filed = if self.tree.contains_key(node) {
             self.tree.update(node, bounds)
@@ -160,14 +160,23 @@ impl SpatialIndex {
     }
 }
 
-/// Distance along `ray` (world units) to where it enters a unit primitive under `model`.
-fn hit_mesh(model: &Affine3A, mesh: Primitive, ray: &Ray) -> Option<f32> {
+/// Distance along `ray` (world units) to where it enters `mesh` under `model`.
+fn hit_mesh(model: &Affine3A, mesh: MeshRef, ray: &Ray) -> Option<f32> {
     let inverse = model.inverse();
     let origin = inverse.transform_point3(ray.origin);
     let dir = inverse.transform_vector3(ray.dir);
     let local = Ray::new(origin, dir).ok()?;
     // Ray::new normalises the direction: scale the local distance back to world units.
     let to_world = |t: f32| model.transform_vector3(local.dir * t).length();
+    let mesh = match mesh {
+        MeshRef::Primitive(primitive) => primitive,
+        MeshRef::Asset(handle) => {
+            let registry = registry();
+            let asset = registry.mesh(handle)?;
+            local.intersect_aabb(&asset.bounds)?;
+            return hit_triangles(&asset.data, &local).map(to_world);
+        }
+    };
     let t = match mesh {
         Primitive::Sphere => local.intersect_sphere(&Sphere {
             center: Vec3::ZERO,
@@ -192,12 +201,44 @@ fn hit_mesh(model: &Affine3A, mesh: Primitive, ray: &Ray) -> Option<f32> {
     Some(to_world(t))
 }
 
+/// Nearest hit of `ray` on any triangle of `mesh`, from either side (Möller-Trumbore).
+fn hit_triangles(mesh: &crate::assets::MeshData, ray: &Ray) -> Option<f32> {
+    let position = |i: u32| {
+        mesh.vertices
+            .get(i as usize)
+            .map(|v| Vec3::from(v.position))
+    };
+    let mut best: Option<f32> = None;
+    for tri in mesh.indices.chunks_exact(3) {
+        let (Some(a), Some(b), Some(c)) = (position(tri[0]), position(tri[1]), position(tri[2]))
+        else {
+            continue;
+        };
+        let (e1, e2) = (b - a, c - a);
+        let p = ray.dir.cross(e2);
+        let det = e1.dot(p);
+        if det.abs() < 1e-12 {
+            continue;
+        }
+        let inv = 1.0 / det;
+        let s = ray.origin - a;
+        let u = s.dot(p) * inv;
+        let q = s.cross(e1);
+        let v = ray.dir.dot(q) * inv;
+        let t = e2.dot(q) * inv;
+        if u >= 0.0 && v >= 0.0 && u + v <= 1.0 && t >= 0.0 && best.is_none_or(|b| t < b) {
+            best = Some(t);
+        }
+    }
+    best
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::scene::{Material, Transform};
 
-    fn add(scene: &mut Scene, mesh: Primitive, at: Vec3, scale: f32) -> NodeId {
+    fn add(scene: &mut Scene, mesh: impl Into<MeshRef>, at: Vec3, scale: f32) -> NodeId {
         let node = scene
             .spawn(
                 None,
@@ -209,7 +250,7 @@ mod tests {
             .insert(
                 node,
                 MeshRenderer {
-                    mesh,
+                    mesh: mesh.into(),
                     material: Material::default(),
                 },
             )
@@ -223,7 +264,7 @@ mod tests {
             .with_rotation(glam::Quat::from_rotation_y(0.7))
             .with_scale(Vec3::new(2.0, 1.0, 3.0))
             .to_affine();
-        let Aabb { min, max } = mesh_bounds(&model);
+        let Aabb { min, max } = mesh_bounds(Primitive::Cube.into(), &model);
         for corner in 0..8 {
             let c = Vec3::new(
                 if corner & 1 == 0 { -0.5 } else { 0.5 },
@@ -236,6 +277,43 @@ mod tests {
                 "{p} outside"
             );
         }
+    }
+
+    #[test]
+    fn raycast_tests_the_triangles_of_imported_meshes() {
+        use crate::assets::{MeshData, MeshVertex, add_mesh};
+        // One triangle filling the lower-left half of the unit square at z = 0.
+        let vertex = |x: f32, y: f32| MeshVertex {
+            position: [x, y, 0.0],
+            normal: [0.0, 0.0, 1.0],
+            uv: [x, y],
+        };
+        let wedge = add_mesh(
+            "wedge",
+            MeshData {
+                vertices: vec![vertex(0.0, 0.0), vertex(1.0, 0.0), vertex(0.0, 1.0)],
+                indices: vec![0, 1, 2],
+            },
+        );
+        let mut scene = Scene::new();
+        let node = add(
+            &mut scene,
+            MeshRef::Asset(wedge),
+            Vec3::new(0.0, 0.0, -5.0),
+            2.0,
+        );
+        scene.propagate();
+        let mut index = SpatialIndex::new();
+        index.sync(&mut scene);
+        let bounds = index.tree().get(node).expect("filed");
+        assert!(bounds.max.abs_diff_eq(Vec3::new(2.0, 2.0, -5.0), 1e-5));
+        let through = Ray::new(Vec3::new(0.5, 0.5, 0.0), Vec3::NEG_Z).unwrap();
+        let (hit, t) = index.raycast(&scene, &through).expect("hits the triangle");
+        assert_eq!(hit, node);
+        assert!((t - 5.0).abs() < 1e-4, "{t}");
+        // Inside the box, past the hypotenuse: no triangle there.
+        let beside = Ray::new(Vec3::new(1.6, 1.6, 0.0), Vec3::NEG_Z).unwrap();
+        assert_eq!(index.raycast(&scene, &beside), None);
     }
 
     #[test]

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 pub use column::Column;
 pub use components::{
     CameraSetup, Component, Components, Environment, Light, LightKind, Material, MeshRenderer,
-    Orbit, Oscillate, Spin,
+    ModelInstance, ModelPart, Orbit, Oscillate, Spin,
 };
 pub use file::{NodeRecord, SCENE_VERSION, SceneFile};
 pub use graph::{Children, Keep, Scene};

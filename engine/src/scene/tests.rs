@@ -379,7 +379,7 @@ fn furnished() -> Scene {
         .insert(
             mast,
             MeshRenderer {
-                mesh: crate::assets::Primitive::Cylinder,
+                mesh: crate::assets::Primitive::Cylinder.into(),
                 material: Material::rgb(0.4, 0.25, 0.1),
             },
         )

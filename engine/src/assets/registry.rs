@@ -1,0 +1,344 @@
+//! The asset registry: every imported mesh, texture and model, loaded once and
+//! shared by every node (and every scene) that uses it.
+//!
+//! Pattern: flyweight, the book's companion to data locality. A node stores a
+//! 4-byte handle; the heavy data (vertices, decoded images) exists once in the
+//! registry and once on the GPU, however many nodes draw it. The registry is
+//! process-wide and append-only, like the resource caches of the big engines:
+//! handles never dangle, scenes can be cloned or reloaded without re-importing,
+//! and the renderer uploads a handle's data the first time it draws it.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::SystemTime;
+
+use glam::Vec3;
+use serde::{Deserialize, Serialize};
+
+use super::gltf::{self, ModelError};
+use super::{MeshData, ModelData, ModelWarning, Primitive, TextureData};
+use crate::spatial::Aabb;
+
+/// An imported mesh in the registry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MeshHandle(u32);
+
+impl MeshHandle {
+    /// Position in the registry (also the renderer's key for its GPU copy).
+    #[must_use]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A decoded texture in the registry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TextureHandle(u32);
+
+impl TextureHandle {
+    /// Position in the registry (also the renderer's key for its GPU copy).
+    #[must_use]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// What a mesh renderer draws: a generated primitive or an imported mesh.
+///
+/// In scene files a primitive is written by name (`mesh: Cube`); imported meshes
+/// are never written there, because the model reference that spawned them is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MeshRef {
+    /// A built-in primitive.
+    Primitive(Primitive),
+    /// An imported mesh.
+    Asset(MeshHandle),
+}
+
+impl From<Primitive> for MeshRef {
+    fn from(primitive: Primitive) -> Self {
+        MeshRef::Primitive(primitive)
+    }
+}
+
+impl MeshRef {
+    /// The mesh's bounds in its own space.
+    #[must_use]
+    pub fn local_bounds(self) -> Aabb {
+        match self {
+            // Every primitive fits the unit cube around the origin.
+            MeshRef::Primitive(_) => Aabb::from_center_half_extents(Vec3::ZERO, Vec3::splat(0.5)),
+            MeshRef::Asset(handle) => registry().mesh(handle).map_or(
+                Aabb::from_center_half_extents(Vec3::ZERO, Vec3::ZERO),
+                |m| m.bounds,
+            ),
+        }
+    }
+
+    /// The primitive, if this is one.
+    #[must_use]
+    pub fn primitive(self) -> Option<Primitive> {
+        match self {
+            MeshRef::Primitive(p) => Some(p),
+            MeshRef::Asset(_) => None,
+        }
+    }
+}
+
+impl Serialize for MeshRef {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            MeshRef::Primitive(primitive) => primitive.serialize(serializer),
+            MeshRef::Asset(_) => Err(serde::ser::Error::custom(
+                "an imported mesh is saved through the model that spawned it",
+            )),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for MeshRef {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Primitive::deserialize(deserializer).map(MeshRef::Primitive)
+    }
+}
+
+/// An imported mesh: its data, shared, and the bounds the engine culls and picks with.
+#[derive(Clone, Debug)]
+pub struct MeshAsset {
+    /// Where it came from (`lighthouse.glb: tower #0`), for the UI.
+    pub name: String,
+    /// Vertices and indices.
+    pub data: Arc<MeshData>,
+    /// Bounds in the mesh's own space.
+    pub bounds: Aabb,
+    /// Radius of the smallest origin-centred sphere around every vertex.
+    pub radius: f32,
+}
+
+/// The look of one imported primitive.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ImportedMaterial {
+    /// Linear RGBA base colour factor.
+    pub base_color: glam::Vec4,
+    /// Base-colour texture.
+    pub texture: Option<TextureHandle>,
+    /// Highlight sharpness 0..1 (one minus the file's roughness).
+    pub gloss: f32,
+}
+
+/// A model file once imported: its hierarchy, with every mesh and texture in the registry.
+#[derive(Debug)]
+pub struct Model {
+    /// The file, as opened.
+    pub path: PathBuf,
+    /// The file's hierarchy and materials (mesh and image data moved to the registry).
+    pub data: ModelData,
+    /// For each glTF mesh, each primitive's registered mesh and material.
+    pub primitives: Vec<Vec<(MeshHandle, ImportedMaterial)>>,
+    /// Everything the import skipped.
+    pub warnings: Vec<ModelWarning>,
+    modified: Option<SystemTime>,
+}
+
+/// Every asset the process has loaded.
+#[derive(Debug, Default)]
+pub struct Registry {
+    meshes: Vec<MeshAsset>,
+    textures: Vec<Arc<TextureData>>,
+    models: Vec<Arc<Model>>,
+}
+
+static REGISTRY: RwLock<Registry> = RwLock::new(Registry {
+    meshes: Vec::new(),
+    textures: Vec::new(),
+    models: Vec::new(),
+});
+
+/// Shared access to the registry.
+pub fn registry() -> RwLockReadGuard<'static, Registry> {
+    // The registry is append-only: a panic elsewhere cannot leave it half-written
+    // in a way readers would trip on, so a poisoned lock is still usable.
+    REGISTRY.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn registry_mut() -> RwLockWriteGuard<'static, Registry> {
+    REGISTRY.write().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Registry {
+    /// The mesh behind `handle`.
+    #[must_use]
+    pub fn mesh(&self, handle: MeshHandle) -> Option<&MeshAsset> {
+        self.meshes.get(handle.index())
+    }
+
+    /// The texture behind `handle`.
+    #[must_use]
+    pub fn texture(&self, handle: TextureHandle) -> Option<&Arc<TextureData>> {
+        self.textures.get(handle.index())
+    }
+
+    /// Every mesh, in handle order.
+    #[must_use]
+    pub fn meshes(&self) -> &[MeshAsset] {
+        &self.meshes
+    }
+
+    /// Number of meshes registered so far.
+    #[must_use]
+    pub fn mesh_count(&self) -> usize {
+        self.meshes.len()
+    }
+
+    /// Number of textures registered so far.
+    #[must_use]
+    pub fn texture_count(&self) -> usize {
+        self.textures.len()
+    }
+
+    fn add_mesh(&mut self, name: String, data: MeshData) -> MeshHandle {
+        let points: Vec<Vec3> = data.vertices.iter().map(|v| v.position.into()).collect();
+        let bounds = Aabb::from_points(&points)
+            .unwrap_or_else(|| Aabb::from_center_half_extents(Vec3::ZERO, Vec3::ZERO));
+        let radius = data.bounding_radius();
+        let handle = MeshHandle(to_u32(self.meshes.len()));
+        self.meshes.push(MeshAsset {
+            name,
+            data: Arc::new(data),
+            bounds,
+            radius,
+        });
+        handle
+    }
+
+    fn add_texture(&mut self, texture: TextureData) -> TextureHandle {
+        let handle = TextureHandle(to_u32(self.textures.len()));
+        self.textures.push(Arc::new(texture));
+        handle
+    }
+
+    fn cached(&self, path: &Path, modified: Option<SystemTime>) -> Option<Arc<Model>> {
+        self.models
+            .iter()
+            .rev()
+            .find(|m| m.path == path && m.modified == modified)
+            .cloned()
+    }
+}
+
+fn to_u32(len: usize) -> u32 {
+    u32::try_from(len).expect("fewer than 2^32 assets")
+}
+
+/// Registers a mesh made in code (not from a file) and returns its handle.
+pub fn add_mesh(name: impl Into<String>, data: MeshData) -> MeshHandle {
+    registry_mut().add_mesh(name.into(), data)
+}
+
+/// Registers a texture made in code and returns its handle.
+pub fn add_texture(texture: TextureData) -> TextureHandle {
+    registry_mut().add_texture(texture)
+}
+
+/// Imports a glTF file, or returns the model already imported from it (the
+/// same path, unchanged on disk since).
+///
+/// # Errors
+/// [`ModelError`] naming the file and the element at fault.
+pub fn load_model(path: &Path) -> Result<Arc<Model>, ModelError> {
+    let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+    if let Some(model) = registry().cached(&path, modified) {
+        return Ok(model);
+    }
+    let data = gltf::load(&path)?;
+    Ok(register_model(data, modified))
+}
+
+/// Puts an imported model's meshes and textures in the registry.
+fn register_model(mut data: ModelData, modified: Option<SystemTime>) -> Arc<Model> {
+    let file_name = data
+        .path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let mut registry = registry_mut();
+    let textures: Vec<TextureHandle> = std::mem::take(&mut data.textures)
+        .into_iter()
+        .map(|texture| registry.add_texture(texture))
+        .collect();
+    let materials: Vec<ImportedMaterial> = data
+        .materials
+        .iter()
+        .map(|m| ImportedMaterial {
+            base_color: m.base_color,
+            texture: m.base_color_texture.and_then(|t| textures.get(t).copied()),
+            gloss: (1.0 - m.roughness).clamp(0.0, 1.0),
+        })
+        .collect();
+    let default_material = ImportedMaterial {
+        base_color: glam::Vec4::ONE,
+        texture: None,
+        gloss: 0.0,
+    };
+    let primitives = data
+        .meshes
+        .iter_mut()
+        .enumerate()
+        .map(|(m, mesh)| {
+            std::mem::take(&mut mesh.primitives)
+                .into_iter()
+                .enumerate()
+                .map(|(p, primitive)| {
+                    let name = format!("{file_name}: {} #{m}.{p}", mesh.name);
+                    let material = primitive
+                        .material
+                        .and_then(|i| materials.get(i).copied())
+                        .unwrap_or(default_material);
+                    (registry.add_mesh(name, primitive.mesh), material)
+                })
+                .collect()
+        })
+        .collect();
+    let model = Arc::new(Model {
+        path: data.path.clone(),
+        warnings: data.warnings.clone(),
+        data,
+        primitives,
+        modified,
+    });
+    registry.models.push(Arc::clone(&model));
+    model
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registered_meshes_keep_their_bounds_and_data() {
+        let data = Primitive::Cone.mesh();
+        let count = data.indices.len();
+        let handle = add_mesh("test cone", data);
+        let reg = registry();
+        let asset = reg.mesh(handle).expect("registered");
+        assert_eq!(asset.data.indices.len(), count);
+        assert!((asset.radius - Primitive::Cone.mesh().bounding_radius()).abs() < 1e-6);
+        assert!(asset.bounds.max.abs_diff_eq(Vec3::splat(0.5), 1e-5));
+        drop(reg);
+        assert_eq!(MeshRef::Asset(handle).local_bounds(), asset_bounds(handle));
+    }
+
+    fn asset_bounds(handle: MeshHandle) -> Aabb {
+        registry().mesh(handle).expect("registered").bounds
+    }
+
+    #[test]
+    fn primitives_serialize_by_name_and_assets_refuse() {
+        let text = ron::to_string(&MeshRef::Primitive(Primitive::Sphere)).expect("serializes");
+        assert_eq!(text, "Sphere");
+        let back: MeshRef = ron::from_str(&text).expect("parses");
+        assert_eq!(back, MeshRef::Primitive(Primitive::Sphere));
+        let handle = add_mesh("unsaved", Primitive::Cube.mesh());
+        assert!(ron::to_string(&MeshRef::Asset(handle)).is_err());
+    }
+}

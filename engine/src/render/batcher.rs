@@ -1,0 +1,458 @@
+//! The CPU half of the mesh pass: culls, groups instances by mesh and texture,
+//! and packs them in the layout the mesh shader reads. Kept apart from the GPU
+//! objects so it can be tested and measured without a device.
+//!
+//! Pattern: data locality. Grouping is a counting sort: one pass counts the
+//! instances of each (mesh, texture) batch, a prefix sum gives every batch its
+//! run, and a second pass writes each instance straight into its slot of one
+//! packed array, which is uploaded with a single copy and read by the GPU in
+//! order. Every buffer is kept from frame to frame, so a steady scene allocates
+//! nothing.
+
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use glam::{Affine3A, Mat4, Vec3};
+
+use super::culling::Frustum;
+use super::frame::MeshInstance;
+use crate::assets::{MeshRef, Primitive, TextureHandle, registry};
+
+/// One instance as the mesh shader reads it (64 bytes, no padding). The normal
+/// matrix is derived in the shader from the model's axes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct GpuInstance {
+    /// Model matrix columns: x, y, z axes and translation.
+    pub model: [[f32; 3]; 4],
+    /// Linear RGB base colour.
+    pub color: [f32; 3],
+    /// Highlight sharpness, 0 (matte) to 1 (glossy).
+    pub gloss: f32,
+}
+
+impl GpuInstance {
+    /// Packs one instance.
+    #[must_use]
+    pub fn new(instance: &MeshInstance) -> Self {
+        let m = &instance.model;
+        Self {
+            model: [
+                m.matrix3.x_axis.to_array(),
+                m.matrix3.y_axis.to_array(),
+                m.matrix3.z_axis.to_array(),
+                m.translation.to_array(),
+            ],
+            color: instance.material.base_color.truncate().to_array(),
+            gloss: instance.material.gloss,
+        }
+    }
+}
+
+/// A run of consecutive instances sharing a mesh and a texture: one draw call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DrawGroup {
+    /// The mesh drawn.
+    pub mesh: MeshRef,
+    /// The base-colour texture (white when `None`).
+    pub texture: Option<TextureHandle>,
+    /// Range in the packed instance array.
+    pub instances: Range<u32>,
+}
+
+const NONE: u32 = u32::MAX;
+
+/// A batch being counted: the instances of one (mesh, texture) pair.
+#[derive(Clone, Copy, Debug)]
+struct Batch {
+    mesh: MeshRef,
+    texture: Option<TextureHandle>,
+    count: u32,
+    /// Next free slot in `packed` while filling.
+    cursor: u32,
+    /// Next batch of the same mesh (another texture), or `NONE`.
+    next: u32,
+}
+
+/// Culls, groups and packs mesh instances into one reusable array.
+#[derive(Debug, Default)]
+pub struct InstanceBatcher {
+    /// Bounding-sphere radius by mesh key (primitives, then registry meshes).
+    radii: Vec<f32>,
+    /// First batch of each mesh key this frame, or `NONE`.
+    first_batch: Vec<u32>,
+    batches: Vec<Batch>,
+    /// Batch of each input instance, `NONE` when culled.
+    batch_of: Vec<u32>,
+    order: Vec<u32>,
+    /// Packed instances; only the first `len` belong to this frame (the rest is
+    /// kept from larger frames so the array never shrinks and regrows).
+    packed: Vec<GpuInstance>,
+    len: usize,
+    groups: Vec<DrawGroup>,
+    culled: usize,
+}
+
+/// Bounding-sphere radius of each primitive around its origin, measured from
+/// the generated meshes once per process.
+fn primitive_radii() -> &'static [f32; Primitive::ALL.len()] {
+    static RADII: OnceLock<[f32; Primitive::ALL.len()]> = OnceLock::new();
+    RADII.get_or_init(|| Primitive::ALL.map(|p| p.mesh().bounding_radius()))
+}
+
+/// Dense index of a mesh: primitives first, then registry meshes.
+fn mesh_key(mesh: MeshRef) -> usize {
+    match mesh {
+        MeshRef::Primitive(p) => p as usize,
+        MeshRef::Asset(handle) => Primitive::ALL.len() + handle.index(),
+    }
+}
+
+impl InstanceBatcher {
+    /// Creates an empty batcher.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Packs `instances` grouped by (texture, mesh), in input order within a
+    /// group. Unless `already_culled` (the caller culled them against this view,
+    /// as the octree does), each instance's bounding sphere is first tested
+    /// against `view_proj`'s frustum.
+    pub fn prepare(&mut self, view_proj: Mat4, instances: &[MeshInstance], already_culled: bool) {
+        let frustum = Frustum::from_view_projection(view_proj);
+        for batch in &self.batches {
+            self.first_batch[mesh_key(batch.mesh)] = NONE;
+        }
+        self.batches.clear();
+        self.batch_of.clear();
+        self.culled = 0;
+        for instance in instances {
+            let key = mesh_key(instance.mesh);
+            if key >= self.radii.len() {
+                self.learn_radii(key);
+            }
+            if !already_culled && !is_visible(&frustum, self.radii[key], &instance.model) {
+                self.culled += 1;
+                self.batch_of.push(NONE);
+                continue;
+            }
+            let batch = self.batch_for(key, instance);
+            self.batches[batch as usize].count += 1;
+            self.batch_of.push(batch);
+        }
+        self.lay_out_groups();
+        for (instance, &batch) in instances.iter().zip(&self.batch_of) {
+            if let Some(batch) = self.batches.get_mut(batch as usize) {
+                self.packed[batch.cursor as usize] = GpuInstance::new(instance);
+                batch.cursor += 1;
+            }
+        }
+    }
+
+    /// Finds or opens the batch of `instance` (mesh key `key`).
+    fn batch_for(&mut self, key: usize, instance: &MeshInstance) -> u32 {
+        let texture = instance.material.texture;
+        let mut at = self.first_batch[key];
+        while at != NONE {
+            let batch = &self.batches[at as usize];
+            if batch.texture == texture {
+                return at;
+            }
+            at = batch.next;
+        }
+        let id = to_u32(self.batches.len());
+        self.batches.push(Batch {
+            mesh: instance.mesh,
+            texture,
+            count: 0,
+            cursor: 0,
+            next: self.first_batch[key],
+        });
+        self.first_batch[key] = id;
+        id
+    }
+
+    /// Extends the radius table to cover mesh key `key` (a mesh registered since).
+    fn learn_radii(&mut self, key: usize) {
+        if self.radii.is_empty() {
+            self.radii.extend_from_slice(primitive_radii());
+        }
+        let registry = registry();
+        let known = self.radii.len() - Primitive::ALL.len();
+        let new = registry.meshes().get(known..).unwrap_or_default();
+        self.radii.extend(new.iter().map(|m| m.radius));
+        // A handle the registry never issued draws nothing but must not panic.
+        self.radii.resize(self.radii.len().max(key + 1), 0.0);
+        self.first_batch.resize(self.radii.len(), NONE);
+    }
+
+    /// Orders the batches and gives each its run of the packed array.
+    fn lay_out_groups(&mut self) {
+        self.order.clear();
+        self.order.extend(0..to_u32(self.batches.len()));
+        let batches = &self.batches;
+        self.order
+            .sort_unstable_by_key(|&b| (batches[b as usize].texture, batches[b as usize].mesh));
+        self.groups.clear();
+        let mut start = 0;
+        for &b in &self.order {
+            let batch = &mut self.batches[b as usize];
+            batch.cursor = start;
+            let end = start + batch.count;
+            self.groups.push(DrawGroup {
+                mesh: batch.mesh,
+                texture: batch.texture,
+                instances: start..end,
+            });
+            start = end;
+        }
+        self.len = start as usize;
+        if self.packed.len() < self.len {
+            self.packed.resize(self.len, GpuInstance::default());
+        }
+    }
+
+    /// The visible instances of the last `prepare`, grouped.
+    #[must_use]
+    pub fn instances(&self) -> &[GpuInstance] {
+        &self.packed[..self.len]
+    }
+
+    /// The packed instances as bytes, ready to upload.
+    #[must_use]
+    pub fn bytes(&self) -> &[u8] {
+        bytemuck::cast_slice(self.instances())
+    }
+
+    /// One group per (texture, mesh) pair with visible instances, sorted so
+    /// groups sharing a texture are consecutive.
+    #[must_use]
+    pub fn groups(&self) -> &[DrawGroup] {
+        &self.groups
+    }
+
+    /// How many instances the last `prepare` culled.
+    #[must_use]
+    pub fn culled(&self) -> usize {
+        self.culled
+    }
+}
+
+/// One instance drawn on its own, as [`prepare_unbatched`] produces it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnbatchedDraw {
+    /// The mesh drawn.
+    pub mesh: MeshRef,
+    /// The texture bound for it.
+    pub texture: Option<TextureHandle>,
+    /// The instance's bytes, uploaded by their own write.
+    pub bytes: Vec<u8>,
+}
+
+/// The straightforward path the batcher replaces: cull each instance and give
+/// every visible one its own upload and its own draw, in input order. Kept as
+/// the reference the batcher is tested and benchmarked against.
+#[must_use]
+pub fn prepare_unbatched(view_proj: Mat4, instances: &[MeshInstance]) -> Vec<UnbatchedDraw> {
+    let frustum = Frustum::from_view_projection(view_proj);
+    let mut draws = Vec::new();
+    for instance in instances {
+        let radius = match instance.mesh {
+            MeshRef::Primitive(p) => primitive_radii()[p as usize],
+            MeshRef::Asset(handle) => registry().mesh(handle).map_or(0.0, |m| m.radius),
+        };
+        if is_visible(&frustum, radius, &instance.model) {
+            draws.push(UnbatchedDraw {
+                mesh: instance.mesh,
+                texture: instance.material.texture,
+                bytes: bytemuck::bytes_of(&GpuInstance::new(instance)).to_vec(),
+            });
+        }
+    }
+    draws
+}
+
+/// Tests an instance's bounding sphere, scaled by its largest axis, against the view.
+fn is_visible(frustum: &Frustum, radius: f32, model: &Affine3A) -> bool {
+    let m = &model.matrix3;
+    let max_scale_squared = m
+        .x_axis
+        .length_squared()
+        .max(m.y_axis.length_squared())
+        .max(m.z_axis.length_squared());
+    frustum.intersects_sphere(
+        Vec3::from(model.translation),
+        radius * max_scale_squared.sqrt(),
+    )
+}
+
+fn to_u32(value: usize) -> u32 {
+    u32::try_from(value).expect("fewer than 2^32 mesh instances in one frame")
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec4;
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::assets::{MeshHandle, add_mesh, add_texture};
+    use crate::render::camera::Camera;
+    use crate::scene::Material;
+
+    /// What groups are sorted by: texture first, so binds change least.
+    fn key(group: &DrawGroup) -> (Option<TextureHandle>, MeshRef) {
+        (group.texture, group.mesh)
+    }
+
+    fn view_proj() -> Mat4 {
+        Camera {
+            position: Vec3::new(0.0, 5.0, 12.0),
+            ..Camera::default()
+        }
+        .view_projection(1.5)
+    }
+
+    /// Three imported meshes and two textures shared by every case.
+    fn assets() -> &'static ([MeshHandle; 3], [TextureHandle; 2]) {
+        static ASSETS: OnceLock<([MeshHandle; 3], [TextureHandle; 2])> = OnceLock::new();
+        ASSETS.get_or_init(|| {
+            let meshes = [Primitive::Cone, Primitive::Cube, Primitive::Sphere]
+                .map(|p| add_mesh(format!("batcher test {p:?}"), p.mesh()));
+            let texture = || crate::assets::TextureData {
+                name: "batcher test".into(),
+                width: 1,
+                height: 1,
+                mips: vec![vec![255; 4]],
+            };
+            (meshes, [add_texture(texture()), add_texture(texture())])
+        })
+    }
+
+    fn instance_strategy() -> impl Strategy<Value = MeshInstance> {
+        (
+            0..8usize,
+            0..3usize,
+            prop::array::uniform3(-30.0f32..30.0),
+            prop::array::uniform3(0.1f32..3.0),
+            0.0f32..6.3,
+            prop::array::uniform3(0.0f32..1.0),
+        )
+            .prop_map(|(mesh, texture, position, scale, angle, color)| {
+                let (meshes, textures) = assets();
+                MeshInstance {
+                    mesh: match mesh {
+                        0..5 => MeshRef::Primitive(Primitive::ALL[mesh]),
+                        _ => MeshRef::Asset(meshes[mesh - 5]),
+                    },
+                    model: Affine3A::from_scale_rotation_translation(
+                        scale.into(),
+                        glam::Quat::from_rotation_y(angle),
+                        position.into(),
+                    ),
+                    material: Material {
+                        base_color: Vec3::from(color).extend(1.0),
+                        gloss: color[0],
+                        texture: textures.get(texture).copied(),
+                    },
+                }
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn batches_match_the_unbatched_reference(
+            instances in prop::collection::vec(instance_strategy(), 0..200),
+        ) {
+            let mut batcher = InstanceBatcher::new();
+            // Twice: the second frame reuses every buffer of the first.
+            for _ in 0..2 {
+                batcher.prepare(view_proj(), &instances, false);
+            }
+            let reference = prepare_unbatched(view_proj(), &instances);
+
+            prop_assert_eq!(batcher.instances().len() + batcher.culled(), instances.len());
+            prop_assert_eq!(batcher.instances().len(), reference.len());
+            let mut covered = 0;
+            for pair in batcher.groups().windows(2) {
+                prop_assert!(key(&pair[0]) < key(&pair[1]), "groups sorted and distinct");
+            }
+            for group in batcher.groups() {
+                prop_assert_eq!(group.instances.start as usize, covered, "groups must be contiguous");
+                covered = group.instances.end as usize;
+                let expected: Vec<&[u8]> = reference
+                    .iter()
+                    .filter(|draw| draw.mesh == group.mesh && draw.texture == group.texture)
+                    .map(|draw| draw.bytes.as_slice())
+                    .collect();
+                let range = group.instances.start as usize..group.instances.end as usize;
+                let actual: Vec<&[u8]> = batcher.instances()[range]
+                    .iter()
+                    .map(bytemuck::bytes_of)
+                    .collect();
+                prop_assert_eq!(actual, expected, "{:?} group differs", key(group));
+            }
+            prop_assert_eq!(covered, reference.len());
+        }
+
+        #[test]
+        fn already_culled_instances_are_all_packed(
+            instances in prop::collection::vec(instance_strategy(), 0..100),
+        ) {
+            let mut batcher = InstanceBatcher::new();
+            batcher.prepare(view_proj(), &instances, true);
+            prop_assert_eq!(batcher.instances().len(), instances.len());
+            prop_assert_eq!(batcher.culled(), 0);
+        }
+    }
+
+    #[test]
+    fn a_smaller_frame_after_a_larger_one_exposes_only_its_own_instances() {
+        let one = MeshInstance::default();
+        let mut batcher = InstanceBatcher::new();
+        batcher.prepare(Mat4::IDENTITY, &[one; 10], true);
+        batcher.prepare(Mat4::IDENTITY, &[one; 3], true);
+        assert_eq!(batcher.instances().len(), 3);
+        assert_eq!(batcher.bytes().len(), 3 * size_of::<GpuInstance>());
+        assert_eq!(batcher.groups().len(), 1);
+        assert_eq!(batcher.groups()[0].instances, 0..3);
+    }
+
+    #[test]
+    fn instances_pack_colour_and_gloss() {
+        let instance = MeshInstance {
+            material: Material {
+                base_color: Vec4::new(0.1, 0.2, 0.3, 1.0),
+                gloss: 0.7,
+                texture: None,
+            },
+            model: Affine3A::from_translation(Vec3::new(1.0, 2.0, 3.0)),
+            ..MeshInstance::default()
+        };
+        let packed = GpuInstance::new(&instance);
+        assert_eq!(packed.color, [0.1, 0.2, 0.3]);
+        assert_eq!(packed.gloss, 0.7);
+        assert_eq!(packed.model[3], [1.0, 2.0, 3.0]);
+        assert_eq!(size_of::<GpuInstance>(), 64);
+    }
+
+    #[test]
+    fn scaled_instances_use_a_scaled_bound() {
+        let frustum = Frustum::from_view_projection(view_proj());
+        let radius = Primitive::Sphere.mesh().bounding_radius();
+        // Just left of the view: only a large scale makes it reach in.
+        let left = Vec3::new(-40.0, 0.0, 0.0);
+        assert!(!is_visible(
+            &frustum,
+            radius,
+            &Affine3A::from_translation(left)
+        ));
+        let big = Affine3A::from_scale_rotation_translation(
+            Vec3::new(1.0, 1.0, 200.0),
+            glam::Quat::IDENTITY,
+            left,
+        );
+        assert!(is_visible(&frustum, radius, &big));
+    }
+}
