@@ -28,16 +28,22 @@ struct Globals {
 @group(1) @binding(0) var base_color_texture: texture_2d<f32>;
 @group(1) @binding(1) var base_color_sampler: sampler;
 
+// One instance: the rows of its 3x4 model matrix, then linear RGB base colour and gloss.
+struct Instance {
+    row_x: vec4<f32>,
+    row_y: vec4<f32>,
+    row_z: vec4<f32>,
+    color_gloss: vec4<f32>,
+}
+
+@group(2) @binding(0) var<storage, read> instances: array<Instance>;
+
 struct VertexIn {
     @location(0) position: vec3<f32>,
     @location(1) normal: vec3<f32>,
     @location(2) uv: vec2<f32>,
-    // Instance: model matrix columns, then linear RGB base colour and gloss.
-    @location(3) model_x: vec3<f32>,
-    @location(4) model_y: vec3<f32>,
-    @location(5) model_z: vec3<f32>,
-    @location(6) model_t: vec3<f32>,
-    @location(7) color_gloss: vec4<f32>,
+    // Per instance: where its record is in `instances` (draws are grouped by mesh).
+    @location(3) instance: u32,
 }
 
 struct VertexOut {
@@ -50,10 +56,12 @@ struct VertexOut {
 
 @vertex
 fn vs_main(in: VertexIn) -> VertexOut {
-    let x = in.model_x;
-    let y = in.model_y;
-    let z = in.model_z;
-    let world = mat3x3<f32>(x, y, z) * in.position + in.model_t;
+    let instance = instances[in.instance];
+    let p = vec4<f32>(in.position, 1.0);
+    let world = vec3<f32>(dot(instance.row_x, p), dot(instance.row_y, p), dot(instance.row_z, p));
+    let x = vec3<f32>(instance.row_x.x, instance.row_y.x, instance.row_z.x);
+    let y = vec3<f32>(instance.row_x.y, instance.row_y.y, instance.row_z.y);
+    let z = vec3<f32>(instance.row_x.z, instance.row_y.z, instance.row_z.z);
     // The cofactor matrix is det * inverse-transpose: the right normals after
     // normalising, with no division, and still defined for a flattened axis.
     // The determinant's sign keeps mirrored instances' normals outwards.
@@ -64,7 +72,7 @@ fn vs_main(in: VertexIn) -> VertexOut {
     out.world_position = world;
     out.world_normal = cofactor * in.normal * handedness;
     out.uv = in.uv;
-    out.color_gloss = in.color_gloss;
+    out.color_gloss = instance.color_gloss;
     return out;
 }
 

@@ -2,12 +2,15 @@
 //! and packs them in the layout the mesh shader reads. Kept apart from the GPU
 //! objects so it can be tested and measured without a device.
 //!
-//! Pattern: data locality. Grouping is a counting sort: one pass counts the
-//! instances of each (mesh, texture) batch, a prefix sum gives every batch its
-//! run, and a second pass writes each instance straight into its slot of one
-//! packed array, which is uploaded with a single copy and read by the GPU in
-//! order. Every buffer is kept from frame to frame, so a steady scene allocates
-//! nothing.
+//! Pattern: data locality. Instances are packed in the order they come (one
+//! sequential stream of 64-byte records) and grouped by a counting sort of
+//! 4-byte indices: one pass counts the instances of each (mesh, texture) batch,
+//! a prefix sum gives every batch its run of the index array, and the packing
+//! pass drops each instance's index into its batch's run. The GPU reads the
+//! indices as a per-instance vertex stream and fetches the record from a
+//! storage buffer. Scattering 64-byte records into hundreds of runs instead
+//! would miss the cache on nearly every write. Every buffer is kept from frame
+//! to frame, so a steady scene allocates nothing.
 
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -18,13 +21,14 @@ use super::culling::Frustum;
 use super::frame::MeshInstance;
 use crate::assets::{MeshRef, Primitive, TextureHandle, registry};
 
-/// One instance as the mesh shader reads it (64 bytes, no padding). The normal
-/// matrix is derived in the shader from the model's axes.
+/// One instance as the mesh shader reads it from its storage buffer (64 bytes,
+/// only `vec4`s, so the Rust and WGSL layouts agree). The normal matrix is
+/// derived in the shader from the model's axes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct GpuInstance {
-    /// Model matrix columns: x, y, z axes and translation.
-    pub model: [[f32; 3]; 4],
+    /// The rows of the 3x4 model matrix (rotation-scale, then translation in `w`).
+    pub rows: [[f32; 4]; 3],
     /// Linear RGB base colour.
     pub color: [f32; 3],
     /// Highlight sharpness, 0 (matte) to 1 (glossy).
@@ -35,13 +39,12 @@ impl GpuInstance {
     /// Packs one instance.
     #[must_use]
     pub fn new(instance: &MeshInstance) -> Self {
-        let m = &instance.model;
+        let m = glam::Mat4::from(instance.model);
         Self {
-            model: [
-                m.matrix3.x_axis.to_array(),
-                m.matrix3.y_axis.to_array(),
-                m.matrix3.z_axis.to_array(),
-                m.translation.to_array(),
+            rows: [
+                m.row(0).to_array(),
+                m.row(1).to_array(),
+                m.row(2).to_array(),
             ],
             color: instance.material.base_color.truncate().to_array(),
             gloss: instance.material.gloss,
@@ -56,7 +59,7 @@ pub struct DrawGroup {
     pub mesh: MeshRef,
     /// The base-colour texture (white when `None`).
     pub texture: Option<TextureHandle>,
-    /// Range in the packed instance array.
+    /// Range in the index array ([`InstanceBatcher::indices`]).
     pub instances: Range<u32>,
 }
 
@@ -68,7 +71,7 @@ struct Batch {
     mesh: MeshRef,
     texture: Option<TextureHandle>,
     count: u32,
-    /// Next free slot in `packed` while filling.
+    /// Next free slot of its run in `indices` while filling.
     cursor: u32,
     /// Next batch of the same mesh (another texture), or `NONE`.
     next: u32,
@@ -85,10 +88,10 @@ pub struct InstanceBatcher {
     /// Batch of each input instance, `NONE` when culled.
     batch_of: Vec<u32>,
     order: Vec<u32>,
-    /// Packed instances; only the first `len` belong to this frame (the rest is
-    /// kept from larger frames so the array never shrinks and regrows).
+    /// The visible instances, in input order.
     packed: Vec<GpuInstance>,
-    len: usize,
+    /// Positions in `packed`, grouped: each group's run is contiguous.
+    indices: Vec<u32>,
     groups: Vec<DrawGroup>,
     culled: usize,
 }
@@ -142,10 +145,12 @@ impl InstanceBatcher {
             self.batch_of.push(batch);
         }
         self.lay_out_groups();
+        self.packed.clear();
         for (instance, &batch) in instances.iter().zip(&self.batch_of) {
             if let Some(batch) = self.batches.get_mut(batch as usize) {
-                self.packed[batch.cursor as usize] = GpuInstance::new(instance);
+                self.indices[batch.cursor as usize] = to_u32(self.packed.len());
                 batch.cursor += 1;
+                self.packed.push(GpuInstance::new(instance));
             }
         }
     }
@@ -187,7 +192,7 @@ impl InstanceBatcher {
         self.first_batch.resize(self.radii.len(), NONE);
     }
 
-    /// Orders the batches and gives each its run of the packed array.
+    /// Orders the batches and gives each its run of the index array.
     fn lay_out_groups(&mut self) {
         self.order.clear();
         self.order.extend(0..to_u32(self.batches.len()));
@@ -207,22 +212,33 @@ impl InstanceBatcher {
             });
             start = end;
         }
-        self.len = start as usize;
-        if self.packed.len() < self.len {
-            self.packed.resize(self.len, GpuInstance::default());
-        }
+        self.indices.clear();
+        self.indices.resize(start as usize, 0);
     }
 
-    /// The visible instances of the last `prepare`, grouped.
+    /// The visible instances of the last `prepare`, in input order.
     #[must_use]
     pub fn instances(&self) -> &[GpuInstance] {
-        &self.packed[..self.len]
+        &self.packed
+    }
+
+    /// Positions in [`InstanceBatcher::instances`], grouped: a group's
+    /// `instances` range is a run of this array.
+    #[must_use]
+    pub fn indices(&self) -> &[u32] {
+        &self.indices
     }
 
     /// The packed instances as bytes, ready to upload.
     #[must_use]
     pub fn bytes(&self) -> &[u8] {
-        bytemuck::cast_slice(self.instances())
+        bytemuck::cast_slice(&self.packed)
+    }
+
+    /// The index array as bytes, ready to upload.
+    #[must_use]
+    pub fn index_bytes(&self) -> &[u8] {
+        bytemuck::cast_slice(&self.indices)
     }
 
     /// One group per (texture, mesh) pair with visible instances, sorted so
@@ -387,13 +403,16 @@ mod tests {
                     .map(|draw| draw.bytes.as_slice())
                     .collect();
                 let range = group.instances.start as usize..group.instances.end as usize;
-                let actual: Vec<&[u8]> = batcher.instances()[range]
+                let actual: Vec<&[u8]> = batcher.indices()[range]
                     .iter()
-                    .map(bytemuck::bytes_of)
+                    .map(|&i| bytemuck::bytes_of(&batcher.instances()[i as usize]))
                     .collect();
                 prop_assert_eq!(actual, expected, "{:?} group differs", key(group));
             }
             prop_assert_eq!(covered, reference.len());
+            let mut seen = batcher.indices().to_vec();
+            seen.sort_unstable();
+            prop_assert!(seen.iter().copied().eq(0..reference.len() as u32), "each instance once");
         }
 
         #[test]
@@ -415,6 +434,7 @@ mod tests {
         batcher.prepare(Mat4::IDENTITY, &[one; 3], true);
         assert_eq!(batcher.instances().len(), 3);
         assert_eq!(batcher.bytes().len(), 3 * size_of::<GpuInstance>());
+        assert_eq!(batcher.indices(), [0, 1, 2]);
         assert_eq!(batcher.groups().len(), 1);
         assert_eq!(batcher.groups()[0].instances, 0..3);
     }
@@ -433,7 +453,24 @@ mod tests {
         let packed = GpuInstance::new(&instance);
         assert_eq!(packed.color, [0.1, 0.2, 0.3]);
         assert_eq!(packed.gloss, 0.7);
-        assert_eq!(packed.model[3], [1.0, 2.0, 3.0]);
+        let translation = packed.rows.map(|row| row[3]);
+        assert_eq!(translation, [1.0, 2.0, 3.0]);
+        let turned = MeshInstance {
+            model: Affine3A::from_scale_rotation_translation(
+                Vec3::new(2.0, 0.5, 1.0),
+                glam::Quat::from_rotation_z(0.8),
+                Vec3::X,
+            ),
+            ..instance
+        };
+        let rows = GpuInstance::new(&turned).rows.map(glam::Vec4::from);
+        let p = Vec3::new(0.3, -1.0, 2.0);
+        let by_rows = Vec3::new(
+            rows[0].dot(p.extend(1.0)),
+            rows[1].dot(p.extend(1.0)),
+            rows[2].dot(p.extend(1.0)),
+        );
+        assert!(by_rows.abs_diff_eq(turned.model.transform_point3(p), 1e-5));
         assert_eq!(size_of::<GpuInstance>(), 64);
     }
 

@@ -72,7 +72,13 @@ pub(crate) struct MeshPass {
     /// Imported meshes by handle; `None` until first drawn.
     imported: Vec<Option<GpuMesh>>,
     textures: TextureSet,
+    /// The packed instances, read by the shader as a storage buffer.
     instance_buffer: GrowableBuffer,
+    instance_layout: wgpu::BindGroupLayout,
+    /// Binds `instance_buffer`; rebuilt when the buffer grows.
+    instance_bind_group: wgpu::BindGroup,
+    /// Per drawn instance, its position in `instance_buffer`, grouped by batch.
+    instance_indices: GrowableBuffer,
     batcher: InstanceBatcher,
 }
 
@@ -111,14 +117,34 @@ impl MeshPass {
         let instance_buffer = GrowableBuffer::new(
             device,
             "mesh pass: instances",
-            wgpu::BufferUsages::VERTEX,
+            wgpu::BufferUsages::STORAGE,
             256 * size_of::<GpuInstance>() as u64,
         );
+        let instance_indices = GrowableBuffer::new(
+            device,
+            "mesh pass: instance indices",
+            wgpu::BufferUsages::VERTEX,
+            256 * size_of::<u32>() as u64,
+        );
+        let instance_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("mesh pass: instance layout"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: true },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            }],
+        });
+        let instance_bind_group = bind_instances(device, &instance_layout, &instance_buffer);
         let textures = TextureSet::new(device, queue);
         Self {
             pipeline: create_pipeline(
                 device,
-                &[globals_layout, textures.layout()],
+                &[globals_layout, textures.layout(), &instance_layout],
                 color_format,
                 sample_count,
             ),
@@ -128,6 +154,9 @@ impl MeshPass {
             imported: Vec::new(),
             textures,
             instance_buffer,
+            instance_layout,
+            instance_bind_group,
+            instance_indices,
             batcher: InstanceBatcher::new(),
         }
     }
@@ -143,8 +172,15 @@ impl MeshPass {
         in_view: bool,
     ) -> MeshStats {
         self.batcher.prepare(view_proj, instances, in_view);
-        self.instance_buffer
-            .write(device, queue, self.batcher.bytes());
+        if self
+            .instance_buffer
+            .write(device, queue, self.batcher.bytes())
+        {
+            self.instance_bind_group =
+                bind_instances(device, &self.instance_layout, &self.instance_buffer);
+        }
+        self.instance_indices
+            .write(device, queue, self.batcher.index_bytes());
         let imports = |g: &DrawGroup| matches!(g.mesh, MeshRef::Asset(_)) || g.texture.is_some();
         if self.batcher.groups().iter().any(imports) {
             self.upload_assets(device, queue, &registry());
@@ -184,7 +220,8 @@ impl MeshPass {
             return;
         }
         pass.set_pipeline(&self.pipeline);
-        pass.set_vertex_buffer(1, self.instance_buffer.buffer().slice(..));
+        pass.set_bind_group(2, &self.instance_bind_group, &[]);
+        pass.set_vertex_buffer(1, self.instance_indices.buffer().slice(..));
         let mut bound_texture = None;
         let mut shared_buffers_bound = false;
         for (i, group) in self.batcher.groups().iter().enumerate() {
@@ -220,6 +257,21 @@ impl MeshPass {
     }
 }
 
+fn bind_instances(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    buffer: &GrowableBuffer,
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("mesh pass: instances bind group"),
+        layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: buffer.buffer().as_entire_binding(),
+        }],
+    })
+}
+
 fn to_u32(value: usize) -> u32 {
     u32::try_from(value).expect("fewer than 2^32 indices")
 }
@@ -243,10 +295,7 @@ fn create_pipeline(
     });
     let vertex_attributes =
         wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
-    let instance_attributes = wgpu::vertex_attr_array![
-        3 => Float32x3, 4 => Float32x3, 5 => Float32x3, 6 => Float32x3,
-        7 => Float32x4,
-    ];
+    let instance_attributes = wgpu::vertex_attr_array![3 => Uint32];
     let buffers = [
         Some(wgpu::VertexBufferLayout {
             array_stride: size_of::<MeshVertex>() as u64,
@@ -254,7 +303,7 @@ fn create_pipeline(
             attributes: &vertex_attributes,
         }),
         Some(wgpu::VertexBufferLayout {
-            array_stride: size_of::<GpuInstance>() as u64,
+            array_stride: size_of::<u32>() as u64,
             step_mode: wgpu::VertexStepMode::Instance,
             attributes: &instance_attributes,
         }),
