@@ -231,21 +231,20 @@ impl Export {
         })
     }
 
-    /// A tightly packed accessor over `components` (a `dimensions`-vector per element).
+    /// A tightly packed accessor with one element per item of `elements`.
     fn push_accessor<T: bytemuck::Pod>(
         &mut self,
-        components: &[T],
+        elements: &[T],
         dimensions: json::accessor::Type,
         component_type: json::accessor::ComponentType,
         target: json::buffer::Target,
         bounds: Option<(Vec3, Vec3)>,
     ) -> json::Index<json::Accessor> {
-        let view = self.push_view(bytemuck::cast_slice(components), Some(target));
-        let count = components.len() / dimensions.multiplicity();
+        let view = self.push_view(bytemuck::cast_slice(elements), Some(target));
         self.root.push(json::Accessor {
             buffer_view: Some(view),
             byte_offset: None,
-            count: USize64::from(count),
+            count: USize64::from(elements.len()),
             component_type: Checked::Valid(json::accessor::GenericComponentType(component_type)),
             extensions: None,
             extras: json::Extras::default(),
