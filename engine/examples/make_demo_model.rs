@@ -98,7 +98,11 @@ fn smooth_normals(mesh: &mut MeshData) {
     }
     for (vertex, sum) in mesh.vertices.iter_mut().zip(sums) {
         // Vertices on the axis touch only zero-area faces: point them along it.
-        let fallback = if vertex.position[1] > 0.0 { Vec3::Y } else { Vec3::NEG_Y };
+        let fallback = if vertex.position[1] > 0.0 {
+            Vec3::Y
+        } else {
+            Vec3::NEG_Y
+        };
         vertex.normal = sum.try_normalize().unwrap_or(fallback).to_array();
     }
 }
@@ -132,7 +136,13 @@ fn island() -> MeshData {
 }
 
 fn boulder(seed: f32) -> MeshData {
-    let profile = [[0.0, 0.0], [0.5, 0.0], [0.46, 0.22], [0.25, 0.4], [0.0, 0.44]];
+    let profile = [
+        [0.0, 0.0],
+        [0.5, 0.0],
+        [0.46, 0.22],
+        [0.25, 0.4],
+        [0.0, 0.44],
+    ];
     turned_with(&profile, rocky(seed))
 }
 
@@ -160,7 +170,12 @@ fn gallery() -> MeshData {
 }
 
 fn lamp_room() -> MeshData {
-    turned(&[[0.0, 0.0], [0.45, 0.0], [0.45, LAMP_HEIGHT], [0.0, LAMP_HEIGHT]])
+    turned(&[
+        [0.0, 0.0],
+        [0.45, 0.0],
+        [0.45, LAMP_HEIGHT],
+        [0.0, LAMP_HEIGHT],
+    ])
 }
 
 /// A cone with a small ball on top.

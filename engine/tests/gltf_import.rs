@@ -112,7 +112,11 @@ fn load_glb(export: Export) -> Result<ModelData, ModelError> {
 /// `model` with rotations compared to a tolerance (they are normalised on
 /// import) and the file path cleared, for comparing with [`sample`].
 fn assert_same(loaded: &ModelData, expected: &ModelData) {
-    assert!(loaded.warnings.is_empty(), "warnings: {:?}", loaded.warnings);
+    assert!(
+        loaded.warnings.is_empty(),
+        "warnings: {:?}",
+        loaded.warnings
+    );
     assert_eq!(loaded.meshes, expected.meshes);
     assert_eq!(loaded.materials, expected.materials);
     assert_eq!(loaded.textures, expected.textures);
@@ -197,8 +201,12 @@ fn matrix_nodes_are_decomposed() {
     let node = &mut export.root.nodes[1];
     node.translation = None;
     node.matrix = Some(
-        Mat4::from_scale_rotation_translation(expected.scale, expected.rotation, expected.translation)
-            .to_cols_array(),
+        Mat4::from_scale_rotation_translation(
+            expected.scale,
+            expected.rotation,
+            expected.translation,
+        )
+        .to_cols_array(),
     );
     let model = load_glb(export).expect("loads");
     assert_transform(&model.nodes[1].transform, &expected);
@@ -234,12 +242,18 @@ fn missing_normals_become_flat_face_normals() {
             for vertex in v {
                 let n = Vec3::from(vertex.normal);
                 assert!((n.length() - 1.0).abs() < 1e-5, "unit normal {n}");
-                assert!(n.dot(b - a).abs() < 1e-5 && n.dot(c - a).abs() < 1e-5, "perpendicular");
+                assert!(
+                    n.dot(b - a).abs() < 1e-5 && n.dot(c - a).abs() < 1e-5,
+                    "perpendicular"
+                );
                 assert!(n.dot(face) > 0.0, "on the counter-clockwise side");
             }
         }
     }
-    assert_eq!(model.meshes[0].primitives[0].mesh.vertices[0].normal, [0.0, 0.0, 1.0]);
+    assert_eq!(
+        model.meshes[0].primitives[0].mesh.vertices[0].normal,
+        [0.0, 0.0, 1.0]
+    );
 }
 
 #[test]
@@ -247,13 +261,28 @@ fn missing_file_is_an_io_error_naming_it() {
     let path = Path::new("/nonexistent/boat.glb");
     let error = import::load(path).expect_err("no such file");
     assert!(matches!(error, ModelError::Io { .. }), "{error:?}");
-    assert!(error.to_string().starts_with("/nonexistent/boat.glb: "), "{error}");
+    assert!(
+        error.to_string().starts_with("/nonexistent/boat.glb: "),
+        "{error}"
+    );
 }
 
 #[test]
 fn truncated_glb_is_an_error_at_every_cut() {
     let bytes = glb(export());
-    let cuts = [0, 3, 4, 11, 12, 16, 20, 40, bytes.len() / 2, bytes.len() - 4, bytes.len() - 1];
+    let cuts = [
+        0,
+        3,
+        4,
+        11,
+        12,
+        16,
+        20,
+        40,
+        bytes.len() / 2,
+        bytes.len() - 4,
+        bytes.len() - 1,
+    ];
     for cut in cuts {
         let error = import::from_slice(&bytes[..cut], Path::new("cut.glb"))
             .expect_err(&format!("cut at {cut} of {}", bytes.len()));
@@ -291,7 +320,10 @@ fn index_out_of_range_names_the_primitive_the_index_and_the_vertex_count() {
 #[test]
 fn accessor_past_its_buffer_view_is_out_of_bounds() {
     let mut export = export();
-    let accessor = export.root.meshes[0].primitives[0].indices.expect("indexed").value();
+    let accessor = export.root.meshes[0].primitives[0]
+        .indices
+        .expect("indexed")
+        .value();
     export.root.accessors[accessor].count = USize64(7);
     let error = load_glb(export).expect_err("7 indices in a view of 6");
     assert!(
@@ -303,7 +335,9 @@ fn accessor_past_its_buffer_view_is_out_of_bounds() {
 #[test]
 fn missing_buffer_file_names_the_buffer_and_the_file() {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let files = export().to_gltf(Resources::Files { stem: "lost" }).expect("serialise");
+    let files = export()
+        .to_gltf(Resources::Files { stem: "lost" })
+        .expect("serialise");
     let path = dir.path().join("lost.gltf");
     std::fs::write(&path, files.json).expect("write gltf");
     match import::load(&path) {
@@ -324,7 +358,12 @@ fn undecodable_texture_names_the_image() {
         matches!(&error, ModelError::Texture { element, .. } if element == "images[0] (checker)"),
         "{error:?}"
     );
-    assert!(error.to_string().starts_with("sample.glb: images[0] (checker): "), "{error}");
+    assert!(
+        error
+            .to_string()
+            .starts_with("sample.glb: images[0] (checker): "),
+        "{error}"
+    );
 }
 
 #[test]
@@ -363,12 +402,19 @@ fn required_extensions_warn_unless_they_change_the_geometry() {
     export.root.extensions_required = vec!["KHR_materials_unlit".into()];
     export.root.extensions_used = export.root.extensions_required.clone();
     let model = load_glb(export).expect("an unknown material extension is not fatal");
-    assert!(warned_about(&model, "extensionsRequired[0]"), "{:?}", model.warnings);
+    assert!(
+        warned_about(&model, "extensionsRequired[0]"),
+        "{:?}",
+        model.warnings
+    );
 
     let mut export = self::export();
     export.root.extensions_required = vec!["KHR_draco_mesh_compression".into()];
     let error = load_glb(export).expect_err("compressed geometry cannot be read");
-    assert!(matches!(error, ModelError::UnsupportedExtension { .. }), "{error:?}");
+    assert!(
+        matches!(error, ModelError::UnsupportedExtension { .. }),
+        "{error:?}"
+    );
 }
 
 #[test]
@@ -377,12 +423,18 @@ fn cycles_and_shared_children_are_errors() {
     cyclic.root.nodes[1].children = Some(vec![json::Index::new(0)]);
     // A scene rooted inside the cycle still reaches node 0 twice.
     let error = load_glb(cyclic).expect_err("0 -> 1 -> 0");
-    assert!(matches!(&error, ModelError::Cycle { element, .. } if element == "nodes[0]"), "{error:?}");
+    assert!(
+        matches!(&error, ModelError::Cycle { element, .. } if element == "nodes[0]"),
+        "{error:?}"
+    );
 
     let mut shared = export();
     shared.root.scenes[0].nodes.push(json::Index::new(1));
     let error = load_glb(shared).expect_err("node 1 is a root and a child");
-    assert!(matches!(&error, ModelError::Cycle { element, .. } if element == "nodes[1]"), "{error:?}");
+    assert!(
+        matches!(&error, ModelError::Cycle { element, .. } if element == "nodes[1]"),
+        "{error:?}"
+    );
 }
 
 #[test]
@@ -436,7 +488,14 @@ fn strips_u8_indices_normalized_uvs_and_sparse_positions_are_read() {
     use json::accessor::{ComponentType, Type};
     let mut export = export();
     // The quad as a strip 1, 2, 0, 3: triangles (1, 2, 0) and, odd, (2, 3, 0).
-    let strip = push_accessor(&mut export, &[1, 2, 0, 3], 4, Type::Scalar, ComponentType::U8, false);
+    let strip = push_accessor(
+        &mut export,
+        &[1, 2, 0, 3],
+        4,
+        Type::Scalar,
+        ComponentType::U8,
+        false,
+    );
     let uvs: Vec<u8> = [[0_u16, 65535], [65535, 65535], [65535, 0], [0, 0]]
         .iter()
         .flatten()
@@ -495,10 +554,17 @@ fn strips_u8_indices_normalized_uvs_and_sparse_positions_are_read() {
     let model = load_glb(export).expect("loads");
     let mesh = &model.meshes[0].primitives[0].mesh;
     assert_eq!(mesh.indices, [1, 2, 0, 2, 3, 0]);
-    assert_eq!(mesh.vertices[2].position, [2.0, 2.0, 0.0], "sparse value applied");
+    assert_eq!(
+        mesh.vertices[2].position,
+        [2.0, 2.0, 0.0],
+        "sparse value applied"
+    );
     for triangle in mesh.indices.chunks_exact(3) {
         let [a, b, c] = [0, 1, 2].map(|k| Vec3::from(mesh.vertices[triangle[k] as usize].position));
-        assert!((b - a).cross(c - a).z > 0.0, "{triangle:?} faces +Z like the quad");
+        assert!(
+            (b - a).cross(c - a).z > 0.0,
+            "{triangle:?} faces +Z like the quad"
+        );
     }
     assert_eq!(mesh.vertices[1].position, [1.0, 0.0, 0.0], "others kept");
     let uvs: Vec<[f32; 2]> = mesh.vertices.iter().map(|v| v.uv).collect();
@@ -515,7 +581,11 @@ fn points_and_lines_are_skipped_with_a_warning() {
     export.root.meshes[1].primitives[0].mode = Checked::Valid(json::mesh::Mode::Lines);
     let model = load_glb(export).expect("lines are not fatal");
     assert!(model.meshes[1].primitives.is_empty());
-    assert!(warned_about(&model, "meshes[1].primitives[0]"), "{:?}", model.warnings);
+    assert!(
+        warned_about(&model, "meshes[1].primitives[0]"),
+        "{:?}",
+        model.warnings
+    );
 }
 
 /// A valid file, mangled: some bytes overwritten (a digit by another digit
@@ -585,7 +655,9 @@ fn world_bounds(model: &ModelData) -> (Vec3, Vec3) {
         let local = Mat4::from_scale_rotation_translation(t.scale, t.rotation, t.translation);
         let matrix = node.parent.map_or(local, |p| world[p] * local);
         world.push(matrix);
-        let primitives = node.mesh.map_or(&[][..], |m| &model.meshes[m].primitives[..]);
+        let primitives = node
+            .mesh
+            .map_or(&[][..], |m| &model.meshes[m].primitives[..]);
         for vertex in primitives.iter().flat_map(|p| &p.mesh.vertices) {
             let p = matrix.transform_point3(vertex.position.into());
             (min, max) = (min.min(p), max.max(p));

@@ -25,8 +25,8 @@ use gltf::json;
 
 use super::{ModelData, ModelMaterial, ModelWarning};
 use source::Sources;
-pub use texture::mip_chain;
 use texture::TextureCache;
+pub use texture::mip_chain;
 
 /// Required extensions that change how geometry is stored: without them the
 /// vertex data cannot be read at all, so the file is refused instead of loaded
@@ -361,8 +361,16 @@ impl Importer<'_> {
     fn warn_unsupported(&mut self) {
         let root = self.document.as_json();
         let skipped = [
-            ("skins", root.skins.len(), "skinning is not supported; the mesh is drawn in its bind pose"),
-            ("animations", root.animations.len(), "animation is not supported and was ignored"),
+            (
+                "skins",
+                root.skins.len(),
+                "skinning is not supported; the mesh is drawn in its bind pose",
+            ),
+            (
+                "animations",
+                root.animations.len(),
+                "animation is not supported and was ignored",
+            ),
             ("cameras", root.cameras.len(), "cameras are not imported"),
         ];
         for (array, count, message) in skipped {

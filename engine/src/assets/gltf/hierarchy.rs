@@ -53,7 +53,12 @@ impl Importer<'_> {
                 mesh: node.mesh().map(|mesh| mesh.index()),
             });
             let children: Vec<_> = node.children().collect();
-            stack.extend(children.into_iter().rev().map(|child| (child, Some(own_index))));
+            stack.extend(
+                children
+                    .into_iter()
+                    .rev()
+                    .map(|child| (child, Some(own_index))),
+            );
         }
         Ok(nodes)
     }
@@ -109,10 +114,14 @@ pub(super) fn from_matrix(matrix: &Mat4) -> (Transform, Option<&'static str>) {
         ),
     };
     let rebuilt = Mat4::from_scale_rotation_translation(scale, rotation, translation);
-    let magnitude = matrix.to_cols_array().iter().fold(1.0_f32, |m, x| m.max(x.abs()));
+    let magnitude = matrix
+        .to_cols_array()
+        .iter()
+        .fold(1.0_f32, |m, x| m.max(x.abs()));
     let problem = problem.or_else(|| {
-        (!rebuilt.abs_diff_eq(*matrix, TRS_TOLERANCE * magnitude))
-            .then_some("matrix is not translation-rotation-scale (shear or projection); decomposed anyway")
+        (!rebuilt.abs_diff_eq(*matrix, TRS_TOLERANCE * magnitude)).then_some(
+            "matrix is not translation-rotation-scale (shear or projection); decomposed anyway",
+        )
     });
     let transform = Transform {
         translation,

@@ -2,9 +2,9 @@
 //! reader once their accessors have been checked, strips and fans turned into
 //! triangle lists, and flat normals where the file has none.
 
+use glam::Vec3;
 use gltf::accessor::{DataType, Dimensions};
 use gltf::mesh::{Mode, Semantic};
-use glam::Vec3;
 
 use super::source::Layout;
 use super::{Importer, ModelError};
@@ -75,7 +75,13 @@ impl Importer<'_> {
         let vertex_count = positions_accessor.count();
         let positions = collect_or_zeros(reader.read_positions(), vertex_count);
         let normals = self
-            .attribute(primitive, &Semantic::Normals, &VEC3_F32, Some(vertex_count), element)?
+            .attribute(
+                primitive,
+                &Semantic::Normals,
+                &VEC3_F32,
+                Some(vertex_count),
+                element,
+            )?
             .map(|_| collect_or_zeros(reader.read_normals(), vertex_count));
         let uvs = match self.attribute(
             primitive,

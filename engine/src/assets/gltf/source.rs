@@ -290,7 +290,9 @@ pub(super) fn percent_decode(uri: &str) -> Option<String> {
     let mut rest = uri.as_bytes();
     while let Some((&byte, tail)) = rest.split_first() {
         if byte == b'%' {
-            let hex = tail.get(..2).filter(|h| h.iter().all(u8::is_ascii_hexdigit))?;
+            let hex = tail
+                .get(..2)
+                .filter(|h| h.iter().all(u8::is_ascii_hexdigit))?;
             bytes.push(u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?);
             rest = &tail[2..];
         } else {

@@ -90,7 +90,8 @@ fn decode(
 /// does not match them: there is nothing to filter.
 #[must_use]
 pub fn mip_chain(width: u32, height: u32, level0: Vec<u8>) -> Vec<Vec<u8>> {
-    let consistent = width > 0 && height > 0 && level0.len() == 4 * width as usize * height as usize;
+    let consistent =
+        width > 0 && height > 0 && level0.len() == 4 * width as usize * height as usize;
     let mut mips = vec![level0];
     if !consistent {
         return mips;

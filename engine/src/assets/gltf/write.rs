@@ -266,23 +266,43 @@ impl Export {
         let positions: Vec<[f32; 3]> = vertices.iter().map(|v| v.position).collect();
         let normals: Vec<[f32; 3]> = vertices.iter().map(|v| v.normal).collect();
         let uvs: Vec<[f32; 2]> = vertices.iter().map(|v| v.uv).collect();
-        let bounds = positions.iter().map(|&p| Vec3::from(p)).fold(
-            (Vec3::INFINITY, Vec3::NEG_INFINITY),
-            |(min, max), p| (min.min(p), max.max(p)),
-        );
+        let bounds = positions
+            .iter()
+            .map(|&p| Vec3::from(p))
+            .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(min, max), p| {
+                (min.min(p), max.max(p))
+            });
         let mut attributes = BTreeMap::new();
         for (semantic, accessor) in [
             (
                 Semantic::Positions,
-                self.push_accessor(&positions, Type::Vec3, ComponentType::F32, Target::ArrayBuffer, Some(bounds)),
+                self.push_accessor(
+                    &positions,
+                    Type::Vec3,
+                    ComponentType::F32,
+                    Target::ArrayBuffer,
+                    Some(bounds),
+                ),
             ),
             (
                 Semantic::Normals,
-                self.push_accessor(&normals, Type::Vec3, ComponentType::F32, Target::ArrayBuffer, None),
+                self.push_accessor(
+                    &normals,
+                    Type::Vec3,
+                    ComponentType::F32,
+                    Target::ArrayBuffer,
+                    None,
+                ),
             ),
             (
                 Semantic::TexCoords(0),
-                self.push_accessor(&uvs, Type::Vec2, ComponentType::F32, Target::ArrayBuffer, None),
+                self.push_accessor(
+                    &uvs,
+                    Type::Vec2,
+                    ComponentType::F32,
+                    Target::ArrayBuffer,
+                    None,
+                ),
             ),
         ] {
             attributes.insert(Checked::Valid(semantic), accessor);
