@@ -1,0 +1,141 @@
+//! The node tree of a glTF scene, flattened parents first, with each node's
+//! transform as translation, rotation and scale.
+
+use glam::{Mat4, Quat, Vec3, Vec4};
+
+use super::{Importer, ModelError};
+use crate::assets::ModelNode;
+use crate::scene::Transform;
+
+/// How far a matrix may stray from the TRS rebuilt from its decomposition,
+/// relative to its largest element, before it counts as sheared or projective.
+const TRS_TOLERANCE: f32 = 1e-4;
+
+impl Importer<'_> {
+    /// The default scene's nodes (else the first scene's, else every node that
+    /// is nobody's child) in pre-order. Walks with an explicit stack and a
+    /// visited mark, so a malformed graph is an error, not a hang or a stack overflow.
+    pub(super) fn nodes(&mut self) -> Result<Vec<ModelNode>, ModelError> {
+        let document = self.document;
+        let roots: Vec<gltf::Node<'_>> = match document
+            .default_scene()
+            .or_else(|| document.scenes().next())
+        {
+            Some(scene) => scene.nodes().collect(),
+            None => {
+                let mut is_child = vec![false; document.nodes().len()];
+                for child in document.nodes().flat_map(|node| node.children()) {
+                    is_child[child.index()] = true;
+                }
+                document
+                    .nodes()
+                    .filter(|node| !is_child[node.index()])
+                    .collect()
+            }
+        };
+        let mut visited = vec![false; document.nodes().len()];
+        let mut stack: Vec<_> = roots.into_iter().rev().map(|node| (node, None)).collect();
+        let mut nodes = Vec::new();
+        while let Some((node, parent)) = stack.pop() {
+            if std::mem::replace(&mut visited[node.index()], true) {
+                return Err(ModelError::Cycle {
+                    path: self.path.to_path_buf(),
+                    element: format!("nodes[{}]", node.index()),
+                });
+            }
+            let own_index = nodes.len();
+            nodes.push(ModelNode {
+                name: node
+                    .name()
+                    .map_or_else(|| format!("node {}", node.index()), str::to_owned),
+                parent,
+                transform: self.transform(&node),
+                mesh: node.mesh().map(|mesh| mesh.index()),
+            });
+            let children: Vec<_> = node.children().collect();
+            stack.extend(
+                children
+                    .into_iter()
+                    .rev()
+                    .map(|child| (child, Some(own_index))),
+            );
+        }
+        Ok(nodes)
+    }
+
+    fn transform(&mut self, node: &gltf::Node<'_>) -> Transform {
+        let element = format!("nodes[{}]", node.index());
+        let (transform, problem) = match node.transform() {
+            gltf::scene::Transform::Decomposed {
+                translation,
+                rotation,
+                scale,
+            } => from_trs(translation, rotation, scale),
+            gltf::scene::Transform::Matrix { matrix } => {
+                from_matrix(&Mat4::from_cols_array_2d(&matrix))
+            }
+        };
+        if let Some(problem) = problem {
+            self.warn(element, problem);
+        }
+        transform
+    }
+}
+
+fn from_trs(
+    translation: [f32; 3],
+    rotation: [f32; 4],
+    scale: [f32; 3],
+) -> (Transform, Option<&'static str>) {
+    let (rotation, problem) = match unit(Quat::from_array(rotation)) {
+        Some(rotation) => (rotation, None),
+        None => (
+            Quat::IDENTITY,
+            Some("rotation is not a usable quaternion; identity used"),
+        ),
+    };
+    let transform = Transform {
+        translation: translation.into(),
+        rotation,
+        scale: scale.into(),
+    };
+    (transform, problem)
+}
+
+/// Decomposes `matrix`; says so when it is not a translation-rotation-scale
+/// (a shear or a projection), which a [`Transform`] cannot hold exactly.
+pub(super) fn from_matrix(matrix: &Mat4) -> (Transform, Option<&'static str>) {
+    let (scale, rotation, translation) = matrix.to_scale_rotation_translation();
+    let (rotation, problem) = match unit(rotation) {
+        Some(rotation) => (rotation, None),
+        None => (
+            Quat::IDENTITY,
+            Some("matrix has no rotation (a zero scale?); identity rotation used"),
+        ),
+    };
+    let rebuilt = Mat4::from_scale_rotation_translation(scale, rotation, translation);
+    let magnitude = matrix
+        .to_cols_array()
+        .iter()
+        .fold(1.0_f32, |m, x| m.max(x.abs()));
+    let problem = problem.or_else(|| {
+        (!rebuilt.abs_diff_eq(*matrix, TRS_TOLERANCE * magnitude)).then_some(
+            "matrix is not translation-rotation-scale (shear or projection); decomposed anyway",
+        )
+    });
+    let transform = Transform {
+        translation,
+        rotation,
+        scale: finite_or(scale, Vec3::ONE),
+    };
+    (transform, problem)
+}
+
+/// `q` scaled to unit length; `None` for a zero or non-finite quaternion.
+fn unit(q: Quat) -> Option<Quat> {
+    Vec4::from(q).try_normalize().map(Quat::from_vec4)
+}
+
+fn finite_or(v: Vec3, fallback: Vec3) -> Vec3 {
+    if v.is_finite() { v } else { fallback }
+}

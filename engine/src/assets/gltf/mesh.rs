@@ -1,0 +1,245 @@
+//! glTF meshes to [`ModelMesh`]es: attributes read through the gltf crate's
+//! reader once their accessors have been checked, strips and fans turned into
+//! triangle lists, and flat normals where the file has none.
+
+use glam::Vec3;
+use gltf::accessor::{DataType, Dimensions};
+use gltf::mesh::{Mode, Semantic};
+
+use super::source::Layout;
+use super::{Importer, ModelError};
+use crate::assets::{MeshData, MeshVertex, ModelMesh, ModelPrimitive};
+
+const VEC3_F32: Layout = Layout {
+    dimensions: Dimensions::Vec3,
+    types: &[DataType::F32],
+};
+/// glTF allows normalized 8- and 16-bit texture coordinates besides floats.
+const TEXCOORD: Layout = Layout {
+    dimensions: Dimensions::Vec2,
+    types: &[DataType::F32, DataType::U8, DataType::U16],
+};
+const INDICES: Layout = Layout {
+    dimensions: Dimensions::Scalar,
+    types: &[DataType::U8, DataType::U16, DataType::U32],
+};
+
+impl Importer<'_> {
+    /// Every primitive of `mesh` that draws triangles.
+    pub(super) fn mesh(&mut self, mesh: &gltf::Mesh<'_>) -> Result<ModelMesh, ModelError> {
+        let mut primitives = Vec::with_capacity(mesh.primitives().len());
+        for primitive in mesh.primitives() {
+            let element = format!("meshes[{}].primitives[{}]", mesh.index(), primitive.index());
+            let targets = primitive.morph_targets().count();
+            if targets > 0 {
+                self.warn(
+                    format!("{element}.targets"),
+                    format!("{targets} morph targets ignored; the mesh is drawn in its base shape"),
+                );
+            }
+            if let Some(primitive) = self.primitive(&primitive, &element)? {
+                primitives.push(primitive);
+            }
+        }
+        Ok(ModelMesh {
+            name: mesh.name().unwrap_or_default().to_owned(),
+            primitives,
+        })
+    }
+
+    fn primitive(
+        &mut self,
+        primitive: &gltf::Primitive<'_>,
+        element: &str,
+    ) -> Result<Option<ModelPrimitive>, ModelError> {
+        let mode = primitive.mode();
+        if !matches!(
+            mode,
+            Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan
+        ) {
+            self.warn(
+                element.to_owned(),
+                format!("mode {mode:?} skipped; only triangles are imported"),
+            );
+            return Ok(None);
+        }
+        let sources = &self.sources;
+        let reader = primitive.reader(|buffer| sources.buffer(buffer.index()));
+
+        let positions_accessor = self
+            .attribute(primitive, &Semantic::Positions, &VEC3_F32, None, element)?
+            .ok_or_else(|| ModelError::MissingPositions {
+                path: self.path.to_path_buf(),
+                element: element.to_owned(),
+            })?;
+        let vertex_count = positions_accessor.count();
+        let positions = collect_or_zeros(reader.read_positions(), vertex_count);
+        let normals = self
+            .attribute(
+                primitive,
+                &Semantic::Normals,
+                &VEC3_F32,
+                Some(vertex_count),
+                element,
+            )?
+            .map(|_| collect_or_zeros(reader.read_normals(), vertex_count));
+        let uvs = match self.attribute(
+            primitive,
+            &Semantic::TexCoords(0),
+            &TEXCOORD,
+            Some(vertex_count),
+            element,
+        )? {
+            Some(_) => collect_or_zeros(
+                reader.read_tex_coords(0).map(|uvs| uvs.into_f32()),
+                vertex_count,
+            ),
+            None => vec![[0.0; 2]; vertex_count],
+        };
+        let indices = match primitive.indices() {
+            Some(accessor) => {
+                self.sources.check_accessor(
+                    &accessor,
+                    &format!("indices of {element}"),
+                    &INDICES,
+                )?;
+                collect_or_zeros(
+                    reader.read_indices().map(|indices| indices.into_u32()),
+                    accessor.count(),
+                )
+            }
+            None => self.sequence(vertex_count, element)?,
+        };
+        if let Some(&index) = indices.iter().find(|&&i| i as usize >= vertex_count) {
+            return Err(ModelError::IndexOutOfRange {
+                path: self.path.to_path_buf(),
+                element: element.to_owned(),
+                index,
+                vertex_count,
+            });
+        }
+        if mode == Mode::Triangles && indices.len() % 3 != 0 {
+            self.warn(
+                element.to_owned(),
+                format!(
+                    "{} indices do not make whole triangles; the last {} ignored",
+                    indices.len(),
+                    indices.len() % 3
+                ),
+            );
+        }
+        let indices = triangle_list(mode, &indices);
+        let mesh = match normals {
+            Some(normals) => indexed(&positions, &normals, &uvs, indices),
+            None => flat_shaded(&positions, &uvs, &indices),
+        };
+        Ok(Some(ModelPrimitive {
+            mesh,
+            material: primitive.material().index(),
+        }))
+    }
+
+    /// The checked accessor of `semantic`, if the primitive has one; with
+    /// `vertex_count`, it must have that many elements.
+    fn attribute<'a>(
+        &self,
+        primitive: &gltf::Primitive<'a>,
+        semantic: &Semantic,
+        layout: &Layout,
+        vertex_count: Option<usize>,
+        element: &str,
+    ) -> Result<Option<gltf::Accessor<'a>>, ModelError> {
+        let Some(accessor) = primitive.get(semantic) else {
+            return Ok(None);
+        };
+        let usage = format!("{} of {element}", semantic.to_string());
+        self.sources.check_accessor(&accessor, &usage, layout)?;
+        match vertex_count {
+            Some(expected) if accessor.count() != expected => Err(ModelError::BadAccessor {
+                path: self.path.to_path_buf(),
+                element: format!("accessors[{}] ({usage})", accessor.index()),
+                expected: format!("{expected} elements, one per POSITION"),
+                found: format!("{}", accessor.count()),
+            }),
+            _ => Ok(Some(accessor)),
+        }
+    }
+
+    /// `0..vertex_count`, the implicit indices of a primitive without any.
+    fn sequence(&self, vertex_count: usize, element: &str) -> Result<Vec<u32>, ModelError> {
+        let end = u32::try_from(vertex_count).map_err(|_| ModelError::BadAccessor {
+            path: self.path.to_path_buf(),
+            element: format!("POSITION of {element}"),
+            expected: format!("at most {} vertices", u32::MAX),
+            found: format!("{vertex_count}"),
+        })?;
+        Ok((0..end).collect())
+    }
+}
+
+/// The reader's items, or `count` zeros for an accessor without a buffer view
+/// (the only case the reader gives nothing for once the accessor is checked).
+fn collect_or_zeros<T: Default + Clone>(
+    items: Option<impl Iterator<Item = T>>,
+    count: usize,
+) -> Vec<T> {
+    items.map_or_else(|| vec![T::default(); count], Iterator::collect)
+}
+
+/// `indices` drawn with `mode` as a triangle list with the same winding
+/// (glTF 2.0 section 3.7.2.1). Leftover indices that make no whole triangle are dropped.
+pub(super) fn triangle_list(mode: Mode, indices: &[u32]) -> Vec<u32> {
+    let triangles = indices.len().saturating_sub(2);
+    match mode {
+        Mode::TriangleStrip => (0..triangles)
+            .flat_map(|i| {
+                let odd = i % 2;
+                [indices[i], indices[i + 1 + odd], indices[i + 2 - odd]]
+            })
+            .collect(),
+        Mode::TriangleFan => (0..triangles)
+            .flat_map(|i| [indices[i + 1], indices[i + 2], indices[0]])
+            .collect(),
+        _ => indices[..indices.len() - indices.len() % 3].to_vec(),
+    }
+}
+
+fn indexed(
+    positions: &[[f32; 3]],
+    normals: &[[f32; 3]],
+    uvs: &[[f32; 2]],
+    indices: Vec<u32>,
+) -> MeshData {
+    let vertices = positions
+        .iter()
+        .zip(normals)
+        .zip(uvs)
+        .map(|((&position, &normal), &uv)| MeshVertex {
+            position,
+            normal,
+            uv,
+        })
+        .collect();
+    MeshData { vertices, indices }
+}
+
+/// Un-indexes the triangles and gives each corner its triangle's normal: the
+/// faceted look glTF prescribes for meshes without normals. Indices must be in range.
+pub(super) fn flat_shaded(positions: &[[f32; 3]], uvs: &[[f32; 2]], indices: &[u32]) -> MeshData {
+    let mut vertices = Vec::with_capacity(indices.len());
+    for triangle in indices.chunks_exact(3) {
+        let corners = [0, 1, 2].map(|k| triangle[k] as usize);
+        let [a, b, c] = corners.map(|i| Vec3::from(positions[i]));
+        // A degenerate triangle has no direction of its own; any unit normal
+        // keeps the vertex valid and it covers no pixels anyway.
+        let normal = (b - a).cross(c - a).try_normalize().unwrap_or(Vec3::Y);
+        vertices.extend(corners.map(|i| MeshVertex {
+            position: positions[i],
+            normal: normal.to_array(),
+            uv: uvs[i],
+        }));
+    }
+    // The vertex count equals the checked index count, which fits in u32.
+    let indices = (0..vertices.len()).map(|i| i as u32).collect();
+    MeshData { vertices, indices }
+}

@@ -1,0 +1,167 @@
+//! Base-colour images: decoded once each into RGBA8 with a full mip chain,
+//! filtered in linear space so that downsized stripes and checkers keep their
+//! brightness.
+
+use std::collections::HashMap;
+
+use super::ModelError;
+use super::source::Sources;
+use crate::assets::TextureData;
+
+/// The textures decoded so far, and which glTF image each one came from.
+#[derive(Default)]
+pub(super) struct TextureCache {
+    by_image: HashMap<usize, usize>,
+    textures: Vec<TextureData>,
+}
+
+impl TextureCache {
+    /// The index in [`ModelData::textures`](crate::assets::ModelData::textures)
+    /// of glTF image `image`, decoding it on first use.
+    pub fn get_or_decode(
+        &mut self,
+        image: usize,
+        path: &std::path::Path,
+        document: &gltf::Document,
+        sources: &Sources,
+    ) -> Result<usize, ModelError> {
+        if let Some(&texture) = self.by_image.get(&image) {
+            return Ok(texture);
+        }
+        let texture = decode(image, path, document, sources)?;
+        self.textures.push(texture);
+        let index = self.textures.len() - 1;
+        self.by_image.insert(image, index);
+        Ok(index)
+    }
+
+    pub fn into_textures(self) -> Vec<TextureData> {
+        self.textures
+    }
+}
+
+fn decode(
+    index: usize,
+    path: &std::path::Path,
+    document: &gltf::Document,
+    sources: &Sources,
+) -> Result<TextureData, ModelError> {
+    let json = &document.as_json().images[index];
+    let external_uri = json.uri.as_deref().filter(|uri| !uri.starts_with("data:"));
+    let label = json.name.as_deref().or(external_uri);
+    let element = match label {
+        Some(label) => format!("images[{index}] ({label})"),
+        None => format!("images[{index}]"),
+    };
+    let bytes = sources.image_bytes(document, index, &element)?;
+    let image = image::load_from_memory(&bytes)
+        .map_err(|e| ModelError::Texture {
+            path: path.to_path_buf(),
+            element: element.clone(),
+            message: e.to_string(),
+        })?
+        .into_rgba8();
+    let (width, height) = image.dimensions();
+    if width == 0 || height == 0 {
+        return Err(ModelError::Texture {
+            path: path.to_path_buf(),
+            element,
+            message: format!("expected a non-empty image, found {width} x {height}"),
+        });
+    }
+    Ok(TextureData {
+        name: label.map_or_else(|| format!("images[{index}]"), str::to_owned),
+        width,
+        height,
+        mips: mip_chain(width, height, image.into_raw()),
+    })
+}
+
+/// The mip chain of an sRGB RGBA8 image: `level0` (`4 * width * height`
+/// bytes, rows top first) and then each level half the size of the one before
+/// (rounded down, at least 1) down to 1 x 1.
+///
+/// Each texel is the average of its 2 x 2 block, computed in linear light
+/// (sRGB decoded, averaged, encoded again; alpha averaged as is). Where a
+/// level has an odd width or height, the last row or column folds into the
+/// texels beside it, so no source texel is dropped.
+///
+/// Returns `level0` alone when `width` or `height` is zero or when its length
+/// does not match them: there is nothing to filter.
+#[must_use]
+pub fn mip_chain(width: u32, height: u32, level0: Vec<u8>) -> Vec<Vec<u8>> {
+    let consistent =
+        width > 0 && height > 0 && level0.len() == 4 * width as usize * height as usize;
+    let mut mips = vec![level0];
+    if !consistent {
+        return mips;
+    }
+    let to_linear: [f32; 256] = std::array::from_fn(|i| srgb_to_linear(i as f32 / 255.0));
+    let (mut w, mut h) = (width as usize, height as usize);
+    while w > 1 || h > 1 {
+        let next = downsample(&mips[mips.len() - 1], w, h, &to_linear);
+        (w, h) = ((w / 2).max(1), (h / 2).max(1));
+        mips.push(next);
+    }
+    mips
+}
+
+/// One mip step of an RGBA8 level of `w` x `h`.
+fn downsample(src: &[u8], w: usize, h: usize, to_linear: &[f32; 256]) -> Vec<u8> {
+    let (nw, nh) = ((w / 2).max(1), (h / 2).max(1));
+    let mut dst = Vec::with_capacity(4 * nw * nh);
+    for y in 0..nh {
+        let rows = footprint(y, nh, h);
+        for x in 0..nw {
+            let columns = footprint(x, nw, w);
+            let mut sum = [0.0_f32; 4];
+            for sy in rows.clone() {
+                for sx in columns.clone() {
+                    let texel = &src[4 * (sy * w + sx)..][..4];
+                    for c in 0..3 {
+                        sum[c] += to_linear[usize::from(texel[c])];
+                    }
+                    sum[3] += f32::from(texel[3]) / 255.0;
+                }
+            }
+            let n = (rows.len() * columns.len()) as f32;
+            dst.extend([
+                linear_to_srgb8(sum[0] / n),
+                linear_to_srgb8(sum[1] / n),
+                linear_to_srgb8(sum[2] / n),
+                unorm8(sum[3] / n),
+            ]);
+        }
+    }
+    dst
+}
+
+/// The source rows (or columns) that destination row `i` of `n` covers in a
+/// level of `size`: two, or three for the last one when `size` is odd.
+fn footprint(i: usize, n: usize, size: usize) -> std::ops::Range<usize> {
+    let start = (2 * i).min(size - 1);
+    let end = if i + 1 == n { size } else { 2 * i + 2 };
+    start..end
+}
+
+fn srgb_to_linear(c: f32) -> f32 {
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+fn linear_to_srgb8(c: f32) -> u8 {
+    let encoded = if c <= 0.003_130_8 {
+        c * 12.92
+    } else {
+        1.055 * c.powf(1.0 / 2.4) - 0.055
+    };
+    unorm8(encoded)
+}
+
+fn unorm8(c: f32) -> u8 {
+    // In range after the clamp, so the cast only drops the fraction.
+    (c.clamp(0.0, 1.0) * 255.0).round() as u8
+}
