@@ -39,12 +39,19 @@ impl GpuInstance {
     /// Packs one instance.
     #[must_use]
     pub fn new(instance: &MeshInstance) -> Self {
-        let m = glam::Mat4::from(instance.model);
+        // Transposing the SIMD 3x3 and appending the translation keeps every
+        // value in registers (going through `Mat4::row` spills to the stack and
+        // stalls on store forwarding).
+        let Affine3A {
+            matrix3,
+            translation,
+        } = &instance.model;
+        let t = matrix3.transpose();
         Self {
             rows: [
-                m.row(0).to_array(),
-                m.row(1).to_array(),
-                m.row(2).to_array(),
+                t.x_axis.extend(translation.x).to_array(),
+                t.y_axis.extend(translation.y).to_array(),
+                t.z_axis.extend(translation.z).to_array(),
             ],
             color: instance.material.base_color.truncate().to_array(),
             gloss: instance.material.gloss,
