@@ -23,6 +23,8 @@ use std::path::{Path, PathBuf};
 use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
+use super::model::{relative_model_path, resolve_model_path};
+use crate::assets::load_model;
 use crate::particles::Emitter;
 
 use super::{
@@ -80,6 +82,11 @@ pub struct NodeRecord {
     /// Particle emitter.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub emitter: Option<Emitter>,
+    /// A glTF model (`.gltf` or `.glb`) instanced under this node, its path
+    /// relative to the scene file. The model's nodes are rebuilt from the file
+    /// at each load, so they are not listed in `nodes`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 impl NodeRecord {
@@ -95,6 +102,7 @@ impl NodeRecord {
             mesh: None,
             light: None,
             emitter: None,
+            model: None,
         }
     }
 }
@@ -246,6 +254,19 @@ impl SceneFile {
                 })?;
                 c.emitter.insert(id, emitter.clone());
             }
+            if let Some(written) = &record.model {
+                let model = load_model(&resolve_model_path(path, written)).map_err(|error| {
+                    check.fail(
+                        "model",
+                        "a readable glTF 2.0 file (.gltf or .glb)",
+                        error.to_string(),
+                    )
+                })?;
+                for warning in &model.warnings {
+                    log::warn!("{}: node `{}`: {warning}", path.display(), record.name);
+                }
+                scene.instantiate_model(id, &model)?;
+            }
             ids.push(id);
         }
         scene.propagate();
@@ -376,17 +397,40 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), SceneError> {
 }
 
 impl Scene {
-    /// The scene as a file record: nodes in pre-order, parents by position.
+    /// The scene as a file record: nodes in pre-order, parents by position,
+    /// model paths absolute. Nodes spawned from models are left out (the model
+    /// reference brings them back); a node added under one is kept, under the
+    /// nearest node that is saved.
     pub fn to_file(&self) -> SceneFile {
+        self.to_file_in(None)
+    }
+
+    /// As [`Scene::to_file`], with model paths relative to `dir` (the folder of
+    /// the scene file being written) when given.
+    pub fn to_file_in(&self, dir: Option<&Path>) -> SceneFile {
+        const UNSAVED: usize = usize::MAX;
         let mut nodes = Vec::with_capacity(self.len());
+        // File position of each dense index, UNSAVED for model parts.
+        let mut position = vec![UNSAVED; self.len()];
         for d in 0..self.len() {
             let id = self.id_at(d);
             let c = &self.components;
-            let parent = self.hot.parent[d];
+            if c.model_part.get(id).is_some() {
+                continue;
+            }
+            let mut parent = self.hot.parent[d];
+            while parent != super::graph::NONE && position[parent as usize] == UNSAVED {
+                parent = self.hot.parent[parent as usize];
+            }
+            position[d] = nodes.len();
+            let model = c.model.get(id).map(|m| match dir {
+                Some(dir) => relative_model_path(&m.source, dir),
+                None => m.source.to_string_lossy().into_owned(),
+            });
             nodes.push(NodeRecord {
                 name: self.names[id.index() as usize].clone(),
-                // Pre-order: the file position of a node is its dense index.
-                parent: (parent != super::graph::NONE).then_some(parent as usize),
+                // Pre-order: parents are saved before their children.
+                parent: (parent != super::graph::NONE).then(|| position[parent as usize]),
                 transform: self.hot.local[d],
                 spin: c.spin.get(id).copied(),
                 oscillate: c.oscillate.get(id).copied(),
@@ -394,6 +438,7 @@ impl Scene {
                 mesh: c.mesh.get(id).copied(),
                 light: c.light.get(id).copied(),
                 emitter: c.emitter.get(id).cloned(),
+                model,
             });
         }
         SceneFile {
@@ -431,7 +476,7 @@ impl Scene {
     /// # Errors
     /// [`SceneError::Io`] naming the file.
     pub fn save(&self, path: &Path) -> Result<(), SceneError> {
-        self.to_file().write(path)
+        self.to_file_in(path.parent()).write(path)
     }
 }
 

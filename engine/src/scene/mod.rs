@@ -7,6 +7,7 @@
 //! - [`components`]: behaviour, mesh and light components.
 //! - [`file`]: RON scene files.
 //! - [`index`]: the octree of mesh bounds, fed by the dirty flag.
+//! - `model`: imported glTF models instanced as subtrees.
 
 mod column;
 pub mod components;
@@ -14,6 +15,7 @@ pub mod file;
 mod graph;
 mod handle;
 pub mod index;
+mod model;
 pub mod transform;
 
 use std::path::PathBuf;
@@ -105,6 +107,9 @@ pub enum SceneError {
         /// The value found.
         found: String,
     },
+    /// A model file could not be imported (the message names the file and element).
+    #[error(transparent)]
+    Model(#[from] crate::assets::gltf::ModelError),
     /// The scene could not be turned into text.
     #[error("{}: could not write the scene: {message}", path.display())]
     Serialize {

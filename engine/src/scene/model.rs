@@ -1,0 +1,200 @@
+//! Imported models in the scene graph: a [`ModelInstance`] node whose children
+//! are the model file's hierarchy, rebuilt from the file whenever the scene
+//! loads, the way prefab (Unity) or instanced-scene (Godot) nodes work.
+//!
+//! Pattern: flyweight again: an instance's nodes hold handles to meshes and
+//! textures the registry loaded once; ten lighthouses cost ten small subtrees,
+//! not ten copies of the vertex data.
+
+use std::path::{Component, Path, PathBuf};
+
+use super::{Material, MeshRenderer, ModelInstance, ModelPart, NodeId, Scene, SceneError};
+use crate::assets::{MeshRef, Model, ModelWarning, load_model};
+
+impl Scene {
+    /// Imports the model file at `path` (or reuses the registry's copy) and
+    /// spawns an instance of it: a node named `name` under `parent`, with the
+    /// file's hierarchy as its children. Returns the node and what the import
+    /// skipped.
+    ///
+    /// # Errors
+    /// [`SceneError::Model`] naming the file and the element at fault (nothing
+    /// is spawned then); [`SceneError::StaleNode`] for a dead parent.
+    pub fn spawn_model(
+        &mut self,
+        parent: Option<NodeId>,
+        name: impl Into<String>,
+        transform: super::Transform,
+        path: &Path,
+    ) -> Result<(NodeId, Vec<ModelWarning>), SceneError> {
+        let model = load_model(path)?;
+        let root = self.spawn(parent, name, transform)?;
+        if let Err(error) = self.instantiate_model(root, &model) {
+            // The root was spawned just above, so it is alive.
+            let _ = self.despawn(root);
+            return Err(error);
+        }
+        Ok((root, model.warnings.clone()))
+    }
+
+    /// Makes `root` an instance of `model`: marks it and spawns the model's
+    /// hierarchy as its children, each node a [`ModelPart`]. A glTF mesh with
+    /// several primitives gets one extra child per primitive after the first.
+    ///
+    /// # Errors
+    /// [`SceneError::StaleNode`] for a dead root; [`SceneError::InvalidTransform`]
+    /// for a model node whose transform is not finite (no part stays behind then).
+    pub fn instantiate_model(&mut self, root: NodeId, model: &Model) -> Result<(), SceneError> {
+        self.insert(
+            root,
+            ModelInstance {
+                source: model.path.clone(),
+            },
+        )?;
+        let mut ids: Vec<NodeId> = Vec::with_capacity(model.data.nodes.len());
+        for (index, node) in model.data.nodes.iter().enumerate() {
+            let parent = node
+                .parent
+                .and_then(|p| ids.get(p).copied())
+                .unwrap_or(root);
+            let spawned =
+                self.spawn_part(parent, &node.name, node.transform, index, model, node.mesh);
+            match spawned {
+                Ok(id) => ids.push(id),
+                Err(error) => {
+                    for part in self.children(root).collect::<Vec<_>>() {
+                        if self.get::<ModelPart>(part).is_some() {
+                            let _ = self.despawn(part);
+                        }
+                    }
+                    self.remove::<ModelInstance>(root);
+                    return Err(error);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn spawn_part(
+        &mut self,
+        parent: NodeId,
+        name: &str,
+        transform: super::Transform,
+        index: usize,
+        model: &Model,
+        mesh: Option<usize>,
+    ) -> Result<NodeId, SceneError> {
+        let part = ModelPart {
+            gltf_node: u32::try_from(index).unwrap_or(u32::MAX),
+        };
+        let id = self.spawn(Some(parent), name, transform)?;
+        self.insert(id, part)?;
+        let primitives = mesh
+            .and_then(|m| model.primitives.get(m))
+            .map_or(&[][..], Vec::as_slice);
+        for (k, &(handle, look)) in primitives.iter().enumerate() {
+            let renderer = MeshRenderer {
+                mesh: MeshRef::Asset(handle),
+                material: Material {
+                    base_color: look.base_color,
+                    gloss: look.gloss,
+                    texture: look.texture,
+                },
+            };
+            let target = if k == 0 {
+                id
+            } else {
+                let extra =
+                    self.spawn(Some(id), format!("{name} #{k}"), super::Transform::IDENTITY)?;
+                self.insert(extra, part)?;
+                extra
+            };
+            self.insert(target, renderer)?;
+        }
+        Ok(id)
+    }
+
+    /// Whether `node` was spawned from a model file (and is rebuilt from it,
+    /// so edits to it would not be saved).
+    #[must_use]
+    pub fn is_model_part(&self, node: NodeId) -> bool {
+        self.get::<ModelPart>(node).is_some()
+    }
+}
+
+/// Where a model path written in the scene file at `scene_path` points: relative
+/// paths are taken from the scene file's folder.
+pub(crate) fn resolve_model_path(scene_path: &Path, written: &str) -> PathBuf {
+    let written = Path::new(written);
+    if written.is_absolute() {
+        return written.to_path_buf();
+    }
+    scene_path
+        .parent()
+        .unwrap_or_else(|| Path::new(""))
+        .join(written)
+}
+
+/// How a scene file in `dir` should write the path of `model`: relative to
+/// `dir`, with `/` separators so the file reads the same on every platform;
+/// absolute when the two share no root.
+pub(crate) fn relative_model_path(model: &Path, dir: &Path) -> String {
+    // A bare file name's folder is the empty path: the working directory.
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let (model_parts, dir_parts): (Vec<Component>, Vec<Component>) =
+        (model.components().collect(), dir.components().collect());
+    let common = model_parts
+        .iter()
+        .zip(&dir_parts)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let shares_root = common > 0 && model.is_absolute() == dir.is_absolute();
+    if !shares_root {
+        return model.to_string_lossy().replace('\\', "/");
+    }
+    let ups = std::iter::repeat_n("..".to_string(), dir_parts.len() - common);
+    let downs = model_parts[common..]
+        .iter()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned());
+    ups.chain(downs).collect::<Vec<_>>().join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_walk_up_and_down() {
+        let model = Path::new("/project/assets/models/lighthouse.glb");
+        assert_eq!(
+            relative_model_path(model, Path::new("/project/assets/scenes")),
+            "../models/lighthouse.glb"
+        );
+        assert_eq!(
+            relative_model_path(model, Path::new("/project/assets/models")),
+            "lighthouse.glb"
+        );
+        assert_eq!(
+            relative_model_path(model, Path::new("/elsewhere")),
+            "../project/assets/models/lighthouse.glb"
+        );
+    }
+
+    #[test]
+    fn written_paths_resolve_against_the_scene_folder() {
+        let scene = Path::new("/project/assets/scenes/demo.ron");
+        assert_eq!(
+            resolve_model_path(scene, "../models/a.glb"),
+            Path::new("/project/assets/scenes/../models/a.glb")
+        );
+        assert_eq!(
+            resolve_model_path(scene, "/abs/a.glb"),
+            Path::new("/abs/a.glb")
+        );
+    }
+}
