@@ -353,3 +353,71 @@ fn particles_from_emitters() {
     assert!(renderer.stats().particles_drawn > 100);
     assert_matches_golden("particles_from_emitters", &image);
 }
+
+/// The repository's own glTF model, textured and mip-mapped, through the whole
+/// path: import, instancing as a subtree, registry upload, batching, sampling.
+#[test]
+fn the_imported_lighthouse_renders_textured() {
+    let Some(ctx) = gpu_or_skip() else { return };
+    let model = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/models/lighthouse.glb");
+    let mut scene = Scene::new();
+    let sun = scene
+        .spawn(
+            None,
+            "sun",
+            Transform::IDENTITY.with_rotation(Quat::from_euler(glam::EulerRot::YXZ, 0.6, -0.7, 0.0)),
+        )
+        .unwrap();
+    scene
+        .insert(
+            sun,
+            Light {
+                kind: LightKind::Directional,
+                color: Vec3::ONE,
+                intensity: 2.5,
+            },
+        )
+        .unwrap();
+    let sea = scene
+        .spawn(None, "sea", Transform::IDENTITY.with_scale(Vec3::new(40.0, 1.0, 40.0)))
+        .unwrap();
+    scene
+        .insert(
+            sea,
+            MeshRenderer {
+                mesh: Primitive::Plane.into(),
+                material: Material::rgb(0.05, 0.2, 0.35),
+            },
+        )
+        .unwrap();
+    let (lighthouse, warnings) = scene
+        .spawn_model(None, "lighthouse", Transform::IDENTITY, &model)
+        .expect("the bundled model imports");
+    assert!(warnings.is_empty(), "{warnings:?}");
+    scene.environment.clear_color = Vec3::new(0.5, 0.65, 0.8);
+    let world = World::new(scene);
+    let parts_with_meshes = world
+        .scene
+        .subtree(lighthouse)
+        .filter(|&n| world.scene.get::<MeshRenderer>(n).is_some())
+        .count();
+    let view = Camera {
+        position: Vec3::new(7.0, 5.0, 9.0),
+        target: Vec3::new(0.0, 3.2, 0.0),
+        ..Camera::default()
+    };
+    let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
+    let mut buffers = FrameBuffers::default();
+    let frame = buffers.extract(&world.scene, 1.0, view, &Overlays::default());
+    let image = renderer.render_to_image(&ctx, &frame, 256, 256).unwrap();
+    assert_eq!(renderer.stats().instances_drawn, parts_with_meshes + 1);
+    // The tower's stripes: both strong red and near-white pixels on screen.
+    let (mut red, mut white) = (0, 0);
+    for pixel in image.pixels() {
+        let [r, g, b, _] = pixel.0;
+        red += usize::from(r > 150 && g < 80 && b < 80);
+        white += usize::from(r > 200 && g > 200 && b > 200);
+    }
+    assert!(red > 100 && white > 100, "red {red}, white {white} pixels");
+    assert_matches_golden("lighthouse_model", &image);
+}
