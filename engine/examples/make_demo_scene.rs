@@ -506,6 +506,36 @@ fn main() {
         );
     }
 
+    // A lighthouse on its rock inside the fleet's rings: the repository's own
+    // glTF model (written by the make_demo_model example), referenced by path.
+    let model = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../assets/models/lighthouse.glb");
+    let (lighthouse, _) = b
+        .scene
+        .spawn_model(
+            None,
+            "lighthouse",
+            Transform::from_translation(Vec3::new(15.0, -0.3, 9.0))
+                .with_rotation(Quat::from_rotation_y(0.8))
+                .with_scale(Vec3::splat(1.5)),
+            &model,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let beacon = b.node(
+        Some(lighthouse),
+        "beacon",
+        Transform::from_translation(Vec3::new(0.0, 5.9, 0.0)),
+    );
+    b.scene
+        .insert(
+            beacon,
+            Light {
+                kind: LightKind::Point { range: 9.0 },
+                color: hex(0xffd27a),
+                intensity: 4.0,
+            },
+        )
+        .unwrap();
+
     b.scene.propagate();
     b.scene.save(&out).unwrap_or_else(|e| panic!("{e}"));
     println!("wrote {} ({} nodes)", out.display(), b.scene.len());
