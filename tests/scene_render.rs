@@ -359,13 +359,19 @@ fn particles_from_emitters() {
 #[test]
 fn the_imported_lighthouse_renders_textured() {
     let Some(ctx) = gpu_or_skip() else { return };
-    let model = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/models/lighthouse.glb");
+    let model =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/models/lighthouse.glb");
     let mut scene = Scene::new();
     let sun = scene
         .spawn(
             None,
             "sun",
-            Transform::IDENTITY.with_rotation(Quat::from_euler(glam::EulerRot::YXZ, 0.6, -0.7, 0.0)),
+            Transform::IDENTITY.with_rotation(Quat::from_euler(
+                glam::EulerRot::YXZ,
+                0.6,
+                -0.7,
+                0.0,
+            )),
         )
         .unwrap();
     scene
@@ -379,7 +385,11 @@ fn the_imported_lighthouse_renders_textured() {
         )
         .unwrap();
     let sea = scene
-        .spawn(None, "sea", Transform::IDENTITY.with_scale(Vec3::new(40.0, 1.0, 40.0)))
+        .spawn(
+            None,
+            "sea",
+            Transform::IDENTITY.with_scale(Vec3::new(40.0, 1.0, 40.0)),
+        )
         .unwrap();
     scene
         .insert(

@@ -13,8 +13,10 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use keel_engine::assets::Primitive;
-use keel_engine::scene::{Keep, NodeId, NodeRecord, Scene, SceneError, SceneFile, Transform};
+use keel_engine::assets::{ModelWarning, Primitive, load_model};
+use keel_engine::scene::{
+    Keep, ModelInstance, NodeId, NodeRecord, Scene, SceneError, SceneFile, Transform,
+};
 use keel_engine::world::World;
 
 use crate::component::{ComponentKind, ComponentValue};
@@ -332,6 +334,7 @@ impl Document {
         after: Transform,
         merge: Option<u64>,
     ) -> Result<(), EditError> {
+        self.editable(node)?;
         let before = self
             .scene()
             .local(node)
@@ -365,6 +368,7 @@ impl Document {
     /// # Errors
     /// [`EditError::NoSuchNode`].
     pub fn rename(&mut self, node: NodeId, name: impl Into<String>) -> Result<(), EditError> {
+        self.editable(node)?;
         let after = name.into();
         let before = self
             .scene()
@@ -404,10 +408,11 @@ impl Document {
         nodes: &[NodeId],
         new_parent: Option<NodeId>,
     ) -> Result<(), EditError> {
-        if let Some(p) = new_parent
-            && !self.scene().contains(p)
-        {
-            return Err(EditError::NoSuchNode { node: p });
+        if let Some(p) = new_parent {
+            if !self.scene().contains(p) {
+                return Err(EditError::NoSuchNode { node: p });
+            }
+            self.editable(p)?;
         }
         let roots = self.top_level(nodes)?;
         if let Some(&bad) = roots.iter().find(|&&n| self.would_cycle(n, new_parent)) {
@@ -465,10 +470,11 @@ impl Document {
         name: &str,
         components: &[ComponentValue],
     ) -> Result<NodeId, EditError> {
-        if let Some(p) = parent
-            && !self.scene().contains(p)
-        {
-            return Err(EditError::NoSuchNode { node: p });
+        if let Some(p) = parent {
+            if !self.scene().contains(p) {
+                return Err(EditError::NoSuchNode { node: p });
+            }
+            self.editable(p)?;
         }
         let mut record = NodeRecord::new(name);
         for c in components {
@@ -499,6 +505,43 @@ impl Document {
         };
         mesh.mesh = primitive.into();
         self.add_node(parent, name, &[ComponentValue::Mesh(mesh)])
+    }
+
+    /// Imports a glTF model (`.gltf` or `.glb`) as an instance under `parent`
+    /// (last child), named after the file; one undo entry; selects it. Returns
+    /// the instance node and what the import skipped.
+    ///
+    /// # Errors
+    /// [`EditError::Scene`] with the model error (file and element named) when
+    /// the file cannot be imported: nothing changes then. As [`Document::add_node`].
+    pub fn import_model(
+        &mut self,
+        parent: Option<NodeId>,
+        path: &Path,
+    ) -> Result<(NodeId, Vec<ModelWarning>), EditError> {
+        if let Some(p) = parent {
+            if !self.scene().contains(p) {
+                return Err(EditError::NoSuchNode { node: p });
+            }
+            self.editable(p)?;
+        }
+        let model = load_model(path).map_err(|e| EditError::Scene {
+            action: format!("import {}", path.display()),
+            source: e.into(),
+        })?;
+        let name = path
+            .file_stem()
+            .map_or_else(|| "model".to_string(), |s| s.to_string_lossy().into_owned());
+        let mut record = NodeRecord::new(&name);
+        record.model = Some(model.path.to_string_lossy().into_owned());
+        let index = subtree::siblings(self.scene(), parent).count();
+        let edit = Edit::Spawn {
+            at: Placement { parent, index },
+            records: vec![record],
+            ids: vec![],
+        };
+        let ids = self.apply_spawn(edit, format!("Import {name}"))?;
+        Ok((ids[0], model.warnings.clone()))
     }
 
     fn apply_spawn(&mut self, mut edit: Edit, label: String) -> Result<Vec<NodeId>, EditError> {
@@ -625,6 +668,7 @@ impl Document {
         if !self.scene().contains(node) {
             return Err(EditError::NoSuchNode { node });
         }
+        self.editable(node)?;
         let kind = value.kind();
         if !value.is_valid() {
             return Err(EditError::InvalidComponent {
@@ -659,6 +703,7 @@ impl Document {
         if !self.scene().contains(node) {
             return Err(EditError::NoSuchNode { node });
         }
+        self.editable(node)?;
         let Some(before) = kind.get(self.scene(), node) else {
             return Ok(());
         };
@@ -697,6 +742,31 @@ impl Document {
     }
 
     /// The nodes of `nodes` that are not inside another one's subtree, in scene order.
+    /// Refuses edits to nodes spawned from a model file (see [`EditError::ModelPart`]).
+    ///
+    /// # Errors
+    /// [`EditError::ModelPart`].
+    pub fn editable(&self, node: NodeId) -> Result<(), EditError> {
+        let scene = self.scene();
+        if !scene.is_model_part(node) {
+            return Ok(());
+        }
+        let mut at = scene.parent(node);
+        while let Some(p) = at {
+            if let Some(instance) = scene.get::<ModelInstance>(p) {
+                return Err(EditError::ModelPart {
+                    node: self.name_of(node),
+                    model: instance.source.display().to_string(),
+                });
+            }
+            at = scene.parent(p);
+        }
+        Err(EditError::ModelPart {
+            node: self.name_of(node),
+            model: "(unknown)".into(),
+        })
+    }
+
     fn top_level(&self, nodes: &[NodeId]) -> Result<Vec<NodeId>, EditError> {
         let scene = self.scene();
         if let Some(&dead) = nodes.iter().find(|&&n| !scene.contains(n)) {
@@ -724,6 +794,9 @@ impl Document {
             Default::default()
         };
         out.sort_by_key(|n| order.get(n).copied().unwrap_or(0));
+        for &node in &out {
+            self.editable(node)?;
+        }
         Ok(out)
     }
 

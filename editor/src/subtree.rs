@@ -12,7 +12,10 @@
 //! sibling position by moving the later siblings behind the node, one
 //! reparent each (`O(later siblings × nodes)`).
 
-use keel_engine::scene::{Keep, NodeId, NodeRecord, Scene, SceneError};
+use std::path::Path;
+
+use keel_engine::assets::load_model;
+use keel_engine::scene::{Keep, ModelInstance, NodeId, NodeRecord, Scene, SceneError};
 
 use crate::component::ComponentValue;
 
@@ -45,21 +48,30 @@ pub fn siblings(scene: &Scene, parent: Option<NodeId>) -> Box<dyn Iterator<Item 
     }
 }
 
-/// The file record of one node: name, local transform and components, no parent.
+/// The file record of one node: name, local transform, components and model
+/// reference (an absolute path), no parent.
 pub fn record_of(scene: &Scene, node: NodeId) -> Option<NodeRecord> {
     let mut record = NodeRecord::new(scene.name(node)?);
     record.transform = scene.local(node)?;
     for value in ComponentValue::all_of(scene, node) {
         value.store_in(&mut record);
     }
+    record.model = scene
+        .get::<ModelInstance>(node)
+        .map(|m| m.source.to_string_lossy().into_owned());
     Some(record)
 }
 
 /// The subtree of `root` as records in pre-order, parents relative to the list.
+/// Nodes spawned from a model are left out: the instance's model reference
+/// brings them back when the records are spawned.
 ///
 /// Returns `None` for a stale handle.
 pub fn extract(scene: &Scene, root: NodeId) -> Option<Vec<NodeRecord>> {
-    let nodes: Vec<NodeId> = scene.subtree(root).collect();
+    let nodes: Vec<NodeId> = scene
+        .subtree(root)
+        .filter(|&n| n == root || !scene.is_model_part(n))
+        .collect();
     if nodes.is_empty() {
         return None;
     }
@@ -71,7 +83,9 @@ pub fn extract(scene: &Scene, root: NodeId) -> Option<Vec<NodeRecord>> {
         record.parent = if i == 0 {
             None
         } else {
-            scene.parent(node).and_then(|p| position.get(&p).copied())
+            // The nearest ancestor that is in the list (parts are not).
+            std::iter::successors(scene.parent(node), |&p| scene.parent(p))
+                .find_map(|p| position.get(&p).copied())
         };
         records.push(record);
     }
@@ -133,6 +147,10 @@ fn spawn_records(
         ids.push(id);
         for value in ComponentValue::from_record(record) {
             value.insert(scene, id)?;
+        }
+        if let Some(model) = &record.model {
+            let model = load_model(Path::new(model))?;
+            scene.instantiate_model(id, &model)?;
         }
     }
     Ok(())

@@ -68,6 +68,17 @@ pub enum EditError {
         /// The stale handle.
         node: NodeId,
     },
+    /// The node was spawned from a model file, which is rebuilt at each load:
+    /// edits to it could not be saved, so they are refused.
+    #[error(
+        "`{node}` is part of the model {model}: edit the model file, or the instance node above it"
+    )]
+    ModelPart {
+        /// Name of the node.
+        node: String,
+        /// The model file.
+        model: String,
+    },
 }
 
 fn scene_err(action: &str) -> impl FnOnce(SceneError) -> EditError + '_ {

@@ -906,3 +906,128 @@ fn rotate_mode_turns_the_node_about_a_ring_without_moving_it() {
     assert!((after.translation - before.translation).length() < 1e-4);
     assert_eq!(doc.undo.len(), 1, "the whole drag is one undo entry");
 }
+
+fn lighthouse_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/models/lighthouse.glb")
+}
+
+fn model_parts(h: &Harness<'_, EditorApp>, root: NodeId) -> usize {
+    let scene = h.state().doc.scene();
+    scene
+        .subtree(root)
+        .filter(|&n| scene.is_model_part(n))
+        .count()
+}
+
+#[test]
+fn file_import_gltf_adds_a_model_instance_as_one_undo_step() {
+    let mut h = editor(small_scene(), None);
+    let before = h.state().doc.scene().len();
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Import glTF…").click();
+    h.run();
+    h.get_by_label("Path").focus();
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::A);
+    h.get_by_label("Path")
+        .type_text(&lighthouse_path().display().to_string());
+    h.run();
+    h.get_by_label("Import").click();
+    h.run();
+
+    assert!(!h.state().has_dialog(), "{}", h.state().status().text());
+    let root = node(&h, "lighthouse");
+    let parts = model_parts(&h, root);
+    assert!(parts >= 4, "{parts} parts");
+    assert_eq!(h.state().doc.scene().len(), before + 1 + parts);
+    assert_eq!(h.state().doc.selection.primary(), Some(root));
+
+    // Parts are read-only: the inspector says why, and edits are refused.
+    let part = h.state().doc.scene().subtree(root).nth(1).unwrap();
+    let refused = h
+        .state_mut()
+        .doc
+        .set_transform(part, Transform::from_translation(Vec3::X), None);
+    assert!(refused.is_err());
+    assert!(h.state_mut().doc.delete(&[part]).is_err());
+
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    assert_eq!(
+        h.state().doc.scene().len(),
+        before,
+        "undo removes the whole instance"
+    );
+    h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, egui::Key::Z);
+    h.run();
+    let root = node(&h, "lighthouse");
+    assert_eq!(model_parts(&h, root), parts, "redo rebuilds the parts");
+}
+
+/// A file dropped on the window, as winit reports it.
+#[derive(Debug)]
+struct Dropped(PathBuf);
+
+impl egui::DroppedFile for Dropped {
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
+    }
+}
+
+#[test]
+fn dropping_a_model_file_on_the_window_imports_it_and_saving_keeps_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = editor(small_scene(), None);
+    h.input_mut()
+        .dropped_files
+        .push(std::sync::Arc::new(Dropped(lighthouse_path())));
+    h.run();
+    let root = node(&h, "lighthouse");
+    assert!(model_parts(&h, root) >= 4);
+
+    // Deleting and undoing brings the parts back from the file.
+    h.state_mut().doc.delete(&[root]).unwrap();
+    assert!(h.state().doc.scene().find("lighthouse").is_none());
+    h.state_mut().doc.undo().unwrap();
+    let root = node(&h, "lighthouse");
+    assert!(model_parts(&h, root) >= 4);
+
+    let path = dir.path().join("with_model.ron");
+    h.state_mut().doc.save_to(&path).unwrap();
+    let reopened = Document::open(&path).unwrap();
+    assert_eq!(reopened.scene().len(), h.state().doc.scene().len());
+    assert_eq!(reopened.scene().to_file(), h.state().doc.scene().to_file());
+
+    // Anything else dropped is refused with a message, and nothing changes.
+    let len = h.state().doc.scene().len();
+    h.input_mut()
+        .dropped_files
+        .push(std::sync::Arc::new(Dropped(dir.path().join("notes.txt"))));
+    h.run();
+    assert_eq!(h.state().doc.scene().len(), len);
+    assert!(h.state().status().text().contains("notes.txt"));
+}
+
+#[test]
+fn importing_a_broken_model_shows_the_file_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("broken.glb");
+    std::fs::write(&bad, b"glTF\x02\x00\x00\x00").unwrap();
+    let mut h = editor(small_scene(), None);
+    let before = h.state().doc.scene().to_file();
+    h.state_mut().import_model(&bad);
+    h.run();
+    assert!(h.state().has_dialog(), "an error dialog");
+    assert!(
+        h.state().status().text().contains("broken.glb"),
+        "{}",
+        h.state().status().text()
+    );
+    assert_eq!(h.state().doc.scene().to_file(), before);
+    assert!(!h.state().doc.is_dirty());
+}

@@ -25,6 +25,19 @@ pub enum FilePurpose {
     Open,
     /// Pick where to save; then carry on with the pending action, if any.
     SaveAs(Option<Pending>),
+    /// Pick a glTF model to import.
+    Import,
+}
+
+impl FilePurpose {
+    /// Whether the chooser lists a file of this name.
+    fn lists(&self, name: &str) -> bool {
+        let lower = name.to_ascii_lowercase();
+        match self {
+            FilePurpose::Import => lower.ends_with(".gltf") || lower.ends_with(".glb"),
+            FilePurpose::Open | FilePurpose::SaveAs(_) => lower.ends_with(".ron"),
+        }
+    }
 }
 
 /// The path-field file chooser.
@@ -59,7 +72,8 @@ impl FileDialog {
         }
     }
 
-    /// Subfolders and `.ron` files of the folder, cached until the folder changes.
+    /// Subfolders and the files the purpose wants (scenes or models), cached
+    /// until the folder changes.
     fn entries(&mut self) -> &[(String, bool)] {
         let folder = self.folder();
         if self.listing.as_ref().is_none_or(|(dir, _)| *dir != folder) {
@@ -70,7 +84,7 @@ impl FileDialog {
                             let name = e.file_name().to_string_lossy().into_owned();
                             let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
                             let shown =
-                                !name.starts_with('.') && (is_dir || name.ends_with(".ron"));
+                                !name.starts_with('.') && (is_dir || self.purpose.lists(&name));
                             shown.then_some((name, is_dir))
                         })
                         .collect()
@@ -203,6 +217,7 @@ fn file_ui(ui: &mut Ui, file: &mut FileDialog) -> DialogOutcome {
     let (title, verb) = match file.purpose {
         FilePurpose::Open => ("Open scene", "Open"),
         FilePurpose::SaveAs(_) => ("Save scene as", "Save"),
+        FilePurpose::Import => ("Import glTF model", "Import"),
     };
     ui.heading(title);
     let field = ui

@@ -88,6 +88,7 @@ impl TransformGizmo {
         let Some((node, world)) = doc
             .selection
             .primary()
+            .filter(|&n| doc.editable(n).is_ok())
             .and_then(|n| Some((n, doc.scene().world(n)?)))
         else {
             self.drag = None;

@@ -20,7 +20,9 @@ use keel_engine::assets::{MeshRef, Primitive, registry};
 use keel_engine::particles::{
     BlendMode, Burst, ColorStop, Emitter, FloatRange, MAX_POOL_CAPACITY, Overflow, SizeStop,
 };
-use keel_engine::scene::{Light, LightKind, MeshRenderer, NodeId, Orbit, Oscillate, Spin};
+use keel_engine::scene::{
+    Light, LightKind, MeshRenderer, ModelInstance, NodeId, Orbit, Oscillate, Spin,
+};
 
 use crate::component::{ComponentKind, ComponentValue};
 use crate::document::{Document, primitive_name};
@@ -110,15 +112,25 @@ impl Inspector {
             ));
         }
         let mut tracker = Tracker::new();
+        // Model parts are rebuilt from their file at each load: shown, not edited.
+        let locked = doc.editable(node).err();
+        if let Some(reason) = &locked {
+            ui.colored_label(ui.visuals().warn_fg_color, reason.to_string());
+        }
+        if let Some(instance) = doc.scene().get::<ModelInstance>(node) {
+            ui.weak(format!("Model: {}", instance.source.display()));
+        }
         egui::ScrollArea::vertical()
             .id_salt("inspector_scroll")
             .auto_shrink([false, false])
             .show(ui, |ui| {
-                self.name_ui(ui, doc, node, status);
-                ui.add_space(4.0);
-                self.transform_ui(ui, doc, node, status, &mut tracker);
-                ui.add_space(4.0);
-                self.components_ui(ui, doc, node, status, &mut tracker);
+                ui.add_enabled_ui(locked.is_none(), |ui| {
+                    self.name_ui(ui, doc, node, status);
+                    ui.add_space(4.0);
+                    self.transform_ui(ui, doc, node, status, &mut tracker);
+                    ui.add_space(4.0);
+                    self.components_ui(ui, doc, node, status, &mut tracker);
+                });
             });
         if !tracker.active {
             self.session = None;

@@ -96,6 +96,8 @@ enum Action {
     OpenPath(PathBuf),
     Save,
     SaveAs,
+    Import,
+    ImportPath(PathBuf),
     Quit,
     Undo,
     Redo,
@@ -286,6 +288,56 @@ impl EditorApp {
         self.inspector = Inspector::default();
     }
 
+    /// Model files dropped on the window are imported; anything else is
+    /// named in the status bar and left alone.
+    fn take_dropped_files(&mut self, ctx: &egui::Context) {
+        let dropped = ctx.input(|i| i.raw.dropped_files.clone());
+        for file in dropped {
+            let path = file.path();
+            if path.as_os_str().is_empty() {
+                continue;
+            }
+            if is_model_file(path) {
+                self.actions.push(Action::ImportPath(path.to_path_buf()));
+            } else {
+                self.status.error(format!(
+                    "{}: only .gltf and .glb files can be dropped here",
+                    path.display()
+                ));
+            }
+        }
+    }
+
+    /// Imports a model under the selected node (or at the root), selects it
+    /// and reports what the import skipped.
+    pub fn import_model(&mut self, path: &Path) {
+        let parent = self
+            .doc
+            .selection
+            .primary()
+            .filter(|&n| self.doc.editable(n).is_ok());
+        match self.doc.import_model(parent, path) {
+            Ok((_, warnings)) if warnings.is_empty() => {
+                self.status.info(format!("Imported {}", path.display()));
+            }
+            Ok((_, warnings)) => {
+                for warning in &warnings {
+                    log::warn!("{warning}");
+                }
+                let first = &warnings[0];
+                self.status.error(format!(
+                    "Imported {} with {} warning(s), first: {first}",
+                    path.display(),
+                    warnings.len()
+                ));
+            }
+            Err(crate::undo::EditError::Scene { source, .. }) => {
+                self.show_error("Could not import the model", &source);
+            }
+            Err(e) => self.status.error(e.to_string()),
+        }
+    }
+
     fn show_error(&mut self, title: &str, error: &SceneError) {
         self.status.error(format!("{title}: {error}"));
         self.dialog = Some(Dialog::Error {
@@ -471,6 +523,13 @@ impl EditorApp {
                     &self.file_dialog_start(),
                 )));
             }
+            Action::Import => {
+                self.dialog = Some(Dialog::File(FileDialog::new(
+                    FilePurpose::Import,
+                    &self.file_dialog_start(),
+                )));
+            }
+            Action::ImportPath(path) => self.import_model(&path),
             Action::Quit => self.request(Pending::Quit),
             Action::Undo => {
                 let result = self.doc.undo();
@@ -564,6 +623,7 @@ impl EditorApp {
     /// Draws the whole editor into `ui` (the window's root) and applies what the user did.
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         self.shortcuts(ui.ctx());
+        self.take_dropped_files(ui.ctx());
 
         egui::Panel::top("menu_bar").show(ui, |ui| self.menu_ui(ui));
         egui::Panel::top("toolbar").show(ui, |ui| self.toolbar_ui(ui));
@@ -615,6 +675,7 @@ impl EditorApp {
                 self.dialog = None;
                 match purpose {
                     FilePurpose::Open => self.request(Pending::Open(path)),
+                    FilePurpose::Import => self.import_model(&path),
                     FilePurpose::SaveAs(then) => {
                         if self.save_to(&path)
                             && let Some(then) = then
@@ -691,6 +752,11 @@ impl EditorApp {
                 {
                     self.actions.push(Action::SaveAs);
                 }
+                ui.separator();
+                if ui.button("Import glTF…").clicked() {
+                    self.actions.push(Action::Import);
+                }
+                ui.separator();
                 ui.menu_button("Recent files", |ui| {
                     if self.recent.paths.is_empty() {
                         ui.weak("None yet");
@@ -843,4 +909,11 @@ impl EditorApp {
             });
         });
     }
+}
+
+/// Whether `path` names a glTF model by its extension.
+fn is_model_file(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("gltf") || e.eq_ignore_ascii_case("glb"))
 }
