@@ -335,8 +335,11 @@ impl Hierarchy {
         } else if response.hovered() {
             painter.rect_filled(rect, 2.0, visuals.widgets.hovered.weak_bg_fill);
         }
+        // Model parts are read-only (rebuilt from their file): drawn weaker.
         let text_color = if selected {
             visuals.selection.stroke.color
+        } else if scene.is_model_part(node) {
+            visuals.weak_text_color()
         } else {
             visuals.text_color()
         };
