@@ -10,7 +10,7 @@
 //! - [`spatial`]: bounding shapes, loose octree, quadtree and row grid.
 //! - [`particles`]: the particle pool and emitters.
 //! - [`render`]: the wgpu renderer, one struct per pass.
-//! - [`assets`]: generated mesh primitives.
+//! - [`assets`]: generated mesh primitives, glTF import and the asset registry.
 
 pub mod app;
 pub mod assets;
