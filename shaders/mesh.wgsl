@@ -4,6 +4,8 @@
 // sampler and the sRGB render target encodes the output.
 
 const MAX_POINT_LIGHTS: u32 = 8u;
+// One pipeline per value: untextured meshes skip the sampling entirely.
+override TEXTURED: bool = true;
 // Share of the sky ambient that still reaches surfaces facing the ground.
 const GROUND_AMBIENT: f32 = 0.35;
 
@@ -98,7 +100,10 @@ fn range_falloff(distance: f32, range: f32) -> f32 {
 fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     let n = normalize(in.world_normal);
     let v = normalize(globals.camera_position.xyz - in.world_position);
-    let albedo = in.color_gloss.rgb * textureSample(base_color_texture, base_color_sampler, in.uv).rgb;
+    var albedo = in.color_gloss.rgb;
+    if TEXTURED {
+        albedo *= textureSample(base_color_texture, base_color_sampler, in.uv).rgb;
+    }
     let gloss = in.color_gloss.a;
 
     let sky_share = n.y * 0.5 + 0.5;

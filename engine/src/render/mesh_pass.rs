@@ -65,7 +65,8 @@ pub(crate) struct MeshStats {
 /// GPU objects of the mesh pass.
 #[derive(Debug)]
 pub(crate) struct MeshPass {
-    pipeline: wgpu::RenderPipeline,
+    /// Without and with base-colour texture sampling.
+    pipelines: [wgpu::RenderPipeline; 2],
     vertices: wgpu::Buffer,
     indices: wgpu::Buffer,
     ranges: [MeshRange; Primitive::ALL.len()],
@@ -142,12 +143,15 @@ impl MeshPass {
         let instance_bind_group = bind_instances(device, &instance_layout, &instance_buffer);
         let textures = TextureSet::new(device, queue);
         Self {
-            pipeline: create_pipeline(
-                device,
-                &[globals_layout, textures.layout(), &instance_layout],
-                color_format,
-                sample_count,
-            ),
+            pipelines: [false, true].map(|textured| {
+                create_pipeline(
+                    device,
+                    &[globals_layout, textures.layout(), &instance_layout],
+                    color_format,
+                    sample_count,
+                    textured,
+                )
+            }),
             vertices: vertex_buffer,
             indices: index_buffer,
             ranges,
@@ -219,12 +223,17 @@ impl MeshPass {
         if self.batcher.groups().is_empty() {
             return;
         }
-        pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(2, &self.instance_bind_group, &[]);
         pass.set_vertex_buffer(1, self.instance_indices.buffer().slice(..));
         let mut bound_texture = None;
         let mut shared_buffers_bound = false;
+        let mut bound_pipeline = None;
         for (i, group) in self.batcher.groups().iter().enumerate() {
+            let textured = group.texture.is_some();
+            if bound_pipeline != Some(textured) {
+                pass.set_pipeline(&self.pipelines[usize::from(textured)]);
+                bound_pipeline = Some(textured);
+            }
             if i == 0 || bound_texture != group.texture {
                 pass.set_bind_group(1, self.textures.bind_group(group.texture), &[]);
                 bound_texture = group.texture;
@@ -281,6 +290,7 @@ fn create_pipeline(
     layouts: &[&wgpu::BindGroupLayout],
     color_format: wgpu::TextureFormat,
     sample_count: u32,
+    textured: bool,
 ) -> wgpu::RenderPipeline {
     let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("mesh pass: shader"),
@@ -309,7 +319,11 @@ fn create_pipeline(
         }),
     ];
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: Some("mesh pass: pipeline"),
+        label: Some(if textured {
+            "mesh pass: textured pipeline"
+        } else {
+            "mesh pass: plain pipeline"
+        }),
         layout: Some(&layout),
         vertex: wgpu::VertexState {
             module: &shader,
@@ -337,7 +351,10 @@ fn create_pipeline(
         fragment: Some(wgpu::FragmentState {
             module: &shader,
             entry_point: Some("fs_main"),
-            compilation_options: wgpu::PipelineCompilationOptions::default(),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: &[("TEXTURED", f64::from(u8::from(textured)))],
+                ..wgpu::PipelineCompilationOptions::default()
+            },
             targets: &[Some(wgpu::ColorTargetState {
                 format: color_format,
                 blend: None,
