@@ -78,8 +78,6 @@ struct Batch {
     mesh: MeshRef,
     texture: Option<TextureHandle>,
     count: u32,
-    /// Next free slot of its run in `indices` while filling.
-    cursor: u32,
     /// Next batch of the same mesh (another texture), or `NONE`.
     next: u32,
 }
@@ -92,8 +90,10 @@ pub struct InstanceBatcher {
     /// First batch of each mesh key this frame, or `NONE`.
     first_batch: Vec<u32>,
     batches: Vec<Batch>,
-    /// Batch of each input instance, `NONE` when culled.
+    /// Batch of each packed instance.
     batch_of: Vec<u32>,
+    /// Next free slot of each batch's run in `indices` while filling.
+    cursors: Vec<u32>,
     order: Vec<u32>,
     /// The visible instances, in input order.
     packed: Vec<GpuInstance>,
@@ -136,7 +136,13 @@ impl InstanceBatcher {
         }
         self.batches.clear();
         self.batch_of.clear();
+        self.packed.clear();
         self.culled = 0;
+        // Packed positions do not depend on the grouping, so each instance is
+        // read once: packed and counted in the same pass. The instances are
+        // far larger than a cache; a second pass would fetch them all again.
+        self.batch_of.reserve(instances.len());
+        self.packed.reserve(instances.len());
         for instance in instances {
             let key = mesh_key(instance.mesh);
             if key >= self.radii.len() {
@@ -144,21 +150,21 @@ impl InstanceBatcher {
             }
             if !already_culled && !is_visible(&frustum, self.radii[key], &instance.model) {
                 self.culled += 1;
-                self.batch_of.push(NONE);
                 continue;
             }
             let batch = self.batch_for(key, instance);
             self.batches[batch as usize].count += 1;
             self.batch_of.push(batch);
+            self.packed.push(GpuInstance::new(instance));
         }
         self.lay_out_groups();
-        self.packed.clear();
-        for (instance, &batch) in instances.iter().zip(&self.batch_of) {
-            if let Some(batch) = self.batches.get_mut(batch as usize) {
-                self.indices[batch.cursor as usize] = to_u32(self.packed.len());
-                batch.cursor += 1;
-                self.packed.push(GpuInstance::new(instance));
-            }
+        // Only the 4-byte batch numbers are read again to drop each position
+        // into its batch's run.
+        let cursors = &mut self.cursors;
+        for (at, &batch) in (0u32..).zip(&self.batch_of) {
+            let cursor = &mut cursors[batch as usize];
+            self.indices[*cursor as usize] = at;
+            *cursor += 1;
         }
     }
 
@@ -178,7 +184,6 @@ impl InstanceBatcher {
             mesh: instance.mesh,
             texture,
             count: 0,
-            cursor: 0,
             next: self.first_batch[key],
         });
         self.first_batch[key] = id;
@@ -207,10 +212,12 @@ impl InstanceBatcher {
         self.order
             .sort_unstable_by_key(|&b| (batches[b as usize].texture, batches[b as usize].mesh));
         self.groups.clear();
+        self.cursors.clear();
+        self.cursors.resize(self.batches.len(), 0);
         let mut start = 0;
         for &b in &self.order {
-            let batch = &mut self.batches[b as usize];
-            batch.cursor = start;
+            let batch = &self.batches[b as usize];
+            self.cursors[b as usize] = start;
             let end = start + batch.count;
             self.groups.push(DrawGroup {
                 mesh: batch.mesh,
