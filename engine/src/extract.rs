@@ -72,6 +72,7 @@ impl FrameBuffers {
         overlays: &Overlays,
     ) -> FrameData<'a> {
         self.clear();
+        self.instances.clear();
         self.culled_by_octree = 0;
         for (node, mesh) in scene.components.mesh.iter() {
             self.push_mesh(scene, node, mesh, alpha, overlays);
@@ -93,8 +94,11 @@ impl FrameBuffers {
         let frustum = Frustum::from_view_projection(&camera.view_projection(aspect));
         let mut visible = std::mem::take(&mut self.visible);
         // Every mesh visible is the most there can be: reserve once, never grow per frame.
-        visible.reserve(scene.components.mesh.len());
-        self.instances.reserve(scene.components.mesh.len());
+        let meshes = scene.components.mesh.len();
+        visible.clear();
+        visible.reserve(meshes);
+        self.instances
+            .reserve(meshes.saturating_sub(self.instances.len()));
         index.visible(&frustum, &mut visible);
         // The octree answers in its own order, scattered over the hot arrays. Mark the
         // answer by slot, then walk the packed mesh column front to back: the same set,
@@ -106,10 +110,33 @@ impl FrameBuffers {
             let slot = node.index() as usize;
             marks[slot / 64] |= 1 << (slot % 64);
         }
+        // Written in place over last frame's instances (sized to the octree's
+        // answer, so steady frames neither fill nor grow the buffer): each field
+        // is stored once, straight from the column and the interpolation.
+        let instances = &mut self.instances;
+        instances.resize(visible.len(), MeshInstance::default());
+        let mut count = 0;
         for (node, mesh) in scene.components.mesh.iter() {
             let slot = node.index() as usize;
-            if self.visible_marks[slot / 64] & (1 << (slot % 64)) != 0 {
-                self.push_mesh(scene, node, mesh, alpha, overlays);
+            if marks[slot / 64] & (1 << (slot % 64)) == 0 {
+                continue;
+            }
+            if count == instances.len() {
+                // The octree still files a node whose slot a new mesh reuses.
+                instances.push(MeshInstance::default());
+            }
+            let instance = &mut instances[count];
+            if scene.interpolate_world_into(node, alpha, &mut instance.model) {
+                instance.mesh = mesh.mesh;
+                instance.material = mesh.material;
+                count += 1;
+            }
+        }
+        instances.truncate(count);
+        if overlays.aabbs {
+            let color = Vec4::new(0.2, 1.0, 0.4, 1.0);
+            for instance in instances.iter() {
+                outline(&mut self.lines, instance.mesh, &instance.model, color);
             }
         }
         self.culled_by_octree = scene.components.mesh.len().saturating_sub(visible.len());
@@ -164,8 +191,8 @@ impl FrameBuffers {
         self.extract_culled(scene, index, alpha, camera, aspect, overlays)
     }
 
+    /// Clears the buffers, instances excepted: each path refills those its own way.
     fn clear(&mut self) {
-        self.instances.clear();
         self.point_lights.clear();
         self.lines.clear();
     }
