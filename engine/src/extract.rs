@@ -103,9 +103,11 @@ impl FrameBuffers {
         // The octree answers in its own order, scattered over the hot arrays. Mark the
         // answer by slot, then walk the packed mesh column front to back: the same set,
         // read in storage order so transforms stream through the cache.
-        let marks = &mut self.visible_marks;
-        marks.clear();
-        marks.resize(scene.slot_count().div_ceil(64), 0);
+        self.visible_marks.clear();
+        self.visible_marks
+            .resize(scene.slot_count().div_ceil(64), 0);
+        // A slice, so its bounds stay in registers while the bits are set.
+        let marks = self.visible_marks.as_mut_slice();
         for node in &visible {
             let slot = node.index() as usize;
             marks[slot / 64] |= 1 << (slot % 64);
@@ -346,6 +348,85 @@ mod tests {
         assert!(
             (x - 1.5).abs() < 1e-5,
             "previous step at 1, current at 2, drawn at {x}"
+        );
+    }
+
+    /// The culled extraction against a naive one: every mesh in column order,
+    /// kept when the octree answered it, drawn at `interpolated_world`.
+    fn expected(world: &World, visible: &[NodeId]) -> Vec<MeshInstance> {
+        let alpha = world.clock.alpha();
+        let visible: std::collections::HashSet<NodeId> = visible.iter().copied().collect();
+        world
+            .scene
+            .components
+            .mesh
+            .iter()
+            .filter(|(node, _)| visible.contains(node))
+            .filter_map(|(node, mesh)| {
+                Some(MeshInstance {
+                    mesh: mesh.mesh,
+                    model: world.scene.interpolated_world(node, alpha)?,
+                    material: mesh.material,
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn reused_instance_buffers_hold_exactly_each_frames_meshes() {
+        let mut scene = Scene::new();
+        let mut parts = Vec::new();
+        for g in 0..12 {
+            let root = scene.spawn(None, "group", Transform::IDENTITY).unwrap();
+            let orbit = crate::scene::Orbit {
+                center: Vec3::ZERO,
+                radius: 4.0 + g as f32,
+                rate: if g % 3 == 0 { 0.0 } else { 0.7 },
+                angle: g as f32,
+                face_forward: true,
+            };
+            scene.insert(root, orbit).unwrap();
+            for i in 0..10 {
+                let at = Vec3::new(i as f32 * 0.5, (g % 4) as f32, 0.0);
+                let node = scene
+                    .spawn(Some(root), "part", Transform::from_translation(at))
+                    .unwrap();
+                let material = Material::rgb(g as f32 / 12.0, i as f32 / 10.0, 0.5);
+                let mesh = Primitive::ALL[(g + i) % Primitive::ALL.len()].into();
+                scene.insert(node, MeshRenderer { mesh, material }).unwrap();
+                parts.push(node);
+            }
+        }
+        let mut world = World::new(scene);
+        let wide = Camera {
+            position: Vec3::new(0.0, 10.0, 40.0),
+            ..Camera::default()
+        };
+        let narrow = Camera {
+            position: Vec3::new(6.0, 2.0, 8.0),
+            target: Vec3::new(8.0, 0.0, 0.0),
+            ..Camera::default()
+        };
+        let mut buffers = FrameBuffers::default();
+        let mut counts = Vec::new();
+        // Larger, smaller and larger frames again, a despawn in between: each
+        // extraction overwrites what the last one left.
+        for (frame, camera) in [wide, narrow, wide, narrow, wide].into_iter().enumerate() {
+            world.step();
+            if frame == 2 {
+                world.scene.despawn(parts[5]).unwrap();
+                world.step();
+            }
+            let got = buffers
+                .extract_world(&mut world, camera, 1.5, &Overlays::default())
+                .instances
+                .to_vec();
+            assert_eq!(got, expected(&world, &buffers.visible), "frame {frame}");
+            counts.push(got.len());
+        }
+        assert!(
+            counts[1] < counts[0] && counts[2] > counts[1],
+            "the views must differ: {counts:?}"
         );
     }
 

@@ -4,9 +4,10 @@
 //!
 //! Pattern: data locality. Instances are packed in the order they come (one
 //! sequential stream of 64-byte records) and grouped by a counting sort of
-//! 4-byte indices: one pass counts the instances of each (mesh, texture) batch,
-//! a prefix sum gives every batch its run of the index array, and the packing
-//! pass drops each instance's index into its batch's run. The GPU reads the
+//! 4-byte indices: one pass over the instances packs each one and counts its
+//! (mesh, texture) batch (each instance is read from memory once), a prefix sum
+//! gives every batch its run of the index array, and a pass over the 4-byte
+//! batch numbers drops each packed position into its batch's run. The GPU reads the
 //! indices as a per-instance vertex stream and fetches the record from a
 //! storage buffer. Scattering 64-byte records into hundreds of runs instead
 //! would miss the cache on nearly every write. Every buffer is kept from frame
