@@ -257,6 +257,11 @@ impl InstanceBatcher {
         if self.indices.len() < self.visible {
             self.indices.resize(self.visible, 0);
         }
+        // Not needed for the values (each position is written once below), but
+        // one sequential sweep brings the array into the cache at streaming
+        // speed; the scattered writes into hundreds of runs would otherwise
+        // each wait for their line.
+        self.indices[..self.visible].fill(0);
         scatter(
             &self.batch_of[..self.visible],
             &mut self.cursors,
