@@ -72,6 +72,7 @@ impl FrameBuffers {
         overlays: &Overlays,
     ) -> FrameData<'a> {
         self.clear();
+        self.instances.clear();
         self.culled_by_octree = 0;
         for (node, mesh) in scene.components.mesh.iter() {
             self.push_mesh(scene, node, mesh, alpha, overlays);
@@ -93,23 +94,51 @@ impl FrameBuffers {
         let frustum = Frustum::from_view_projection(&camera.view_projection(aspect));
         let mut visible = std::mem::take(&mut self.visible);
         // Every mesh visible is the most there can be: reserve once, never grow per frame.
-        visible.reserve(scene.components.mesh.len());
-        self.instances.reserve(scene.components.mesh.len());
+        let meshes = scene.components.mesh.len();
+        visible.clear();
+        visible.reserve(meshes);
+        self.instances
+            .reserve(meshes.saturating_sub(self.instances.len()));
         index.visible(&frustum, &mut visible);
         // The octree answers in its own order, scattered over the hot arrays. Mark the
         // answer by slot, then walk the packed mesh column front to back: the same set,
         // read in storage order so transforms stream through the cache.
-        let marks = &mut self.visible_marks;
-        marks.clear();
-        marks.resize(scene.slot_count().div_ceil(64), 0);
+        self.visible_marks.clear();
+        self.visible_marks
+            .resize(scene.slot_count().div_ceil(64), 0);
+        // A slice, so its bounds stay in registers while the bits are set.
+        let marks = self.visible_marks.as_mut_slice();
         for node in &visible {
             let slot = node.index() as usize;
             marks[slot / 64] |= 1 << (slot % 64);
         }
+        // Written in place over last frame's instances (sized to the octree's
+        // answer, so steady frames neither fill nor grow the buffer): each field
+        // is stored once, straight from the column and the interpolation.
+        let instances = &mut self.instances;
+        instances.resize(visible.len(), MeshInstance::default());
+        let mut count = 0;
         for (node, mesh) in scene.components.mesh.iter() {
             let slot = node.index() as usize;
-            if self.visible_marks[slot / 64] & (1 << (slot % 64)) != 0 {
-                self.push_mesh(scene, node, mesh, alpha, overlays);
+            if marks[slot / 64] & (1 << (slot % 64)) == 0 {
+                continue;
+            }
+            if count == instances.len() {
+                // The octree still files a node whose slot a new mesh reuses.
+                instances.push(MeshInstance::default());
+            }
+            let instance = &mut instances[count];
+            if scene.interpolate_world_into(node, alpha, &mut instance.model) {
+                instance.mesh = mesh.mesh;
+                instance.material = mesh.material;
+                count += 1;
+            }
+        }
+        instances.truncate(count);
+        if overlays.aabbs {
+            let color = Vec4::new(0.2, 1.0, 0.4, 1.0);
+            for instance in instances.iter() {
+                outline(&mut self.lines, instance.mesh, &instance.model, color);
             }
         }
         self.culled_by_octree = scene.components.mesh.len().saturating_sub(visible.len());
@@ -164,8 +193,8 @@ impl FrameBuffers {
         self.extract_culled(scene, index, alpha, camera, aspect, overlays)
     }
 
+    /// Clears the buffers, instances excepted: each path refills those its own way.
     fn clear(&mut self) {
-        self.instances.clear();
         self.point_lights.clear();
         self.lines.clear();
     }
@@ -319,6 +348,85 @@ mod tests {
         assert!(
             (x - 1.5).abs() < 1e-5,
             "previous step at 1, current at 2, drawn at {x}"
+        );
+    }
+
+    /// The culled extraction against a naive one: every mesh in column order,
+    /// kept when the octree answered it, drawn at `interpolated_world`.
+    fn expected(world: &World, visible: &[NodeId]) -> Vec<MeshInstance> {
+        let alpha = world.clock.alpha();
+        let visible: std::collections::HashSet<NodeId> = visible.iter().copied().collect();
+        world
+            .scene
+            .components
+            .mesh
+            .iter()
+            .filter(|(node, _)| visible.contains(node))
+            .filter_map(|(node, mesh)| {
+                Some(MeshInstance {
+                    mesh: mesh.mesh,
+                    model: world.scene.interpolated_world(node, alpha)?,
+                    material: mesh.material,
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn reused_instance_buffers_hold_exactly_each_frames_meshes() {
+        let mut scene = Scene::new();
+        let mut parts = Vec::new();
+        for g in 0..12 {
+            let root = scene.spawn(None, "group", Transform::IDENTITY).unwrap();
+            let orbit = crate::scene::Orbit {
+                center: Vec3::ZERO,
+                radius: 4.0 + g as f32,
+                rate: if g % 3 == 0 { 0.0 } else { 0.7 },
+                angle: g as f32,
+                face_forward: true,
+            };
+            scene.insert(root, orbit).unwrap();
+            for i in 0..10 {
+                let at = Vec3::new(i as f32 * 0.5, (g % 4) as f32, 0.0);
+                let node = scene
+                    .spawn(Some(root), "part", Transform::from_translation(at))
+                    .unwrap();
+                let material = Material::rgb(g as f32 / 12.0, i as f32 / 10.0, 0.5);
+                let mesh = Primitive::ALL[(g + i) % Primitive::ALL.len()].into();
+                scene.insert(node, MeshRenderer { mesh, material }).unwrap();
+                parts.push(node);
+            }
+        }
+        let mut world = World::new(scene);
+        let wide = Camera {
+            position: Vec3::new(0.0, 10.0, 40.0),
+            ..Camera::default()
+        };
+        let narrow = Camera {
+            position: Vec3::new(6.0, 2.0, 8.0),
+            target: Vec3::new(8.0, 0.0, 0.0),
+            ..Camera::default()
+        };
+        let mut buffers = FrameBuffers::default();
+        let mut counts = Vec::new();
+        // Larger, smaller and larger frames again, a despawn in between: each
+        // extraction overwrites what the last one left.
+        for (frame, camera) in [wide, narrow, wide, narrow, wide].into_iter().enumerate() {
+            world.step();
+            if frame == 2 {
+                world.scene.despawn(parts[5]).unwrap();
+                world.step();
+            }
+            let got = buffers
+                .extract_world(&mut world, camera, 1.5, &Overlays::default())
+                .instances
+                .to_vec();
+            assert_eq!(got, expected(&world, &buffers.visible), "frame {frame}");
+            counts.push(got.len());
+        }
+        assert!(
+            counts[1] < counts[0] && counts[2] > counts[1],
+            "the views must differ: {counts:?}"
         );
     }
 

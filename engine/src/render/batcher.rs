@@ -4,9 +4,10 @@
 //!
 //! Pattern: data locality. Instances are packed in the order they come (one
 //! sequential stream of 64-byte records) and grouped by a counting sort of
-//! 4-byte indices: one pass counts the instances of each (mesh, texture) batch,
-//! a prefix sum gives every batch its run of the index array, and the packing
-//! pass drops each instance's index into its batch's run. The GPU reads the
+//! 4-byte indices: one pass over the instances packs each one and counts its
+//! (mesh, texture) batch (each instance is read from memory once), a prefix sum
+//! gives every batch its run of the index array, and a pass over the 4-byte
+//! batch numbers drops each packed position into its batch's run. The GPU reads the
 //! indices as a per-instance vertex stream and fetches the record from a
 //! storage buffer. Scattering 64-byte records into hundreds of runs instead
 //! would miss the cache on nearly every write. Every buffer is kept from frame
@@ -78,27 +79,95 @@ struct Batch {
     mesh: MeshRef,
     texture: Option<TextureHandle>,
     count: u32,
-    /// Next free slot of its run in `indices` while filling.
-    cursor: u32,
     /// Next batch of the same mesh (another texture), or `NONE`.
     next: u32,
 }
 
-/// Culls, groups and packs mesh instances into one reusable array.
+/// The batches of a frame and what finding them needs.
 #[derive(Debug, Default)]
-pub struct InstanceBatcher {
+struct Batches {
     /// Bounding-sphere radius by mesh key (primitives, then registry meshes).
     radii: Vec<f32>,
     /// First batch of each mesh key this frame, or `NONE`.
-    first_batch: Vec<u32>,
-    batches: Vec<Batch>,
-    /// Batch of each input instance, `NONE` when culled.
+    first: Vec<u32>,
+    list: Vec<Batch>,
+}
+
+impl Batches {
+    /// Forgets the last frame's batches (touching only the keys it used).
+    fn clear(&mut self) {
+        for batch in &self.list {
+            self.first[mesh_key(batch.mesh)] = NONE;
+        }
+        self.list.clear();
+    }
+
+    /// Radius of mesh key `key`, learning meshes registered since the last call.
+    #[inline]
+    fn radius(&mut self, key: usize) -> f32 {
+        if key >= self.radii.len() {
+            self.learn_radii(key);
+        }
+        self.radii[key]
+    }
+
+    /// Finds or opens the batch of (`mesh` with key `key`, `texture`).
+    #[inline]
+    fn find(&mut self, key: usize, mesh: MeshRef, texture: Option<TextureHandle>) -> u32 {
+        if key >= self.first.len() {
+            self.learn_radii(key);
+        }
+        let mut at = self.first[key];
+        while let Some(batch) = self.list.get(at as usize) {
+            if batch.texture == texture {
+                return at;
+            }
+            at = batch.next;
+        }
+        let id = to_u32(self.list.len());
+        self.list.push(Batch {
+            mesh,
+            texture,
+            count: 0,
+            next: self.first[key],
+        });
+        self.first[key] = id;
+        id
+    }
+
+    /// Extends the radius table to cover mesh key `key` (a mesh registered since).
+    #[cold]
+    fn learn_radii(&mut self, key: usize) {
+        if self.radii.is_empty() {
+            self.radii.extend_from_slice(primitive_radii());
+        }
+        let registry = registry();
+        let known = self.radii.len() - Primitive::ALL.len();
+        let new = registry.meshes().get(known..).unwrap_or_default();
+        self.radii.extend(new.iter().map(|m| m.radius));
+        // A handle the registry never issued draws nothing but must not panic.
+        self.radii.resize(self.radii.len().max(key + 1), 0.0);
+        self.first.resize(self.radii.len(), NONE);
+    }
+}
+
+/// Culls, groups and packs mesh instances into one reusable array.
+///
+/// The per-instance buffers only ever grow (to the largest frame seen) and
+/// are overwritten in place: a frame neither clears nor fills them first.
+#[derive(Debug, Default)]
+pub struct InstanceBatcher {
+    batches: Batches,
+    /// Batch of each packed instance.
     batch_of: Vec<u32>,
+    /// Next free slot of each batch's run in `indices` while filling.
+    cursors: Vec<u32>,
     order: Vec<u32>,
-    /// The visible instances, in input order.
+    /// The visible instances, in input order (the first `visible`).
     packed: Vec<GpuInstance>,
-    /// Positions in `packed`, grouped: each group's run is contiguous.
+    /// Positions in `packed`, grouped: each group's run is contiguous (the first `visible`).
     indices: Vec<u32>,
+    visible: usize,
     groups: Vec<DrawGroup>,
     culled: usize,
 }
@@ -118,6 +187,45 @@ fn mesh_key(mesh: MeshRef) -> usize {
     }
 }
 
+/// Packs the instances `frustum` lets through (all without one) into the
+/// front of `packed`, their batches into `batch_of`, counting each batch;
+/// returns how many were packed. Packed positions do not depend on the
+/// grouping, so each instance is read once: the instances are far larger
+/// than a cache, and a second pass would fetch them all again.
+fn pack(
+    instances: &[MeshInstance],
+    frustum: Option<&Frustum>,
+    batches: &mut Batches,
+    packed: &mut [GpuInstance],
+    batch_of: &mut [u32],
+) -> usize {
+    let mut visible = 0;
+    for instance in instances {
+        let key = mesh_key(instance.mesh);
+        if let Some(frustum) = frustum
+            && !is_visible(frustum, batches.radius(key), &instance.model)
+        {
+            continue;
+        }
+        let batch = batches.find(key, instance.mesh, instance.material.texture);
+        batches.list[batch as usize].count += 1;
+        packed[visible] = GpuInstance::new(instance);
+        batch_of[visible] = batch;
+        visible += 1;
+    }
+    visible
+}
+
+/// The counting sort's second pass: drops each packed position into its
+/// batch's run. Only the 4-byte batch numbers are read again.
+fn scatter(batch_of: &[u32], cursors: &mut [u32], indices: &mut [u32]) {
+    for (at, &batch) in (0u32..).zip(batch_of) {
+        let cursor = &mut cursors[batch as usize];
+        indices[*cursor as usize] = at;
+        *cursor += 1;
+    }
+}
+
 impl InstanceBatcher {
     /// Creates an empty batcher.
     #[must_use]
@@ -131,86 +239,50 @@ impl InstanceBatcher {
     /// against `view_proj`'s frustum.
     pub fn prepare(&mut self, view_proj: Mat4, instances: &[MeshInstance], already_culled: bool) {
         let frustum = Frustum::from_view_projection(view_proj);
-        for batch in &self.batches {
-            self.first_batch[mesh_key(batch.mesh)] = NONE;
-        }
         self.batches.clear();
-        self.batch_of.clear();
-        self.culled = 0;
-        for instance in instances {
-            let key = mesh_key(instance.mesh);
-            if key >= self.radii.len() {
-                self.learn_radii(key);
-            }
-            if !already_culled && !is_visible(&frustum, self.radii[key], &instance.model) {
-                self.culled += 1;
-                self.batch_of.push(NONE);
-                continue;
-            }
-            let batch = self.batch_for(key, instance);
-            self.batches[batch as usize].count += 1;
-            self.batch_of.push(batch);
+        let n = instances.len();
+        if self.packed.len() < n {
+            self.packed.resize(n, GpuInstance::default());
+            self.batch_of.resize(n, 0);
         }
+        self.visible = pack(
+            instances,
+            (!already_culled).then_some(&frustum),
+            &mut self.batches,
+            &mut self.packed,
+            &mut self.batch_of,
+        );
+        self.culled = n - self.visible;
         self.lay_out_groups();
-        self.packed.clear();
-        for (instance, &batch) in instances.iter().zip(&self.batch_of) {
-            if let Some(batch) = self.batches.get_mut(batch as usize) {
-                self.indices[batch.cursor as usize] = to_u32(self.packed.len());
-                batch.cursor += 1;
-                self.packed.push(GpuInstance::new(instance));
-            }
+        if self.indices.len() < self.visible {
+            self.indices.resize(self.visible, 0);
         }
-    }
-
-    /// Finds or opens the batch of `instance` (mesh key `key`).
-    fn batch_for(&mut self, key: usize, instance: &MeshInstance) -> u32 {
-        let texture = instance.material.texture;
-        let mut at = self.first_batch[key];
-        while at != NONE {
-            let batch = &self.batches[at as usize];
-            if batch.texture == texture {
-                return at;
-            }
-            at = batch.next;
-        }
-        let id = to_u32(self.batches.len());
-        self.batches.push(Batch {
-            mesh: instance.mesh,
-            texture,
-            count: 0,
-            cursor: 0,
-            next: self.first_batch[key],
-        });
-        self.first_batch[key] = id;
-        id
-    }
-
-    /// Extends the radius table to cover mesh key `key` (a mesh registered since).
-    fn learn_radii(&mut self, key: usize) {
-        if self.radii.is_empty() {
-            self.radii.extend_from_slice(primitive_radii());
-        }
-        let registry = registry();
-        let known = self.radii.len() - Primitive::ALL.len();
-        let new = registry.meshes().get(known..).unwrap_or_default();
-        self.radii.extend(new.iter().map(|m| m.radius));
-        // A handle the registry never issued draws nothing but must not panic.
-        self.radii.resize(self.radii.len().max(key + 1), 0.0);
-        self.first_batch.resize(self.radii.len(), NONE);
+        // Not needed for the values (each position is written once below), but
+        // one sequential sweep brings the array into the cache at streaming
+        // speed; the scattered writes into hundreds of runs would otherwise
+        // each wait for their line.
+        self.indices[..self.visible].fill(0);
+        scatter(
+            &self.batch_of[..self.visible],
+            &mut self.cursors,
+            &mut self.indices,
+        );
     }
 
     /// Orders the batches and gives each its run of the index array.
     fn lay_out_groups(&mut self) {
+        let batches = &self.batches.list;
         self.order.clear();
-        self.order.extend(0..to_u32(self.batches.len()));
-        let batches = &self.batches;
+        self.order.extend(0..to_u32(batches.len()));
         self.order
             .sort_unstable_by_key(|&b| (batches[b as usize].texture, batches[b as usize].mesh));
         self.groups.clear();
+        self.cursors.clear();
+        self.cursors.resize(batches.len(), 0);
         let mut start = 0;
         for &b in &self.order {
-            let batch = &mut self.batches[b as usize];
-            batch.cursor = start;
+            let batch = &batches[b as usize];
+            self.cursors[b as usize] = start;
             let end = start + batch.count;
             self.groups.push(DrawGroup {
                 mesh: batch.mesh,
@@ -219,33 +291,31 @@ impl InstanceBatcher {
             });
             start = end;
         }
-        self.indices.clear();
-        self.indices.resize(start as usize, 0);
     }
 
     /// The visible instances of the last `prepare`, in input order.
     #[must_use]
     pub fn instances(&self) -> &[GpuInstance] {
-        &self.packed
+        &self.packed[..self.visible]
     }
 
     /// Positions in [`InstanceBatcher::instances`], grouped: a group's
     /// `instances` range is a run of this array.
     #[must_use]
     pub fn indices(&self) -> &[u32] {
-        &self.indices
+        &self.indices[..self.visible]
     }
 
     /// The packed instances as bytes, ready to upload.
     #[must_use]
     pub fn bytes(&self) -> &[u8] {
-        bytemuck::cast_slice(&self.packed)
+        bytemuck::cast_slice(self.instances())
     }
 
     /// The index array as bytes, ready to upload.
     #[must_use]
     pub fn index_bytes(&self) -> &[u8] {
-        bytemuck::cast_slice(&self.indices)
+        bytemuck::cast_slice(self.indices())
     }
 
     /// One group per (texture, mesh) pair with visible instances, sorted so

@@ -285,44 +285,86 @@ impl Scene {
     ///
     /// `alpha` 0 is the previous step, 1 the current one: translation and scale
     /// are interpolated linearly, rotation spherically.
+    #[inline]
     pub fn interpolated_world(&self, node: NodeId, alpha: f32) -> Option<Affine3A> {
         self.dense(node).map(|d| self.interpolated_at(d, alpha))
     }
 
+    /// [`Scene::interpolated_world`] by dense index.
+    #[inline]
     pub(crate) fn interpolated_at(&self, d: usize, alpha: f32) -> Affine3A {
-        let (prev, current) = (self.hot.prev_world[d], self.hot.world[d]);
-        if prev == current {
-            return current;
-        }
-        let m0 = prev.matrix3;
-        let m1 = current.matrix3;
-        let change = (m1.x_axis - m0.x_axis)
-            .abs()
-            .max((m1.y_axis - m0.y_axis).abs())
-            .max((m1.z_axis - m0.z_axis).abs())
-            .max_element();
-        let size = m1
-            .x_axis
-            .abs()
-            .max(m1.y_axis.abs())
-            .max(m1.z_axis.abs())
-            .max_element();
-        if change <= SMALL_CHANGE * size {
-            // A small change between two fixed steps (the usual case): blending the
-            // matrices is within 1e-4 of lerp + slerp and needs no decomposition.
-            return Affine3A {
-                matrix3: m0 * (1.0 - alpha) + m1 * alpha,
-                translation: prev.translation.lerp(current.translation, alpha),
-            };
-        }
-        let (s0, r0, t0) = prev.to_scale_rotation_translation();
-        let (s1, r1, t1) = current.to_scale_rotation_translation();
-        Affine3A::from_scale_rotation_translation(
-            s0.lerp(s1, alpha),
-            r0.slerp(r1, alpha),
-            t0.lerp(t1, alpha),
-        )
+        let mut out = Affine3A::IDENTITY;
+        interpolate(&self.hot.prev_world[d], &self.hot.world[d], alpha, &mut out);
+        out
     }
+
+    /// [`Scene::interpolated_world`] written into `out`; false (and `out`
+    /// untouched) for a dead handle. For loops over every mesh: the result goes
+    /// straight to its destination instead of through a temporary on the stack.
+    #[inline]
+    pub(crate) fn interpolate_world_into(
+        &self,
+        node: NodeId,
+        alpha: f32,
+        out: &mut Affine3A,
+    ) -> bool {
+        let Some(d) = self.dense(node) else {
+            return false;
+        };
+        interpolate(&self.hot.prev_world[d], &self.hot.world[d], alpha, out);
+        true
+    }
+}
+
+/// The interpolation kernel, inlined into the loops over every mesh: the
+/// common small change is a few vector operations, the rare decomposition is
+/// kept out of line.
+#[inline]
+fn interpolate(prev: &Affine3A, current: &Affine3A, alpha: f32, out: &mut Affine3A) {
+    let m0 = prev.matrix3;
+    let m1 = current.matrix3;
+    let change = (m1.x_axis - m0.x_axis)
+        .abs()
+        .max((m1.y_axis - m0.y_axis).abs())
+        .max((m1.z_axis - m0.z_axis).abs())
+        .max_element();
+    let size = m1
+        .x_axis
+        .abs()
+        .max(m1.y_axis.abs())
+        .max(m1.z_axis.abs())
+        .max_element();
+    if change <= SMALL_CHANGE * size {
+        // No change is exact: a node at rest is drawn where it is, not a rounding off.
+        if change == 0.0 && prev.translation == current.translation {
+            *out = *current;
+            return;
+        }
+        // A small change between two fixed steps (the usual case): blending the
+        // matrices is within 1e-4 of lerp + slerp and needs no decomposition.
+        out.matrix3 = m0 * (1.0 - alpha) + m1 * alpha;
+        out.translation = prev.translation.lerp(current.translation, alpha);
+        return;
+    }
+    interpolate_large(prev, current, alpha, out);
+}
+
+/// Interpolation across a large change (or of non-finite matrices): scale and
+/// translation linearly, rotation spherically.
+#[cold]
+#[inline(never)]
+fn interpolate_large(prev: &Affine3A, current: &Affine3A, alpha: f32, out: &mut Affine3A) {
+    if prev == current {
+        *out = *current;
+        return;
+    }
+    let (s0, r0, t0) = prev.to_scale_rotation_translation();
+    let (s1, r1, t1) = current.to_scale_rotation_translation();
+    *out = Affine3A::from_scale_rotation_translation(
+        s0.lerp(s1, alpha),
+        r0.slerp(r1, alpha),
+        t0.lerp(t1, alpha),
+    );
 }
 
 #[cfg(test)]
