@@ -159,7 +159,7 @@ fn frame(c: &mut Criterion) {
     group.bench_function(BenchmarkId::new("prepare", COUNT), |b| {
         b.iter(|| {
             let frame = buffers.extract_world(&mut world, camera, aspect, &overlays);
-            batcher.prepare(view_proj, frame.instances, frame.instances_in_view);
+            batcher.prepare_frame(view_proj, &frame);
             black_box((batcher.bytes().len(), batcher.groups().len()))
         });
     });

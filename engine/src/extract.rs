@@ -9,8 +9,8 @@ use glam::{Affine3A, Vec3, Vec4};
 
 use crate::assets::MeshRef;
 use crate::render::{
-    Camera, DirectionalLight, FrameData, LineVertex, MeshInstance, OrbitController, PointLight,
-    push_aabb,
+    BatchKey, Camera, DirectionalLight, FrameData, GpuInstance, LineVertex, MeshInstance,
+    OrbitController, PackedInstances, PointLight, push_aabb,
 };
 use crate::scene::index::mesh_bounds;
 use crate::scene::{CameraSetup, LightKind, MeshRenderer, NodeId, Scene, SpatialIndex};
@@ -35,8 +35,15 @@ pub struct Overlays<'a> {
 /// Buffers reused from frame to frame.
 #[derive(Debug, Default)]
 pub struct FrameBuffers {
-    /// Mesh instances of the last extraction.
+    /// Mesh instances of the last [`FrameBuffers::extract`].
     pub instances: Vec<MeshInstance>,
+    /// Mesh instances of the last [`FrameBuffers::extract_world`], packed for
+    /// the GPU (the first `packed_len`; the rest is kept from larger frames so
+    /// the buffer is overwritten in place, never cleared and refilled).
+    records: Vec<GpuInstance>,
+    /// The batch of each record.
+    keys: Vec<BatchKey>,
+    packed_len: usize,
     /// Point lights of the last extraction.
     pub point_lights: Vec<PointLight>,
     /// Debug lines of the last extraction.
@@ -97,8 +104,8 @@ impl FrameBuffers {
         let meshes = scene.components.mesh.len();
         visible.clear();
         visible.reserve(meshes);
-        self.instances
-            .reserve(meshes.saturating_sub(self.instances.len()));
+        // Culled meshes come packed (below), not as loose instances.
+        self.instances.clear();
         index.visible(&frustum, &mut visible);
         // The octree answers in its own order, scattered over the hot arrays. Mark the
         // answer by slot, then walk the packed mesh column front to back: the same set,
@@ -112,33 +119,40 @@ impl FrameBuffers {
             let slot = node.index() as usize;
             marks[slot / 64] |= 1 << (slot % 64);
         }
-        // Written in place over last frame's instances (sized to the octree's
-        // answer, so steady frames neither fill nor grow the buffer): each field
-        // is stored once, straight from the column and the interpolation.
-        let instances = &mut self.instances;
-        instances.resize(visible.len(), MeshInstance::default());
+        // Packed straight into the GPU layout (the renderer uploads these
+        // records as they are), over last frame's records: the buffers only
+        // grow, to the octree's largest answer.
+        if self.records.len() < visible.len() {
+            self.records.resize(visible.len(), GpuInstance::default());
+            self.keys.resize(visible.len(), BatchKey::default());
+        }
+        let (records, keys) = (&mut self.records, &mut self.keys);
         let mut count = 0;
+        let mut model = Affine3A::IDENTITY;
         for (node, mesh) in scene.components.mesh.iter() {
             let slot = node.index() as usize;
             if marks[slot / 64] & (1 << (slot % 64)) == 0 {
                 continue;
             }
-            if count == instances.len() {
+            if count == records.len() {
                 // The octree still files a node whose slot a new mesh reuses.
-                instances.push(MeshInstance::default());
+                records.push(GpuInstance::default());
+                keys.push(BatchKey::default());
             }
-            let instance = &mut instances[count];
-            if scene.interpolate_world_into(node, alpha, &mut instance.model) {
-                instance.mesh = mesh.mesh;
-                instance.material = mesh.material;
+            if scene.interpolate_world_into(node, alpha, &mut model) {
+                records[count] = GpuInstance::from_parts(&model, &mesh.material);
+                keys[count] = BatchKey {
+                    mesh: mesh.mesh,
+                    texture: mesh.material.texture,
+                };
                 count += 1;
             }
         }
-        instances.truncate(count);
+        self.packed_len = count;
         if overlays.aabbs {
             let color = Vec4::new(0.2, 1.0, 0.4, 1.0);
-            for instance in instances.iter() {
-                outline(&mut self.lines, instance.mesh, &instance.model, color);
+            for (record, key) in records.iter().zip(keys.iter()).take(count) {
+                outline(&mut self.lines, key.mesh, &record.model(), color);
             }
         }
         self.culled_by_octree = scene.components.mesh.len().saturating_sub(visible.len());
@@ -197,6 +211,7 @@ impl FrameBuffers {
     fn clear(&mut self) {
         self.point_lights.clear();
         self.lines.clear();
+        self.packed_len = 0;
     }
 
     fn push_mesh(
@@ -276,6 +291,10 @@ impl FrameBuffers {
             point_lights: &self.point_lights,
             instances: &self.instances,
             instances_in_view,
+            packed: PackedInstances {
+                records: &self.records[..self.packed_len],
+                keys: &self.keys[..self.packed_len],
+            },
             additive: &self.additive,
             alpha: &self.alpha_particles,
             lines: &self.lines,
@@ -353,7 +372,8 @@ mod tests {
 
     /// The culled extraction against a naive one: every mesh in column order,
     /// kept when the octree answered it, drawn at `interpolated_world`.
-    fn expected(world: &World, visible: &[NodeId]) -> Vec<MeshInstance> {
+    /// The packed records and keys a culled extraction must produce, the slow way.
+    fn expected(world: &World, visible: &[NodeId]) -> Vec<(GpuInstance, BatchKey)> {
         let alpha = world.clock.alpha();
         let visible: std::collections::HashSet<NodeId> = visible.iter().copied().collect();
         world
@@ -363,11 +383,12 @@ mod tests {
             .iter()
             .filter(|(node, _)| visible.contains(node))
             .filter_map(|(node, mesh)| {
-                Some(MeshInstance {
+                let model = world.scene.interpolated_world(node, alpha)?;
+                let key = BatchKey {
                     mesh: mesh.mesh,
-                    model: world.scene.interpolated_world(node, alpha)?,
-                    material: mesh.material,
-                })
+                    texture: mesh.material.texture,
+                };
+                Some((GpuInstance::from_parts(&model, &mesh.material), key))
             })
             .collect()
     }
@@ -417,10 +438,15 @@ mod tests {
                 world.scene.despawn(parts[5]).unwrap();
                 world.step();
             }
-            let got = buffers
-                .extract_world(&mut world, camera, 1.5, &Overlays::default())
-                .instances
-                .to_vec();
+            let data = buffers.extract_world(&mut world, camera, 1.5, &Overlays::default());
+            assert!(data.instances.is_empty(), "culled meshes come packed");
+            let packed = data.packed;
+            let got: Vec<(GpuInstance, BatchKey)> = packed
+                .records
+                .iter()
+                .copied()
+                .zip(packed.keys.iter().copied())
+                .collect();
             assert_eq!(got, expected(&world, &buffers.visible), "frame {frame}");
             counts.push(got.len());
         }
@@ -461,8 +487,14 @@ mod tests {
         };
         let mut buffers = FrameBuffers::default();
         let frame = buffers.extract_world(&mut world, camera, 1.0, &Overlays::default());
-        assert_eq!(frame.instances.len(), 25);
-        assert!(frame.instances.iter().all(|i| i.model.translation.z < 0.0));
+        assert_eq!(frame.packed.len(), 25);
+        assert!(
+            frame
+                .packed
+                .records
+                .iter()
+                .all(|r| r.model().translation.z < 0.0)
+        );
         assert_eq!(buffers.culled_by_octree, 25);
     }
 }

@@ -98,8 +98,8 @@ fn preparing_a_frame_allocates_nothing_once_warm() {
         world.step();
         COUNTING.store(frame >= 100, Ordering::Relaxed);
         let data = buffers.extract_world(&mut world, camera, 1.5, &overlays);
-        drawn += data.instances.len() + data.alpha.len();
-        batcher.prepare(view_proj, data.instances, data.instances_in_view);
+        drawn += data.packed.len() + data.alpha.len();
+        batcher.prepare_frame(view_proj, &data);
         COUNTING.store(false, Ordering::Relaxed);
     }
     assert!(

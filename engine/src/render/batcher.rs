@@ -16,11 +16,12 @@
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use glam::{Affine3A, Mat4, Vec3};
+use glam::{Affine3A, Mat4, Vec3, Vec3A};
 
 use super::culling::Frustum;
-use super::frame::MeshInstance;
+use super::frame::{FrameData, MeshInstance};
 use crate::assets::{MeshRef, Primitive, TextureHandle, registry};
+use crate::scene::Material;
 
 /// One instance as the mesh shader reads it from its storage buffer (64 bytes,
 /// only `vec4`s, so the Rust and WGSL layouts agree). The normal matrix is
@@ -40,13 +41,20 @@ impl GpuInstance {
     /// Packs one instance.
     #[must_use]
     pub fn new(instance: &MeshInstance) -> Self {
+        Self::from_parts(&instance.model, &instance.material)
+    }
+
+    /// Packs a transform and the material's colour and gloss.
+    #[inline]
+    #[must_use]
+    pub fn from_parts(model: &Affine3A, material: &Material) -> Self {
         // Transposing the SIMD 3x3 and appending the translation keeps every
         // value in registers (going through `Mat4::row` spills to the stack and
         // stalls on store forwarding).
         let Affine3A {
             matrix3,
             translation,
-        } = &instance.model;
+        } = model;
         let t = matrix3.transpose();
         Self {
             rows: [
@@ -54,9 +62,64 @@ impl GpuInstance {
                 t.y_axis.extend(translation.y).to_array(),
                 t.z_axis.extend(translation.z).to_array(),
             ],
-            color: instance.material.base_color.truncate().to_array(),
-            gloss: instance.material.gloss,
+            color: material.base_color.truncate().to_array(),
+            gloss: material.gloss,
         }
+    }
+
+    /// The model transform back from the packed rows.
+    #[must_use]
+    pub fn model(&self) -> Affine3A {
+        let [x, y, z] = self.rows.map(glam::Vec4::from);
+        Affine3A::from_cols(
+            Vec3A::new(x.x, y.x, z.x),
+            Vec3A::new(x.y, y.y, z.y),
+            Vec3A::new(x.z, y.z, z.z),
+            Vec3A::new(x.w, y.w, z.w),
+        )
+    }
+}
+
+/// The batch an already packed instance belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BatchKey {
+    /// The mesh drawn.
+    pub mesh: MeshRef,
+    /// The base-colour texture.
+    pub texture: Option<TextureHandle>,
+}
+
+impl Default for BatchKey {
+    fn default() -> Self {
+        Self {
+            mesh: MeshRef::Primitive(Primitive::Cube),
+            texture: None,
+        }
+    }
+}
+
+/// Mesh instances that extraction already culled and packed in the GPU layout:
+/// record `i` belongs to batch `keys[i]`. Drawn as they are, uploaded without
+/// another copy.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PackedInstances<'a> {
+    /// The records, in the order the GPU buffer receives them.
+    pub records: &'a [GpuInstance],
+    /// The batch of each record.
+    pub keys: &'a [BatchKey],
+}
+
+impl PackedInstances<'_> {
+    /// Number of instances (records without a key are ignored).
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.records.len().min(self.keys.len())
+    }
+
+    /// Whether there are none.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
@@ -167,6 +230,8 @@ pub struct InstanceBatcher {
     packed: Vec<GpuInstance>,
     /// Positions in `packed`, grouped: each group's run is contiguous (the first `visible`).
     indices: Vec<u32>,
+    /// Records that came packed from extraction (ahead of `packed` on the GPU).
+    extracted: usize,
     visible: usize,
     groups: Vec<DrawGroup>,
     culled: usize,
@@ -238,35 +303,81 @@ impl InstanceBatcher {
     /// as the octree does), each instance's bounding sphere is first tested
     /// against `view_proj`'s frustum.
     pub fn prepare(&mut self, view_proj: Mat4, instances: &[MeshInstance], already_culled: bool) {
+        self.prepare_with(
+            view_proj,
+            instances,
+            already_culled,
+            PackedInstances::default(),
+        );
+    }
+
+    /// Prepares everything `frame` draws: the instances extraction already
+    /// packed (grouped, not copied: their records are uploaded as they are,
+    /// ahead of the batcher's own) and the loose [`MeshInstance`]s (culled
+    /// unless `instances_in_view`, then packed).
+    pub fn prepare_frame(&mut self, view_proj: Mat4, frame: &FrameData<'_>) {
+        self.prepare_with(
+            view_proj,
+            frame.instances,
+            frame.instances_in_view,
+            frame.packed,
+        );
+    }
+
+    fn prepare_with(
+        &mut self,
+        view_proj: Mat4,
+        instances: &[MeshInstance],
+        already_culled: bool,
+        packed: PackedInstances<'_>,
+    ) {
         let frustum = Frustum::from_view_projection(view_proj);
         self.batches.clear();
+        let extracted = packed.len();
         let n = instances.len();
         if self.packed.len() < n {
             self.packed.resize(n, GpuInstance::default());
-            self.batch_of.resize(n, 0);
         }
+        if self.batch_of.len() < extracted + n {
+            self.batch_of.resize(extracted + n, 0);
+        }
+        // Extracted records first: only their 16-byte keys are read here.
+        for (slot, key) in self.batch_of.iter_mut().zip(&packed.keys[..extracted]) {
+            let batch = self.batches.find(mesh_key(key.mesh), key.mesh, key.texture);
+            self.batches.list[batch as usize].count += 1;
+            *slot = batch;
+        }
+        self.extracted = extracted;
         self.visible = pack(
             instances,
             (!already_culled).then_some(&frustum),
             &mut self.batches,
             &mut self.packed,
-            &mut self.batch_of,
+            &mut self.batch_of[extracted..],
         );
         self.culled = n - self.visible;
         self.lay_out_groups();
-        if self.indices.len() < self.visible {
-            self.indices.resize(self.visible, 0);
+        let drawn = self.drawn();
+        if self.indices.len() < drawn {
+            self.indices.resize(drawn, 0);
         }
         // Not needed for the values (each position is written once below), but
         // one sequential sweep brings the array into the cache at streaming
         // speed; the scattered writes into hundreds of runs would otherwise
         // each wait for their line.
-        self.indices[..self.visible].fill(0);
+        self.indices[..drawn].fill(0);
         scatter(
-            &self.batch_of[..self.visible],
+            &self.batch_of[..drawn],
             &mut self.cursors,
             &mut self.indices,
         );
+    }
+
+    /// Instances the last `prepare` will draw: the extracted ones, then the
+    /// batcher's own visible ones.
+    #[must_use]
+    pub fn drawn(&self) -> usize {
+        self.extracted + self.visible
     }
 
     /// Orders the batches and gives each its run of the index array.
@@ -293,20 +404,24 @@ impl InstanceBatcher {
         }
     }
 
-    /// The visible instances of the last `prepare`, in input order.
+    /// The loose instances of the last `prepare` that were found visible,
+    /// packed in input order. They follow the extracted records in the GPU
+    /// buffer.
     #[must_use]
     pub fn instances(&self) -> &[GpuInstance] {
         &self.packed[..self.visible]
     }
 
-    /// Positions in [`InstanceBatcher::instances`], grouped: a group's
-    /// `instances` range is a run of this array.
+    /// Positions in the GPU buffer (the extracted records, then
+    /// [`InstanceBatcher::instances`]), grouped: a group's `instances` range is
+    /// a run of this array.
     #[must_use]
     pub fn indices(&self) -> &[u32] {
-        &self.indices[..self.visible]
+        &self.indices[..self.drawn()]
     }
 
-    /// The packed instances as bytes, ready to upload.
+    /// The batcher's own packed instances as bytes, ready to upload after the
+    /// extracted records.
     #[must_use]
     pub fn bytes(&self) -> &[u8] {
         bytemuck::cast_slice(self.instances())
@@ -493,6 +608,41 @@ mod tests {
         }
 
         #[test]
+        fn extracted_records_and_loose_instances_share_the_groups(
+            extracted in prop::collection::vec(instance_strategy(), 0..80),
+            loose in prop::collection::vec(instance_strategy(), 0..80),
+        ) {
+            let records: Vec<GpuInstance> = extracted.iter().map(GpuInstance::new).collect();
+            let keys: Vec<BatchKey> = extracted
+                .iter()
+                .map(|i| BatchKey { mesh: i.mesh, texture: i.material.texture })
+                .collect();
+            let frame = FrameData {
+                instances: &loose,
+                instances_in_view: true,
+                packed: PackedInstances { records: &records, keys: &keys },
+                ..FrameData::default()
+            };
+            let mut batcher = InstanceBatcher::new();
+            batcher.prepare_frame(view_proj(), &frame);
+            prop_assert_eq!(batcher.drawn(), extracted.len() + loose.len());
+            // What the GPU buffer holds: the extracted records, then the batcher's.
+            let gpu: Vec<GpuInstance> = records.iter().chain(batcher.instances()).copied().collect();
+            let all: Vec<&MeshInstance> = extracted.iter().chain(&loose).collect();
+            for group in batcher.groups() {
+                let range = group.instances.start as usize..group.instances.end as usize;
+                let got: Vec<GpuInstance> =
+                    batcher.indices()[range].iter().map(|&i| gpu[i as usize]).collect();
+                let want: Vec<GpuInstance> = all
+                    .iter()
+                    .filter(|i| i.mesh == group.mesh && i.material.texture == group.texture)
+                    .map(|i| GpuInstance::new(i))
+                    .collect();
+                prop_assert_eq!(got, want);
+            }
+        }
+
+        #[test]
         fn already_culled_instances_are_all_packed(
             instances in prop::collection::vec(instance_strategy(), 0..100),
         ) {
@@ -514,6 +664,17 @@ mod tests {
         assert_eq!(batcher.indices(), [0, 1, 2]);
         assert_eq!(batcher.groups().len(), 1);
         assert_eq!(batcher.groups()[0].instances, 0..3);
+    }
+
+    #[test]
+    fn packed_rows_give_the_model_back() {
+        let model = Affine3A::from_scale_rotation_translation(
+            Vec3::new(1.5, 0.5, 2.0),
+            glam::Quat::from_euler(glam::EulerRot::XYZ, 0.3, -0.9, 1.2),
+            Vec3::new(-4.0, 2.0, 7.0),
+        );
+        let packed = GpuInstance::from_parts(&model, &Material::default());
+        assert!(packed.model().abs_diff_eq(model, 1e-6));
     }
 
     #[test]

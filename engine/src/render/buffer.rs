@@ -42,17 +42,29 @@ impl GrowableBuffer {
         queue: &wgpu::Queue,
         bytes: &[u8],
     ) -> bool {
-        let needed = bytes.len() as u64;
+        self.write_parts(device, queue, &[bytes])
+    }
+
+    /// Uploads `parts` one after another from offset 0, as [`GrowableBuffer::write`].
+    pub(crate) fn write_parts(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        parts: &[&[u8]],
+    ) -> bool {
+        let needed: u64 = parts.iter().map(|p| p.len() as u64).sum();
         let grew = needed > self.capacity;
         if grew {
             self.capacity = grown_capacity(self.capacity, needed);
             self.buffer = create(device, self.label, self.usage, self.capacity);
         }
-        if !bytes.is_empty() {
+        let mut offset = 0;
+        for bytes in parts.iter().filter(|p| !p.is_empty()) {
             // Every element type uploaded here is made of 4-byte scalars, so the
             // copy alignment wgpu requires always holds.
-            debug_assert_eq!(needed % wgpu::COPY_BUFFER_ALIGNMENT, 0);
-            queue.write_buffer(&self.buffer, 0, bytes);
+            debug_assert_eq!(bytes.len() as u64 % wgpu::COPY_BUFFER_ALIGNMENT, 0);
+            queue.write_buffer(&self.buffer, offset, bytes);
+            offset += bytes.len() as u64;
         }
         grew
     }

@@ -8,6 +8,7 @@
 
 use glam::{Affine3A, Mat4, Vec3, Vec4};
 
+use super::batcher::PackedInstances;
 use super::camera::Camera;
 use crate::assets::MeshRef;
 use crate::particles::ParticleInstance;
@@ -122,6 +123,9 @@ pub struct FrameData<'a> {
     /// Every instance is already known to be in the camera's view (the octree
     /// culled them), so the renderer skips its own per-instance test.
     pub instances_in_view: bool,
+    /// Meshes extraction already culled and packed in the GPU layout, drawn
+    /// in addition to `instances`.
+    pub packed: PackedInstances<'a>,
     /// Particles blended additively (order-independent).
     pub additive: &'a [ParticleInstance],
     /// Particles alpha-blended over the scene (sorted back to front by the renderer).
@@ -142,6 +146,7 @@ impl Default for FrameData<'_> {
             point_lights: &[],
             instances: &[],
             instances_in_view: false,
+            packed: PackedInstances::default(),
             additive: &[],
             alpha: &[],
             lines: &[],

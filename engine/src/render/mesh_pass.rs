@@ -14,7 +14,7 @@ use wgpu::util::DeviceExt;
 
 use super::batcher::{DrawGroup, GpuInstance, InstanceBatcher};
 use super::buffer::GrowableBuffer;
-use super::frame::MeshInstance;
+use super::frame::FrameData;
 use super::targets::DEPTH_FORMAT;
 use super::texture::TextureSet;
 use crate::assets::{MeshData, MeshRef, MeshVertex, Primitive, Registry, registry};
@@ -172,13 +172,14 @@ impl MeshPass {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         view_proj: Mat4,
-        instances: &[MeshInstance],
-        in_view: bool,
+        frame: &FrameData<'_>,
     ) -> MeshStats {
-        self.batcher.prepare(view_proj, instances, in_view);
+        self.batcher.prepare_frame(view_proj, frame);
+        let packed = frame.packed;
+        let extracted = bytemuck::cast_slice(&packed.records[..packed.len()]);
         if self
             .instance_buffer
-            .write(device, queue, self.batcher.bytes())
+            .write_parts(device, queue, &[extracted, self.batcher.bytes()])
         {
             self.instance_bind_group =
                 bind_instances(device, &self.instance_layout, &self.instance_buffer);
@@ -190,7 +191,7 @@ impl MeshPass {
             self.upload_assets(device, queue, &registry());
         }
         MeshStats {
-            drawn: self.batcher.instances().len(),
+            drawn: self.batcher.drawn(),
             culled: self.batcher.culled(),
             draw_calls: self.batcher.groups().len(),
         }

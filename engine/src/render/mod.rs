@@ -38,7 +38,10 @@ mod texture;
 pub use image;
 pub use wgpu;
 
-pub use batcher::{DrawGroup, GpuInstance, InstanceBatcher, UnbatchedDraw, prepare_unbatched};
+pub use batcher::{
+    BatchKey, DrawGroup, GpuInstance, InstanceBatcher, PackedInstances, UnbatchedDraw,
+    prepare_unbatched,
+};
 pub use camera::{Camera, FlyController, OrbitController};
 pub use context::{GpuContext, backend_names, parse_backends};
 pub use frame::{

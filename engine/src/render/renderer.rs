@@ -157,13 +157,7 @@ impl Renderer {
 
         let globals = Globals::new(frame, size.0 as f32 / size.1 as f32);
         queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
-        let mesh = self.mesh.prepare(
-            device,
-            queue,
-            globals.view_proj(),
-            frame.instances,
-            frame.instances_in_view,
-        );
+        let mesh = self.mesh.prepare(device, queue, globals.view_proj(), frame);
         self.lines.prepare(device, queue, frame);
         let particles = self.particles.prepare(device, queue, frame);
         self.stats = RenderStats {
