@@ -496,8 +496,6 @@ impl Emitter {
         owner: u32,
         mut sink: impl FnMut(&ParticleInit),
     ) {
-        self.ensure_started();
-        let cap_height = 1.0 - self.cone_angle.to_radians().cos();
         let mut init = ParticleInit {
             position: Vec3::from(world.translation),
             velocity: Vec3::ZERO,
@@ -507,17 +505,53 @@ impl Emitter {
             owner,
             blend: self.blend,
         };
+        self.sample_batches(count as usize, world, |velocity, lifetime| {
+            for (&v, &l) in velocity.iter().zip(lifetime) {
+                init.velocity = v;
+                init.lifetime = l;
+                sink(&init);
+            }
+        });
+    }
+
+    /// Draws the velocities and lifetimes of `velocity.len().min(lifetime.len())` new particles
+    /// straight into those slices: the same numbers, in the same order, as
+    /// [`Emitter::sample_particles`] would hand out, without building a [`ParticleInit`] per
+    /// particle. The pool spawns whole batches through this.
+    pub fn sample_into(&mut self, world: &Affine3A, velocity: &mut [Vec3], lifetime: &mut [f32]) {
+        let count = velocity.len().min(lifetime.len());
+        let mut at = 0;
+        self.sample_batches(count, world, |v, l| {
+            let end = at + v.len();
+            velocity[at..end].copy_from_slice(v);
+            lifetime[at..end].copy_from_slice(l);
+            at = end;
+        });
+    }
+
+    /// The sampling both public paths share: hands `batch` the velocities and lifetimes of up to
+    /// [`SAMPLE_BATCH`] particles at a time, `count` in all.
+    fn sample_batches(
+        &mut self,
+        count: usize,
+        world: &Affine3A,
+        mut batch: impl FnMut(&[Vec3], &[f32]),
+    ) {
+        self.ensure_started();
+        let cap_height = 1.0 - self.cone_angle.to_radians().cos();
         let basis = world.matrix3;
         // Scale on the node must not change the speed the designer typed in; a pure rotation
         // keeps unit vectors unit, so only other matrices pay for a normalisation per particle.
         let rotation_only = (basis.transpose() * basis).abs_diff_eq(Mat3A::IDENTITY, 1e-5);
+        let (speed_range, life_range) = (self.speed, self.lifetime);
         let rng = &mut self.state.rng;
         let mut turn = [0u32; SAMPLE_BATCH];
         let mut height = [0.0f32; SAMPLE_BATCH];
         let mut speed = [0.0f32; SAMPLE_BATCH];
         let mut life = [0.0f32; SAMPLE_BATCH];
         let mut local = [[0.0f32; 3]; SAMPLE_BATCH];
-        let mut left = count as usize;
+        let mut velocity = [Vec3::ZERO; SAMPLE_BATCH];
+        let mut left = count;
         while left > 0 {
             let n = left.min(SAMPLE_BATCH);
             for j in 0..n {
@@ -535,16 +569,18 @@ impl Emitter {
                 let sin_theta = (h * (2.0 - h)).max(0.0).sqrt();
                 *dir = [cos_phi * sin_theta, 1.0 - h, sin_phi * sin_theta];
             }
-            for j in 0..n {
-                let local = Vec3A::from_array(local[j]);
+            for ((v, local), &speed) in velocity[..n].iter_mut().zip(&local).zip(&speed) {
+                let local = Vec3A::from_array(*local);
                 let mut direction = basis * local;
                 if !rotation_only {
                     direction = direction.normalize_or(local);
                 }
-                init.velocity = Vec3::from(direction) * self.speed.lerp(speed[j]);
-                init.lifetime = self.lifetime.lerp(life[j]);
-                sink(&init);
+                *v = Vec3::from(direction) * speed_range.lerp(speed);
             }
+            for l in &mut life[..n] {
+                *l = life_range.lerp(*l);
+            }
+            batch(&velocity[..n], &life[..n]);
             left -= n;
         }
     }

@@ -202,11 +202,8 @@ impl ParticleSystem {
             let room = self
                 .pool
                 .make_room(due, emitter.overflow, |owner| slots.release(owner));
-            let pool = &mut self.pool;
-            emitter.sample_particles(room, &world, slot, |init| {
-                pool.spawn(init, Overflow::Drop, |_| {});
-            });
-            slots.slots[slot as usize].live += room;
+            let spawned = self.pool.spawn_from(emitter, room, &world, slot);
+            slots.slots[slot as usize].live += spawned;
         }
         slots.collect();
     }

@@ -12,9 +12,9 @@
 
 use std::cmp::Ordering;
 
-use glam::{Vec3, Vec4};
+use glam::{Affine3A, Vec3, Vec4};
 
-use super::emitter::{MAX_POOL_CAPACITY, OVER_LIFE_SAMPLES, OverLifeTable, Overflow};
+use super::emitter::{Emitter, MAX_POOL_CAPACITY, OVER_LIFE_SAMPLES, OverLifeTable, Overflow};
 use super::instance::{BlendMode, ParticleInstance};
 
 /// Everything a new particle starts with; the pool adds age 0 and a previous position equal to
@@ -261,6 +261,41 @@ impl ParticlePool {
             return None;
         }
         Some(self.insert(init))
+    }
+
+    /// Spawns up to `count` particles drawn from `emitter` at the origin of `world`, filed under
+    /// `owner`, into the free slots (none are made: call [`ParticlePool::make_room`] first).
+    /// Returns how many were spawned.
+    ///
+    /// The particles are the ones [`Emitter::sample_particles`] would hand to
+    /// [`ParticlePool::spawn`], bit for bit, but each column is written for the whole batch at
+    /// once: the constant ones are filled, velocities and lifetimes drawn straight into theirs.
+    pub fn spawn_from(
+        &mut self,
+        emitter: &mut Emitter,
+        count: u32,
+        world: &Affine3A,
+        owner: u32,
+    ) -> u32 {
+        let start = self.alive;
+        let end = start + (count as usize).min(self.capacity() - start);
+        let position = Vec3::from(world.translation);
+        self.position[start..end].fill(position);
+        self.previous[start..end].fill(position);
+        self.age[start..end].fill(0.0);
+        self.color[start..end].fill(emitter.color_at(0.0));
+        self.size[start..end].fill(emitter.size_at(0.0));
+        self.owner[start..end].fill(owner);
+        self.blend[start..end].fill(emitter.blend);
+        emitter.sample_into(
+            world,
+            &mut self.velocity[start..end],
+            &mut self.lifetime[start..end],
+        );
+        self.alive = end;
+        self.spawned += (end - start) as u64;
+        self.high_water = self.high_water.max(end);
+        (end - start) as u32
     }
 
     /// Writes every column of the first free slot; the caller made sure there is one.
@@ -957,6 +992,55 @@ mod tests {
                 .filter(|&j| age[j] >= lifetime[j])
                 .fold(0u64, |mask, j| mask | (1 << j));
             prop_assert_eq!(expiry_mask(&age, &lifetime), naive);
+        }
+
+        #[test]
+        fn spawn_from_matches_sampling_one_by_one(
+            seed in any::<u64>(),
+            count in 0u32..200,
+            room in 0u32..220,
+            cone in 0.0f32..=180.0,
+            angle in -3.0f32..3.0,
+            scale in prop_oneof![Just(1.0f32), 0.5f32..2.0],
+        ) {
+            let world = Affine3A::from_scale_rotation_translation(
+                Vec3::splat(scale),
+                glam::Quat::from_rotation_z(angle),
+                Vec3::new(1.0, -2.0, 3.0),
+            );
+            let emitter = Emitter {
+                seed,
+                cone_angle: cone,
+                blend: BlendMode::Additive,
+                ..Emitter::default()
+            };
+            let (mut fast_emitter, mut slow_emitter) = (emitter.clone(), emitter);
+            let mut fast = ParticlePool::with_capacity(room);
+            let mut slow = ParticlePool::with_capacity(room);
+            // A particle already there must stay untouched.
+            for pool in [&mut fast, &mut slow] {
+                pool.spawn(&init(9, 5.0), Overflow::Drop, |_| {});
+            }
+            let wanted = fast.make_room(count, Overflow::Drop, |_| {});
+            prop_assert_eq!(wanted, slow.make_room(count, Overflow::Drop, |_| {}));
+            let spawned = fast.spawn_from(&mut fast_emitter, count, &world, 3);
+            prop_assert_eq!(spawned, wanted);
+            slow_emitter.sample_particles(wanted, &world, 3, |init| {
+                slow.spawn(init, Overflow::Drop, |_| {});
+            });
+            prop_assert_eq!(fast.positions(), slow.positions());
+            prop_assert_eq!(fast.previous_positions(), slow.previous_positions());
+            prop_assert_eq!(fast.velocities(), slow.velocities());
+            prop_assert_eq!(fast.ages(), slow.ages());
+            prop_assert_eq!(fast.lifetimes(), slow.lifetimes());
+            prop_assert_eq!(fast.colors(), slow.colors());
+            prop_assert_eq!(fast.sizes(), slow.sizes());
+            prop_assert_eq!(fast.owners(), slow.owners());
+            prop_assert_eq!(fast.blends(), slow.blends());
+            prop_assert_eq!(fast.stats(), slow.stats());
+            // Both emitters drew the same numbers, so they go on alike.
+            let next = |e: &mut Emitter| e.sample_particle(&world, 0);
+            prop_assert_eq!(next(&mut fast_emitter), next(&mut slow_emitter));
         }
 
         #[test]
