@@ -7,6 +7,8 @@
 //! Colour and size over life are baked into [`OverLifeTable`], a per-emitter lookup table the
 //! pool's update pass indexes without branching on the number of gradient stops.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use glam::{Affine3A, Mat3A, Vec3, Vec3A, Vec4};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -647,7 +649,11 @@ where
 pub struct OverLifeTable {
     colors: Vec<Vec4>,
     sizes: Vec<f32>,
+    stamp: u64,
 }
+
+/// Source of [`OverLifeTable::stamp`]s: unique across every table of the process.
+static NEXT_STAMP: AtomicU64 = AtomicU64::new(1);
 
 impl OverLifeTable {
     /// A table with room for `slots` emitters (more are added by [`OverLifeTable::bake`]).
@@ -656,6 +662,7 @@ impl OverLifeTable {
         Self {
             colors: Vec::with_capacity(slots * OVER_LIFE_SAMPLES),
             sizes: Vec::with_capacity(slots * OVER_LIFE_SAMPLES),
+            stamp: 0,
         }
     }
 
@@ -683,6 +690,16 @@ impl OverLifeTable {
             *color = emitter.color_at(t);
             *size = emitter.size_at(t);
         }
+        self.stamp = NEXT_STAMP.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Identifies the table's contents: a new value after every [`OverLifeTable::bake`], unique
+    /// across tables (a clone shares its original's until either is baked again). Tables never
+    /// baked share stamp 0 and are all empty. Lets the pool skip particles whose sample did not
+    /// change since it last read this same table.
+    #[must_use]
+    pub fn stamp(&self) -> u64 {
+        self.stamp
     }
 
     /// Index of the entry for normalised age `t` (nearest sample; ages past 1 read the last).

@@ -125,6 +125,8 @@ pub struct ParticlePool {
     blend: Vec<BlendMode>,
     /// Reserved to capacity so that evicting the oldest particles allocates nothing.
     eviction: Vec<u32>,
+    /// [`OverLifeTable::stamp`] of the table the last update read colours and sizes from.
+    looks_from: Option<u64>,
     alive: usize,
     spawned: u64,
     dropped: u64,
@@ -148,6 +150,7 @@ impl ParticlePool {
             owner: Vec::new(),
             blend: Vec::new(),
             eviction: Vec::new(),
+            looks_from: None,
             alive: 0,
             spawned: 0,
             dropped: 0,
@@ -426,6 +429,9 @@ impl ParticlePool {
     /// pass. `forces` is indexed by owner; when all its entries are equal a flat vectorised pass
     /// applies that one entry to every particle without looking at owners, otherwise owners past
     /// its end feel no force. Owners without curves in `over_life` keep their colour and size.
+    /// When the last update read the same table (same [`OverLifeTable::stamp`]), particles whose
+    /// age still maps to the sample they read then are not written again (a dirty check: their
+    /// colour and size are already those values).
     pub fn update(
         &mut self,
         dt: f32,
@@ -437,27 +443,41 @@ impl ParticlePool {
         let shared = forces
             .split_first()
             .and_then(|(first, rest)| rest.iter().all(|f| f == first).then_some(*first));
+        // Colours and sizes already match `over_life` at the particles' last ages if the last
+        // update read this very table.
+        let unchanged = self.looks_from == Some(over_life.stamp());
+        let mut before = [0.0; UPDATE_TILE];
         let mut start = 0;
         while start < self.alive {
-            let end = self.age_and_kill_tile(start, dt, &mut on_kill);
+            let end = self.age_and_kill_tile(start, dt, &mut before, &mut on_kill);
             match shared {
                 Some(f) => self.accelerate_uniform(start, end, f),
                 None => self.accelerate(start, end, forces),
             }
             self.advance_positions(start, end, dt);
-            self.apply_over_life(start, end, over_life);
+            self.apply_over_life(start, end, over_life, unchanged.then_some(&before));
             start = end;
         }
+        self.looks_from = Some(over_life.stamp());
     }
 
     /// Ages the tile starting at `start` and kills its expired particles; returns the tile's end,
-    /// every particle before it being alive and aged exactly once.
+    /// every particle before it being alive and aged exactly once. `before` receives each
+    /// particle's age before this step, or 0 where a particle moved in (its colour and size were
+    /// not moved with it).
     ///
     /// Expiry is tested 64 particles at a time into a bit mask, so the loop branches per death
     /// rather than per particle.
-    fn age_and_kill_tile(&mut self, start: usize, dt: f32, on_kill: &mut impl FnMut(u32)) -> usize {
+    fn age_and_kill_tile(
+        &mut self,
+        start: usize,
+        dt: f32,
+        before: &mut [f32; UPDATE_TILE],
+        on_kill: &mut impl FnMut(u32),
+    ) -> usize {
         let mut end = (start + UPDATE_TILE).min(self.alive);
-        for age in &mut self.age[start..end] {
+        for (age, before) in self.age[start..end].iter_mut().zip(before.iter_mut()) {
+            *before = *age;
             *age += dt;
         }
         let mut base = start;
@@ -476,6 +496,8 @@ impl ParticlePool {
                     on_kill(self.owner[i]);
                     let from_beyond = self.alive > end;
                     self.retire(i);
+                    // `retire` leaves colour and size behind: the newcomer's must be rewritten.
+                    before[i - start] = 0.0;
                     if from_beyond {
                         // The replacement comes from past this tile: it has not aged yet.
                         self.age[i] += dt;
@@ -527,18 +549,43 @@ impl ParticlePool {
         }
     }
 
-    fn apply_over_life(&mut self, start: usize, end: usize, over_life: &OverLifeTable) {
+    /// Reads colour and size from `over_life` for the tile `start..end`.
+    ///
+    /// With `before` (the ages before this step, given when the colours were last read from the
+    /// same table), a particle whose age still maps to the sample it read last time is skipped:
+    /// its colour and size are already right, and not storing them keeps their cache lines clean
+    /// (long-lived particles change sample only every 1/255 of their life).
+    fn apply_over_life(
+        &mut self,
+        start: usize,
+        end: usize,
+        over_life: &OverLifeTable,
+        before: Option<&[f32; UPDATE_TILE]>,
+    ) {
         let mut entries = [0u32; UPDATE_TILE];
         let entries = &mut entries[..end - start];
+        // Without `before` every "previous age" reads 0, which never skips.
+        let before = before.unwrap_or(&[0.0; UPDATE_TILE]);
         let ages = self.age[start..end].iter().zip(&self.lifetime[start..end]);
-        for ((entry, (&age, &lifetime)), &owner) in
-            entries.iter_mut().zip(ages).zip(&self.owner[start..end])
+        for (((entry, (&age, &lifetime)), &owner), &was) in entries
+            .iter_mut()
+            .zip(ages)
+            .zip(&self.owner[start..end])
+            .zip(before)
         {
+            // One division for both ages; the same reciprocal gave last step's sample, so the
+            // comparison is exact.
+            let per_second = 1.0 / lifetime;
+            let sample = OverLifeTable::sample_offset(age * per_second);
+            // Age 0 before the step means just spawned (with the spawn colour) or moved in.
+            let same = (was > 0.0) & (OverLifeTable::sample_offset(was * per_second) == sample);
             // Wrapping keeps this loop free of overflow checks; an absurd owner lands outside
-            // the table and keeps its colour.
+            // the table and keeps its colour. All ones, past any table, skips a particle whose
+            // sample did not change; a mask rather than a branch keeps the loop vectorised.
             *entry = owner
                 .wrapping_mul(OVER_LIFE_SAMPLES as u32)
-                .wrapping_add(OverLifeTable::sample_offset(age / lifetime));
+                .wrapping_add(sample)
+                | 0u32.wrapping_sub(u32::from(same));
         }
         let (colors, sizes) = (over_life.colors(), over_life.sizes());
         let targets = self.color[start..end]
@@ -643,6 +690,7 @@ impl ParticlePool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::particles::{ColorStop, SizeStop};
     use proptest::prelude::*;
 
     fn init(owner: u32, lifetime: f32) -> ParticleInit {
@@ -889,6 +937,55 @@ mod tests {
         assert_eq!(alpha[0].position, [1.0, 1.0, 0.0], "alpha is clamped to 1");
     }
 
+    fn curves(k: u32) -> Emitter {
+        let kf = k as f32;
+        Emitter {
+            color_over_life: vec![
+                ColorStop {
+                    t: 0.0,
+                    color: [1.0, 0.1 * kf, 0.0, 1.0],
+                },
+                ColorStop {
+                    t: 0.4,
+                    color: [0.2, 0.5, 0.3 * kf, 0.7],
+                },
+                ColorStop {
+                    t: 1.0,
+                    color: [0.0, 0.0, 1.0, 0.0],
+                },
+            ],
+            size_over_life: vec![
+                SizeStop { t: 0.0, size: 0.1 },
+                SizeStop {
+                    t: 1.0,
+                    size: 1.0 + kf,
+                },
+            ],
+            ..Emitter::default()
+        }
+    }
+
+    #[test]
+    fn a_rebaked_table_reaches_particles_whose_sample_did_not_change() {
+        let mut table = OverLifeTable::default();
+        table.bake(0, &curves(0));
+        let mut pool = ParticlePool::with_capacity(4);
+        pool.spawn(&init(0, 100_000.0), Overflow::Drop, |_| {});
+        pool.update(1.0, &[], &table, |_| {});
+        let first = table.sample(0, 0.0).expect("baked").0;
+        assert_eq!(pool.colors(), &[first]);
+        // Same sample, new colours: the particle must pick them up.
+        table.bake(0, &curves(3));
+        pool.update(1.0, &[], &table, |_| {});
+        let second = table.sample(0, 0.0).expect("baked").0;
+        assert_ne!(first, second);
+        assert_eq!(pool.colors(), &[second]);
+        // And a spawn colour is replaced even when the first step stays on sample 0.
+        pool.spawn(&init(0, 100_000.0), Overflow::Drop, |_| {});
+        pool.update(1.0, &[], &table, |_| {});
+        assert_eq!(pool.colors(), &[second, second]);
+    }
+
     #[derive(Clone, Debug)]
     enum Op {
         Spawn { lifetime: u8, overflow: Overflow },
@@ -1041,6 +1138,52 @@ mod tests {
             // Both emitters drew the same numbers, so they go on alike.
             let next = |e: &mut Emitter| e.sample_particle(&world, 0);
             prop_assert_eq!(next(&mut fast_emitter), next(&mut slow_emitter));
+        }
+
+        #[test]
+        fn skipping_unchanged_samples_matches_rereading_every_one(
+            ops in prop::collection::vec(op(), 1..100),
+            life_scale in prop_oneof![Just(1.0f32), Just(1_000.0f32)],
+        ) {
+            let mut table = OverLifeTable::default();
+            for k in 0..3 {
+                table.bake(k, &curves(k));
+            }
+            let mut kept = ParticlePool::with_capacity(300);
+            let mut fresh = ParticlePool::with_capacity(300);
+            let mut next_id = 0u32;
+            for op in ops {
+                match op {
+                    Op::Spawn { lifetime, overflow } | Op::Batch { count: lifetime, overflow } => {
+                        let mut particle = init(next_id % 4, f32::from(lifetime.max(1)) / 16.0 * life_scale);
+                        particle.color = Vec4::splat(next_id as f32);
+                        for pool in [&mut kept, &mut fresh] {
+                            pool.spawn(&particle, overflow, |_| {});
+                        }
+                        next_id += 1;
+                    }
+                    Op::Kill { pick } => {
+                        let index = usize::from(pick) % (kept.len() + 1);
+                        prop_assert_eq!(kept.kill(index), fresh.kill(index));
+                    }
+                    Op::KillOwner { pick } => {
+                        let owner = u32::from(pick) % 4;
+                        kept.kill_where(|o| o == owner, |_| {});
+                        fresh.kill_where(|o| o == owner, |_| {});
+                    }
+                    Op::Step { ticks } => {
+                        let dt = f32::from(ticks) / 64.0;
+                        kept.update(dt, &[], &table, |_| {});
+                        // A clone baked again has a new stamp: every particle is re-read.
+                        let mut rebaked = table.clone();
+                        rebaked.bake(0, &curves(0));
+                        fresh.update(dt, &[], &rebaked, |_| {});
+                    }
+                }
+                prop_assert_eq!(kept.owners(), fresh.owners());
+                prop_assert_eq!(kept.colors(), fresh.colors());
+                prop_assert_eq!(kept.sizes(), fresh.sizes());
+            }
         }
 
         #[test]
