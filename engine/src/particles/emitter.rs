@@ -13,6 +13,7 @@ use glam::{Affine3A, Mat3A, Vec3, Vec3A, Vec4};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use super::half::to_half4;
 use super::instance::BlendMode;
 use super::pool::ParticleInit;
 
@@ -648,6 +649,8 @@ where
 #[derive(Clone, Debug, Default)]
 pub struct OverLifeTable {
     colors: Vec<Vec4>,
+    /// `colors` as halves, the form the pool stores.
+    half_colors: Vec<[u16; 4]>,
     sizes: Vec<f32>,
     stamp: u64,
 }
@@ -661,6 +664,7 @@ impl OverLifeTable {
     pub fn with_slots(slots: usize) -> Self {
         Self {
             colors: Vec::with_capacity(slots * OVER_LIFE_SAMPLES),
+            half_colors: Vec::with_capacity(slots * OVER_LIFE_SAMPLES),
             sizes: Vec::with_capacity(slots * OVER_LIFE_SAMPLES),
             stamp: 0,
         }
@@ -678,6 +682,7 @@ impl OverLifeTable {
         let end = start + OVER_LIFE_SAMPLES;
         if self.sizes.len() < end {
             self.colors.resize(end, Vec4::ZERO);
+            self.half_colors.resize(end, [0; 4]);
             self.sizes.resize(end, 0.0);
         }
         let last = (OVER_LIFE_SAMPLES - 1) as f32;
@@ -689,6 +694,12 @@ impl OverLifeTable {
             let t = k as f32 / last;
             *color = emitter.color_at(t);
             *size = emitter.size_at(t);
+        }
+        for (half, color) in self.half_colors[start..end]
+            .iter_mut()
+            .zip(&self.colors[start..end])
+        {
+            *half = to_half4(color.to_array());
         }
         self.stamp = NEXT_STAMP.fetch_add(1, Ordering::Relaxed);
     }
@@ -735,6 +746,13 @@ impl OverLifeTable {
     #[must_use]
     pub fn colors(&self) -> &[Vec4] {
         &self.colors
+    }
+
+    /// Every colour sample as halves ([`half::to_half4`](super::half::to_half4)), slot after
+    /// slot: what the pool stores.
+    #[must_use]
+    pub fn half_colors(&self) -> &[[u16; 4]] {
+        &self.half_colors
     }
 
     /// Every size sample, slot after slot.

@@ -15,6 +15,7 @@ use std::cmp::Ordering;
 use glam::{Affine3A, Vec3, Vec4};
 
 use super::emitter::{Emitter, MAX_POOL_CAPACITY, OVER_LIFE_SAMPLES, OverLifeTable, Overflow};
+use super::half::{from_half4, to_half4};
 use super::instance::{BlendMode, ParticleInstance};
 
 /// Everything a new particle starts with; the pool adds age 0 and a previous position equal to
@@ -27,7 +28,8 @@ pub struct ParticleInit {
     pub velocity: Vec3,
     /// Seconds until the particle dies.
     pub lifetime: f32,
-    /// Linear RGBA until the first update replaces it from the colour curve.
+    /// Linear RGBA until the first update replaces it from the colour curve (stored to half
+    /// precision, see [`ParticlePool::colors`]).
     pub color: Vec4,
     /// Billboard size until the first update replaces it from the size curve.
     pub size: f32,
@@ -119,7 +121,8 @@ pub struct ParticlePool {
     velocity: Vec<Vec3>,
     age: Vec<f32>,
     lifetime: Vec<f32>,
-    color: Vec<Vec4>,
+    /// RGBA as halves ([`super::half`]): half the bytes an update stores.
+    color: Vec<[u16; 4]>,
     size: Vec<f32>,
     owner: Vec<u32>,
     blend: Vec<BlendMode>,
@@ -213,7 +216,7 @@ impl ParticlePool {
         self.velocity.resize(capacity, Vec3::ZERO);
         self.age.resize(capacity, 0.0);
         self.lifetime.resize(capacity, 0.0);
-        self.color.resize(capacity, Vec4::ZERO);
+        self.color.resize(capacity, [0; 4]);
         self.size.resize(capacity, 0.0);
         self.owner.resize(capacity, 0);
         self.blend.resize(capacity, BlendMode::Alpha);
@@ -286,7 +289,7 @@ impl ParticlePool {
         self.position[start..end].fill(position);
         self.previous[start..end].fill(position);
         self.age[start..end].fill(0.0);
-        self.color[start..end].fill(emitter.color_at(0.0));
+        self.color[start..end].fill(to_half4(emitter.color_at(0.0).to_array()));
         self.size[start..end].fill(emitter.size_at(0.0));
         self.owner[start..end].fill(owner);
         self.blend[start..end].fill(emitter.blend);
@@ -309,7 +312,7 @@ impl ParticlePool {
         self.velocity[i] = init.velocity;
         self.age[i] = 0.0;
         self.lifetime[i] = init.lifetime;
-        self.color[i] = init.color;
+        self.color[i] = to_half4(init.color.to_array());
         self.size[i] = init.size;
         self.owner[i] = init.owner;
         self.blend[i] = init.blend;
@@ -587,7 +590,7 @@ impl ParticlePool {
                 .wrapping_add(sample)
                 | 0u32.wrapping_sub(u32::from(same));
         }
-        let (colors, sizes) = (over_life.colors(), over_life.sizes());
+        let (colors, sizes) = (over_life.half_colors(), over_life.sizes());
         let targets = self.color[start..end]
             .iter_mut()
             .zip(&mut self.size[start..end]);
@@ -623,7 +626,7 @@ impl ParticlePool {
             let instance = ParticleInstance {
                 position: previous.lerp(*current, alpha).to_array(),
                 size,
-                color: color.to_array(),
+                color: from_half4(*color),
             };
             match blend {
                 BlendMode::Additive => additive.push(instance),
@@ -662,10 +665,13 @@ impl ParticlePool {
         &self.lifetime[..self.alive]
     }
 
-    /// Linear RGBA colours.
+    /// Linear RGBA colours, as stored: to half precision (11 significant bits), saturating at
+    /// ±65504.
     #[must_use]
-    pub fn colors(&self) -> &[Vec4] {
-        &self.color[..self.alive]
+    pub fn colors(&self) -> impl ExactSizeIterator<Item = Vec4> + '_ {
+        self.color[..self.alive]
+            .iter()
+            .map(|&c| Vec4::from_array(from_half4(c)))
     }
 
     /// Billboard sizes.
@@ -751,7 +757,7 @@ mod tests {
             pool.update(0.1, &forces, &over_life, |_| {});
         }
         assert_ne!(
-            pool.colors()[0],
+            pool.colors().next().expect("one particle"),
             init(7, 1.0).color,
             "the update changed the colour"
         );
@@ -766,7 +772,7 @@ mod tests {
         assert_eq!(pool.velocities(), &[fresh.velocity]);
         assert_eq!(pool.ages(), &[0.0]);
         assert_eq!(pool.lifetimes(), &[3.0]);
-        assert_eq!(pool.colors(), &[fresh.color]);
+        assert_eq!(pool.colors().collect::<Vec<_>>(), [fresh.color]);
         assert_eq!(pool.sizes(), &[fresh.size]);
         assert_eq!(pool.owners(), &[8]);
         assert_eq!(pool.blends(), &[BlendMode::Additive]);
@@ -972,18 +978,19 @@ mod tests {
         let mut pool = ParticlePool::with_capacity(4);
         pool.spawn(&init(0, 100_000.0), Overflow::Drop, |_| {});
         pool.update(1.0, &[], &table, |_| {});
-        let first = table.sample(0, 0.0).expect("baked").0;
-        assert_eq!(pool.colors(), &[first]);
+        let stored = |c: Vec4| Vec4::from_array(from_half4(to_half4(c.to_array())));
+        let first = stored(table.sample(0, 0.0).expect("baked").0);
+        assert_eq!(pool.colors().collect::<Vec<_>>(), [first]);
         // Same sample, new colours: the particle must pick them up.
         table.bake(0, &curves(3));
         pool.update(1.0, &[], &table, |_| {});
-        let second = table.sample(0, 0.0).expect("baked").0;
+        let second = stored(table.sample(0, 0.0).expect("baked").0);
         assert_ne!(first, second);
-        assert_eq!(pool.colors(), &[second]);
+        assert_eq!(pool.colors().collect::<Vec<_>>(), [second]);
         // And a spawn colour is replaced even when the first step stays on sample 0.
         pool.spawn(&init(0, 100_000.0), Overflow::Drop, |_| {});
         pool.update(1.0, &[], &table, |_| {});
-        assert_eq!(pool.colors(), &[second, second]);
+        assert_eq!(pool.colors().collect::<Vec<_>>(), [second, second]);
     }
 
     #[derive(Clone, Debug)]
@@ -1130,7 +1137,7 @@ mod tests {
             prop_assert_eq!(fast.velocities(), slow.velocities());
             prop_assert_eq!(fast.ages(), slow.ages());
             prop_assert_eq!(fast.lifetimes(), slow.lifetimes());
-            prop_assert_eq!(fast.colors(), slow.colors());
+            prop_assert!(fast.colors().eq(slow.colors()));
             prop_assert_eq!(fast.sizes(), slow.sizes());
             prop_assert_eq!(fast.owners(), slow.owners());
             prop_assert_eq!(fast.blends(), slow.blends());
@@ -1181,7 +1188,7 @@ mod tests {
                     }
                 }
                 prop_assert_eq!(kept.owners(), fresh.owners());
-                prop_assert_eq!(kept.colors(), fresh.colors());
+                prop_assert!(kept.colors().eq(fresh.colors()));
                 prop_assert_eq!(kept.sizes(), fresh.sizes());
             }
         }
