@@ -508,13 +508,20 @@ impl Emitter {
             owner,
             blend: self.blend,
         };
-        self.sample_batches(count as usize, world, |velocity, lifetime| {
-            for (&v, &l) in velocity.iter().zip(lifetime) {
+        let cone = self.cone(world);
+        let mut velocity = [Vec3::ZERO; SAMPLE_BATCH];
+        let mut lifetime = [0.0f32; SAMPLE_BATCH];
+        let mut left = count as usize;
+        while left > 0 {
+            let n = left.min(SAMPLE_BATCH);
+            self.sample_batch(&cone, &mut velocity[..n], &mut lifetime[..n]);
+            for (&v, &l) in velocity[..n].iter().zip(&lifetime[..n]) {
                 init.velocity = v;
                 init.lifetime = l;
                 sink(&init);
             }
-        });
+            left -= n;
+        }
     }
 
     /// Draws the velocities and lifetimes of `velocity.len().min(lifetime.len())` new particles
@@ -522,30 +529,33 @@ impl Emitter {
     /// [`Emitter::sample_particles`] would hand out, without building a [`ParticleInit`] per
     /// particle. The pool spawns whole batches through this.
     pub fn sample_into(&mut self, world: &Affine3A, velocity: &mut [Vec3], lifetime: &mut [f32]) {
-        let count = velocity.len().min(lifetime.len());
-        let mut at = 0;
-        self.sample_batches(count, world, |v, l| {
-            let end = at + v.len();
-            velocity[at..end].copy_from_slice(v);
-            lifetime[at..end].copy_from_slice(l);
-            at = end;
-        });
+        let cone = self.cone(world);
+        for (velocity, lifetime) in velocity
+            .chunks_mut(SAMPLE_BATCH)
+            .zip(lifetime.chunks_mut(SAMPLE_BATCH))
+        {
+            self.sample_batch(&cone, velocity, lifetime);
+        }
     }
 
-    /// The sampling both public paths share: hands `batch` the velocities and lifetimes of up to
-    /// [`SAMPLE_BATCH`] particles at a time, `count` in all.
-    fn sample_batches(
-        &mut self,
-        count: usize,
-        world: &Affine3A,
-        mut batch: impl FnMut(&[Vec3], &[f32]),
-    ) {
+    /// What every batch drawn for `world` shares.
+    fn cone(&mut self, world: &Affine3A) -> Cone {
         self.ensure_started();
-        let cap_height = 1.0 - self.cone_angle.to_radians().cos();
         let basis = world.matrix3;
-        // Scale on the node must not change the speed the designer typed in; a pure rotation
-        // keeps unit vectors unit, so only other matrices pay for a normalisation per particle.
-        let rotation_only = (basis.transpose() * basis).abs_diff_eq(Mat3A::IDENTITY, 1e-5);
+        Cone {
+            cap_height: 1.0 - self.cone_angle.to_radians().cos(),
+            basis,
+            // Scale on the node must not change the speed the designer typed in; a pure
+            // rotation keeps unit vectors unit, so only other matrices pay for a normalisation
+            // per particle.
+            rotation_only: (basis.transpose() * basis).abs_diff_eq(Mat3A::IDENTITY, 1e-5),
+        }
+    }
+
+    /// The sampling both public paths share: fills up to [`SAMPLE_BATCH`] velocities and
+    /// lifetimes (as many as the shorter slice holds).
+    fn sample_batch(&mut self, cone: &Cone, velocity: &mut [Vec3], lifetime: &mut [f32]) {
+        let n = velocity.len().min(lifetime.len()).min(SAMPLE_BATCH);
         let (speed_range, life_range) = (self.speed, self.lifetime);
         let rng = &mut self.state.rng;
         let mut turn = [0u32; SAMPLE_BATCH];
@@ -553,38 +563,31 @@ impl Emitter {
         let mut speed = [0.0f32; SAMPLE_BATCH];
         let mut life = [0.0f32; SAMPLE_BATCH];
         let mut local = [[0.0f32; 3]; SAMPLE_BATCH];
-        let mut velocity = [Vec3::ZERO; SAMPLE_BATCH];
-        let mut left = count;
-        while left > 0 {
-            let n = left.min(SAMPLE_BATCH);
-            for j in 0..n {
-                let (a, b) = (rng.next_u64(), rng.next_u64());
-                turn[j] = (a >> 40) as u32;
-                height[j] = unit_f32(a >> 16);
-                speed[j] = unit_f32(b >> 40);
-                life[j] = unit_f32(b >> 16);
+        for j in 0..n {
+            let (a, b) = (rng.next_u64(), rng.next_u64());
+            turn[j] = (a >> 40) as u32;
+            height[j] = unit_f32(a >> 16);
+            speed[j] = unit_f32(b >> 40);
+            life[j] = unit_f32(b >> 16);
+        }
+        // Uniform over the spherical cap: cos(theta) uniform in [cos(cone), 1], so
+        // 1 - cos(theta) = height * cap_height and sin(theta) = sqrt(h * (2 - h)).
+        for ((dir, &turn), &height) in local.iter_mut().zip(&turn).zip(&height) {
+            let (sin_phi, cos_phi) = sin_cos_turn(turn);
+            let h = height * cone.cap_height;
+            let sin_theta = (h * (2.0 - h)).max(0.0).sqrt();
+            *dir = [cos_phi * sin_theta, 1.0 - h, sin_phi * sin_theta];
+        }
+        for ((v, local), &speed) in velocity[..n].iter_mut().zip(&local).zip(&speed) {
+            let local = Vec3A::from_array(*local);
+            let mut direction = cone.basis * local;
+            if !cone.rotation_only {
+                direction = direction.normalize_or(local);
             }
-            // Uniform over the spherical cap: cos(theta) uniform in [cos(cone), 1], so
-            // 1 - cos(theta) = height * cap_height and sin(theta) = sqrt(h * (2 - h)).
-            for ((dir, &turn), &height) in local.iter_mut().zip(&turn).zip(&height) {
-                let (sin_phi, cos_phi) = sin_cos_turn(turn);
-                let h = height * cap_height;
-                let sin_theta = (h * (2.0 - h)).max(0.0).sqrt();
-                *dir = [cos_phi * sin_theta, 1.0 - h, sin_phi * sin_theta];
-            }
-            for ((v, local), &speed) in velocity[..n].iter_mut().zip(&local).zip(&speed) {
-                let local = Vec3A::from_array(*local);
-                let mut direction = basis * local;
-                if !rotation_only {
-                    direction = direction.normalize_or(local);
-                }
-                *v = Vec3::from(direction) * speed_range.lerp(speed);
-            }
-            for l in &mut life[..n] {
-                *l = life_range.lerp(*l);
-            }
-            batch(&velocity[..n], &life[..n]);
-            left -= n;
+            *v = Vec3::from(direction) * speed_range.lerp(speed);
+        }
+        for (l, &u) in lifetime[..n].iter_mut().zip(&life) {
+            *l = life_range.lerp(u);
         }
     }
 
@@ -760,6 +763,14 @@ impl OverLifeTable {
     pub fn sizes(&self) -> &[f32] {
         &self.sizes
     }
+}
+
+/// The emission cone of one [`Emitter`] under one world transform.
+struct Cone {
+    /// `1 - cos(cone angle)`: the height of the spherical cap directions are drawn from.
+    cap_height: f32,
+    basis: Mat3A,
+    rotation_only: bool,
 }
 
 /// Particles whose random numbers and directions [`Emitter::sample_particles`] computes together.
