@@ -549,11 +549,6 @@ mod tests {
         }
         assert_eq!(bits(system.pool().positions()), before);
         assert_eq!(fine.state.time(), 1.0);
-        assert!(
-            system
-                .pool()
-                .colors()
-                .all(|c| c.cmple(Vec4::ONE).all())
-        );
+        assert!(system.pool().colors().all(|c| c.cmple(Vec4::ONE).all()));
     }
 }

@@ -555,11 +555,7 @@ impl ParticlePool {
             }
         }
         let rest = v_quads.into_remainder().iter_mut();
-        for (((v, p), &q), &g) in rest
-            .zip(p_quads.into_remainder())
-            .zip(q_rest)
-            .zip(&gravity)
-        {
+        for (((v, p), &q), &g) in rest.zip(p_quads.into_remainder()).zip(q_rest).zip(&gravity) {
             step(v, p, q, g);
         }
     }
