@@ -9,6 +9,12 @@
 //!
 //! Positions are double-buffered for render interpolation: a step swaps the `position` and
 //! `previous` columns (no copy) and then writes the new positions from the previous ones.
+//!
+//! The update is bound by memory traffic, so the pool keeps stores down: colours are stored as
+//! half floats ([`super::half`]), emitters sample new particles straight into the columns
+//! ([`ParticlePool::spawn_from`]), and colour and size, derived from a particle's normalised age,
+//! are stored again only when that age reaches a new sample of the over-life table (a dirty
+//! check, so long-lived particles leave those cache lines clean).
 
 use std::cmp::Ordering;
 
