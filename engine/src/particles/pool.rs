@@ -108,6 +108,7 @@ pub const UPDATE_TILE: usize = 128;
 /// The comparisons fill a byte array (one vector compare per lane group); each 8 bytes of 0/1
 /// then fold into 8 bits with one multiplication, since the products of the set bytes with
 /// `0x0102_0408_1020_4080` land on distinct bits and only byte `j`'s lands on bit `56 + j`.
+#[inline]
 fn expiry_mask(age: &[f32], lifetime: &[f32]) -> u64 {
     let mut flags = [0u8; 64];
     for ((flag, age), life) in flags.iter_mut().zip(age).zip(lifetime) {
