@@ -4,7 +4,10 @@
 //! - `update/*/1000000`: one fixed step of a million live particles from four emitters (each
 //!   with its own gravity, drag and curves). Particles live for a million seconds and no emitter
 //!   is stepped, so the measured step ages, integrates and shades every particle and spawns or
-//!   kills none; the population stays at exactly one million for every iteration.
+//!   kills none; the population stays at exactly one million for every iteration. With such
+//!   lifetimes no particle reaches a new over-life sample between steps, so the pool's dirty
+//!   check stores no colour or size (its best case; `churn` is its worst, every particle moving
+//!   to a new sample each step).
 //! - `churn/*/100000`: one fixed step of a full 100,000-particle population in which every
 //!   particle lives exactly ten steps, so each step 10% die and emitters spawn as many again.
 //!

@@ -7,10 +7,13 @@
 //! Colour and size over life are baked into [`OverLifeTable`], a per-emitter lookup table the
 //! pool's update pass indexes without branching on the number of gradient stops.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use glam::{Affine3A, Mat3A, Vec3, Vec3A, Vec4};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use super::half::to_half4;
 use super::instance::BlendMode;
 use super::pool::ParticleInit;
 
@@ -496,8 +499,6 @@ impl Emitter {
         owner: u32,
         mut sink: impl FnMut(&ParticleInit),
     ) {
-        self.ensure_started();
-        let cap_height = 1.0 - self.cone_angle.to_radians().cos();
         let mut init = ParticleInit {
             position: Vec3::from(world.translation),
             velocity: Vec3::ZERO,
@@ -507,45 +508,86 @@ impl Emitter {
             owner,
             blend: self.blend,
         };
+        let cone = self.cone(world);
+        let mut velocity = [Vec3::ZERO; SAMPLE_BATCH];
+        let mut lifetime = [0.0f32; SAMPLE_BATCH];
+        let mut left = count as usize;
+        while left > 0 {
+            let n = left.min(SAMPLE_BATCH);
+            self.sample_batch(&cone, &mut velocity[..n], &mut lifetime[..n]);
+            for (&v, &l) in velocity[..n].iter().zip(&lifetime[..n]) {
+                init.velocity = v;
+                init.lifetime = l;
+                sink(&init);
+            }
+            left -= n;
+        }
+    }
+
+    /// Draws the velocities and lifetimes of `velocity.len().min(lifetime.len())` new particles
+    /// straight into those slices: the same numbers, in the same order, as
+    /// [`Emitter::sample_particles`] would hand out, without building a [`ParticleInit`] per
+    /// particle. The pool spawns whole batches through this.
+    pub fn sample_into(&mut self, world: &Affine3A, velocity: &mut [Vec3], lifetime: &mut [f32]) {
+        let cone = self.cone(world);
+        for (velocity, lifetime) in velocity
+            .chunks_mut(SAMPLE_BATCH)
+            .zip(lifetime.chunks_mut(SAMPLE_BATCH))
+        {
+            self.sample_batch(&cone, velocity, lifetime);
+        }
+    }
+
+    /// What every batch drawn for `world` shares.
+    fn cone(&mut self, world: &Affine3A) -> Cone {
+        self.ensure_started();
         let basis = world.matrix3;
-        // Scale on the node must not change the speed the designer typed in; a pure rotation
-        // keeps unit vectors unit, so only other matrices pay for a normalisation per particle.
-        let rotation_only = (basis.transpose() * basis).abs_diff_eq(Mat3A::IDENTITY, 1e-5);
+        Cone {
+            cap_height: 1.0 - self.cone_angle.to_radians().cos(),
+            basis,
+            // Scale on the node must not change the speed the designer typed in; a pure
+            // rotation keeps unit vectors unit, so only other matrices pay for a normalisation
+            // per particle.
+            rotation_only: (basis.transpose() * basis).abs_diff_eq(Mat3A::IDENTITY, 1e-5),
+        }
+    }
+
+    /// The sampling both public paths share: fills up to [`SAMPLE_BATCH`] velocities and
+    /// lifetimes (as many as the shorter slice holds).
+    fn sample_batch(&mut self, cone: &Cone, velocity: &mut [Vec3], lifetime: &mut [f32]) {
+        let n = velocity.len().min(lifetime.len()).min(SAMPLE_BATCH);
+        let (speed_range, life_range) = (self.speed, self.lifetime);
         let rng = &mut self.state.rng;
         let mut turn = [0u32; SAMPLE_BATCH];
         let mut height = [0.0f32; SAMPLE_BATCH];
         let mut speed = [0.0f32; SAMPLE_BATCH];
         let mut life = [0.0f32; SAMPLE_BATCH];
         let mut local = [[0.0f32; 3]; SAMPLE_BATCH];
-        let mut left = count as usize;
-        while left > 0 {
-            let n = left.min(SAMPLE_BATCH);
-            for j in 0..n {
-                let (a, b) = (rng.next_u64(), rng.next_u64());
-                turn[j] = (a >> 40) as u32;
-                height[j] = unit_f32(a >> 16);
-                speed[j] = unit_f32(b >> 40);
-                life[j] = unit_f32(b >> 16);
+        for j in 0..n {
+            let (a, b) = (rng.next_u64(), rng.next_u64());
+            turn[j] = (a >> 40) as u32;
+            height[j] = unit_f32(a >> 16);
+            speed[j] = unit_f32(b >> 40);
+            life[j] = unit_f32(b >> 16);
+        }
+        // Uniform over the spherical cap: cos(theta) uniform in [cos(cone), 1], so
+        // 1 - cos(theta) = height * cap_height and sin(theta) = sqrt(h * (2 - h)).
+        for ((dir, &turn), &height) in local.iter_mut().zip(&turn).zip(&height) {
+            let (sin_phi, cos_phi) = sin_cos_turn(turn);
+            let h = height * cone.cap_height;
+            let sin_theta = (h * (2.0 - h)).max(0.0).sqrt();
+            *dir = [cos_phi * sin_theta, 1.0 - h, sin_phi * sin_theta];
+        }
+        for ((v, local), &speed) in velocity[..n].iter_mut().zip(&local).zip(&speed) {
+            let local = Vec3A::from_array(*local);
+            let mut direction = cone.basis * local;
+            if !cone.rotation_only {
+                direction = direction.normalize_or(local);
             }
-            // Uniform over the spherical cap: cos(theta) uniform in [cos(cone), 1], so
-            // 1 - cos(theta) = height * cap_height and sin(theta) = sqrt(h * (2 - h)).
-            for ((dir, &turn), &height) in local.iter_mut().zip(&turn).zip(&height) {
-                let (sin_phi, cos_phi) = sin_cos_turn(turn);
-                let h = height * cap_height;
-                let sin_theta = (h * (2.0 - h)).max(0.0).sqrt();
-                *dir = [cos_phi * sin_theta, 1.0 - h, sin_phi * sin_theta];
-            }
-            for j in 0..n {
-                let local = Vec3A::from_array(local[j]);
-                let mut direction = basis * local;
-                if !rotation_only {
-                    direction = direction.normalize_or(local);
-                }
-                init.velocity = Vec3::from(direction) * self.speed.lerp(speed[j]);
-                init.lifetime = self.lifetime.lerp(life[j]);
-                sink(&init);
-            }
-            left -= n;
+            *v = Vec3::from(direction) * speed_range.lerp(speed);
+        }
+        for (l, &u) in lifetime[..n].iter_mut().zip(&life) {
+            *l = life_range.lerp(u);
         }
     }
 
@@ -610,8 +652,14 @@ where
 #[derive(Clone, Debug, Default)]
 pub struct OverLifeTable {
     colors: Vec<Vec4>,
+    /// `colors` as halves, the form the pool stores.
+    half_colors: Vec<[u16; 4]>,
     sizes: Vec<f32>,
+    stamp: u64,
 }
+
+/// Source of [`OverLifeTable::stamp`]s: unique across every table of the process.
+static NEXT_STAMP: AtomicU64 = AtomicU64::new(1);
 
 impl OverLifeTable {
     /// A table with room for `slots` emitters (more are added by [`OverLifeTable::bake`]).
@@ -619,7 +667,9 @@ impl OverLifeTable {
     pub fn with_slots(slots: usize) -> Self {
         Self {
             colors: Vec::with_capacity(slots * OVER_LIFE_SAMPLES),
+            half_colors: Vec::with_capacity(slots * OVER_LIFE_SAMPLES),
             sizes: Vec::with_capacity(slots * OVER_LIFE_SAMPLES),
+            stamp: 0,
         }
     }
 
@@ -635,6 +685,7 @@ impl OverLifeTable {
         let end = start + OVER_LIFE_SAMPLES;
         if self.sizes.len() < end {
             self.colors.resize(end, Vec4::ZERO);
+            self.half_colors.resize(end, [0; 4]);
             self.sizes.resize(end, 0.0);
         }
         let last = (OVER_LIFE_SAMPLES - 1) as f32;
@@ -647,6 +698,22 @@ impl OverLifeTable {
             *color = emitter.color_at(t);
             *size = emitter.size_at(t);
         }
+        for (half, color) in self.half_colors[start..end]
+            .iter_mut()
+            .zip(&self.colors[start..end])
+        {
+            *half = to_half4(color.to_array());
+        }
+        self.stamp = NEXT_STAMP.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Identifies the table's contents: a new value after every [`OverLifeTable::bake`], unique
+    /// across tables (a clone shares its original's until either is baked again). Tables never
+    /// baked share stamp 0 and are all empty. Lets the pool skip particles whose sample did not
+    /// change since it last read this same table.
+    #[must_use]
+    pub fn stamp(&self) -> u64 {
+        self.stamp
     }
 
     /// Index of the entry for normalised age `t` (nearest sample; ages past 1 read the last).
@@ -684,11 +751,26 @@ impl OverLifeTable {
         &self.colors
     }
 
+    /// Every colour sample as halves ([`half::to_half4`](super::half::to_half4)), slot after
+    /// slot: what the pool stores.
+    #[must_use]
+    pub fn half_colors(&self) -> &[[u16; 4]] {
+        &self.half_colors
+    }
+
     /// Every size sample, slot after slot.
     #[must_use]
     pub fn sizes(&self) -> &[f32] {
         &self.sizes
     }
+}
+
+/// The emission cone of one [`Emitter`] under one world transform.
+struct Cone {
+    /// `1 - cos(cone angle)`: the height of the spherical cap directions are drawn from.
+    cap_height: f32,
+    basis: Mat3A,
+    rotation_only: bool,
 }
 
 /// Particles whose random numbers and directions [`Emitter::sample_particles`] computes together.

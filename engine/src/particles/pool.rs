@@ -9,12 +9,19 @@
 //!
 //! Positions are double-buffered for render interpolation: a step swaps the `position` and
 //! `previous` columns (no copy) and then writes the new positions from the previous ones.
+//!
+//! The update is bound by memory traffic, so the pool keeps stores down: colours are stored as
+//! half floats ([`super::half`]), emitters sample new particles straight into the columns
+//! ([`ParticlePool::spawn_from`]), and colour and size, derived from a particle's normalised age,
+//! are stored again only when that age reaches a new sample of the over-life table (a dirty
+//! check, so long-lived particles leave those cache lines clean).
 
 use std::cmp::Ordering;
 
-use glam::{Vec3, Vec4};
+use glam::{Affine3A, Vec3, Vec4};
 
-use super::emitter::{MAX_POOL_CAPACITY, OVER_LIFE_SAMPLES, OverLifeTable, Overflow};
+use super::emitter::{Emitter, MAX_POOL_CAPACITY, OVER_LIFE_SAMPLES, OverLifeTable, Overflow};
+use super::half::{from_half4, to_half4};
 use super::instance::{BlendMode, ParticleInstance};
 
 /// Everything a new particle starts with; the pool adds age 0 and a previous position equal to
@@ -27,7 +34,8 @@ pub struct ParticleInit {
     pub velocity: Vec3,
     /// Seconds until the particle dies.
     pub lifetime: f32,
-    /// Linear RGBA until the first update replaces it from the colour curve.
+    /// Linear RGBA until the first update replaces it from the colour curve (stored to half
+    /// precision, see [`ParticlePool::colors`]).
     pub color: Vec4,
     /// Billboard size until the first update replaces it from the size curve.
     pub size: f32,
@@ -90,15 +98,17 @@ impl StepForces {
     }
 }
 
-/// Particles per tile of [`ParticlePool::update`]: the tile's slice of every column (about 18 KB)
-/// stays in L1 while the passes run over it one after the other.
-pub const UPDATE_TILE: usize = 256;
+/// Particles per tile of [`ParticlePool::update`]: the tile's slice of every column (about 8 KB)
+/// stays in L1 while the passes run over it one after the other. 128 measured a little faster
+/// than 256 or 64.
+pub const UPDATE_TILE: usize = 128;
 
 /// Bit `j` set when particle `j` of a block of at most 64 has reached its lifetime.
 ///
 /// The comparisons fill a byte array (one vector compare per lane group); each 8 bytes of 0/1
 /// then fold into 8 bits with one multiplication, since the products of the set bytes with
 /// `0x0102_0408_1020_4080` land on distinct bits and only byte `j`'s lands on bit `56 + j`.
+#[inline]
 fn expiry_mask(age: &[f32], lifetime: &[f32]) -> u64 {
     let mut flags = [0u8; 64];
     for ((flag, age), life) in flags.iter_mut().zip(age).zip(lifetime) {
@@ -119,12 +129,15 @@ pub struct ParticlePool {
     velocity: Vec<Vec3>,
     age: Vec<f32>,
     lifetime: Vec<f32>,
-    color: Vec<Vec4>,
+    /// RGBA as halves ([`super::half`]): half the bytes an update stores.
+    color: Vec<[u16; 4]>,
     size: Vec<f32>,
     owner: Vec<u32>,
     blend: Vec<BlendMode>,
     /// Reserved to capacity so that evicting the oldest particles allocates nothing.
     eviction: Vec<u32>,
+    /// [`OverLifeTable::stamp`] of the table the last update read colours and sizes from.
+    looks_from: Option<u64>,
     alive: usize,
     spawned: u64,
     dropped: u64,
@@ -148,6 +161,7 @@ impl ParticlePool {
             owner: Vec::new(),
             blend: Vec::new(),
             eviction: Vec::new(),
+            looks_from: None,
             alive: 0,
             spawned: 0,
             dropped: 0,
@@ -210,7 +224,7 @@ impl ParticlePool {
         self.velocity.resize(capacity, Vec3::ZERO);
         self.age.resize(capacity, 0.0);
         self.lifetime.resize(capacity, 0.0);
-        self.color.resize(capacity, Vec4::ZERO);
+        self.color.resize(capacity, [0; 4]);
         self.size.resize(capacity, 0.0);
         self.owner.resize(capacity, 0);
         self.blend.resize(capacity, BlendMode::Alpha);
@@ -263,6 +277,41 @@ impl ParticlePool {
         Some(self.insert(init))
     }
 
+    /// Spawns up to `count` particles drawn from `emitter` at the origin of `world`, filed under
+    /// `owner`, into the free slots (none are made: call [`ParticlePool::make_room`] first).
+    /// Returns how many were spawned.
+    ///
+    /// The particles are the ones [`Emitter::sample_particles`] would hand to
+    /// [`ParticlePool::spawn`], bit for bit, but each column is written for the whole batch at
+    /// once: the constant ones are filled, velocities and lifetimes drawn straight into theirs.
+    pub fn spawn_from(
+        &mut self,
+        emitter: &mut Emitter,
+        count: u32,
+        world: &Affine3A,
+        owner: u32,
+    ) -> u32 {
+        let start = self.alive;
+        let end = start + (count as usize).min(self.capacity() - start);
+        let position = Vec3::from(world.translation);
+        self.position[start..end].fill(position);
+        self.previous[start..end].fill(position);
+        self.age[start..end].fill(0.0);
+        self.color[start..end].fill(to_half4(emitter.color_at(0.0).to_array()));
+        self.size[start..end].fill(emitter.size_at(0.0));
+        self.owner[start..end].fill(owner);
+        self.blend[start..end].fill(emitter.blend);
+        emitter.sample_into(
+            world,
+            &mut self.velocity[start..end],
+            &mut self.lifetime[start..end],
+        );
+        self.alive = end;
+        self.spawned += (end - start) as u64;
+        self.high_water = self.high_water.max(end);
+        (end - start) as u32
+    }
+
     /// Writes every column of the first free slot; the caller made sure there is one.
     fn insert(&mut self, init: &ParticleInit) -> usize {
         let i = self.alive;
@@ -271,7 +320,7 @@ impl ParticlePool {
         self.velocity[i] = init.velocity;
         self.age[i] = 0.0;
         self.lifetime[i] = init.lifetime;
-        self.color[i] = init.color;
+        self.color[i] = to_half4(init.color.to_array());
         self.size[i] = init.size;
         self.owner[i] = init.owner;
         self.blend[i] = init.blend;
@@ -391,6 +440,9 @@ impl ParticlePool {
     /// pass. `forces` is indexed by owner; when all its entries are equal a flat vectorised pass
     /// applies that one entry to every particle without looking at owners, otherwise owners past
     /// its end feel no force. Owners without curves in `over_life` keep their colour and size.
+    /// When the last update read the same table (same [`OverLifeTable::stamp`]), particles whose
+    /// age still maps to the sample they read then are not written again (a dirty check: their
+    /// colour and size are already those values).
     pub fn update(
         &mut self,
         dt: f32,
@@ -402,27 +454,40 @@ impl ParticlePool {
         let shared = forces
             .split_first()
             .and_then(|(first, rest)| rest.iter().all(|f| f == first).then_some(*first));
+        // Colours and sizes already match `over_life` at the particles' last ages if the last
+        // update read this very table.
+        let unchanged = self.looks_from == Some(over_life.stamp());
+        let mut before = [0.0; UPDATE_TILE];
         let mut start = 0;
         while start < self.alive {
-            let end = self.age_and_kill_tile(start, dt, &mut on_kill);
+            let end = self.age_and_kill_tile(start, dt, &mut before, &mut on_kill);
             match shared {
-                Some(f) => self.accelerate_uniform(start, end, f),
-                None => self.accelerate(start, end, forces),
+                Some(f) => self.integrate_uniform(start, end, f, dt),
+                None => self.integrate(start, end, forces, dt),
             }
-            self.advance_positions(start, end, dt);
-            self.apply_over_life(start, end, over_life);
+            self.apply_over_life(start, end, over_life, unchanged.then_some(&before));
             start = end;
         }
+        self.looks_from = Some(over_life.stamp());
     }
 
     /// Ages the tile starting at `start` and kills its expired particles; returns the tile's end,
-    /// every particle before it being alive and aged exactly once.
+    /// every particle before it being alive and aged exactly once. `before` receives each
+    /// particle's age before this step, or 0 where a particle moved in (its colour and size were
+    /// not moved with it).
     ///
     /// Expiry is tested 64 particles at a time into a bit mask, so the loop branches per death
     /// rather than per particle.
-    fn age_and_kill_tile(&mut self, start: usize, dt: f32, on_kill: &mut impl FnMut(u32)) -> usize {
+    fn age_and_kill_tile(
+        &mut self,
+        start: usize,
+        dt: f32,
+        before: &mut [f32; UPDATE_TILE],
+        on_kill: &mut impl FnMut(u32),
+    ) -> usize {
         let mut end = (start + UPDATE_TILE).min(self.alive);
-        for age in &mut self.age[start..end] {
+        for (age, before) in self.age[start..end].iter_mut().zip(before.iter_mut()) {
+            *before = *age;
             *age += dt;
         }
         let mut base = start;
@@ -441,6 +506,8 @@ impl ParticlePool {
                     on_kill(self.owner[i]);
                     let from_beyond = self.alive > end;
                     self.retire(i);
+                    // `retire` leaves colour and size behind: the newcomer's must be rewritten.
+                    before[i - start] = 0.0;
                     if from_beyond {
                         // The replacement comes from past this tile: it has not aged yet.
                         self.age[i] += dt;
@@ -455,57 +522,90 @@ impl ParticlePool {
         end
     }
 
-    fn accelerate(&mut self, start: usize, end: usize, forces: &[StepForces]) {
-        for (velocity, &owner) in self.velocity[start..end]
+    /// Velocity then position of each particle of the tile, with its owner's forces, in one
+    /// pass: the velocity column is streamed once, and the position stores overlap the loads.
+    fn integrate(&mut self, start: usize, end: usize, forces: &[StepForces], dt: f32) {
+        let moving = self.velocity[start..end]
             .iter_mut()
-            .zip(&self.owner[start..end])
-        {
+            .zip(&self.owner[start..end]);
+        let places = self.position[start..end]
+            .iter_mut()
+            .zip(&self.previous[start..end]);
+        for ((velocity, &owner), (position, &previous)) in moving.zip(places) {
             let f = forces.get(owner as usize).copied().unwrap_or_default();
             *velocity = f.apply(*velocity);
+            *position = previous + *velocity * dt;
         }
     }
 
-    /// Every owner feels the same forces (one emitter, or the world's gravity everywhere): the
-    /// velocity column is treated as flat floats, four particles (twelve floats) at a time, so
-    /// the compiler can use full vector registers.
-    fn accelerate_uniform(&mut self, start: usize, end: usize, f: StepForces) {
+    /// [`ParticlePool::integrate`] when every owner feels the same forces (one emitter, or the
+    /// world's gravity everywhere): the columns are treated as flat floats, four particles
+    /// (twelve floats) at a time, so the compiler can use full vector registers. Same operations
+    /// in the same order, so the same bits.
+    fn integrate_uniform(&mut self, start: usize, end: usize, f: StepForces, dt: f32) {
         let g = f.gravity_dt.to_array();
         let gravity: [f32; 12] = std::array::from_fn(|k| g[k % 3]);
-        let flat: &mut [f32] = bytemuck::cast_slice_mut(&mut self.velocity[start..end]);
-        let mut quads = flat.chunks_exact_mut(12);
-        for quad in &mut quads {
-            for (v, g) in quad.iter_mut().zip(&gravity) {
-                *v = (*v + g) * f.damping;
-            }
-        }
-        for (v, g) in quads.into_remainder().iter_mut().zip(&gravity) {
-            *v = (*v + g) * f.damping;
-        }
-    }
-
-    fn advance_positions(&mut self, start: usize, end: usize, dt: f32) {
+        let velocity: &mut [f32] = bytemuck::cast_slice_mut(&mut self.velocity[start..end]);
         let position: &mut [f32] = bytemuck::cast_slice_mut(&mut self.position[start..end]);
         let previous: &[f32] = bytemuck::cast_slice(&self.previous[start..end]);
-        let velocity: &[f32] = bytemuck::cast_slice(&self.velocity[start..end]);
-        for ((p, q), v) in position.iter_mut().zip(previous).zip(velocity) {
-            *p = q + v * dt;
+        let step = |v: &mut f32, p: &mut f32, q: f32, g: f32| {
+            *v = (*v + g) * f.damping;
+            *p = q + *v * dt;
+        };
+        let mut v_quads = velocity.chunks_exact_mut(12);
+        let mut p_quads = position.chunks_exact_mut(12);
+        let q_quads = previous.chunks_exact(12);
+        let q_rest = q_quads.remainder();
+        for ((v, p), q) in (&mut v_quads).zip(&mut p_quads).zip(q_quads) {
+            for (((v, p), &q), &g) in v.iter_mut().zip(p).zip(q).zip(&gravity) {
+                step(v, p, q, g);
+            }
+        }
+        let rest = v_quads.into_remainder().iter_mut();
+        for (((v, p), &q), &g) in rest.zip(p_quads.into_remainder()).zip(q_rest).zip(&gravity) {
+            step(v, p, q, g);
         }
     }
 
-    fn apply_over_life(&mut self, start: usize, end: usize, over_life: &OverLifeTable) {
+    /// Reads colour and size from `over_life` for the tile `start..end`.
+    ///
+    /// With `before` (the ages before this step, given when the colours were last read from the
+    /// same table), a particle whose age still maps to the sample it read last time is skipped:
+    /// its colour and size are already right, and not storing them keeps their cache lines clean
+    /// (long-lived particles change sample only every 1/255 of their life).
+    fn apply_over_life(
+        &mut self,
+        start: usize,
+        end: usize,
+        over_life: &OverLifeTable,
+        before: Option<&[f32; UPDATE_TILE]>,
+    ) {
         let mut entries = [0u32; UPDATE_TILE];
         let entries = &mut entries[..end - start];
+        // Without `before` every "previous age" reads 0, which never skips.
+        let before = before.unwrap_or(&[0.0; UPDATE_TILE]);
         let ages = self.age[start..end].iter().zip(&self.lifetime[start..end]);
-        for ((entry, (&age, &lifetime)), &owner) in
-            entries.iter_mut().zip(ages).zip(&self.owner[start..end])
+        for (((entry, (&age, &lifetime)), &owner), &was) in entries
+            .iter_mut()
+            .zip(ages)
+            .zip(&self.owner[start..end])
+            .zip(before)
         {
+            // One division for both ages; the same reciprocal gave last step's sample, so the
+            // comparison is exact.
+            let per_second = 1.0 / lifetime;
+            let sample = OverLifeTable::sample_offset(age * per_second);
+            // Age 0 before the step means just spawned (with the spawn colour) or moved in.
+            let same = (was > 0.0) & (OverLifeTable::sample_offset(was * per_second) == sample);
             // Wrapping keeps this loop free of overflow checks; an absurd owner lands outside
-            // the table and keeps its colour.
+            // the table and keeps its colour. All ones, past any table, skips a particle whose
+            // sample did not change; a mask rather than a branch keeps the loop vectorised.
             *entry = owner
                 .wrapping_mul(OVER_LIFE_SAMPLES as u32)
-                .wrapping_add(OverLifeTable::sample_offset(age / lifetime));
+                .wrapping_add(sample)
+                | 0u32.wrapping_sub(u32::from(same));
         }
-        let (colors, sizes) = (over_life.colors(), over_life.sizes());
+        let (colors, sizes) = (over_life.half_colors(), over_life.sizes());
         let targets = self.color[start..end]
             .iter_mut()
             .zip(&mut self.size[start..end]);
@@ -541,7 +641,7 @@ impl ParticlePool {
             let instance = ParticleInstance {
                 position: previous.lerp(*current, alpha).to_array(),
                 size,
-                color: color.to_array(),
+                color: from_half4(*color),
             };
             match blend {
                 BlendMode::Additive => additive.push(instance),
@@ -580,10 +680,13 @@ impl ParticlePool {
         &self.lifetime[..self.alive]
     }
 
-    /// Linear RGBA colours.
+    /// Linear RGBA colours, as stored: to half precision (11 significant bits), saturating at
+    /// ±65504.
     #[must_use]
-    pub fn colors(&self) -> &[Vec4] {
-        &self.color[..self.alive]
+    pub fn colors(&self) -> impl ExactSizeIterator<Item = Vec4> + '_ {
+        self.color[..self.alive]
+            .iter()
+            .map(|&c| Vec4::from_array(from_half4(c)))
     }
 
     /// Billboard sizes.
@@ -608,6 +711,7 @@ impl ParticlePool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::particles::{ColorStop, SizeStop};
     use proptest::prelude::*;
 
     fn init(owner: u32, lifetime: f32) -> ParticleInit {
@@ -668,7 +772,7 @@ mod tests {
             pool.update(0.1, &forces, &over_life, |_| {});
         }
         assert_ne!(
-            pool.colors()[0],
+            pool.colors().next().expect("one particle"),
             init(7, 1.0).color,
             "the update changed the colour"
         );
@@ -683,7 +787,7 @@ mod tests {
         assert_eq!(pool.velocities(), &[fresh.velocity]);
         assert_eq!(pool.ages(), &[0.0]);
         assert_eq!(pool.lifetimes(), &[3.0]);
-        assert_eq!(pool.colors(), &[fresh.color]);
+        assert_eq!(pool.colors().collect::<Vec<_>>(), [fresh.color]);
         assert_eq!(pool.sizes(), &[fresh.size]);
         assert_eq!(pool.owners(), &[8]);
         assert_eq!(pool.blends(), &[BlendMode::Additive]);
@@ -830,9 +934,12 @@ mod tests {
         let single = [forces[0], StepForces::default()];
         a.update(0.5, &uniform, &OverLifeTable::default(), |_| {});
         b.update(0.5, &single, &OverLifeTable::default(), |_| {});
-        assert_eq!(a.velocities()[0], b.velocities()[0]);
-        assert_eq!(a.velocities()[2], b.velocities()[2]);
+        for i in (0..9).step_by(2) {
+            assert_eq!(a.velocities()[i], b.velocities()[i], "velocity {i}");
+            assert_eq!(a.positions()[i], b.positions()[i], "position {i}");
+        }
         assert_ne!(a.velocities()[1], b.velocities()[1]);
+        assert_ne!(a.positions()[1], b.positions()[1]);
     }
 
     #[test]
@@ -852,6 +959,56 @@ mod tests {
         alpha.clear();
         pool.instances(7.0, &mut additive, &mut alpha);
         assert_eq!(alpha[0].position, [1.0, 1.0, 0.0], "alpha is clamped to 1");
+    }
+
+    fn curves(k: u32) -> Emitter {
+        let kf = k as f32;
+        Emitter {
+            color_over_life: vec![
+                ColorStop {
+                    t: 0.0,
+                    color: [1.0, 0.1 * kf, 0.0, 1.0],
+                },
+                ColorStop {
+                    t: 0.4,
+                    color: [0.2, 0.5, 0.3 * kf, 0.7],
+                },
+                ColorStop {
+                    t: 1.0,
+                    color: [0.0, 0.0, 1.0, 0.0],
+                },
+            ],
+            size_over_life: vec![
+                SizeStop { t: 0.0, size: 0.1 },
+                SizeStop {
+                    t: 1.0,
+                    size: 1.0 + kf,
+                },
+            ],
+            ..Emitter::default()
+        }
+    }
+
+    #[test]
+    fn a_rebaked_table_reaches_particles_whose_sample_did_not_change() {
+        let mut table = OverLifeTable::default();
+        table.bake(0, &curves(0));
+        let mut pool = ParticlePool::with_capacity(4);
+        pool.spawn(&init(0, 100_000.0), Overflow::Drop, |_| {});
+        pool.update(1.0, &[], &table, |_| {});
+        let stored = |c: Vec4| Vec4::from_array(from_half4(to_half4(c.to_array())));
+        let first = stored(table.sample(0, 0.0).expect("baked").0);
+        assert_eq!(pool.colors().collect::<Vec<_>>(), [first]);
+        // Same sample, new colours: the particle must pick them up.
+        table.bake(0, &curves(3));
+        pool.update(1.0, &[], &table, |_| {});
+        let second = stored(table.sample(0, 0.0).expect("baked").0);
+        assert_ne!(first, second);
+        assert_eq!(pool.colors().collect::<Vec<_>>(), [second]);
+        // And a spawn colour is replaced even when the first step stays on sample 0.
+        pool.spawn(&init(0, 100_000.0), Overflow::Drop, |_| {});
+        pool.update(1.0, &[], &table, |_| {});
+        assert_eq!(pool.colors().collect::<Vec<_>>(), [second, second]);
     }
 
     #[derive(Clone, Debug)]
@@ -957,6 +1114,101 @@ mod tests {
                 .filter(|&j| age[j] >= lifetime[j])
                 .fold(0u64, |mask, j| mask | (1 << j));
             prop_assert_eq!(expiry_mask(&age, &lifetime), naive);
+        }
+
+        #[test]
+        fn spawn_from_matches_sampling_one_by_one(
+            seed in any::<u64>(),
+            count in 0u32..200,
+            room in 0u32..220,
+            cone in 0.0f32..=180.0,
+            angle in -3.0f32..3.0,
+            scale in prop_oneof![Just(1.0f32), 0.5f32..2.0],
+        ) {
+            let world = Affine3A::from_scale_rotation_translation(
+                Vec3::splat(scale),
+                glam::Quat::from_rotation_z(angle),
+                Vec3::new(1.0, -2.0, 3.0),
+            );
+            let emitter = Emitter {
+                seed,
+                cone_angle: cone,
+                blend: BlendMode::Additive,
+                ..Emitter::default()
+            };
+            let (mut fast_emitter, mut slow_emitter) = (emitter.clone(), emitter);
+            let mut fast = ParticlePool::with_capacity(room);
+            let mut slow = ParticlePool::with_capacity(room);
+            // A particle already there must stay untouched.
+            for pool in [&mut fast, &mut slow] {
+                pool.spawn(&init(9, 5.0), Overflow::Drop, |_| {});
+            }
+            let wanted = fast.make_room(count, Overflow::Drop, |_| {});
+            prop_assert_eq!(wanted, slow.make_room(count, Overflow::Drop, |_| {}));
+            let spawned = fast.spawn_from(&mut fast_emitter, count, &world, 3);
+            prop_assert_eq!(spawned, wanted);
+            slow_emitter.sample_particles(wanted, &world, 3, |init| {
+                slow.spawn(init, Overflow::Drop, |_| {});
+            });
+            prop_assert_eq!(fast.positions(), slow.positions());
+            prop_assert_eq!(fast.previous_positions(), slow.previous_positions());
+            prop_assert_eq!(fast.velocities(), slow.velocities());
+            prop_assert_eq!(fast.ages(), slow.ages());
+            prop_assert_eq!(fast.lifetimes(), slow.lifetimes());
+            prop_assert!(fast.colors().eq(slow.colors()));
+            prop_assert_eq!(fast.sizes(), slow.sizes());
+            prop_assert_eq!(fast.owners(), slow.owners());
+            prop_assert_eq!(fast.blends(), slow.blends());
+            prop_assert_eq!(fast.stats(), slow.stats());
+            // Both emitters drew the same numbers, so they go on alike.
+            let next = |e: &mut Emitter| e.sample_particle(&world, 0);
+            prop_assert_eq!(next(&mut fast_emitter), next(&mut slow_emitter));
+        }
+
+        #[test]
+        fn skipping_unchanged_samples_matches_rereading_every_one(
+            ops in prop::collection::vec(op(), 1..100),
+            life_scale in prop_oneof![Just(1.0f32), Just(1_000.0f32)],
+        ) {
+            let mut table = OverLifeTable::default();
+            for k in 0..3 {
+                table.bake(k, &curves(k));
+            }
+            let mut kept = ParticlePool::with_capacity(300);
+            let mut fresh = ParticlePool::with_capacity(300);
+            let mut next_id = 0u32;
+            for op in ops {
+                match op {
+                    Op::Spawn { lifetime, overflow } | Op::Batch { count: lifetime, overflow } => {
+                        let mut particle = init(next_id % 4, f32::from(lifetime.max(1)) / 16.0 * life_scale);
+                        particle.color = Vec4::splat(next_id as f32);
+                        for pool in [&mut kept, &mut fresh] {
+                            pool.spawn(&particle, overflow, |_| {});
+                        }
+                        next_id += 1;
+                    }
+                    Op::Kill { pick } => {
+                        let index = usize::from(pick) % (kept.len() + 1);
+                        prop_assert_eq!(kept.kill(index), fresh.kill(index));
+                    }
+                    Op::KillOwner { pick } => {
+                        let owner = u32::from(pick) % 4;
+                        kept.kill_where(|o| o == owner, |_| {});
+                        fresh.kill_where(|o| o == owner, |_| {});
+                    }
+                    Op::Step { ticks } => {
+                        let dt = f32::from(ticks) / 64.0;
+                        kept.update(dt, &[], &table, |_| {});
+                        // A clone baked again has a new stamp: every particle is re-read.
+                        let mut rebaked = table.clone();
+                        rebaked.bake(0, &curves(0));
+                        fresh.update(dt, &[], &rebaked, |_| {});
+                    }
+                }
+                prop_assert_eq!(kept.owners(), fresh.owners());
+                prop_assert!(kept.colors().eq(fresh.colors()));
+                prop_assert_eq!(kept.sizes(), fresh.sizes());
+            }
         }
 
         #[test]
