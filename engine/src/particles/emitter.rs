@@ -751,7 +751,7 @@ impl OverLifeTable {
         &self.colors
     }
 
-    /// Every colour sample as halves ([`half::to_half4`](super::half::to_half4)), slot after
+    /// Every colour sample as halves ([`to_half4`](super::half::to_half4)), slot after
     /// slot: what the pool stores.
     #[must_use]
     pub fn half_colors(&self) -> &[[u16; 4]] {
