@@ -111,11 +111,24 @@ impl TextureSet {
 }
 
 /// Creates a texture holding every level of `data`'s mip chain.
+/// Images larger than the device allows start at the first mip level that fits
+/// (the chain holds every smaller size), instead of failing the upload.
 fn upload(device: &wgpu::Device, queue: &wgpu::Queue, data: &TextureData) -> wgpu::Texture {
-    let levels = u32::try_from(data.mips.len()).unwrap_or(1).max(1);
+    let limit = device.limits().max_texture_dimension_2d.max(1);
+    let skip = first_fitting_level(data.width, data.height, limit);
+    if skip > 0 {
+        log::warn!(
+            "texture {}: {}x{} is over the device's {limit}; drawn from mip level {skip}",
+            data.name,
+            data.width,
+            data.height
+        );
+    }
+    let mips = data.mips.get(skip as usize..).unwrap_or_default();
+    let levels = u32::try_from(mips.len()).unwrap_or(1).max(1);
     let size = wgpu::Extent3d {
-        width: data.width.max(1),
-        height: data.height.max(1),
+        width: (data.width >> skip).max(1),
+        height: (data.height >> skip).max(1),
         depth_or_array_layers: 1,
     };
     let texture = device.create_texture(&wgpu::TextureDescriptor {
@@ -128,7 +141,7 @@ fn upload(device: &wgpu::Device, queue: &wgpu::Queue, data: &TextureData) -> wgp
         usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
         view_formats: &[],
     });
-    for (level, pixels) in (0..levels).zip(&data.mips) {
+    for (level, pixels) in (0..levels).zip(mips) {
         let extent = size.mip_level_size(level, wgpu::TextureDimension::D2);
         let expected = 4 * extent.width as usize * extent.height as usize;
         if pixels.len() != expected {
@@ -181,4 +194,26 @@ fn bind(
             },
         ],
     })
+}
+
+/// The first mip level of a `width` x `height` image whose sides are both at most `limit`.
+fn first_fitting_level(width: u32, height: u32, limit: u32) -> u32 {
+    let mut level = 0;
+    while (width >> level).max(1) > limit || (height >> level).max(1) > limit {
+        level += 1;
+    }
+    level
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_fitting_level;
+
+    #[test]
+    fn oversized_images_start_at_the_first_level_that_fits() {
+        assert_eq!(first_fitting_level(2048, 1024, 8192), 0);
+        assert_eq!(first_fitting_level(16384, 512, 8192), 1);
+        assert_eq!(first_fitting_level(40000, 3, 8192), 3);
+        assert_eq!(first_fitting_level(1, 1, 1), 0);
+    }
 }
