@@ -35,47 +35,38 @@ fn part(scene: &mut Scene, parent: NodeId, mesh: Primitive, at: Vec3, scale: Vec
         .unwrap();
 }
 
-/// Ship > mast > arm > lamp, each level animated, over a plane.
-fn hierarchy_scene() -> Scene {
-    let mut scene = Scene::new();
+/// A sun at (yaw, pitch) and a square sea plane of side `size` under it.
+fn sun_and_sea(scene: &mut Scene, (yaw, pitch): (f32, f32), size: f32, material: Material) {
+    let rotation = Quat::from_euler(glam::EulerRot::YXZ, yaw, pitch, 0.0);
     let sun = scene
-        .spawn(
-            None,
-            "sun",
-            Transform::IDENTITY.with_rotation(Quat::from_euler(
-                glam::EulerRot::YXZ,
-                0.5,
-                -0.9,
-                0.0,
-            )),
-        )
+        .spawn(None, "sun", Transform::IDENTITY.with_rotation(rotation))
         .unwrap();
-    scene
-        .insert(
-            sun,
-            Light {
-                kind: LightKind::Directional,
-                color: Vec3::ONE,
-                intensity: 2.5,
-            },
-        )
-        .unwrap();
+    let light = Light {
+        kind: LightKind::Directional,
+        color: Vec3::ONE,
+        intensity: 2.5,
+    };
+    scene.insert(sun, light).unwrap();
     let sea = scene
         .spawn(
             None,
             "sea",
-            Transform::IDENTITY.with_scale(Vec3::new(20.0, 1.0, 20.0)),
+            Transform::IDENTITY.with_scale(Vec3::new(size, 1.0, size)),
         )
         .unwrap();
-    scene
-        .insert(
-            sea,
-            MeshRenderer {
-                mesh: Primitive::Plane.into(),
-                material: Material::rgb(0.02, 0.12, 0.2),
-            },
-        )
-        .unwrap();
+    let mesh = Primitive::Plane.into();
+    scene.insert(sea, MeshRenderer { mesh, material }).unwrap();
+}
+
+/// Ship > mast > arm > lamp, each level animated, over a plane.
+fn hierarchy_scene() -> Scene {
+    let mut scene = Scene::new();
+    sun_and_sea(
+        &mut scene,
+        (0.5, -0.9),
+        20.0,
+        Material::rgb(0.02, 0.12, 0.2),
+    );
     let ship = scene
         .spawn(None, "ship", Transform::from_translation(Vec3::Y * 0.5))
         .unwrap();
@@ -362,44 +353,12 @@ fn the_imported_lighthouse_renders_textured() {
     let model =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/models/lighthouse.glb");
     let mut scene = Scene::new();
-    let sun = scene
-        .spawn(
-            None,
-            "sun",
-            Transform::IDENTITY.with_rotation(Quat::from_euler(
-                glam::EulerRot::YXZ,
-                0.6,
-                -0.7,
-                0.0,
-            )),
-        )
-        .unwrap();
-    scene
-        .insert(
-            sun,
-            Light {
-                kind: LightKind::Directional,
-                color: Vec3::ONE,
-                intensity: 2.5,
-            },
-        )
-        .unwrap();
-    let sea = scene
-        .spawn(
-            None,
-            "sea",
-            Transform::IDENTITY.with_scale(Vec3::new(40.0, 1.0, 40.0)),
-        )
-        .unwrap();
-    scene
-        .insert(
-            sea,
-            MeshRenderer {
-                mesh: Primitive::Plane.into(),
-                material: Material::rgb(0.05, 0.2, 0.35),
-            },
-        )
-        .unwrap();
+    sun_and_sea(
+        &mut scene,
+        (0.6, -0.7),
+        40.0,
+        Material::rgb(0.05, 0.2, 0.35),
+    );
     let (lighthouse, warnings) = scene
         .spawn_model(None, "lighthouse", Transform::IDENTITY, &model)
         .expect("the bundled model imports");
