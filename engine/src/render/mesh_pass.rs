@@ -17,6 +17,7 @@ use super::buffer::GrowableBuffer;
 use super::frame::FrameData;
 use super::targets::DEPTH_FORMAT;
 use super::texture::TextureSet;
+use super::uploaded::Uploaded;
 use crate::assets::{MeshData, MeshRef, MeshVertex, Primitive, Registry, registry};
 
 /// Where one primitive lives in the shared buffers.
@@ -70,8 +71,8 @@ pub(crate) struct MeshPass {
     vertices: wgpu::Buffer,
     indices: wgpu::Buffer,
     ranges: [MeshRange; Primitive::ALL.len()],
-    /// Imported meshes by handle; `None` until first drawn.
-    imported: Vec<Option<GpuMesh>>,
+    /// Imported meshes by handle, uploaded when first drawn.
+    imported: Uploaded<GpuMesh>,
     textures: TextureSet,
     /// The packed instances, read by the shader as a storage buffer.
     instance_buffer: GrowableBuffer,
@@ -155,7 +156,7 @@ impl MeshPass {
             vertices: vertex_buffer,
             indices: index_buffer,
             ranges,
-            imported: Vec::new(),
+            imported: Uploaded::default(),
             textures,
             instance_buffer,
             instance_layout,
@@ -202,20 +203,12 @@ impl MeshPass {
             if let Some(texture) = group.texture {
                 self.textures.ensure(device, queue, registry, texture);
             }
-            let MeshRef::Asset(handle) = group.mesh else {
-                continue;
-            };
-            let index = handle.index();
-            if self.imported.get(index).is_some_and(Option::is_some) {
-                continue;
+            if let MeshRef::Asset(handle) = group.mesh {
+                self.imported.ensure(handle.index(), || {
+                    let asset = registry.mesh(handle)?;
+                    Some(GpuMesh::new(device, &asset.name, &asset.data))
+                });
             }
-            let Some(asset) = registry.mesh(handle) else {
-                continue;
-            };
-            if self.imported.len() <= index {
-                self.imported.resize_with(index + 1, || None);
-            }
-            self.imported[index] = Some(GpuMesh::new(device, &asset.name, &asset.data));
         }
     }
 
@@ -254,7 +247,7 @@ impl MeshPass {
                     );
                 }
                 MeshRef::Asset(handle) => {
-                    let Some(Some(mesh)) = self.imported.get(handle.index()) else {
+                    let Some(mesh) = self.imported.get(handle.index()) else {
                         continue;
                     };
                     pass.set_vertex_buffer(0, mesh.vertices.slice(..));

@@ -6,7 +6,7 @@
 //! - [`context`]: [`GpuContext`] (instance, adapter, device, queue) and backend parsing.
 //! - [`camera`]: [`Camera`] plus the orbit and fly controllers.
 //! - [`frame`]: [`FrameData`] and its parts, and the shared uniform block.
-//! - `batcher`, `mesh_pass`, `texture`: culled, batched, instanced meshes (primitives and
+//! - `batcher`, `mesh_pass`, `texture`, `uploaded`: culled, batched, instanced meshes (primitives and
 //!   imported) with base-colour textures and Blinn-Phong lighting.
 //! - `particle_pass`: additive and alpha billboards.
 //! - [`line_pass`]: debug lines and the ground grid.
@@ -31,6 +31,7 @@ mod renderer;
 pub mod surface;
 mod targets;
 mod texture;
+mod uploaded;
 
 // Re-exported because they appear in this module's API (`wgpu` types in the
 // context and passes, `image::RgbaImage` from captures): users need no

@@ -5,6 +5,7 @@
 //! Pattern: flyweight (the GPU side of the asset registry): one texture and
 //! one bind group per image, however many instances sample it.
 
+use super::uploaded::Uploaded;
 use crate::assets::{Registry, TextureData, TextureHandle};
 
 /// Sampling quality: trilinear with up to this much anisotropy.
@@ -16,8 +17,8 @@ pub(crate) struct TextureSet {
     layout: wgpu::BindGroupLayout,
     sampler: wgpu::Sampler,
     white: wgpu::BindGroup,
-    /// By texture handle; `None` until first drawn.
-    uploaded: Vec<Option<wgpu::BindGroup>>,
+    /// By texture handle, uploaded when first drawn.
+    uploaded: Uploaded<wgpu::BindGroup>,
 }
 
 impl TextureSet {
@@ -69,7 +70,7 @@ impl TextureSet {
             ),
             layout,
             sampler,
-            uploaded: Vec::new(),
+            uploaded: Uploaded::default(),
         }
     }
 
@@ -86,18 +87,11 @@ impl TextureSet {
         registry: &Registry,
         handle: TextureHandle,
     ) {
-        let index = handle.index();
-        if self.uploaded.get(index).is_some_and(Option::is_some) {
-            return;
-        }
-        let Some(data) = registry.texture(handle) else {
-            return;
-        };
-        if self.uploaded.len() <= index {
-            self.uploaded.resize_with(index + 1, || None);
-        }
-        let texture = upload(device, queue, data);
-        self.uploaded[index] = Some(bind(device, &self.layout, &self.sampler, &texture));
+        let (layout, sampler) = (&self.layout, &self.sampler);
+        self.uploaded.ensure(handle.index(), || {
+            let texture = upload(device, queue, registry.texture(handle)?);
+            Some(bind(device, layout, sampler, &texture))
+        });
     }
 
     /// The bind group to draw with: the texture's, or white when it has none
@@ -105,7 +99,6 @@ impl TextureSet {
     pub(crate) fn bind_group(&self, texture: Option<TextureHandle>) -> &wgpu::BindGroup {
         texture
             .and_then(|t| self.uploaded.get(t.index()))
-            .and_then(Option::as_ref)
             .unwrap_or(&self.white)
     }
 }
