@@ -6,8 +6,9 @@
 //! - [`context`]: [`GpuContext`] (instance, adapter, device, queue) and backend parsing.
 //! - [`camera`]: [`Camera`] plus the orbit and fly controllers.
 //! - [`frame`]: [`FrameData`] and its parts, and the shared uniform block.
-//! - `batcher`, `mesh_pass`, `texture`, `uploaded`: culled, batched, instanced meshes (primitives and
-//!   imported) with base-colour textures and Blinn-Phong lighting.
+//! - `batcher`, `mesh_pass`, `texture`, `uploaded`: culled, batched, instanced
+//!   meshes (primitives and imported) with base-colour textures and Blinn-Phong
+//!   lighting.
 //! - `particle_pass`: additive and alpha billboards.
 //! - [`line_pass`]: debug lines and the ground grid.
 //! - [`surface`]: the window surface and frame acquisition.
