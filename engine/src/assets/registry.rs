@@ -16,7 +16,8 @@ use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
 use super::gltf::{self, ModelError};
-use super::{MeshData, ModelData, ModelWarning, Primitive, TextureData};
+use super::{MeshData, ModelData, ModelMaterial, ModelWarning, Primitive, TextureData};
+use crate::scene::Material;
 use crate::spatial::Aabb;
 
 /// An imported mesh in the registry.
@@ -115,17 +116,6 @@ pub struct MeshAsset {
     pub radius: f32,
 }
 
-/// The look of one imported primitive.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ImportedMaterial {
-    /// Linear RGBA base colour factor.
-    pub base_color: glam::Vec4,
-    /// Base-colour texture.
-    pub texture: Option<TextureHandle>,
-    /// Highlight sharpness 0..1 (one minus the file's roughness).
-    pub gloss: f32,
-}
-
 /// A model file once imported: its hierarchy, with every mesh and texture in the registry.
 #[derive(Debug)]
 pub struct Model {
@@ -133,8 +123,9 @@ pub struct Model {
     pub path: PathBuf,
     /// The file's hierarchy and materials (mesh and image data moved to the registry).
     pub data: ModelData,
-    /// For each glTF mesh, each primitive's registered mesh and material.
-    pub primitives: Vec<Vec<(MeshHandle, ImportedMaterial)>>,
+    /// For each glTF mesh, each primitive's registered mesh and material
+    /// (gloss is one minus the file's roughness).
+    pub primitives: Vec<Vec<(MeshHandle, Material)>>,
     /// Everything the import skipped.
     pub warnings: Vec<ModelWarning>,
     modified: Option<SystemTime>,
@@ -266,20 +257,13 @@ fn register_model(mut data: ModelData, modified: Option<SystemTime>) -> Arc<Mode
         .into_iter()
         .map(|texture| registry.add_texture(texture))
         .collect();
-    let materials: Vec<ImportedMaterial> = data
-        .materials
-        .iter()
-        .map(|m| ImportedMaterial {
-            base_color: m.base_color,
-            texture: m.base_color_texture.and_then(|t| textures.get(t).copied()),
-            gloss: (1.0 - m.roughness).clamp(0.0, 1.0),
-        })
-        .collect();
-    let default_material = ImportedMaterial {
-        base_color: glam::Vec4::ONE,
-        texture: None,
-        gloss: 0.0,
+    let import = |m: &ModelMaterial| Material {
+        base_color: m.base_color,
+        gloss: (1.0 - m.roughness).clamp(0.0, 1.0),
+        texture: m.base_color_texture.and_then(|t| textures.get(t).copied()),
     };
+    let materials: Vec<Material> = data.materials.iter().map(import).collect();
+    let default_material = import(&ModelMaterial::default());
     let primitives = data
         .meshes
         .iter_mut()

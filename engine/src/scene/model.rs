@@ -8,7 +8,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use super::{Material, MeshRenderer, ModelInstance, ModelPart, NodeId, Scene, SceneError};
+use super::{MeshRenderer, ModelInstance, ModelPart, NodeId, Scene, SceneError};
 use crate::assets::{MeshRef, Model, ModelWarning, load_model};
 
 impl Scene {
@@ -92,14 +92,10 @@ impl Scene {
         let primitives = mesh
             .and_then(|m| model.primitives.get(m))
             .map_or(&[][..], Vec::as_slice);
-        for (k, &(handle, look)) in primitives.iter().enumerate() {
+        for (k, &(handle, material)) in primitives.iter().enumerate() {
             let renderer = MeshRenderer {
                 mesh: MeshRef::Asset(handle),
-                material: Material {
-                    base_color: look.base_color,
-                    gloss: look.gloss,
-                    texture: look.texture,
-                },
+                material,
             };
             let target = if k == 0 {
                 id
