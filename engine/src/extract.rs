@@ -84,7 +84,7 @@ impl FrameBuffers {
         for (node, mesh) in scene.components.mesh.iter() {
             self.push_mesh(scene, node, mesh, alpha, overlays);
         }
-        self.finish(scene, alpha, camera, overlays, false)
+        self.finish(scene, alpha, camera, overlays)
     }
 
     /// Fills the buffers (lines excepted: the caller may have drawn some) with the
@@ -157,7 +157,7 @@ impl FrameBuffers {
         }
         self.culled_by_octree = scene.components.mesh.len().saturating_sub(visible.len());
         self.visible = visible;
-        self.finish(scene, alpha, camera, overlays, true)
+        self.finish(scene, alpha, camera, overlays)
     }
 
     /// Extracts a world's scene at its clock's alpha, culled by its octree,
@@ -242,7 +242,6 @@ impl FrameBuffers {
         alpha: f32,
         camera: Camera,
         overlays: &Overlays,
-        instances_in_view: bool,
     ) -> FrameData<'a> {
         for &node in overlays.highlight {
             for part in scene.subtree(node) {
@@ -290,7 +289,8 @@ impl FrameBuffers {
             }),
             point_lights: &self.point_lights,
             instances: &self.instances,
-            instances_in_view,
+            // Culled meshes come packed; loose instances are culled by the renderer.
+            instances_in_view: false,
             packed: PackedInstances {
                 records: &self.records[..self.packed_len],
                 keys: &self.keys[..self.packed_len],
