@@ -32,12 +32,26 @@ pub enum FilePurpose {
 impl FilePurpose {
     /// Whether the chooser lists a file of this name.
     fn lists(&self, name: &str) -> bool {
-        let lower = name.to_ascii_lowercase();
-        match self {
-            FilePurpose::Import => lower.ends_with(".gltf") || lower.ends_with(".glb"),
-            FilePurpose::Open | FilePurpose::SaveAs(_) => lower.ends_with(".ron"),
-        }
+        let wanted: &[&str] = match self {
+            FilePurpose::Import => &MODEL_EXTENSIONS,
+            FilePurpose::Open | FilePurpose::SaveAs(_) => &["ron"],
+        };
+        has_extension(Path::new(name), wanted)
     }
+}
+
+/// Extensions of the model files the editor imports.
+const MODEL_EXTENSIONS: [&str; 2] = ["gltf", "glb"];
+
+/// Whether `path` names a glTF model by its extension.
+pub fn is_model_file(path: &Path) -> bool {
+    has_extension(path, &MODEL_EXTENSIONS)
+}
+
+fn has_extension(path: &Path, wanted: &[&str]) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| wanted.iter().any(|w| e.eq_ignore_ascii_case(w)))
 }
 
 /// The path-field file chooser.

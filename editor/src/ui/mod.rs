@@ -297,7 +297,7 @@ impl EditorApp {
             if path.as_os_str().is_empty() {
                 continue;
             }
-            if is_model_file(path) {
+            if dialogs::is_model_file(path) {
                 self.actions.push(Action::ImportPath(path.to_path_buf()));
             } else {
                 self.status.error(format!(
@@ -909,11 +909,4 @@ impl EditorApp {
             });
         });
     }
-}
-
-/// Whether `path` names a glTF model by its extension.
-fn is_model_file(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("gltf") || e.eq_ignore_ascii_case("glb"))
 }
