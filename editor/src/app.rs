@@ -458,6 +458,8 @@ impl ApplicationHandler for Shell {
 pub fn main_with_default_scene(default_scene: Option<PathBuf>) -> std::process::ExitCode {
     use std::process::ExitCode;
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    // The event loop runs the fixed updates on this thread.
+    keel_engine::workers::join_pool();
     let cli = match crate::cli::Cli::parse(std::env::args_os().skip(1)) {
         Ok(cli) => cli,
         Err(crate::cli::CliError::Help) => {

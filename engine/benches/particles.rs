@@ -246,6 +246,8 @@ impl BoxedWorld {
 }
 
 fn update(c: &mut Criterion) {
+    // Criterion measures on this thread, as the app runs fixed updates on its main thread.
+    keel_engine::workers::join_pool();
     let mut group = c.benchmark_group("particles");
     group.sample_size(20);
     let forever = FloatRange::new(1.0e6, 1.0e6);

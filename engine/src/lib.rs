@@ -21,4 +21,5 @@ pub mod scene;
 pub mod spatial;
 pub mod systems;
 pub mod time;
+pub mod workers;
 pub mod world;

@@ -1,6 +1,7 @@
 //! The particle system allocates nothing in steady state: a counting global allocator watches
 //! 1,000 fixed steps of a busy, overflowing pool (plus the per-frame instance packing) and must see
-//! no allocation after the warm-up.
+//! no allocation after the warm-up; then the same load twenty times over, a pool big enough that
+//! its updates are split across rayon's workers, with the workers counted too.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -8,22 +9,26 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use glam::{Affine3A, Quat, Vec3};
 use keel_engine::particles::{
-    BlendMode, Burst, Emitter, FloatRange, Overflow, ParticleInstance, ParticleSystem,
+    BlendMode, Burst, Emitter, FloatRange, Overflow, PARALLEL_SPAN, ParticleInstance,
+    ParticleSystem,
 };
 
-/// Counts allocations and reallocations made by threads that opted in, so the test harness's own
-/// threads cannot disturb the count.
+/// Counts allocations and reallocations made by threads that opted in, each under the run it
+/// works for, so neither the test harness's own threads nor the other test (running at the same
+/// time) can disturb a run's count.
 struct CountingAllocator;
 
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+/// Allocations per run; run 0 is "not counted".
+static ALLOCATIONS: [AtomicUsize; 3] = [const { AtomicUsize::new(0) }; 3];
 
 thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    static COUNTING: Cell<usize> = const { Cell::new(0) };
 }
 
 fn note_allocation() {
-    if COUNTING.with(Cell::get) {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+    let run = COUNTING.with(Cell::get);
+    if run != 0 {
+        ALLOCATIONS[run].fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -62,7 +67,22 @@ const DT: f32 = 1.0 / 60.0;
 const WARM_UP: usize = 60;
 const STEPS: usize = 1_000;
 
-fn emitters() -> Vec<Emitter> {
+/// The emitters for a pool of `CAPACITY * scale` particles.
+fn emitters(scale: u32) -> Vec<Emitter> {
+    let mut emitters = base_emitters();
+    for e in &mut emitters {
+        e.rate *= scale as f32;
+        for burst in &mut e.bursts {
+            burst.count *= scale;
+        }
+        if let Overflow::Grow { max } = &mut e.overflow {
+            *max *= scale;
+        }
+    }
+    emitters
+}
+
+fn base_emitters() -> Vec<Emitter> {
     vec![
         // Alone it would keep about 9,000 alive, and it starts with a burst that fills most of
         // the pool: the pool runs full from the first steps and this one drops.
@@ -114,10 +134,13 @@ fn emitters() -> Vec<Emitter> {
     ]
 }
 
-#[test]
-fn steady_state_steps_allocate_nothing() {
-    let mut system = ParticleSystem::new(CAPACITY);
-    let mut emitters = emitters();
+/// Runs `steps` steps of the emitters for a pool `scale` times the base size, counting the
+/// allocations of the threads that opted in to `run` after the warm-up, and checks that the run
+/// went through what it claims to (spawns, deaths, every overflow policy, a nearly full pool).
+fn run(run: usize, scale: u32, steps: usize) {
+    let capacity = CAPACITY * scale;
+    let mut system = ParticleSystem::new(capacity);
+    let mut emitters = emitters(scale);
     let worlds: Vec<Affine3A> = (0..emitters.len())
         .map(|k| {
             Affine3A::from_rotation_translation(
@@ -126,18 +149,18 @@ fn steady_state_steps_allocate_nothing() {
             )
         })
         .collect();
-    let max_capacity = (CAPACITY + 2_000) as usize;
+    let max_capacity = (capacity + 2_000 * scale) as usize;
     let mut additive: Vec<ParticleInstance> = Vec::with_capacity(max_capacity);
     let mut alpha_blended: Vec<ParticleInstance> = Vec::with_capacity(max_capacity);
     let mut warmed_up = system.stats();
     let mut counted = 0;
     let mut drawn = 0usize;
 
-    COUNTING.with(|c| c.set(true));
-    for step in 0..STEPS {
+    COUNTING.with(|c| c.set(run));
+    for step in 0..steps {
         if step == WARM_UP {
             warmed_up = system.stats();
-            counted = ALLOCATIONS.load(Ordering::Relaxed);
+            counted = ALLOCATIONS[run].load(Ordering::Relaxed);
         }
         let stepped = emitters
             .iter_mut()
@@ -150,24 +173,28 @@ fn steady_state_steps_allocate_nothing() {
         system.instances(0.5, &mut additive, &mut alpha_blended);
         drawn += additive.len() + alpha_blended.len();
     }
-    let allocations = ALLOCATIONS.load(Ordering::Relaxed) - counted;
-    COUNTING.with(|c| c.set(false));
+    let allocations = ALLOCATIONS[run].load(Ordering::Relaxed) - counted;
+    COUNTING.with(|c| c.set(0));
 
     let end = system.stats();
     assert_eq!(
         allocations,
         0,
         "{allocations} allocations in {} steady-state steps",
-        STEPS - WARM_UP
+        steps - WARM_UP
     );
     // The run must have exercised what it claims to.
     let spawned = end.spawned - warmed_up.spawned;
+    let lives = (steps - WARM_UP) as u64 / 200;
     assert!(
-        spawned > u64::from(end.capacity) * 5,
+        spawned > u64::from(end.capacity) * lives,
         "only {spawned} spawned"
     );
     let died = warmed_up.alive as u64 + spawned - end.alive as u64;
-    assert!(died > u64::from(end.capacity) * 4, "only {died} died");
+    assert!(
+        died > u64::from(end.capacity) * lives * 4 / 5,
+        "only {died} died"
+    );
     assert!(
         end.replaced > warmed_up.replaced,
         "ReplaceOldest never evicted"
@@ -178,9 +205,29 @@ fn steady_state_steps_allocate_nothing() {
         "the pool never ran near full"
     );
     assert_eq!(
-        warmed_up.capacity,
-        CAPACITY + 2_000,
+        warmed_up.capacity, max_capacity as u32,
         "Grow reached its limit during the warm-up"
     );
-    assert!(drawn > STEPS * CAPACITY as usize / 2);
+    assert!(drawn > steps * capacity as usize / 2);
+}
+
+#[test]
+fn steady_state_steps_allocate_nothing() {
+    run(1, 1, STEPS);
+}
+
+#[test]
+fn steps_split_across_workers_allocate_nothing() {
+    // The only test here that uses rayon: the pool is built around this thread.
+    assert!(
+        keel_engine::workers::join_pool(),
+        "rayon's pool was already built"
+    );
+    assert!(
+        (CAPACITY * 20) as usize >= 2 * PARALLEL_SPAN,
+        "the pool must be big enough to be split"
+    );
+    // Every worker counts its allocations too.
+    rayon::broadcast(|_| COUNTING.with(|c| c.set(2)));
+    run(2, 20, 300);
 }

@@ -101,6 +101,7 @@ fn main() -> ExitCode {
         env_logger::Env::default().default_filter_or("warn,keel_engine=info"),
     )
     .init();
+    keel_engine::workers::join_pool();
     let options = match parse_args() {
         Ok(options) => options,
         Err(message) => {

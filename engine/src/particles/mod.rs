@@ -21,7 +21,7 @@ pub use emitter::{
     OverLifeTable, Overflow, ParticleError, SAMPLE_BATCH, SizeStop,
 };
 pub use instance::{BlendMode, ParticleInstance};
-pub use pool::{ParticleInit, ParticlePool, PoolStats, StepForces, UPDATE_TILE};
+pub use pool::{PARALLEL_SPAN, ParticleInit, ParticlePool, PoolStats, StepForces, UPDATE_TILE};
 
 /// What the system remembers about an emitter between steps, so its particles keep their forces
 /// and curves after the emitter itself stops being stepped (a deleted node's smoke drifts on).
