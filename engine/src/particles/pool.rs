@@ -7,8 +7,10 @@
 //! the bytes it needs and never testing an "in use" flag. Spawning writes every column of the slot
 //! it takes, so nothing of the previous occupant survives.
 //!
-//! Positions are double-buffered for render interpolation: a step swaps the `position` and
-//! `previous` columns (no copy) and then writes the new positions from the previous ones.
+//! Drawing interpolates between a particle's position before and after the last step without
+//! storing the former: semi-implicit Euler moves a particle by exactly its new velocity times
+//! the step, so the position a step ago is `position - velocity * dt`. Each step then updates
+//! positions in place, and a spawn, a kill or a move carries one column fewer.
 //!
 //! The update is bound by memory traffic, so the pool keeps stores down: colours are stored as
 //! half floats ([`super::half`]), emitters sample new particles straight into the columns
@@ -27,8 +29,8 @@ use super::emitter::{Emitter, MAX_POOL_CAPACITY, OVER_LIFE_SAMPLES, OverLifeTabl
 use super::half::{from_half4, to_half4};
 use super::instance::{BlendMode, ParticleInstance};
 
-/// Everything a new particle starts with; the pool adds age 0 and a previous position equal to
-/// `position`.
+/// Everything a new particle starts with; the pool adds age 0 (a particle of age 0 has not moved
+/// yet, so it is drawn at `position`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ParticleInit {
     /// World-space position.
@@ -128,7 +130,6 @@ fn expiry_mask(age: &[f32], lifetime: &[f32]) -> u64 {
 #[derive(Clone, Debug)]
 pub struct ParticlePool {
     position: Vec<Vec3>,
-    previous: Vec<Vec3>,
     velocity: Vec<Vec3>,
     age: Vec<f32>,
     lifetime: Vec<f32>,
@@ -144,6 +145,8 @@ pub struct ParticlePool {
     expired: Vec<u32>,
     /// [`OverLifeTable::stamp`] of the table the last update read colours and sizes from.
     looks_from: Option<u64>,
+    /// Seconds the last update stepped: how far back the previous positions lie.
+    last_dt: f32,
     alive: usize,
     spawned: u64,
     dropped: u64,
@@ -158,7 +161,6 @@ impl ParticlePool {
     pub fn with_capacity(capacity: u32) -> Self {
         let mut pool = Self {
             position: Vec::new(),
-            previous: Vec::new(),
             velocity: Vec::new(),
             age: Vec::new(),
             lifetime: Vec::new(),
@@ -169,6 +171,7 @@ impl ParticlePool {
             eviction: Vec::new(),
             expired: Vec::new(),
             looks_from: None,
+            last_dt: 0.0,
             alive: 0,
             spawned: 0,
             dropped: 0,
@@ -227,7 +230,6 @@ impl ParticlePool {
             return false;
         }
         self.position.resize(capacity, Vec3::ZERO);
-        self.previous.resize(capacity, Vec3::ZERO);
         self.velocity.resize(capacity, Vec3::ZERO);
         self.age.resize(capacity, 0.0);
         self.lifetime.resize(capacity, 0.0);
@@ -303,7 +305,6 @@ impl ParticlePool {
         let end = start + (count as usize).min(self.capacity() - start);
         let position = Vec3::from(world.translation);
         self.position[start..end].fill(position);
-        self.previous[start..end].fill(position);
         self.age[start..end].fill(0.0);
         self.color[start..end].fill(to_half4(emitter.color_at(0.0).to_array()));
         self.size[start..end].fill(emitter.size_at(0.0));
@@ -324,7 +325,6 @@ impl ParticlePool {
     fn insert(&mut self, init: &ParticleInit) -> usize {
         let i = self.alive;
         self.position[i] = init.position;
-        self.previous[i] = init.position;
         self.velocity[i] = init.velocity;
         self.age[i] = 0.0;
         self.lifetime[i] = init.lifetime;
@@ -354,7 +354,6 @@ impl ParticlePool {
     fn swap_remove(&mut self, i: usize) {
         let last = self.alive - 1;
         self.position[i] = self.position[last];
-        self.previous[i] = self.previous[last];
         self.velocity[i] = self.velocity[last];
         self.age[i] = self.age[last];
         self.lifetime[i] = self.lifetime[last];
@@ -463,7 +462,6 @@ impl ParticlePool {
         mut on_kill: impl FnMut(u32),
         span_len: usize,
     ) {
-        std::mem::swap(&mut self.position, &mut self.previous);
         let step = Step {
             dt,
             forces,
@@ -481,7 +479,6 @@ impl ParticlePool {
         let all = Span {
             base: 0,
             live: n,
-            previous: &mut self.previous[..n],
             position: &mut self.position[..n],
             velocity: &mut self.velocity[..n],
             age: &mut self.age[..n],
@@ -494,6 +491,7 @@ impl ParticlePool {
         };
         update_spans(all, &step, ends);
         self.looks_from = Some(over_life.stamp());
+        self.last_dt = dt;
         for end in &*ends {
             for &owner in &self.owner[end.base + end.live..end.base + end.len] {
                 on_kill(owner);
@@ -538,7 +536,6 @@ impl ParticlePool {
     fn move_block(&mut self, from: usize, to: usize, count: usize) {
         let range = from..from + count;
         self.position.copy_within(range.clone(), to);
-        self.previous.copy_within(range.clone(), to);
         self.velocity.copy_within(range.clone(), to);
         self.age.copy_within(range.clone(), to);
         self.lifetime.copy_within(range.clone(), to);
@@ -549,7 +546,8 @@ impl ParticlePool {
     }
 
     /// Appends one billboard per live particle, at `alpha` of the way from its previous to its
-    /// current position (`alpha` is clamped to `0..=1`), to `additive` or `alpha_blended`
+    /// current position (`alpha` is clamped to `0..=1`; a particle that has not been stepped yet
+    /// is drawn where it was spawned), to `additive` or `alpha_blended`
     /// according to its blend mode. Reserve the vectors to [`ParticlePool::capacity`] once and
     /// clear them each frame, and this allocates nothing.
     pub fn instances(
@@ -564,13 +562,17 @@ impl ParticlePool {
             alpha.clamp(0.0, 1.0)
         };
         let n = self.alive;
-        let places = self.previous[..n].iter().zip(&self.position[..n]);
+        // How far back along its velocity a particle is drawn.
+        let back = self.last_dt * (1.0 - alpha);
+        let motion = self.position[..n].iter().zip(&self.velocity[..n]);
+        let places = motion.zip(&self.age[..n]);
         let looks = self.size[..n].iter().zip(&self.color[..n]);
-        for (((previous, current), (&size, color)), blend) in
+        for ((((&position, &velocity), &age), (&size, color)), blend) in
             places.zip(looks).zip(&self.blend[..n])
         {
+            let back = if age > 0.0 { back } else { 0.0 };
             let instance = ParticleInstance {
-                position: previous.lerp(*current, alpha).to_array(),
+                position: (position - velocity * back).to_array(),
                 size,
                 color: from_half4(*color),
             };
@@ -587,10 +589,17 @@ impl ParticlePool {
         &self.position[..self.alive]
     }
 
-    /// Positions before the last step (the other half of the double buffer).
+    /// Positions before the last step, derived: `position - velocity * dt` for the last step's
+    /// `dt` (exact up to rounding), or the position itself for a particle not stepped yet.
     #[must_use]
-    pub fn previous_positions(&self) -> &[Vec3] {
-        &self.previous[..self.alive]
+    pub fn previous_positions(&self) -> impl ExactSizeIterator<Item = Vec3> + '_ {
+        let n = self.alive;
+        let motion = self.position[..n].iter().zip(&self.velocity[..n]);
+        motion.zip(&self.age[..n]).map(
+            |((&p, &v), &age)| {
+                if age > 0.0 { p - v * self.last_dt } else { p }
+            },
+        )
     }
 
     /// Velocities in units per second.
@@ -674,7 +683,6 @@ struct Span<'a> {
     base: usize,
     /// Particles of the span alive; past them, the owners of the particles that died.
     live: usize,
-    previous: &'a mut [Vec3],
     position: &'a mut [Vec3],
     velocity: &'a mut [Vec3],
     age: &'a mut [f32],
@@ -719,7 +727,6 @@ impl Span<'_> {
     /// The particles before `mid` and the rest (every particle counted live).
     fn split_at(self, mid: usize) -> (Self, Self) {
         let len = self.len();
-        let (previous, previous_rest) = self.previous.split_at_mut(mid);
         let (position, position_rest) = self.position.split_at_mut(mid);
         let (velocity, velocity_rest) = self.velocity.split_at_mut(mid);
         let (age, age_rest) = self.age.split_at_mut(mid);
@@ -732,7 +739,6 @@ impl Span<'_> {
         let first = Span {
             base: self.base,
             live: mid,
-            previous,
             position,
             velocity,
             age,
@@ -746,7 +752,6 @@ impl Span<'_> {
         let rest = Span {
             base: self.base + mid,
             live: len - mid,
-            previous: previous_rest,
             position: position_rest,
             velocity: velocity_rest,
             age: age_rest,
@@ -815,7 +820,6 @@ impl Span<'_> {
         let last = self.live - 1;
         let owner = self.owner[i];
         if i != last {
-            self.previous[i] = self.previous[last];
             self.position[i] = self.position[last];
             self.velocity[i] = self.velocity[last];
             self.age[i] = self.age[last];
@@ -830,18 +834,15 @@ impl Span<'_> {
     }
 
     /// Velocity then position of each particle of the tile, with its owner's forces, in one
-    /// pass: the velocity column is streamed once, and the position stores overlap the loads.
+    /// pass, both updated in place.
     fn integrate(&mut self, start: usize, end: usize, forces: &[StepForces], dt: f32) {
         let moving = self.velocity[start..end]
             .iter_mut()
             .zip(&self.owner[start..end]);
-        let places = self.position[start..end]
-            .iter_mut()
-            .zip(&self.previous[start..end]);
-        for ((velocity, &owner), (position, &previous)) in moving.zip(places) {
+        for ((velocity, &owner), position) in moving.zip(&mut self.position[start..end]) {
             let f = forces.get(owner as usize).copied().unwrap_or_default();
             *velocity = f.apply(*velocity);
-            *position = previous + *velocity * dt;
+            *position += *velocity * dt;
         }
     }
 
@@ -854,23 +855,20 @@ impl Span<'_> {
         let gravity: [f32; 12] = std::array::from_fn(|k| g[k % 3]);
         let velocity: &mut [f32] = bytemuck::cast_slice_mut(&mut self.velocity[start..end]);
         let position: &mut [f32] = bytemuck::cast_slice_mut(&mut self.position[start..end]);
-        let previous: &[f32] = bytemuck::cast_slice(&self.previous[start..end]);
-        let step = |v: &mut f32, p: &mut f32, q: f32, g: f32| {
+        let step = |v: &mut f32, p: &mut f32, g: f32| {
             *v = (*v + g) * f.damping;
-            *p = q + *v * dt;
+            *p += *v * dt;
         };
         let mut v_quads = velocity.chunks_exact_mut(12);
         let mut p_quads = position.chunks_exact_mut(12);
-        let q_quads = previous.chunks_exact(12);
-        let q_rest = q_quads.remainder();
-        for ((v, p), q) in (&mut v_quads).zip(&mut p_quads).zip(q_quads) {
-            for (((v, p), &q), &g) in v.iter_mut().zip(p).zip(q).zip(&gravity) {
-                step(v, p, q, g);
+        for (v, p) in (&mut v_quads).zip(&mut p_quads) {
+            for ((v, p), &g) in v.iter_mut().zip(p).zip(&gravity) {
+                step(v, p, g);
             }
         }
         let rest = v_quads.into_remainder().iter_mut();
-        for (((v, p), &q), &g) in rest.zip(p_quads.into_remainder()).zip(q_rest).zip(&gravity) {
-            step(v, p, q, g);
+        for ((v, p), &g) in rest.zip(p_quads.into_remainder()).zip(&gravity) {
+            step(v, p, g);
         }
     }
 
@@ -1000,7 +998,10 @@ mod tests {
         };
         pool.spawn(&fresh, Overflow::Drop, |_| {});
         assert_eq!(pool.positions(), &[fresh.position]);
-        assert_eq!(pool.previous_positions(), &[fresh.position]);
+        assert_eq!(
+            pool.previous_positions().collect::<Vec<_>>(),
+            [fresh.position]
+        );
         assert_eq!(pool.velocities(), &[fresh.velocity]);
         assert_eq!(pool.ages(), &[0.0]);
         assert_eq!(pool.lifetimes(), &[3.0]);
@@ -1129,7 +1130,10 @@ mod tests {
             StepForces::new(Vec3::ZERO, 2.0, 0.5),
         ];
         pool.update(0.5, &forces, &OverLifeTable::default(), |_| {});
-        assert_eq!(pool.previous_positions(), &[Vec3::ZERO, Vec3::X]);
+        assert_eq!(
+            pool.previous_positions().collect::<Vec<_>>(),
+            [Vec3::ZERO, Vec3::X]
+        );
         // Owner 0: v = 1 - 10 * 0.5 = -4, p = 0 + -4 * 0.5.
         assert_eq!(pool.velocities()[0], Vec3::new(0.0, -4.0, 0.0));
         assert_eq!(pool.positions()[0], Vec3::new(0.0, -2.0, 0.0));
@@ -1139,7 +1143,10 @@ mod tests {
         assert!((pool.positions()[1] - Vec3::new(1.0, v * 0.5, 0.0)).length() < 1e-6);
 
         pool.update(0.5, &forces, &OverLifeTable::default(), |_| {});
-        assert_eq!(pool.previous_positions()[0], Vec3::new(0.0, -2.0, 0.0));
+        assert_eq!(
+            pool.previous_positions().next(),
+            Some(Vec3::new(0.0, -2.0, 0.0))
+        );
         // Uniform forces take the flat path and must agree with the per-owner one.
         let mut a = ParticlePool::with_capacity(9);
         let mut b = ParticlePool::with_capacity(9);
@@ -1176,6 +1183,12 @@ mod tests {
         alpha.clear();
         pool.instances(7.0, &mut additive, &mut alpha);
         assert_eq!(alpha[0].position, [1.0, 1.0, 0.0], "alpha is clamped to 1");
+        // Spawned after the step: drawn where it was born, whatever alpha, not behind it.
+        pool.spawn(&init(3, 10.0), Overflow::Drop, |_| {});
+        alpha.clear();
+        pool.instances(0.25, &mut additive, &mut alpha);
+        assert_eq!(alpha[1].position, [3.0, 0.0, 0.0]);
+        assert_eq!(alpha[0].position, [1.0, 0.25, 0.0]);
     }
 
     fn curves(k: u32) -> Emitter {
@@ -1327,9 +1340,8 @@ mod tests {
         let n = pool.len();
         (0..n)
             .map(|i| {
-                let mut row: Vec<u32> = [pool.positions()[i], pool.previous_positions()[i]]
+                let mut row: Vec<u32> = [pool.positions()[i], pool.velocities()[i]]
                     .iter()
-                    .chain(&[pool.velocities()[i]])
                     .flat_map(|v| v.to_array())
                     .chain([pool.ages()[i], pool.lifetimes()[i], pool.sizes()[i]])
                     .map(f32::to_bits)
@@ -1442,7 +1454,7 @@ mod tests {
                 slow.spawn(init, Overflow::Drop, |_| {});
             });
             prop_assert_eq!(fast.positions(), slow.positions());
-            prop_assert_eq!(fast.previous_positions(), slow.previous_positions());
+            prop_assert!(fast.previous_positions().eq(slow.previous_positions()));
             prop_assert_eq!(fast.velocities(), slow.velocities());
             prop_assert_eq!(fast.ages(), slow.ages());
             prop_assert_eq!(fast.lifetimes(), slow.lifetimes());
