@@ -508,13 +508,17 @@ impl Emitter {
             owner,
             blend: self.blend,
         };
-        let cone = self.cone(world);
+        let draw = Draw {
+            cone: self.cone(world),
+            speed: self.speed,
+            lifetime: self.lifetime,
+        };
         let mut velocity = [Vec3::ZERO; SAMPLE_BATCH];
         let mut lifetime = [0.0f32; SAMPLE_BATCH];
         let mut left = count as usize;
         while left > 0 {
             let n = left.min(SAMPLE_BATCH);
-            self.sample_batch(&cone, &mut velocity[..n], &mut lifetime[..n]);
+            draw.batch(&mut self.state.rng, &mut velocity[..n], &mut lifetime[..n]);
             for (&v, &l) in velocity[..n].iter().zip(&lifetime[..n]) {
                 init.velocity = v;
                 init.lifetime = l;
@@ -528,13 +532,31 @@ impl Emitter {
     /// straight into those slices: the same numbers, in the same order, as
     /// [`Emitter::sample_particles`] would hand out, without building a [`ParticleInit`] per
     /// particle. The pool spawns whole batches through this.
+    ///
+    /// The generator's state advances by a constant per draw, so a later part of the batch can
+    /// start from its own state without drawing what comes before: batches of at least twice
+    /// [`PARALLEL_SAMPLES`] are split across rayon's workers, with the same result.
     pub fn sample_into(&mut self, world: &Affine3A, velocity: &mut [Vec3], lifetime: &mut [f32]) {
-        let cone = self.cone(world);
-        for (velocity, lifetime) in velocity
-            .chunks_mut(SAMPLE_BATCH)
-            .zip(lifetime.chunks_mut(SAMPLE_BATCH))
-        {
-            self.sample_batch(&cone, velocity, lifetime);
+        let n = velocity.len().min(lifetime.len());
+        self.take(world, n as u32)
+            .fill(&mut velocity[..n], &mut lifetime[..n]);
+    }
+
+    /// Takes the random draws of the next `count` particles emitted from `world`: the emitter
+    /// moves past them at once, and [`Sampler::fill`] turns them into velocities and lifetimes
+    /// later, bit for bit those [`Emitter::sample_into`] would have drawn now.
+    pub fn take(&mut self, world: &Affine3A, count: u32) -> Sampler {
+        let draw = Draw {
+            cone: self.cone(world),
+            speed: self.speed,
+            lifetime: self.lifetime,
+        };
+        let rng = self.state.rng;
+        self.state.rng.skip(DRAWS_PER_PARTICLE * u64::from(count));
+        Sampler {
+            draw,
+            rng,
+            count: count as usize,
         }
     }
 
@@ -549,45 +571,6 @@ impl Emitter {
             // rotation keeps unit vectors unit, so only other matrices pay for a normalisation
             // per particle.
             rotation_only: (basis.transpose() * basis).abs_diff_eq(Mat3A::IDENTITY, 1e-5),
-        }
-    }
-
-    /// The sampling both public paths share: fills up to [`SAMPLE_BATCH`] velocities and
-    /// lifetimes (as many as the shorter slice holds).
-    fn sample_batch(&mut self, cone: &Cone, velocity: &mut [Vec3], lifetime: &mut [f32]) {
-        let n = velocity.len().min(lifetime.len()).min(SAMPLE_BATCH);
-        let (speed_range, life_range) = (self.speed, self.lifetime);
-        let rng = &mut self.state.rng;
-        let mut turn = [0u32; SAMPLE_BATCH];
-        let mut height = [0.0f32; SAMPLE_BATCH];
-        let mut speed = [0.0f32; SAMPLE_BATCH];
-        let mut life = [0.0f32; SAMPLE_BATCH];
-        let mut local = [[0.0f32; 3]; SAMPLE_BATCH];
-        for j in 0..n {
-            let (a, b) = (rng.next_u64(), rng.next_u64());
-            turn[j] = (a >> 40) as u32;
-            height[j] = unit_f32(a >> 16);
-            speed[j] = unit_f32(b >> 40);
-            life[j] = unit_f32(b >> 16);
-        }
-        // Uniform over the spherical cap: cos(theta) uniform in [cos(cone), 1], so
-        // 1 - cos(theta) = height * cap_height and sin(theta) = sqrt(h * (2 - h)).
-        for ((dir, &turn), &height) in local.iter_mut().zip(&turn).zip(&height) {
-            let (sin_phi, cos_phi) = sin_cos_turn(turn);
-            let h = height * cone.cap_height;
-            let sin_theta = (h * (2.0 - h)).max(0.0).sqrt();
-            *dir = [cos_phi * sin_theta, 1.0 - h, sin_phi * sin_theta];
-        }
-        for ((v, local), &speed) in velocity[..n].iter_mut().zip(&local).zip(&speed) {
-            let local = Vec3A::from_array(*local);
-            let mut direction = cone.basis * local;
-            if !cone.rotation_only {
-                direction = direction.normalize_or(local);
-            }
-            *v = Vec3::from(direction) * speed_range.lerp(speed);
-        }
-        for (l, &u) in lifetime[..n].iter_mut().zip(&life) {
-            *l = life_range.lerp(u);
         }
     }
 
@@ -765,7 +748,163 @@ impl OverLifeTable {
     }
 }
 
+/// Random draws of 64 bits each new particle takes.
+const DRAWS_PER_PARTICLE: u64 = 2;
+
+/// New particles per worker at the least when [`Emitter::sample_into`] splits a batch: below
+/// that, handing work over costs more than it saves.
+pub const PARALLEL_SAMPLES: usize = 1024;
+
+/// The draws of a run of new particles taken from an emitter ([`Emitter::take`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Sampler {
+    draw: Draw,
+    rng: SplitMix64,
+    count: usize,
+}
+
+impl Sampler {
+    /// A run of no particles.
+    pub const EMPTY: Self = Self {
+        draw: Draw {
+            cone: Cone {
+                cap_height: 0.0,
+                basis: Mat3A::IDENTITY,
+                rotation_only: true,
+            },
+            speed: FloatRange { min: 0.0, max: 0.0 },
+            lifetime: FloatRange { min: 0.0, max: 0.0 },
+        },
+        rng: SplitMix64 { state: 0 },
+        count: 0,
+    };
+
+    /// Particles the run holds.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether the run holds no particle.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Writes the run's velocities and lifetimes into the first [`Sampler::len`] slots of each
+    /// slice (fewer if a slice is shorter).
+    pub fn fill(&self, velocity: &mut [Vec3], lifetime: &mut [f32]) {
+        let n = self.count.min(velocity.len()).min(lifetime.len());
+        self.draw
+            .fill(self.rng, &mut velocity[..n], &mut lifetime[..n]);
+    }
+
+    /// Writes consecutive runs: the first into the first slots of the slices, the next after
+    /// it, and so on. Runs are shared out between rayon's workers by their particle counts (a
+    /// long run is split), so a step's emitters draw their particles in one hand-over. What
+    /// does not fit the shorter slice is not written.
+    pub fn fill_runs(runs: &[Sampler], velocity: &mut [Vec3], lifetime: &mut [f32]) {
+        let total: usize = runs.iter().map(|r| r.count).sum();
+        if runs.len() > 1 && total >= 2 * PARALLEL_SAMPLES {
+            // The first runs holding (about) half the particles, at least one.
+            let mut split = 1;
+            let mut first = runs[0].count;
+            while split < runs.len() - 1 && first + runs[split].count <= total / 2 {
+                first += runs[split].count;
+                split += 1;
+            }
+            let first = first.min(velocity.len()).min(lifetime.len());
+            let (v_first, v_rest) = velocity.split_at_mut(first);
+            let (l_first, l_rest) = lifetime.split_at_mut(first);
+            rayon::join(
+                || Self::fill_runs(&runs[..split], v_first, l_first),
+                || Self::fill_runs(&runs[split..], v_rest, l_rest),
+            );
+            return;
+        }
+        let room = velocity.len().min(lifetime.len());
+        let mut start = 0;
+        for run in runs {
+            let end = (start + run.count).min(room);
+            run.fill(&mut velocity[start..end], &mut lifetime[start..end]);
+            start = end;
+        }
+    }
+}
+
+/// What drawing a new particle's velocity and lifetime reads from its emitter.
+#[derive(Clone, Copy, Debug)]
+struct Draw {
+    cone: Cone,
+    speed: FloatRange,
+    lifetime: FloatRange,
+}
+
+impl Draw {
+    /// Fills `velocity` and `lifetime` (the same length) with the particles drawn from `rng`
+    /// on, halves of a long batch on different threads.
+    fn fill(&self, mut rng: SplitMix64, velocity: &mut [Vec3], lifetime: &mut [f32]) {
+        if velocity.len() >= 2 * PARALLEL_SAMPLES {
+            let mid = (velocity.len() / 2).next_multiple_of(SAMPLE_BATCH);
+            let (v_first, v_rest) = velocity.split_at_mut(mid);
+            let (l_first, l_rest) = lifetime.split_at_mut(mid);
+            let mut later = rng;
+            later.skip(DRAWS_PER_PARTICLE * mid as u64);
+            rayon::join(
+                || self.fill(rng, v_first, l_first),
+                || self.fill(later, v_rest, l_rest),
+            );
+            return;
+        }
+        for (velocity, lifetime) in velocity
+            .chunks_mut(SAMPLE_BATCH)
+            .zip(lifetime.chunks_mut(SAMPLE_BATCH))
+        {
+            self.batch(&mut rng, velocity, lifetime);
+        }
+    }
+
+    /// The sampling both public paths share: fills up to [`SAMPLE_BATCH`] velocities and
+    /// lifetimes (as many as the shorter slice holds).
+    fn batch(&self, rng: &mut SplitMix64, velocity: &mut [Vec3], lifetime: &mut [f32]) {
+        let n = velocity.len().min(lifetime.len()).min(SAMPLE_BATCH);
+        let (speed_range, life_range, cone) = (self.speed, self.lifetime, &self.cone);
+        let mut turn = [0u32; SAMPLE_BATCH];
+        let mut height = [0.0f32; SAMPLE_BATCH];
+        let mut speed = [0.0f32; SAMPLE_BATCH];
+        let mut life = [0.0f32; SAMPLE_BATCH];
+        let mut local = [[0.0f32; 3]; SAMPLE_BATCH];
+        for j in 0..n {
+            let (a, b) = (rng.next_u64(), rng.next_u64());
+            turn[j] = (a >> 40) as u32;
+            height[j] = unit_f32(a >> 16);
+            speed[j] = unit_f32(b >> 40);
+            life[j] = unit_f32(b >> 16);
+        }
+        // Uniform over the spherical cap: cos(theta) uniform in [cos(cone), 1], so
+        // 1 - cos(theta) = height * cap_height and sin(theta) = sqrt(h * (2 - h)).
+        for ((dir, &turn), &height) in local.iter_mut().zip(&turn).zip(&height) {
+            let (sin_phi, cos_phi) = sin_cos_turn(turn);
+            let h = height * cone.cap_height;
+            let sin_theta = (h * (2.0 - h)).max(0.0).sqrt();
+            *dir = [cos_phi * sin_theta, 1.0 - h, sin_phi * sin_theta];
+        }
+        for ((v, local), &speed) in velocity[..n].iter_mut().zip(&local).zip(&speed) {
+            let local = Vec3A::from_array(*local);
+            let mut direction = cone.basis * local;
+            if !cone.rotation_only {
+                direction = direction.normalize_or(local);
+            }
+            *v = Vec3::from(direction) * speed_range.lerp(speed);
+        }
+        for (l, &u) in lifetime[..n].iter_mut().zip(&life) {
+            *l = life_range.lerp(u);
+        }
+    }
+}
+
 /// The emission cone of one [`Emitter`] under one world transform.
+#[derive(Clone, Copy, Debug)]
 struct Cone {
     /// `1 - cos(cone angle)`: the height of the spherical cap directions are drawn from.
     cap_height: f32,
@@ -808,18 +947,26 @@ fn sin_cos_turn(turn: u32) -> (f32, f32) {
 /// platform, which is what determinism needs (the standard library offers no seedable
 /// generator). Its state advances by a single addition, so consecutive draws do not wait on
 /// each other's multiplications, and each 64-bit draw yields two 24-bit numbers.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default)]
 struct SplitMix64 {
     state: u64,
 }
 
 impl SplitMix64 {
+    /// What the state advances by per draw.
+    const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+
     fn new(seed: u64) -> Self {
         Self { state: seed }
     }
 
+    /// Moves on as if `draws` numbers had been drawn.
+    fn skip(&mut self, draws: u64) {
+        self.state = self.state.wrapping_add(draws.wrapping_mul(Self::GAMMA));
+    }
+
     fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        self.state = self.state.wrapping_add(Self::GAMMA);
         let mut z = self.state;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -1146,6 +1293,45 @@ mod tests {
             assert!(
                 (f64::from(cos) - angle.cos()).abs() < 5e-7,
                 "cos at {angle}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_batch_split_across_threads_draws_what_one_by_one_does() {
+        let world = Affine3A::from_rotation_translation(
+            Quat::from_rotation_z(0.7),
+            Vec3::new(1.0, 2.0, 3.0),
+        );
+        let mut split = Emitter {
+            cone_angle: 35.0,
+            speed: FloatRange::new(2.0, 5.0),
+            lifetime: FloatRange::new(0.5, 4.0),
+            seed: 99,
+            ..Emitter::default()
+        };
+        let mut single = split.clone();
+        // Long enough to be split twice over, and not a whole number of batches.
+        let n = 4 * PARALLEL_SAMPLES + 37;
+        for _ in 0..2 {
+            let mut velocity = vec![Vec3::ZERO; n];
+            let mut lifetime = vec![0.0; n];
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(3)
+                .build()
+                .expect("a thread pool")
+                .install(|| split.sample_into(&world, &mut velocity, &mut lifetime));
+            let mut expected = Vec::with_capacity(n);
+            single.sample_particles(n as u32, &world, 0, |p| {
+                expected.push((p.velocity, p.lifetime));
+            });
+            assert!(
+                velocity
+                    .iter()
+                    .zip(&lifetime)
+                    .map(|(&v, &l)| (v, l))
+                    .eq(expected),
+                "the same particles, bit for bit"
             );
         }
     }

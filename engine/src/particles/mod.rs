@@ -18,7 +18,7 @@ use glam::{Affine3A, Vec3};
 
 pub use emitter::{
     Burst, ColorStop, Emitter, EmitterState, FloatRange, MAX_POOL_CAPACITY, OVER_LIFE_SAMPLES,
-    OverLifeTable, Overflow, ParticleError, SAMPLE_BATCH, SizeStop,
+    OverLifeTable, Overflow, PARALLEL_SAMPLES, ParticleError, SAMPLE_BATCH, Sampler, SizeStop,
 };
 pub use instance::{BlendMode, ParticleInstance};
 pub use pool::{PARALLEL_SPAN, ParticleInit, ParticlePool, PoolStats, StepForces, UPDATE_TILE};
@@ -52,6 +52,9 @@ struct Slots {
     forces: Vec<StepForces>,
     over_life: OverLifeTable,
 }
+
+/// Emitters whose new particles one step draws together at the most (more draw in turns).
+const QUEUED_RUNS: usize = 32;
 
 /// Slots reserved up front; more emitters than this allocate once when they first appear.
 const INITIAL_SLOTS: usize = 64;
@@ -189,6 +192,10 @@ impl ParticleSystem {
             .update(dt, &slots.forces, &slots.over_life, |owner| {
                 release(live, owner);
             });
+        // Emitters take their particles' random draws one after the other, and the draws are
+        // turned into velocities and lifetimes together, shared out between threads.
+        let mut runs = [Sampler::EMPTY; QUEUED_RUNS];
+        let (mut first, mut queued) = (self.pool.len(), 0);
         for (key, emitter, world) in emitters {
             if let Err(error) = emitter.validate() {
                 if !emitter.state.reported_invalid {
@@ -200,12 +207,24 @@ impl ParticleSystem {
             emitter.state.reported_invalid = false;
             let slot = slots.refresh(key, emitter);
             let due = emitter.advance(dt);
+            // Overflow policies move and evict particles: the pending ones must be whole.
+            let full = self.pool.len() + due as usize > self.pool.capacity();
+            if queued == runs.len() || (full && queued > 0) {
+                self.pool.fill_spawned(first, &runs[..queued]);
+                (first, queued) = (self.pool.len(), 0);
+            }
             let room = self
                 .pool
                 .make_room(due, emitter.overflow, |owner| slots.release(owner));
-            let spawned = self.pool.spawn_from(emitter, room, &world, slot);
-            slots.slots[slot as usize].live += spawned;
+            if queued == 0 {
+                first = self.pool.len();
+            }
+            let run = self.pool.reserve_from(emitter, room, &world, slot);
+            slots.slots[slot as usize].live += run.len() as u32;
+            runs[queued] = run;
+            queued += 1;
         }
+        self.pool.fill_spawned(first, &runs[..queued]);
         slots.collect();
     }
 
@@ -328,6 +347,87 @@ mod tests {
         let first = simulate([1, 2]);
         assert_eq!(first, simulate([1, 2]));
         assert_ne!(first.0, simulate([1, 3]).0);
+    }
+
+    /// [`ParticleSystem::step`] as it reads without the queued draws: each emitter's particles
+    /// spawned whole, one emitter after the other.
+    fn step_one_by_one<'e>(
+        system: &mut ParticleSystem,
+        emitters: impl Iterator<Item = (u32, &'e mut Emitter, Affine3A)>,
+    ) {
+        let slots = &mut system.slots;
+        slots.prepare_forces(DT);
+        let live = &mut slots.slots;
+        system
+            .pool
+            .update(DT, &slots.forces, &slots.over_life, |o| release(live, o));
+        for (key, emitter, world) in emitters {
+            let slot = slots.refresh(key, emitter);
+            let due = emitter.advance(DT);
+            let room = system
+                .pool
+                .make_room(due, emitter.overflow, |o| slots.release(o));
+            let spawned = system.pool.spawn_from(emitter, room, &world, slot);
+            slots.slots[slot as usize].live += spawned;
+        }
+        slots.collect();
+    }
+
+    #[test]
+    fn queued_draws_give_the_particles_of_one_emitter_after_the_other() {
+        // More emitters than draws are queued, overflowing a pool in every way, with bursts big
+        // enough to be split between threads.
+        let policies = [
+            Overflow::Drop,
+            Overflow::ReplaceOldest,
+            Overflow::Grow { max: 30_000 },
+        ];
+        let emitters: Vec<Emitter> = (0..QUEUED_RUNS as u64 + 9)
+            .map(|k| Emitter {
+                rate: 300.0 + 50.0 * k as f32,
+                bursts: vec![Burst {
+                    time: 0.0,
+                    count: if k % 7 == 0 {
+                        3 * PARALLEL_SAMPLES as u32
+                    } else {
+                        20
+                    },
+                }],
+                lifetime: FloatRange::new(0.1, 0.5),
+                cone_angle: 10.0 * (k % 9) as f32,
+                overflow: policies[k as usize % 3],
+                seed: k,
+                ..Emitter::default()
+            })
+            .collect();
+        let worlds: Vec<Affine3A> = (0..emitters.len())
+            .map(|k| Affine3A::from_translation(Vec3::new(k as f32, 0.0, 0.0)))
+            .collect();
+        let (mut queued, mut one_by_one) = (emitters.clone(), emitters);
+        let mut system = ParticleSystem::new(12_000);
+        let mut reference = system.clone();
+        fn stepped<'e>(
+            emitters: &'e mut [Emitter],
+            worlds: &'e [Affine3A],
+        ) -> impl Iterator<Item = (u32, &'e mut Emitter, Affine3A)> {
+            emitters
+                .iter_mut()
+                .zip(worlds)
+                .enumerate()
+                .map(|(k, (e, w))| (k as u32, e, *w))
+        }
+        for _ in 0..30 {
+            system.step(DT, stepped(&mut queued, &worlds));
+            step_one_by_one(&mut reference, stepped(&mut one_by_one, &worlds));
+            let (a, b) = (system.pool(), reference.pool());
+            assert_eq!(bits(a.positions()), bits(b.positions()));
+            assert_eq!(bits(a.velocities()), bits(b.velocities()));
+            assert_eq!(a.lifetimes(), b.lifetimes());
+            assert_eq!(a.owners(), b.owners());
+            assert_eq!(system.stats(), reference.stats());
+        }
+        let stats = system.stats();
+        assert!(stats.dropped > 0 && stats.replaced > 0 && stats.capacity > 12_000);
     }
 
     #[test]

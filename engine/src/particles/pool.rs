@@ -25,7 +25,9 @@ use std::cmp::Ordering;
 
 use glam::{Affine3A, Vec3, Vec4};
 
-use super::emitter::{Emitter, MAX_POOL_CAPACITY, OVER_LIFE_SAMPLES, OverLifeTable, Overflow};
+use super::emitter::{
+    Emitter, MAX_POOL_CAPACITY, OVER_LIFE_SAMPLES, OverLifeTable, Overflow, Sampler,
+};
 use super::half::{from_half4, to_half4};
 use super::instance::{BlendMode, ParticleInstance};
 
@@ -302,6 +304,22 @@ impl ParticlePool {
         owner: u32,
     ) -> u32 {
         let start = self.alive;
+        let run = self.reserve_from(emitter, count, world, owner);
+        self.fill_spawned(start, &[run]);
+        run.len() as u32
+    }
+
+    /// [`ParticlePool::spawn_from`] but for the velocities and lifetimes: returns their draws,
+    /// which [`ParticlePool::fill_spawned`] must write before anything else reads or moves the
+    /// new particles (so several emitters' draws can be shared out between threads at once).
+    pub(super) fn reserve_from(
+        &mut self,
+        emitter: &mut Emitter,
+        count: u32,
+        world: &Affine3A,
+        owner: u32,
+    ) -> Sampler {
+        let start = self.alive;
         let end = start + (count as usize).min(self.capacity() - start);
         let position = Vec3::from(world.translation);
         self.position[start..end].fill(position);
@@ -310,15 +328,21 @@ impl ParticlePool {
         self.size[start..end].fill(emitter.size_at(0.0));
         self.owner[start..end].fill(owner);
         self.blend[start..end].fill(emitter.blend);
-        emitter.sample_into(
-            world,
-            &mut self.velocity[start..end],
-            &mut self.lifetime[start..end],
-        );
         self.alive = end;
         self.spawned += (end - start) as u64;
         self.high_water = self.high_water.max(end);
-        (end - start) as u32
+        emitter.take(world, (end - start) as u32)
+    }
+
+    /// Writes the velocities and lifetimes of `runs`, reserved one after the other from slot
+    /// `start` on.
+    pub(super) fn fill_spawned(&mut self, start: usize, runs: &[Sampler]) {
+        let end = self.alive.max(start);
+        Sampler::fill_runs(
+            runs,
+            &mut self.velocity[start..end],
+            &mut self.lifetime[start..end],
+        );
     }
 
     /// Writes every column of the first free slot; the caller made sure there is one.
