@@ -751,9 +751,10 @@ impl OverLifeTable {
 /// Random draws of 64 bits each new particle takes.
 const DRAWS_PER_PARTICLE: u64 = 2;
 
-/// New particles per worker at the least when [`Emitter::sample_into`] splits a batch: below
-/// that, handing work over costs more than it saves.
-pub const PARALLEL_SAMPLES: usize = 1024;
+/// New particles per worker at the least when [`Emitter::sample_into`] or [`Sampler::fill_runs`]
+/// split a batch: waking a sleeping worker costs tens of microseconds, the time to draw a few
+/// thousand particles.
+pub const PARALLEL_SAMPLES: usize = 8192;
 
 /// The draws of a run of new particles taken from an emitter ([`Emitter::take`]).
 #[derive(Clone, Copy, Debug)]
@@ -843,7 +844,7 @@ struct Draw {
 impl Draw {
     /// Fills `velocity` and `lifetime` (the same length) with the particles drawn from `rng`
     /// on, halves of a long batch on different threads.
-    fn fill(&self, mut rng: SplitMix64, velocity: &mut [Vec3], lifetime: &mut [f32]) {
+    fn fill(&self, rng: SplitMix64, velocity: &mut [Vec3], lifetime: &mut [f32]) {
         if velocity.len() >= 2 * PARALLEL_SAMPLES {
             let mid = (velocity.len() / 2).next_multiple_of(SAMPLE_BATCH);
             let (v_first, v_rest) = velocity.split_at_mut(mid);
@@ -856,6 +857,27 @@ impl Draw {
             );
             return;
         }
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU running this supports AVX2, just checked.
+            unsafe { self.batches_avx2(rng, velocity, lifetime) };
+            return;
+        }
+        self.batches(rng, velocity, lifetime);
+    }
+
+    /// [`Draw::batches`] compiled for AVX2: the 64-bit multiplications of the generator, which
+    /// SSE2 builds from three narrower ones on two lanes, run on four. No fused multiply-add,
+    /// so every result is the same bits as the baseline build.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn batches_avx2(&self, rng: SplitMix64, velocity: &mut [Vec3], lifetime: &mut [f32]) {
+        self.batches(rng, velocity, lifetime);
+    }
+
+    /// Fills `velocity` and `lifetime` on this thread, [`SAMPLE_BATCH`] particles at a time.
+    #[inline(always)]
+    fn batches(&self, mut rng: SplitMix64, velocity: &mut [Vec3], lifetime: &mut [f32]) {
         for (velocity, lifetime) in velocity
             .chunks_mut(SAMPLE_BATCH)
             .zip(lifetime.chunks_mut(SAMPLE_BATCH))
@@ -866,6 +888,7 @@ impl Draw {
 
     /// The sampling both public paths share: fills up to [`SAMPLE_BATCH`] velocities and
     /// lifetimes (as many as the shorter slice holds).
+    #[inline(always)]
     fn batch(&self, rng: &mut SplitMix64, velocity: &mut [Vec3], lifetime: &mut [f32]) {
         let n = velocity.len().min(lifetime.len()).min(SAMPLE_BATCH);
         let (speed_range, life_range, cone) = (self.speed, self.lifetime, &self.cone);
@@ -916,6 +939,7 @@ struct Cone {
 pub const SAMPLE_BATCH: usize = 64;
 
 /// The low 24 bits of `bits` as a float uniform in `[0, 1)`.
+#[inline(always)]
 fn unit_f32(bits: u64) -> f32 {
     (bits & 0xFF_FFFF) as f32 * (1.0 / 16_777_216.0)
 }
@@ -923,6 +947,7 @@ fn unit_f32(bits: u64) -> f32 {
 /// Sine and cosine of `turn / 2^24` of a full turn (`turn` below 2^24), from polynomials on the
 /// nearest quarter turn: accurate to about 2e-7 and made of plain arithmetic, so it vectorises
 /// and rounds the same everywhere.
+#[inline(always)]
 fn sin_cos_turn(turn: u32) -> (f32, f32) {
     const QUARTER: u32 = 1 << 22;
     let quadrant = (turn + QUARTER / 2) / QUARTER;
@@ -965,6 +990,7 @@ impl SplitMix64 {
         self.state = self.state.wrapping_add(draws.wrapping_mul(Self::GAMMA));
     }
 
+    #[inline(always)]
     fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(Self::GAMMA);
         let mut z = self.state;
