@@ -11,6 +11,11 @@
 //! - `churn/*/100000`: one fixed step of a full 100,000-particle population in which every
 //!   particle lives exactly ten steps, so each step 10% die and emitters spawn as many again.
 //!
+//! The pool runs as the app runs it: this thread joins rayon's pool ([`workers::join_pool`]) and
+//! a big enough update or spawn is split across the cores. `*/pool_1thread/*` measures the same
+//! step inside a one-thread pool, so the ratio to the boxed twin (which is single-threaded) can
+//! be read for the data layout alone too.
+//!
 //! The boxed twin is the textbook object design: `Vec<Box<Particle>>`, one heap object per
 //! particle holding every field plus an `in_use` flag, created one by one between other
 //! allocations and visited in an order unrelated to memory, as in a heap that has been running
@@ -18,6 +23,7 @@
 //! [`OverLifeTable::sample`], [`Emitter::sample_particles`]).
 
 use std::hint::black_box;
+use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use glam::{Affine3A, Quat, Vec3, Vec4};
@@ -25,6 +31,7 @@ use keel_engine::particles::{
     BlendMode, Burst, ColorStop, Emitter, FloatRange, OverLifeTable, Overflow, ParticleInit,
     ParticleSystem, SizeStop, StepForces,
 };
+use keel_engine::workers;
 
 const DT: f32 = 1.0 / 60.0;
 const UPDATE_COUNT: u32 = 1_000_000;
@@ -98,6 +105,22 @@ fn step_all(system: &mut ParticleSystem, emitters: &mut [Emitter], worlds: &[Aff
         .enumerate()
         .map(|(k, (e, w))| (k as u32, e, *w));
     system.step(DT, stepped);
+}
+
+/// Runs `step` `iters` times inside a pool of one thread (no split reaches another core) and
+/// returns the time taken.
+fn on_one_thread(iters: u64, mut step: impl FnMut() + Send) -> Duration {
+    let single = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a one-thread pool");
+    single.install(|| {
+        let start = Instant::now();
+        for _ in 0..iters {
+            step();
+        }
+        start.elapsed()
+    })
 }
 
 /// The object a naive engine allocates per particle.
@@ -247,7 +270,7 @@ impl BoxedWorld {
 
 fn update(c: &mut Criterion) {
     // Criterion measures on this thread, as the app runs fixed updates on its main thread.
-    keel_engine::workers::join_pool();
+    workers::join_pool();
     let mut group = c.benchmark_group("particles");
     group.sample_size(20);
     let forever = FloatRange::new(1.0e6, 1.0e6);
@@ -259,6 +282,9 @@ fn update(c: &mut Criterion) {
     assert_eq!(system.stats().alive, UPDATE_COUNT);
     group.bench_function(BenchmarkId::new("update/pool", UPDATE_COUNT), |b| {
         b.iter(|| system.step(black_box(DT), std::iter::empty()));
+    });
+    group.bench_function(BenchmarkId::new("update/pool_1thread", UPDATE_COUNT), |b| {
+        b.iter_custom(|iters| on_one_thread(iters, || system.step(DT, std::iter::empty())));
     });
     assert_eq!(system.stats().alive, UPDATE_COUNT, "no particle may die");
     drop(system);
@@ -289,6 +315,11 @@ fn churn(c: &mut Criterion) {
     let before = system.stats();
     group.bench_function(BenchmarkId::new("churn/pool", CHURN_COUNT), |b| {
         b.iter(|| step_all(&mut system, &mut emitters_pool, &worlds));
+    });
+    group.bench_function(BenchmarkId::new("churn/pool_1thread", CHURN_COUNT), |b| {
+        b.iter_custom(|iters| {
+            on_one_thread(iters, || step_all(&mut system, &mut emitters_pool, &worlds))
+        });
     });
     let after = system.stats();
     assert!(after.spawned > before.spawned && after.alive >= CHURN_COUNT * 99 / 100);
