@@ -12,8 +12,8 @@ use std::f32::consts::{PI, TAU};
 use std::path::PathBuf;
 
 use glam::{Quat, Vec2, Vec3, Vec4};
-use keel_engine::assets::gltf::mip_chain;
 use keel_engine::assets::gltf::write::Export;
+use keel_engine::assets::gltf::{mip_chain, srgb_to_linear};
 use keel_engine::assets::{
     MeshData, MeshVertex, ModelData, ModelMaterial, ModelMesh, ModelNode, ModelPrimitive,
     TextureData,
@@ -29,14 +29,7 @@ const LAMP_HEIGHT: f32 = 0.95;
 
 /// sRGB hex colour to a linear RGBA factor (glTF factors are linear).
 fn hex(rgb: u32) -> Vec4 {
-    let channel = |shift: u32| {
-        let c = ((rgb >> shift) & 0xff) as f32 / 255.0;
-        if c <= 0.04045 {
-            c / 12.92
-        } else {
-            ((c + 0.055) / 1.055).powf(2.4)
-        }
-    };
+    let channel = |shift: u32| srgb_to_linear(((rgb >> shift) & 0xff) as f32 / 255.0);
     Vec4::new(channel(16), channel(8), channel(0), 1.0)
 }
 

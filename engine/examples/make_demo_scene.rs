@@ -12,6 +12,7 @@ use std::path::PathBuf;
 
 use glam::{Quat, Vec3, Vec4};
 use keel_engine::assets::Primitive;
+use keel_engine::assets::gltf::srgb_to_linear;
 use keel_engine::particles::{
     BlendMode, Burst, ColorStop, Emitter, FloatRange, Overflow, SizeStop,
 };
@@ -22,14 +23,7 @@ use keel_engine::scene::{
 
 /// sRGB hex colour to linear RGB.
 fn hex(rgb: u32) -> Vec3 {
-    let channel = |shift: u32| {
-        let c = ((rgb >> shift) & 0xff) as f32 / 255.0;
-        if c <= 0.04045 {
-            c / 12.92
-        } else {
-            ((c + 0.055) / 1.055).powf(2.4)
-        }
-    };
+    let channel = |shift: u32| srgb_to_linear(((rgb >> shift) & 0xff) as f32 / 255.0);
     Vec3::new(channel(16), channel(8), channel(0))
 }
 

@@ -26,7 +26,7 @@ use gltf::json;
 use super::{ModelData, ModelMaterial, ModelWarning};
 use source::Sources;
 use texture::TextureCache;
-pub use texture::mip_chain;
+pub use texture::{mip_chain, srgb_to_linear};
 
 /// Required extensions that change how geometry is stored: without them the
 /// vertex data cannot be read at all, so the file is refused instead of loaded

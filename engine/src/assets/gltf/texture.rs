@@ -144,7 +144,9 @@ fn footprint(i: usize, n: usize, size: usize) -> std::ops::Range<usize> {
     start..end
 }
 
-fn srgb_to_linear(c: f32) -> f32 {
+/// An sRGB-encoded channel in `0..=1` to linear light (the piecewise sRGB transfer function).
+#[must_use]
+pub fn srgb_to_linear(c: f32) -> f32 {
     if c <= 0.04045 {
         c / 12.92
     } else {
