@@ -455,18 +455,7 @@ fn push_accessor(
     component: json::accessor::ComponentType,
     normalized: bool,
 ) -> json::Index<json::Accessor> {
-    export.bin.resize(export.bin.len().next_multiple_of(4), 0);
-    let view = export.root.push(json::buffer::View {
-        buffer: json::Index::new(0),
-        byte_length: USize64::from(bytes.len()),
-        byte_offset: Some(USize64::from(export.bin.len())),
-        byte_stride: None,
-        name: None,
-        target: None,
-        extensions: None,
-        extras: Default::default(),
-    });
-    export.bin.extend_from_slice(bytes);
+    let view = export.push_view(bytes, None);
     export.root.push(json::Accessor {
         buffer_view: Some(view),
         byte_offset: None,
@@ -503,28 +492,8 @@ fn strips_u8_indices_normalized_uvs_and_sparse_positions_are_read() {
         .collect();
     let uvs = push_accessor(&mut export, &uvs, 4, Type::Vec2, ComponentType::U16, true);
     // Sparse: vertex 2 moves to (2, 2, 0).
-    let sparse_indices = export.root.push(json::buffer::View {
-        buffer: json::Index::new(0),
-        byte_length: USize64(4),
-        byte_offset: Some(USize64::from(export.bin.len())),
-        byte_stride: None,
-        name: None,
-        target: None,
-        extensions: None,
-        extras: Default::default(),
-    });
-    export.bin.extend_from_slice(&2_u32.to_le_bytes());
-    let sparse_values = export.root.push(json::buffer::View {
-        buffer: json::Index::new(0),
-        byte_length: USize64(12),
-        byte_offset: Some(USize64::from(export.bin.len())),
-        byte_stride: None,
-        name: None,
-        target: None,
-        extensions: None,
-        extras: Default::default(),
-    });
-    export.bin.extend(bytemuck_bytes(&[2.0_f32, 2.0, 0.0]));
+    let sparse_indices = export.push_view(&2_u32.to_le_bytes(), None);
+    let sparse_values = export.push_view(&bytemuck_bytes(&[2.0_f32, 2.0, 0.0]), None);
     let primitive = &mut export.root.meshes[0].primitives[0];
     let positions = primitive.attributes[&Checked::Valid(json::mesh::Semantic::Positions)];
     primitive.indices = Some(strip);

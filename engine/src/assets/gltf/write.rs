@@ -211,7 +211,7 @@ impl Export {
     }
 
     /// Appends `bytes` to buffer 0 at a 4-byte boundary and returns its view.
-    fn push_view(
+    pub fn push_view(
         &mut self,
         bytes: &[u8],
         target: Option<json::buffer::Target>,
