@@ -480,7 +480,7 @@ impl Document {
         for c in components {
             c.clone().store_in(&mut record);
         }
-        let index = subtree::siblings(self.scene(), parent).count();
+        let index = subtree::sibling_count(self.scene(), parent);
         let edit = Edit::Spawn {
             at: Placement { parent, index },
             records: vec![record],
@@ -534,7 +534,7 @@ impl Document {
             .map_or_else(|| "model".to_string(), |s| s.to_string_lossy().into_owned());
         let mut record = NodeRecord::new(&name);
         record.model = Some(model.path.to_string_lossy().into_owned());
-        let index = subtree::siblings(self.scene(), parent).count();
+        let index = subtree::sibling_count(self.scene(), parent);
         let edit = Edit::Spawn {
             at: Placement { parent, index },
             records: vec![record],

@@ -7,10 +7,9 @@
 //! list creates new nodes with new handles; callers that keep handles (the
 //! undo stack, the selection) remap old to new with the ids returned here.
 //!
-//! The engine appends a spawned or reparented node after its parent's last
-//! child and has no "insert at" operation, so [`move_to_index`] restores a
-//! sibling position by moving the later siblings behind the node, one
-//! reparent each (`O(later siblings × nodes)`).
+//! A subtree is put back at its old sibling position with the engine's
+//! `spawn_at` (and moved there with `reparent_at`): the later siblings stay
+//! where they are.
 
 use std::path::Path;
 
@@ -34,17 +33,18 @@ impl Placement {
         if !scene.contains(node) {
             return None;
         }
-        let parent = scene.parent(node);
-        let index = siblings(scene, parent).position(|n| n == node)?;
-        Some(Placement { parent, index })
+        Some(Placement {
+            parent: scene.parent(node),
+            index: scene.sibling_index(node)?,
+        })
     }
 }
 
-/// The children of `parent`, or the roots for `None`.
-pub fn siblings(scene: &Scene, parent: Option<NodeId>) -> Box<dyn Iterator<Item = NodeId> + '_> {
+/// How many children `parent` has, or how many roots for `None`.
+pub fn sibling_count(scene: &Scene, parent: Option<NodeId>) -> usize {
     match parent {
-        Some(p) => Box::new(scene.children(p)),
-        None => Box::new(scene.roots()),
+        Some(p) => scene.child_count(p),
+        None => scene.roots().len(),
     }
 }
 
@@ -106,7 +106,7 @@ pub fn spawn(
     at: Placement,
 ) -> Result<Vec<NodeId>, SceneError> {
     let mut ids: Vec<NodeId> = Vec::with_capacity(records.len());
-    let result = spawn_records(scene, records, at.parent, &mut ids);
+    let result = spawn_records(scene, records, at, &mut ids);
     if let Err(e) = result {
         if let Some(&root) = ids.first() {
             // The root was spawned by this call a moment ago, so it is alive.
@@ -114,22 +114,19 @@ pub fn spawn(
         }
         return Err(e);
     }
-    if let Some(&root) = ids.first() {
-        move_to_index(scene, root, at.index)?;
-    }
     Ok(ids)
 }
 
 fn spawn_records(
     scene: &mut Scene,
     records: &[NodeRecord],
-    parent: Option<NodeId>,
+    at: Placement,
     ids: &mut Vec<NodeId>,
 ) -> Result<(), SceneError> {
     for (i, record) in records.iter().enumerate() {
-        let parent = match (i, record.parent) {
-            (0, _) => parent,
-            (_, Some(p)) if p < i => Some(ids[p]),
+        let (parent, index) = match (i, record.parent) {
+            (0, _) => (at.parent, at.index),
+            (_, Some(p)) if p < i => (Some(ids[p]), usize::MAX),
             (_, p) => {
                 return Err(SceneError::InvalidField {
                     path: "<subtree>".into(),
@@ -143,7 +140,7 @@ fn spawn_records(
                 });
             }
         };
-        let id = scene.spawn(parent, record.name.clone(), record.transform)?;
+        let id = scene.spawn_at(parent, index, record.name.clone(), record.transform)?;
         ids.push(id);
         for value in ComponentValue::from_record(record) {
             value.insert(scene, id)?;
@@ -163,24 +160,8 @@ fn spawn_records(
 /// # Errors
 /// [`SceneError::StaleNode`] for a dead handle.
 pub fn move_to_index(scene: &mut Scene, node: NodeId, index: usize) -> Result<(), SceneError> {
-    if !scene.contains(node) {
-        return Err(SceneError::StaleNode { node });
-    }
     let parent = scene.parent(node);
-    let others: Vec<NodeId> = siblings(scene, parent).filter(|&n| n != node).collect();
-    if index >= others.len() {
-        if siblings(scene, parent).last() != Some(node) {
-            scene.reparent(node, parent, Keep::Local)?;
-        }
-        return Ok(());
-    }
-    // Reparenting under the same parent appends: send the node, then every
-    // sibling that belongs after it, to the back, in order.
-    scene.reparent(node, parent, Keep::Local)?;
-    for &later in &others[index..] {
-        scene.reparent(later, parent, Keep::Local)?;
-    }
-    Ok(())
+    scene.reparent_at(node, parent, index, Keep::Local)
 }
 
 #[cfg(test)]

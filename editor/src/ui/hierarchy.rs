@@ -588,7 +588,7 @@ fn flatten(scene: &Scene, expanded: &HashSet<NodeId>, rows: &mut Vec<Row>) {
             stack.pop();
             continue;
         };
-        let has_children = scene.subtree_len(node) > 1;
+        let has_children = scene.child_count(node) > 0;
         rows.push(Row {
             node,
             depth,

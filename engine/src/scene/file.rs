@@ -411,9 +411,9 @@ impl Scene {
         const UNSAVED: usize = usize::MAX;
         let mut nodes = Vec::with_capacity(self.len());
         // File position of each dense index, UNSAVED for model parts.
-        let mut position = vec![UNSAVED; self.len()];
-        for d in 0..self.len() {
-            let id = self.id_at(d);
+        let mut position = vec![UNSAVED; self.hot.len()];
+        for id in self.nodes() {
+            let d = self.dense(id).unwrap_or_default();
             let c = &self.components;
             if c.model_part.get(id).is_some() {
                 continue;

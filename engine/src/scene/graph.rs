@@ -1,12 +1,9 @@
-//! The scene graph: node slots, the hierarchy and its struct-of-arrays storage.
+//! The scene graph: node slots, the hierarchy's edits and queries.
 //!
-//! Data locality: the hot per-node data (local, world and previous world
-//! transforms, parent, subtree size, flags) sits in parallel arrays kept in
-//! depth-first pre-order. A parent therefore precedes its children and every
-//! subtree is one contiguous range `[i, i + size[i])`, so transform propagation
-//! is a linear walk with no pointer chasing. Handles stay stable while nodes move
-//! inside those arrays: a slot table (object pool pattern, with a free list and
-//! generations) maps each handle to the node's current position.
+//! Handles stay stable while nodes move inside the hot columns: a slot table
+//! (object pool pattern, with a free list and generations) maps each handle to
+//! the node's current dense position. How positions are kept, and what each
+//! edit costs, is the business of [`super::layout`].
 //!
 //! Cold data (names) is indexed by slot and never moves.
 
@@ -15,10 +12,11 @@ use std::num::NonZeroU32;
 use glam::Affine3A;
 
 use super::components::Components;
+use super::layout::{Children, Hot, PreOrder, Sweep};
 use super::transform::Transform;
 use super::{NodeId, SceneError};
 
-/// Marker for "no parent" in the dense parent column.
+/// Marker for "no node" in the dense columns (no parent, no sibling, a hole's slot).
 pub(super) const NONE: u32 = u32::MAX;
 
 /// Flag bits of the hot `flags` column.
@@ -27,6 +25,10 @@ pub(super) mod flag {
     pub const DIRTY: u8 = 1;
     /// The node jumped (spawn, teleport, editor edit): do not interpolate across the jump.
     pub const TELEPORT: u8 = 2;
+    /// Written by propagation: the world was recomputed in the current pass.
+    pub const MOVED: u8 = 4;
+    /// Written by propagation: the node snapped (itself or an ancestor teleported).
+    pub const SNAP: u8 = 8;
 }
 
 /// How [`Scene::reparent`] treats the node's transform.
@@ -38,55 +40,10 @@ pub enum Keep {
     Local,
 }
 
-/// Hot per-node columns, all the same length, in depth-first pre-order.
-#[derive(Clone, Debug, Default)]
-pub(super) struct Hot {
-    pub local: Vec<Transform>,
-    pub world: Vec<Affine3A>,
-    pub prev_world: Vec<Affine3A>,
-    /// Dense index of the parent, or [`NONE`].
-    pub parent: Vec<u32>,
-    /// Number of nodes in the subtree rooted here, this node included.
-    pub size: Vec<u32>,
-    pub flags: Vec<u8>,
-    /// Dense index -> slot index.
-    pub slot: Vec<u32>,
-}
-
-impl Hot {
-    pub fn len(&self) -> usize {
-        self.slot.len()
-    }
-
-    fn drain(&mut self, start: usize, count: usize) -> Hot {
-        let range = start..start + count;
-        Hot {
-            local: self.local.drain(range.clone()).collect(),
-            world: self.world.drain(range.clone()).collect(),
-            prev_world: self.prev_world.drain(range.clone()).collect(),
-            parent: self.parent.drain(range.clone()).collect(),
-            size: self.size.drain(range.clone()).collect(),
-            flags: self.flags.drain(range.clone()).collect(),
-            slot: self.slot.drain(range).collect(),
-        }
-    }
-
-    fn splice(&mut self, at: usize, block: Hot) {
-        let at = at..at;
-        self.local.splice(at.clone(), block.local);
-        self.world.splice(at.clone(), block.world);
-        self.prev_world.splice(at.clone(), block.prev_world);
-        self.parent.splice(at.clone(), block.parent);
-        self.size.splice(at.clone(), block.size);
-        self.flags.splice(at.clone(), block.flags);
-        self.slot.splice(at, block.slot);
-    }
-}
-
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Slot {
     pub generation: NonZeroU32,
-    /// Dense index of the node living in this slot, or [`NONE`] when free.
+    /// Dense position of the node living in this slot, or [`NONE`] when free.
     pub dense: u32,
 }
 
@@ -100,6 +57,9 @@ pub struct Scene {
     pub(super) hot: Hot,
     pub(super) slots: Vec<Slot>,
     pub(super) free: Vec<u32>,
+    /// Live nodes (positions minus holes).
+    pub(super) live: usize,
+    pub(super) sweep: Sweep,
     /// Cold: names by slot.
     pub(super) names: Vec<String>,
     /// Nodes whose flags gained DIRTY since the last propagation (may hold stale handles).
@@ -110,7 +70,7 @@ pub struct Scene {
     pub(super) last_changed: Vec<(u32, u32)>,
     /// Dense ranges recomputed since the last snapshot of previous transforms.
     pub(super) unsnapped: Vec<(u32, u32)>,
-    /// Set by structural changes: dense indices moved, snapshot everything.
+    /// Set by [`Scene::compact`]: positions moved, the next snapshot copies all.
     pub(super) snapshot_all: bool,
     pub(super) last_recomputed: usize,
     /// Bumped by every structural change (spawn, despawn, reparent).
@@ -133,7 +93,7 @@ impl Scene {
 
     /// Number of live nodes.
     pub fn len(&self) -> usize {
-        self.hot.len()
+        self.live
     }
 
     /// Number of node slots ever used (live or free): an upper bound of [`NodeId::index`].
@@ -143,7 +103,7 @@ impl Scene {
 
     /// Whether the scene has no nodes.
     pub fn is_empty(&self) -> bool {
-        self.hot.len() == 0
+        self.live == 0
     }
 
     /// Whether `node` is a live node of this scene.
@@ -151,7 +111,7 @@ impl Scene {
         self.dense(node).is_some()
     }
 
-    /// Dense index of a live node.
+    /// Dense position of a live node.
     pub(super) fn dense(&self, node: NodeId) -> Option<usize> {
         let slot = self.slots.get(node.index() as usize)?;
         (slot.generation == node.generation_nz() && slot.dense != NONE)
@@ -162,15 +122,25 @@ impl Scene {
         self.dense(node).ok_or(SceneError::StaleNode { node })
     }
 
-    /// Handle of the node at dense index `d`.
+    /// Dense position of `parent`, [`NONE`] for the root level.
+    fn parent_dense(&self, parent: Option<NodeId>) -> Result<u32, SceneError> {
+        match parent {
+            Some(p) => Ok(self.dense_or_err(p)? as u32),
+            None => Ok(NONE),
+        }
+    }
+
+    /// Handle of the node at dense position `d`.
     pub(super) fn id_at(&self, d: usize) -> NodeId {
         let slot = self.hot.slot[d];
         NodeId::new(slot, self.slots[slot as usize].generation)
     }
 
-    /// Creates a node under `parent` (or at the root) with the given local transform.
+    /// Creates a node under `parent` (or at the root) with the given local
+    /// transform, after its parent's existing children.
     ///
-    /// The node is appended after its parent's existing children.
+    /// O(1) (O(log holes) when it fills a hole): the node takes the last hole
+    /// if that lies after its parent, else it is appended to the hot columns.
     ///
     /// # Errors
     /// [`SceneError::StaleNode`] if `parent` is not a live node;
@@ -181,6 +151,23 @@ impl Scene {
         name: impl Into<String>,
         local: Transform,
     ) -> Result<NodeId, SceneError> {
+        self.spawn_at(parent, usize::MAX, name, local)
+    }
+
+    /// As [`Scene::spawn`], at position `index` among the parent's children
+    /// (or the roots); an index past the last child appends.
+    ///
+    /// Finding the position walks the siblings from the nearer end; the rest is O(1).
+    ///
+    /// # Errors
+    /// As [`Scene::spawn`].
+    pub fn spawn_at(
+        &mut self,
+        parent: Option<NodeId>,
+        index: usize,
+        name: impl Into<String>,
+        local: Transform,
+    ) -> Result<NodeId, SceneError> {
         let name = name.into();
         if !local.is_finite() {
             return Err(SceneError::InvalidTransform {
@@ -188,23 +175,22 @@ impl Scene {
                 transform: local,
             });
         }
-        let parent_dense = match parent {
-            Some(p) => self.dense_or_err(p)? as u32,
-            None => NONE,
-        };
+        let parent_dense = self.parent_dense(parent)?;
         let slot = self.alloc_slot(name);
-        let parent_world = self.world_at(parent_dense);
-        let world = parent_world * local.to_affine();
-        let block = Hot {
-            local: vec![local],
-            world: vec![world],
-            prev_world: vec![world],
-            parent: vec![NONE],
-            size: vec![1],
-            flags: vec![flag::DIRTY | flag::TELEPORT],
-            slot: vec![slot],
+        let world = self.world_at(parent_dense) * local.to_affine();
+        let flags = flag::DIRTY | flag::TELEPORT;
+        let d = match self.take_hole(parent_dense) {
+            Some(d) => {
+                self.hot.place(d, local, world, flags, slot);
+                d
+            }
+            None => self.hot.push(local, world, flags, slot),
         };
-        self.insert_block(block, parent_dense);
+        let before = self.hot.nth_child(parent_dense, index);
+        self.hot.link(d, parent_dense, before);
+        self.slots[slot as usize].dense = d;
+        self.live += 1;
+        self.structure_version += 1;
         let id = NodeId::new(slot, self.slots[slot as usize].generation);
         self.dirty.push(id);
         Ok(id)
@@ -213,26 +199,50 @@ impl Scene {
     /// Removes `node` and its whole subtree, with their components.
     ///
     /// Returns how many nodes were removed. Their handles go stale at once.
+    /// O(nodes removed): their positions become holes, reclaimed later by the
+    /// compaction sweep.
     ///
     /// # Errors
     /// [`SceneError::StaleNode`] if `node` is not a live node.
     pub fn despawn(&mut self, node: NodeId) -> Result<usize, SceneError> {
-        let d = self.dense_or_err(node)?;
-        let count = self.hot.size[d] as usize;
-        let block = self.remove_block(d);
-        for &slot in &block.slot {
+        let root = self.dense_or_err(node)? as u32;
+        self.hot.unlink(root);
+        // Pre-order; a node becomes a hole when the walk leaves it for good,
+        // so the links it climbs through are still there.
+        let mut count = 0;
+        let mut d = root;
+        'walk: loop {
+            let slot = self.hot.slot[d as usize];
             let id = NodeId::new(slot, self.slots[slot as usize].generation);
             self.components.remove_all(id);
             self.despawned.push(id);
             self.free_slot(slot);
+            count += 1;
+            let first = self.hot.links[d as usize].first_child;
+            if first != NONE {
+                d = first;
+                continue;
+            }
+            loop {
+                let (next, parent) = (self.hot.links[d as usize].next, self.hot.parent[d as usize]);
+                self.release_position(d);
+                if d == root {
+                    break 'walk;
+                }
+                if next != NONE {
+                    d = next;
+                    break;
+                }
+                d = parent;
+            }
         }
+        self.live -= count;
+        self.structure_version += 1;
         Ok(count)
     }
 
-    /// Moves `node` (with its subtree) under `new_parent`, or to the root.
-    ///
-    /// The node becomes its new parent's last child. It is not interpolated
-    /// across the move.
+    /// Moves `node` (with its subtree) under `new_parent`, or to the root, as
+    /// its new parent's last child. It is not interpolated across the move.
     ///
     /// # Errors
     /// [`SceneError::StaleNode`] for a dead handle; [`SceneError::CyclicReparent`]
@@ -243,37 +253,69 @@ impl Scene {
         new_parent: Option<NodeId>,
         keep: Keep,
     ) -> Result<(), SceneError> {
-        let d = self.dense_or_err(node)?;
-        if let Some(p) = new_parent {
-            let pd = self.dense_or_err(p)?;
-            if (d..d + self.hot.size[d] as usize).contains(&pd) {
-                return Err(SceneError::CyclicReparent {
-                    node,
-                    new_parent: p,
-                });
-            }
+        self.reparent_at(node, new_parent, usize::MAX, keep)
+    }
+
+    /// As [`Scene::reparent`], at position `index` among the new siblings
+    /// (counted without the node itself); an index past the last appends.
+    ///
+    /// Costs O(depth of the new parent) for the cycle check, plus the walk to
+    /// the sibling position, plus O(subtree) only when the new parent lies
+    /// after the node in the columns (the subtree is then moved to the end).
+    ///
+    /// # Errors
+    /// As [`Scene::reparent`].
+    pub fn reparent_at(
+        &mut self,
+        node: NodeId,
+        new_parent: Option<NodeId>,
+        index: usize,
+        keep: Keep,
+    ) -> Result<(), SceneError> {
+        let d = self.dense_or_err(node)? as u32;
+        let parent = self.parent_dense(new_parent)?;
+        if let Some(p) = new_parent
+            && self.is_ancestor_at(d, parent)
+        {
+            return Err(SceneError::CyclicReparent {
+                node,
+                new_parent: p,
+            });
         }
         if keep == Keep::World {
+            // Current worlds are needed; propagation moves no position.
             self.propagate();
         }
-        let d = self.dense_or_err(node)?;
-        let node_world = self.hot.world[d];
-        let block = self.remove_block(d);
-        let parent_dense = match new_parent {
-            Some(p) => self.dense_or_err(p)? as u32,
-            None => NONE,
+        let node_world = self.hot.world[d as usize];
+        self.hot.unlink(d);
+        let d = if parent != NONE && parent > d {
+            self.move_to_end(d)
+        } else {
+            d
         };
-        self.insert_block(block, parent_dense);
-        let d = self.dense_or_err(node)?;
+        let before = self.hot.nth_child(parent, index);
+        self.hot.link(d, parent, before);
         if keep == Keep::World {
-            let parent_world = self.world_at(parent_dense);
-            let local = Transform::from_affine(parent_world.inverse() * node_world);
+            let local = Transform::from_affine(self.world_at(parent).inverse() * node_world);
             if local.is_finite() {
-                self.hot.local[d] = local;
+                self.hot.local[d as usize] = local;
             }
         }
-        self.mark(d, flag::DIRTY | flag::TELEPORT);
+        self.mark(d as usize, flag::DIRTY | flag::TELEPORT);
+        self.structure_version += 1;
         Ok(())
+    }
+
+    /// Whether the node at `ancestor` is `d` or one of its ancestors: a walk up from `d`.
+    fn is_ancestor_at(&self, ancestor: u32, d: u32) -> bool {
+        let mut at = d;
+        while at != NONE {
+            if at == ancestor {
+                return true;
+            }
+            at = self.hot.parent[at as usize];
+        }
+        false
     }
 
     /// The parent of `node`; `None` for a root or a stale handle.
@@ -285,51 +327,73 @@ impl Scene {
 
     /// The children of `node`, in order. Empty for a leaf or a stale handle.
     pub fn children(&self, node: NodeId) -> Children<'_> {
-        match self.dense(node) {
-            Some(d) => Children {
-                scene: self,
-                next: d + 1,
-                end: d + self.hot.size[d] as usize,
-            },
-            None => Children {
-                scene: self,
-                next: 0,
-                end: 0,
-            },
+        let links = self
+            .dense(node)
+            .map_or(&super::layout::Links::EMPTY, |d| &self.hot.links[d]);
+        Children {
+            scene: self,
+            next: links.first_child,
+            left: links.children as usize,
         }
+    }
+
+    /// Number of direct children of `node`; 0 for a leaf or a stale handle.
+    pub fn child_count(&self, node: NodeId) -> usize {
+        self.dense(node)
+            .map_or(0, |d| self.hot.links[d].children as usize)
+    }
+
+    /// The position of `node` among its siblings (or among the roots); `None`
+    /// for a stale handle. Walks the earlier siblings.
+    pub fn sibling_index(&self, node: NodeId) -> Option<usize> {
+        let mut d = self.dense(node)? as u32;
+        let mut index = 0;
+        while self.hot.links[d as usize].prev != NONE {
+            d = self.hot.links[d as usize].prev;
+            index += 1;
+        }
+        Some(index)
     }
 
     /// The root nodes, in order.
     pub fn roots(&self) -> Children<'_> {
         Children {
             scene: self,
-            next: 0,
-            end: self.hot.len(),
+            next: self.hot.roots.first_child,
+            left: self.hot.roots.children as usize,
         }
     }
 
-    /// Every live node, parents before children (depth-first pre-order).
-    pub fn nodes(&self) -> impl ExactSizeIterator<Item = NodeId> + '_ {
-        (0..self.hot.len()).map(|d| self.id_at(d))
+    /// Every live node in depth-first pre-order (parents before children,
+    /// siblings in order).
+    pub fn nodes(&self) -> PreOrder<'_> {
+        PreOrder {
+            scene: self,
+            next: self.hot.roots.first_child,
+            root: NONE,
+        }
     }
 
-    /// Number of nodes in the subtree of `node` (itself included); 0 for a stale handle.
+    /// Number of nodes in the subtree of `node` (itself included); 0 for a
+    /// stale handle. Counts them: O(subtree).
     pub fn subtree_len(&self, node: NodeId) -> usize {
-        self.dense(node).map_or(0, |d| self.hot.size[d] as usize)
+        self.subtree(node).count()
     }
 
     /// The subtree of `node` in pre-order, `node` first. Empty for a stale handle.
-    pub fn subtree(&self, node: NodeId) -> impl ExactSizeIterator<Item = NodeId> + '_ {
-        let range = self
-            .dense(node)
-            .map_or(0..0, |d| d..d + self.hot.size[d] as usize);
-        range.map(|d| self.id_at(d))
+    pub fn subtree(&self, node: NodeId) -> PreOrder<'_> {
+        let root = self.dense(node).map_or(NONE, |d| d as u32);
+        PreOrder {
+            scene: self,
+            next: root,
+            root,
+        }
     }
 
-    /// Whether `ancestor` is `node` or one of its ancestors.
+    /// Whether `ancestor` is `node` or one of its ancestors. O(depth of `node`).
     pub fn is_ancestor_or_self(&self, ancestor: NodeId, node: NodeId) -> bool {
         match (self.dense(ancestor), self.dense(node)) {
-            (Some(a), Some(n)) => (a..a + self.hot.size[a] as usize).contains(&n),
+            (Some(a), Some(n)) => self.is_ancestor_at(a as u32, n as u32),
             _ => false,
         }
     }
@@ -363,9 +427,8 @@ impl Scene {
 
     /// The first node (in pre-order) with this name.
     pub fn find(&self, name: &str) -> Option<NodeId> {
-        (0..self.hot.len())
-            .find(|&d| self.names[self.hot.slot[d] as usize] == name)
-            .map(|d| self.id_at(d))
+        self.nodes()
+            .find(|&n| self.names[n.index() as usize] == name)
     }
 
     /// Finds a node by the names along its path from a root: `"ship/mast/crows_nest"`.
@@ -408,9 +471,9 @@ impl Scene {
 
     /// Removes every node and component; keeps the environment and camera.
     pub fn clear(&mut self) {
-        let roots: Vec<NodeId> = self.roots().collect();
-        for root in roots {
-            // Every root is live: it was just listed.
+        while self.hot.roots.first_child != NONE {
+            let root = self.id_at(self.hot.roots.first_child as usize);
+            // Every root is live: it was just read from the root list.
             let _ = self.despawn(root);
         }
     }
@@ -441,7 +504,7 @@ impl Scene {
         }
     }
 
-    /// World transform of the node at a dense index, identity for [`NONE`].
+    /// World transform of the node at a dense position, identity for [`NONE`].
     pub(super) fn world_at(&self, d: u32) -> Affine3A {
         if d == NONE {
             Affine3A::IDENTITY
@@ -458,115 +521,67 @@ impl Scene {
         self.hot.flags[d] |= bits;
     }
 
-    /// Removes the subtree rooted at dense index `d`; returns it with block-local parent indices.
-    fn remove_block(&mut self, d: usize) -> Hot {
-        let count = self.hot.size[d] as usize;
-        let mut ancestor = self.hot.parent[d];
-        while ancestor != NONE {
-            self.hot.size[ancestor as usize] -= count as u32;
-            ancestor = self.hot.parent[ancestor as usize];
-        }
-        let mut block = self.hot.drain(d, count);
-        block.parent[0] = NONE;
-        for p in &mut block.parent[1..] {
-            *p -= d as u32;
-        }
-        let end = (d + count) as u32;
-        for p in &mut self.hot.parent[d..] {
-            if *p != NONE && *p >= end {
-                *p -= count as u32;
-            }
-        }
-        self.reindex_from(d);
-        self.structure_changed();
-        block
-    }
-
-    /// Inserts a block (block-local parent indices) as the last child of `parent` (dense or NONE).
-    fn insert_block(&mut self, mut block: Hot, parent: u32) {
-        let at = if parent == NONE {
-            self.hot.len()
-        } else {
-            parent as usize + self.hot.size[parent as usize] as usize
-        };
-        let count = block.len() as u32;
-        for p in &mut self.hot.parent[at..] {
-            if *p != NONE && *p >= at as u32 {
-                *p += count;
-            }
-        }
-        block.parent[0] = parent;
-        for p in &mut block.parent[1..] {
-            *p += at as u32;
-        }
-        self.hot.splice(at, block);
-        let mut ancestor = parent;
-        while ancestor != NONE {
-            self.hot.size[ancestor as usize] += count;
-            ancestor = self.hot.parent[ancestor as usize];
-        }
-        self.reindex_from(at);
-        self.structure_changed();
-    }
-
-    fn reindex_from(&mut self, from: usize) {
-        for (d, &slot) in self.hot.slot.iter().enumerate().skip(from) {
-            self.slots[slot as usize].dense = d as u32;
-        }
-    }
-
-    fn structure_changed(&mut self) {
-        self.structure_version += 1;
-        self.snapshot_all = true;
-        self.unsnapped.clear();
-        self.last_changed.clear();
-    }
-
     /// Checks the storage invariants; used by tests.
     #[cfg(test)]
     pub(super) fn assert_invariants(&self) {
-        let n = self.hot.len();
+        let hot = &self.hot;
+        let n = hot.len();
+        let mut live = 0;
         for d in 0..n {
-            let p = self.hot.parent[d];
+            let slot = hot.slot[d];
+            if slot == NONE {
+                assert_eq!(hot.parent[d], NONE, "hole {d} has a parent");
+                continue;
+            }
+            live += 1;
+            assert_eq!(
+                self.slots[slot as usize].dense as usize, d,
+                "slot table of {d}"
+            );
+            let p = hot.parent[d];
             assert!(
                 p == NONE || (p as usize) < d,
                 "parent of {d} must precede it"
             );
-            let end = d + self.hot.size[d] as usize;
-            assert!(end <= n, "subtree of {d} overruns the arrays");
-            let mut child = d + 1;
-            let mut total = 1;
-            while child < end {
-                assert_eq!(
-                    self.hot.parent[child] as usize, d,
-                    "child at {child} of {d}"
-                );
-                total += self.hot.size[child] as usize;
-                child += self.hot.size[child] as usize;
+            assert!(
+                p == NONE || hot.slot[p as usize] != NONE,
+                "parent of {d} is a hole"
+            );
+            // The parent's child list holds d exactly once, and its count is right.
+            let level = hot.links_at(p);
+            let (mut c, mut count, mut seen, mut prev) = (level.first_child, 0, 0, NONE);
+            while c != NONE {
+                assert_eq!(hot.links[c as usize].prev, prev, "prev link of {c}");
+                assert_eq!(hot.parent[c as usize], p, "child {c} of {p}");
+                seen += usize::from(c as usize == d);
+                count += 1;
+                prev = c;
+                c = hot.links[c as usize].next;
             }
-            assert_eq!(total, self.hot.size[d] as usize, "size of {d}");
-            let slot = self.hot.slot[d] as usize;
-            assert_eq!(self.slots[slot].dense as usize, d, "slot table of {d}");
+            assert_eq!(level.last_child, prev, "last child of {p}");
+            assert_eq!(level.children, count, "child count of {p}");
+            assert_eq!(seen, 1, "{d} in its parent's child list");
         }
-    }
-}
-
-/// Iterator over the direct children of a node (or the roots), skipping grandchildren by subtree size.
-pub struct Children<'a> {
-    scene: &'a Scene,
-    next: usize,
-    end: usize,
-}
-
-impl Iterator for Children<'_> {
-    type Item = NodeId;
-
-    fn next(&mut self) -> Option<NodeId> {
-        if self.next >= self.end {
-            return None;
+        assert_eq!(live, self.live, "live count");
+        assert_eq!(
+            self.nodes().count(),
+            live,
+            "pre-order walk reaches every node"
+        );
+        let sweep = &self.sweep;
+        if sweep.running {
+            for d in sweep.write..sweep.read {
+                assert_eq!(hot.slot[d as usize], NONE, "{d} inside the sweep's gap");
+            }
         }
-        let d = self.next;
-        self.next += self.scene.hot.size[d] as usize;
-        Some(self.scene.id_at(d))
+        for d in 0..n.min(sweep.first_hole as usize) {
+            let covered = sweep.running && (sweep.write..sweep.read).contains(&(d as u32));
+            let swept = sweep.running && d as u32 >= sweep.read;
+            assert!(
+                hot.slot[d] != NONE || covered || swept,
+                "hole {d} before first_hole {}",
+                sweep.first_hole
+            );
+        }
     }
 }

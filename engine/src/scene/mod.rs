@@ -2,7 +2,9 @@
 //! components, dirty-flag transform propagation and the scene file format.
 //!
 //! - [`handle`]: [`NodeId`], index + generation.
-//! - [`graph`]: [`Scene`], its pre-order hot columns and structural edits.
+//! - [`graph`]: [`Scene`]: slots, structural edits and hierarchy queries.
+//! - `layout`: the hot columns (parents before children), sibling links, holes
+//!   and their compaction.
 //! - [`transform`]: [`Transform`], the dirty flag and interpolation.
 //! - [`components`]: behaviour, mesh and light components.
 //! - [`file`]: RON scene files.
@@ -15,6 +17,7 @@ pub mod file;
 mod graph;
 mod handle;
 pub mod index;
+mod layout;
 mod model;
 pub mod transform;
 
@@ -26,9 +29,10 @@ pub use components::{
     ModelInstance, ModelPart, Orbit, Oscillate, Spin,
 };
 pub use file::{NodeRecord, SCENE_VERSION, SceneFile};
-pub use graph::{Children, Keep, Scene};
+pub use graph::{Keep, Scene};
 pub use handle::NodeId;
 pub use index::SpatialIndex;
+pub use layout::{Children, PreOrder};
 pub use transform::{PropagationStats, Transform};
 
 /// Everything that can go wrong with a scene: edits with bad handles or values,

@@ -5,9 +5,10 @@
 //! that changes a local transform goes through [`Scene::set_local`] (or
 //! [`Scene::teleport`]), which flags the node only if the value really changed.
 //! [`Scene::propagate`] then recomputes the flagged nodes and their
-//! descendants, and nothing else: because the hot arrays are in pre-order, a
-//! flagged node's subtree is one contiguous range, walked front to back, each
-//! node at most once per pass. Untouched subtrees cost nothing.
+//! descendants, and nothing else: each flagged subtree is walked through the
+//! child links, each node at most once per pass. Untouched subtrees cost
+//! nothing. Parents come before children in the columns, so when most nodes
+//! changed one linear pass does the same work.
 //!
 //! Double buffer: before each fixed update, [`Scene::snapshot_previous`] makes
 //! the current world transforms the previous ones, so rendering can draw any
@@ -166,85 +167,128 @@ impl Scene {
     /// Recomputes the world transforms of dirty nodes and their descendants.
     ///
     /// Cost grows with the size of the changed subtrees, not with the scene:
-    /// the dirty nodes are sorted by position and each one's subtree range is
-    /// walked once (a dirty node inside a range already walked is skipped).
-    /// When most nodes are dirty, sorting would cost more than a linear scan of
-    /// the flags, so the pass scans instead; the result is the same.
+    /// the dirty nodes are sorted by position (parents come before children),
+    /// and each one still dirty has its subtree walked once, in pre-order
+    /// through the child links, which clears the flags of the dirty nodes
+    /// inside it. When most nodes are dirty, one linear pass over the columns
+    /// costs less than sorting; the result is the same.
     pub fn propagate(&mut self) -> PropagationStats {
         self.last_changed.clear();
         if self.dirty.is_empty() {
             self.last_recomputed = 0;
             return PropagationStats::default();
         }
-        let n = self.hot.len();
-        let mut stats = PropagationStats::default();
-        if self.dirty.len() * 8 >= n {
+        let stats = if self.dirty.len() * 8 >= self.hot.len() {
             self.dirty.clear();
-            let mut d = 0;
-            while d < n {
-                if self.hot.flags[d] & flag::DIRTY != 0 {
-                    let end = d + self.hot.size[d] as usize;
-                    self.recompute_range(d, end);
-                    stats.recomputed += end - d;
-                    stats.roots += 1;
-                    d = end;
-                } else {
-                    d += 1;
-                }
-            }
+            self.propagate_linear()
         } else {
-            let mut roots = std::mem::take(&mut self.roots_scratch);
-            roots.clear();
-            for node in self.dirty.drain(..) {
-                let slot = self.slots[node.index() as usize];
-                if slot.generation == node.generation_nz() && slot.dense != NONE {
-                    roots.push(slot.dense);
-                }
-            }
-            roots.sort_unstable();
-            let mut covered_end = 0usize;
-            for &root in &roots {
-                let root = root as usize;
-                if root < covered_end {
-                    // Inside a subtree recomputed already in this pass.
-                    continue;
-                }
-                let end = root + self.hot.size[root] as usize;
-                self.recompute_range(root, end);
-                stats.recomputed += end - root;
-                stats.roots += 1;
-                covered_end = end;
-            }
-            self.roots_scratch = roots;
-        }
+            self.propagate_sparse()
+        };
         self.unsnapped.extend_from_slice(&self.last_changed);
         self.last_recomputed = stats.recomputed;
         stats
     }
 
-    /// The kernel: recomputes `[start, end)`, one subtree in pre-order, front to back.
-    fn recompute_range(&mut self, start: usize, end: usize) {
+    /// Every position in order: a node is recomputed if it is dirty or its
+    /// parent was (the parent's MOVED and SNAP bits are always from this pass,
+    /// because the parent comes first).
+    fn propagate_linear(&mut self) -> PropagationStats {
         let hot = &mut self.hot;
-        // A teleported node snaps its whole subtree: nothing below it may slide either.
-        let mut teleport_end = start;
-        for d in start..end {
-            let parent = hot.parent[d];
-            let parent_world = if parent == NONE {
-                Affine3A::IDENTITY
-            } else {
-                hot.world[parent as usize]
-            };
-            hot.world[d] = parent_world * hot.local[d].to_affine();
+        let mut stats = PropagationStats::default();
+        let mut run = Run::default();
+        for d in 0..hot.len() {
             let flags = hot.flags[d];
-            if flags & flag::TELEPORT != 0 {
-                teleport_end = teleport_end.max(d + hot.size[d] as usize);
+            let parent = hot.parent[d];
+            let (parent_world, parent_flags) = if parent == NONE {
+                (&Affine3A::IDENTITY, 0)
+            } else {
+                (&hot.world[parent as usize], hot.flags[parent as usize])
+            };
+            if flags & flag::DIRTY == 0 && parent_flags & flag::MOVED == 0 {
+                if flags & (flag::MOVED | flag::SNAP) != 0 {
+                    hot.flags[d] = flags & !(flag::MOVED | flag::SNAP);
+                }
+                continue;
             }
-            if d < teleport_end {
-                hot.prev_world[d] = hot.world[d];
+            if parent_flags & flag::MOVED == 0 {
+                stats.roots += 1;
             }
-            hot.flags[d] = flags & !(flag::DIRTY | flag::TELEPORT);
+            let world = *parent_world * hot.local[d].to_affine();
+            hot.world[d] = world;
+            let snap = (flags & flag::TELEPORT) | (parent_flags & flag::SNAP) != 0;
+            if snap {
+                hot.prev_world[d] = world;
+            }
+            hot.flags[d] = (flags & !(flag::DIRTY | flag::TELEPORT | flag::SNAP))
+                | flag::MOVED
+                | if snap { flag::SNAP } else { 0 };
+            run.add(d as u32, &mut self.last_changed);
         }
-        self.last_changed.push((start as u32, end as u32));
+        run.finish(&mut self.last_changed);
+        stats.recomputed = self
+            .last_changed
+            .iter()
+            .map(|&(s, e)| (e - s) as usize)
+            .sum();
+        stats
+    }
+
+    /// The dirty nodes by position; each one still dirty starts a pre-order walk.
+    fn propagate_sparse(&mut self) -> PropagationStats {
+        let mut roots = std::mem::take(&mut self.roots_scratch);
+        roots.clear();
+        for node in self.dirty.drain(..) {
+            let slot = self.slots[node.index() as usize];
+            if slot.generation == node.generation_nz() && slot.dense != NONE {
+                roots.push(slot.dense);
+            }
+        }
+        roots.sort_unstable();
+        let mut stats = PropagationStats::default();
+        let mut run = Run::default();
+        for &root in &roots {
+            if self.hot.flags[root as usize] & flag::DIRTY == 0 {
+                // Inside a subtree recomputed already in this pass.
+                continue;
+            }
+            stats.roots += 1;
+            stats.recomputed += self.recompute_subtree(root, &mut run);
+        }
+        run.finish(&mut self.last_changed);
+        self.roots_scratch = roots;
+        stats
+    }
+
+    /// The kernel of the sparse pass: recomputes the subtree of `root` in
+    /// pre-order. A teleported node snaps its whole subtree: nothing below it
+    /// may slide either (SNAP, read from the parent, carries that down).
+    fn recompute_subtree(&mut self, root: u32, run: &mut Run) -> usize {
+        let hot = &mut self.hot;
+        let mut count = 0;
+        let mut d = root;
+        while d != NONE {
+            let i = d as usize;
+            let parent = hot.parent[i];
+            let (parent_world, parent_snap) = if parent == NONE {
+                (Affine3A::IDENTITY, false)
+            } else {
+                let p = parent as usize;
+                (hot.world[p], d != root && hot.flags[p] & flag::SNAP != 0)
+            };
+            let world = parent_world * hot.local[i].to_affine();
+            hot.world[i] = world;
+            let flags = hot.flags[i];
+            let snap = parent_snap || flags & flag::TELEPORT != 0;
+            if snap {
+                hot.prev_world[i] = world;
+            }
+            hot.flags[i] = (flags & !(flag::DIRTY | flag::TELEPORT | flag::SNAP))
+                | if snap { flag::SNAP } else { 0 };
+            run.add(d, &mut self.last_changed);
+            count += 1;
+            d = hot.next_preorder(d, root);
+        }
+        count
     }
 
     /// World transforms recomputed by the last propagation.
@@ -252,21 +296,24 @@ impl Scene {
         self.last_recomputed
     }
 
-    /// The nodes whose world transform the last propagation recomputed, in pre-order.
+    /// The nodes whose world transform the last propagation recomputed.
     ///
-    /// Valid until the next structural change (spawn, despawn, reparent).
+    /// Nodes despawned since are left out; valid until the next snapshot
+    /// (which may compact the columns).
     pub fn changed_nodes(&self) -> impl Iterator<Item = NodeId> + '_ {
         self.last_changed
             .iter()
             .flat_map(|&(start, end)| start as usize..end as usize)
+            .filter(|&d| self.hot.slot[d] != NONE)
             .map(|d| self.id_at(d))
     }
 
     /// Double buffer: makes the current world transforms the previous ones.
     ///
     /// Called before each fixed update. Only ranges recomputed since the last
-    /// snapshot are copied (the others are equal already), unless the hierarchy's
-    /// shape changed in between.
+    /// snapshot are copied (the others are equal already). Then, with no range
+    /// pending, one bounded step of the compaction sweep may move nodes to
+    /// reclaim holes (each node carries both its transforms along).
     pub fn snapshot_previous(&mut self) {
         let hot = &mut self.hot;
         if self.snapshot_all {
@@ -279,6 +326,9 @@ impl Scene {
             }
         }
         self.unsnapped.clear();
+        if self.compact_step(super::layout::SWEEP_BUDGET) {
+            self.last_changed.clear();
+        }
     }
 
     /// `node`'s world transform between the previous and the current fixed step.
@@ -365,6 +415,31 @@ fn interpolate_large(prev: &Affine3A, current: &Affine3A, alpha: f32, out: &mut 
         r0.slerp(r1, alpha),
         t0.lerp(t1, alpha),
     );
+}
+
+/// Consecutive recomputed positions, gathered into ranges as they come.
+#[derive(Default)]
+struct Run {
+    start: u32,
+    end: u32,
+}
+
+impl Run {
+    #[inline]
+    fn add(&mut self, d: u32, out: &mut Vec<(u32, u32)>) {
+        if d != self.end || self.start == self.end {
+            self.finish(out);
+            self.start = d;
+        }
+        self.end = d + 1;
+    }
+
+    fn finish(&mut self, out: &mut Vec<(u32, u32)>) {
+        if self.start != self.end {
+            out.push((self.start, self.end));
+        }
+        self.start = self.end;
+    }
 }
 
 #[cfg(test)]

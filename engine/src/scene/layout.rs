@@ -1,0 +1,518 @@
+//! Where nodes live: the hot columns, the sibling links, holes and their
+//! incremental compaction.
+//!
+//! Data locality with cheap structural edits. Every per-node column is indexed
+//! by a dense position, and positions keep one order: a parent before its
+//! children. That is all propagation needs to be one linear pass, and it is
+//! cheap to keep: a new node is appended (after its parent, wherever that is),
+//! a despawned node leaves a hole, and a subtree moved under a later parent is
+//! appended again in pre-order. Nothing else moves, so an edit costs the nodes
+//! it touches.
+//!
+//! The hierarchy itself is kept as links (parent, first and last child, previous
+//! and next sibling, child count), by dense position, so sibling order survives
+//! any edit and children, subtrees and pre-order walks follow links instead of
+//! relying on positions.
+//!
+//! A spawn reuses the last hole when that hole lies after the new node's
+//! parent, so steady churn (as many spawns as despawns) keeps the columns
+//! dense without moving anything. Holes left over are reclaimed by a sweep
+//! that slides live nodes down over them in their current order (so parents
+//! stay before children), a bounded number of positions per fixed step: no
+//! frame pays for the whole scene.
+
+use std::collections::BinaryHeap;
+
+use glam::Affine3A;
+
+use super::Scene;
+use super::graph::{NONE, Slot};
+use super::transform::Transform;
+
+/// A sweep starts once holes exceed 1 in `SWEEP_FRACTION` positions.
+const SWEEP_FRACTION: usize = 16;
+/// Fewer holes than this are never worth a sweep.
+const SWEEP_MIN_HOLES: usize = 256;
+/// Positions a sweep advances per step (live nodes moved, holes passed and
+/// children re-pointed all count).
+pub(super) const SWEEP_BUDGET: usize = 4096;
+
+/// The hierarchy links of one node (or of the root level), by dense position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Links {
+    pub first_child: u32,
+    pub last_child: u32,
+    pub prev: u32,
+    pub next: u32,
+    pub children: u32,
+}
+
+impl Links {
+    pub const EMPTY: Links = Links {
+        first_child: NONE,
+        last_child: NONE,
+        prev: NONE,
+        next: NONE,
+        children: 0,
+    };
+}
+
+/// Per-node columns, all the same length, parents before children; holes
+/// (slot [`NONE`]) anywhere.
+#[derive(Clone, Debug)]
+pub(super) struct Hot {
+    pub local: Vec<Transform>,
+    pub world: Vec<Affine3A>,
+    pub prev_world: Vec<Affine3A>,
+    /// Dense position of the parent, or [`NONE`] (roots and holes).
+    pub parent: Vec<u32>,
+    pub flags: Vec<u8>,
+    /// Dense position -> slot index; [`NONE`] for a hole.
+    pub slot: Vec<u32>,
+    pub links: Vec<Links>,
+    /// The root level's links: the roots are its children.
+    pub roots: Links,
+}
+
+impl Default for Hot {
+    fn default() -> Self {
+        Self {
+            local: Vec::new(),
+            world: Vec::new(),
+            prev_world: Vec::new(),
+            parent: Vec::new(),
+            flags: Vec::new(),
+            slot: Vec::new(),
+            links: Vec::new(),
+            roots: Links::EMPTY,
+        }
+    }
+}
+
+/// Holes: where spawns may go, and the incremental sweep that reclaims the
+/// rest (`[write, read)` are holes while it runs).
+#[derive(Clone, Debug)]
+pub(super) struct Sweep {
+    /// Positions released since they were last checked (may hold positions
+    /// filled again since, or past the end): a max-heap, the last hole first.
+    pub reusable: BinaryHeap<u32>,
+    pub running: bool,
+    pub write: u32,
+    pub read: u32,
+    /// Lowest hole not covered by the running sweep ([`NONE`] if none): where the next starts.
+    pub first_hole: u32,
+}
+
+impl Default for Sweep {
+    fn default() -> Self {
+        Self {
+            reusable: BinaryHeap::new(),
+            running: false,
+            write: 0,
+            read: 0,
+            first_hole: NONE,
+        }
+    }
+}
+
+impl Hot {
+    /// Positions, holes included.
+    pub fn len(&self) -> usize {
+        self.slot.len()
+    }
+
+    /// The links of `d`, or of the root level for [`NONE`].
+    pub fn links_of(&mut self, d: u32) -> &mut Links {
+        if d == NONE {
+            &mut self.roots
+        } else {
+            &mut self.links[d as usize]
+        }
+    }
+
+    /// The links of `d` (or of the root level), read only.
+    pub fn links_at(&self, d: u32) -> &Links {
+        if d == NONE {
+            &self.roots
+        } else {
+            &self.links[d as usize]
+        }
+    }
+
+    /// Appends a node with no links; returns its position.
+    pub fn push(&mut self, local: Transform, world: Affine3A, flags: u8, slot: u32) -> u32 {
+        let d = self.len() as u32;
+        self.local.push(local);
+        self.world.push(world);
+        self.prev_world.push(world);
+        self.parent.push(NONE);
+        self.flags.push(flags);
+        self.slot.push(slot);
+        self.links.push(Links::EMPTY);
+        d
+    }
+
+    /// Writes a new node with no links into the hole `d`.
+    pub fn place(&mut self, d: u32, local: Transform, world: Affine3A, flags: u8, slot: u32) {
+        let i = d as usize;
+        self.local[i] = local;
+        self.world[i] = world;
+        self.prev_world[i] = world;
+        self.parent[i] = NONE;
+        self.flags[i] = flags;
+        self.slot[i] = slot;
+        self.links[i] = Links::EMPTY;
+    }
+
+    /// Links the unlinked node `d` under `parent` (or at the root level),
+    /// before the sibling `before` ([`NONE`]: as the last child).
+    pub fn link(&mut self, d: u32, parent: u32, before: u32) {
+        let prev = if before == NONE {
+            self.links_at(parent).last_child
+        } else {
+            self.links[before as usize].prev
+        };
+        self.parent[d as usize] = parent;
+        let own = &mut self.links[d as usize];
+        own.prev = prev;
+        own.next = before;
+        if prev == NONE {
+            self.links_of(parent).first_child = d;
+        } else {
+            self.links[prev as usize].next = d;
+        }
+        if before == NONE {
+            self.links_of(parent).last_child = d;
+        } else {
+            self.links[before as usize].prev = d;
+        }
+        self.links_of(parent).children += 1;
+    }
+
+    /// Takes `d` out of its parent's children; its own children stay with it.
+    pub fn unlink(&mut self, d: u32) {
+        let parent = self.parent[d as usize];
+        let Links { prev, next, .. } = self.links[d as usize];
+        if prev == NONE {
+            self.links_of(parent).first_child = next;
+        } else {
+            self.links[prev as usize].next = next;
+        }
+        if next == NONE {
+            self.links_of(parent).last_child = prev;
+        } else {
+            self.links[next as usize].prev = prev;
+        }
+        self.links_of(parent).children -= 1;
+        let own = &mut self.links[d as usize];
+        own.prev = NONE;
+        own.next = NONE;
+        self.parent[d as usize] = NONE;
+    }
+
+    /// The child of `parent` (or root) at `index`, walking from the nearer
+    /// end; [`NONE`] when `index` is past the last child.
+    pub fn nth_child(&self, parent: u32, index: usize) -> u32 {
+        let level = self.links_at(parent);
+        let count = level.children as usize;
+        if index >= count {
+            return NONE;
+        }
+        if index <= count / 2 {
+            let mut d = level.first_child;
+            for _ in 0..index {
+                d = self.links[d as usize].next;
+            }
+            d
+        } else {
+            let mut d = level.last_child;
+            for _ in index + 1..count {
+                d = self.links[d as usize].prev;
+            }
+            d
+        }
+    }
+
+    /// The node after `d` in pre-order, staying inside the subtree of `root`
+    /// ([`NONE`] as `root`: the whole forest). [`NONE`] when the walk is over.
+    #[inline]
+    pub fn next_preorder(&self, d: u32, root: u32) -> u32 {
+        let first = self.links[d as usize].first_child;
+        if first != NONE {
+            return first;
+        }
+        let mut d = d;
+        loop {
+            if d == root {
+                return NONE;
+            }
+            let next = self.links[d as usize].next;
+            if next != NONE {
+                return next;
+            }
+            d = self.parent[d as usize];
+            if d == NONE {
+                return NONE;
+            }
+        }
+    }
+
+    /// Turns position `d` into a hole.
+    fn clear(&mut self, d: usize) {
+        self.slot[d] = NONE;
+        self.parent[d] = NONE;
+        self.flags[d] = 0;
+        self.links[d] = Links::EMPTY;
+    }
+
+    /// Copies every column of position `from` to position `to` (a hole, or
+    /// the end), leaving `from` as it was.
+    fn copy(&mut self, from: usize, to: usize) {
+        if to == self.len() {
+            self.local.push(self.local[from]);
+            self.world.push(self.world[from]);
+            self.prev_world.push(self.prev_world[from]);
+            self.parent.push(self.parent[from]);
+            self.flags.push(self.flags[from]);
+            self.slot.push(self.slot[from]);
+            self.links.push(self.links[from]);
+        } else {
+            self.local[to] = self.local[from];
+            self.world[to] = self.world[from];
+            self.prev_world[to] = self.prev_world[from];
+            self.parent[to] = self.parent[from];
+            self.flags[to] = self.flags[from];
+            self.slot[to] = self.slot[from];
+            self.links[to] = self.links[from];
+        }
+    }
+
+    /// Moves the node at `from` to `to` (a hole or the end) with everything
+    /// that points at it (parent, siblings, children); `from` is left for the
+    /// caller to clear. Returns how many children were re-pointed.
+    fn relocate(&mut self, slots: &mut [Slot], from: u32, to: u32) -> usize {
+        self.copy(from as usize, to as usize);
+        let parent = self.parent[to as usize];
+        let Links {
+            prev,
+            next,
+            first_child,
+            ..
+        } = self.links[to as usize];
+        if parent != NONE || prev != NONE || next != NONE || self.roots.first_child == from {
+            if prev == NONE {
+                self.links_of(parent).first_child = to;
+            } else {
+                self.links[prev as usize].next = to;
+            }
+            if next == NONE {
+                self.links_of(parent).last_child = to;
+            } else {
+                self.links[next as usize].prev = to;
+            }
+        }
+        let mut moved = 0;
+        let mut child = first_child;
+        while child != NONE {
+            self.parent[child as usize] = to;
+            child = self.links[child as usize].next;
+            moved += 1;
+        }
+        slots[self.slot[to as usize] as usize].dense = to;
+        moved
+    }
+}
+
+impl Scene {
+    /// Makes the node at `d` a hole (it is unlinked already and its slot freed).
+    pub(super) fn release_position(&mut self, d: u32) {
+        self.hot.clear(d as usize);
+        let sweep = &mut self.sweep;
+        if !sweep.running || d < sweep.write {
+            sweep.first_hole = sweep.first_hole.min(d);
+        }
+        sweep.reusable.push(d);
+        if sweep.reusable.len() > 4 * self.holes() + 1024 {
+            self.forget_filled_holes();
+        }
+    }
+
+    /// Moves the subtree of `root` (unlinked from its parent) to the end of the
+    /// columns, in pre-order, so it may go under a parent that comes later.
+    /// Returns the root's new position.
+    pub(super) fn move_to_end(&mut self, root: u32) -> u32 {
+        let new_root = self.hot.len() as u32;
+        let mut d = root;
+        let mut bound = root;
+        while d != NONE {
+            let to = self.hot.len() as u32;
+            self.hot.relocate(&mut self.slots, d, to);
+            self.release_position(d);
+            if d == root {
+                bound = to;
+            }
+            d = self.hot.next_preorder(to, bound);
+        }
+        new_root
+    }
+
+    /// Holes among the positions.
+    pub(super) fn holes(&self) -> usize {
+        self.hot.len() - self.live
+    }
+
+    /// One bounded step of the compaction sweep (called once per fixed step,
+    /// from [`Scene::snapshot_previous`], where no dense range is pending).
+    /// Returns whether positions moved.
+    pub(super) fn compact_step(&mut self, budget: usize) -> bool {
+        if !self.sweep.running {
+            let holes = self.holes();
+            if holes < SWEEP_MIN_HOLES || holes * SWEEP_FRACTION < self.hot.len() {
+                return false;
+            }
+            self.start_sweep();
+        }
+        let mut work = 0;
+        let (mut write, mut read) = (self.sweep.write, self.sweep.read);
+        let len = self.hot.len() as u32;
+        while read < len && work < budget {
+            if self.hot.slot[read as usize] != NONE {
+                work += self.hot.relocate(&mut self.slots, read, write);
+                self.hot.clear(read as usize);
+                write += 1;
+            }
+            read += 1;
+            work += 1;
+        }
+        self.sweep.write = write;
+        self.sweep.read = read;
+        if read == len {
+            self.finish_sweep();
+        }
+        true
+    }
+
+    /// Runs the compaction sweep to its end: no holes are left.
+    pub fn compact(&mut self) {
+        if self.holes() == 0 {
+            return;
+        }
+        if !self.sweep.running {
+            self.start_sweep();
+        }
+        // Positions move: pending ranges are void. Outside those ranges the
+        // previous world equals the current one, so copying all is exact.
+        self.last_changed.clear();
+        self.unsnapped.clear();
+        self.snapshot_all = true;
+        while self.sweep.running {
+            self.compact_step(usize::MAX);
+        }
+    }
+
+    fn start_sweep(&mut self) {
+        let start = self.sweep.first_hole.min(self.hot.len() as u32);
+        let sweep = &mut self.sweep;
+        sweep.running = true;
+        sweep.write = start;
+        sweep.read = start;
+        sweep.first_hole = NONE;
+    }
+
+    fn finish_sweep(&mut self) {
+        let end = self.sweep.write as usize;
+        let hot = &mut self.hot;
+        hot.local.truncate(end);
+        hot.world.truncate(end);
+        hot.prev_world.truncate(end);
+        hot.parent.truncate(end);
+        hot.flags.truncate(end);
+        hot.slot.truncate(end);
+        hot.links.truncate(end);
+        self.sweep.running = false;
+        self.sweep.write = 0;
+        self.sweep.read = 0;
+        self.forget_filled_holes();
+    }
+
+    /// Whether position `d` is a hole that a spawn may fill now: not past the
+    /// end, not taken since, and not inside the running sweep's gap.
+    fn is_reusable(&self, d: u32) -> bool {
+        let sweep = &self.sweep;
+        (d as usize) < self.hot.len()
+            && self.hot.slot[d as usize] == NONE
+            && !(sweep.running && (sweep.write..sweep.read).contains(&d))
+    }
+
+    /// Drops the heap's entries that are no longer holes.
+    fn forget_filled_holes(&mut self) {
+        let mut reusable = std::mem::take(&mut self.sweep.reusable);
+        reusable.retain(|&d| self.is_reusable(d));
+        self.sweep.reusable = reusable;
+    }
+
+    /// The last hole, if it lies after `parent` (any hole for the root level):
+    /// a new child may live there. Takes it out of the reusable holes.
+    pub(super) fn take_hole(&mut self, parent: u32) -> Option<u32> {
+        while let Some(&d) = self.sweep.reusable.peek() {
+            if !self.is_reusable(d) {
+                self.sweep.reusable.pop();
+                continue;
+            }
+            if parent != NONE && d < parent {
+                return None;
+            }
+            self.sweep.reusable.pop();
+            return Some(d);
+        }
+        None
+    }
+}
+
+/// Iterator over the direct children of a node (or the roots), in order.
+pub struct Children<'a> {
+    pub(super) scene: &'a Scene,
+    pub(super) next: u32,
+    pub(super) left: usize,
+}
+
+impl Iterator for Children<'_> {
+    type Item = super::NodeId;
+
+    fn next(&mut self) -> Option<super::NodeId> {
+        if self.next == NONE {
+            return None;
+        }
+        let d = self.next;
+        self.next = self.scene.hot.links[d as usize].next;
+        self.left -= 1;
+        Some(self.scene.id_at(d as usize))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for Children<'_> {}
+
+/// Iterator over a subtree (or the whole forest) in depth-first pre-order,
+/// following links: no stack, no allocation.
+pub struct PreOrder<'a> {
+    pub(super) scene: &'a Scene,
+    pub(super) next: u32,
+    pub(super) root: u32,
+}
+
+impl Iterator for PreOrder<'_> {
+    type Item = super::NodeId;
+
+    fn next(&mut self) -> Option<super::NodeId> {
+        if self.next == NONE {
+            return None;
+        }
+        let d = self.next;
+        self.next = self.scene.hot.next_preorder(d, self.root);
+        Some(self.scene.id_at(d as usize))
+    }
+}
