@@ -299,9 +299,14 @@ impl Document {
         }
         let scene = &self.world.scene;
         let recreated: HashSet<NodeId> = remap.values().copied().collect();
-        let roots = scene.nodes().filter(|&n| {
-            recreated.contains(&n) && !scene.parent(n).is_some_and(|p| recreated.contains(&p))
-        });
+        let mut roots: Vec<NodeId> = recreated
+            .iter()
+            .copied()
+            .filter(|&n| {
+                scene.contains(n) && !scene.parent(n).is_some_and(|p| recreated.contains(&p))
+            })
+            .collect();
+        in_scene_order(scene, &mut roots);
         self.selection.set_all(roots);
     }
 
@@ -787,13 +792,8 @@ impl Document {
                 true
             })
             .collect();
-        // Scene (pre-order) order makes multi-node edits independent of click order.
-        let order: std::collections::HashMap<NodeId, usize> = if out.len() > 1 {
-            scene.nodes().enumerate().map(|(i, n)| (n, i)).collect()
-        } else {
-            Default::default()
-        };
-        out.sort_by_key(|n| order.get(n).copied().unwrap_or(0));
+        // Scene order makes multi-node edits independent of click order.
+        in_scene_order(scene, &mut out);
         for &node in &out {
             self.editable(node)?;
         }
@@ -829,6 +829,17 @@ impl Document {
         self.prune();
         Ok(remap)
     }
+}
+
+/// Sorts live nodes in the scene's pre-order (a walk of the whole scene, only
+/// when there are two or more).
+fn in_scene_order(scene: &Scene, nodes: &mut [NodeId]) {
+    if nodes.len() < 2 {
+        return;
+    }
+    let order: std::collections::HashMap<NodeId, usize> =
+        scene.nodes().enumerate().map(|(i, n)| (n, i)).collect();
+    nodes.sort_by_key(|n| order.get(n).copied().unwrap_or(0));
 }
 
 fn group(mut edits: Vec<Edit>) -> Edit {

@@ -14,7 +14,7 @@
 use std::path::Path;
 
 use keel_engine::assets::load_model;
-use keel_engine::scene::{Keep, ModelInstance, NodeId, NodeRecord, Scene, SceneError};
+use keel_engine::scene::{ModelInstance, NodeId, NodeRecord, Scene, SceneError};
 
 use crate::component::ComponentValue;
 
@@ -153,17 +153,6 @@ fn spawn_records(
     Ok(())
 }
 
-/// Moves `node` to position `index` among its siblings (clamped to the last position).
-///
-/// Local transforms are untouched.
-///
-/// # Errors
-/// [`SceneError::StaleNode`] for a dead handle.
-pub fn move_to_index(scene: &mut Scene, node: NodeId, index: usize) -> Result<(), SceneError> {
-    let parent = scene.parent(node);
-    scene.reparent_at(node, parent, index, Keep::Local)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,23 +203,6 @@ mod tests {
         assert_eq!(new.len(), 2);
         assert_eq!(s.to_file(), before, "same names, order, components");
         assert!(ComponentKind::Spin.get(&s, new[1]).is_some());
-    }
-
-    #[test]
-    fn move_to_index_orders_roots_and_children() {
-        let (mut s, ids) = tree();
-        let (a, d, e) = (ids[0], ids[3], ids[4]);
-        move_to_index(&mut s, e, 0).unwrap();
-        assert_eq!(s.roots().collect::<Vec<_>>(), vec![e, a]);
-        move_to_index(&mut s, d, 0).unwrap();
-        assert_eq!(s.children(a).collect::<Vec<_>>(), vec![d, ids[1]]);
-        move_to_index(&mut s, d, 99).unwrap();
-        assert_eq!(s.children(a).collect::<Vec<_>>(), vec![ids[1], d]);
-        assert_eq!(
-            s.local(ids[1]).unwrap().translation,
-            Vec3::X,
-            "locals are kept"
-        );
     }
 
     #[test]

@@ -205,12 +205,11 @@ impl Edit {
                     (*from, *before)
                 };
                 scene
-                    .reparent(*node, place.parent, Keep::Local)
+                    .reparent_at(*node, place.parent, place.index, Keep::Local)
                     .map_err(scene_err("reparent"))?;
                 scene
                     .teleport(*node, local)
                     .map_err(scene_err("reparent"))?;
-                subtree::move_to_index(scene, *node, place.index).map_err(scene_err("reparent"))?;
             }
             Edit::Spawn { at, records, ids } => {
                 if forward {

@@ -244,3 +244,92 @@ proptest! {
         }
     }
 }
+
+/// A 100,000-node scene: 100 roots, each node under a random earlier one;
+/// returns the document and the handles in creation order.
+fn big_doc() -> (Document, Vec<NodeId>) {
+    let mut s = Scene::new();
+    let mut ids: Vec<NodeId> = Vec::with_capacity(100_000);
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    for i in 0..100_000usize {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let parent = (i >= 100).then(|| ids[(seed % i as u64) as usize]);
+        let at = Transform::from_translation(Vec3::new(i as f32 % 7.0, 0.5, 0.0));
+        ids.push(s.spawn(parent, format!("n{i}"), at).unwrap());
+    }
+    (Document::new(s, None), ids)
+}
+
+/// Duplicate, delete and their undo on a big scene, each checked by its
+/// result; the engine time of each is printed (run in release for numbers).
+#[test]
+fn duplicate_delete_and_undo_on_a_100k_node_scene() {
+    let (mut d, ids) = big_doc();
+    d.world.scene.propagate();
+    // A subtree of about a thousand nodes.
+    let node = *ids
+        .iter()
+        .min_by_key(|&&n| d.scene().subtree_len(n).abs_diff(1_000))
+        .unwrap();
+    let size = d.scene().subtree_len(node);
+    assert!((500..2_000).contains(&size), "subtree of {size}");
+    let before = d.scene().to_file();
+    let place = Placement::of(d.scene(), node).unwrap();
+    let name = d.scene().name(node).unwrap().to_owned();
+    let timed = |label: &str, d: &mut Document, f: &dyn Fn(&mut Document)| {
+        let start = std::time::Instant::now();
+        f(d);
+        eprintln!("{label} ({size} of 100,000 nodes): {:?}", start.elapsed());
+    };
+
+    timed("duplicate", &mut d, &|d| {
+        d.duplicate(&[node]).unwrap();
+    });
+    let copy = d.selection.primary().unwrap();
+    assert_eq!(d.scene().len(), 100_000 + size);
+    assert_eq!(d.scene().subtree_len(copy), size);
+    assert_eq!(d.scene().parent(copy), place.parent);
+    assert_eq!(d.scene().sibling_index(copy), Some(place.index + 1));
+    let names = |d: &Document, root: NodeId| -> Vec<String> {
+        let s = d.scene();
+        s.subtree(root)
+            .skip(1)
+            .map(|n| s.name(n).unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        names(&d, copy),
+        names(&d, node),
+        "the copy's nodes, in order"
+    );
+
+    timed("delete", &mut d, &|d| {
+        assert_eq!(d.delete(&[node]).unwrap(), size);
+    });
+    assert!(!d.scene().contains(node));
+    assert_eq!(d.scene().len(), 100_000);
+
+    timed("undo delete", &mut d, &|d| {
+        d.undo().unwrap();
+    });
+    let scene = d.scene();
+    let restored = match place.parent {
+        Some(p) => scene.children(p).nth(place.index),
+        None => scene.roots().nth(place.index),
+    }
+    .unwrap();
+    assert_eq!(
+        scene.name(restored),
+        Some(name.as_str()),
+        "back in its place"
+    );
+    assert_eq!(d.scene().subtree_len(restored), size);
+
+    timed("undo duplicate", &mut d, &|d| {
+        d.undo().unwrap();
+    });
+    assert!(!d.scene().contains(copy));
+    assert_eq!(d.scene().to_file(), before, "the scene as it was");
+}
