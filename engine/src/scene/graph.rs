@@ -189,6 +189,9 @@ impl Scene {
         let before = self.hot.nth_child(parent_dense, index);
         self.hot.link(d, parent_dense, before);
         self.slots[slot as usize].dense = d;
+        if !self.in_preorder_place(d) {
+            self.sweep.disorder += 1;
+        }
         self.live += 1;
         self.structure_version += 1;
         let id = NodeId::new(slot, self.slots[slot as usize].generation);
@@ -302,6 +305,7 @@ impl Scene {
             }
         }
         self.mark(d as usize, flag::DIRTY | flag::TELEPORT);
+        self.sweep.disorder += 1;
         self.structure_version += 1;
         Ok(())
     }
@@ -569,6 +573,12 @@ impl Scene {
             "pre-order walk reaches every node"
         );
         let sweep = &self.sweep;
+        let gap = if sweep.running {
+            (sweep.read - sweep.write) as usize
+        } else {
+            0
+        };
+        assert_eq!(sweep.reusable.len(), n - live - gap, "reusable holes");
         if sweep.running {
             for d in sweep.write..sweep.read {
                 assert_eq!(hot.slot[d as usize], NONE, "{d} inside the sweep's gap");

@@ -14,21 +14,30 @@
 //! any edit and children, subtrees and pre-order walks follow links instead of
 //! relying on positions.
 //!
-//! A spawn reuses the last hole when that hole lies after the new node's
-//! parent, so steady churn (as many spawns as despawns) keeps the columns
+//! A spawn takes the first hole after its parent (a [`HoleSet`] finds it),
+//! so steady churn (as many spawns as despawns) keeps the columns
 //! dense without moving anything. Holes left over are reclaimed by a sweep
 //! that slides live nodes down over them in their current order (so parents
 //! stay before children), a bounded number of positions per fixed step: no
 //! frame pays for the whole scene.
 
-use std::collections::BinaryHeap;
-
 use glam::Affine3A;
 
 use super::Scene;
 use super::graph::{NONE, Slot};
+use super::holes::HoleSet;
 use super::transform::Transform;
 
+/// A relayout pass starts once 1 node in `RELAYOUT_FRACTION` was put out of
+/// pre-order place since the last one.
+const RELAYOUT_FRACTION: usize = 4;
+/// Scenes smaller than this are never relaid out on their own.
+const RELAYOUT_MIN_NODES: usize = 4096;
+/// Subtrees up to this size are moved whole by a relayout pass; larger ones
+/// stay and the pass goes down into them.
+const RELAYOUT_CHUNK: usize = 1024;
+/// Nodes a relayout pass moves (or counts) per step.
+pub(super) const RELAYOUT_BUDGET: usize = 4096;
 /// A sweep starts once holes exceed 1 in `SWEEP_FRACTION` positions.
 const SWEEP_FRACTION: usize = 16;
 /// Fewer holes than this are never worth a sweep.
@@ -93,24 +102,30 @@ impl Default for Hot {
 /// rest (`[write, read)` are holes while it runs).
 #[derive(Clone, Debug)]
 pub(super) struct Sweep {
-    /// Positions released since they were last checked (may hold positions
-    /// filled again since, or past the end): a max-heap, the last hole first.
-    pub reusable: BinaryHeap<u32>,
+    /// Holes a spawn may fill (not those inside the running sweep's gap).
+    pub reusable: HoleSet,
     pub running: bool,
     pub write: u32,
     pub read: u32,
     /// Lowest hole not covered by the running sweep ([`NONE`] if none): where the next starts.
     pub first_hole: u32,
+    /// The next node of a running relayout pass, in pre-order.
+    pub relayout: Option<super::NodeId>,
+    /// Spawns and reparents since the last relayout that put a node out of
+    /// pre-order place.
+    pub disorder: usize,
 }
 
 impl Default for Sweep {
     fn default() -> Self {
         Self {
-            reusable: BinaryHeap::new(),
+            reusable: HoleSet::default(),
             running: false,
             write: 0,
             read: 0,
             first_hole: NONE,
+            relayout: None,
+            disorder: 0,
         }
     }
 }
@@ -257,6 +272,22 @@ impl Hot {
         }
     }
 
+    /// The node after the whole subtree of `d` in the forest's pre-order;
+    /// [`NONE`] at the end.
+    pub fn next_after_subtree(&self, d: u32) -> u32 {
+        let mut d = d;
+        loop {
+            let next = self.links[d as usize].next;
+            if next != NONE {
+                return next;
+            }
+            d = self.parent[d as usize];
+            if d == NONE {
+                return NONE;
+            }
+        }
+    }
+
     /// Turns position `d` into a hole.
     fn clear(&mut self, d: usize) {
         self.slot[d] = NONE;
@@ -331,10 +362,7 @@ impl Scene {
         if !sweep.running || d < sweep.write {
             sweep.first_hole = sweep.first_hole.min(d);
         }
-        sweep.reusable.push(d);
-        if sweep.reusable.len() > 4 * self.holes() + 1024 {
-            self.forget_filled_holes();
-        }
+        sweep.reusable.insert(d);
     }
 
     /// Moves the subtree of `root` (unlinked from its parent) to the end of the
@@ -353,7 +381,95 @@ impl Scene {
             }
             d = self.hot.next_preorder(to, bound);
         }
+        // Nodes recomputed since the last snapshot are in its ranges under
+        // their old positions: the snapshot must find them at the new ones.
+        self.unsnapped.push((new_root, self.hot.len() as u32));
         new_root
+    }
+
+    /// Whether the node at `d` sits where pre-order would put it: right
+    /// after its parent or after the subtree of an earlier sibling (its
+    /// parent is an ancestor of the node before it; looked for 16 levels up).
+    pub(super) fn in_preorder_place(&self, d: u32) -> bool {
+        let hot = &self.hot;
+        let parent = hot.parent[d as usize];
+        if d == 0 {
+            return parent == NONE;
+        }
+        let mut at = d - 1;
+        if hot.slot[at as usize] == NONE {
+            return false;
+        }
+        for _ in 0..16 {
+            if at == parent {
+                return true;
+            }
+            at = hot.parent[at as usize];
+            if at == NONE {
+                return parent == NONE;
+            }
+        }
+        false
+    }
+
+    /// Up to `budget` nodes of a relayout pass: walking the forest in
+    /// pre-order, each subtree of at most [`RELAYOUT_CHUNK`] nodes is moved
+    /// to the end in pre-order (same parent, same sibling place); a larger
+    /// one stays and the walk goes into it. The holes left behind go to the
+    /// sweep. Returns whether positions moved.
+    fn relayout_step(&mut self, budget: usize) -> bool {
+        if self.sweep.relayout.is_none() {
+            if self.live < RELAYOUT_MIN_NODES || self.sweep.disorder * RELAYOUT_FRACTION < self.live
+            {
+                return false;
+            }
+            self.sweep.disorder = 0;
+            self.sweep.relayout = self.roots().next();
+        }
+        let mut work = 0;
+        while work < budget {
+            let Some(d) = self.sweep.relayout.and_then(|node| self.dense(node)) else {
+                // The walk is over, or its next node was despawned: the next pass starts afresh.
+                self.sweep.relayout = None;
+                break;
+            };
+            let d = d as u32;
+            let size = self.subtree_up_to(d, RELAYOUT_CHUNK);
+            let next = if size <= RELAYOUT_CHUNK {
+                let next = self.hot.next_after_subtree(d);
+                let (parent, before) =
+                    (self.hot.parent[d as usize], self.hot.links[d as usize].next);
+                self.hot.unlink(d);
+                let moved = self.move_to_end(d);
+                self.hot.link(moved, parent, before);
+                next
+            } else {
+                self.hot.links[d as usize].first_child
+            };
+            work += size;
+            self.sweep.relayout = (next != NONE).then(|| self.id_at(next as usize));
+        }
+        work > 0
+    }
+
+    /// Size of the subtree at `d`, counted up to `cap + 1`.
+    fn subtree_up_to(&self, d: u32, cap: usize) -> usize {
+        let mut count = 0;
+        let mut at = d;
+        while at != NONE && count <= cap {
+            count += 1;
+            at = self.hot.next_preorder(at, d);
+        }
+        count
+    }
+
+    /// Keeps the layout up: a step of the relayout pass, then of the sweep.
+    /// Called once per fixed step, where no dense range is pending. Returns
+    /// whether positions moved.
+    pub(super) fn upkeep(&mut self) -> bool {
+        let relaid = self.relayout_step(RELAYOUT_BUDGET);
+        let swept = self.compact_step(SWEEP_BUDGET);
+        relaid || swept
     }
 
     /// Holes among the positions.
@@ -377,9 +493,15 @@ impl Scene {
         let len = self.hot.len() as u32;
         while read < len && work < budget {
             if self.hot.slot[read as usize] != NONE {
-                work += self.hot.relocate(&mut self.slots, read, write);
-                self.hot.clear(read as usize);
+                // The sweep may start on a hole a spawn has filled since.
+                if read != write {
+                    work += self.hot.relocate(&mut self.slots, read, write);
+                    self.hot.clear(read as usize);
+                }
                 write += 1;
+            } else {
+                // Inside the gap now: no spawn may take it.
+                self.sweep.reusable.remove(read);
             }
             read += 1;
             work += 1;
@@ -392,20 +514,29 @@ impl Scene {
         true
     }
 
-    /// Runs the compaction sweep to its end: no holes are left.
+    /// Restores the layout at once: a whole relayout pass (the forest in
+    /// pre-order, up to subtrees larger than a chunk) and a whole sweep (no
+    /// holes left). O(nodes); the fixed steps do the same a bounded piece at
+    /// a time.
     pub fn compact(&mut self) {
-        if self.holes() == 0 {
-            return;
-        }
-        if !self.sweep.running {
-            self.start_sweep();
-        }
         // Positions move: pending ranges are void. Outside those ranges the
         // previous world equals the current one, so copying all is exact.
         self.last_changed.clear();
         self.unsnapped.clear();
         self.snapshot_all = true;
-        while self.sweep.running {
+        self.sweep.disorder = 0;
+        self.sweep.relayout = self.roots().next();
+        while self.sweep.relayout.is_some() {
+            self.relayout_step(usize::MAX);
+        }
+        // A sweep already running leaves the holes behind it to the next one.
+        loop {
+            if !self.sweep.running {
+                if self.holes() == 0 {
+                    break;
+                }
+                self.start_sweep();
+            }
             self.compact_step(usize::MAX);
         }
     }
@@ -432,40 +563,14 @@ impl Scene {
         self.sweep.running = false;
         self.sweep.write = 0;
         self.sweep.read = 0;
-        self.forget_filled_holes();
     }
 
-    /// Whether position `d` is a hole that a spawn may fill now: not past the
-    /// end, not taken since, and not inside the running sweep's gap.
-    fn is_reusable(&self, d: u32) -> bool {
-        let sweep = &self.sweep;
-        (d as usize) < self.hot.len()
-            && self.hot.slot[d as usize] == NONE
-            && !(sweep.running && (sweep.write..sweep.read).contains(&d))
-    }
-
-    /// Drops the heap's entries that are no longer holes.
-    fn forget_filled_holes(&mut self) {
-        let mut reusable = std::mem::take(&mut self.sweep.reusable);
-        reusable.retain(|&d| self.is_reusable(d));
-        self.sweep.reusable = reusable;
-    }
-
-    /// The last hole, if it lies after `parent` (any hole for the root level):
-    /// a new child may live there. Takes it out of the reusable holes.
+    /// The first hole after `parent` (any hole for the root level): a new
+    /// child may live there. Takes it out of the reusable holes.
     pub(super) fn take_hole(&mut self, parent: u32) -> Option<u32> {
-        while let Some(&d) = self.sweep.reusable.peek() {
-            if !self.is_reusable(d) {
-                self.sweep.reusable.pop();
-                continue;
-            }
-            if parent != NONE && d < parent {
-                return None;
-            }
-            self.sweep.reusable.pop();
-            return Some(d);
-        }
-        None
+        let hole = self.sweep.reusable.first_after(parent, parent == NONE)?;
+        self.sweep.reusable.remove(hole);
+        Some(hole)
     }
 }
 

@@ -16,6 +16,7 @@ pub mod components;
 pub mod file;
 mod graph;
 mod handle;
+mod holes;
 pub mod index;
 mod layout;
 mod model;

@@ -312,8 +312,8 @@ impl Scene {
     ///
     /// Called before each fixed update. Only ranges recomputed since the last
     /// snapshot are copied (the others are equal already). Then, with no range
-    /// pending, one bounded step of the compaction sweep may move nodes to
-    /// reclaim holes (each node carries both its transforms along).
+    /// pending, one bounded step of the layout's upkeep (relayout, sweep) may
+    /// move nodes (each carries both its transforms along).
     pub fn snapshot_previous(&mut self) {
         let hot = &mut self.hot;
         if self.snapshot_all {
@@ -326,8 +326,11 @@ impl Scene {
             }
         }
         self.unsnapped.clear();
-        if self.compact_step(super::layout::SWEEP_BUDGET) {
+        if self.upkeep() {
+            // Every previous world equals the current one here, and moves
+            // carry both: nothing is left to copy, and old positions are void.
             self.last_changed.clear();
+            self.unsnapped.clear();
         }
     }
 
@@ -646,5 +649,26 @@ mod tests {
         for node in scene.nodes().collect::<Vec<_>>() {
             assert_eq!(scene.previous_world(node), scene.world(node), "{node}");
         }
+    }
+
+    #[test]
+    fn a_100k_deep_chain_saves_loads_and_propagates_without_recursion() {
+        let mut scene = Scene::new();
+        let mut last = None;
+        for _ in 0..100_000 {
+            last = Some(scene.spawn(last, "link", at(1.0)).unwrap());
+        }
+        let text = scene
+            .to_file()
+            .to_text(std::path::Path::new("chain.ron"))
+            .unwrap();
+        // Loading propagates.
+        let mut loaded = Scene::from_text(&text, std::path::Path::new("chain.ron")).unwrap();
+        let tip = loaded.nodes().last().unwrap();
+        assert_eq!(loaded.depth(tip), Some(99_999));
+        assert_eq!(loaded.world(tip).unwrap().translation.x, 100_000.0);
+        let root = loaded.roots().next().unwrap();
+        assert_eq!(loaded.despawn(root).unwrap(), 100_000);
+        assert!(loaded.is_empty());
     }
 }
