@@ -269,6 +269,9 @@ impl SceneFile {
             }
             ids.push(id);
         }
+        // Keel writes files in pre-order, so a loaded scene needs no relayout
+        // (a hand-written file in another order stays as written).
+        scene.sweep.disorder = 0;
         scene.propagate();
         scene.snapshot_previous();
         Ok(scene)

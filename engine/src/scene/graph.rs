@@ -189,9 +189,7 @@ impl Scene {
         let before = self.hot.nth_child(parent_dense, index);
         self.hot.link(d, parent_dense, before);
         self.slots[slot as usize].dense = d;
-        if !self.in_preorder_place(d) {
-            self.sweep.disorder += 1;
-        }
+        self.sweep.disorder += 1;
         self.live += 1;
         self.structure_version += 1;
         let id = NodeId::new(slot, self.slots[slot as usize].generation);

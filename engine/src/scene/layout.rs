@@ -28,9 +28,9 @@ use super::graph::{NONE, Slot};
 use super::holes::HoleSet;
 use super::transform::Transform;
 
-/// A relayout pass starts once 1 node in `RELAYOUT_FRACTION` was put out of
-/// pre-order place since the last one.
-const RELAYOUT_FRACTION: usize = 4;
+/// A relayout pass starts once spawns and reparents since the last one
+/// reach 1 in `RELAYOUT_FRACTION` live nodes.
+const RELAYOUT_FRACTION: usize = 2;
 /// Scenes smaller than this are never relaid out on their own.
 const RELAYOUT_MIN_NODES: usize = 4096;
 /// Subtrees up to this size are moved whole by a relayout pass; larger ones
@@ -111,8 +111,8 @@ pub(super) struct Sweep {
     pub first_hole: u32,
     /// The next node of a running relayout pass, in pre-order.
     pub relayout: Option<super::NodeId>,
-    /// Spawns and reparents since the last relayout that put a node out of
-    /// pre-order place.
+    /// Spawns and reparents since the last relayout (each may have put a
+    /// node out of pre-order place; telling which would cost a walk up).
     pub disorder: usize,
 }
 
@@ -385,31 +385,6 @@ impl Scene {
         // their old positions: the snapshot must find them at the new ones.
         self.unsnapped.push((new_root, self.hot.len() as u32));
         new_root
-    }
-
-    /// Whether the node at `d` sits where pre-order would put it: right
-    /// after its parent or after the subtree of an earlier sibling (its
-    /// parent is an ancestor of the node before it; looked for 16 levels up).
-    pub(super) fn in_preorder_place(&self, d: u32) -> bool {
-        let hot = &self.hot;
-        let parent = hot.parent[d as usize];
-        if d == 0 {
-            return parent == NONE;
-        }
-        let mut at = d - 1;
-        if hot.slot[at as usize] == NONE {
-            return false;
-        }
-        for _ in 0..16 {
-            if at == parent {
-                return true;
-            }
-            at = hot.parent[at as usize];
-            if at == NONE {
-                return parent == NONE;
-            }
-        }
-        false
     }
 
     /// Up to `budget` nodes of a relayout pass: walking the forest in

@@ -1,13 +1,15 @@
 //! Tests of the scene graph as a whole: hierarchy edits against a naive
 //! reference model, and scene files.
 
-use std::collections::HashMap;
 use std::path::Path;
 
-use glam::{Affine3A, Quat, Vec3, Vec4};
+use glam::{Quat, Vec3, Vec4};
 use proptest::prelude::*;
 
 use super::*;
+
+/// The hierarchy against a naive reference model (edits, propagation, snapshots, compaction).
+mod model;
 
 fn at(x: f32, y: f32, z: f32) -> Transform {
     Transform::from_translation(Vec3::new(x, y, z))
@@ -192,180 +194,6 @@ fn propagation_cost_follows_the_change_not_the_scene() {
         stats.recomputed, 11,
         "one root with 9 children plus one leaf"
     );
-}
-
-// ---- Model test: the scene against a naive tree of HashMaps -------------------------
-
-#[derive(Clone, Debug)]
-enum Op {
-    Spawn {
-        parent: Option<usize>,
-        x: i8,
-    },
-    Despawn(usize),
-    Reparent {
-        node: usize,
-        parent: Option<usize>,
-        keep_world: bool,
-    },
-    Move {
-        node: usize,
-        x: i8,
-        turn: i8,
-    },
-    Propagate,
-}
-
-fn op() -> impl Strategy<Value = Op> {
-    let pick = any::<usize>();
-    prop_oneof![
-        3 => (proptest::option::weighted(0.8, pick), any::<i8>()).prop_map(|(parent, x)| Op::Spawn { parent, x }),
-        1 => pick.prop_map(Op::Despawn),
-        2 => (pick, proptest::option::weighted(0.8, pick), any::<bool>())
-            .prop_map(|(node, parent, keep_world)| Op::Reparent { node, parent, keep_world }),
-        3 => (pick, any::<i8>(), any::<i8>()).prop_map(|(node, x, turn)| Op::Move { node, x, turn }),
-        1 => Just(Op::Propagate),
-    ]
-}
-
-#[derive(Default)]
-struct Model {
-    parent: HashMap<NodeId, Option<NodeId>>,
-    children: HashMap<Option<NodeId>, Vec<NodeId>>,
-    local: HashMap<NodeId, Transform>,
-}
-
-impl Model {
-    fn world(&self, node: NodeId) -> Affine3A {
-        let local = self.local[&node].to_affine();
-        match self.parent[&node] {
-            Some(p) => self.world(p) * local,
-            None => local,
-        }
-    }
-
-    fn is_under(&self, node: NodeId, ancestor: NodeId) -> bool {
-        let mut at = Some(node);
-        while let Some(n) = at {
-            if n == ancestor {
-                return true;
-            }
-            at = self.parent[&n];
-        }
-        false
-    }
-
-    /// Nodes in the union of the subtrees of `roots` (the ones still alive).
-    fn subtree_union(&self, roots: &std::collections::HashSet<NodeId>) -> usize {
-        self.parent
-            .keys()
-            .filter(|&&n| {
-                roots
-                    .iter()
-                    .any(|&r| self.parent.contains_key(&r) && self.is_under(n, r))
-            })
-            .count()
-    }
-
-    fn remove(&mut self, node: NodeId) {
-        for child in self.children.remove(&Some(node)).unwrap_or_default() {
-            self.remove(child);
-        }
-        let parent = self.parent.remove(&node).unwrap();
-        if let Some(siblings) = self.children.get_mut(&parent) {
-            siblings.retain(|&c| c != node);
-        }
-        self.local.remove(&node);
-    }
-}
-
-fn live(model: &Model) -> Vec<NodeId> {
-    let mut nodes: Vec<NodeId> = model.parent.keys().copied().collect();
-    nodes.sort();
-    nodes
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
-    #[test]
-    fn hierarchy_matches_a_naive_model(ops in proptest::collection::vec(op(), 1..120)) {
-        let mut scene = Scene::new();
-        let mut model = Model::default();
-        let mut dead: Vec<NodeId> = Vec::new();
-        let mut pending = std::collections::HashSet::new();
-        for op in ops {
-            let nodes = live(&model);
-            let pick = |i: usize| (!nodes.is_empty()).then(|| nodes[i % nodes.len()]);
-            match op {
-                Op::Spawn { parent, x } => {
-                    let parent = parent.and_then(pick);
-                    let t = at(f32::from(x), 1.0, 0.0);
-                    let id = scene.spawn(parent, "n", t).unwrap();
-                    model.parent.insert(id, parent);
-                    model.children.entry(parent).or_default().push(id);
-                    model.local.insert(id, t);
-                    pending.insert(id);
-                }
-                Op::Despawn(i) => if let Some(node) = pick(i) {
-                    let before = model.parent.len();
-                    let mut subtree: Vec<NodeId> = model.parent.keys().copied().filter(|&n| model.is_under(n, node)).collect();
-                    model.remove(node);
-                    prop_assert_eq!(scene.despawn(node).unwrap(), before - model.parent.len());
-                    dead.append(&mut subtree);
-                },
-                Op::Reparent { node, parent, keep_world } => if let Some(node) = pick(node) {
-                    let parent = parent.and_then(pick);
-                    let keep = if keep_world { Keep::World } else { Keep::Local };
-                    let refused = parent.is_some_and(|p| model.is_under(p, node));
-                    if keep_world && !refused {
-                        // Keeping the world position propagates first, to read current worlds.
-                        pending.clear();
-                    }
-                    let result = scene.reparent(node, parent, keep);
-                    if parent.is_some_and(|p| model.is_under(p, node)) {
-                        prop_assert!(matches!(result, Err(SceneError::CyclicReparent { .. })), "{:?}", result);
-                    } else {
-                        result.unwrap();
-                        let old = model.parent.insert(node, parent).unwrap();
-                        model.children.get_mut(&old).unwrap().retain(|&c| c != node);
-                        model.children.entry(parent).or_default().push(node);
-                        // Keep::World changes the local transform: take the scene's.
-                        model.local.insert(node, scene.local(node).unwrap());
-                        pending.insert(node);
-                    }
-                },
-                Op::Move { node, x, turn } => if let Some(node) = pick(node) {
-                    let t = at(f32::from(x), 0.5, 0.0).with_rotation(Quat::from_rotation_y(f32::from(turn) * 0.01));
-                    if scene.set_local(node, t).unwrap() {
-                        pending.insert(node);
-                    }
-                    model.local.insert(node, t);
-                },
-                Op::Propagate => {
-                    let expected = model.subtree_union(&pending);
-                    prop_assert_eq!(scene.propagate().recomputed, expected, "nodes in changed subtrees");
-                    pending.clear();
-                }
-            }
-            scene.assert_invariants();
-        }
-        let expected = model.subtree_union(&pending);
-        prop_assert_eq!(scene.propagate().recomputed, expected, "nodes in changed subtrees");
-        prop_assert_eq!(scene.len(), model.parent.len());
-        for node in live(&model) {
-            prop_assert_eq!(scene.parent(node), model.parent[&node]);
-            let kids: Vec<NodeId> = scene.children(node).collect();
-            prop_assert_eq!(kids, model.children.get(&Some(node)).cloned().unwrap_or_default());
-            let expected = model.world(node);
-            let got = scene.world(node).unwrap();
-            prop_assert!(got.abs_diff_eq(expected, 1e-5), "{:?}: {:?} vs {:?}", node, got, expected);
-        }
-        let roots: Vec<NodeId> = scene.roots().collect();
-        prop_assert_eq!(roots, model.children.get(&None).cloned().unwrap_or_default());
-        for node in dead {
-            prop_assert!(!scene.contains(node));
-        }
-    }
 }
 
 // ---- Scene files --------------------------------------------------------------------

@@ -1,0 +1,110 @@
+//! A large deterministic test: the sweep runs across steps while the scene
+//! churns, checked against the model after every batch of edits and every step.
+
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+
+use super::harness::Harness;
+use super::{Op, Rng, pose};
+use crate::scene::layout::SWEEP_BUDGET;
+
+/// A scene of several sweep budgets, churned between snapshots: the sweep
+/// advances one real step per `snapshot_previous`, with spawns (into holes on
+/// both sides of it), despawns (behind it too), reparents (some moving
+/// subtrees to the end) and moves in between, and a full compaction once in
+/// the middle of a sweep; everything is checked after every batch of edits
+/// and every step.
+#[test]
+fn the_sweep_runs_across_steps_while_the_scene_churns() {
+    fn run() -> Result<(), TestCaseError> {
+        let mut h = Harness::default();
+        let mut rng = Rng(0x5eed);
+        let total = 2 * SWEEP_BUDGET + 1000;
+        for seed in 0..(total / 1000 + 1) as u64 {
+            h.apply(&Op::SpawnBatch { count: 1000, seed })?;
+        }
+        h.propagate()?;
+        h.snapshot()?;
+        h.check()?;
+        prop_assert!(!h.scene.sweep.running);
+        for round in 0..2 {
+            // Small subtrees all over the columns: enough holes to start a sweep.
+            while h.scene.holes() * 12 < h.scene.hot.len() {
+                let node = h.model.alive[rng.below(h.model.len())];
+                if h.model.nodes[&node].children.len() < 4 {
+                    h.despawn(node)?;
+                }
+            }
+            h.check()?;
+            let (mut steps_while_running, mut compacted) = (0, false);
+            for step in 0..8 {
+                churn(&mut h, &mut rng, step)?;
+                h.propagate()?;
+                h.check()?;
+                let sweep = &h.scene.sweep;
+                if round == 1 && !compacted && sweep.running && sweep.first_hole < sweep.write {
+                    // Mid-sweep, with holes behind it and ranges not yet snapshotted.
+                    h.compact()?;
+                    h.check()?;
+                    compacted = true;
+                }
+                h.snapshot()?;
+                h.check()?;
+                steps_while_running += usize::from(h.scene.sweep.running);
+            }
+            if round == 0 {
+                prop_assert!(steps_while_running >= 2, "the sweep spans several steps");
+            } else {
+                prop_assert!(compacted, "compacted in the middle of a sweep");
+            }
+        }
+        h.check_with(true)
+    }
+
+    fn churn(h: &mut Harness, rng: &mut Rng, step: usize) -> Result<(), TestCaseError> {
+        // Leaves, behind the sweep and elsewhere.
+        let (running, write) = (h.scene.sweep.running, h.scene.sweep.write);
+        for _ in 0..20 {
+            let node = h.model.alive[rng.below(h.model.len())];
+            if !h.model.nodes[&node].children.is_empty() {
+                continue;
+            }
+            let d = h.scene.dense(node).unwrap() as u32;
+            if rng.below(2) == 0 || (running && d < write) {
+                h.despawn(node)?;
+            }
+        }
+        for _ in 0..30 {
+            let parent = h.model.pick(rng.next() as usize);
+            let index = (rng.below(3) == 0).then(|| rng.below(4));
+            h.spawn(
+                parent,
+                index,
+                pose(rng.next() as i8, rng.next() as i8 % 8, 0),
+            )?;
+        }
+        for _ in 0..20 {
+            let node = h.model.alive[rng.below(h.model.len())];
+            let parent = h.model.pick(rng.next() as usize);
+            let index = (rng.below(2) == 0).then(|| rng.below(3));
+            h.reparent(node, parent, index, rng.below(4) == 0)?;
+        }
+        for _ in 0..40 {
+            let node = h.model.alive[rng.below(h.model.len())];
+            let local = pose(rng.next() as i8, rng.next() as i8 % 8, rng.next() as u8);
+            h.set_local(node, local, rng.below(5) == 0)?;
+        }
+        if step % 3 == 1 {
+            // Edits after the propagation, before the snapshot: they wait for the next one.
+            h.propagate()?;
+            let node = h.model.alive[rng.below(h.model.len())];
+            h.set_local(node, pose(7, 3, 0), false)?;
+            let node = h.model.alive[rng.below(h.model.len())];
+            let parent = h.model.pick(rng.next() as usize);
+            h.reparent(node, parent, None, false)?;
+        }
+        Ok(())
+    }
+
+    run().unwrap();
+}
