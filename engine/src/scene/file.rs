@@ -269,9 +269,6 @@ impl SceneFile {
             }
             ids.push(id);
         }
-        // Keel writes files in pre-order, so a loaded scene needs no relayout
-        // (a hand-written file in another order stays as written).
-        scene.sweep.disorder = 0;
         scene.propagate();
         scene.snapshot_previous();
         Ok(scene)
@@ -421,9 +418,9 @@ impl Scene {
             if c.model_part.get(id).is_some() {
                 continue;
             }
-            let mut parent = self.hot.parent[d];
+            let mut parent = self.hot.meta[d].parent;
             while parent != super::graph::NONE && position[parent as usize] == UNSAVED {
-                parent = self.hot.parent[parent as usize];
+                parent = self.hot.meta[parent as usize].parent;
             }
             position[d] = nodes.len();
             let model = c.model.get(id).map(|m| match dir {

@@ -132,7 +132,7 @@ impl Scene {
 
     /// Handle of the node at dense position `d`.
     pub(super) fn id_at(&self, d: usize) -> NodeId {
-        let slot = self.hot.slot[d];
+        let slot = self.hot.meta[d].slot;
         NodeId::new(slot, self.slots[slot as usize].generation)
     }
 
@@ -189,7 +189,6 @@ impl Scene {
         let before = self.hot.nth_child(parent_dense, index);
         self.hot.link(d, parent_dense, before);
         self.slots[slot as usize].dense = d;
-        self.sweep.disorder += 1;
         self.live += 1;
         self.structure_version += 1;
         let id = NodeId::new(slot, self.slots[slot as usize].generation);
@@ -207,25 +206,32 @@ impl Scene {
     /// [`SceneError::StaleNode`] if `node` is not a live node.
     pub fn despawn(&mut self, node: NodeId) -> Result<usize, SceneError> {
         let root = self.dense_or_err(node)? as u32;
+        // A relayout pass whose next node goes resumes after the subtree.
+        let after = self.hot.next_after_subtree(root);
+        let mut cursor_gone = false;
         self.hot.unlink(root);
         // Pre-order; a node becomes a hole when the walk leaves it for good,
         // so the links it climbs through are still there.
         let mut count = 0;
         let mut d = root;
         'walk: loop {
-            let slot = self.hot.slot[d as usize];
+            let slot = self.hot.meta[d as usize].slot;
             let id = NodeId::new(slot, self.slots[slot as usize].generation);
+            cursor_gone |= self.sweep.relayout == Some(id);
             self.components.remove_all(id);
             self.despawned.push(id);
             self.free_slot(slot);
             count += 1;
-            let first = self.hot.links[d as usize].first_child;
+            let first = self.hot.meta[d as usize].links.first_child;
             if first != NONE {
                 d = first;
                 continue;
             }
             loop {
-                let (next, parent) = (self.hot.links[d as usize].next, self.hot.parent[d as usize]);
+                let (next, parent) = (
+                    self.hot.meta[d as usize].links.next,
+                    self.hot.meta[d as usize].parent,
+                );
                 self.release_position(d);
                 if d == root {
                     break 'walk;
@@ -236,6 +242,9 @@ impl Scene {
                 }
                 d = parent;
             }
+        }
+        if cursor_gone {
+            self.sweep.relayout = (after != NONE).then(|| self.id_at(after as usize));
         }
         self.live -= count;
         self.structure_version += 1;
@@ -303,7 +312,6 @@ impl Scene {
             }
         }
         self.mark(d as usize, flag::DIRTY | flag::TELEPORT);
-        self.sweep.disorder += 1;
         self.structure_version += 1;
         Ok(())
     }
@@ -315,7 +323,7 @@ impl Scene {
             if at == ancestor {
                 return true;
             }
-            at = self.hot.parent[at as usize];
+            at = self.hot.meta[at as usize].parent;
         }
         false
     }
@@ -323,7 +331,7 @@ impl Scene {
     /// The parent of `node`; `None` for a root or a stale handle.
     pub fn parent(&self, node: NodeId) -> Option<NodeId> {
         let d = self.dense(node)?;
-        let p = self.hot.parent[d];
+        let p = self.hot.meta[d].parent;
         (p != NONE).then(|| self.id_at(p as usize))
     }
 
@@ -331,7 +339,7 @@ impl Scene {
     pub fn children(&self, node: NodeId) -> Children<'_> {
         let links = self
             .dense(node)
-            .map_or(&super::layout::Links::EMPTY, |d| &self.hot.links[d]);
+            .map_or(&super::layout::Links::EMPTY, |d| &self.hot.meta[d].links);
         Children {
             scene: self,
             next: links.first_child,
@@ -342,7 +350,7 @@ impl Scene {
     /// Number of direct children of `node`; 0 for a leaf or a stale handle.
     pub fn child_count(&self, node: NodeId) -> usize {
         self.dense(node)
-            .map_or(0, |d| self.hot.links[d].children as usize)
+            .map_or(0, |d| self.hot.meta[d].links.children as usize)
     }
 
     /// The position of `node` among its siblings (or among the roots); `None`
@@ -350,8 +358,8 @@ impl Scene {
     pub fn sibling_index(&self, node: NodeId) -> Option<usize> {
         let mut d = self.dense(node)? as u32;
         let mut index = 0;
-        while self.hot.links[d as usize].prev != NONE {
-            d = self.hot.links[d as usize].prev;
+        while self.hot.meta[d as usize].links.prev != NONE {
+            d = self.hot.meta[d as usize].links.prev;
             index += 1;
         }
         Some(index)
@@ -404,8 +412,8 @@ impl Scene {
     pub fn depth(&self, node: NodeId) -> Option<usize> {
         let mut d = self.dense(node)?;
         let mut depth = 0;
-        while self.hot.parent[d] != NONE {
-            d = self.hot.parent[d] as usize;
+        while self.hot.meta[d].parent != NONE {
+            d = self.hot.meta[d].parent as usize;
             depth += 1;
         }
         Some(depth)
@@ -517,10 +525,10 @@ impl Scene {
 
     /// Sets flag bits; remembers the node for the next propagation when it becomes dirty.
     pub(super) fn mark(&mut self, d: usize, bits: u8) {
-        if bits & flag::DIRTY != 0 && self.hot.flags[d] & flag::DIRTY == 0 {
+        if bits & flag::DIRTY != 0 && self.hot.meta[d].flags & flag::DIRTY == 0 {
             self.dirty.push(self.id_at(d));
         }
-        self.hot.flags[d] |= bits;
+        self.hot.meta[d].flags |= bits;
     }
 
     /// Checks the storage invariants; used by tests.
@@ -530,9 +538,9 @@ impl Scene {
         let n = hot.len();
         let mut live = 0;
         for d in 0..n {
-            let slot = hot.slot[d];
+            let slot = hot.meta[d].slot;
             if slot == NONE {
-                assert_eq!(hot.parent[d], NONE, "hole {d} has a parent");
+                assert_eq!(hot.meta[d].parent, NONE, "hole {d} has a parent");
                 continue;
             }
             live += 1;
@@ -540,25 +548,25 @@ impl Scene {
                 self.slots[slot as usize].dense as usize, d,
                 "slot table of {d}"
             );
-            let p = hot.parent[d];
+            let p = hot.meta[d].parent;
             assert!(
                 p == NONE || (p as usize) < d,
                 "parent of {d} must precede it"
             );
             assert!(
-                p == NONE || hot.slot[p as usize] != NONE,
+                p == NONE || hot.meta[p as usize].slot != NONE,
                 "parent of {d} is a hole"
             );
             // The parent's child list holds d exactly once, and its count is right.
             let level = hot.links_at(p);
             let (mut c, mut count, mut seen, mut prev) = (level.first_child, 0, 0, NONE);
             while c != NONE {
-                assert_eq!(hot.links[c as usize].prev, prev, "prev link of {c}");
-                assert_eq!(hot.parent[c as usize], p, "child {c} of {p}");
+                assert_eq!(hot.meta[c as usize].links.prev, prev, "prev link of {c}");
+                assert_eq!(hot.meta[c as usize].parent, p, "child {c} of {p}");
                 seen += usize::from(c as usize == d);
                 count += 1;
                 prev = c;
-                c = hot.links[c as usize].next;
+                c = hot.meta[c as usize].links.next;
             }
             assert_eq!(level.last_child, prev, "last child of {p}");
             assert_eq!(level.children, count, "child count of {p}");
@@ -579,14 +587,17 @@ impl Scene {
         assert_eq!(sweep.reusable.len(), n - live - gap, "reusable holes");
         if sweep.running {
             for d in sweep.write..sweep.read {
-                assert_eq!(hot.slot[d as usize], NONE, "{d} inside the sweep's gap");
+                assert_eq!(
+                    hot.meta[d as usize].slot, NONE,
+                    "{d} inside the sweep's gap"
+                );
             }
         }
         for d in 0..n.min(sweep.first_hole as usize) {
             let covered = sweep.running && (sweep.write..sweep.read).contains(&(d as u32));
             let swept = sweep.running && d as u32 >= sweep.read;
             assert!(
-                hot.slot[d] != NONE || covered || swept,
+                hot.meta[d].slot != NONE || covered || swept,
                 "hole {d} before first_hole {}",
                 sweep.first_hole
             );

@@ -1,7 +1,8 @@
 //! Where nodes live: the hot columns, the sibling links, holes and their
 //! incremental compaction.
 //!
-//! Data locality with cheap structural edits. Every per-node column is indexed
+//! Data locality with cheap structural edits. Every per-node column (local,
+//! world, previous world, and `Meta`: parent, slot, flags, links) is indexed
 //! by a dense position, and positions keep one order: a parent before its
 //! children. That is all propagation needs to be one linear pass, and it is
 //! cheap to keep: a new node is appended (after its parent, wherever that is),
@@ -28,9 +29,13 @@ use super::graph::{NONE, Slot};
 use super::holes::HoleSet;
 use super::transform::Transform;
 
-/// A relayout pass starts once spawns and reparents since the last one
-/// reach 1 in `RELAYOUT_FRACTION` live nodes.
-const RELAYOUT_FRACTION: usize = 2;
+/// A relayout pass starts once the last linear propagation found 1 node in
+/// `RELAYOUT_FRACTION` with its parent far behind it (see [`FAR`]).
+const RELAYOUT_FRACTION: usize = 4;
+/// A parent more than this many positions behind its child (and not the
+/// previous node's parent, which is in cache already) costs propagation a
+/// cache miss.
+pub(super) const FAR: u32 = 1024;
 /// Scenes smaller than this are never relaid out on their own.
 const RELAYOUT_MIN_NODES: usize = 4096;
 /// Subtrees up to this size are moved whole by a relayout pass; larger ones
@@ -66,6 +71,29 @@ impl Links {
     };
 }
 
+/// The hierarchy fields of one node, together: a structural edit reads and
+/// writes them as a whole (one cache line for two nodes), and propagation
+/// reads parent and flags from the same record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Meta {
+    pub links: Links,
+    /// Dense position of the parent, or [`NONE`] (roots and holes).
+    pub parent: u32,
+    /// Slot index of the node here; [`NONE`] for a hole.
+    pub slot: u32,
+    pub flags: u8,
+}
+
+impl Meta {
+    /// A hole: no node, no links.
+    pub const HOLE: Meta = Meta {
+        links: Links::EMPTY,
+        parent: NONE,
+        slot: NONE,
+        flags: 0,
+    };
+}
+
 /// Per-node columns, all the same length, parents before children; holes
 /// (slot [`NONE`]) anywhere.
 #[derive(Clone, Debug)]
@@ -73,12 +101,8 @@ pub(super) struct Hot {
     pub local: Vec<Transform>,
     pub world: Vec<Affine3A>,
     pub prev_world: Vec<Affine3A>,
-    /// Dense position of the parent, or [`NONE`] (roots and holes).
-    pub parent: Vec<u32>,
-    pub flags: Vec<u8>,
-    /// Dense position -> slot index; [`NONE`] for a hole.
-    pub slot: Vec<u32>,
-    pub links: Vec<Links>,
+    /// Parent, slot, flags and links: what an edit touches, in one record.
+    pub meta: Vec<Meta>,
     /// The root level's links: the roots are its children.
     pub roots: Links,
 }
@@ -89,10 +113,7 @@ impl Default for Hot {
             local: Vec::new(),
             world: Vec::new(),
             prev_world: Vec::new(),
-            parent: Vec::new(),
-            flags: Vec::new(),
-            slot: Vec::new(),
-            links: Vec::new(),
+            meta: Vec::new(),
             roots: Links::EMPTY,
         }
     }
@@ -111,8 +132,8 @@ pub(super) struct Sweep {
     pub first_hole: u32,
     /// The next node of a running relayout pass, in pre-order.
     pub relayout: Option<super::NodeId>,
-    /// Spawns and reparents since the last relayout (each may have put a
-    /// node out of pre-order place; telling which would cost a walk up).
+    /// Nodes whose parent the last linear propagation found far behind
+    /// them: what a relayout would save it.
     pub disorder: usize,
 }
 
@@ -133,7 +154,7 @@ impl Default for Sweep {
 impl Hot {
     /// Positions, holes included.
     pub fn len(&self) -> usize {
-        self.slot.len()
+        self.meta.len()
     }
 
     /// The links of `d`, or of the root level for [`NONE`].
@@ -141,7 +162,7 @@ impl Hot {
         if d == NONE {
             &mut self.roots
         } else {
-            &mut self.links[d as usize]
+            &mut self.meta[d as usize].links
         }
     }
 
@@ -150,7 +171,7 @@ impl Hot {
         if d == NONE {
             &self.roots
         } else {
-            &self.links[d as usize]
+            &self.meta[d as usize].links
         }
     }
 
@@ -160,10 +181,11 @@ impl Hot {
         self.local.push(local);
         self.world.push(world);
         self.prev_world.push(world);
-        self.parent.push(NONE);
-        self.flags.push(flags);
-        self.slot.push(slot);
-        self.links.push(Links::EMPTY);
+        self.meta.push(Meta {
+            flags,
+            slot,
+            ..Meta::HOLE
+        });
         d
     }
 
@@ -173,10 +195,11 @@ impl Hot {
         self.local[i] = local;
         self.world[i] = world;
         self.prev_world[i] = world;
-        self.parent[i] = NONE;
-        self.flags[i] = flags;
-        self.slot[i] = slot;
-        self.links[i] = Links::EMPTY;
+        self.meta[i] = Meta {
+            flags,
+            slot,
+            ..Meta::HOLE
+        };
     }
 
     /// Links the unlinked node `d` under `parent` (or at the root level),
@@ -185,44 +208,44 @@ impl Hot {
         let prev = if before == NONE {
             self.links_at(parent).last_child
         } else {
-            self.links[before as usize].prev
+            self.meta[before as usize].links.prev
         };
-        self.parent[d as usize] = parent;
-        let own = &mut self.links[d as usize];
+        self.meta[d as usize].parent = parent;
+        let own = &mut self.meta[d as usize].links;
         own.prev = prev;
         own.next = before;
         if prev == NONE {
             self.links_of(parent).first_child = d;
         } else {
-            self.links[prev as usize].next = d;
+            self.meta[prev as usize].links.next = d;
         }
         if before == NONE {
             self.links_of(parent).last_child = d;
         } else {
-            self.links[before as usize].prev = d;
+            self.meta[before as usize].links.prev = d;
         }
         self.links_of(parent).children += 1;
     }
 
     /// Takes `d` out of its parent's children; its own children stay with it.
     pub fn unlink(&mut self, d: u32) {
-        let parent = self.parent[d as usize];
-        let Links { prev, next, .. } = self.links[d as usize];
+        let parent = self.meta[d as usize].parent;
+        let Links { prev, next, .. } = self.meta[d as usize].links;
         if prev == NONE {
             self.links_of(parent).first_child = next;
         } else {
-            self.links[prev as usize].next = next;
+            self.meta[prev as usize].links.next = next;
         }
         if next == NONE {
             self.links_of(parent).last_child = prev;
         } else {
-            self.links[next as usize].prev = prev;
+            self.meta[next as usize].links.prev = prev;
         }
         self.links_of(parent).children -= 1;
-        let own = &mut self.links[d as usize];
+        let own = &mut self.meta[d as usize].links;
         own.prev = NONE;
         own.next = NONE;
-        self.parent[d as usize] = NONE;
+        self.meta[d as usize].parent = NONE;
     }
 
     /// The child of `parent` (or root) at `index`, walking from the nearer
@@ -236,13 +259,13 @@ impl Hot {
         if index <= count / 2 {
             let mut d = level.first_child;
             for _ in 0..index {
-                d = self.links[d as usize].next;
+                d = self.meta[d as usize].links.next;
             }
             d
         } else {
             let mut d = level.last_child;
             for _ in index + 1..count {
-                d = self.links[d as usize].prev;
+                d = self.meta[d as usize].links.prev;
             }
             d
         }
@@ -252,7 +275,7 @@ impl Hot {
     /// ([`NONE`] as `root`: the whole forest). [`NONE`] when the walk is over.
     #[inline]
     pub fn next_preorder(&self, d: u32, root: u32) -> u32 {
-        let first = self.links[d as usize].first_child;
+        let first = self.meta[d as usize].links.first_child;
         if first != NONE {
             return first;
         }
@@ -261,11 +284,11 @@ impl Hot {
             if d == root {
                 return NONE;
             }
-            let next = self.links[d as usize].next;
+            let next = self.meta[d as usize].links.next;
             if next != NONE {
                 return next;
             }
-            d = self.parent[d as usize];
+            d = self.meta[d as usize].parent;
             if d == NONE {
                 return NONE;
             }
@@ -277,11 +300,11 @@ impl Hot {
     pub fn next_after_subtree(&self, d: u32) -> u32 {
         let mut d = d;
         loop {
-            let next = self.links[d as usize].next;
+            let next = self.meta[d as usize].links.next;
             if next != NONE {
                 return next;
             }
-            d = self.parent[d as usize];
+            d = self.meta[d as usize].parent;
             if d == NONE {
                 return NONE;
             }
@@ -290,10 +313,7 @@ impl Hot {
 
     /// Turns position `d` into a hole.
     fn clear(&mut self, d: usize) {
-        self.slot[d] = NONE;
-        self.parent[d] = NONE;
-        self.flags[d] = 0;
-        self.links[d] = Links::EMPTY;
+        self.meta[d] = Meta::HOLE;
     }
 
     /// Copies every column of position `from` to position `to` (a hole, or
@@ -303,18 +323,12 @@ impl Hot {
             self.local.push(self.local[from]);
             self.world.push(self.world[from]);
             self.prev_world.push(self.prev_world[from]);
-            self.parent.push(self.parent[from]);
-            self.flags.push(self.flags[from]);
-            self.slot.push(self.slot[from]);
-            self.links.push(self.links[from]);
+            self.meta.push(self.meta[from]);
         } else {
             self.local[to] = self.local[from];
             self.world[to] = self.world[from];
             self.prev_world[to] = self.prev_world[from];
-            self.parent[to] = self.parent[from];
-            self.flags[to] = self.flags[from];
-            self.slot[to] = self.slot[from];
-            self.links[to] = self.links[from];
+            self.meta[to] = self.meta[from];
         }
     }
 
@@ -323,33 +337,33 @@ impl Hot {
     /// caller to clear. Returns how many children were re-pointed.
     fn relocate(&mut self, slots: &mut [Slot], from: u32, to: u32) -> usize {
         self.copy(from as usize, to as usize);
-        let parent = self.parent[to as usize];
+        let parent = self.meta[to as usize].parent;
         let Links {
             prev,
             next,
             first_child,
             ..
-        } = self.links[to as usize];
+        } = self.meta[to as usize].links;
         if parent != NONE || prev != NONE || next != NONE || self.roots.first_child == from {
             if prev == NONE {
                 self.links_of(parent).first_child = to;
             } else {
-                self.links[prev as usize].next = to;
+                self.meta[prev as usize].links.next = to;
             }
             if next == NONE {
                 self.links_of(parent).last_child = to;
             } else {
-                self.links[next as usize].prev = to;
+                self.meta[next as usize].links.prev = to;
             }
         }
         let mut moved = 0;
         let mut child = first_child;
         while child != NONE {
-            self.parent[child as usize] = to;
-            child = self.links[child as usize].next;
+            self.meta[child as usize].parent = to;
+            child = self.meta[child as usize].links.next;
             moved += 1;
         }
-        slots[self.slot[to as usize] as usize].dense = to;
+        slots[self.meta[to as usize].slot as usize].dense = to;
         moved
     }
 }
@@ -403,8 +417,8 @@ impl Scene {
         }
         let mut work = 0;
         while work < budget {
+            // A despawn of the next node moves it on (see `despawn`).
             let Some(d) = self.sweep.relayout.and_then(|node| self.dense(node)) else {
-                // The walk is over, or its next node was despawned: the next pass starts afresh.
                 self.sweep.relayout = None;
                 break;
             };
@@ -412,14 +426,16 @@ impl Scene {
             let size = self.subtree_up_to(d, RELAYOUT_CHUNK);
             let next = if size <= RELAYOUT_CHUNK {
                 let next = self.hot.next_after_subtree(d);
-                let (parent, before) =
-                    (self.hot.parent[d as usize], self.hot.links[d as usize].next);
+                let (parent, before) = (
+                    self.hot.meta[d as usize].parent,
+                    self.hot.meta[d as usize].links.next,
+                );
                 self.hot.unlink(d);
                 let moved = self.move_to_end(d);
                 self.hot.link(moved, parent, before);
                 next
             } else {
-                self.hot.links[d as usize].first_child
+                self.hot.meta[d as usize].links.first_child
             };
             work += size;
             self.sweep.relayout = (next != NONE).then(|| self.id_at(next as usize));
@@ -467,7 +483,7 @@ impl Scene {
         let (mut write, mut read) = (self.sweep.write, self.sweep.read);
         let len = self.hot.len() as u32;
         while read < len && work < budget {
-            if self.hot.slot[read as usize] != NONE {
+            if self.hot.meta[read as usize].slot != NONE {
                 // The sweep may start on a hole a spawn has filled since.
                 if read != write {
                     work += self.hot.relocate(&mut self.slots, read, write);
@@ -531,10 +547,7 @@ impl Scene {
         hot.local.truncate(end);
         hot.world.truncate(end);
         hot.prev_world.truncate(end);
-        hot.parent.truncate(end);
-        hot.flags.truncate(end);
-        hot.slot.truncate(end);
-        hot.links.truncate(end);
+        hot.meta.truncate(end);
         self.sweep.running = false;
         self.sweep.write = 0;
         self.sweep.read = 0;
@@ -564,7 +577,7 @@ impl Iterator for Children<'_> {
             return None;
         }
         let d = self.next;
-        self.next = self.scene.hot.links[d as usize].next;
+        self.next = self.scene.hot.meta[d as usize].links.next;
         self.left -= 1;
         Some(self.scene.id_at(d as usize))
     }

@@ -18,6 +18,7 @@ use glam::{Affine3A, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
 use super::graph::{NONE, flag};
+use super::layout::FAR;
 use super::{NodeId, Scene, SceneError};
 
 /// Translation, rotation and scale of a node relative to its parent.
@@ -136,7 +137,7 @@ impl Scene {
     ) -> Result<bool, SceneError> {
         if !local.is_finite() {
             return Err(SceneError::InvalidTransform {
-                node: self.names[self.hot.slot[d] as usize].clone(),
+                node: self.names[self.hot.meta[d].slot as usize].clone(),
                 transform: local,
             });
         }
@@ -161,7 +162,7 @@ impl Scene {
     /// Whether `node` has a local change that the next propagation will apply.
     pub fn is_dirty(&self, node: NodeId) -> bool {
         self.dense(node)
-            .is_some_and(|d| self.hot.flags[d] & flag::DIRTY != 0)
+            .is_some_and(|d| self.hot.meta[d].flags & flag::DIRTY != 0)
     }
 
     /// Recomputes the world transforms of dirty nodes and their descendants.
@@ -196,17 +197,22 @@ impl Scene {
         let hot = &mut self.hot;
         let mut stats = PropagationStats::default();
         let mut run = Run::default();
+        let (mut far, mut last_parent) = (0, NONE);
         for d in 0..hot.len() {
-            let flags = hot.flags[d];
-            let parent = hot.parent[d];
+            let flags = hot.meta[d].flags;
+            let parent = hot.meta[d].parent;
+            if parent != last_parent {
+                far += usize::from(parent != NONE && d as u32 - parent > FAR);
+                last_parent = parent;
+            }
             let (parent_world, parent_flags) = if parent == NONE {
                 (&Affine3A::IDENTITY, 0)
             } else {
-                (&hot.world[parent as usize], hot.flags[parent as usize])
+                (&hot.world[parent as usize], hot.meta[parent as usize].flags)
             };
             if flags & flag::DIRTY == 0 && parent_flags & flag::MOVED == 0 {
                 if flags & (flag::MOVED | flag::SNAP) != 0 {
-                    hot.flags[d] = flags & !(flag::MOVED | flag::SNAP);
+                    hot.meta[d].flags = flags & !(flag::MOVED | flag::SNAP);
                 }
                 continue;
             }
@@ -219,12 +225,13 @@ impl Scene {
             if snap {
                 hot.prev_world[d] = world;
             }
-            hot.flags[d] = (flags & !(flag::DIRTY | flag::TELEPORT | flag::SNAP))
+            hot.meta[d].flags = (flags & !(flag::DIRTY | flag::TELEPORT | flag::SNAP))
                 | flag::MOVED
                 | if snap { flag::SNAP } else { 0 };
             run.add(d as u32, &mut self.last_changed);
         }
         run.finish(&mut self.last_changed);
+        self.sweep.disorder = far;
         stats.recomputed = self
             .last_changed
             .iter()
@@ -247,7 +254,7 @@ impl Scene {
         let mut stats = PropagationStats::default();
         let mut run = Run::default();
         for &root in &roots {
-            if self.hot.flags[root as usize] & flag::DIRTY == 0 {
+            if self.hot.meta[root as usize].flags & flag::DIRTY == 0 {
                 // Inside a subtree recomputed already in this pass.
                 continue;
             }
@@ -268,21 +275,24 @@ impl Scene {
         let mut d = root;
         while d != NONE {
             let i = d as usize;
-            let parent = hot.parent[i];
+            let parent = hot.meta[i].parent;
             let (parent_world, parent_snap) = if parent == NONE {
                 (Affine3A::IDENTITY, false)
             } else {
                 let p = parent as usize;
-                (hot.world[p], d != root && hot.flags[p] & flag::SNAP != 0)
+                (
+                    hot.world[p],
+                    d != root && hot.meta[p].flags & flag::SNAP != 0,
+                )
             };
             let world = parent_world * hot.local[i].to_affine();
             hot.world[i] = world;
-            let flags = hot.flags[i];
+            let flags = hot.meta[i].flags;
             let snap = parent_snap || flags & flag::TELEPORT != 0;
             if snap {
                 hot.prev_world[i] = world;
             }
-            hot.flags[i] = (flags & !(flag::DIRTY | flag::TELEPORT | flag::SNAP))
+            hot.meta[i].flags = (flags & !(flag::DIRTY | flag::TELEPORT | flag::SNAP))
                 | if snap { flag::SNAP } else { 0 };
             run.add(d, &mut self.last_changed);
             count += 1;
@@ -304,7 +314,7 @@ impl Scene {
         self.last_changed
             .iter()
             .flat_map(|&(start, end)| start as usize..end as usize)
-            .filter(|&d| self.hot.slot[d] != NONE)
+            .filter(|&d| self.hot.meta[d].slot != NONE)
             .map(|d| self.id_at(d))
     }
 

@@ -108,3 +108,73 @@ fn the_sweep_runs_across_steps_while_the_scene_churns() {
 
     run().unwrap();
 }
+
+/// A forest built in creation order (each node under a random earlier one,
+/// so parents lie far behind their children): the first linear propagation
+/// counts them, and the relayout pass then runs one bounded step per
+/// snapshot, with edits in between, until the forest is in pre-order.
+#[test]
+fn a_relayout_runs_across_steps_and_puts_parents_beside_children() {
+    fn far_parents(h: &Harness) -> usize {
+        let meta = &h.scene.hot.meta;
+        (0..meta.len())
+            .filter(|&d| {
+                let p = meta[d].parent;
+                meta[d].slot != crate::scene::graph::NONE
+                    && p != crate::scene::graph::NONE
+                    && d as u32 - p > crate::scene::layout::FAR
+            })
+            .count()
+    }
+
+    fn run() -> Result<(), TestCaseError> {
+        let mut h = Harness::default();
+        let mut rng = Rng(0xfa5);
+        let mut nodes = Vec::new();
+        for i in 0..12_000usize {
+            let parent = (i >= 12).then(|| nodes[rng.below(i)]);
+            nodes.push(h.spawn(parent, None, pose(rng.next() as i8, 1, 0))?);
+        }
+        h.propagate()?;
+        let before = far_parents(&h);
+        prop_assert!(before * 2 > h.scene.len(), "{before} far parents");
+        prop_assert!(
+            h.scene.sweep.disorder * 4 >= h.scene.len(),
+            "counted by propagation"
+        );
+        let mut steps = 0;
+        loop {
+            h.snapshot()?;
+            h.check()?;
+            let (holes, len) = (h.scene.holes(), h.scene.hot.len());
+            let settled = holes < 256 || holes * 16 < len;
+            if h.scene.sweep.relayout.is_none() && !h.scene.sweep.running && settled {
+                break;
+            }
+            steps += 1;
+            prop_assert!(steps < 100, "the relayout ends");
+            // Edits between the steps: spawns, leaf despawns, moves.
+            for _ in 0..10 {
+                let parent = h.model.pick(rng.next() as usize);
+                h.spawn(parent, None, pose(rng.next() as i8, 2, 0))?;
+                let node = h.model.alive[rng.below(h.model.len())];
+                if h.model.nodes[&node].children.is_empty() {
+                    h.despawn(node)?;
+                }
+                let node = h.model.alive[rng.below(h.model.len())];
+                h.set_local(node, pose(rng.next() as i8, 3, 1), false)?;
+            }
+            h.propagate()?;
+            h.check()?;
+        }
+        prop_assert!(steps >= 3, "the relayout spans several steps ({steps})");
+        let after = far_parents(&h);
+        prop_assert!(
+            after * 20 < before,
+            "far parents: {before} before, {after} after"
+        );
+        h.check_with(true)
+    }
+
+    run().unwrap();
+}
