@@ -206,8 +206,11 @@ impl Scene {
     /// [`SceneError::StaleNode`] if `node` is not a live node.
     pub fn despawn(&mut self, node: NodeId) -> Result<usize, SceneError> {
         let root = self.dense_or_err(node)? as u32;
-        // A relayout pass whose next node goes resumes after the subtree.
-        let after = self.hot.next_after_subtree(root);
+        // Where a relayout pass whose next node goes resumes: after the subtree.
+        let (parent, next) = (
+            self.hot.meta[root as usize].parent,
+            self.hot.meta[root as usize].links.next,
+        );
         let mut cursor_gone = false;
         self.hot.unlink(root);
         // Pre-order; a node becomes a hole when the walk leaves it for good,
@@ -244,6 +247,11 @@ impl Scene {
             }
         }
         if cursor_gone {
+            let after = match (next, parent) {
+                (NONE, NONE) => NONE,
+                (NONE, parent) => self.hot.next_after_subtree(parent),
+                (next, _) => next,
+            };
             self.sweep.relayout = (after != NONE).then(|| self.id_at(after as usize));
         }
         self.live -= count;

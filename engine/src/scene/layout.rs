@@ -43,8 +43,10 @@ const RELAYOUT_MIN_NODES: usize = 4096;
 const RELAYOUT_CHUNK: usize = 1024;
 /// Nodes a relayout pass moves (or counts) per step.
 pub(super) const RELAYOUT_BUDGET: usize = 4096;
-/// A sweep starts once holes exceed 1 in `SWEEP_FRACTION` positions.
-const SWEEP_FRACTION: usize = 16;
+/// A sweep starts once holes exceed 1 in `SWEEP_FRACTION` positions. A
+/// sweep moves every node after the first hole, so it costs
+/// `SWEEP_FRACTION` moves per reclaimed hole.
+pub(super) const SWEEP_FRACTION: usize = 4;
 /// Fewer holes than this are never worth a sweep.
 const SWEEP_MIN_HOLES: usize = 256;
 /// Positions a sweep advances per step (live nodes moved, holes passed and

@@ -6,7 +6,7 @@ use proptest::test_runner::TestCaseError;
 
 use super::harness::Harness;
 use super::{Op, Rng, pose};
-use crate::scene::layout::SWEEP_BUDGET;
+use crate::scene::layout::{SWEEP_BUDGET, SWEEP_FRACTION};
 
 /// A scene of several sweep budgets, churned between snapshots: the sweep
 /// advances one real step per `snapshot_previous`, with spawns (into holes on
@@ -29,7 +29,7 @@ fn the_sweep_runs_across_steps_while_the_scene_churns() {
         prop_assert!(!h.scene.sweep.running);
         for round in 0..2 {
             // Small subtrees all over the columns: enough holes to start a sweep.
-            while h.scene.holes() * 12 < h.scene.hot.len() {
+            while h.scene.holes() * (SWEEP_FRACTION - 1) < h.scene.hot.len() {
                 let node = h.model.alive[rng.below(h.model.len())];
                 if h.model.nodes[&node].children.len() < 4 {
                     h.despawn(node)?;
@@ -147,7 +147,7 @@ fn a_relayout_runs_across_steps_and_puts_parents_beside_children() {
             h.snapshot()?;
             h.check()?;
             let (holes, len) = (h.scene.holes(), h.scene.hot.len());
-            let settled = holes < 256 || holes * 16 < len;
+            let settled = holes < 256 || holes * SWEEP_FRACTION < len;
             if h.scene.sweep.relayout.is_none() && !h.scene.sweep.running && settled {
                 break;
             }
