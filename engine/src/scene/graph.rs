@@ -60,7 +60,7 @@ pub struct Scene {
     /// Live nodes (positions minus holes).
     pub(super) live: usize,
     pub(super) sweep: Sweep,
-    /// Cold: names by slot.
+    /// Cold: names by slot (a freed slot's old name until it is reused).
     pub(super) names: Vec<String>,
     /// Nodes whose flags gained DIRTY since the last propagation (may hold stale handles).
     pub(super) dirty: Vec<NodeId>,
@@ -77,6 +77,8 @@ pub struct Scene {
     pub(super) structure_version: u64,
     /// Nodes despawned since the last call to [`Scene::take_despawned`].
     pub(super) despawned: Vec<NodeId>,
+    /// Reused buffer of a despawn's positions and handles.
+    pub(super) doomed: Vec<(u32, NodeId)>,
     /// Per-node components, one packed column per kind.
     pub components: Components,
     /// Lighting and background of the scene.
@@ -211,41 +213,27 @@ impl Scene {
             self.hot.meta[root as usize].parent,
             self.hot.meta[root as usize].links.next,
         );
-        let mut cursor_gone = false;
         self.hot.unlink(root);
-        // Pre-order; a node becomes a hole when the walk leaves it for good,
-        // so the links it climbs through are still there.
-        let mut count = 0;
+        // The walk first, gathering handles: a tight loop keeps many of the
+        // slot table's cache misses in flight at once.
+        let mut doomed = std::mem::take(&mut self.doomed);
+        doomed.clear();
         let mut d = root;
-        'walk: loop {
+        while d != NONE {
             let slot = self.hot.meta[d as usize].slot;
-            let id = NodeId::new(slot, self.slots[slot as usize].generation);
+            doomed.push((d, NodeId::new(slot, self.slots[slot as usize].generation)));
+            d = self.hot.next_preorder(d, root);
+        }
+        let mut cursor_gone = false;
+        for &(d, id) in &doomed {
             cursor_gone |= self.sweep.relayout == Some(id);
             self.components.remove_all(id);
-            self.despawned.push(id);
-            self.free_slot(slot);
-            count += 1;
-            let first = self.hot.meta[d as usize].links.first_child;
-            if first != NONE {
-                d = first;
-                continue;
-            }
-            loop {
-                let (next, parent) = (
-                    self.hot.meta[d as usize].links.next,
-                    self.hot.meta[d as usize].parent,
-                );
-                self.release_position(d);
-                if d == root {
-                    break 'walk;
-                }
-                if next != NONE {
-                    d = next;
-                    break;
-                }
-                d = parent;
-            }
+            self.free_slot(id.index());
+            self.release_position(d);
         }
+        self.despawned.extend(doomed.iter().map(|&(_, id)| id));
+        let count = doomed.len();
+        self.doomed = doomed;
         if cursor_gone {
             let after = match (next, parent) {
                 (NONE, NONE) => NONE,
@@ -514,7 +502,8 @@ impl Scene {
     fn free_slot(&mut self, slot: u32) {
         let entry = &mut self.slots[slot as usize];
         entry.dense = NONE;
-        self.names[slot as usize] = String::new();
+        // The name stays until the slot is reused: dropping it here would
+        // cost a despawn a cache miss per node.
         // A slot whose generation would wrap is retired rather than risk aliasing an old handle.
         if let Some(next) = entry.generation.checked_add(1) {
             entry.generation = next;
