@@ -418,9 +418,9 @@ impl Scene {
             if c.model_part.get(id).is_some() {
                 continue;
             }
-            let mut parent = self.hot.meta[d].parent;
+            let mut parent = self.hot.parent[d];
             while parent != super::graph::NONE && position[parent as usize] == UNSAVED {
-                parent = self.hot.meta[parent as usize].parent;
+                parent = self.hot.parent[parent as usize];
             }
             position[d] = nodes.len();
             let model = c.model.get(id).map(|m| match dir {

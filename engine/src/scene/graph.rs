@@ -210,7 +210,7 @@ impl Scene {
         let root = self.dense_or_err(node)? as u32;
         // Where a relayout pass whose next node goes resumes: after the subtree.
         let (parent, next) = (
-            self.hot.meta[root as usize].parent,
+            self.hot.parent[root as usize],
             self.hot.meta[root as usize].links.next,
         );
         self.hot.unlink(root);
@@ -307,7 +307,7 @@ impl Scene {
                 self.hot.local[d as usize] = local;
             }
         }
-        self.mark(d as usize, flag::DIRTY | flag::TELEPORT);
+        self.mark(node, d as usize, flag::DIRTY | flag::TELEPORT);
         self.structure_version += 1;
         Ok(())
     }
@@ -319,7 +319,7 @@ impl Scene {
             if at == ancestor {
                 return true;
             }
-            at = self.hot.meta[at as usize].parent;
+            at = self.hot.parent[at as usize];
         }
         false
     }
@@ -327,7 +327,7 @@ impl Scene {
     /// The parent of `node`; `None` for a root or a stale handle.
     pub fn parent(&self, node: NodeId) -> Option<NodeId> {
         let d = self.dense(node)?;
-        let p = self.hot.meta[d].parent;
+        let p = self.hot.parent[d];
         (p != NONE).then(|| self.id_at(p as usize))
     }
 
@@ -408,8 +408,8 @@ impl Scene {
     pub fn depth(&self, node: NodeId) -> Option<usize> {
         let mut d = self.dense(node)?;
         let mut depth = 0;
-        while self.hot.meta[d].parent != NONE {
-            d = self.hot.meta[d].parent as usize;
+        while self.hot.parent[d] != NONE {
+            d = self.hot.parent[d] as usize;
             depth += 1;
         }
         Some(depth)
@@ -520,12 +520,13 @@ impl Scene {
         }
     }
 
-    /// Sets flag bits; remembers the node for the next propagation when it becomes dirty.
-    pub(super) fn mark(&mut self, d: usize, bits: u8) {
-        if bits & flag::DIRTY != 0 && self.hot.meta[d].flags & flag::DIRTY == 0 {
-            self.dirty.push(self.id_at(d));
+    /// Sets flag bits of `node` (at `d`); remembers it for the next
+    /// propagation when it becomes dirty.
+    pub(super) fn mark(&mut self, node: NodeId, d: usize, bits: u8) {
+        if bits & flag::DIRTY != 0 && self.hot.flags[d] & flag::DIRTY == 0 {
+            self.dirty.push(node);
         }
-        self.hot.meta[d].flags |= bits;
+        self.hot.flags[d] |= bits;
     }
 
     /// Checks the storage invariants; used by tests.
@@ -537,7 +538,7 @@ impl Scene {
         for d in 0..n {
             let slot = hot.meta[d].slot;
             if slot == NONE {
-                assert_eq!(hot.meta[d].parent, NONE, "hole {d} has a parent");
+                assert_eq!(hot.parent[d], NONE, "hole {d} has a parent");
                 continue;
             }
             live += 1;
@@ -545,7 +546,7 @@ impl Scene {
                 self.slots[slot as usize].dense as usize, d,
                 "slot table of {d}"
             );
-            let p = hot.meta[d].parent;
+            let p = hot.parent[d];
             assert!(
                 p == NONE || (p as usize) < d,
                 "parent of {d} must precede it"
@@ -559,7 +560,7 @@ impl Scene {
             let (mut c, mut count, mut seen, mut prev) = (level.first_child, 0, 0, NONE);
             while c != NONE {
                 assert_eq!(hot.meta[c as usize].links.prev, prev, "prev link of {c}");
-                assert_eq!(hot.meta[c as usize].parent, p, "child {c} of {p}");
+                assert_eq!(hot.parent[c as usize], p, "child {c} of {p}");
                 seen += usize::from(c as usize == d);
                 count += 1;
                 prev = c;

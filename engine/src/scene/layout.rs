@@ -2,7 +2,7 @@
 //! incremental compaction.
 //!
 //! Data locality with cheap structural edits. Every per-node column (local,
-//! world, previous world, and `Meta`: parent, slot, flags, links) is indexed
+//! world, previous world, parent, flags, and `Meta`: links and slot) is indexed
 //! by a dense position, and positions keep one order: a parent before its
 //! children. That is all propagation needs to be one linear pass, and it is
 //! cheap to keep: a new node is appended (after its parent, wherever that is),
@@ -73,26 +73,20 @@ impl Links {
     };
 }
 
-/// The hierarchy fields of one node, together: a structural edit reads and
-/// writes them as a whole (one cache line for two nodes), and propagation
-/// reads parent and flags from the same record.
+/// What a structural edit reads and writes of a node besides its parent:
+/// links and slot, in one record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Meta {
     pub links: Links,
-    /// Dense position of the parent, or [`NONE`] (roots and holes).
-    pub parent: u32,
     /// Slot index of the node here; [`NONE`] for a hole.
     pub slot: u32,
-    pub flags: u8,
 }
 
 impl Meta {
     /// A hole: no node, no links.
     pub const HOLE: Meta = Meta {
         links: Links::EMPTY,
-        parent: NONE,
         slot: NONE,
-        flags: 0,
     };
 }
 
@@ -103,7 +97,12 @@ pub(super) struct Hot {
     pub local: Vec<Transform>,
     pub world: Vec<Affine3A>,
     pub prev_world: Vec<Affine3A>,
-    /// Parent, slot, flags and links: what an edit touches, in one record.
+    /// Dense position of the parent, or [`NONE`] (roots and holes).
+    pub parent: Vec<u32>,
+    /// Dirty and teleport marks, and the bits propagation writes (read and
+    /// written by every `set_local`: a column of its own, one byte a node).
+    pub flags: Vec<u8>,
+    /// Links and slot.
     pub meta: Vec<Meta>,
     /// The root level's links: the roots are its children.
     pub roots: Links,
@@ -115,6 +114,8 @@ impl Default for Hot {
             local: Vec::new(),
             world: Vec::new(),
             prev_world: Vec::new(),
+            parent: Vec::new(),
+            flags: Vec::new(),
             meta: Vec::new(),
             roots: Links::EMPTY,
         }
@@ -183,11 +184,9 @@ impl Hot {
         self.local.push(local);
         self.world.push(world);
         self.prev_world.push(world);
-        self.meta.push(Meta {
-            flags,
-            slot,
-            ..Meta::HOLE
-        });
+        self.parent.push(NONE);
+        self.flags.push(flags);
+        self.meta.push(Meta { slot, ..Meta::HOLE });
         d
     }
 
@@ -197,11 +196,9 @@ impl Hot {
         self.local[i] = local;
         self.world[i] = world;
         self.prev_world[i] = world;
-        self.meta[i] = Meta {
-            flags,
-            slot,
-            ..Meta::HOLE
-        };
+        self.parent[i] = NONE;
+        self.flags[i] = flags;
+        self.meta[i] = Meta { slot, ..Meta::HOLE };
     }
 
     /// Links the unlinked node `d` under `parent` (or at the root level),
@@ -212,7 +209,7 @@ impl Hot {
         } else {
             self.meta[before as usize].links.prev
         };
-        self.meta[d as usize].parent = parent;
+        self.parent[d as usize] = parent;
         let own = &mut self.meta[d as usize].links;
         own.prev = prev;
         own.next = before;
@@ -231,7 +228,7 @@ impl Hot {
 
     /// Takes `d` out of its parent's children; its own children stay with it.
     pub fn unlink(&mut self, d: u32) {
-        let parent = self.meta[d as usize].parent;
+        let parent = self.parent[d as usize];
         let Links { prev, next, .. } = self.meta[d as usize].links;
         if prev == NONE {
             self.links_of(parent).first_child = next;
@@ -247,7 +244,7 @@ impl Hot {
         let own = &mut self.meta[d as usize].links;
         own.prev = NONE;
         own.next = NONE;
-        self.meta[d as usize].parent = NONE;
+        self.parent[d as usize] = NONE;
     }
 
     /// The child of `parent` (or root) at `index`, walking from the nearer
@@ -290,7 +287,7 @@ impl Hot {
             if next != NONE {
                 return next;
             }
-            d = self.meta[d as usize].parent;
+            d = self.parent[d as usize];
             if d == NONE {
                 return NONE;
             }
@@ -306,7 +303,7 @@ impl Hot {
             if next != NONE {
                 return next;
             }
-            d = self.meta[d as usize].parent;
+            d = self.parent[d as usize];
             if d == NONE {
                 return NONE;
             }
@@ -315,6 +312,8 @@ impl Hot {
 
     /// Turns position `d` into a hole.
     fn clear(&mut self, d: usize) {
+        self.parent[d] = NONE;
+        self.flags[d] = 0;
         self.meta[d] = Meta::HOLE;
     }
 
@@ -325,11 +324,15 @@ impl Hot {
             self.local.push(self.local[from]);
             self.world.push(self.world[from]);
             self.prev_world.push(self.prev_world[from]);
+            self.parent.push(self.parent[from]);
+            self.flags.push(self.flags[from]);
             self.meta.push(self.meta[from]);
         } else {
             self.local[to] = self.local[from];
             self.world[to] = self.world[from];
             self.prev_world[to] = self.prev_world[from];
+            self.parent[to] = self.parent[from];
+            self.flags[to] = self.flags[from];
             self.meta[to] = self.meta[from];
         }
     }
@@ -339,7 +342,7 @@ impl Hot {
     /// caller to clear. Returns how many children were re-pointed.
     fn relocate(&mut self, slots: &mut [Slot], from: u32, to: u32) -> usize {
         self.copy(from as usize, to as usize);
-        let parent = self.meta[to as usize].parent;
+        let parent = self.parent[to as usize];
         let Links {
             prev,
             next,
@@ -361,7 +364,7 @@ impl Hot {
         let mut moved = 0;
         let mut child = first_child;
         while child != NONE {
-            self.meta[child as usize].parent = to;
+            self.parent[child as usize] = to;
             child = self.meta[child as usize].links.next;
             moved += 1;
         }
@@ -429,7 +432,7 @@ impl Scene {
             let next = if size <= RELAYOUT_CHUNK {
                 let next = self.hot.next_after_subtree(d);
                 let (parent, before) = (
-                    self.hot.meta[d as usize].parent,
+                    self.hot.parent[d as usize],
                     self.hot.meta[d as usize].links.next,
                 );
                 self.hot.unlink(d);
@@ -532,6 +535,8 @@ impl Scene {
             }
             self.compact_step(usize::MAX);
         }
+        // The relayout's moves recorded ranges that the sweep has moved since.
+        self.unsnapped.clear();
     }
 
     fn start_sweep(&mut self) {
@@ -549,6 +554,8 @@ impl Scene {
         hot.local.truncate(end);
         hot.world.truncate(end);
         hot.prev_world.truncate(end);
+        hot.parent.truncate(end);
+        hot.flags.truncate(end);
         hot.meta.truncate(end);
         self.sweep.running = false;
         self.sweep.write = 0;

@@ -116,7 +116,7 @@ impl Scene {
     /// for NaN or infinite values (the node keeps its old transform).
     pub fn set_local(&mut self, node: NodeId, local: Transform) -> Result<bool, SceneError> {
         let d = self.dense_or_err(node)?;
-        self.set_local_at(d, local, flag::DIRTY)
+        self.set_local_at(node, d, local, flag::DIRTY)
     }
 
     /// Sets the local transform of `node` as a jump: the next frames draw it at
@@ -126,18 +126,19 @@ impl Scene {
     /// As [`Scene::set_local`].
     pub fn teleport(&mut self, node: NodeId, local: Transform) -> Result<bool, SceneError> {
         let d = self.dense_or_err(node)?;
-        self.set_local_at(d, local, flag::DIRTY | flag::TELEPORT)
+        self.set_local_at(node, d, local, flag::DIRTY | flag::TELEPORT)
     }
 
-    pub(crate) fn set_local_at(
+    fn set_local_at(
         &mut self,
+        node: NodeId,
         d: usize,
         local: Transform,
         bits: u8,
     ) -> Result<bool, SceneError> {
         if !local.is_finite() {
             return Err(SceneError::InvalidTransform {
-                node: self.names[self.hot.meta[d].slot as usize].clone(),
+                node: self.names[node.index() as usize].clone(),
                 transform: local,
             });
         }
@@ -145,7 +146,7 @@ impl Scene {
             return Ok(false);
         }
         self.hot.local[d] = local;
-        self.mark(d, bits);
+        self.mark(node, d, bits);
         Ok(true)
     }
 
@@ -162,7 +163,7 @@ impl Scene {
     /// Whether `node` has a local change that the next propagation will apply.
     pub fn is_dirty(&self, node: NodeId) -> bool {
         self.dense(node)
-            .is_some_and(|d| self.hot.meta[d].flags & flag::DIRTY != 0)
+            .is_some_and(|d| self.hot.flags[d] & flag::DIRTY != 0)
     }
 
     /// Recomputes the world transforms of dirty nodes and their descendants.
@@ -199,8 +200,8 @@ impl Scene {
         let mut run = Run::default();
         let (mut far, mut last_parent) = (0, NONE);
         for d in 0..hot.len() {
-            let flags = hot.meta[d].flags;
-            let parent = hot.meta[d].parent;
+            let flags = hot.flags[d];
+            let parent = hot.parent[d];
             if parent != last_parent {
                 far += usize::from(parent != NONE && d as u32 - parent > FAR);
                 last_parent = parent;
@@ -208,11 +209,11 @@ impl Scene {
             let (parent_world, parent_flags) = if parent == NONE {
                 (&Affine3A::IDENTITY, 0)
             } else {
-                (&hot.world[parent as usize], hot.meta[parent as usize].flags)
+                (&hot.world[parent as usize], hot.flags[parent as usize])
             };
             if flags & flag::DIRTY == 0 && parent_flags & flag::MOVED == 0 {
                 if flags & (flag::MOVED | flag::SNAP) != 0 {
-                    hot.meta[d].flags = flags & !(flag::MOVED | flag::SNAP);
+                    hot.flags[d] = flags & !(flag::MOVED | flag::SNAP);
                 }
                 continue;
             }
@@ -225,7 +226,7 @@ impl Scene {
             if snap {
                 hot.prev_world[d] = world;
             }
-            hot.meta[d].flags = (flags & !(flag::DIRTY | flag::TELEPORT | flag::SNAP))
+            hot.flags[d] = (flags & !(flag::DIRTY | flag::TELEPORT | flag::SNAP))
                 | flag::MOVED
                 | if snap { flag::SNAP } else { 0 };
             run.add(d as u32, &mut self.last_changed);
@@ -254,7 +255,7 @@ impl Scene {
         let mut stats = PropagationStats::default();
         let mut run = Run::default();
         for &root in &roots {
-            if self.hot.meta[root as usize].flags & flag::DIRTY == 0 {
+            if self.hot.flags[root as usize] & flag::DIRTY == 0 {
                 // Inside a subtree recomputed already in this pass.
                 continue;
             }
@@ -275,24 +276,21 @@ impl Scene {
         let mut d = root;
         while d != NONE {
             let i = d as usize;
-            let parent = hot.meta[i].parent;
+            let parent = hot.parent[i];
             let (parent_world, parent_snap) = if parent == NONE {
                 (Affine3A::IDENTITY, false)
             } else {
                 let p = parent as usize;
-                (
-                    hot.world[p],
-                    d != root && hot.meta[p].flags & flag::SNAP != 0,
-                )
+                (hot.world[p], d != root && hot.flags[p] & flag::SNAP != 0)
             };
             let world = parent_world * hot.local[i].to_affine();
             hot.world[i] = world;
-            let flags = hot.meta[i].flags;
+            let flags = hot.flags[i];
             let snap = parent_snap || flags & flag::TELEPORT != 0;
             if snap {
                 hot.prev_world[i] = world;
             }
-            hot.meta[i].flags = (flags & !(flag::DIRTY | flag::TELEPORT | flag::SNAP))
+            hot.flags[i] = (flags & !(flag::DIRTY | flag::TELEPORT | flag::SNAP))
                 | if snap { flag::SNAP } else { 0 };
             run.add(d, &mut self.last_changed);
             count += 1;

@@ -116,11 +116,11 @@ fn the_sweep_runs_across_steps_while_the_scene_churns() {
 #[test]
 fn a_relayout_runs_across_steps_and_puts_parents_beside_children() {
     fn far_parents(h: &Harness) -> usize {
-        let meta = &h.scene.hot.meta;
-        (0..meta.len())
+        let hot = &h.scene.hot;
+        (0..hot.meta.len())
             .filter(|&d| {
-                let p = meta[d].parent;
-                meta[d].slot != crate::scene::graph::NONE
+                let p = hot.parent[d];
+                hot.meta[d].slot != crate::scene::graph::NONE
                     && p != crate::scene::graph::NONE
                     && d as u32 - p > crate::scene::layout::FAR
             })
