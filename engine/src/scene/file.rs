@@ -413,7 +413,8 @@ impl Scene {
         // File position of each dense index, UNSAVED for model parts.
         let mut position = vec![UNSAVED; self.hot.len()];
         for id in self.nodes() {
-            let d = self.dense(id).unwrap_or_default();
+            // Live: the pre-order walk yields only live nodes.
+            let d = self.slots[id.index() as usize].dense as usize;
             let c = &self.components;
             if c.model_part.get(id).is_some() {
                 continue;
