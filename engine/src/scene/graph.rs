@@ -555,21 +555,35 @@ impl Scene {
                 p == NONE || hot.meta[p as usize].slot != NONE,
                 "parent of {d} is a hole"
             );
-            // The parent's child list holds d exactly once, and its count is right.
-            let level = hot.links_at(p);
-            let (mut c, mut count, mut seen, mut prev) = (level.first_child, 0, 0, NONE);
+        }
+        // Every child list (the root level's too) is a consistent chain of
+        // nodes whose parent is its owner, and together they hold every live
+        // node exactly once.
+        let mut listed = vec![false; n];
+        for owner in (0..n as u32).chain([NONE]) {
+            if owner != NONE && hot.meta[owner as usize].slot == NONE {
+                continue;
+            }
+            let level = hot.links_at(owner);
+            let (mut c, mut count, mut prev) = (level.first_child, 0, NONE);
             while c != NONE {
                 assert_eq!(hot.meta[c as usize].links.prev, prev, "prev link of {c}");
-                assert_eq!(hot.parent[c as usize], p, "child {c} of {p}");
-                seen += usize::from(c as usize == d);
+                assert_eq!(hot.parent[c as usize], owner, "child {c} of {owner}");
+                assert!(hot.meta[c as usize].slot != NONE, "hole {c} listed");
+                assert!(!listed[c as usize], "{c} listed twice");
+                listed[c as usize] = true;
                 count += 1;
                 prev = c;
                 c = hot.meta[c as usize].links.next;
             }
-            assert_eq!(level.last_child, prev, "last child of {p}");
-            assert_eq!(level.children, count, "child count of {p}");
-            assert_eq!(seen, 1, "{d} in its parent's child list");
+            assert_eq!(level.last_child, prev, "last child of {owner}");
+            assert_eq!(level.children, count, "child count of {owner}");
         }
+        assert_eq!(
+            listed.iter().filter(|&&l| l).count(),
+            live,
+            "every node listed"
+        );
         assert_eq!(live, self.live, "live count");
         assert_eq!(
             self.nodes().count(),

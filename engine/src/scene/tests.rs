@@ -170,6 +170,65 @@ fn children_keep_their_order() {
 }
 
 #[test]
+fn a_node_goes_back_to_its_place_among_100k_siblings() {
+    let mut scene = Scene::new();
+    let parent = scene.spawn(None, "crowd", Transform::IDENTITY).unwrap();
+    let mut kids: Vec<NodeId> = (0..100_000)
+        .map(|i| {
+            scene
+                .spawn(Some(parent), format!("k{i}"), Transform::IDENTITY)
+                .unwrap()
+        })
+        .collect();
+    for index in [0, 1, 40_000, 60_000, 99_998, 99_999] {
+        let node = kids[index];
+        assert_eq!(scene.sibling_index(node), Some(index));
+        scene.despawn(node).unwrap();
+        let back = scene
+            .spawn_at(Some(parent), index, "back", Transform::IDENTITY)
+            .unwrap();
+        assert_eq!(
+            scene.sibling_index(back),
+            Some(index),
+            "restored at {index}"
+        );
+        assert_eq!(scene.child_count(parent), 100_000);
+        let around = index.saturating_sub(1)..(index + 2).min(100_000);
+        let neighbours: Vec<NodeId> = scene
+            .children(parent)
+            .skip(around.start)
+            .take(around.len())
+            .collect();
+        let expected: Vec<NodeId> = kids[around]
+            .iter()
+            .map(|&k| if k == node { back } else { k })
+            .collect();
+        assert_eq!(neighbours, expected, "around {index}");
+        scene.despawn(back).unwrap();
+        let node = scene
+            .spawn_at(Some(parent), index, "k", Transform::IDENTITY)
+            .unwrap();
+        scene.reparent_at(node, None, 0, Keep::Local).unwrap();
+        scene
+            .reparent_at(node, Some(parent), index, Keep::Local)
+            .unwrap();
+        assert_eq!(
+            scene.sibling_index(node),
+            Some(index),
+            "moved back to {index}"
+        );
+        scene.despawn(node).unwrap();
+        let node = scene
+            .spawn_at(Some(parent), index, "k", Transform::IDENTITY)
+            .unwrap();
+        assert_eq!(scene.sibling_index(node), Some(index));
+        kids[index] = node;
+    }
+    assert_eq!(scene.children(parent).collect::<Vec<_>>(), kids);
+    scene.assert_invariants();
+}
+
+#[test]
 fn propagation_cost_follows_the_change_not_the_scene() {
     let mut scene = Scene::new();
     let mut leaves = Vec::new();
