@@ -12,7 +12,7 @@ use std::num::NonZeroU32;
 use glam::Affine3A;
 
 use super::components::Components;
-use super::layout::{Children, Hot, PreOrder, Sweep};
+use super::layout::{Children, Hot, PreOrder, Upkeep};
 use super::transform::Transform;
 use super::{NodeId, SceneError};
 
@@ -59,7 +59,7 @@ pub struct Scene {
     pub(super) free: Vec<u32>,
     /// Live nodes (positions minus holes).
     pub(super) live: usize,
-    pub(super) sweep: Sweep,
+    pub(super) upkeep: Upkeep,
     /// Cold: names by slot (a freed slot's old name until it is reused).
     pub(super) names: Vec<String>,
     /// Nodes whose flags gained DIRTY since the last propagation (may hold stale handles).
@@ -226,7 +226,7 @@ impl Scene {
         }
         let mut cursor_gone = false;
         for &(d, id) in &doomed {
-            cursor_gone |= self.sweep.relayout == Some(id);
+            cursor_gone |= self.upkeep.relayout == Some(id);
             self.components.remove_all(id);
             self.free_slot(id.index());
             self.release_position(d);
@@ -240,7 +240,7 @@ impl Scene {
                 (NONE, parent) => self.hot.next_after_subtree(parent),
                 (next, _) => next,
             };
-            self.sweep.relayout = (after != NONE).then(|| self.id_at(after as usize));
+            self.upkeep.relayout = (after != NONE).then(|| self.id_at(after as usize));
         }
         self.live -= count;
         self.structure_version += 1;
@@ -590,14 +590,14 @@ impl Scene {
             live,
             "pre-order walk reaches every node"
         );
-        let sweep = &self.sweep;
-        let gap = if sweep.running {
+        let sweep = &self.upkeep;
+        let gap = if sweep.sweeping {
             (sweep.read - sweep.write) as usize
         } else {
             0
         };
         assert_eq!(sweep.reusable.len(), n - live - gap, "reusable holes");
-        if sweep.running {
+        if sweep.sweeping {
             for d in sweep.write..sweep.read {
                 assert_eq!(
                     hot.meta[d as usize].slot, NONE,
@@ -606,8 +606,8 @@ impl Scene {
             }
         }
         for d in 0..n.min(sweep.first_hole as usize) {
-            let covered = sweep.running && (sweep.write..sweep.read).contains(&(d as u32));
-            let swept = sweep.running && d as u32 >= sweep.read;
+            let covered = sweep.sweeping && (sweep.write..sweep.read).contains(&(d as u32));
+            let swept = sweep.sweeping && d as u32 >= sweep.read;
             assert!(
                 hot.meta[d].slot != NONE || covered || swept,
                 "hole {d} before first_hole {}",

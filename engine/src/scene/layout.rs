@@ -122,14 +122,17 @@ impl Default for Hot {
     }
 }
 
-/// Holes: where spawns may go, and the incremental sweep that reclaims the
-/// rest (`[write, read)` are holes while it runs).
+/// What keeps the layout up: the holes a spawn may take, the sweep that
+/// reclaims the rest, and the relayout pass.
 #[derive(Clone, Debug)]
-pub(super) struct Sweep {
+pub(super) struct Upkeep {
     /// Holes a spawn may fill (not those inside the running sweep's gap).
     pub reusable: HoleSet,
-    pub running: bool,
+    /// A sweep is running: `[write, read)` are holes, `[0, write)` swept.
+    pub sweeping: bool,
+    /// Where the sweep moves the next live node to.
     pub write: u32,
+    /// The next position the sweep looks at.
     pub read: u32,
     /// Lowest hole not covered by the running sweep ([`NONE`] if none): where the next starts.
     pub first_hole: u32,
@@ -140,11 +143,11 @@ pub(super) struct Sweep {
     pub disorder: usize,
 }
 
-impl Default for Sweep {
+impl Default for Upkeep {
     fn default() -> Self {
         Self {
             reusable: HoleSet::default(),
-            running: false,
+            sweeping: false,
             write: 0,
             read: 0,
             first_hole: NONE,
@@ -377,8 +380,8 @@ impl Scene {
     /// Makes the node at `d` a hole (it is unlinked already and its slot freed).
     pub(super) fn release_position(&mut self, d: u32) {
         self.hot.clear(d as usize);
-        let sweep = &mut self.sweep;
-        if !sweep.running || d < sweep.write {
+        let sweep = &mut self.upkeep;
+        if !sweep.sweeping || d < sweep.write {
             sweep.first_hole = sweep.first_hole.min(d);
         }
         sweep.reusable.insert(d);
@@ -412,19 +415,20 @@ impl Scene {
     /// one stays and the walk goes into it. The holes left behind go to the
     /// sweep. Returns whether positions moved.
     fn relayout_step(&mut self, budget: usize) -> bool {
-        if self.sweep.relayout.is_none() {
-            if self.live < RELAYOUT_MIN_NODES || self.sweep.disorder * RELAYOUT_FRACTION < self.live
+        if self.upkeep.relayout.is_none() {
+            if self.live < RELAYOUT_MIN_NODES
+                || self.upkeep.disorder * RELAYOUT_FRACTION < self.live
             {
                 return false;
             }
-            self.sweep.disorder = 0;
-            self.sweep.relayout = self.roots().next();
+            self.upkeep.disorder = 0;
+            self.upkeep.relayout = self.roots().next();
         }
         let mut work = 0;
         while work < budget {
             // A despawn of the next node moves it on (see `despawn`).
-            let Some(d) = self.sweep.relayout.and_then(|node| self.dense(node)) else {
-                self.sweep.relayout = None;
+            let Some(d) = self.upkeep.relayout.and_then(|node| self.dense(node)) else {
+                self.upkeep.relayout = None;
                 break;
             };
             let d = d as u32;
@@ -443,7 +447,7 @@ impl Scene {
                 self.hot.meta[d as usize].links.first_child
             };
             work += size;
-            self.sweep.relayout = (next != NONE).then(|| self.id_at(next as usize));
+            self.upkeep.relayout = (next != NONE).then(|| self.id_at(next as usize));
         }
         work > 0
     }
@@ -462,7 +466,7 @@ impl Scene {
     /// Keeps the layout up: a step of the relayout pass, then of the sweep.
     /// Called once per fixed step, where no dense range is pending. Returns
     /// whether positions moved.
-    pub(super) fn upkeep(&mut self) -> bool {
+    pub(super) fn upkeep_step(&mut self) -> bool {
         let relaid = self.relayout_step(RELAYOUT_BUDGET);
         let swept = self.compact_step(SWEEP_BUDGET);
         relaid || swept
@@ -477,7 +481,7 @@ impl Scene {
     /// from [`Scene::snapshot_previous`], where no dense range is pending).
     /// Returns whether positions moved.
     pub(super) fn compact_step(&mut self, budget: usize) -> bool {
-        if !self.sweep.running {
+        if !self.upkeep.sweeping {
             let holes = self.holes();
             if holes < SWEEP_MIN_HOLES || holes * SWEEP_FRACTION < self.hot.len() {
                 return false;
@@ -485,7 +489,7 @@ impl Scene {
             self.start_sweep();
         }
         let mut work = 0;
-        let (mut write, mut read) = (self.sweep.write, self.sweep.read);
+        let (mut write, mut read) = (self.upkeep.write, self.upkeep.read);
         let len = self.hot.len() as u32;
         while read < len && work < budget {
             if self.hot.meta[read as usize].slot != NONE {
@@ -497,13 +501,13 @@ impl Scene {
                 write += 1;
             } else {
                 // Inside the gap now: no spawn may take it.
-                self.sweep.reusable.remove(read);
+                self.upkeep.reusable.remove(read);
             }
             read += 1;
             work += 1;
         }
-        self.sweep.write = write;
-        self.sweep.read = read;
+        self.upkeep.write = write;
+        self.upkeep.read = read;
         if read == len {
             self.finish_sweep();
         }
@@ -520,14 +524,14 @@ impl Scene {
         self.last_changed.clear();
         self.unsnapped.clear();
         self.snapshot_all = true;
-        self.sweep.disorder = 0;
-        self.sweep.relayout = self.roots().next();
-        while self.sweep.relayout.is_some() {
+        self.upkeep.disorder = 0;
+        self.upkeep.relayout = self.roots().next();
+        while self.upkeep.relayout.is_some() {
             self.relayout_step(usize::MAX);
         }
         // A sweep already running leaves the holes behind it to the next one.
         loop {
-            if !self.sweep.running {
+            if !self.upkeep.sweeping {
                 if self.holes() == 0 {
                     break;
                 }
@@ -540,16 +544,16 @@ impl Scene {
     }
 
     fn start_sweep(&mut self) {
-        let start = self.sweep.first_hole.min(self.hot.len() as u32);
-        let sweep = &mut self.sweep;
-        sweep.running = true;
+        let start = self.upkeep.first_hole.min(self.hot.len() as u32);
+        let sweep = &mut self.upkeep;
+        sweep.sweeping = true;
         sweep.write = start;
         sweep.read = start;
         sweep.first_hole = NONE;
     }
 
     fn finish_sweep(&mut self) {
-        let end = self.sweep.write as usize;
+        let end = self.upkeep.write as usize;
         let hot = &mut self.hot;
         hot.local.truncate(end);
         hot.world.truncate(end);
@@ -557,16 +561,16 @@ impl Scene {
         hot.parent.truncate(end);
         hot.flags.truncate(end);
         hot.meta.truncate(end);
-        self.sweep.running = false;
-        self.sweep.write = 0;
-        self.sweep.read = 0;
+        self.upkeep.sweeping = false;
+        self.upkeep.write = 0;
+        self.upkeep.read = 0;
     }
 
     /// The first hole after `parent` (any hole for the root level): a new
     /// child may live there. Takes it out of the reusable holes.
     pub(super) fn take_hole(&mut self, parent: u32) -> Option<u32> {
-        let hole = self.sweep.reusable.first_after(parent, parent == NONE)?;
-        self.sweep.reusable.remove(hole);
+        let hole = self.upkeep.reusable.first_after(parent, parent == NONE)?;
+        self.upkeep.reusable.remove(hole);
         Some(hole)
     }
 }

@@ -232,7 +232,7 @@ impl Scene {
             run.add(d as u32, &mut self.last_changed);
         }
         run.finish(&mut self.last_changed);
-        self.sweep.disorder = far;
+        self.upkeep.disorder = far;
         stats.recomputed = self
             .last_changed
             .iter()
@@ -334,7 +334,7 @@ impl Scene {
             }
         }
         self.unsnapped.clear();
-        if self.upkeep() {
+        if self.upkeep_step() {
             // Every previous world equals the current one here, and moves
             // carry both: nothing is left to copy, and old positions are void.
             self.last_changed.clear();

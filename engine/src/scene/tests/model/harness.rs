@@ -172,7 +172,7 @@ impl Harness {
         self.scene.compact();
         unchanged(&self.scene, &before)?;
         prop_assert!(
-            !self.scene.sweep.running,
+            !self.scene.upkeep.sweeping,
             "compact() left the sweep running"
         );
         prop_assert_eq!(self.scene.holes(), 0, "holes left after compact()");

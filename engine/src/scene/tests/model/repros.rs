@@ -74,11 +74,11 @@ fn compact_leaves_no_hole_behind_a_running_sweep() {
     }
     scene.snapshot_previous();
     assert!(
-        scene.sweep.running,
+        scene.upkeep.sweeping,
         "{holes} holes in 5000: one step does not finish"
     );
     let behind = roots[holes];
-    assert!((scene.dense(behind).unwrap() as u32) < scene.sweep.write);
+    assert!((scene.dense(behind).unwrap() as u32) < scene.upkeep.write);
     scene.despawn(behind).unwrap();
     scene.compact();
     scene.assert_invariants();

@@ -26,7 +26,7 @@ fn the_sweep_runs_across_steps_while_the_scene_churns() {
         h.propagate()?;
         h.snapshot()?;
         h.check()?;
-        prop_assert!(!h.scene.sweep.running);
+        prop_assert!(!h.scene.upkeep.sweeping);
         for round in 0..2 {
             // Small subtrees all over the columns: enough holes to start a sweep.
             while h.scene.holes() * (SWEEP_FRACTION - 1) < h.scene.hot.len() {
@@ -41,8 +41,8 @@ fn the_sweep_runs_across_steps_while_the_scene_churns() {
                 churn(&mut h, &mut rng, step)?;
                 h.propagate()?;
                 h.check()?;
-                let sweep = &h.scene.sweep;
-                if round == 1 && !compacted && sweep.running && sweep.first_hole < sweep.write {
+                let sweep = &h.scene.upkeep;
+                if round == 1 && !compacted && sweep.sweeping && sweep.first_hole < sweep.write {
                     // Mid-sweep, with holes behind it and ranges not yet snapshotted.
                     h.compact()?;
                     h.check()?;
@@ -50,7 +50,7 @@ fn the_sweep_runs_across_steps_while_the_scene_churns() {
                 }
                 h.snapshot()?;
                 h.check()?;
-                steps_while_running += usize::from(h.scene.sweep.running);
+                steps_while_running += usize::from(h.scene.upkeep.sweeping);
             }
             if round == 0 {
                 prop_assert!(steps_while_running >= 2, "the sweep spans several steps");
@@ -63,7 +63,7 @@ fn the_sweep_runs_across_steps_while_the_scene_churns() {
 
     fn churn(h: &mut Harness, rng: &mut Rng, step: usize) -> Result<(), TestCaseError> {
         // Leaves, behind the sweep and elsewhere.
-        let (running, write) = (h.scene.sweep.running, h.scene.sweep.write);
+        let (running, write) = (h.scene.upkeep.sweeping, h.scene.upkeep.write);
         for _ in 0..20 {
             let node = h.model.alive[rng.below(h.model.len())];
             if !h.model.nodes[&node].children.is_empty() {
@@ -139,7 +139,7 @@ fn a_relayout_runs_across_steps_and_puts_parents_beside_children() {
         let before = far_parents(&h);
         prop_assert!(before * 2 > h.scene.len(), "{before} far parents");
         prop_assert!(
-            h.scene.sweep.disorder * 4 >= h.scene.len(),
+            h.scene.upkeep.disorder * 4 >= h.scene.len(),
             "counted by propagation"
         );
         let mut steps = 0;
@@ -148,7 +148,7 @@ fn a_relayout_runs_across_steps_and_puts_parents_beside_children() {
             h.check()?;
             let (holes, len) = (h.scene.holes(), h.scene.hot.len());
             let settled = holes < 256 || holes * SWEEP_FRACTION < len;
-            if h.scene.sweep.relayout.is_none() && !h.scene.sweep.running && settled {
+            if h.scene.upkeep.relayout.is_none() && !h.scene.upkeep.sweeping && settled {
                 break;
             }
             steps += 1;
