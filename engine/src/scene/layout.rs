@@ -31,7 +31,7 @@ use super::transform::Transform;
 
 /// A relayout pass starts once the last linear propagation found 1 node in
 /// `RELAYOUT_FRACTION` with its parent far behind it (see [`FAR`]).
-const RELAYOUT_FRACTION: usize = 4;
+pub(super) const RELAYOUT_FRACTION: usize = 4;
 /// A parent more than this many positions behind its child (and not the
 /// previous node's parent, which is in cache already) costs propagation a
 /// cache miss.
@@ -42,7 +42,7 @@ const RELAYOUT_MIN_NODES: usize = 4096;
 /// stay and the pass goes down into them.
 const RELAYOUT_CHUNK: usize = 1024;
 /// Nodes a relayout pass moves (or counts) per step.
-pub(super) const RELAYOUT_BUDGET: usize = 4096;
+const RELAYOUT_BUDGET: usize = 4096;
 /// A sweep starts once holes exceed 1 in `SWEEP_FRACTION` positions. A
 /// sweep moves every node after the first hole, so it costs
 /// `SWEEP_FRACTION` moves per reclaimed hole.

@@ -6,7 +6,7 @@ use proptest::test_runner::TestCaseError;
 
 use super::harness::Harness;
 use super::{Op, Rng, pose};
-use crate::scene::layout::{SWEEP_BUDGET, SWEEP_FRACTION};
+use crate::scene::layout::{RELAYOUT_FRACTION, SWEEP_BUDGET, SWEEP_FRACTION};
 
 /// A scene of several sweep budgets, churned between snapshots: the sweep
 /// advances one real step per `snapshot_previous`, with spawns (into holes on
@@ -139,7 +139,7 @@ fn a_relayout_runs_across_steps_and_puts_parents_beside_children() {
         let before = far_parents(&h);
         prop_assert!(before * 2 > h.scene.len(), "{before} far parents");
         prop_assert!(
-            h.scene.upkeep.disorder * 4 >= h.scene.len(),
+            h.scene.upkeep.disorder * RELAYOUT_FRACTION >= h.scene.len(),
             "counted by propagation"
         );
         let mut steps = 0;
