@@ -13,7 +13,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use keel_engine::scene::file::write_atomically;
+use keel_engine::files::{FileKind, write_atomically};
 use serde::{Deserialize, Serialize};
 
 /// How often a dirty document is written to its recovery file.
@@ -75,7 +75,7 @@ impl RecentFiles {
     /// # Errors
     /// [`PersistError::Io`] for an unreadable file, [`PersistError::Parse`] for a broken one.
     pub fn load(path: &Path) -> Result<Self, PersistError> {
-        let text = match fs::read_to_string(path) {
+        let text = match keel_engine::files::read_to_string(path, FileKind::Scene) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
             Err(source) => {
@@ -105,8 +105,7 @@ impl RecentFiles {
         }
         let text = ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::new())
             .map_err(|e| io(std::io::Error::other(e.to_string())))?;
-        write_atomically(path, text.as_bytes())
-            .map_err(|e| io(std::io::Error::other(e.to_string())))
+        write_atomically(path, text.as_bytes()).map_err(io)
     }
 
     /// Puts `path` first (absolute when it can be made so), dropping an older

@@ -11,10 +11,12 @@
 //! - [`particles`]: the particle pool and emitters.
 //! - [`render`]: the wgpu renderer, one struct per pass.
 //! - [`assets`]: generated mesh primitives, glTF import and the asset registry.
+//! - [`files`]: reading user files with limits (regular files only, a size cap per kind).
 
 pub mod app;
 pub mod assets;
 pub mod extract;
+pub mod files;
 pub mod particles;
 pub mod render;
 pub mod scene;

@@ -189,9 +189,11 @@ pub enum ModelError {
 ///
 /// [`ModelError::Io`] if the file cannot be read, and every error of [`from_slice`].
 pub fn load(path: &Path) -> Result<ModelData, ModelError> {
-    let bytes = std::fs::read(path).map_err(|source| ModelError::Io {
-        path: path.to_path_buf(),
-        source,
+    let bytes = crate::files::read(path, crate::files::FileKind::Model).map_err(|source| {
+        ModelError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
     })?;
     from_slice(&bytes, path)
 }

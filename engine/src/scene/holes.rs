@@ -18,7 +18,6 @@ pub(super) struct HoleSet {
 
 impl HoleSet {
     /// Number of holes in the set.
-    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.len
     }

@@ -13,6 +13,7 @@
 
 mod column;
 pub mod components;
+mod consistency;
 pub mod file;
 mod graph;
 mod handle;
@@ -21,6 +22,7 @@ pub mod index;
 mod layout;
 mod model;
 pub mod transform;
+mod validate;
 
 use std::path::PathBuf;
 
@@ -106,6 +108,24 @@ pub enum SceneError {
         /// Name of the node.
         node: String,
         /// Dotted path of the field, e.g. `orbit.radius`.
+        field: std::borrow::Cow<'static, str>,
+        /// What a valid value looks like.
+        expected: &'static str,
+        /// The value found.
+        found: String,
+    },
+    /// A value of the `camera` or `environment` section the engine cannot use.
+    #[error("{}:{line}:{column}: {section}, field `{field}`: expected {expected}, found {found}", path.display())]
+    InvalidSetting {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the field (of the section when the field is not written out).
+        line: u32,
+        /// 1-based column of the field.
+        column: u32,
+        /// `camera` or `environment`.
+        section: &'static str,
+        /// Name of the field within the section, e.g. `fov_y_degrees`.
         field: std::borrow::Cow<'static, str>,
         /// What a valid value looks like.
         expected: &'static str,

@@ -11,6 +11,7 @@ use gltf::accessor::{DataType, Dimensions};
 use gltf::buffer;
 
 use super::ModelError;
+use crate::files::FileKind;
 
 /// Accessors with no buffer view are all zeros (plus sparse values); their
 /// count is not bounded by any data, so it is bounded here to keep a
@@ -263,7 +264,12 @@ pub(super) fn read_uri(uri: &str, element: &str, path: &Path) -> Result<Vec<u8>,
     }
     let relative = percent_decode(uri).ok_or_else(|| bad("bad percent-encoding"))?;
     let file = path.parent().unwrap_or(Path::new("")).join(relative);
-    std::fs::read(&file).map_err(|source| ModelError::MissingFile {
+    let kind = if element.starts_with("images") {
+        FileKind::Image
+    } else {
+        FileKind::Model
+    };
+    crate::files::read(&file, kind).map_err(|source| ModelError::MissingFile {
         path: path.to_path_buf(),
         element: element.to_owned(),
         file,

@@ -1,0 +1,380 @@
+//! The user's files on disk: reading them with limits (only regular files,
+//! no more bytes than a cap per kind) and writing them atomically.
+//!
+//! A scene can name any path in a `model:` field and a glTF file any path in
+//! a URI, so a hostile or mistaken file can point the engine at `/dev/zero`
+//! or a pipe. Every user file goes through [`read`], which refuses anything
+//! but a regular file before opening it and refuses a file over the cap for
+//! its [`FileKind`] before reading a byte of it (and stops at the cap should
+//! the file grow while it is read).
+//!
+//! The caps are process-wide [`ReadLimits`]: defaults that fit real assets,
+//! raised or lowered with [`set_limits`] or the `KEEL_MAX_SCENE_MB`,
+//! `KEEL_MAX_MODEL_MB` and `KEEL_MAX_IMAGE_MB` environment variables (read
+//! once, at the first read).
+//!
+//! [`write_atomically`] never leaves a half-written file where a whole one
+//! was: the bytes go to a temporary file beside the target, are flushed to
+//! the disk, and the temporary file is renamed over the target (the kill
+//! tests SIGKILL the editor mid-save a hundred times to show it).
+
+use std::fs;
+use std::io::{self, Read, Write};
+use std::path::Path;
+use std::sync::RwLock;
+
+/// What a file is read as; each kind has its own size cap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    /// A scene file (`.ron`).
+    Scene,
+    /// A glTF model (`.gltf`, `.glb`) or one of its external buffers (`.bin`).
+    Model,
+    /// An image a model references (`.png`, `.jpg`).
+    Image,
+}
+
+impl FileKind {
+    fn plural(self) -> &'static str {
+        match self {
+            FileKind::Scene => "scene files",
+            FileKind::Model => "models and their buffers",
+            FileKind::Image => "images",
+        }
+    }
+
+    fn variable(self) -> &'static str {
+        match self {
+            FileKind::Scene => "KEEL_MAX_SCENE_MB",
+            FileKind::Model => "KEEL_MAX_MODEL_MB",
+            FileKind::Image => "KEEL_MAX_IMAGE_MB",
+        }
+    }
+}
+
+const MB: u64 = 1 << 20;
+
+/// The largest file, in bytes, read for each [`FileKind`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadLimits {
+    /// Scene files (a million-node scene is about 150 MB).
+    pub scene: u64,
+    /// glTF files and their external buffers.
+    pub model: u64,
+    /// Images referenced by models.
+    pub image: u64,
+}
+
+impl ReadLimits {
+    /// 256 MB for scenes and models, 128 MB for images.
+    pub const DEFAULT: ReadLimits = ReadLimits {
+        scene: 256 * MB,
+        model: 256 * MB,
+        image: 128 * MB,
+    };
+
+    /// The cap for `kind`.
+    pub fn of(&self, kind: FileKind) -> u64 {
+        match kind {
+            FileKind::Scene => self.scene,
+            FileKind::Model => self.model,
+            FileKind::Image => self.image,
+        }
+    }
+
+    fn set(&mut self, kind: FileKind, bytes: u64) {
+        match kind {
+            FileKind::Scene => self.scene = bytes,
+            FileKind::Model => self.model = bytes,
+            FileKind::Image => self.image = bytes,
+        }
+    }
+
+    /// The defaults, with each kind's environment variable (whole megabytes)
+    /// applied where it is set; a variable that is not a number is reported
+    /// and ignored.
+    pub fn from_env() -> ReadLimits {
+        let mut limits = ReadLimits::DEFAULT;
+        for kind in [FileKind::Scene, FileKind::Model, FileKind::Image] {
+            let Some(value) = std::env::var_os(kind.variable()) else {
+                continue;
+            };
+            match value.to_str().and_then(|v| v.trim().parse::<u64>().ok()) {
+                Some(mb) => limits.set(kind, mb.saturating_mul(MB)),
+                None => log::warn!(
+                    "{}: expected a whole number of megabytes, found {value:?}; keeping {} MB",
+                    kind.variable(),
+                    limits.of(kind) / MB
+                ),
+            }
+        }
+        limits
+    }
+}
+
+impl Default for ReadLimits {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+static LIMITS: RwLock<Option<ReadLimits>> = RwLock::new(None);
+
+/// The caps in force: those given to [`set_limits`], else [`ReadLimits::from_env`].
+pub fn limits() -> ReadLimits {
+    if let Some(limits) = *LIMITS.read().unwrap_or_else(|e| e.into_inner()) {
+        return limits;
+    }
+    let mut slot = LIMITS.write().unwrap_or_else(|e| e.into_inner());
+    *slot.get_or_insert_with(ReadLimits::from_env)
+}
+
+/// Sets the caps for every later read in this process.
+pub fn set_limits(limits: ReadLimits) {
+    *LIMITS.write().unwrap_or_else(|e| e.into_inner()) = Some(limits);
+}
+
+/// Reads a whole user file of `kind`.
+///
+/// # Errors
+/// The OS's error for a missing or unreadable file; an
+/// [`io::ErrorKind::InvalidInput`] error saying what the path is when it is
+/// not a regular file (a folder, a device, a pipe, a socket); an
+/// [`io::ErrorKind::FileTooLarge`] error giving the size and the cap when the
+/// file is larger than the cap for `kind`. None of them names the path: the
+/// caller's error does.
+pub fn read(path: &Path, kind: FileKind) -> io::Result<Vec<u8>> {
+    let cap = limits().of(kind);
+    // Checked before opening: opening a FIFO blocks until a writer appears.
+    check(&fs::metadata(path)?, kind, cap)?;
+    let file = fs::File::open(path)?;
+    let metadata = file.metadata()?;
+    // Checked again on the opened file: the path may have been swapped meanwhile.
+    check(&metadata, kind, cap)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
+    file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
+        return Err(too_large(
+            bytes.len() as u64,
+            kind,
+            cap,
+            " (it grew while read)",
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Reads a whole user file of `kind` as UTF-8 text.
+///
+/// # Errors
+/// Those of [`read`], and [`io::ErrorKind::InvalidData`] when the bytes are not UTF-8.
+pub fn read_to_string(path: &Path, kind: FileKind) -> io::Result<String> {
+    String::from_utf8(read(path, kind)?).map_err(|e| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "expected UTF-8 text, found a byte that is not at offset {}",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder
+/// (`.NAME.tmpPID`), flushed to the disk, then renamed over `path`; the folder
+/// is flushed too, so the rename survives a power cut. Temporary files left
+/// by an earlier process that died mid-save are removed first (where the OS
+/// tells which processes are alive).
+///
+/// # Errors
+/// The OS's error; the temporary file is removed on failure and `path` is untouched.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let file_name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the path names no file"))?;
+    let prefix = format!(".{}.tmp", file_name.to_string_lossy());
+    remove_orphans(&dir, &prefix);
+    let temp = dir.join(format!("{prefix}{}", std::process::id()));
+    let result = (|| {
+        let mut file = fs::File::create(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        fs::rename(&temp, path)
+    })();
+    if let Err(error) = result {
+        let _ = fs::remove_file(&temp);
+        return Err(error);
+    }
+    #[cfg(unix)]
+    if let Err(error) = fs::File::open(&dir).and_then(|d| d.sync_all()) {
+        // The file is complete and in place; only its durability across a power cut is in doubt.
+        log::warn!("{}: could not flush the folder: {error}", dir.display());
+    }
+    Ok(())
+}
+
+/// Removes `PREFIX<pid>` files in `dir` whose process is gone (Linux only:
+/// elsewhere there is no cheap way to tell, and a live process's file must stay).
+fn remove_orphans(dir: &Path, prefix: &str) {
+    let proc = Path::new("/proc/self");
+    if !proc.exists() {
+        return;
+    }
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(prefix))
+            .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        if !Path::new("/proc").join(pid).exists() {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+fn check(metadata: &fs::Metadata, kind: FileKind, cap: u64) -> io::Result<()> {
+    let file_type = metadata.file_type();
+    if !file_type.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "expected a regular file, found {}; {} are read only from regular files",
+                describe(&file_type),
+                kind.plural()
+            ),
+        ));
+    }
+    if metadata.len() > cap {
+        return Err(too_large(metadata.len(), kind, cap, ""));
+    }
+    Ok(())
+}
+
+fn too_large(len: u64, kind: FileKind, cap: u64, note: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::FileTooLarge,
+        format!(
+            "the file is {len} bytes{note}, over the limit of {cap} bytes ({} MB) for {}; {} raises it",
+            cap / MB,
+            kind.plural(),
+            kind.variable()
+        ),
+    )
+}
+
+fn describe(file_type: &fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_char_device() {
+            return "a character device";
+        }
+        if file_type.is_block_device() {
+            return "a block device";
+        }
+        if file_type.is_fifo() {
+            return "a named pipe";
+        }
+        if file_type.is_socket() {
+            return "a socket";
+        }
+    }
+    if file_type.is_dir() {
+        "a folder"
+    } else {
+        "something that is not a file"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn devices_folders_and_pipes_are_refused_before_reading() {
+        let dir = tempfile::tempdir().unwrap();
+        let error = read(dir.path(), FileKind::Scene).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::InvalidInput);
+        assert!(error.to_string().contains("found a folder"), "{error}");
+        #[cfg(unix)]
+        {
+            // /dev/zero never ends: read whole, it would exhaust memory.
+            let error = read(Path::new("/dev/zero"), FileKind::Model).unwrap_err();
+            assert!(error.to_string().contains("a character device"), "{error}");
+            let fifo = dir.path().join("pipe.ron");
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            if made.is_ok_and(|s| s.success()) {
+                // Opening would block forever: the check must come first.
+                let error = read(&fifo, FileKind::Scene).unwrap_err();
+                assert!(error.to_string().contains("a named pipe"), "{error}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_file_over_its_cap_is_refused_and_one_at_the_cap_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.bin");
+        fs::write(&path, vec![7u8; 4096]).unwrap();
+        let small = ReadLimits {
+            image: 4095,
+            ..ReadLimits::DEFAULT
+        };
+        let cap = small.of(FileKind::Image);
+        let error = check(&fs::metadata(&path).unwrap(), FileKind::Image, cap).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::FileTooLarge);
+        let text = error.to_string();
+        assert!(
+            text.contains("4096 bytes") && text.contains("4095 bytes"),
+            "{text}"
+        );
+        assert!(text.contains("KEEL_MAX_IMAGE_MB"), "{text}");
+        assert!(check(&fs::metadata(&path).unwrap(), FileKind::Image, 4096).is_ok());
+        assert_eq!(read(&path, FileKind::Image).unwrap().len(), 4096);
+    }
+
+    #[test]
+    fn an_atomic_write_replaces_the_file_and_clears_orphans_of_dead_saves() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("scene.ron");
+        write_atomically(&path, b"old").unwrap();
+        // A save killed mid-write by a process that no longer exists, and one
+        // in progress in a live process (pid 1 always runs).
+        let dead = dir.path().join(".scene.ron.tmp4294967295");
+        let live = dir.path().join(".scene.ron.tmp1");
+        fs::write(&dead, b"torn").unwrap();
+        fs::write(&live, b"being written").unwrap();
+        write_atomically(&path, b"new").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"new");
+        assert_eq!(!dead.exists(), Path::new("/proc/self").exists());
+        assert!(
+            live.exists(),
+            "a live process's temporary file is left alone"
+        );
+        let ours = dir
+            .path()
+            .join(format!(".scene.ron.tmp{}", std::process::id()));
+        assert!(!ours.exists(), "the temporary file was renamed into place");
+        let error = write_atomically(&dir.path().join("missing/scene.ron"), b"x").unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn text_that_is_not_utf8_names_the_offset() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.ron");
+        fs::write(&path, b"(version: \xff)").unwrap();
+        let error = read_to_string(&path, FileKind::Scene).unwrap_err();
+        assert!(error.to_string().contains("offset 10"), "{error}");
+    }
+}

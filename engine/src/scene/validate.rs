@@ -1,0 +1,390 @@
+//! Checking a parsed scene file's values before any of them reaches the
+//! scene: every number of the camera, the environment, the transforms and the
+//! components is finite and in its range, and a bad one is reported with the
+//! file, line, column, node (or section) and dotted field name.
+//!
+//! The parser only knows types; these checks know meaning (a field of view
+//! of NaN degrees parses, and then the viewer draws nothing).
+
+use std::path::Path;
+
+use glam::{Vec3, Vec4};
+
+use super::file::NodeRecord;
+use super::{CameraSetup, Environment, LightKind, SceneError, Transform};
+
+/// Where a checked value sits in the file.
+#[derive(Clone, Copy)]
+enum Place<'a> {
+    Node { index: usize, name: &'a str },
+    Section(&'static str),
+}
+
+/// Names the place and field of a bad value.
+pub(super) struct Check<'a> {
+    path: &'a Path,
+    place: Place<'a>,
+}
+
+impl<'a> Check<'a> {
+    /// Checks for the `index`-th node of the file.
+    pub(super) fn node(path: &'a Path, index: usize, name: &'a str) -> Self {
+        Self {
+            path,
+            place: Place::Node { index, name },
+        }
+    }
+
+    fn section(path: &'a Path, section: &'static str) -> Self {
+        Self {
+            path,
+            place: Place::Section(section),
+        }
+    }
+
+    pub(super) fn fail(
+        &self,
+        field: impl Into<std::borrow::Cow<'static, str>>,
+        expected: &'static str,
+        found: String,
+    ) -> SceneError {
+        let path = self.path.to_path_buf();
+        match self.place {
+            Place::Node { index, name } => SceneError::InvalidField {
+                path,
+                line: 0,
+                column: 0,
+                index: index as u32,
+                node: name.to_string(),
+                field: field.into(),
+                expected,
+                found,
+            },
+            Place::Section(section) => SceneError::InvalidSetting {
+                path,
+                line: 0,
+                column: 0,
+                section,
+                field: field.into(),
+                expected,
+                found,
+            },
+        }
+    }
+
+    fn finite(&self, field: &'static str, value: f32) -> Result<(), SceneError> {
+        if value.is_finite() {
+            Ok(())
+        } else {
+            Err(self.fail(field, "a finite number", value.to_string()))
+        }
+    }
+
+    fn non_negative(&self, field: &'static str, value: f32) -> Result<(), SceneError> {
+        if value.is_finite() && value >= 0.0 {
+            Ok(())
+        } else {
+            Err(self.fail(field, "a finite number >= 0", value.to_string()))
+        }
+    }
+
+    fn positive(&self, field: &'static str, value: f32) -> Result<(), SceneError> {
+        if value.is_finite() && value > 0.0 {
+            Ok(())
+        } else {
+            Err(self.fail(field, "a finite number > 0", value.to_string()))
+        }
+    }
+
+    fn unit(&self, field: &'static str, value: f32) -> Result<(), SceneError> {
+        if (0.0..=1.0).contains(&value) {
+            Ok(())
+        } else {
+            Err(self.fail(field, "a number from 0 to 1", value.to_string()))
+        }
+    }
+
+    fn vec3(&self, field: &'static str, value: Vec3) -> Result<(), SceneError> {
+        if value.is_finite() {
+            Ok(())
+        } else {
+            Err(self.fail(field, "three finite numbers", format!("{value:?}")))
+        }
+    }
+
+    /// A linear RGB colour: finite and not negative (above 1 is allowed: HDR).
+    fn color(&self, field: &'static str, value: Vec3) -> Result<(), SceneError> {
+        if value.is_finite() && value.min_element() >= 0.0 {
+            Ok(())
+        } else {
+            Err(self.fail(
+                field,
+                "three finite numbers >= 0 (linear RGB)",
+                format!("{value:?}"),
+            ))
+        }
+    }
+
+    /// A linear RGBA colour: RGB as [`Check::color`], alpha from 0 to 1.
+    fn rgba(&self, field: &'static str, value: Vec4) -> Result<(), SceneError> {
+        if value.is_finite() && value.min_element() >= 0.0 && value.w <= 1.0 {
+            Ok(())
+        } else {
+            Err(self.fail(
+                field,
+                "four finite numbers >= 0 (linear RGB, then alpha from 0 to 1)",
+                format!("{value:?}"),
+            ))
+        }
+    }
+
+    /// Validates a transform and normalises its rotation (hand-written files rarely have unit quaternions).
+    pub(super) fn transform(&self, t: &Transform) -> Result<Transform, SceneError> {
+        self.vec3("transform.translation", t.translation)?;
+        self.vec3("transform.scale", t.scale)?;
+        if t.scale.abs().min_element() < 1e-12 {
+            return Err(self.fail(
+                "transform.scale",
+                "non-zero scale on every axis (a zero scale cannot be inverted)",
+                format!("{:?}", t.scale),
+            ));
+        }
+        let length = t.rotation.length();
+        if !t.rotation.is_finite() || length < 1e-6 {
+            return Err(self.fail(
+                "transform.rotation",
+                "a non-zero quaternion (x, y, z, w)",
+                format!("{:?}", t.rotation),
+            ));
+        }
+        // Saved rotations are unit already: leave them bit for bit, so save/load is exact.
+        if (length - 1.0).abs() < 1e-4 {
+            return Ok(*t);
+        }
+        Ok(Transform {
+            rotation: t.rotation / length,
+            ..*t
+        })
+    }
+
+    /// Checks every component of `record` (the model reference is checked when it loads).
+    pub(super) fn components(&self, record: &NodeRecord) -> Result<(), SceneError> {
+        if let Some(spin) = &record.spin {
+            self.vec3("spin.axis", spin.axis)?;
+            self.finite("spin.rate", spin.rate)?;
+        }
+        if let Some(osc) = &record.oscillate {
+            self.vec3("oscillate.axis", osc.axis)?;
+            self.finite("oscillate.amplitude", osc.amplitude)?;
+            self.non_negative("oscillate.frequency", osc.frequency)?;
+            self.finite("oscillate.phase", osc.phase)?;
+            self.non_negative("oscillate.elapsed", osc.elapsed)?;
+            self.finite("oscillate.applied", osc.applied)?;
+        }
+        if let Some(orbit) = &record.orbit {
+            self.vec3("orbit.center", orbit.center)?;
+            self.non_negative("orbit.radius", orbit.radius)?;
+            self.finite("orbit.rate", orbit.rate)?;
+            self.finite("orbit.angle", orbit.angle)?;
+        }
+        if let Some(mesh) = &record.mesh {
+            self.rgba("mesh.material.base_color", mesh.material.base_color)?;
+            self.unit("mesh.material.gloss", mesh.material.gloss)?;
+        }
+        if let Some(light) = &record.light {
+            self.color("light.color", light.color)?;
+            self.non_negative("light.intensity", light.intensity)?;
+            if let LightKind::Point { range } = light.kind {
+                self.positive("light.kind.range", range)?;
+            }
+        }
+        if let Some(emitter) = &record.emitter {
+            emitter.validate().map_err(|error| {
+                self.fail(
+                    format!("emitter.{}", error.field()),
+                    "a valid emitter parameter",
+                    error.to_string(),
+                )
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// Checks the file's `camera` section.
+pub(super) fn camera(path: &Path, camera: &CameraSetup) -> Result<(), SceneError> {
+    let check = Check::section(path, "camera");
+    check.vec3("position", camera.position)?;
+    check.vec3("target", camera.target)?;
+    if camera.position.distance_squared(camera.target) < 1e-12 {
+        return Err(check.fail(
+            "target",
+            "a point other than the camera's position (the view direction is undefined)",
+            format!("{:?}", camera.target),
+        ));
+    }
+    let fov = camera.fov_y_degrees;
+    if !(fov > 0.0 && fov < 180.0) {
+        return Err(check.fail(
+            "fov_y_degrees",
+            "a number of degrees greater than 0 and less than 180",
+            fov.to_string(),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks the file's `environment` section.
+pub(super) fn environment(path: &Path, environment: &Environment) -> Result<(), SceneError> {
+    let check = Check::section(path, "environment");
+    check.color("clear_color", environment.clear_color)?;
+    check.color("ambient", environment.ambient)
+}
+
+/// Fills in the line and column of a field error from the source text.
+pub(super) fn locate(mut error: SceneError, text: &str) -> SceneError {
+    let range = match &error {
+        SceneError::InvalidField { index, field, .. } => {
+            node_range(text, *index as usize).map(|r| (r, field.as_ref()))
+        }
+        SceneError::InvalidSetting { section, field, .. } => {
+            section_range(text, section).map(|r| (r, field.as_ref()))
+        }
+        _ => return error,
+    };
+    let offset = range.map_or(0, |((start, end), field)| key_path(text, start, end, field));
+    let before = &text[..offset];
+    let (found_line, found_column) = (
+        before.matches('\n').count() as u32 + 1,
+        (before.len() - before.rfind('\n').map_or(0, |i| i + 1)) as u32 + 1,
+    );
+    if let SceneError::InvalidField { line, column, .. }
+    | SceneError::InvalidSetting { line, column, .. } = &mut error
+    {
+        (*line, *column) = (found_line, found_column);
+    }
+    error
+}
+
+/// Offset of the dotted `field` (`oscillate.axis`) within `text[start..end]`:
+/// each part is looked for after the one before, so `axis` is the oscillator's
+/// and not the spin's. Stops at the last part found (at `start` if none is).
+fn key_path(text: &str, start: usize, end: usize, field: &str) -> usize {
+    let mut at = start;
+    let mut from = start;
+    for part in field.split('.') {
+        match find_key(text, from, end, part) {
+            Some(found) => {
+                at = found;
+                from = found + part.len();
+            }
+            None => break,
+        }
+    }
+    at
+}
+
+/// The byte range of the top-level `section: (...)`.
+fn section_range(text: &str, section: &str) -> Option<(usize, usize)> {
+    let start = find_key(text, 0, text.len(), section)?;
+    let open = start + text[start..].find('(')?;
+    Some((start, closing(text.as_bytes(), open).unwrap_or(text.len())))
+}
+
+/// Position of the bracket closing the one at `open`.
+fn closing(bytes: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => i = skip_string(bytes, i),
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The byte range of the `index`-th node of the `nodes` list, from its
+/// opening bracket to its closing one.
+///
+/// A small scanner over RON's brackets, skipping strings and comments: the text
+/// has parsed already, so its brackets balance.
+fn node_range(text: &str, index: usize) -> Option<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let nodes_key = find_key(text, 0, text.len(), "nodes")?;
+    let list = nodes_key + text[nodes_key..].find('[')?;
+    let (mut depth, mut count, mut i) = (0usize, 0usize, list + 1);
+    let mut node_start = None;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => i = skip_string(bytes, i),
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i += text[i..].find('\n').unwrap_or(text.len() - i);
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i += text[i..].find("*/").map_or(text.len() - i, |e| e + 1);
+            }
+            b'(' | b'[' | b'{' => {
+                if depth == 0 {
+                    if count == index {
+                        node_start = Some(i);
+                    }
+                    count += 1;
+                }
+                depth += 1;
+            }
+            b')' | b']' | b'}' => {
+                if depth == 0 {
+                    break;
+                }
+                depth -= 1;
+                if depth == 0
+                    && let Some(start) = node_start
+                {
+                    return Some((start, i));
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    node_start.map(|start| (start, text.len()))
+}
+
+fn skip_string(bytes: &[u8], mut i: usize) -> usize {
+    i += 1;
+    while i < bytes.len() && bytes[i] != b'"' {
+        i += if bytes[i] == b'\\' { 2 } else { 1 };
+    }
+    i
+}
+
+/// First `key` followed by `:` within `text[start..end]`, as a whole word outside strings.
+fn find_key(text: &str, start: usize, end: usize, key: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut i = start;
+    while i < end {
+        if bytes[i] == b'"' {
+            i = skip_string(bytes, i) + 1;
+            continue;
+        }
+        // Bytes, not `text[i..]`: `i` may fall inside a multi-byte character of a comment.
+        if bytes[i..].starts_with(key.as_bytes())
+            && (i == 0 || !word(bytes[i - 1]))
+            && text[i + key.len()..].trim_start().starts_with(':')
+        {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
