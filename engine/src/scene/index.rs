@@ -90,10 +90,13 @@ impl SpatialIndex {
         for (node, _) in scene.components.mesh.iter() {
             self.refiled += usize::from(self.file(scene, node));
         }
+        scene.clear_changed();
     }
 
     /// Brings the index up to date after a propagation: forgets despawned
-    /// nodes and re-files the nodes whose world transform changed.
+    /// nodes and re-files the nodes whose world transform changed, which it
+    /// consumes (like the despawned ones): a later sync re-files only what
+    /// moved after this one.
     pub fn sync(&mut self, scene: &mut Scene) {
         scene.take_despawned(&mut self.despawned);
         for node in self.despawned.drain(..) {
@@ -109,6 +112,40 @@ impl SpatialIndex {
                 self.refiled += usize::from(self.file(scene, node));
             }
         }
+        scene.clear_changed();
+    }
+
+    /// Checks that the index holds exactly the scene's mesh nodes, each filed
+    /// with the bounds of its current world transform (after a sync).
+    ///
+    /// # Errors
+    /// The first node missing, filed with stale bounds, or filed without a mesh.
+    pub fn check(&self, scene: &Scene) -> Result<(), String> {
+        let mut filed = 0;
+        for (node, mesh) in scene.components.mesh.iter() {
+            let world = scene
+                .world(node)
+                .ok_or_else(|| format!("the mesh of {node} outlived its node"))?;
+            let bounds = mesh_bounds(mesh.mesh, &world);
+            match self.tree.get(node) {
+                Some(found) if found == bounds => filed += 1,
+                Some(found) => {
+                    return Err(format!(
+                        "{node} is filed at {found:?}, its mesh is at {bounds:?}"
+                    ));
+                }
+                // The tree refuses non-finite bounds (a degenerate scale).
+                None if !(bounds.min.is_finite() && bounds.max.is_finite()) => {}
+                None => return Err(format!("{node} has a mesh at {bounds:?} but is not filed")),
+            }
+        }
+        if self.tree.len() != filed {
+            return Err(format!(
+                "{} nodes filed, {filed} of them mesh nodes of the scene",
+                self.tree.len()
+            ));
+        }
+        Ok(())
     }
 
     /// Mesh nodes whose bounds touch the frustum, into `out` (cleared first).
@@ -236,7 +273,7 @@ fn hit_triangles(mesh: &crate::assets::MeshData, ray: &Ray) -> Option<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scene::{Material, Transform};
+    use crate::scene::{Keep, Material, Transform};
 
     fn add(scene: &mut Scene, mesh: impl Into<MeshRef>, at: Vec3, scale: f32) -> NodeId {
         let node = scene
@@ -341,6 +378,28 @@ mod tests {
         scene.propagate();
         index.sync(&mut scene);
         assert_eq!(index.len(), 99);
+    }
+
+    #[test]
+    fn nodes_moved_before_a_mid_step_propagation_are_refiled() {
+        let mut scene = Scene::new();
+        let ship = scene.spawn(None, "ship", Transform::IDENTITY).unwrap();
+        let hull = add(&mut scene, Primitive::Cube, Vec3::ZERO, 1.0);
+        scene.reparent(hull, Some(ship), Keep::Local).unwrap();
+        let boat = add(&mut scene, Primitive::Cube, Vec3::X * 10.0, 1.0);
+        scene.propagate();
+        let mut index = SpatialIndex::new();
+        index.sync(&mut scene);
+        // One step: the ship moves, then a reparent that keeps world
+        // positions propagates to read them, then the step's propagation.
+        scene
+            .set_local(ship, Transform::from_translation(Vec3::Y * 3.0))
+            .unwrap();
+        scene.reparent(boat, Some(ship), Keep::World).unwrap();
+        scene.propagate();
+        index.sync(&mut scene);
+        index.check(&scene).expect("the hull is filed where it is");
+        assert_eq!(index.tree().get(hull).map(|b| b.min.y), Some(2.5));
     }
 
     #[test]

@@ -174,19 +174,24 @@ impl Scene {
     /// through the child links, which clears the flags of the dirty nodes
     /// inside it. When most nodes are dirty, one linear pass over the columns
     /// costs less than sorting; the result is the same.
+    ///
+    /// The recomputed nodes are added to [`Scene::changed_nodes`]: a
+    /// propagation in the middle of a step (reparenting with [`Keep::World`]
+    /// reads current worlds) must not hide its nodes from the one at the end.
     pub fn propagate(&mut self) -> PropagationStats {
-        self.last_changed.clear();
         if self.dirty.is_empty() {
             self.last_recomputed = 0;
             return PropagationStats::default();
         }
+        let first = self.last_changed.len();
         let stats = if self.dirty.len() * 8 >= self.hot.len() {
             self.dirty.clear();
-            self.propagate_linear()
+            self.propagate_linear(first)
         } else {
             self.propagate_sparse()
         };
-        self.unsnapped.extend_from_slice(&self.last_changed);
+        self.unsnapped
+            .extend_from_slice(&self.last_changed[first..]);
         self.last_recomputed = stats.recomputed;
         stats
     }
@@ -194,7 +199,8 @@ impl Scene {
     /// Every position in order: a node is recomputed if it is dirty or its
     /// parent was (the parent's MOVED and SNAP bits are always from this pass,
     /// because the parent comes first).
-    fn propagate_linear(&mut self) -> PropagationStats {
+    /// `first`: where this pass's ranges start in `last_changed`.
+    fn propagate_linear(&mut self, first: usize) -> PropagationStats {
         let hot = &mut self.hot;
         let mut stats = PropagationStats::default();
         let mut run = Run::default();
@@ -233,8 +239,7 @@ impl Scene {
         }
         run.finish(&mut self.last_changed);
         self.upkeep.disorder = far;
-        stats.recomputed = self
-            .last_changed
+        stats.recomputed = self.last_changed[first..]
             .iter()
             .map(|&(s, e)| (e - s) as usize)
             .sum();
@@ -304,16 +309,24 @@ impl Scene {
         self.last_recomputed
     }
 
-    /// The nodes whose world transform the last propagation recomputed.
+    /// The nodes whose world transform was recomputed by the propagations
+    /// since the last [`Scene::clear_changed`] or snapshot: what the spatial
+    /// index must re-file.
     ///
-    /// Nodes despawned since are left out; valid until the next snapshot
-    /// (which may compact the columns).
+    /// A node recomputed by two propagations may be listed twice. Nodes
+    /// despawned since are left out; valid until the next snapshot (which
+    /// may compact the columns).
     pub fn changed_nodes(&self) -> impl Iterator<Item = NodeId> + '_ {
         self.last_changed
             .iter()
             .flat_map(|&(start, end)| start as usize..end as usize)
             .filter(|&d| self.hot.meta[d].slot != NONE)
             .map(|d| self.id_at(d))
+    }
+
+    /// Forgets [`Scene::changed_nodes`] (their consumer has seen them).
+    pub fn clear_changed(&mut self) {
+        self.last_changed.clear();
     }
 
     /// Double buffer: makes the current world transforms the previous ones.
@@ -334,10 +347,11 @@ impl Scene {
             }
         }
         self.unsnapped.clear();
+        // A new step: what changed before it has been consumed.
+        self.last_changed.clear();
         if self.upkeep_step() {
             // Every previous world equals the current one here, and moves
             // carry both: nothing is left to copy, and old positions are void.
-            self.last_changed.clear();
             self.unsnapped.clear();
         }
     }
@@ -490,6 +504,8 @@ mod tests {
     #[test]
     fn moving_a_parent_recomputes_its_subtree_only() {
         let (mut scene, [root, _, b, other, c]) = sample();
+        // The first propagation's nodes were consumed (as the index does).
+        scene.clear_changed();
         scene.set_local(root, at(5.0)).unwrap();
         let stats = scene.propagate();
         assert_eq!(stats.recomputed, 3, "root, a and b; not the other subtree");
