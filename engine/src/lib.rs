@@ -11,6 +11,7 @@
 //! - [`particles`]: the particle pool and emitters.
 //! - [`render`]: the wgpu renderer, one struct per pass.
 //! - [`assets`]: generated mesh primitives, glTF import and the asset registry.
+//! - [`soak`]: long runs under a chaos system, with invariants and memory checked.
 //! - [`files`]: reading user files with limits (regular files only, a size cap per kind).
 
 pub mod app;
@@ -20,6 +21,7 @@ pub mod files;
 pub mod particles;
 pub mod render;
 pub mod scene;
+pub mod soak;
 pub mod spatial;
 pub mod systems;
 pub mod time;

@@ -1,19 +1,37 @@
 //! `keel-viewer`: opens a scene file in a window without the editor, or renders it headless to a PNG.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use keel_engine::app::{self, ViewerError, ViewerOptions};
 use keel_engine::render::{PresentModeChoice, parse_backends};
+use keel_engine::scene::Scene;
+use keel_engine::soak::{self, SoakOptions};
+use keel_engine::world::World;
 
 const USAGE: &str = "\
 usage: keel-viewer [SCENE] [--headless] [--frames N] [--size WxH] [--screenshot OUT.png]
                    [--backend vulkan|gl|metal|dx12|all] [--present fifo|mailbox|immediate] [--fps-cap N]
+       keel-viewer [SCENE] --soak MINUTES [--seed N]
 
 With no SCENE, opens the bundled demo scene. Keys: mouse drag orbits (shift or middle
 button pans), wheel zooms, Tab toggles the fly camera (WASD, Q/E), Space pauses,
 '.' steps one fixed update, G grid, B bounding boxes, O octree cells,
-R nodes recomputed by the dirty flag, Esc quits.";
+R nodes recomputed by the dirty flag, Esc quits.
+
+--soak runs the scene headless (no GPU) for MINUTES under a chaos system that spawns,
+despawns, reparents and edits nodes every fixed step, checks every invariant, and fails
+when resident memory keeps growing after the warm-up.";
+
+/// What the command line asked for.
+enum Mode {
+    View(ViewerOptions),
+    Soak {
+        scene: PathBuf,
+        options: Box<SoakOptions>,
+    },
+}
 
 fn demo_scene() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/demo.ron")
@@ -25,7 +43,7 @@ fn parse_size(text: &str) -> Option<(u32, u32)> {
     (size.0 > 0 && size.1 > 0).then_some(size)
 }
 
-fn parse_args() -> Result<ViewerOptions, String> {
+fn parse_args() -> Result<Mode, String> {
     use lexopt::prelude::*;
     let mut options = ViewerOptions {
         scene: demo_scene(),
@@ -39,6 +57,8 @@ fn parse_args() -> Result<ViewerOptions, String> {
     };
     let mut parser = lexopt::Parser::from_env();
     let mut scene_given = false;
+    let mut soak_minutes: Option<f64> = None;
+    let mut seed: Option<u64> = None;
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
         let value = |parser: &mut lexopt::Parser| -> Result<String, String> {
             parser
@@ -85,6 +105,24 @@ fn parse_args() -> Result<ViewerOptions, String> {
                         .map_err(|_| format!("--fps-cap: expected a number, got `{v}`"))?,
                 );
             }
+            Long("soak") => {
+                let v = value(&mut parser)?;
+                soak_minutes = Some(
+                    v.parse()
+                        .ok()
+                        .filter(|m: &f64| m.is_finite() && *m > 0.0 && *m < 1e6)
+                        .ok_or(format!(
+                            "--soak: expected a number of minutes > 0, got `{v}`"
+                        ))?,
+                );
+            }
+            Long("seed") => {
+                let v = value(&mut parser)?;
+                seed = Some(
+                    v.parse()
+                        .map_err(|_| format!("--seed: expected a whole number, got `{v}`"))?,
+                );
+            }
             Short('h') | Long("help") => return Err(String::new()),
             Value(path) if !scene_given => {
                 options.scene = PathBuf::from(path);
@@ -93,7 +131,56 @@ fn parse_args() -> Result<ViewerOptions, String> {
             other => return Err(other.unexpected().to_string()),
         }
     }
-    Ok(options)
+    match soak_minutes {
+        Some(minutes) => {
+            let mut soak = SoakOptions::new(Duration::from_secs_f64(minutes * 60.0));
+            if let Some(seed) = seed {
+                soak.seed = seed;
+            }
+            Ok(Mode::Soak {
+                scene: options.scene,
+                options: Box::new(soak),
+            })
+        }
+        None if seed.is_some() => Err("--seed applies to --soak only".into()),
+        None => Ok(Mode::View(options)),
+    }
+}
+
+/// Runs a soak and prints its progress and report; failure is exit code 1.
+fn run_soak(scene: &Path, options: &SoakOptions) -> ExitCode {
+    let world = match Scene::load(scene) {
+        Ok(scene) => World::new(scene),
+        Err(error) => {
+            eprintln!("keel-viewer: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    println!(
+        "soak: {} for {:.1} min, seed {}, warm-up {:.0} s, growth limit {} MB",
+        scene.display(),
+        options.duration.as_secs_f64() / 60.0,
+        options.seed,
+        options.warm_up.as_secs_f64(),
+        options.growth_limit >> 20
+    );
+    match soak::run(world, options, |report| println!("soak: {report}")) {
+        Ok(report) => {
+            println!("soak passed: {report}");
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("keel-viewer: soak failed: {error}");
+            match &error {
+                soak::SoakError::Invariant { report, .. }
+                | soak::SoakError::MemoryGrowth { report, .. } => {
+                    eprintln!("keel-viewer: soak so far: {report}");
+                }
+                soak::SoakError::Model(_) => {}
+            }
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -103,7 +190,8 @@ fn main() -> ExitCode {
     .init();
     keel_engine::workers::join_pool();
     let options = match parse_args() {
-        Ok(options) => options,
+        Ok(Mode::View(options)) => options,
+        Ok(Mode::Soak { scene, options }) => return run_soak(&scene, &options),
         Err(message) => {
             if !message.is_empty() {
                 eprintln!("keel-viewer: {message}");
