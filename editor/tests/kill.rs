@@ -22,6 +22,7 @@ use egui_kittest::kittest::Queryable;
 use glam::{Quat, Vec3, Vec4};
 use keel_editor::{Document, EditorApp, EditorOptions};
 use keel_engine::assets::Primitive;
+use keel_engine::rng::SplitMix64;
 use keel_engine::scene::{Material, MeshRenderer, NodeId, Scene, Transform};
 
 /// Nodes in the scene that is saved.
@@ -161,19 +162,6 @@ fn child(target: &str, path: &Path, start: u64) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// SplitMix64, for the kill moments.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        (z ^ (z >> 31)) % n.max(1)
-    }
-}
-
 /// What one child said before it died.
 struct Run {
     /// Last generation reported complete.
@@ -299,7 +287,7 @@ fn restart_restores(path: &Path, versions: &Versions, g: u64) {
 
 /// Kills a child writing `target` `KILLS` times; returns how many kills came
 /// while a file was being written.
-fn kill_while_writing(target: Target, rng: &mut Rng) -> usize {
+fn kill_while_writing(target: Target, rng: &mut SplitMix64) -> usize {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("scene.ron");
     let recovery = dir.path().join(".scene.ron.recovery.ron");
@@ -326,8 +314,8 @@ fn kill_while_writing(target: Target, rng: &mut Rng) -> usize {
     eprintln!("{target:?}: a save of {NODES} nodes takes {save:?} here");
     let mut mid_write = 0;
     for kill in 1..=KILLS {
-        // Anywhere in the first three saves (an edit between saves is instant).
-        let delay = Duration::from_nanos(rng.below(3 * save.as_nanos() as u64));
+        // Anywhere in the first two saves (an edit between saves is instant).
+        let delay = Duration::from_nanos(rng.below(2 * save.as_nanos() as u64));
         let run = run_child(target, &path, on_disk + 1, delay, None);
         mid_write += usize::from(run.writing.is_some());
         on_disk = check_file(&written, &run, on_disk, &versions);
@@ -391,7 +379,7 @@ fn main() -> ExitCode {
                 .map_or(1, |d| d.as_nanos() as u64)
         });
     println!("kill tests: seed {seed} (KEEL_KILL_SEED={seed} repeats the kill moments)");
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut ran = 0;
     for (name, target) in tests.into_iter().zip([Target::Scene, Target::Recovery]) {
         if filter.is_some_and(|f| !name.contains(f.as_str())) {

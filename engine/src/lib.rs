@@ -12,6 +12,7 @@
 //! - [`render`]: the wgpu renderer, one struct per pass.
 //! - [`assets`]: generated mesh primitives, glTF import and the asset registry.
 //! - [`soak`]: long runs under a chaos system, with invariants and memory checked.
+//! - [`rng`]: SplitMix64, the seedable generator of particles and soaks.
 //! - [`files`]: reading user files with limits (regular files only, a size cap per kind).
 
 pub mod app;
@@ -20,6 +21,7 @@ pub mod extract;
 pub mod files;
 pub mod particles;
 pub mod render;
+pub mod rng;
 pub mod scene;
 pub mod soak;
 pub mod spatial;

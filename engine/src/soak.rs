@@ -26,6 +26,7 @@ use crate::app::CameraRig;
 use crate::assets::{MeshRef, Model, Primitive, load_model};
 use crate::extract::{FrameBuffers, Overlays};
 use crate::particles::{Emitter, FloatRange};
+use crate::rng::SplitMix64;
 use crate::scene::{Keep, Light, LightKind, Material, MeshRenderer, NodeId, Scene, Transform};
 use crate::systems::{Commands, StepContext};
 use crate::world::World;
@@ -191,7 +192,7 @@ pub fn resident_bytes() -> Option<u64> {
 
 /// The chaos system's state: its random stream, its nodes and its counts.
 struct Chaos {
-    rng: u64,
+    rng: SplitMix64,
     /// Nodes it spawned (some may have died with a despawned ancestor).
     made: Vec<NodeId>,
     /// The scene's own nodes at the start: parents and edit targets, never despawned.
@@ -203,20 +204,15 @@ struct Chaos {
 
 impl Chaos {
     fn next(&mut self) -> u64 {
-        // SplitMix64: small, fast and good enough to pick edits.
-        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.rng.next_u64()
     }
 
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
+        self.rng.below(n as u64) as usize
     }
 
     fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+        self.rng.unit()
     }
 
     fn signed(&mut self) -> f32 {
@@ -433,7 +429,7 @@ pub fn run(
 ) -> Result<SoakReport, SoakError> {
     let model = options.model.as_deref().map(load_model).transpose()?;
     let chaos = Arc::new(Mutex::new(Chaos {
-        rng: options.seed,
+        rng: SplitMix64::new(options.seed),
         made: Vec::new(),
         original: world.scene.nodes().collect(),
         target: options.churn_nodes,
@@ -484,6 +480,16 @@ pub fn run(
             report: Box::new(snapshot(world, tally)),
         }
     };
+    // Every check, counted in the report when it passes.
+    let checked = |world: &World, tally: &Tally| {
+        check(world).map_err(|e| invariant(world, tally, e))?;
+        chaos
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .report
+            .checks += 1;
+        Ok::<(), SoakError>(())
+    };
     let mut last_progress = start;
     loop {
         let elapsed = start.elapsed();
@@ -499,12 +505,7 @@ pub fn run(
             buffers.extract_world(&mut world, rig.camera(), 16.0 / 9.0, &Overlays::default());
         std::hint::black_box(frame.instances.len());
         if tally.steps.is_multiple_of(options.check_every.max(1)) {
-            check(&world).map_err(|e| invariant(&world, &tally, e))?;
-            chaos
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .report
-                .checks += 1;
+            checked(&world, &tally)?;
         }
         if tally.steps.is_multiple_of(100)
             && elapsed >= options.warm_up
@@ -527,12 +528,7 @@ pub fn run(
             progress(&snapshot(&world, &tally));
         }
     }
-    check(&world).map_err(|e| invariant(&world, &tally, e))?;
-    chaos
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .report
-        .checks += 1;
+    checked(&world, &tally)?;
     Ok(snapshot(&world, &tally))
 }
 

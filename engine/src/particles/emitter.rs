@@ -16,6 +16,7 @@ use thiserror::Error;
 use super::half::to_half4;
 use super::instance::BlendMode;
 use super::pool::ParticleInit;
+use crate::rng::SplitMix64;
 
 /// Largest capacity a [`Overflow::Grow`] policy may ask for (about 1.2 GB of particle columns).
 pub const MAX_POOL_CAPACITY: u32 = 1 << 24;
@@ -776,7 +777,7 @@ impl Sampler {
             speed: FloatRange { min: 0.0, max: 0.0 },
             lifetime: FloatRange { min: 0.0, max: 0.0 },
         },
-        rng: SplitMix64 { state: 0 },
+        rng: SplitMix64::new(0),
         count: 0,
     };
 
@@ -965,38 +966,6 @@ fn sin_cos_turn(turn: u32) -> (f32, f32) {
         (-sin, -cos)
     } else {
         (sin, cos)
-    }
-}
-
-/// SplitMix64: 8 bytes of state, output that passes BigCrush, and the same sequence on every
-/// platform, which is what determinism needs (the standard library offers no seedable
-/// generator). Its state advances by a single addition, so consecutive draws do not wait on
-/// each other's multiplications, and each 64-bit draw yields two 24-bit numbers.
-#[derive(Clone, Copy, Debug, Default)]
-struct SplitMix64 {
-    state: u64,
-}
-
-impl SplitMix64 {
-    /// What the state advances by per draw.
-    const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
-
-    fn new(seed: u64) -> Self {
-        Self { state: seed }
-    }
-
-    /// Moves on as if `draws` numbers had been drawn.
-    fn skip(&mut self, draws: u64) {
-        self.state = self.state.wrapping_add(draws.wrapping_mul(Self::GAMMA));
-    }
-
-    #[inline(always)]
-    fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(Self::GAMMA);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
     }
 }
 
