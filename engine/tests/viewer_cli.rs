@@ -108,3 +108,40 @@ fn windowed_viewer_under_xvfb_exits_0_with_a_picture() {
         "only {differing} pixels differ: blank window?"
     );
 }
+
+#[test]
+fn a_short_soak_of_the_demo_passes_and_reports_its_figures() {
+    // 3 seconds: the warm-up (10 s at least) is not over, so memory is only reported.
+    let out = viewer()
+        .args(["--soak", "0.05", "--seed", "7"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let report = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("soak passed: "))
+        .unwrap_or_else(|| panic!("no report: {stdout}"));
+    for figure in [
+        "steps",
+        "structural edits",
+        "spawned",
+        "despawned",
+        "reparented",
+        "memory: start",
+    ] {
+        assert!(report.contains(figure), "{figure} missing: {report}");
+    }
+    assert!(stdout.contains("seed 7"), "{stdout}");
+}
+
+#[test]
+fn soak_arguments_are_checked() {
+    for args in [&["--soak", "-1"][..], &["--soak", "soon"], &["--seed", "3"]] {
+        let out = viewer().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(args[0]), "{args:?}: {stderr}");
+    }
+}
