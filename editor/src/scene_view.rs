@@ -10,8 +10,15 @@ use keel_engine::render::{GpuContext, Renderer};
 use crate::app::Gpu;
 use crate::ui::EditorApp;
 
-/// Colour format of the 3D view's texture: sRGB, sampled by egui like its own textures.
+/// Colour format the renderer draws the 3D view in: sRGB, as the viewer's
+/// surface and captures, so the stored bytes are the encoded colours.
 const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+
+/// What egui samples the same texture as: the encoded bytes as they are. egui
+/// draws in gamma space into a non-sRGB framebuffer, so sampling through an
+/// sRGB view would decode the colours once more and darken everything (sky
+/// 156, 199, 230 shown as 85, 145, 201).
+const EGUI_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
 /// The engine renderer and the texture it draws the viewport into.
 pub struct SceneView {
@@ -62,20 +69,25 @@ impl SceneView {
                 format: FORMAT,
                 usage: wgpu::TextureUsages::RENDER_ATTACHMENT
                     | wgpu::TextureUsages::TEXTURE_BINDING,
-                view_formats: &[],
+                view_formats: &[EGUI_FORMAT],
             });
             let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+            let shown = texture.create_view(&wgpu::TextureViewDescriptor {
+                label: Some("keel-editor viewport, as egui samples it"),
+                format: Some(EGUI_FORMAT),
+                ..Default::default()
+            });
             match self.texture_id {
                 Some(id) => egui_renderer.update_egui_texture_from_wgpu_texture(
                     device,
-                    &view,
+                    &shown,
                     wgpu::FilterMode::Linear,
                     id,
                 ),
                 None => {
                     self.texture_id = Some(egui_renderer.register_native_texture(
                         device,
-                        &view,
+                        &shown,
                         wgpu::FilterMode::Linear,
                     ))
                 }

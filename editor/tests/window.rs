@@ -55,4 +55,31 @@ fn the_editor_window_shows_panels_and_the_scene() {
         blue > 1_000,
         "sky and sea should fill much of the viewport: {blue} blue samples"
     );
+    // The sky is the scene's clear colour, shown in the window exactly as the
+    // viewer shows it: its sRGB encoding, not encoded or decoded twice.
+    let scene = keel_engine::scene::Scene::load(std::path::Path::new(demo)).unwrap();
+    let expected = scene.environment.clear_color.to_array().map(srgb8);
+    let mut counts = std::collections::HashMap::new();
+    for y in h / 10..h / 4 {
+        for x in w * 3 / 10..w * 7 / 10 {
+            *counts.entry(image.get_pixel(x, y).0).or_insert(0) += 1;
+        }
+    }
+    let (sky, _) = counts.into_iter().max_by_key(|&(_, n)| n).unwrap();
+    let off = (0..3).map(|i| sky[i].abs_diff(expected[i])).max().unwrap();
+    assert!(
+        off <= 1,
+        "sky shown as {sky:?}, the clear colour encodes to {expected:?}"
+    );
+}
+
+/// A linear colour channel as an 8-bit sRGB value.
+fn srgb8(c: f32) -> u8 {
+    let c = c.clamp(0.0, 1.0);
+    let encoded = if c <= 0.003_130_8 {
+        c * 12.92
+    } else {
+        1.055 * c.powf(1.0 / 2.4) - 0.055
+    };
+    (encoded * 255.0).round() as u8
 }
