@@ -6,6 +6,8 @@
 //! the engine asks of space: what the camera sees (culling), what a ray hits
 //! first (click-to-select), and what is within reach of a node.
 
+use std::collections::HashSet;
+
 use glam::{Affine3A, Vec3};
 
 use super::{MeshRenderer, NodeId, Scene};
@@ -26,6 +28,10 @@ pub struct SpatialIndex {
     refiled: usize,
     hits: Vec<(NodeId, f32)>,
     despawned: Vec<NodeId>,
+    /// Mesh nodes whose bounds the tree refuses (not finite: a world
+    /// transform that overflowed). Unfindable, not fatal, and counted, so
+    /// that a sync does not take them for meshes added since the last one.
+    unfiled: HashSet<NodeId>,
 }
 
 impl Default for SpatialIndex {
@@ -43,6 +49,7 @@ impl SpatialIndex {
             refiled: 0,
             hits: Vec::new(),
             despawned: Vec::new(),
+            unfiled: HashSet::new(),
         }
     }
 
@@ -71,18 +78,27 @@ impl SpatialIndex {
             return false;
         };
         let bounds = mesh_bounds(mesh.mesh, &world);
-        // Non-finite bounds (a degenerate scale) are refused by the tree: such a node is unfindable, not fatal.
         let filed = if self.tree.contains_key(node) {
             self.tree.update(node, bounds)
         } else {
             self.tree.insert(node, bounds)
         };
-        filed.is_ok()
+        if filed.is_err() {
+            // A refused update leaves the old bounds behind: no stale answers.
+            self.tree.remove(node);
+            self.unfiled.insert(node);
+            return false;
+        }
+        if !self.unfiled.is_empty() {
+            self.unfiled.remove(&node);
+        }
+        true
     }
 
     /// Files every mesh node anew.
     pub fn rebuild(&mut self, scene: &mut Scene) {
         self.tree.clear();
+        self.unfiled.clear();
         // Despawned nodes are gone from the rebuilt tree already.
         scene.take_despawned(&mut self.despawned);
         self.despawned.clear();
@@ -100,9 +116,11 @@ impl SpatialIndex {
     pub fn sync(&mut self, scene: &mut Scene) {
         scene.take_despawned(&mut self.despawned);
         for node in self.despawned.drain(..) {
-            self.tree.remove(node);
+            if !self.tree.remove(node) {
+                self.unfiled.remove(&node);
+            }
         }
-        if self.tree.len() != scene.components.mesh.len() {
+        if self.tree.len() + self.unfiled.len() != scene.components.mesh.len() {
             // Meshes were added to or removed from nodes that did not move.
             return self.rebuild(scene);
         }
@@ -134,8 +152,9 @@ impl SpatialIndex {
                         "{node} is filed at {found:?}, its mesh is at {bounds:?}"
                     ));
                 }
-                // The tree refuses non-finite bounds (a degenerate scale).
-                None if !(bounds.min.is_finite() && bounds.max.is_finite()) => {}
+                // The tree refuses non-finite bounds (a world that overflowed).
+                None if !(bounds.min.is_finite() && bounds.max.is_finite())
+                    && self.unfiled.contains(&node) => {}
                 None => return Err(format!("{node} has a mesh at {bounds:?} but is not filed")),
             }
         }
@@ -400,6 +419,45 @@ mod tests {
         index.sync(&mut scene);
         index.check(&scene).expect("the hull is filed where it is");
         assert_eq!(index.tree().get(hull).map(|b| b.min.y), Some(2.5));
+    }
+
+    #[test]
+    fn a_mesh_with_non_finite_bounds_does_not_make_every_sync_a_rebuild() {
+        let mut scene = Scene::new();
+        let nodes: Vec<NodeId> = (0..100)
+            .map(|i| add(&mut scene, Primitive::Cube, Vec3::X * i as f32, 1.0))
+            .collect();
+        // Finite locals whose product is not: the child's world overflows.
+        let huge = Transform::from_translation(Vec3::splat(1e30)).with_scale(Vec3::splat(1e30));
+        let parent = scene.spawn(None, "huge", huge).unwrap();
+        let lost = add(&mut scene, Primitive::Cube, Vec3::ZERO, 1.0);
+        scene.reparent(lost, Some(parent), Keep::Local).unwrap();
+        scene.set_local(lost, huge).unwrap();
+        scene.propagate();
+        let mut index = SpatialIndex::new();
+        index.sync(&mut scene);
+        assert_eq!(index.len(), 100, "the overflowing mesh is not filed");
+        index.check(&scene).unwrap();
+        for &node in &nodes[..3] {
+            scene
+                .set_local(node, Transform::from_translation(Vec3::Y * 5.0))
+                .unwrap();
+        }
+        scene.propagate();
+        index.sync(&mut scene);
+        assert_eq!(index.refiled(), 3, "only the moved nodes, no rebuild");
+        // Back to finite: filed again, and nothing stale is left behind.
+        scene.set_local(parent, Transform::IDENTITY).unwrap();
+        scene.set_local(lost, Transform::IDENTITY).unwrap();
+        scene.propagate();
+        index.sync(&mut scene);
+        assert_eq!(index.len(), 101);
+        index.check(&scene).unwrap();
+        scene.despawn(parent).unwrap();
+        scene.propagate();
+        index.sync(&mut scene);
+        assert_eq!(index.len(), 100);
+        index.check(&scene).unwrap();
     }
 
     #[test]
