@@ -11,6 +11,7 @@ mod emitter;
 pub mod half;
 mod instance;
 mod pool;
+mod sampler;
 
 use std::collections::HashMap;
 
@@ -18,10 +19,11 @@ use glam::{Affine3A, Vec3};
 
 pub use emitter::{
     Burst, ColorStop, Emitter, EmitterState, FloatRange, MAX_POOL_CAPACITY, OVER_LIFE_SAMPLES,
-    OverLifeTable, Overflow, PARALLEL_SAMPLES, ParticleError, SAMPLE_BATCH, Sampler, SizeStop,
+    OverLifeTable, Overflow, ParticleError, SizeStop,
 };
 pub use instance::{BlendMode, ParticleInstance};
 pub use pool::{PARALLEL_SPAN, ParticleInit, ParticlePool, PoolStats, StepForces, UPDATE_TILE};
+pub use sampler::{PARALLEL_SAMPLES, SAMPLE_BATCH, Sampler};
 
 /// What the system remembers about an emitter between steps, so its particles keep their forces
 /// and curves after the emitter itself stops being stepped (a deleted node's smoke drifts on).

@@ -25,11 +25,10 @@ use std::cmp::Ordering;
 
 use glam::{Affine3A, Vec3, Vec4};
 
-use super::emitter::{
-    Emitter, MAX_POOL_CAPACITY, OVER_LIFE_SAMPLES, OverLifeTable, Overflow, Sampler,
-};
+use super::emitter::{Emitter, MAX_POOL_CAPACITY, OVER_LIFE_SAMPLES, OverLifeTable, Overflow};
 use super::half::{from_half4, to_half4};
 use super::instance::{BlendMode, ParticleInstance};
+use super::sampler::Sampler;
 
 /// Everything a new particle starts with; the pool adds age 0 (a particle of age 0 has not moved
 /// yet, so it is drawn at `position`).

@@ -176,7 +176,7 @@ impl Scene {
     /// costs less than sorting; the result is the same.
     ///
     /// The recomputed nodes are added to [`Scene::changed_nodes`]: a
-    /// propagation in the middle of a step (reparenting with [`Keep::World`]
+    /// propagation in the middle of a step (reparenting with [`Keep::World`](super::Keep::World)
     /// reads current worlds) must not hide its nodes from the one at the end.
     pub fn propagate(&mut self) -> PropagationStats {
         if self.dirty.is_empty() {
