@@ -11,6 +11,7 @@
 //! - [`particles`]: the particle pool and emitters.
 //! - [`render`]: the wgpu renderer, one struct per pass.
 //! - [`assets`]: generated mesh primitives, glTF import and the asset registry.
+//! - [`record`]: time travel: keyframes of every fixed step, seek, replay files.
 //! - [`soak`]: long runs under a chaos system, with invariants and memory checked.
 //! - [`rng`]: SplitMix64, the seedable generator of particles and soaks.
 //! - [`files`]: reading user files with limits (regular files only, a size cap per kind).
@@ -20,6 +21,7 @@ pub mod assets;
 pub mod extract;
 pub mod files;
 pub mod particles;
+pub mod record;
 pub mod render;
 pub mod rng;
 pub mod scene;

@@ -192,6 +192,12 @@ impl Systems {
     pub fn last_applied(&self) -> Applied {
         self.last_applied
     }
+
+    /// Puts the step counter back (a recording restored the world of step `steps`).
+    pub(crate) fn set_steps(&mut self, steps: u64, last_applied: Applied) {
+        self.steps = steps;
+        self.last_applied = last_applied;
+    }
 }
 
 /// Writes a local transform produced by a system; owners are alive (components die with their nodes).

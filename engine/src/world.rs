@@ -6,6 +6,7 @@
 //! for and returns the interpolation alpha to draw with.
 
 use crate::particles::ParticleSystem;
+use crate::record::{Branch, RecordSettings, Recorder, Seek, SeekError};
 use crate::scene::{NodeId, Scene, SpatialIndex};
 use crate::systems::Systems;
 use crate::time::{Clock, FrameTick, TimeSource};
@@ -37,6 +38,7 @@ pub struct World {
     pub track_recomputed: bool,
     recomputed_nodes: Vec<NodeId>,
     stats: FrameStats,
+    recorder: Option<Box<Recorder>>,
 }
 
 impl World {
@@ -58,6 +60,7 @@ impl World {
             track_recomputed: false,
             recomputed_nodes: Vec::new(),
             stats: FrameStats::default(),
+            recorder: None,
         }
     }
 
@@ -81,10 +84,66 @@ impl World {
 
     /// One fixed update: systems (with the transform pass), then particles from
     /// the emitters' fresh world transforms; returns (recomputed, re-filed).
+    /// A recorder, when there is one, looks before and after.
     fn fixed_step(&mut self, dt: f32) -> (usize, usize) {
+        let mut recorder = self.recorder.take();
+        let started = recorder.as_mut().map(|r| {
+            r.before_step(self);
+            std::time::Instant::now()
+        });
         self.systems.run_step(&mut self.scene, dt);
         self.particles.step(dt, self.scene.emitters_mut());
-        self.after_propagation(self.scene.last_recomputed())
+        let counts = self.after_propagation(self.scene.last_recomputed());
+        if let (Some(r), Some(started)) = (recorder.as_mut(), started) {
+            r.after_step(self, started.elapsed());
+        }
+        self.recorder = recorder;
+        counts
+    }
+
+    /// Starts recording every fixed step (see [`crate::record`]); a recording
+    /// already running is dropped.
+    pub fn start_recording(&mut self, settings: RecordSettings) {
+        self.recorder = Some(Box::new(Recorder::new(settings)));
+    }
+
+    /// Stops recording and hands the recording over.
+    pub fn stop_recording(&mut self) -> Option<Box<Recorder>> {
+        self.recorder.take()
+    }
+
+    /// The running recording.
+    pub fn recorder(&self) -> Option<&Recorder> {
+        self.recorder.as_deref()
+    }
+
+    /// Puts the world back to a recorded step (see [`Recorder::seek`]).
+    ///
+    /// # Errors
+    /// [`SeekError`], also [`SeekError::Empty`] when nothing is recording.
+    pub fn seek(&mut self, step: u64) -> Result<Seek, SeekError> {
+        let mut recorder = self.recorder.take().ok_or(SeekError::Empty)?;
+        let sought = recorder.seek(self, step);
+        self.recorder = Some(recorder);
+        sought
+    }
+
+    /// Tells the recording (if any) that the world was just edited outside a
+    /// step: it keeps the edited world as a keyframe now, discarding the
+    /// future when the world was at a past step. The discarded future comes
+    /// back with [`World::restore_branch`] (undo).
+    pub fn note_edit(&mut self) -> Option<Branch> {
+        let mut recorder = self.recorder.take()?;
+        let branch = recorder.edit(self);
+        self.recorder = Some(recorder);
+        Some(branch)
+    }
+
+    /// Puts back a future discarded by [`World::note_edit`].
+    pub fn restore_branch(&mut self, branch: Branch) {
+        if let Some(r) = self.recorder.as_mut() {
+            r.restore_branch(branch);
+        }
     }
 
     /// Edits made between frames (editor, tools) are applied before drawing.

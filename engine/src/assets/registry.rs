@@ -253,6 +253,11 @@ fn register_model(mut data: ModelData, modified: Option<SystemTime>) -> Arc<Mode
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let mut registry = registry_mut();
+    // Another thread may have imported the same file while this one did: one copy is
+    // kept, so every world of the process sees the same handles for the same file.
+    if let Some(model) = registry.cached(&data.path, modified) {
+        return model;
+    }
     let textures: Vec<TextureHandle> = std::mem::take(&mut data.textures)
         .into_iter()
         .map(|texture| registry.add_texture(texture))

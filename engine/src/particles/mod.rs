@@ -152,6 +152,25 @@ pub struct ParticleSystem {
 }
 
 impl ParticleSystem {
+    /// Writes the pool's columns to `out` and returns the rest (a recording's keyframe).
+    pub(crate) fn save_state(&self, out: &mut Vec<u8>) -> ParticleSystem {
+        ParticleSystem {
+            pool: self.pool.save_state(out),
+            slots: self.slots.clone(),
+        }
+    }
+
+    /// The system [`ParticleSystem::save_state`] split, put back together.
+    pub(crate) fn from_state(
+        rest: &ParticleSystem,
+        bulk: &mut crate::record::bulk::BulkReader<'_>,
+    ) -> Result<ParticleSystem, crate::record::bulk::BulkError> {
+        Ok(ParticleSystem {
+            pool: ParticlePool::from_state(&rest.pool, bulk)?,
+            slots: rest.slots.clone(),
+        })
+    }
+
     /// A system whose pool holds `capacity` particles (at most [`MAX_POOL_CAPACITY`]); emitters
     /// with [`Overflow::Grow`] may enlarge it.
     #[must_use]

@@ -30,6 +30,8 @@ use super::half::{from_half4, to_half4};
 use super::instance::{BlendMode, ParticleInstance};
 use super::sampler::Sampler;
 
+mod state;
+
 /// Everything a new particle starts with; the pool adds age 0 (a particle of age 0 has not moved
 /// yet, so it is drawn at `position`).
 #[derive(Clone, Copy, Debug, PartialEq)]

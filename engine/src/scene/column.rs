@@ -15,6 +15,8 @@ pub struct Column<T> {
     owners: Vec<NodeId>,
     /// Slot index -> position in `values`, or `ABSENT`.
     lookup: Vec<u32>,
+    /// Set by every mutable access; a recording clears it once it has a copy.
+    touched: bool,
 }
 
 impl<T> Default for Column<T> {
@@ -23,6 +25,7 @@ impl<T> Default for Column<T> {
             values: Vec::new(),
             owners: Vec::new(),
             lookup: Vec::new(),
+            touched: false,
         }
     }
 }
@@ -47,6 +50,7 @@ impl<T> Column<T> {
     ///
     /// The caller (the scene) guarantees `node` is alive.
     pub(crate) fn insert(&mut self, node: NodeId, value: T) -> Option<T> {
+        self.touched = true;
         if let Some(at) = self.position(node) {
             return Some(std::mem::replace(&mut self.values[at], value));
         }
@@ -63,6 +67,7 @@ impl<T> Column<T> {
     /// Takes the component away from `node`.
     pub(crate) fn remove(&mut self, node: NodeId) -> Option<T> {
         let at = self.position(node)?;
+        self.touched = true;
         self.lookup[node.index() as usize] = ABSENT;
         let value = self.values.swap_remove(at);
         self.owners.swap_remove(at);
@@ -79,12 +84,25 @@ impl<T> Column<T> {
 
     /// The component of `node`, mutably.
     pub fn get_mut(&mut self, node: NodeId) -> Option<&mut T> {
-        self.position(node).map(|at| &mut self.values[at])
+        let at = self.position(node)?;
+        self.touched = true;
+        Some(&mut self.values[at])
     }
 
     /// Whether `node` has this component.
     pub fn contains(&self, node: NodeId) -> bool {
         self.position(node).is_some()
+    }
+
+    /// Whether the column may have changed since the last [`Column::untouch`]
+    /// (any mutable access counts).
+    pub(crate) fn touched(&self) -> bool {
+        self.touched
+    }
+
+    /// Forgets past mutable accesses (a recording has a copy of the column).
+    pub(crate) fn untouch(&mut self) {
+        self.touched = false;
     }
 
     /// Owners and values, in storage order.
@@ -94,11 +112,13 @@ impl<T> Column<T> {
 
     /// Owners and mutable values, in storage order.
     pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = (NodeId, &mut T)> {
+        self.touched = true;
         self.owners.iter().copied().zip(self.values.iter_mut())
     }
 
     /// The packed values and their owners, for systems that walk both in step.
     pub fn parts_mut(&mut self) -> (&[NodeId], &mut [T]) {
+        self.touched = true;
         (&self.owners, &mut self.values)
     }
 }

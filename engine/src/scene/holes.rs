@@ -17,6 +17,11 @@ pub(super) struct HoleSet {
 }
 
 impl HoleSet {
+    /// Bytes of its two bitmaps.
+    pub fn heap_bytes(&self) -> usize {
+        (self.words.len() + self.summary.len()) * 8
+    }
+
     /// Number of holes in the set.
     pub fn len(&self) -> usize {
         self.len

@@ -54,7 +54,8 @@ const SWEEP_MIN_HOLES: usize = 256;
 pub(super) const SWEEP_BUDGET: usize = 4096;
 
 /// The hierarchy links of one node (or of the root level), by dense position.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
 pub(super) struct Links {
     pub first_child: u32,
     pub last_child: u32,
@@ -75,7 +76,8 @@ impl Links {
 
 /// What a structural edit reads and writes of a node besides its parent:
 /// links and slot, in one record.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
 pub(super) struct Meta {
     pub links: Links,
     /// Slot index of the node here; [`NONE`] for a hole.

@@ -21,6 +21,7 @@ mod holes;
 pub mod index;
 mod layout;
 mod model;
+mod state;
 pub mod transform;
 mod validate;
 

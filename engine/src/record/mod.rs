@@ -1,0 +1,413 @@
+//! Time travel: a recording of every fixed step, kept as keyframes, that the
+//! world can be put back to at any recorded step.
+//!
+//! The simulation is deterministic (same steps, same bits, whatever the frame
+//! rate), so a recording does not store every step: it keeps keyframes of the
+//! whole simulated state (scene columns and components, structure, particle
+//! pool, emitter states, step counter) and re-simulates from the nearest one.
+//! Edits made between steps (the editor's) force a keyframe before the next
+//! step, so re-simulation never has to replay them.
+//!
+//! - Keyframes are taken adaptively: when the steps since the last one took
+//!   long enough that re-simulating them costs about [`RecordSettings::resim_target`],
+//!   but never before the steps took 25 times what the last capture cost, so
+//!   recording stays a few percent of the step.
+//! - A keyframe's bulk (hot columns, slots, names, particle columns) is XOR-ed
+//!   against the previous keyframe's, so unchanged ranges become zero runs, and
+//!   LZ4-compressed; every [`RecordSettings::chain`]-th keyframe stands alone,
+//!   which bounds what a seek unpacks. Untouched component columns are shared.
+//! - The keyframes live in a ring with a byte budget: the oldest are dropped
+//!   first (the next one is rebased to stand alone).
+//!
+//! Recording reads the world and never writes what a step reads: a recorded run
+//! is bit for bit the run without a recorder (tested).
+
+pub mod bulk;
+
+mod hash;
+mod keyframe;
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+pub use hash::StateHash;
+use keyframe::Keyframe;
+
+use crate::world::World;
+
+/// How a recording keeps keyframes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RecordSettings {
+    /// Memory the keyframes may use; the oldest are dropped beyond it.
+    pub budget_bytes: usize,
+    /// About how long re-simulating from a keyframe to any later step may take.
+    pub resim_target: Duration,
+    /// A keyframe every this many steps instead of the adaptive rule (tests, benches).
+    pub every: Option<u32>,
+    /// One keyframe in this many stands alone; the others are deltas.
+    pub chain: u32,
+}
+
+impl Default for RecordSettings {
+    fn default() -> Self {
+        Self {
+            budget_bytes: 256 << 20,
+            resim_target: Duration::from_millis(8),
+            every: None,
+            chain: 4,
+        }
+    }
+}
+
+/// Why a seek was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SeekError {
+    /// Nothing is recorded.
+    #[error("nothing is recorded yet")]
+    Empty,
+    /// The step's keyframes were dropped to stay within the memory budget.
+    #[error(
+        "step {step} is no longer recorded: the recording keeps steps {first}..={last} \
+         (older keyframes were dropped to stay within the {budget_mb} MB budget)"
+    )]
+    Dropped {
+        /// The step asked for.
+        step: u64,
+        /// Oldest step still recorded.
+        first: u64,
+        /// Newest step recorded.
+        last: u64,
+        /// The budget, in megabytes.
+        budget_mb: usize,
+    },
+    /// The step was never reached.
+    #[error("step {step} has not been recorded yet: the recording ends at step {last}")]
+    Ahead {
+        /// The step asked for.
+        step: u64,
+        /// Newest step recorded.
+        last: u64,
+    },
+    /// A keyframe did not unpack (a bug, never expected).
+    #[error("keyframe of step {step} is damaged: {source}")]
+    Damaged {
+        /// The keyframe's step.
+        step: u64,
+        /// What failed.
+        source: bulk::BulkError,
+    },
+}
+
+/// What a seek did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seek {
+    /// Step of the keyframe restored.
+    pub keyframe: u64,
+    /// Steps simulated after it.
+    pub resimulated: u64,
+}
+
+/// The future a branch discarded, to be put back (undo).
+pub struct Branch {
+    kept: usize,
+    tail: Vec<Keyframe>,
+    head: u64,
+}
+
+/// Counters for the timeline and tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RecordStats {
+    /// Keyframes held.
+    pub keyframes: usize,
+    /// Bytes held.
+    pub bytes: usize,
+    /// Keyframes dropped for the budget.
+    pub dropped: u64,
+    /// Keyframes taken (held or not).
+    pub taken: u64,
+}
+
+/// The recording of a world (see the module documentation).
+pub struct Recorder {
+    settings: RecordSettings,
+    keyframes: VecDeque<Keyframe>,
+    used: usize,
+    /// Newest step reached while recording.
+    head: u64,
+    /// Bulk of the newest keyframe (the base of the next delta), when known.
+    newest_raw: Option<Vec<u8>>,
+    raw: Vec<u8>,
+    scratch: Vec<u8>,
+    /// Last unpacked keyframe (index into `keyframes`, bulk): scrubbing nearby reuses it.
+    cache: Option<(u64, Vec<u8>)>,
+    since_keyframe: Duration,
+    steps_since_keyframe: u32,
+    capture_cost: Duration,
+    /// Delta keyframes since the last one standing alone.
+    deltas_in_chain: u32,
+    force: bool,
+    seen_structure: u64,
+    stats: RecordStats,
+}
+
+impl Recorder {
+    /// An empty recording.
+    pub fn new(settings: RecordSettings) -> Self {
+        Self {
+            settings,
+            keyframes: VecDeque::new(),
+            used: 0,
+            head: 0,
+            newest_raw: None,
+            raw: Vec::new(),
+            scratch: Vec::new(),
+            cache: None,
+            since_keyframe: Duration::ZERO,
+            steps_since_keyframe: 0,
+            capture_cost: Duration::ZERO,
+            deltas_in_chain: 0,
+            force: true,
+            seen_structure: u64::MAX,
+            stats: RecordStats::default(),
+        }
+    }
+
+    /// The settings it records with.
+    pub fn settings(&self) -> RecordSettings {
+        self.settings
+    }
+
+    /// Steps that can be sought: oldest kept keyframe to the newest step reached.
+    pub fn range(&self) -> Option<std::ops::RangeInclusive<u64>> {
+        self.keyframes.front().map(|k| k.step..=self.head)
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> RecordStats {
+        RecordStats {
+            keyframes: self.keyframes.len(),
+            bytes: self.used,
+            ..self.stats
+        }
+    }
+
+    /// Steps of the keyframes held, oldest first.
+    pub fn keyframe_steps(&self) -> impl Iterator<Item = u64> + '_ {
+        self.keyframes.iter().map(|k| k.step)
+    }
+
+    /// The world was edited outside a step: the next step starts with a keyframe.
+    pub fn note_edit(&mut self) {
+        self.force = true;
+    }
+
+    /// Called before each fixed step: branches when the world was sought back,
+    /// takes the keyframe an edit forced.
+    pub(crate) fn before_step(&mut self, world: &mut World) {
+        let step = world.systems.steps();
+        if step < self.head {
+            // Playing from a past step: that step's future is replaced.
+            drop(self.branch(step));
+        }
+        if world.scene.structure_version() != self.seen_structure {
+            self.force = true;
+        }
+        if self.force || self.keyframes.is_empty() {
+            self.capture(world);
+        }
+    }
+
+    /// Called after each fixed step with the time it took.
+    pub(crate) fn after_step(&mut self, world: &mut World, took: Duration) {
+        self.head = world.systems.steps();
+        self.since_keyframe += took;
+        self.steps_since_keyframe += 1;
+        let due = match self.settings.every {
+            Some(n) => self.steps_since_keyframe >= n.max(1),
+            None => {
+                self.since_keyframe >= self.settings.resim_target
+                    && self.since_keyframe >= self.capture_cost * 25
+            }
+        };
+        if due {
+            self.capture(world);
+        }
+    }
+
+    fn capture(&mut self, world: &mut World) {
+        let started = std::time::Instant::now();
+        let step = world.systems.steps();
+        // A second keyframe of the same step (an edit) replaces nothing: seeking
+        // picks the newest one of a step.
+        let standalone = self.deltas_in_chain + 1 >= self.settings.chain.max(1);
+        let base = if standalone {
+            None
+        } else {
+            self.newest_raw.as_deref()
+        };
+        self.deltas_in_chain = if base.is_some() {
+            self.deltas_in_chain + 1
+        } else {
+            0
+        };
+        let keyframe = Keyframe::capture(
+            world,
+            self.keyframes.back(),
+            base,
+            &mut self.raw,
+            &mut self.scratch,
+        );
+        self.used += keyframe.bytes;
+        self.keyframes.push_back(keyframe);
+        let mut raw = self.newest_raw.take().unwrap_or_default();
+        std::mem::swap(&mut raw, &mut self.raw);
+        self.newest_raw = Some(raw);
+        self.head = self.head.max(step);
+        self.force = false;
+        self.seen_structure = world.scene.structure_version();
+        self.since_keyframe = Duration::ZERO;
+        self.steps_since_keyframe = 0;
+        self.stats.taken += 1;
+        while self.used > self.settings.budget_bytes && self.keyframes.len() > 1 {
+            self.drop_oldest();
+        }
+        self.capture_cost = started.elapsed();
+    }
+
+    fn drop_oldest(&mut self) {
+        let Some(oldest) = self.keyframes.pop_front() else {
+            return;
+        };
+        self.cache = None;
+        if let Some(next) = self.keyframes.front_mut()
+            && next.is_delta()
+        {
+            let mut base = Vec::new();
+            let mut raw = Vec::new();
+            // The oldest keyframe always stands alone, so it unpacks by itself.
+            if oldest.unpack(None, &mut base).is_ok() && next.unpack(Some(&base), &mut raw).is_ok()
+            {
+                let (old, new) = next.make_standalone(&raw);
+                self.used = self.used + new - old;
+            }
+        }
+        self.used -= oldest.bytes_freed_by_drop().min(self.used);
+        drop(oldest);
+        self.stats.dropped += 1;
+    }
+
+    /// Unpacks keyframe `i`'s bulk into `out`.
+    fn unpack(&mut self, i: usize, out: &mut Vec<u8>) -> Result<(), SeekError> {
+        let step = self.keyframes[i].step;
+        let damaged = |source| SeekError::Damaged { step, source };
+        if let Some((cached, raw)) = &self.cache
+            && *cached == i as u64
+        {
+            out.clear();
+            out.extend_from_slice(raw);
+            return Ok(());
+        }
+        let first = (0..=i)
+            .rev()
+            .find(|&j| !self.keyframes[j].is_delta())
+            .ok_or(SeekError::Damaged {
+                step,
+                source: bulk::BulkError { column: 0 },
+            })?;
+        let mut base = Vec::new();
+        self.keyframes[first].unpack(None, out).map_err(damaged)?;
+        for j in first + 1..=i {
+            std::mem::swap(out, &mut base);
+            self.keyframes[j]
+                .unpack(Some(&base), out)
+                .map_err(damaged)?;
+        }
+        self.cache = Some((i as u64, out.clone()));
+        Ok(())
+    }
+
+    /// Puts `world` back to step `step`: restores the newest keyframe at or
+    /// before it and re-simulates the steps in between (without recording).
+    ///
+    /// # Errors
+    /// [`SeekError`]: nothing recorded, a step dropped for the budget or not
+    /// reached yet.
+    pub fn seek(&mut self, world: &mut World, step: u64) -> Result<Seek, SeekError> {
+        let (first, last) = match (self.keyframes.front(), self.keyframes.back()) {
+            (Some(f), Some(_)) => (f.step, self.head),
+            _ => return Err(SeekError::Empty),
+        };
+        if step < first {
+            return Err(SeekError::Dropped {
+                step,
+                first,
+                last,
+                budget_mb: self.settings.budget_bytes >> 20,
+            });
+        }
+        if step > last {
+            return Err(SeekError::Ahead { step, last });
+        }
+        let i = self.keyframes.partition_point(|k| k.step <= step) - 1;
+        let mut raw = std::mem::take(&mut self.raw);
+        let restored = self.unpack(i, &mut raw).and_then(|()| {
+            let keyframe = &self.keyframes[i];
+            keyframe
+                .restore(&raw, world)
+                .map_err(|source| SeekError::Damaged {
+                    step: keyframe.step,
+                    source,
+                })
+        });
+        self.raw = raw;
+        restored?;
+        let keyframe = self.keyframes[i].step;
+        // The caller holds the recorder, so these steps are not recorded.
+        for _ in keyframe..step {
+            world.step();
+        }
+        world.clock.reset_lag();
+        Ok(Seek {
+            keyframe,
+            resimulated: step - keyframe,
+        })
+    }
+
+    /// Discards everything recorded after `step` (the world is at `step` and
+    /// its future changes); returns it for [`Recorder::restore_branch`].
+    pub fn branch(&mut self, step: u64) -> Branch {
+        let kept = self.keyframes.partition_point(|k| k.step <= step);
+        let tail: Vec<Keyframe> = self.keyframes.drain(kept..).collect();
+        for k in &tail {
+            self.used -= k.bytes_freed_by_drop().min(self.used);
+        }
+        let head = self.head;
+        self.head = step;
+        self.newest_raw = None;
+        self.cache = None;
+        self.force = true;
+        Branch { kept, tail, head }
+    }
+
+    /// An edit was made to `world` outside a step, at a step before the newest
+    /// recorded: the future is discarded (returned, for undo) and the edited
+    /// world becomes a keyframe at once.
+    pub fn edit(&mut self, world: &mut World) -> Branch {
+        let branch = self.branch(world.systems.steps());
+        self.capture(world);
+        branch
+    }
+
+    /// Puts back the future a [`Recorder::branch`] discarded (the world must be
+    /// at the branch's step again, as before the edit that branched).
+    pub fn restore_branch(&mut self, branch: Branch) {
+        self.keyframes.truncate(branch.kept);
+        for k in branch.tail {
+            self.used += k.bytes_freed_by_drop();
+            self.keyframes.push_back(k);
+        }
+        self.head = branch.head;
+        self.newest_raw = None;
+        self.cache = None;
+    }
+}

@@ -1,0 +1,222 @@
+//! Time travel: a recorded run is the unrecorded run bit for bit, and seeking
+//! to any recorded step gives the world a fresh run reaches at that step.
+
+use std::path::Path;
+
+use keel_engine::record::{RecordSettings, SeekError, StateHash};
+use keel_engine::rng::SplitMix64;
+use keel_engine::scene::{Scene, Transform};
+use keel_engine::world::World;
+
+fn demo() -> World {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/demo.ron");
+    World::new(Scene::load(&path).expect("the demo scene loads"))
+}
+
+/// Hashes of a fresh run at each of `steps` (sorted).
+fn fresh_hashes(steps: &[u64]) -> Vec<StateHash> {
+    let mut world = demo();
+    let mut out = Vec::new();
+    for &k in steps {
+        while world.systems.steps() < k {
+            world.step();
+        }
+        out.push(world.state_hash());
+    }
+    out
+}
+
+fn random_steps(count: usize, below: u64, seed: u64) -> Vec<u64> {
+    let mut rng = SplitMix64::new(seed);
+    let mut steps: Vec<u64> = (0..count).map(|_| rng.below(below)).collect();
+    steps.sort_unstable();
+    steps
+}
+
+#[test]
+fn recording_changes_no_bit_of_the_run() {
+    let mut plain = demo();
+    let mut recorded = demo();
+    recorded.start_recording(RecordSettings {
+        every: Some(7),
+        ..RecordSettings::default()
+    });
+    for step in 0..600 {
+        plain.step();
+        recorded.step();
+        if step % 50 == 49 {
+            assert_eq!(plain.state_hash(), recorded.state_hash(), "step {step}");
+        }
+    }
+    let stats = recorded.recorder().unwrap().stats();
+    assert!(stats.keyframes >= 80, "{stats:?}");
+}
+
+#[test]
+fn seeking_anywhere_matches_a_fresh_run() {
+    const STEPS: u64 = 10_000;
+    let targets = random_steps(40, STEPS + 1, 0x5eed);
+    let expected = fresh_hashes(&targets);
+    let mut world = demo();
+    // The adaptive rule (timing-dependent) and a fixed interval both must be exact.
+    world.start_recording(RecordSettings::default());
+    for _ in 0..STEPS {
+        world.step();
+    }
+    let recorder = world.recorder().unwrap();
+    assert_eq!(recorder.range(), Some(0..=STEPS));
+    let stats = recorder.stats();
+    eprintln!("10,000 steps of the demo: {stats:?}");
+    let mut order: Vec<usize> = (0..targets.len()).collect();
+    let mut rng = SplitMix64::new(7);
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    for i in order {
+        let seek = world.seek(targets[i]).expect("a recorded step");
+        let got = world.state_hash();
+        assert_eq!(
+            got,
+            expected[i],
+            "seek to {} (keyframe {}, {} steps re-simulated) differs in {:?}",
+            targets[i],
+            seek.keyframe,
+            seek.resimulated,
+            got.differing(&expected[i])
+        );
+    }
+}
+
+#[test]
+fn a_small_budget_drops_the_oldest_keyframes_and_refuses_to_seek_there() {
+    let mut world = demo();
+    world.start_recording(RecordSettings {
+        budget_bytes: 2 << 20,
+        every: Some(10),
+        ..RecordSettings::default()
+    });
+    for _ in 0..3_000 {
+        world.step();
+    }
+    let recorder = world.recorder().unwrap();
+    let stats = recorder.stats();
+    assert!(
+        stats.dropped > 0,
+        "the budget must have dropped keyframes: {stats:?}"
+    );
+    assert!(stats.bytes <= 2 << 20, "{stats:?}");
+    let range = recorder.range().unwrap();
+    assert!(*range.start() > 0 && *range.end() == 3_000, "{range:?}");
+    let first = *range.start();
+    match world.seek(first - 1) {
+        Err(SeekError::Dropped { step, first: f, .. }) => assert_eq!((step, f), (first - 1, first)),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    let message = world.seek(0).unwrap_err().to_string();
+    assert!(
+        message.contains("no longer recorded") && message.contains("2 MB"),
+        "{message}"
+    );
+    assert!(matches!(world.seek(3_001), Err(SeekError::Ahead { .. })));
+    // What is kept is still exact (the oldest keyframe was rebased to stand alone).
+    let targets = [first, first + 1, first + 25, 2_990];
+    let expected = fresh_hashes(&targets);
+    for (k, want) in targets.iter().zip(&expected) {
+        world.seek(*k).unwrap();
+        assert_eq!(world.state_hash(), *want, "seek to {k}");
+    }
+}
+
+/// A world edited between steps, the way the editor edits it.
+fn nudge(world: &mut World) {
+    let node = world.scene.nodes().nth(3).expect("the demo has nodes");
+    let mut t: Transform = world.scene.local(node).unwrap();
+    t.translation.y += 1.5;
+    world.scene.set_local(node, t).unwrap();
+    world.note_edit();
+}
+
+#[test]
+fn edits_between_steps_are_kept_and_a_branch_comes_back() {
+    let mut world = demo();
+    world.start_recording(RecordSettings {
+        every: Some(50),
+        ..RecordSettings::default()
+    });
+    for _ in 0..120 {
+        world.step();
+    }
+    nudge(&mut world);
+    for _ in 0..200 {
+        world.step();
+    }
+    let at_320 = world.state_hash();
+    // Before the edit, and after it: re-simulation must see the edit only after step 120.
+    let mut fresh = demo();
+    for _ in 0..100 {
+        fresh.step();
+    }
+    world.seek(100).unwrap();
+    assert_eq!(world.state_hash(), fresh.state_hash());
+    for _ in 100..120 {
+        fresh.step();
+    }
+    nudge(&mut fresh);
+    for _ in 120..200 {
+        fresh.step();
+    }
+    world.seek(200).unwrap();
+    assert_eq!(
+        world.state_hash(),
+        fresh.state_hash(),
+        "the edit at 120 replayed"
+    );
+
+    // An edit at step 150 branches: the future after 150 is gone, then restored.
+    world.seek(150).unwrap();
+    let before_edit = world.state_hash();
+    let node = world.scene.nodes().nth(3).unwrap();
+    let old = world.scene.local(node).unwrap();
+    let mut t = old;
+    t.translation.x -= 3.0;
+    world.scene.set_local(node, t).unwrap();
+    let branch = world.note_edit().expect("recording");
+    assert_eq!(world.recorder().unwrap().range(), Some(0..=150));
+    assert!(matches!(world.seek(151), Err(SeekError::Ahead { .. })));
+    // Undo: the old transform, then the old future.
+    world.scene.set_local(node, old).unwrap();
+    world.scene.propagate();
+    world.restore_branch(branch);
+    assert_eq!(world.recorder().unwrap().range(), Some(0..=320));
+    world.seek(320).unwrap();
+    assert_eq!(world.state_hash(), at_320);
+    world.seek(150).unwrap();
+    assert_eq!(world.state_hash(), before_edit);
+}
+
+#[test]
+fn two_plain_runs_hash_alike() {
+    let mut a = demo();
+    let mut b = demo();
+    for step in 0..200 {
+        a.step();
+        b.step();
+        if step % 10 == 9 {
+            assert_eq!(a.state_hash(), b.state_hash(), "step {step}");
+        }
+    }
+}
+
+#[test]
+fn hashing_changes_nothing() {
+    let mut a = demo();
+    let mut b = demo();
+    for step in 0..3000 {
+        a.step();
+        b.step();
+        if step % 7 == 0 {
+            a.state_hash();
+        }
+    }
+    assert_eq!(a.state_hash(), b.state_hash());
+}
