@@ -220,3 +220,30 @@ fn hashing_changes_nothing() {
     }
     assert_eq!(a.state_hash(), b.state_hash());
 }
+
+#[test]
+fn a_changed_system_diverges_at_the_step_it_first_acts() {
+    use keel_engine::record::file::{Recording, Verdict};
+    let mut world = demo();
+    let recording = Recording::record(&mut world, Path::new("demo.ron"), b"", 200, 1);
+    assert_eq!(
+        recording.replay(&mut demo()),
+        Verdict::Identical { steps: 200 }
+    );
+    let mut changed = demo();
+    let node = changed.scene.nodes().nth(5).unwrap();
+    changed.systems.add("drift", move |scene, _, ctx| {
+        if ctx.index >= 120 {
+            let mut t = scene.local(node).unwrap();
+            t.translation.z += 0.01;
+            scene.set_local(node, t).unwrap();
+        }
+    });
+    match recording.replay(&mut changed) {
+        Verdict::Diverged { step, parts } => {
+            assert_eq!(step, 121, "the 121st step is the first the system changed");
+            assert!(parts.contains(&"nodes"), "{parts:?}");
+        }
+        other => panic!("expected a divergence, got {other:?}"),
+    }
+}

@@ -145,3 +145,93 @@ fn soak_arguments_are_checked() {
         assert!(stderr.contains(args[0]), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn a_recording_replays_identical_and_a_change_is_reported_at_its_step() {
+    let dir = tempfile::tempdir().unwrap();
+    // The demo and the models it references, where the test may change the scene.
+    let assets = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../assets");
+    for sub in ["scenes", "models"] {
+        std::fs::create_dir(dir.path().join(sub)).unwrap();
+    }
+    for model in std::fs::read_dir(assets.join("models")).unwrap() {
+        let model = model.unwrap().path();
+        std::fs::copy(
+            &model,
+            dir.path().join("models").join(model.file_name().unwrap()),
+        )
+        .unwrap();
+    }
+    let scene = dir.path().join("scenes/demo.ron");
+    std::fs::copy(assets.join("scenes/demo.ron"), &scene).unwrap();
+    let file = dir.path().join("demo.rec");
+    let out = viewer()
+        .arg(&scene)
+        .args(["--steps", "300", "--record"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let replay = |file: &std::path::Path| {
+        let out = viewer().arg("--replay").arg(file).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        (
+            out.status.code(),
+            text + &String::from_utf8_lossy(&out.stderr),
+        )
+    };
+    let (code, text) = replay(&file);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("identical: 300 steps"), "{text}");
+
+    // A recording whose step 123 differs (as a changed system would make it).
+    let recording = std::fs::read_to_string(&file).unwrap();
+    let marker = "step: 123,";
+    let at = recording.find(marker).expect("the hash of step 123");
+    let nodes = recording[..at].rfind("nodes: ").unwrap() + "nodes: ".len();
+    let mut tampered = recording.clone();
+    let end = nodes + recording[nodes..].find(',').unwrap();
+    tampered.replace_range(nodes..end, "0");
+    let tampered_file = dir.path().join("tampered.rec");
+    std::fs::write(&tampered_file, tampered).unwrap();
+    let (code, text) = replay(&tampered_file);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("diverged at step 123") && text.contains("nodes"),
+        "{text}"
+    );
+
+    // The scene changed after recording: said first, then the divergence.
+    let mut text_scene = std::fs::read_to_string(&scene).unwrap();
+    let spin = text_scene
+        .find("spin:")
+        .expect("the demo has a spinning node");
+    let rate = spin + text_scene[spin..].find("rate: ").unwrap() + "rate: ".len();
+    text_scene.insert_str(rate, "1");
+    std::fs::write(&scene, text_scene).unwrap();
+    let (code, text) = replay(&file);
+    assert!(
+        text.contains("the scene changed since the recording"),
+        "{text}"
+    );
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("diverged at step 1 "), "{text}");
+}
+
+#[test]
+fn a_recording_file_that_is_not_one_is_named_in_the_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("junk.rec");
+    std::fs::write(&file, "(version: 1, build: 3)").unwrap();
+    let out = viewer().arg("--replay").arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("junk.rec") && stderr.contains("not a recording"),
+        "{stderr}"
+    );
+}

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use keel_engine::app::{self, ViewerError, ViewerOptions};
+use keel_engine::record::file::{Recording, Verdict};
 use keel_engine::render::{PresentModeChoice, parse_backends};
 use keel_engine::scene::Scene;
 use keel_engine::soak::{self, SoakOptions};
@@ -14,6 +15,8 @@ const USAGE: &str = "\
 usage: keel-viewer [SCENE] [--headless] [--frames N] [--size WxH] [--screenshot OUT.png]
                    [--backend vulkan|gl|metal|dx12|all] [--present fifo|mailbox|immediate] [--fps-cap N]
        keel-viewer [SCENE] --soak MINUTES [--seed N]
+       keel-viewer [SCENE] --record FILE [--steps N] [--hash-every N]
+       keel-viewer --replay FILE [SCENE]
 
 With no SCENE, opens the bundled demo scene. Keys: mouse drag orbits (shift or middle
 button pans), wheel zooms, Tab toggles the fly camera (WASD, Q/E), Space pauses,
@@ -22,7 +25,13 @@ R nodes recomputed by the dirty flag, Esc quits.
 
 --soak runs the scene headless (no GPU) for MINUTES under a chaos system that spawns,
 despawns, reparents and edits nodes every fixed step, checks every invariant, and fails
-when resident memory keeps growing after the warm-up.";
+when resident memory keeps growing after the warm-up.
+
+--record runs the scene headless for N fixed steps (default 3600, a minute at 60 Hz)
+and writes FILE: the scene's content hash, the build, and the world's hash every
+--hash-every steps (default 1). --replay runs the recorded scene (or SCENE) again and
+prints \"identical\" or the first step whose world differs (exit code 1); a changed scene
+or build is reported first.";
 
 /// What the command line asked for.
 enum Mode {
@@ -30,6 +39,16 @@ enum Mode {
     Soak {
         scene: PathBuf,
         options: Box<SoakOptions>,
+    },
+    Record {
+        scene: PathBuf,
+        out: PathBuf,
+        steps: u64,
+        hash_every: u32,
+    },
+    Replay {
+        file: PathBuf,
+        scene: Option<PathBuf>,
     },
 }
 
@@ -59,6 +78,8 @@ fn parse_args() -> Result<Mode, String> {
     let mut scene_given = false;
     let mut soak_minutes: Option<f64> = None;
     let mut seed: Option<u64> = None;
+    let (mut record, mut replay) = (None, None);
+    let (mut steps, mut hash_every) = (None, None);
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
         let value = |parser: &mut lexopt::Parser| -> Result<String, String> {
             parser
@@ -123,6 +144,23 @@ fn parse_args() -> Result<Mode, String> {
                         .map_err(|_| format!("--seed: expected a whole number, got `{v}`"))?,
                 );
             }
+            Long("record") => record = Some(PathBuf::from(value(&mut parser)?)),
+            Long("replay") => replay = Some(PathBuf::from(value(&mut parser)?)),
+            Long("steps") => {
+                let v = value(&mut parser)?;
+                steps = Some(
+                    v.parse()
+                        .ok()
+                        .filter(|n: &u64| *n > 0)
+                        .ok_or(format!("--steps: expected a whole number > 0, got `{v}`"))?,
+                );
+            }
+            Long("hash-every") => {
+                let v = value(&mut parser)?;
+                hash_every = Some(v.parse().ok().filter(|n: &u32| *n > 0).ok_or(format!(
+                    "--hash-every: expected a whole number > 0, got `{v}`"
+                ))?);
+            }
             Short('h') | Long("help") => return Err(String::new()),
             Value(path) if !scene_given => {
                 options.scene = PathBuf::from(path);
@@ -130,6 +168,23 @@ fn parse_args() -> Result<Mode, String> {
             }
             other => return Err(other.unexpected().to_string()),
         }
+    }
+    if let Some(file) = replay {
+        return Ok(Mode::Replay {
+            file,
+            scene: scene_given.then_some(options.scene),
+        });
+    }
+    if let Some(out) = record {
+        return Ok(Mode::Record {
+            scene: options.scene,
+            out,
+            steps: steps.unwrap_or(3600),
+            hash_every: hash_every.unwrap_or(1),
+        });
+    }
+    if steps.is_some() || hash_every.is_some() {
+        return Err("--steps and --hash-every apply to --record only".into());
     }
     match soak_minutes {
         Some(minutes) => {
@@ -183,6 +238,84 @@ fn run_soak(scene: &Path, options: &SoakOptions) -> ExitCode {
     }
 }
 
+/// Loads a scene for a recording or a replay: its bytes (for the content hash) and its world.
+fn load_world(scene: &Path) -> Result<(Vec<u8>, World), ExitCode> {
+    let loaded = keel_engine::files::read(scene, keel_engine::files::FileKind::Scene)
+        .map_err(|e| format!("{}: {e}", scene.display()))
+        .and_then(|bytes| Ok((bytes, Scene::load(scene).map_err(|e| e.to_string())?)));
+    match loaded {
+        Ok((bytes, scene)) => Ok((bytes, World::new(scene))),
+        Err(message) => {
+            eprintln!("keel-viewer: {message}");
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
+fn run_record(scene: &Path, out: &Path, steps: u64, hash_every: u32) -> ExitCode {
+    let (bytes, mut world) = match load_world(scene) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
+    };
+    let started = std::time::Instant::now();
+    let recording = Recording::record(&mut world, scene, &bytes, steps, hash_every);
+    if let Err(error) = recording.write(out) {
+        eprintln!("keel-viewer: {error}");
+        return ExitCode::FAILURE;
+    }
+    println!(
+        "recorded {steps} steps of {} in {:.2} s ({} hashes) to {}",
+        scene.display(),
+        started.elapsed().as_secs_f64(),
+        recording.hashes.len(),
+        out.display()
+    );
+    ExitCode::SUCCESS
+}
+
+fn run_replay(file: &Path, scene: Option<&Path>) -> ExitCode {
+    let recording = match Recording::read(file) {
+        Ok(r) => r,
+        Err(error) => {
+            eprintln!("keel-viewer: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let scene = scene.unwrap_or(&recording.scene);
+    let (bytes, mut world) = match load_world(scene) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
+    };
+    let hash = keel_engine::record::file::scene_hash(&bytes);
+    if hash != recording.scene_hash {
+        println!(
+            "the scene changed since the recording: {} hashes {hash}, recorded {}",
+            scene.display(),
+            recording.scene_hash
+        );
+    }
+    let build = keel_engine::record::file::build_id();
+    if build != recording.build {
+        println!(
+            "recorded by another build: {}, this is {build}",
+            recording.build
+        );
+    }
+    match recording.replay(&mut world) {
+        Verdict::Identical { steps } => {
+            println!("identical: {steps} steps");
+            ExitCode::SUCCESS
+        }
+        Verdict::Diverged { step, parts } => {
+            println!(
+                "diverged at step {step} (first differing hash; {} differ)",
+                parts.join(", ")
+            );
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     env_logger::Builder::from_env(
         env_logger::Env::default().default_filter_or("warn,keel_engine=info"),
@@ -192,6 +325,13 @@ fn main() -> ExitCode {
     let options = match parse_args() {
         Ok(Mode::View(options)) => options,
         Ok(Mode::Soak { scene, options }) => return run_soak(&scene, &options),
+        Ok(Mode::Record {
+            scene,
+            out,
+            steps,
+            hash_every,
+        }) => return run_record(&scene, &out, steps, hash_every),
+        Ok(Mode::Replay { file, scene }) => return run_replay(&file, scene.as_deref()),
         Err(message) => {
             if !message.is_empty() {
                 eprintln!("keel-viewer: {message}");

@@ -23,7 +23,7 @@
 //! is bit for bit the run without a recorder (tested).
 
 pub mod bulk;
-
+pub mod file;
 mod hash;
 mod keyframe;
 

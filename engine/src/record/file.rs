@@ -1,0 +1,194 @@
+//! Recording files (`keel-viewer --record` / `--replay`): what a run must
+//! reproduce, step by step.
+//!
+//! The simulation is deterministic, so the file holds no world at all: the
+//! scene file's content hash, the build, the clock's step, the number of steps,
+//! and the world's [`StateHash`] every `hash_every` steps. A replay loads the
+//! scene, runs the same steps and reports the first step whose hash differs.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::StateHash;
+use crate::files::{self, FileKind};
+use crate::world::World;
+
+/// Version of the recording format this build reads and writes.
+pub const RECORDING_VERSION: u32 = 1;
+
+/// The build that made a recording: the engine's version and a hash of its
+/// sources and shaders.
+pub fn build_id() -> String {
+    format!("{}+{}", env!("CARGO_PKG_VERSION"), env!("KEEL_BUILD_ID"))
+}
+
+/// Content hash of a scene file (hex).
+pub fn scene_hash(bytes: &[u8]) -> String {
+    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(bytes))
+}
+
+/// A recording file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Recording {
+    /// [`RECORDING_VERSION`].
+    pub version: u32,
+    /// [`build_id`] of the build that recorded.
+    pub build: String,
+    /// The scene file, as given on the command line.
+    pub scene: PathBuf,
+    /// [`scene_hash`] of the scene file's bytes.
+    pub scene_hash: String,
+    /// Length of a fixed step, in nanoseconds.
+    pub step_ns: u64,
+    /// Fixed steps recorded.
+    pub steps: u64,
+    /// A hash was taken after every this many steps.
+    pub hash_every: u32,
+    /// The world's hashes after steps `hash_every`, `2 * hash_every`, ...
+    pub hashes: Vec<StateHash>,
+}
+
+/// Why a recording could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordingError {
+    /// The file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the OS said.
+        source: std::io::Error,
+    },
+    /// The file is not a recording.
+    #[error("{}: not a recording: {message}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What the parser expected.
+        message: String,
+    },
+    /// The file is from another format version.
+    #[error("{}: recording format {found}, this build reads {expected}", path.display())]
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// Its version.
+        found: u32,
+        /// [`RECORDING_VERSION`].
+        expected: u32,
+    },
+}
+
+/// What a replay found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every hash matched.
+    Identical {
+        /// Steps replayed.
+        steps: u64,
+    },
+    /// The first hash that differs.
+    Diverged {
+        /// The step after which it was taken (the divergence happened at or
+        /// before it, after the previous hash).
+        step: u64,
+        /// The parts that differ (`nodes`, `components`, `particles`, `step`).
+        parts: Vec<&'static str>,
+    },
+}
+
+impl Recording {
+    /// Runs `world` for `steps` fixed steps, hashing every `hash_every`.
+    pub fn record(
+        world: &mut World,
+        scene: &Path,
+        scene_bytes: &[u8],
+        steps: u64,
+        hash_every: u32,
+    ) -> Recording {
+        let hash_every = hash_every.max(1);
+        let mut hashes = Vec::with_capacity((steps / u64::from(hash_every)) as usize);
+        for step in 1..=steps {
+            world.step();
+            if step % u64::from(hash_every) == 0 {
+                hashes.push(world.state_hash());
+            }
+        }
+        Recording {
+            version: RECORDING_VERSION,
+            build: build_id(),
+            scene: scene.to_path_buf(),
+            scene_hash: scene_hash(scene_bytes),
+            step_ns: world.clock.step().as_nanos() as u64,
+            steps,
+            hash_every,
+            hashes,
+        }
+    }
+
+    /// Runs `world` (loaded from the recording's scene) through the recorded
+    /// steps and compares every hash; stops at the first difference.
+    pub fn replay(&self, world: &mut World) -> Verdict {
+        world.clock = crate::time::Clock::new(std::time::Duration::from_nanos(self.step_ns));
+        let every = u64::from(self.hash_every.max(1));
+        let mut expected = self.hashes.iter();
+        for step in 1..=self.steps {
+            world.step();
+            if step % every == 0 {
+                let Some(want) = expected.next() else { break };
+                let got = world.state_hash();
+                if got != *want {
+                    return Verdict::Diverged {
+                        step,
+                        parts: got.differing(want),
+                    };
+                }
+            }
+        }
+        Verdict::Identical { steps: self.steps }
+    }
+
+    /// Writes the recording (atomically).
+    ///
+    /// # Errors
+    /// [`RecordingError::Io`] naming the file.
+    pub fn write(&self, path: &Path) -> Result<(), RecordingError> {
+        let text =
+            ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default()).map_err(|e| {
+                RecordingError::Parse {
+                    path: path.to_path_buf(),
+                    message: e.to_string(),
+                }
+            })?;
+        files::write_atomically(path, text.as_bytes()).map_err(|source| RecordingError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    /// Reads a recording.
+    ///
+    /// # Errors
+    /// [`RecordingError`] naming the file (and the line of a parse error).
+    pub fn read(path: &Path) -> Result<Recording, RecordingError> {
+        let bytes = files::read(path, FileKind::Scene).map_err(|source| RecordingError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let text = String::from_utf8_lossy(&bytes);
+        let recording: Recording = ron::from_str(&text).map_err(|e| RecordingError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        if recording.version != RECORDING_VERSION {
+            return Err(RecordingError::Version {
+                path: path.to_path_buf(),
+                found: recording.version,
+                expected: RECORDING_VERSION,
+            });
+        }
+        Ok(recording)
+    }
+}
