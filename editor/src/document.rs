@@ -150,6 +150,9 @@ pub struct Document {
     saved_revision: u64,
     names_version: u64,
     id: u64,
+    /// Recorded futures discarded by edits at a past step, by the depth of the
+    /// undo history the edit's entry sits at (see `document/recording.rs`).
+    futures: Vec<(usize, keel_engine::record::Branch)>,
 }
 
 /// Source of [`Document::id`]s.
@@ -168,6 +171,7 @@ impl Document {
             saved_revision: 0,
             names_version: 0,
             id: NEXT_DOCUMENT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            futures: Vec::new(),
         }
     }
 
@@ -255,6 +259,7 @@ impl Document {
         edit.apply(&mut self.world.scene, true, &mut remap)?;
         self.after_change(&edit, &remap);
         self.undo.push_applied(edit, label, merge);
+        self.recording_after_edit();
         Ok(())
     }
 
@@ -263,7 +268,11 @@ impl Document {
     /// # Errors
     /// When the scene no longer matches the entry (see [`UndoStack::undo`]).
     pub fn undo(&mut self) -> Result<Option<Applied>, EditError> {
+        let key = self.undo.len();
         let applied = self.undo.undo(&mut self.world.scene);
+        if matches!(applied, Ok(Some(_))) {
+            self.recording_after_undo(key);
+        }
         self.after_history(applied)
     }
 
@@ -273,6 +282,9 @@ impl Document {
     /// As [`Document::undo`].
     pub fn redo(&mut self) -> Result<Option<Applied>, EditError> {
         let applied = self.undo.redo(&mut self.world.scene);
+        if matches!(applied, Ok(Some(_))) {
+            self.recording_after_edit();
+        }
         self.after_history(applied)
     }
 
@@ -730,6 +742,7 @@ impl Document {
         self.after_change(&edit, &Remap::new());
         self.names_version += 1;
         self.undo.push_applied(edit, label, None);
+        self.recording_after_edit();
     }
 
     /// Undoes already-applied parts of a group whose later part failed.
@@ -860,6 +873,8 @@ pub fn primitive_name(primitive: Primitive) -> &'static str {
         Primitive::Cone => "cone",
     }
 }
+
+mod recording;
 
 #[cfg(test)]
 mod tests;

@@ -1031,3 +1031,95 @@ fn importing_a_broken_model_shows_the_file_and_changes_nothing() {
     assert_eq!(h.state().doc.scene().to_file(), before);
     assert!(!h.state().doc.is_dirty());
 }
+
+/// Runs exactly one fixed step through the editor's frame loop.
+fn one_step(h: &mut Harness<'_, EditorApp>) {
+    let step = h.state().doc.world.clock.step();
+    h.state_mut().advance(step);
+    h.run();
+}
+
+#[test]
+fn scrubbing_the_timeline_back_shows_the_old_transform_in_the_inspector() {
+    let mut h = editor(small_scene(), None);
+    let flag = node(&h, "flag");
+    h.state_mut().doc.selection.select_only(flag);
+    h.run();
+    h.get_by_label("Play").click();
+    h.run();
+    let mut seen = Vec::new();
+    while h.state().doc.step() < 120 {
+        one_step(&mut h);
+        let doc = &h.state().doc;
+        let shown = h.get_by_label("Rotation Y").value();
+        seen.push((doc.step(), doc.scene().local(flag).unwrap(), shown));
+    }
+    h.get_by_label("Pause").click();
+    h.run();
+    let timeline = h.get_by_label("Timeline").rect();
+    assert!(
+        timeline.width() > 50.0,
+        "the timeline is shown while recording"
+    );
+
+    // Drag the slider to a quarter of its length: about step 30.
+    let from = timeline.right_center() - vec2(2.0, 0.0);
+    let to = timeline.left_center() + vec2(timeline.width() * 0.25, 0.0);
+    drag(&mut h, from, to);
+    let at = h.state().doc.step();
+    assert!((10..=60).contains(&at), "scrubbed to step {at}");
+    let (_, old_local, old_shown) = seen.iter().find(|(s, ..)| *s == at).unwrap().clone();
+    assert_eq!(h.state().doc.scene().local(flag), Some(old_local));
+    assert_eq!(
+        h.get_by_label("Rotation Y").value(),
+        old_shown,
+        "the inspector follows"
+    );
+    assert_ne!(old_local, seen.last().unwrap().1, "the flag spun since");
+
+    // One step back with `,`, one forward with the button: along the recording.
+    h.key_press(egui::Key::Comma);
+    h.run();
+    assert_eq!(h.state().doc.step(), at - 1);
+    let before = seen.iter().find(|(s, ..)| *s == at - 1).unwrap().1;
+    assert_eq!(h.state().doc.scene().local(flag), Some(before));
+    h.get_by_label("Step forward >").click();
+    h.run();
+    assert_eq!(h.state().doc.step(), at);
+    assert_eq!(h.state().doc.scene().local(flag), Some(old_local));
+    assert_eq!(
+        h.state().doc.world.recorder().unwrap().range(),
+        Some(0..=120),
+        "scrubbing keeps the recorded future"
+    );
+}
+
+#[test]
+fn an_edit_at_a_past_step_branches_and_its_undo_brings_the_future_back() {
+    let mut h = editor(small_scene(), None);
+    let ship = node(&h, "ship");
+    h.get_by_label("Play").click();
+    h.run();
+    while h.state().doc.step() < 90 {
+        one_step(&mut h);
+    }
+    h.get_by_label("Pause").click();
+    h.run();
+    let at_90 = h.state_mut().doc.world.state_hash();
+    h.state_mut().doc.seek(40).unwrap();
+    let moved = Transform::from_translation(Vec3::new(7.0, 0.0, 0.0));
+    h.state_mut().doc.set_transform(ship, moved, None).unwrap();
+    h.run();
+    let range = h.state().doc.world.recorder().unwrap().range();
+    assert_eq!(range, Some(0..=40), "the edit discarded the future");
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    let doc = &mut h.state_mut().doc;
+    assert_eq!(
+        doc.world.recorder().unwrap().range(),
+        Some(0..=90),
+        "undo restores it"
+    );
+    doc.seek(90).unwrap();
+    assert_eq!(doc.world.state_hash(), at_90);
+}

@@ -211,7 +211,7 @@ fn a_recording_replays_identical_and_a_change_is_reported_at_its_step() {
         .find("spin:")
         .expect("the demo has a spinning node");
     let rate = spin + text_scene[spin..].find("rate: ").unwrap() + "rate: ".len();
-    text_scene.insert_str(rate, "1");
+    text_scene.insert(rate, '1');
     std::fs::write(&scene, text_scene).unwrap();
     let (code, text) = replay(&file);
     assert!(

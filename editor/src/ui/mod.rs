@@ -17,6 +17,7 @@ pub mod gizmo;
 pub mod hierarchy;
 pub mod inspector;
 pub mod stats;
+mod timeline;
 pub mod viewport;
 
 use std::path::{Path, PathBuf};
@@ -108,6 +109,9 @@ enum Action {
     Play,
     Pause,
     Step,
+    StepBack,
+    StepForward,
+    Seek(u64),
     Reset,
 }
 
@@ -132,6 +136,8 @@ pub struct EditorApp {
     dialog: Option<Dialog>,
     play: PlayState,
     play_snapshot: Option<PlaySnapshot>,
+    /// Memory budget of the next recording (MB).
+    record_budget_mb: usize,
     recent: RecentFiles,
     config_dir: Option<PathBuf>,
     autosave: Autosave,
@@ -183,6 +189,7 @@ impl EditorApp {
             dialog: None,
             play: PlayState::Editing,
             play_snapshot: None,
+            record_budget_mb: timeline::DEFAULT_BUDGET_MB,
             recent,
             config_dir,
             autosave: Autosave::new(AUTOSAVE_INTERVAL),
@@ -464,6 +471,7 @@ impl EditorApp {
     fn play(&mut self) {
         if self.play == PlayState::Editing {
             self.play_snapshot = Some(self.doc.play_snapshot());
+            self.start_recording();
         }
         self.doc.world.clock.set_paused(false);
         self.play = PlayState::Playing;
@@ -479,6 +487,7 @@ impl EditorApp {
     fn step(&mut self) {
         if self.play == PlayState::Editing {
             self.play_snapshot = Some(self.doc.play_snapshot());
+            self.start_recording();
         }
         self.doc.world.clock.set_paused(true);
         self.doc.world.clock.step_once();
@@ -491,6 +500,7 @@ impl EditorApp {
         };
         self.doc.world.clock.set_paused(true);
         self.play = PlayState::Editing;
+        self.doc.stop_recording();
         match self.doc.restore_play_snapshot(snapshot) {
             Ok(remap) => {
                 self.hierarchy.remap(&remap);
@@ -499,6 +509,11 @@ impl EditorApp {
             }
             Err(e) => self.show_error("Could not reset the scene", &e),
         }
+    }
+
+    fn start_recording(&mut self) {
+        self.doc
+            .start_recording(Document::record_settings(self.record_budget_mb));
     }
 
     fn run_action(&mut self, action: Action) {
@@ -565,6 +580,9 @@ impl EditorApp {
             Action::Play => self.play(),
             Action::Pause => self.pause(),
             Action::Step => self.step(),
+            Action::StepBack => self.seek(self.doc.step().saturating_sub(1)),
+            Action::StepForward => self.step_forward(),
+            Action::Seek(step) => self.seek(step),
             Action::Reset => self.reset(),
         }
     }
@@ -615,6 +633,8 @@ impl EditorApp {
                 shortcut(Modifiers::NONE, Key::Delete, Action::Delete);
                 shortcut(Modifiers::NONE, Key::F, Action::FrameSelection);
                 shortcut(Modifiers::NONE, Key::F2, Action::Rename);
+                shortcut(Modifiers::NONE, Key::Comma, Action::StepBack);
+                shortcut(Modifiers::NONE, Key::Period, Action::StepForward);
             }
         });
         self.actions.extend(actions);
@@ -628,6 +648,9 @@ impl EditorApp {
         egui::Panel::top("menu_bar").show(ui, |ui| self.menu_ui(ui));
         egui::Panel::top("toolbar").show(ui, |ui| self.toolbar_ui(ui));
         egui::Panel::bottom("status_bar").show(ui, |ui| self.status_ui(ui));
+        if self.play != PlayState::Editing || self.doc.world.recorder().is_some() {
+            egui::Panel::bottom("timeline").show(ui, |ui| self.timeline_ui(ui));
+        }
         if self.view.stats {
             egui::Panel::bottom("stats")
                 .resizable(true)

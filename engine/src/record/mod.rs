@@ -10,8 +10,9 @@
 //!
 //! - Keyframes are taken adaptively: when the steps since the last one took
 //!   long enough that re-simulating them costs about [`RecordSettings::resim_target`],
-//!   but never before the steps took 25 times what the last capture cost, so
-//!   recording stays a few percent of the step.
+//!   but not before the steps took 25 times what the last capture cost, so
+//!   recording stays a few percent of the step, unless that would make a seek
+//!   re-simulate more than [`RecordSettings::resim_cap`] (large worlds).
 //! - A keyframe's bulk (hot columns, slots, names, particle columns) is XOR-ed
 //!   against the previous keyframe's, so unchanged ranges become zero runs, and
 //!   LZ4-compressed; every [`RecordSettings::chain`]-th keyframe stands alone,
@@ -40,8 +41,13 @@ use crate::world::World;
 pub struct RecordSettings {
     /// Memory the keyframes may use; the oldest are dropped beyond it.
     pub budget_bytes: usize,
-    /// About how long re-simulating from a keyframe to any later step may take.
+    /// About how long re-simulating from a keyframe to any later step may take
+    /// when keyframes are cheap.
     pub resim_target: Duration,
+    /// Steps since a keyframe never take longer than this to re-simulate, even
+    /// when capturing costs more than the 4% of step time the adaptive rule
+    /// allows (a seek's bound on large worlds).
+    pub resim_cap: Duration,
     /// A keyframe every this many steps instead of the adaptive rule (tests, benches).
     pub every: Option<u32>,
     /// One keyframe in this many stands alone; the others are deltas.
@@ -53,6 +59,7 @@ impl Default for RecordSettings {
         Self {
             budget_bytes: 256 << 20,
             resim_target: Duration::from_millis(8),
+            resim_cap: Duration::from_millis(32),
             every: None,
             chain: 4,
         }
@@ -112,6 +119,14 @@ pub struct Branch {
     kept: usize,
     tail: Vec<Keyframe>,
     head: u64,
+    step: u64,
+}
+
+impl Branch {
+    /// Whether nothing was discarded (the world was at the newest step).
+    pub fn is_empty(&self) -> bool {
+        self.tail.is_empty() && self.head <= self.step
+    }
 }
 
 /// Counters for the timeline and tests.
@@ -226,7 +241,8 @@ impl Recorder {
             Some(n) => self.steps_since_keyframe >= n.max(1),
             None => {
                 self.since_keyframe >= self.settings.resim_target
-                    && self.since_keyframe >= self.capture_cost * 25
+                    && (self.since_keyframe >= self.capture_cost * 25
+                        || self.since_keyframe >= self.settings.resim_cap)
             }
         };
         if due {
@@ -386,7 +402,12 @@ impl Recorder {
         self.newest_raw = None;
         self.cache = None;
         self.force = true;
-        Branch { kept, tail, head }
+        Branch {
+            kept,
+            tail,
+            head,
+            step,
+        }
     }
 
     /// An edit was made to `world` outside a step, at a step before the newest

@@ -1,0 +1,92 @@
+//! The timeline under the 3D view while a recording runs: the recorded range,
+//! a slider to scrub it, one fixed step back and forward (`,` and `.`), and
+//! what the recording holds against its budget. Scrubbing pauses; Play goes on
+//! from the step shown (the recorded future after it is replaced).
+
+use egui::{Button, RichText};
+
+use super::{Action, EditorApp};
+
+/// Budget of a new recording when the user has not chosen one (MB).
+pub(super) const DEFAULT_BUDGET_MB: usize = 256;
+
+impl EditorApp {
+    pub(super) fn timeline_ui(&mut self, ui: &mut egui::Ui) {
+        let Some(recorder) = self.doc.world.recorder() else {
+            ui.horizontal(|ui| {
+                ui.weak(
+                    "Press Play to record every step; the timeline then scrubs back through them.",
+                );
+                ui.separator();
+                let budget = egui::DragValue::new(&mut self.record_budget_mb)
+                    .range(16..=16_384)
+                    .suffix(" MB");
+                ui.add(budget)
+                    .on_hover_text("Memory a recording may use; the oldest steps go first");
+            });
+            return;
+        };
+        let Some(range) = recorder.range() else {
+            return;
+        };
+        let stats = recorder.stats();
+        let budget = recorder.settings().budget_bytes;
+        let (first, last) = (*range.start(), *range.end());
+        let current = self.doc.step();
+        let mut target = current;
+        ui.horizontal(|ui| {
+            let back = ui
+                .add_enabled(current > first, Button::new("< Step back"))
+                .on_hover_text("One fixed step back (,)");
+            if back.clicked() {
+                target = current - 1;
+            }
+            let forward = ui
+                .add(Button::new("Step forward >"))
+                .on_hover_text("One fixed step forward (.)");
+            if forward.clicked() {
+                self.actions.push(Action::StepForward);
+            }
+            let used = format!(
+                "step {current} of {first}..{last} · {} keyframes · {:.1} / {} MB",
+                stats.keyframes,
+                stats.bytes as f64 / f64::from(1 << 20),
+                budget >> 20
+            );
+            let label_width = 300.0;
+            ui.spacing_mut().slider_width = (ui.available_width() - label_width).max(80.0);
+            let slider = egui::Slider::new(&mut target, first..=last.max(first + 1))
+                .show_value(false)
+                .clamping(egui::SliderClamping::Always);
+            ui.add(slider)
+                .accessible_name("Timeline")
+                .on_hover_text("Drag to scrub through the recorded steps");
+            ui.label(RichText::new(used).monospace());
+        });
+        let target = target.min(last);
+        if target != current {
+            self.actions.push(Action::Seek(target));
+        }
+    }
+
+    /// Puts the world at a recorded step and pauses there.
+    pub(super) fn seek(&mut self, step: u64) {
+        if self.play == super::PlayState::Playing {
+            self.pause();
+        }
+        match self.doc.seek(step) {
+            Ok(_) => {}
+            Err(e) => self.status.error(format!("Cannot go to step {step}: {e}")),
+        }
+    }
+
+    /// One step forward: along the recording when the world was sought back,
+    /// else a new fixed step.
+    pub(super) fn step_forward(&mut self) {
+        let next = self.doc.step() + 1;
+        match self.doc.world.recorder().and_then(|r| r.range()) {
+            Some(range) if range.contains(&next) => self.seek(next),
+            _ => self.step(),
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! Time travel, measured (criterion group `replay`).
+//!
+//! - `step/demo` and `step_recording/demo`: a fixed step of the demo scene
+//!   without and with a recorder (default settings): the recording's overhead.
+//! - `seek/demo`: random seeks in a 36,000-step recording of the demo (10
+//!   minutes at 60 Hz): restore the keyframe at or before, re-simulate.
+//! - `seek/100000_moving`: random seeks in a recording of 100,000 spinning mesh
+//!   nodes under the default 256 MB budget.
+//! - `floor/100000_moving`: copying the bytes a keyframe of that world holds
+//!   (what any restore must at least move).
+//!
+//! Before the timed groups, each seek bench prints its recording's memory and
+//! the median and worst of 200 random seeks.
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use glam::Vec3;
+use keel_engine::assets::Primitive;
+use keel_engine::record::RecordSettings;
+use keel_engine::rng::SplitMix64;
+use keel_engine::scene::{Material, MeshRenderer, Scene, Spin, Transform};
+use keel_engine::world::World;
+
+fn demo() -> World {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/demo.ron");
+    World::new(Scene::load(&path).expect("the demo scene loads"))
+}
+
+/// 100,000 spinning cubes in 1,000 groups of 100 (every node moves every step).
+fn moving(n: usize) -> World {
+    let mut scene = Scene::new();
+    let mut parent = None;
+    for i in 0..n {
+        let at = Vec3::new(
+            (i % 100) as f32,
+            (i / 10_000) as f32,
+            ((i / 100) % 100) as f32,
+        );
+        if i % 100 == 0 {
+            parent = None;
+        }
+        let node = scene
+            .spawn(parent, format!("n{i}"), Transform::from_translation(at))
+            .expect("spawn");
+        if i % 100 == 0 {
+            parent = Some(node);
+        }
+        let mesh = MeshRenderer {
+            mesh: Primitive::Cube.into(),
+            material: Material::default(),
+        };
+        scene.insert(node, mesh).expect("alive");
+        scene
+            .insert(
+                node,
+                Spin {
+                    axis: Vec3::Y,
+                    rate: 0.5 + (i % 7) as f32 * 0.1,
+                },
+            )
+            .expect("alive");
+    }
+    World::new(scene)
+}
+
+fn record(mut world: World, steps: u64) -> World {
+    world.start_recording(RecordSettings::default());
+    for _ in 0..steps {
+        world.step();
+    }
+    world
+}
+
+fn random_targets(world: &World, count: usize, seed: u64) -> Vec<u64> {
+    let range = world.recorder().and_then(|r| r.range()).expect("recorded");
+    let (first, len) = (*range.start(), range.end() - range.start() + 1);
+    let mut rng = SplitMix64::new(seed);
+    (0..count).map(|_| first + rng.below(len)).collect()
+}
+
+fn report(name: &str, world: &mut World, targets: &[u64]) {
+    let mut times: Vec<Duration> = targets
+        .iter()
+        .map(|&k| {
+            let started = Instant::now();
+            world.seek(k).expect("recorded step");
+            started.elapsed()
+        })
+        .collect();
+    times.sort_unstable();
+    let stats = world.recorder().expect("recording").stats();
+    let range = world.recorder().and_then(|r| r.range()).expect("recorded");
+    eprintln!(
+        "replay/{name}: steps {range:?} kept in {} keyframes, {:.1} MB ({} dropped); \
+         {} seeks: median {:.2} ms, worst {:.2} ms",
+        stats.keyframes,
+        stats.bytes as f64 / (1 << 20) as f64,
+        stats.dropped,
+        times.len(),
+        times[times.len() / 2].as_secs_f64() * 1e3,
+        times[times.len() - 1].as_secs_f64() * 1e3,
+    );
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("replay");
+    let mut plain = demo();
+    group.bench_function("step/demo", |b| b.iter(|| plain.step()));
+    let mut recorded = demo();
+    recorded.start_recording(RecordSettings::default());
+    group.bench_function("step_recording/demo", |b| b.iter(|| recorded.step()));
+    drop((plain, recorded));
+
+    let mut world = record(demo(), 36_000);
+    let targets = random_targets(&world, 200, 1);
+    report("seek/demo", &mut world, &targets);
+    let mut i = 0;
+    group.bench_function("seek/demo", |b| {
+        b.iter(|| {
+            i = (i + 1) % targets.len();
+            world.seek(black_box(targets[i])).expect("recorded")
+        })
+    });
+    drop(world);
+
+    let mut world = record(moving(100_000), 600);
+    let targets = random_targets(&world, 200, 2);
+    report("seek/100000_moving", &mut world, &targets);
+    group.sample_size(20);
+    let mut i = 0;
+    group.bench_function("seek/100000_moving", |b| {
+        b.iter(|| {
+            i = (i + 1) % targets.len();
+            world.seek(black_box(targets[i])).expect("recorded")
+        })
+    });
+    // The floor: moving the hot columns' bytes once (local, world, previous world).
+    let bytes = 100_000 * (48 + 64 + 64 + 4 + 1 + 24);
+    let source = vec![1u8; bytes];
+    let mut target = vec![0u8; bytes];
+    group.bench_function("floor/100000_moving", |b| {
+        b.iter(|| {
+            target.copy_from_slice(black_box(&source));
+            black_box(&target);
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
