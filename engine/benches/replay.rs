@@ -2,6 +2,8 @@
 //!
 //! - `step/demo` and `step_recording/demo`: a fixed step of the demo scene
 //!   without and with a recorder (default settings): the recording's overhead.
+//!   The same for `100000_moving`, where a keyframe costs more than the
+//!   adaptive rule's 4% and the 32 ms re-simulation cap takes over.
 //! - `seek/demo`: random seeks in a 36,000-step recording of the demo (10
 //!   minutes at 60 Hz): restore the keyframe at or before, re-simulate.
 //! - `seek/100000_moving`: random seeks in a recording of 100,000 spinning mesh
@@ -126,10 +128,20 @@ fn bench(c: &mut Criterion) {
     });
     drop(world);
 
+    let mut plain = moving(100_000);
+    group.sample_size(20);
+    group.bench_function("step/100000_moving", |b| b.iter(|| plain.step()));
+    drop(plain);
+    let mut recorded = moving(100_000);
+    recorded.start_recording(RecordSettings::default());
+    group.bench_function("step_recording/100000_moving", |b| {
+        b.iter(|| recorded.step())
+    });
+    drop(recorded);
+
     let mut world = record(moving(100_000), 600);
     let targets = random_targets(&world, 200, 2);
     report("seek/100000_moving", &mut world, &targets);
-    group.sample_size(20);
     let mut i = 0;
     group.bench_function("seek/100000_moving", |b| {
         b.iter(|| {

@@ -212,12 +212,12 @@ impl EditorApp {
     }
 
     fn record_stats(&mut self, frame: keel_engine::world::FrameStats) {
-        let clock = &self.doc.world.clock;
+        // The world's step (the one shown, which a seek moves), not the clock's count.
         self.stats.record(
             frame,
             self.doc.scene().len(),
-            clock.total_steps(),
-            clock.dropped_total(),
+            self.doc.step(),
+            self.doc.world.clock.dropped_total(),
         );
     }
 

@@ -21,7 +21,7 @@ pub struct EditorStats {
     pub frame: FrameStats,
     /// Nodes in the scene.
     pub node_count: usize,
-    /// Fixed steps run since the world started.
+    /// The world's fixed step (where a seek on the timeline put it).
     pub total_steps: u64,
     /// Simulated time dropped by the catch-up cap since the world started.
     pub dropped_total: Duration,
@@ -98,7 +98,7 @@ pub fn stats_ui(ui: &mut egui::Ui, stats: &EditorStats) {
                 );
                 row("recomputed", stats.frame.recomputed.to_string());
                 row("nodes", stats.node_count.to_string());
-                row("steps run", stats.total_steps.to_string());
+                row("step", stats.total_steps.to_string());
                 for (name, value) in &stats.counters {
                     row(name, value.clone());
                 }

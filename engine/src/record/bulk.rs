@@ -148,11 +148,6 @@ impl<'a> BulkReader<'a> {
     }
 }
 
-/// Reads a plain value from the front of `bytes` (which holds at least its size).
-pub fn read_at<T: AnyBitPattern>(bytes: &[u8], at: usize) -> T {
-    bytemuck::pod_read_unaligned(&bytes[at..at + size_of::<T>()])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,5 +1,5 @@
 //! One keyframe of a recording: the world of one step, split into its bulk
-//! (bytes, XOR-ed against the previous keyframe and LZ4-compressed), its
+//! (bytes: the ranges that changed since the previous keyframe, XOR-ed and LZ4-compressed), its
 //! component columns (shared with the previous keyframe when untouched) and a
 //! clone of the small rest.
 
@@ -115,10 +115,59 @@ impl SharedComponents {
 struct Packed {
     /// Length of the bulk once unpacked.
     raw_len: usize,
-    /// XOR-ed against the previous keyframe's bulk (else stands alone).
-    delta: bool,
+    /// A delta: the byte ranges that differ from the previous keyframe's bulk
+    /// (in blocks of [`BLOCK`] bytes, adjacent ones merged), whose XOR against
+    /// it is `data`; `None`: `data` is the whole bulk.
+    ranges: Option<Vec<(u32, u32)>>,
     /// LZ4 block.
     data: Vec<u8>,
+}
+
+/// Granularity of a delta's changed ranges.
+const BLOCK: usize = 64;
+
+impl Packed {
+    fn whole(raw: &[u8]) -> Packed {
+        Packed {
+            raw_len: raw.len(),
+            ranges: None,
+            data: lz4_flex::block::compress(raw),
+        }
+    }
+
+    /// The ranges of `raw` that differ from `base` (past its end, all differ),
+    /// XOR-ed against it and compressed. `scratch` holds the XOR meanwhile.
+    fn delta(raw: &[u8], base: &[u8], scratch: &mut Vec<u8>) -> Packed {
+        let mut ranges: Vec<(u32, u32)> = Vec::new();
+        scratch.clear();
+        let common = raw.len().min(base.len());
+        let mut at = 0;
+        while at < raw.len() {
+            let end = (at + BLOCK).min(raw.len());
+            let same = end <= common && raw[at..end] == base[at..end];
+            if !same {
+                match ranges.last_mut() {
+                    Some((start, len)) if (*start + *len) as usize == at => {
+                        *len += (end - at) as u32;
+                    }
+                    _ => ranges.push((at as u32, (end - at) as u32)),
+                }
+                let from = scratch.len();
+                scratch.extend_from_slice(&raw[at..end]);
+                xor_into(&mut scratch[from..], &base[at.min(common)..end.min(common)]);
+            }
+            at = end;
+        }
+        Packed {
+            raw_len: raw.len(),
+            ranges: Some(ranges),
+            data: lz4_flex::block::compress(scratch),
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        self.data.len() + self.ranges.as_ref().map_or(0, |r| r.len() * 8)
+    }
 }
 
 /// The world of one step.
@@ -160,23 +209,10 @@ impl Keyframe {
         let (components, fresh) =
             SharedComponents::capture(&mut world.scene.components, previous.map(|p| &p.components));
         let packed = match base {
-            Some(base) => {
-                scratch.clear();
-                scratch.extend_from_slice(raw);
-                xor_into(scratch, base);
-                Packed {
-                    raw_len: raw.len(),
-                    delta: true,
-                    data: lz4_flex::block::compress(scratch),
-                }
-            }
-            None => Packed {
-                raw_len: raw.len(),
-                delta: false,
-                data: lz4_flex::block::compress(raw),
-            },
+            Some(base) => Packed::delta(raw, base, scratch),
+            None => Packed::whole(raw),
         };
-        let bytes = packed.data.len() + fresh + scene.rest_bytes() + size_of::<Keyframe>();
+        let bytes = packed.bytes() + fresh + scene.rest_bytes() + size_of::<Keyframe>();
         Keyframe {
             step: world.systems.steps(),
             applied: world.systems.last_applied(),
@@ -190,21 +226,39 @@ impl Keyframe {
 
     /// Whether the bulk needs the previous keyframe's to be read.
     pub fn is_delta(&self) -> bool {
-        self.packed.delta
+        self.packed.ranges.is_some()
     }
 
     /// Unpacks the bulk into `out`; `base` is the previous keyframe's bulk when
     /// [`Keyframe::is_delta`].
     pub fn unpack(&self, base: Option<&[u8]>, out: &mut Vec<u8>) -> Result<(), BulkError> {
-        out.clear();
-        out.resize(self.packed.raw_len, 0);
-        let n = lz4_flex::block::decompress_into(&self.packed.data, out)
-            .map_err(|_| BulkError { column: 0 })?;
-        if n != self.packed.raw_len {
-            return Err(BulkError { column: 0 });
+        let damaged = BulkError { column: 0 };
+        let packed = &self.packed;
+        let Some(ranges) = &packed.ranges else {
+            out.clear();
+            out.resize(packed.raw_len, 0);
+            let n = lz4_flex::block::decompress_into(&packed.data, out).map_err(|_| damaged)?;
+            return if n == packed.raw_len {
+                Ok(())
+            } else {
+                Err(damaged)
+            };
+        };
+        let base = base.ok_or(damaged)?;
+        let changed: usize = ranges.iter().map(|&(_, len)| len as usize).sum();
+        let xor = lz4_flex::block::decompress(&packed.data, changed).map_err(|_| damaged)?;
+        if xor.len() != changed {
+            return Err(damaged);
         }
-        if self.packed.delta {
-            xor_into(out, base.ok_or(BulkError { column: 0 })?);
+        out.clear();
+        out.extend_from_slice(&base[..base.len().min(packed.raw_len)]);
+        out.resize(packed.raw_len, 0);
+        let mut from = 0;
+        for &(start, len) in ranges {
+            let (start, len) = (start as usize, len as usize);
+            let target = out.get_mut(start..start + len).ok_or(damaged)?;
+            xor_into(target, &xor[from..from + len]);
+            from += len;
         }
         Ok(())
     }
@@ -212,19 +266,15 @@ impl Keyframe {
     /// Stores `raw` (this keyframe's bulk) standing alone: the keyframe it was a
     /// delta against is being dropped. Returns the stored sizes before and after.
     pub fn make_standalone(&mut self, raw: &[u8]) -> (usize, usize) {
-        let old = self.packed.data.len();
-        self.packed = Packed {
-            raw_len: raw.len(),
-            delta: false,
-            data: lz4_flex::block::compress(raw),
-        };
-        (old, self.packed.data.len())
+        let old = self.packed.bytes();
+        self.packed = Packed::whole(raw);
+        (old, self.packed.bytes())
     }
 
     /// Bytes this keyframe still holds alone, for the budget when it is dropped
     /// (shared columns stay with the keyframes that share them).
     pub fn bytes_freed_by_drop(&self) -> usize {
-        self.packed.data.len()
+        self.packed.bytes()
             + self.components.unshared_bytes()
             + self.scene.rest_bytes()
             + size_of::<Keyframe>()

@@ -10,18 +10,24 @@
 //!
 //! - Keyframes are taken adaptively: when the steps since the last one took
 //!   long enough that re-simulating them costs about [`RecordSettings::resim_target`],
-//!   but not before the steps took 25 times what the last capture cost, so
+//!   but not before the steps took 40 times what the last capture cost, so
 //!   recording stays a few percent of the step, unless that would make a seek
 //!   re-simulate more than [`RecordSettings::resim_cap`] (large worlds).
-//! - A keyframe's bulk (hot columns, slots, names, particle columns) is XOR-ed
-//!   against the previous keyframe's, so unchanged ranges become zero runs, and
-//!   LZ4-compressed; every [`RecordSettings::chain`]-th keyframe stands alone,
+//! - A keyframe's bulk (hot columns, slots, names, live particle columns) is
+//!   stored as the 64-byte ranges that differ from the previous keyframe's,
+//!   XOR-ed against them, LZ4-compressed; every [`RecordSettings::chain`]-th keyframe stands alone,
 //!   which bounds what a seek unpacks. Untouched component columns are shared.
 //! - The keyframes live in a ring with a byte budget: the oldest are dropped
 //!   first (the next one is rebased to stand alone).
 //!
 //! Recording reads the world and never writes what a step reads: a recorded run
 //! is bit for bit the run without a recorder (tested).
+//!
+//! What re-simulation can reproduce is what lives in the world: a user system
+//! that keeps state of its own (a counter in its closure) is not rewound by a
+//! seek; such state belongs in a component. Tools that edit the world between
+//! steps without the editor call [`crate::world::World::note_edit`] (structural
+//! edits are noticed by themselves).
 
 pub mod bulk;
 pub mod file;
@@ -45,7 +51,7 @@ pub struct RecordSettings {
     /// when keyframes are cheap.
     pub resim_target: Duration,
     /// Steps since a keyframe never take longer than this to re-simulate, even
-    /// when capturing costs more than the 4% of step time the adaptive rule
+    /// when capturing costs more than the 2.5% of step time the adaptive rule
     /// allows (a seek's bound on large worlds).
     pub resim_cap: Duration,
     /// A keyframe every this many steps instead of the adaptive rule (tests, benches).
@@ -61,7 +67,7 @@ impl Default for RecordSettings {
             resim_target: Duration::from_millis(8),
             resim_cap: Duration::from_millis(32),
             every: None,
-            chain: 4,
+            chain: 8,
         }
     }
 }
@@ -241,13 +247,16 @@ impl Recorder {
             Some(n) => self.steps_since_keyframe >= n.max(1),
             None => {
                 self.since_keyframe >= self.settings.resim_target
-                    && (self.since_keyframe >= self.capture_cost * 25
+                    && (self.since_keyframe >= self.capture_cost * 40
                         || self.since_keyframe >= self.settings.resim_cap)
             }
         };
         if due {
             self.capture(world);
         }
+        // Structural changes made by the step itself replay; only those made
+        // between steps (by hand) must be kept as a keyframe.
+        self.seen_structure = world.scene.structure_version();
     }
 
     fn capture(&mut self, world: &mut World) {

@@ -1,24 +1,29 @@
-//! The pool as a recording keeps it: its columns as bytes (every slot, so a
-//! restored pool is the same bits dead or alive), its counters in a clone.
-//! Scratch columns (eviction, expired) are not kept: every update rewrites
-//! them before reading.
+//! The pool as a recording keeps it: the live range of its columns as bytes,
+//! its capacity and counters in a clone. Dead slots are not kept (a spawn
+//! writes every column of the slots it takes before anything reads them; they
+//! come back as zeros), nor are the scratch columns (eviction, expired), which
+//! every update rewrites before reading.
 
-use super::{BlendMode, ParticlePool};
+use glam::Vec3;
+
+use super::{BlendMode, MAX_POOL_CAPACITY, ParticlePool};
 use crate::record::bulk::{BulkError, BulkReader, BulkWriter};
 
 impl ParticlePool {
-    /// Writes the columns to `out` and returns the pool without them.
+    /// Writes the live columns to `out` and returns the pool without them.
     pub(crate) fn save_state(&self, out: &mut Vec<u8>) -> ParticlePool {
         let mut w = BulkWriter::new(out);
-        w.pod(&self.position);
-        w.pod(&self.velocity);
-        w.pod(&self.age);
-        w.pod(&self.lifetime);
-        w.pod(&self.color);
-        w.pod(&self.size);
-        w.pod(&self.owner);
-        w.each(&self.blend, 1, |o, b| {
-            o.push(u8::from(*b == BlendMode::Additive))
+        let n = self.alive;
+        w.value(self.capacity() as u64);
+        w.pod(&self.position[..n]);
+        w.pod(&self.velocity[..n]);
+        w.pod(&self.age[..n]);
+        w.pod(&self.lifetime[..n]);
+        w.pod(&self.color[..n]);
+        w.pod(&self.size[..n]);
+        w.pod(&self.owner[..n]);
+        w.each(&self.blend[..n], 1, |o, b| {
+            o.push(u8::from(*b == BlendMode::Additive));
         });
         ParticlePool {
             position: Vec::new(),
@@ -40,6 +45,7 @@ impl ParticlePool {
         rest: &ParticlePool,
         bulk: &mut BulkReader<'_>,
     ) -> Result<ParticlePool, BulkError> {
+        let capacity = bulk.value::<u64>()?;
         let mut pool = ParticlePool {
             position: bulk.pod()?,
             velocity: bulk.pod()?,
@@ -59,21 +65,34 @@ impl ParticlePool {
             expired: Vec::new(),
             ..*rest
         };
-        let n = pool.age.len();
         let lengths = [
             pool.position.len(),
             pool.velocity.len(),
+            pool.age.len(),
             pool.lifetime.len(),
             pool.color.len(),
             pool.size.len(),
             pool.owner.len(),
             pool.blend.len(),
         ];
-        if lengths.iter().any(|&l| l != n) || pool.alive > n {
+        let capacity = usize::try_from(capacity).unwrap_or(usize::MAX);
+        if lengths.iter().any(|&l| l != pool.alive)
+            || capacity < pool.alive
+            || capacity > MAX_POOL_CAPACITY as usize
+        {
             return Err(BulkError { column: 0 });
         }
-        pool.eviction.reserve_exact(n);
-        pool.expired.resize(n, 0);
+        // Dead slots come back as zeros, as `grow_to` makes them.
+        pool.position.resize(capacity, Vec3::ZERO);
+        pool.velocity.resize(capacity, Vec3::ZERO);
+        pool.age.resize(capacity, 0.0);
+        pool.lifetime.resize(capacity, 0.0);
+        pool.color.resize(capacity, [0; 4]);
+        pool.size.resize(capacity, 0.0);
+        pool.owner.resize(capacity, 0);
+        pool.blend.resize(capacity, BlendMode::Alpha);
+        pool.eviction.reserve_exact(capacity);
+        pool.expired.resize(capacity, 0);
         Ok(pool)
     }
 }
