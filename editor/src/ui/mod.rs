@@ -648,15 +648,14 @@ impl EditorApp {
         egui::Panel::top("menu_bar").show(ui, |ui| self.menu_ui(ui));
         egui::Panel::top("toolbar").show(ui, |ui| self.toolbar_ui(ui));
         egui::Panel::bottom("status_bar").show(ui, |ui| self.status_ui(ui));
-        if self.play != PlayState::Editing || self.doc.world.recorder().is_some() {
-            egui::Panel::bottom("timeline").show(ui, |ui| self.timeline_ui(ui));
-        }
         if self.view.stats {
             egui::Panel::bottom("stats")
                 .resizable(true)
                 .default_size(130.0)
                 .show(ui, |ui| stats::stats_ui(ui, &self.stats));
         }
+        // Last of the bottom panels: right under the 3D view.
+        egui::Panel::bottom("timeline").show(ui, |ui| self.timeline_ui(ui));
         if self.view.hierarchy {
             egui::Panel::left("hierarchy")
                 .resizable(true)

@@ -53,15 +53,14 @@ impl EditorApp {
                 stats.bytes as f64 / f64::from(1 << 20),
                 budget >> 20
             );
-            let label_width = 300.0;
-            ui.spacing_mut().slider_width = (ui.available_width() - label_width).max(80.0);
+            ui.label(RichText::new(used).monospace());
+            ui.spacing_mut().slider_width = (ui.available_width() - 8.0).max(80.0);
             let slider = egui::Slider::new(&mut target, first..=last.max(first + 1))
                 .show_value(false)
                 .clamping(egui::SliderClamping::Always);
             ui.add(slider)
                 .accessible_name("Timeline")
                 .on_hover_text("Drag to scrub through the recorded steps");
-            ui.label(RichText::new(used).monospace());
         });
         let target = target.min(last);
         if target != current {
