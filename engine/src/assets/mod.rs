@@ -1,5 +1,7 @@
-//! Mesh assets: generated primitives and models imported from glTF files.
+//! Mesh assets: generated primitives and models imported from glTF files
+//! (meshes, materials, textures, animation clips).
 
+pub mod animation;
 pub mod gltf;
 mod model;
 mod primitives;

@@ -1,0 +1,88 @@
+use super::*;
+
+fn clip(interpolation: Interpolation, property: Property, times: &[f32], values: &[f32]) -> Clip {
+    let width = match property {
+        Property::Rotation => 4,
+        _ => 3,
+    };
+    Clip {
+        name: "test".into(),
+        duration: *times.last().unwrap(),
+        times: times.to_vec(),
+        values: values.to_vec(),
+        channels: vec![Channel {
+            node: 0,
+            property,
+            interpolation,
+            keys: 0..times.len() as u32,
+            values: 0..values.len() as u32,
+            width,
+        }],
+    }
+}
+
+fn vec3_at(clip: &Clip, t: f32) -> Vec3 {
+    match clip.sample(0, t, &mut 0) {
+        Some(Sample::Vec3(v)) => v,
+        other => panic!("expected a vector, got {other:?}"),
+    }
+}
+
+#[test]
+fn linear_and_step_match_hand_computed_values_and_clamp_outside_the_keys() {
+    let values = [0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 2.0, 4.0, 0.0];
+    let linear = clip(Interpolation::Linear, Property::Translation, &[0.0, 1.0, 3.0], &values);
+    assert_eq!(vec3_at(&linear, 0.5), Vec3::new(1.0, 0.0, 0.0));
+    assert_eq!(vec3_at(&linear, 2.0), Vec3::new(2.0, 2.0, 0.0));
+    assert_eq!(vec3_at(&linear, 5.0), Vec3::new(2.0, 4.0, 0.0));
+    assert_eq!(vec3_at(&linear, -1.0), Vec3::ZERO);
+    let step = clip(Interpolation::Step, Property::Translation, &[0.0, 1.0, 3.0], &values);
+    assert_eq!(vec3_at(&step, 0.99), Vec3::ZERO);
+    assert_eq!(vec3_at(&step, 1.0), Vec3::new(2.0, 0.0, 0.0));
+    assert_eq!(vec3_at(&step, 2.9), Vec3::new(2.0, 0.0, 0.0));
+}
+
+#[test]
+fn cubic_spline_uses_the_tangents_scaled_by_the_key_gap() {
+    // Keys at 0 and 2 s: in-tangent, value, out-tangent each.
+    let values = [
+        0.0, 0.0, 0.0, /* v0 */ 0.0, 0.0, 0.0, /* out0 */ 3.0, 0.0, 0.0, //
+        -1.0, 0.0, 0.0, /* v1 */ 4.0, 0.0, 0.0, /* out1 */ 0.0, 0.0, 0.0,
+    ];
+    let cubic = clip(Interpolation::CubicSpline, Property::Translation, &[0.0, 2.0], &values);
+    // u = 0.5: 0.125 * 2 * 3 + 0.5 * 4 + (-0.125) * 2 * (-1) = 3.
+    assert!((vec3_at(&cubic, 1.0).x - 3.0).abs() < 1e-6);
+    // u = 0.25: h10 = 0.140625, h01 = 0.15625, h11 = -0.046875 -> 0.84375 + 0.625 + 0.09375.
+    assert!((vec3_at(&cubic, 0.5).x - 1.5625).abs() < 1e-6);
+    assert_eq!(vec3_at(&cubic, 2.0).x, 4.0);
+}
+
+#[test]
+fn rotations_take_the_shortest_path() {
+    let quarter = Quat::from_rotation_y(std::f32::consts::FRAC_PI_2);
+    // The same rotation as `quarter`, written with the opposite sign.
+    let far = -quarter;
+    let mut values = Quat::IDENTITY.to_array().to_vec();
+    values.extend_from_slice(&far.to_array());
+    let linear = clip(Interpolation::Linear, Property::Rotation, &[0.0, 1.0], &values);
+    let Some(Sample::Quat(half)) = linear.sample(0, 0.5, &mut 0) else {
+        panic!("a rotation");
+    };
+    let expected = Quat::from_rotation_y(std::f32::consts::FRAC_PI_4);
+    assert!(half.angle_between(expected) < 1e-4, "{half:?}");
+}
+
+#[test]
+fn a_cursor_gives_what_a_fresh_search_gives_forward_and_backward() {
+    let times: Vec<f32> = (0..200).map(|i| i as f32 * 0.05).collect();
+    let values: Vec<f32> = times.iter().flat_map(|t| [t.sin(), t.cos(), *t]).collect();
+    let linear = clip(Interpolation::Linear, Property::Translation, &times, &values);
+    let mut cursor = 0;
+    let mut t = 0.0;
+    for step in 0..600 {
+        // Forward mostly, with jumps back (a loop wrapping).
+        t = if step % 150 == 149 { 0.3 } else { t + 0.0173 };
+        let with_cursor = linear.sample(0, t, &mut cursor);
+        assert_eq!(with_cursor, linear.sample(0, t, &mut 0), "t = {t}");
+    }
+}
