@@ -280,6 +280,8 @@ fn lighthouse() -> ModelData {
         materials,
         textures: vec![stripes()],
         nodes,
+        animations: Vec::new(),
+        skins: Vec::new(),
         warnings: Vec::new(),
     }
 }

@@ -93,6 +93,8 @@ fn sample() -> ModelData {
                 mesh: Some(0),
             },
         ],
+        animations: Vec::new(),
+        skins: Vec::new(),
         warnings: Vec::new(),
     }
 }

@@ -212,7 +212,11 @@ fn locate(keys: &[f32], t: f32, cursor: &mut u32) -> (usize, f32, f32) {
         return (k, 0.0, 0.0);
     }
     let dt = keys[k + 1] - keys[k];
-    let u = if dt > 0.0 { ((t - keys[k]) / dt).clamp(0.0, 1.0) } else { 0.0 };
+    let u = if dt > 0.0 {
+        ((t - keys[k]) / dt).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     (k, u, dt)
 }
 

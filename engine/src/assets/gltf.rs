@@ -6,9 +6,11 @@
 //! the shape of the hierarchy and image decoding, so what comes out is plain
 //! owned data that the asset registry, the scene and the GPU upload can trust.
 //! Malformed files give a [`ModelError`] naming the file and the element, never
-//! a panic; features the engine cannot show (skins, morph targets, animations,
-//! cameras) load without them and leave a [`ModelWarning`].
+//! a panic; features the engine cannot show (skinned drawing, morph targets,
+//! cameras) load without them and leave a [`ModelWarning`]. Animation clips and
+//! skins are imported (`gltf/animation.rs`).
 
+mod animation;
 mod hierarchy;
 mod mesh;
 mod source;
@@ -169,6 +171,18 @@ pub enum ModelError {
         element: String,
         /// What the decoder said.
         message: String,
+    },
+    /// An animation channel or a skin that cannot be used as it is.
+    #[error("{}: {element}: expected {expected}, found {found}", path.display())]
+    BadAnimation {
+        /// The file.
+        path: PathBuf,
+        /// The element (`animations[2].channels[5]`, `skins[0].joints[3]`).
+        element: String,
+        /// What the importer needs.
+        expected: String,
+        /// What the file has.
+        found: String,
     },
     /// The node graph is not a tree: a node is its own ancestor or has two parents.
     #[error(
@@ -344,13 +358,17 @@ impl Importer<'_> {
             .materials()
             .map(|material| self.material(&material, &mut textures))
             .collect::<Result<_, _>>()?;
-        let nodes = self.nodes()?;
+        let (nodes, node_map) = self.nodes()?;
+        let animations = self.animations(&node_map)?;
+        let skins = self.skins(&node_map)?;
         Ok(ModelData {
             path: self.path.to_path_buf(),
             meshes,
             materials,
             textures: textures.into_textures(),
             nodes,
+            animations,
+            skins,
             warnings: self.warnings,
         })
     }
@@ -366,12 +384,7 @@ impl Importer<'_> {
             (
                 "skins",
                 root.skins.len(),
-                "skinning is not supported; the mesh is drawn in its bind pose",
-            ),
-            (
-                "animations",
-                root.animations.len(),
-                "animation is not supported and was ignored",
+                "the skin is imported but skinned drawing is not supported yet; the mesh is drawn in its bind pose",
             ),
             ("cameras", root.cameras.len(), "cameras are not imported"),
         ];

@@ -10,7 +10,8 @@ mod registry;
 use serde::{Deserialize, Serialize};
 
 pub use model::{
-    ModelData, ModelMaterial, ModelMesh, ModelNode, ModelPrimitive, ModelWarning, TextureData,
+    ModelData, ModelMaterial, ModelMesh, ModelNode, ModelPrimitive, ModelSkin, ModelWarning,
+    TextureData,
 };
 pub use primitives::{MeshData, MeshVertex};
 pub use registry::{

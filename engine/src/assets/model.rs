@@ -125,6 +125,23 @@ pub struct ModelData {
     pub textures: Vec<TextureData>,
     /// The hierarchy of the file's default scene (or of its first scene), parents first.
     pub nodes: Vec<ModelNode>,
+    /// Animation clips, in the file's order.
+    pub animations: Vec<crate::assets::animation::Clip>,
+    /// Skins, in the file's order.
+    pub skins: Vec<ModelSkin>,
     /// What was skipped.
     pub warnings: Vec<ModelWarning>,
+}
+
+/// A glTF skin: the nodes that act as its joints and their inverse bind matrices.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ModelSkin {
+    /// The name in the file.
+    pub name: String,
+    /// The joints, as indices into [`ModelData::nodes`].
+    pub joints: Vec<u32>,
+    /// One per joint: from the mesh's space to the joint's space in the bind pose.
+    pub inverse_bind: Vec<glam::Mat4>,
+    /// The common root of the joints, if the file names one.
+    pub skeleton: Option<u32>,
 }

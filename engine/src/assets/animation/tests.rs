@@ -31,12 +31,22 @@ fn vec3_at(clip: &Clip, t: f32) -> Vec3 {
 #[test]
 fn linear_and_step_match_hand_computed_values_and_clamp_outside_the_keys() {
     let values = [0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 2.0, 4.0, 0.0];
-    let linear = clip(Interpolation::Linear, Property::Translation, &[0.0, 1.0, 3.0], &values);
+    let linear = clip(
+        Interpolation::Linear,
+        Property::Translation,
+        &[0.0, 1.0, 3.0],
+        &values,
+    );
     assert_eq!(vec3_at(&linear, 0.5), Vec3::new(1.0, 0.0, 0.0));
     assert_eq!(vec3_at(&linear, 2.0), Vec3::new(2.0, 2.0, 0.0));
     assert_eq!(vec3_at(&linear, 5.0), Vec3::new(2.0, 4.0, 0.0));
     assert_eq!(vec3_at(&linear, -1.0), Vec3::ZERO);
-    let step = clip(Interpolation::Step, Property::Translation, &[0.0, 1.0, 3.0], &values);
+    let step = clip(
+        Interpolation::Step,
+        Property::Translation,
+        &[0.0, 1.0, 3.0],
+        &values,
+    );
     assert_eq!(vec3_at(&step, 0.99), Vec3::ZERO);
     assert_eq!(vec3_at(&step, 1.0), Vec3::new(2.0, 0.0, 0.0));
     assert_eq!(vec3_at(&step, 2.9), Vec3::new(2.0, 0.0, 0.0));
@@ -49,7 +59,12 @@ fn cubic_spline_uses_the_tangents_scaled_by_the_key_gap() {
         0.0, 0.0, 0.0, /* v0 */ 0.0, 0.0, 0.0, /* out0 */ 3.0, 0.0, 0.0, //
         -1.0, 0.0, 0.0, /* v1 */ 4.0, 0.0, 0.0, /* out1 */ 0.0, 0.0, 0.0,
     ];
-    let cubic = clip(Interpolation::CubicSpline, Property::Translation, &[0.0, 2.0], &values);
+    let cubic = clip(
+        Interpolation::CubicSpline,
+        Property::Translation,
+        &[0.0, 2.0],
+        &values,
+    );
     // u = 0.5: 0.125 * 2 * 3 + 0.5 * 4 + (-0.125) * 2 * (-1) = 3.
     assert!((vec3_at(&cubic, 1.0).x - 3.0).abs() < 1e-6);
     // u = 0.25: h10 = 0.140625, h01 = 0.15625, h11 = -0.046875 -> 0.84375 + 0.625 + 0.09375.
@@ -64,7 +79,12 @@ fn rotations_take_the_shortest_path() {
     let far = -quarter;
     let mut values = Quat::IDENTITY.to_array().to_vec();
     values.extend_from_slice(&far.to_array());
-    let linear = clip(Interpolation::Linear, Property::Rotation, &[0.0, 1.0], &values);
+    let linear = clip(
+        Interpolation::Linear,
+        Property::Rotation,
+        &[0.0, 1.0],
+        &values,
+    );
     let Some(Sample::Quat(half)) = linear.sample(0, 0.5, &mut 0) else {
         panic!("a rotation");
     };
@@ -76,7 +96,12 @@ fn rotations_take_the_shortest_path() {
 fn a_cursor_gives_what_a_fresh_search_gives_forward_and_backward() {
     let times: Vec<f32> = (0..200).map(|i| i as f32 * 0.05).collect();
     let values: Vec<f32> = times.iter().flat_map(|t| [t.sin(), t.cos(), *t]).collect();
-    let linear = clip(Interpolation::Linear, Property::Translation, &times, &values);
+    let linear = clip(
+        Interpolation::Linear,
+        Property::Translation,
+        &times,
+        &values,
+    );
     let mut cursor = 0;
     let mut t = 0.0;
     for step in 0..600 {

@@ -15,7 +15,9 @@ impl Importer<'_> {
     /// The default scene's nodes (else the first scene's, else every node that
     /// is nobody's child) in pre-order. Walks with an explicit stack and a
     /// visited mark, so a malformed graph is an error, not a hang or a stack overflow.
-    pub(super) fn nodes(&mut self) -> Result<Vec<ModelNode>, ModelError> {
+    /// Also returns, for each glTF node, its index in the list (`None` for a
+    /// node outside the scene).
+    pub(super) fn nodes(&mut self) -> Result<(Vec<ModelNode>, Vec<Option<u32>>), ModelError> {
         let document = self.document;
         let roots: Vec<gltf::Node<'_>> = match document
             .default_scene()
@@ -36,6 +38,7 @@ impl Importer<'_> {
         let mut visited = vec![false; document.nodes().len()];
         let mut stack: Vec<_> = roots.into_iter().rev().map(|node| (node, None)).collect();
         let mut nodes = Vec::new();
+        let mut map = vec![None; document.nodes().len()];
         while let Some((node, parent)) = stack.pop() {
             if std::mem::replace(&mut visited[node.index()], true) {
                 return Err(ModelError::Cycle {
@@ -44,6 +47,7 @@ impl Importer<'_> {
                 });
             }
             let own_index = nodes.len();
+            map[node.index()] = u32::try_from(own_index).ok();
             nodes.push(ModelNode {
                 name: node
                     .name()
@@ -60,7 +64,7 @@ impl Importer<'_> {
                     .map(|child| (child, Some(own_index))),
             );
         }
-        Ok(nodes)
+        Ok((nodes, map))
     }
 
     fn transform(&mut self, node: &gltf::Node<'_>) -> Transform {
