@@ -593,6 +593,15 @@ proptest! {
     fn mangled_gltf_never_panics(bytes in mangled(export().to_gltf(Resources::Embedded).expect("serialise").json)) {
         let _ = import::from_slice(&bytes, Path::new("mangled.gltf"));
     }
+
+    /// SimpleSkin (../shared/models, embedded buffers): mangles reach its skin,
+    /// animation samplers, key times and inverse bind matrices.
+    #[test]
+    fn mangled_skin_and_animation_never_panic(bytes in mangled(std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/models/SimpleSkin.gltf")
+    ).expect("SimpleSkin is there"))) {
+        let _ = import::from_slice(&bytes, Path::new("mangled.gltf"));
+    }
 }
 
 #[test]

@@ -269,6 +269,7 @@ fn validate(
     use json::validation::Validate;
 
     check_position_accessors(root, path)?;
+    animation::check_indices(root, path)?;
     for (i, extension) in root.extensions_required.iter().enumerate() {
         if GEOMETRY_EXTENSIONS.contains(&extension.as_str()) {
             return Err(ModelError::UnsupportedExtension {

@@ -236,3 +236,101 @@ impl Importer<'_> {
         Ok(skins)
     }
 }
+
+/// The gltf crate's animation and skin accessors unwrap their indices: every
+/// index they follow is checked here first, before the schema check (which
+/// does not look into channel targets).
+pub(super) fn check_indices(
+    root: &gltf::json::Root,
+    path: &std::path::Path,
+) -> Result<(), ModelError> {
+    use gltf::json::validation::Checked;
+    let bad = |element: String, expected: String, found: String| ModelError::BadAnimation {
+        path: path.to_path_buf(),
+        element,
+        expected,
+        found,
+    };
+    let (nodes, accessors) = (root.nodes.len(), root.accessors.len());
+    let index = |element: String, what: &str, value: usize, len: usize| {
+        if value < len {
+            Ok(())
+        } else {
+            Err(bad(
+                element,
+                format!("{what} index below {len}"),
+                value.to_string(),
+            ))
+        }
+    };
+    for (a, animation) in root.animations.iter().enumerate() {
+        for (s, sampler) in animation.samplers.iter().enumerate() {
+            let element = format!("animations[{a}].samplers[{s}]");
+            index(
+                format!("{element}.input"),
+                "an accessor",
+                sampler.input.value(),
+                accessors,
+            )?;
+            index(
+                format!("{element}.output"),
+                "an accessor",
+                sampler.output.value(),
+                accessors,
+            )?;
+            if let Checked::Invalid = sampler.interpolation {
+                return Err(bad(
+                    element,
+                    "LINEAR, STEP or CUBICSPLINE".into(),
+                    "another".into(),
+                ));
+            }
+        }
+        for (c, channel) in animation.channels.iter().enumerate() {
+            let element = format!("animations[{a}].channels[{c}]");
+            let samplers = animation.samplers.len();
+            index(
+                format!("{element}.sampler"),
+                "a sampler",
+                channel.sampler.value(),
+                samplers,
+            )?;
+            index(
+                format!("{element}.target.node"),
+                "a node",
+                channel.target.node.value(),
+                nodes,
+            )?;
+            if let Checked::Invalid = channel.target.path {
+                return Err(bad(
+                    format!("{element}.target.path"),
+                    "translation, rotation, scale or weights".into(),
+                    "another".into(),
+                ));
+            }
+        }
+    }
+    for (s, skin) in root.skins.iter().enumerate() {
+        for (j, joint) in skin.joints.iter().enumerate() {
+            index(
+                format!("skins[{s}].joints[{j}]"),
+                "a node",
+                joint.value(),
+                nodes,
+            )?;
+        }
+        if let Some(skeleton) = skin.skeleton {
+            index(
+                format!("skins[{s}].skeleton"),
+                "a node",
+                skeleton.value(),
+                nodes,
+            )?;
+        }
+        if let Some(matrices) = skin.inverse_bind_matrices {
+            let element = format!("skins[{s}].inverseBindMatrices");
+            index(element, "an accessor", matrices.value(), accessors)?;
+        }
+    }
+    Ok(())
+}
