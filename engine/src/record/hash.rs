@@ -58,6 +58,13 @@ impl Write for HashWriter {
     }
 }
 
+/// Owners and values of a component column, in storage order.
+fn hash_column<T: std::fmt::Debug>(w: &mut HashWriter, column: &crate::scene::Column<T>) {
+    for (node, value) in column.iter() {
+        let _ = write!(w, "{node:?}{value:?}");
+    }
+}
+
 impl World {
     /// Hashes of everything a fixed step reads and writes. Columns of plain
     /// numbers are hashed as their bytes; component values through their
@@ -80,38 +87,15 @@ impl World {
         let mut components = HashWriter(Xxh3::new());
         let c = &self.scene.components;
         let w = &mut components;
-        let _ = (c.spin.iter().try_for_each(|(n, v)| write!(w, "{n:?}{v:?}")))
-            .and_then(|()| {
-                c.oscillate
-                    .iter()
-                    .try_for_each(|(n, v)| write!(w, "{n:?}{v:?}"))
-            })
-            .and_then(|()| {
-                c.orbit
-                    .iter()
-                    .try_for_each(|(n, v)| write!(w, "{n:?}{v:?}"))
-            })
-            .and_then(|()| c.mesh.iter().try_for_each(|(n, v)| write!(w, "{n:?}{v:?}")))
-            .and_then(|()| {
-                c.light
-                    .iter()
-                    .try_for_each(|(n, v)| write!(w, "{n:?}{v:?}"))
-            })
-            .and_then(|()| {
-                c.emitter
-                    .iter()
-                    .try_for_each(|(n, v)| write!(w, "{n:?}{v:?}"))
-            })
-            .and_then(|()| {
-                c.model
-                    .iter()
-                    .try_for_each(|(n, v)| write!(w, "{n:?}{v:?}"))
-            })
-            .and_then(|()| {
-                c.model_part
-                    .iter()
-                    .try_for_each(|(n, v)| write!(w, "{n:?}{v:?}"))
-            });
+        hash_column(w, &c.spin);
+        hash_column(w, &c.oscillate);
+        hash_column(w, &c.orbit);
+        hash_column(w, &c.mesh);
+        hash_column(w, &c.light);
+        hash_column(w, &c.emitter);
+        hash_column(w, &c.model);
+        hash_column(w, &c.model_part);
+        hash_column(w, &c.animator);
         StateHash {
             nodes: nodes.0.digest(),
             components: components.0.digest(),

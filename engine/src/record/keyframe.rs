@@ -14,7 +14,7 @@ use crate::world::World;
 /// Applies `m!` to the list of [`Components`] fields.
 macro_rules! columns {
     ($m:ident) => {
-        $m! { spin, oscillate, orbit, mesh, light, emitter, model, model_part }
+        $m! { spin, oscillate, orbit, mesh, light, emitter, model, model_part, animator }
     };
 }
 
@@ -40,6 +40,7 @@ pub(super) trait ColumnTypes {
     type emitter;
     type model;
     type model_part;
+    type animator;
 }
 
 impl ColumnTypes for Components {
@@ -51,6 +52,7 @@ impl ColumnTypes for Components {
     type emitter = crate::particles::Emitter;
     type model = crate::scene::ModelInstance;
     type model_part = crate::scene::ModelPart;
+    type animator = crate::scene::Animator;
 }
 
 columns!(shared_struct);

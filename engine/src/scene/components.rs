@@ -202,6 +202,8 @@ pub struct Components {
     pub model: Column<ModelInstance>,
     /// Nodes spawned from an imported model.
     pub model_part: Column<ModelPart>,
+    /// Animation players.
+    pub animator: Column<super::Animator>,
 }
 
 impl Components {
@@ -215,6 +217,7 @@ impl Components {
         self.emitter.remove(node);
         self.model.remove(node);
         self.model_part.remove(node);
+        self.animator.remove(node);
     }
 }
 
@@ -291,6 +294,7 @@ component!(
     Emitter => emitter,
     ModelInstance => model,
     ModelPart => model_part,
+    super::Animator => animator,
 );
 
 impl super::Scene {

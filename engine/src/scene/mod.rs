@@ -11,6 +11,7 @@
 //! - [`index`]: the octree of mesh bounds, fed by the dirty flag.
 //! - `model`: imported glTF models instanced as subtrees.
 
+pub(crate) mod animator;
 mod column;
 pub mod components;
 mod consistency;
@@ -27,6 +28,7 @@ mod validate;
 
 use std::path::PathBuf;
 
+pub use animator::{Animator, CrossFade, PlayMode, clip_time};
 pub use column::Column;
 pub use components::{
     CameraSetup, Component, Components, Environment, Light, LightKind, Material, MeshRenderer,

@@ -1,0 +1,155 @@
+//! Animators on real-world models: poses independent of the step rate, joint
+//! matrices checked by hand, cross-fades, and recordings that seek exactly.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use glam::{Mat4, Quat, Vec3};
+use keel_engine::record::RecordSettings;
+use keel_engine::scene::{Animator, NodeId, PlayMode, Scene, Transform, clip_time};
+use keel_engine::time::Clock;
+use keel_engine::world::World;
+
+fn shared(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/models")
+        .join(name)
+}
+
+/// A world holding one instance of `model` with an animator playing `clip`.
+fn animated(model: &str, clip: &str, step: Duration) -> (World, NodeId) {
+    let mut scene = Scene::new();
+    let (root, _) = scene
+        .spawn_model(None, "rig", Transform::IDENTITY, &shared(model))
+        .expect("the model loads");
+    scene.insert(root, Animator::new(clip)).unwrap();
+    let mut world = World::new(scene);
+    world.clock = Clock::new(step);
+    (world, root)
+}
+
+fn run_for(world: &mut World, seconds: f64) {
+    let steps = (seconds / world.clock.step().as_secs_f64()).round() as u64;
+    for _ in 0..steps {
+        world.step();
+    }
+}
+
+#[test]
+fn simple_skin_joint_matrices_at_half_a_second_match_the_file_by_hand() {
+    let (mut world, root) = animated("SimpleSkin.gltf", "animation 0", Duration::from_millis(10));
+    run_for(&mut world, 0.5);
+    let animator = world.scene.get::<Animator>(root).unwrap();
+    assert!((animator.time - 0.5).abs() < 1e-6, "{}", animator.time);
+    let mut joints = Vec::new();
+    assert_eq!(animator.joint_matrices(&world.scene, 0, &mut joints), 2);
+    // Joint 0: nodes[1] at (0, 1, 0), inverse bind translate(-0.5, -1, 0).
+    let first = Mat4::from_translation(Vec3::new(-0.5, 0.0, 0.0));
+    assert!(joints[0].abs_diff_eq(first, 1e-6), "{:?}", joints[0]);
+    // Joint 1: nodes[2] under it, rotated by the key at 0.5 s (z = 0.383, w = 0.924).
+    let key = Quat::from_xyzw(0.0, 0.0, 0.383, 0.924).normalize();
+    let second = Mat4::from_translation(Vec3::Y)
+        * Mat4::from_quat(key)
+        * Mat4::from_translation(Vec3::new(-0.5, -1.0, 0.0));
+    assert!(
+        joints[1].abs_diff_eq(second, 1e-5),
+        "{:?} vs {second:?}",
+        joints[1]
+    );
+}
+
+fn locals(world: &World, root: NodeId) -> Vec<Transform> {
+    world
+        .scene
+        .subtree(root)
+        .map(|n| world.scene.local(n).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_clip_at_240_hz_and_at_30_hz_gives_the_same_pose_at_the_same_time() {
+    let (mut fast, a) = animated("Fox.glb", "Walk", Duration::from_nanos(1_000_000_000 / 240));
+    let (mut slow, b) = animated("Fox.glb", "Walk", Duration::from_nanos(1_000_000_000 / 30));
+    let before = locals(&fast, a);
+    run_for(&mut fast, 1.5);
+    run_for(&mut slow, 1.5);
+    let (fast_pose, slow_pose) = (locals(&fast, a), locals(&slow, b));
+    assert_ne!(fast_pose, before, "the Fox walked");
+    for (i, (p, q)) in fast_pose.iter().zip(&slow_pose).enumerate() {
+        assert!(p.translation.abs_diff_eq(q.translation, 1e-5), "node {i}");
+        assert!(
+            p.rotation.abs_diff_eq(q.rotation, 1e-5),
+            "node {i}: {p:?} vs {q:?}"
+        );
+        assert!(p.scale.abs_diff_eq(q.scale, 1e-5), "node {i}");
+    }
+}
+
+#[test]
+fn a_cross_fade_ends_on_the_new_clip() {
+    let (mut world, root) = animated("Fox.glb", "Survey", Duration::from_millis(10));
+    run_for(&mut world, 0.3);
+    world
+        .scene
+        .get_mut::<Animator>(root)
+        .unwrap()
+        .cross_fade("Run", 0.4);
+    run_for(&mut world, 0.2);
+    let animator = world.scene.get::<Animator>(root).unwrap();
+    let fade = animator.fade.as_ref().expect("still fading");
+    assert!((fade.elapsed - 0.2).abs() < 1e-4 && animator.clip == "Survey");
+    run_for(&mut world, 0.3);
+    let animator = world.scene.get::<Animator>(root).unwrap();
+    assert!(animator.fade.is_none());
+    assert_eq!(animator.clip, "Run");
+    // The pose is Run's at its own time now, like an animator that only ran Run.
+    let t = animator.time;
+    let (mut run, other) = animated("Fox.glb", "Run", Duration::from_millis(10));
+    run.scene.get_mut::<Animator>(other).unwrap().time = t - 0.01;
+    run.step();
+    for (p, q) in locals(&world, root).iter().zip(&locals(&run, other)) {
+        assert!(p.rotation.abs_diff_eq(q.rotation, 1e-4), "{p:?} vs {q:?}");
+    }
+}
+
+#[test]
+fn play_modes_map_time_into_the_clip() {
+    assert_eq!(clip_time(PlayMode::Loop, 2.5, 2.0), 0.5);
+    assert_eq!(clip_time(PlayMode::Once, 2.5, 2.0), 2.0);
+    assert_eq!(clip_time(PlayMode::PingPong, 2.5, 2.0), 1.5);
+    assert_eq!(clip_time(PlayMode::PingPong, 4.5, 2.0), 0.5);
+    assert_eq!(clip_time(PlayMode::Loop, -0.5, 2.0), 1.5);
+}
+
+#[test]
+fn only_animated_bones_become_dirty() {
+    let (mut world, root) = animated("Fox.glb", "Walk", Duration::from_millis(10));
+    world.step();
+    world.step();
+    let nodes = world.scene.subtree(root).count();
+    let recomputed = world.scene.last_recomputed();
+    assert!(
+        recomputed > 0 && recomputed < nodes,
+        "{recomputed} of {nodes}"
+    );
+}
+
+#[test]
+fn seeking_a_recording_of_animators_matches_a_fresh_run() {
+    let (mut world, _) = animated("Fox.glb", "Walk", Duration::from_nanos(16_666_667));
+    world.start_recording(RecordSettings {
+        every: Some(45),
+        ..RecordSettings::default()
+    });
+    for _ in 0..600 {
+        world.step();
+    }
+    for k in [599_u64, 17, 300, 46, 451] {
+        let (mut fresh, _) = animated("Fox.glb", "Walk", Duration::from_nanos(16_666_667));
+        for _ in 0..k {
+            fresh.step();
+        }
+        world.seek(k).unwrap();
+        assert_eq!(world.state_hash(), fresh.state_hash(), "seek to {k}");
+    }
+}
