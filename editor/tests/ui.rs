@@ -1123,3 +1123,25 @@ fn an_edit_at_a_past_step_branches_and_its_undo_brings_the_future_back() {
     doc.seek(90).unwrap();
     assert_eq!(doc.world.state_hash(), at_90);
 }
+
+#[test]
+fn deleting_an_animated_model_and_undoing_keeps_its_animator() {
+    let fox = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/models/Fox.glb");
+    let mut scene = Scene::new();
+    let (root, _) = scene
+        .spawn_model(None, "fox", Transform::IDENTITY, &fox)
+        .unwrap();
+    let mut animator = keel_engine::scene::Animator::new("Walk");
+    animator.speed = 2.0;
+    scene.insert(root, animator).unwrap();
+    let mut doc = Document::new(scene, None);
+    doc.delete(&[root]).unwrap();
+    assert!(doc.scene().find("fox").is_none());
+    doc.undo().unwrap();
+    let root = doc.scene().find("fox").expect("back");
+    let animator = doc.scene().get::<keel_engine::scene::Animator>(root);
+    assert_eq!(
+        animator.map(|a| (a.clip.as_str(), a.speed)),
+        Some(("Walk", 2.0))
+    );
+}

@@ -153,3 +153,54 @@ fn seeking_a_recording_of_animators_matches_a_fresh_run() {
         assert_eq!(world.state_hash(), fresh.state_hash(), "seek to {k}");
     }
 }
+
+fn fox_scene(animator: &str) -> String {
+    format!(
+        "(\n    version: 1,\n    nodes: [\n        (\n            name: \"fox\",\n            model: {:?},\n            animator: {animator},\n        ),\n    ],\n)\n",
+        shared("Fox.glb").display().to_string()
+    )
+}
+
+#[test]
+fn a_scene_file_animator_loads_plays_and_saves_back() {
+    let text = fox_scene("(clip: \"Run\", speed: 1.5, mode: PingPong)");
+    let scene = Scene::from_text(&text, Path::new("fox.ron")).expect("loads");
+    let fox = scene.find("fox").unwrap();
+    let animator = scene.get::<Animator>(fox).expect("an animator");
+    assert_eq!((animator.clip.as_str(), animator.speed), ("Run", 1.5));
+    assert_eq!(animator.mode, PlayMode::PingPong);
+    let saved = scene.to_file();
+    let record = saved.nodes[0].animator.as_ref().expect("saved");
+    assert_eq!(
+        (record.clip.as_str(), record.speed, record.mode),
+        ("Run", 1.5, PlayMode::PingPong)
+    );
+    let mut world = World::new(scene);
+    let before = locals(&world, fox);
+    world.step();
+    assert_ne!(locals(&world, fox), before, "the loaded animator plays");
+}
+
+#[test]
+fn an_unknown_clip_is_an_error_that_lists_the_clips() {
+    let text = fox_scene("(clip: \"Gallop\")");
+    let error = Scene::from_text(&text, Path::new("fox.ron"))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("fox.ron:7:"), "{error}");
+    assert!(error.contains("animator.clip"), "{error}");
+    assert!(
+        error.contains("\"Gallop\"") && error.contains("Survey, Walk, Run"),
+        "{error}"
+    );
+    let error = Scene::from_text(
+        "(version: 1, nodes: [(name: \"box\", animator: (clip: \"Walk\"))])",
+        Path::new("box.ron"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.contains("animator") && error.contains("no model"),
+        "{error}"
+    );
+}

@@ -86,6 +86,28 @@ pub struct NodeRecord {
     /// at each load, so they are not listed in `nodes`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// Plays a clip of the model instanced here (or above).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub animator: Option<AnimatorRecord>,
+}
+
+/// An [`super::Animator`] as a scene file writes it: `animator: (clip: "Walk",
+/// speed: 1.0, mode: Loop)`; it starts at the clip's beginning.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnimatorRecord {
+    /// The clip's name in the model file.
+    pub clip: String,
+    /// Play speed.
+    #[serde(default = "one")]
+    pub speed: f32,
+    /// Loop, Once or PingPong.
+    #[serde(default)]
+    pub mode: super::PlayMode,
+}
+
+fn one() -> f32 {
+    1.0
 }
 
 impl NodeRecord {
@@ -102,6 +124,7 @@ impl NodeRecord {
             light: None,
             emitter: None,
             model: None,
+            animator: None,
         }
     }
 }
@@ -231,6 +254,9 @@ impl SceneFile {
                 }
                 scene.instantiate_model(id, &model)?;
             }
+            if let Some(record) = &record.animator {
+                scene.insert(id, check.animator(&scene, id, record)?)?;
+            }
             ids.push(id);
         }
         scene.propagate();
@@ -291,6 +317,11 @@ impl Scene {
                 light: c.light.get(id).copied(),
                 emitter: c.emitter.get(id).cloned(),
                 model,
+                animator: c.animator.get(id).map(|a| AnimatorRecord {
+                    clip: a.clip.clone(),
+                    speed: a.speed,
+                    mode: a.mode,
+                }),
             });
         }
         SceneFile {

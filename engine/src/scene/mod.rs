@@ -34,7 +34,7 @@ pub use components::{
     CameraSetup, Component, Components, Environment, Light, LightKind, Material, MeshRenderer,
     ModelInstance, ModelPart, Orbit, Oscillate, Spin,
 };
-pub use file::{NodeRecord, SCENE_VERSION, SceneFile};
+pub use file::{AnimatorRecord, NodeRecord, SCENE_VERSION, SceneFile};
 pub use graph::{Keep, Scene};
 pub use handle::NodeId;
 pub use index::SpatialIndex;

@@ -168,6 +168,40 @@ impl<'a> Check<'a> {
     }
 
     /// Checks every component of `record` (the model reference is checked when it loads).
+    /// The animator of a record, once its node (and the model it plays) exists:
+    /// the clip must be one of the model's, and the error lists them.
+    pub(super) fn animator(
+        &self,
+        scene: &super::Scene,
+        node: super::NodeId,
+        record: &super::file::AnimatorRecord,
+    ) -> Result<super::Animator, SceneError> {
+        self.finite("animator.speed", record.speed)?;
+        let Some(clips) = scene.animator_clips(node) else {
+            return Err(self.fail(
+                "animator",
+                "a node with a `model` (or under one) whose clips it plays",
+                "no model".into(),
+            ));
+        };
+        if !clips.contains(&record.clip) {
+            let listed = if clips.is_empty() {
+                "the model has no clips".to_string()
+            } else {
+                format!("the model's clips are {}", clips.join(", "))
+            };
+            return Err(self.fail(
+                "animator.clip",
+                "the name of one of the model's animation clips",
+                format!("{:?} ({listed})", record.clip),
+            ));
+        }
+        let mut animator = super::Animator::new(record.clip.clone());
+        animator.speed = record.speed;
+        animator.mode = record.mode;
+        Ok(animator)
+    }
+
     pub(super) fn components(&self, record: &NodeRecord) -> Result<(), SceneError> {
         if let Some(spin) = &record.spin {
             self.vec3("spin.axis", spin.axis)?;
