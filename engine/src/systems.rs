@@ -138,7 +138,6 @@ pub type SystemFn = Box<dyn FnMut(&mut Scene, &mut Commands, &StepContext) + Sen
 #[derive(Default)]
 pub struct Systems {
     user: Vec<(String, SystemFn)>,
-    animate: crate::scene::animator::AnimateScratch,
     commands: Commands,
     steps: u64,
     last_applied: Applied,
@@ -172,7 +171,7 @@ impl Systems {
             index: self.steps,
         };
         scene.snapshot_previous();
-        crate::scene::animator::animate(scene, dt, &mut self.animate);
+        crate::scene::animator::animate(scene, dt);
         spin(scene, dt);
         oscillate(scene, dt);
         orbit(scene, dt);

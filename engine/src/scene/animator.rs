@@ -78,30 +78,16 @@ impl Animator {
     /// shader's input) to `out`; returns how many (0 before the animator is
     /// bound, i.e. before its first step).
     pub fn joint_matrices(&self, scene: &Scene, skin: usize, out: &mut Vec<glam::Mat4>) -> usize {
-        let Some(skin) = self
-            .state
-            .model
-            .as_ref()
-            .and_then(|m| m.data.skins.get(skin))
-        else {
+        let Some((joints, ibms)) = self.state.skins.get(skin) else {
             return 0;
         };
-        let parts = &self.state.parts;
-        out.extend(
-            skin.joints
-                .iter()
-                .zip(&skin.inverse_bind)
-                .map(|(&joint, ibm)| {
-                    let world = parts
-                        .get(joint as usize)
-                        .copied()
-                        .flatten()
-                        .and_then(|n| scene.world(n))
-                        .unwrap_or(glam::Affine3A::IDENTITY);
-                    glam::Mat4::from(world) * *ibm
-                }),
-        );
-        skin.joints.len()
+        out.extend(joints.iter().zip(ibms).map(|(joint, ibm)| {
+            let world = joint
+                .and_then(|n| scene.world(n))
+                .unwrap_or(glam::Affine3A::IDENTITY);
+            glam::Mat4::from(world * *ibm)
+        }));
+        joints.len()
     }
 
     /// Starts fading to `clip` over `duration` seconds (from its start).
@@ -121,9 +107,23 @@ struct Binding {
     model: Option<Arc<Model>>,
     /// For each model node, its node in this instance.
     parts: Vec<Option<NodeId>>,
+    /// Each skin's joints as nodes of this instance, with their inverse binds.
+    skins: Vec<(Vec<Option<NodeId>>, Vec<glam::Affine3A>)>,
+    /// The clips the channel tables below were built for (playing, faded to).
+    clips: (Option<usize>, Option<usize>),
+    /// Model nodes some channel of those clips animates, and their nodes here.
+    animated: Vec<u32>,
+    targets: Vec<NodeId>,
+    /// For each model node, its place in `animated` (`u32::MAX`: none).
+    slot: Vec<u32>,
+    /// The pose being built, one local transform per animated node.
+    pose: Vec<super::Transform>,
     /// Cursors of the playing clip's channels, then of the faded-to clip's.
     cursors: Vec<u32>,
     fade_cursors: Vec<u32>,
+    /// The play time and clip of the last pose written: a paused animator
+    /// whose pose is written does nothing.
+    posed: Option<(f64, usize)>,
     /// A bound node died or the model could not be found: bind again.
     stale: bool,
 }
@@ -131,13 +131,114 @@ struct Binding {
 impl std::fmt::Debug for Binding {
     /// Only what decides a pose (the cursors are a search hint, the model is shared).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Binding({} parts)", self.parts.len())
+        write!(
+            f,
+            "Binding({} parts, posed {:?})",
+            self.parts.len(),
+            self.posed
+        )
     }
 }
 
 impl PartialEq for Binding {
     fn eq(&self, other: &Self) -> bool {
-        self.parts == other.parts
+        self.parts == other.parts && self.posed == other.posed
+    }
+}
+
+impl Binding {
+    /// The tables of animated nodes for `clips` (playing, faded to).
+    fn build_targets(&mut self, model: &Model, clips: (Option<usize>, Option<usize>)) {
+        self.clips = clips;
+        self.animated.clear();
+        self.targets.clear();
+        self.slot.clear();
+        self.slot.resize(self.parts.len(), u32::MAX);
+        let channels = [clips.0, clips.1]
+            .into_iter()
+            .flatten()
+            .filter_map(|c| model.data.animations.get(c))
+            .flat_map(|clip| &clip.channels);
+        for channel in channels {
+            let node = channel.node as usize;
+            let (Some(&Some(part)), Some(slot)) = (self.parts.get(node), self.slot.get_mut(node))
+            else {
+                continue;
+            };
+            if *slot == u32::MAX {
+                *slot = self.animated.len() as u32;
+                self.animated.push(channel.node);
+                self.targets.push(part);
+            }
+        }
+        self.pose.clear();
+        self.pose
+            .resize(self.animated.len(), super::Transform::IDENTITY);
+    }
+}
+
+/// Every skinned animator's joint matrices in one buffer, the skinning pass's
+/// storage buffer: one run per animator (skin 0 of its model).
+#[derive(Clone, Debug, Default)]
+pub struct JointPalette {
+    /// World x inverse bind of every joint, run after run.
+    pub matrices: Vec<glam::Mat4>,
+    /// The animator's node, and its run's start and length in `matrices`.
+    pub runs: Vec<(NodeId, u32, u32)>,
+}
+
+/// Rigs below this many are packed on one thread.
+const PARALLEL_PACK: usize = 32;
+
+impl Scene {
+    /// Packs the joint matrices of every bound animator into `palette` (after
+    /// propagation), splitting the work across cores; allocates only when the
+    /// palette grows.
+    pub fn pack_joints(&self, palette: &mut JointPalette) {
+        palette.runs.clear();
+        let column = &self.components.animator;
+        let mut total = 0u32;
+        for (node, animator) in column.iter() {
+            if let Some((joints, _)) = animator.state.skins.first() {
+                palette.runs.push((node, total, joints.len() as u32));
+                total += joints.len() as u32;
+            }
+        }
+        palette.matrices.clear();
+        palette
+            .matrices
+            .resize(total as usize, glam::Mat4::IDENTITY);
+        self.pack_runs(&palette.runs, &mut palette.matrices);
+    }
+
+    fn pack_runs(&self, runs: &[(NodeId, u32, u32)], out: &mut [glam::Mat4]) {
+        if runs.len() > PARALLEL_PACK {
+            let mid = runs.len() / 2;
+            let split = (runs[mid].1 - runs[0].1) as usize;
+            let (left, right) = out.split_at_mut(split);
+            rayon::join(
+                || self.pack_runs(&runs[..mid], left),
+                || self.pack_runs(&runs[mid..], right),
+            );
+            return;
+        }
+        let base = runs.first().map_or(0, |r| r.1) as usize;
+        for &(node, start, len) in runs {
+            let Some((joints, ibms)) = self
+                .get::<Animator>(node)
+                .and_then(|a| a.state.skins.first())
+            else {
+                continue;
+            };
+            let start = start as usize - base;
+            let run = &mut out[start..start + len as usize];
+            for ((m, joint), ibm) in run.iter_mut().zip(joints).zip(ibms) {
+                let world = joint
+                    .and_then(|n| self.world(n))
+                    .unwrap_or(glam::Affine3A::IDENTITY);
+                *m = glam::Mat4::from(world * *ibm);
+            }
+        }
     }
 }
 
@@ -200,6 +301,24 @@ impl Scene {
                 *slot = Some(part);
             }
         }
+        binding.skins = model
+            .data
+            .skins
+            .iter()
+            .map(|skin| {
+                let joints = skin
+                    .joints
+                    .iter()
+                    .map(|&j| binding.parts.get(j as usize).copied().flatten())
+                    .collect();
+                let ibms = skin
+                    .inverse_bind
+                    .iter()
+                    .map(|m| glam::Affine3A::from_mat4(*m))
+                    .collect();
+                (joints, ibms)
+            })
+            .collect();
         binding.model = Some(model);
     }
 
@@ -220,26 +339,36 @@ impl Scene {
     }
 }
 
-/// Poses the bones of `clip` at `t`, blended over what `out` holds by `weight`
-/// (1 replaces). `out` has one local transform per model node, pre-filled.
+/// Poses the bones of `clip` at `t` into `binding.pose`, blended over what it
+/// holds by `weight` (1 replaces).
 fn pose(
     clip: &Clip,
     t: f32,
     cursors: &mut Vec<u32>,
     weight: f32,
-    out: &mut [Option<super::Transform>],
+    slot: &[u32],
+    pose: &mut [super::Transform],
 ) {
     cursors.resize(clip.channels.len(), 0);
     for (c, channel) in clip.channels.iter().enumerate() {
-        let Some(Some(local)) = out.get_mut(channel.node as usize) else {
+        let Some(local) = slot
+            .get(channel.node as usize)
+            .and_then(|&s| pose.get_mut(s as usize))
+        else {
             continue;
         };
-        match (channel.property, clip.sample(c, t, &mut cursors[c])) {
-            (Property::Translation, Some(Sample::Vec3(v))) => {
+        let sample = clip.sample(c, t, &mut cursors[c]);
+        match (channel.property, sample, weight >= 1.0) {
+            (Property::Translation, Some(Sample::Vec3(v)), true) => local.translation = v,
+            (Property::Translation, Some(Sample::Vec3(v)), false) => {
                 local.translation = local.translation.lerp(v, weight);
             }
-            (Property::Scale, Some(Sample::Vec3(v))) => local.scale = local.scale.lerp(v, weight),
-            (Property::Rotation, Some(Sample::Quat(q))) => {
+            (Property::Scale, Some(Sample::Vec3(v)), true) => local.scale = v,
+            (Property::Scale, Some(Sample::Vec3(v)), false) => {
+                local.scale = local.scale.lerp(v, weight)
+            }
+            (Property::Rotation, Some(Sample::Quat(q)), true) => local.rotation = q,
+            (Property::Rotation, Some(Sample::Quat(q)), false) => {
                 local.rotation = local.rotation.slerp(q, weight);
             }
             _ => {}
@@ -247,38 +376,69 @@ fn pose(
     }
 }
 
-/// Reused buffers of [`animate`].
-#[derive(Default)]
-pub(crate) struct AnimateScratch {
-    locals: Vec<Option<super::Transform>>,
-}
+/// Animators below this many are stepped on one thread.
+const PARALLEL_ANIMATORS: usize = 64;
 
-/// Advances every playing animator by `dt` and writes its pose.
-pub(crate) fn animate(scene: &mut Scene, dt: f32, scratch: &mut AnimateScratch) {
+/// Advances every playing animator by `dt` and writes its pose: the poses are
+/// computed in parallel (each animator reads the scene and writes only its own
+/// buffers, so the result is the same on any number of threads), then written
+/// through `set_local` in storage order.
+pub(crate) fn animate(scene: &mut Scene, dt: f32) {
+    if scene.components.animator.is_empty() {
+        return;
+    }
     let mut column = std::mem::take(&mut scene.components.animator);
     let (owners, animators) = column.parts_mut();
+    let shared: &Scene = scene;
+    if animators.len() >= PARALLEL_ANIMATORS {
+        use rayon::prelude::*;
+        owners
+            .par_iter()
+            .zip(animators.par_iter_mut())
+            .with_min_len(16)
+            .for_each(|(&node, animator)| prepare(shared, node, animator, dt));
+    } else {
+        for (&node, animator) in owners.iter().zip(animators.iter_mut()) {
+            prepare(shared, node, animator, dt);
+        }
+    }
     for (&node, animator) in owners.iter().zip(animators.iter_mut()) {
-        step_one(scene, node, animator, dt, scratch);
+        write(scene, node, animator);
     }
     scene.components.animator = column;
 }
 
-fn step_one(
-    scene: &mut Scene,
-    node: NodeId,
-    animator: &mut Animator,
-    dt: f32,
-    scratch: &mut AnimateScratch,
-) {
+/// Advances the animator and computes its pose (nothing when paused on a pose
+/// already written).
+fn prepare(scene: &Scene, node: NodeId, animator: &mut Animator, dt: f32) {
     if animator.state.model.is_none() || animator.state.stale {
         scene.bind(node, &mut animator.state);
     }
     let Some(model) = animator.state.model.clone() else {
         return;
     };
-    let Some((_, clip)) = find_clip(&model, &animator.clip) else {
+    let Some((clip_index, clip)) = find_clip(&model, &animator.clip) else {
         return;
     };
+    let fade_to = animator
+        .fade
+        .as_ref()
+        .and_then(|f| find_clip(&model, &f.to));
+    if animator.fade.is_some() && fade_to.is_none() {
+        animator.fade = None;
+    }
+    if !animator.playing
+        && animator.fade.is_none()
+        && animator.state.posed == Some((animator.time, clip_index))
+    {
+        animator.state.pose.clear();
+        return;
+    }
+    let clips = (Some(clip_index), fade_to.map(|(i, _)| i));
+    let state = &mut animator.state;
+    if state.clips != clips || state.pose.len() != state.animated.len() {
+        state.build_targets(&model, clips);
+    }
     if animator.playing {
         animator.time += f64::from(dt) * f64::from(animator.speed);
         if animator.mode == PlayMode::Once {
@@ -289,60 +449,57 @@ fn step_one(
             }
         }
     }
-    // The bones' current locals, for the properties a clip does not animate.
-    let parts = &animator.state.parts;
-    scratch.locals.clear();
-    scratch
-        .locals
-        .extend(parts.iter().map(|p| p.and_then(|n| scene.local(n))));
+    // The animated nodes' current locals, for the properties no channel sets.
+    for (pose, &target) in state.pose.iter_mut().zip(&state.targets) {
+        *pose = scene.local(target).unwrap_or(super::Transform::IDENTITY);
+    }
     let t = clip_time(animator.mode, animator.time, clip.duration);
     pose(
         clip,
         t,
-        &mut animator.state.cursors,
+        &mut state.cursors,
         1.0,
-        &mut scratch.locals,
+        &state.slot,
+        &mut state.pose,
     );
-    if let Some(fade) = &mut animator.fade {
-        if let Some((_, to)) = find_clip(&model, &fade.to) {
-            if animator.playing {
-                fade.time += f64::from(dt) * f64::from(animator.speed);
-                fade.elapsed += dt;
-            }
-            let weight = if fade.duration > 0.0 {
-                (fade.elapsed / fade.duration).clamp(0.0, 1.0)
-            } else {
-                1.0
-            };
-            let t = clip_time(animator.mode, fade.time, to.duration);
-            pose(
-                to,
-                t,
-                &mut animator.state.fade_cursors,
-                weight,
-                &mut scratch.locals,
-            );
-            if weight >= 1.0 {
-                animator.clip = fade.to.clone();
-                animator.time = fade.time;
-                animator.state.cursors = std::mem::take(&mut animator.state.fade_cursors);
-                animator.fade = None;
-            }
+    if let (Some(fade), Some((to_index, to))) = (&mut animator.fade, fade_to) {
+        if animator.playing {
+            fade.time += f64::from(dt) * f64::from(animator.speed);
+            fade.elapsed += dt;
+        }
+        let weight = if fade.duration > 0.0 {
+            (fade.elapsed / fade.duration).clamp(0.0, 1.0)
         } else {
+            1.0
+        };
+        let t = clip_time(animator.mode, fade.time, to.duration);
+        pose(
+            to,
+            t,
+            &mut state.fade_cursors,
+            weight,
+            &state.slot,
+            &mut state.pose,
+        );
+        if weight >= 1.0 {
+            animator.clip = fade.to.clone();
+            animator.time = fade.time;
+            state.cursors = std::mem::take(&mut state.fade_cursors);
             animator.fade = None;
+            state.posed = Some((animator.time, to_index));
+            return;
         }
     }
-    for (part, local) in animator.state.parts.iter().zip(&scratch.locals) {
-        let (Some(part), Some(local)) = (part, local) else {
-            continue;
-        };
-        // Unchanged locals are not written: only moving bones become dirty.
-        if scene.local(*part) == Some(*local) {
-            continue;
-        }
-        match scene.set_local(*part, *local) {
+    state.posed = Some((animator.time, clip_index));
+}
+
+/// Writes the pose [`prepare`] computed; only bones whose local changed become dirty.
+fn write(scene: &mut Scene, node: NodeId, animator: &mut Animator) {
+    let state = &mut animator.state;
+    for (&target, local) in state.targets.iter().zip(&state.pose) {
+        match scene.set_local(target, *local) {
             Ok(_) => {}
-            Err(SceneError::StaleNode { .. }) => animator.state.stale = true,
+            Err(SceneError::StaleNode { .. }) => state.stale = true,
             Err(error) => log::warn!("animator on {node}: {error}"),
         }
     }

@@ -28,7 +28,7 @@ mod validate;
 
 use std::path::PathBuf;
 
-pub use animator::{Animator, CrossFade, PlayMode, clip_time};
+pub use animator::{Animator, CrossFade, JointPalette, PlayMode, clip_time};
 pub use column::Column;
 pub use components::{
     CameraSetup, Component, Components, Environment, Light, LightKind, Material, MeshRenderer,

@@ -111,3 +111,32 @@ fn a_cursor_gives_what_a_fresh_search_gives_forward_and_backward() {
         assert_eq!(with_cursor, linear.sample(0, t, &mut 0), "t = {t}");
     }
 }
+
+#[test]
+fn the_polynomial_slerp_stays_within_1e_5_of_glams() {
+    let mut rng = crate::rng::SplitMix64::new(5);
+    let mut worst = 0.0f32;
+    for _ in 0..20_000 {
+        let axis =
+            Vec3::new(rng.unit() - 0.5, rng.unit() - 0.5, rng.unit() - 0.5).normalize_or(Vec3::X);
+        let other =
+            Vec3::new(rng.unit() - 0.5, rng.unit() - 0.5, rng.unit() - 0.5).normalize_or(Vec3::Y);
+        let a = Quat::from_axis_angle(axis, rng.unit() * 6.28);
+        // Up to 180 degrees apart, either sign.
+        let mut b = a * Quat::from_axis_angle(other, rng.unit() * std::f32::consts::PI);
+        if rng.unit() < 0.5 {
+            b = -b;
+        }
+        let t = rng.unit();
+        let exact = a.slerp(b, t);
+        // Components, sign aligned (angle_between's acos has an f32 noise floor of 1e-3).
+        let got = slerp(a, b, t);
+        let got = if got.dot(exact) < 0.0 { -got } else { got };
+        worst = worst.max(
+            (glam::Vec4::from(got) - glam::Vec4::from(exact))
+                .abs()
+                .max_element(),
+        );
+    }
+    assert!(worst < 1e-6, "worst component error {worst}");
+}
