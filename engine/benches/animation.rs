@@ -188,6 +188,8 @@ fn naive_pose(rig: &NaiveRig, t: f32) -> Vec<Mat4> {
 }
 
 fn bench(c: &mut Criterion) {
+    // As the viewer does: the stepping thread works in rayon's pool.
+    keel_engine::workers::join_pool();
     let path = rig_path();
     let mut group = c.benchmark_group("animation");
     group.sample_size(20);

@@ -1,5 +1,7 @@
 //! Once warm, preparing a frame (octree culling, interpolation, packing and
-//! batching of instances and particles) allocates nothing on the heap.
+//! batching of instances and particles) allocates nothing on the heap, nor
+//! does a fixed step of animated rigs (sampling, writing, packing joints).
+//! The tests take turns: the counter is global, and rayon's workers count too.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -9,7 +11,7 @@ use keel_engine::assets::Primitive;
 use keel_engine::extract::{FrameBuffers, Overlays};
 use keel_engine::particles::Emitter;
 use keel_engine::render::{Camera, InstanceBatcher};
-use keel_engine::scene::{Material, MeshRenderer, Orbit, Scene, Transform};
+use keel_engine::scene::{Animator, JointPalette, Material, MeshRenderer, Orbit, Scene, Transform};
 use keel_engine::world::World;
 
 struct Counting;
@@ -41,8 +43,13 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// One test counts at a time.
+static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn preparing_a_frame_allocates_nothing_once_warm() {
+    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    ALLOCATIONS.store(0, Ordering::Relaxed);
     let mut scene = Scene::new();
     for g in 0..50 {
         let root = scene.spawn(None, "group", Transform::IDENTITY).unwrap();
@@ -110,5 +117,45 @@ fn preparing_a_frame_allocates_nothing_once_warm() {
         ALLOCATIONS.load(Ordering::Relaxed),
         0,
         "heap allocations while preparing warm frames"
+    );
+}
+
+#[test]
+fn stepping_animated_rigs_allocates_nothing_once_warm() {
+    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    // As the viewer does: the stepping thread is one of rayon's workers (a
+    // thread outside the pool hands work over through a queue that allocates).
+    // The other test here does not use rayon.
+    assert!(
+        keel_engine::workers::join_pool(),
+        "rayon's pool was already built"
+    );
+    let fox = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/models/Fox.glb");
+    let mut scene = Scene::new();
+    // More rigs than the parallel threshold, two clips, one cross-fading, some paused.
+    for i in 0..80 {
+        let at = Transform::from_translation(Vec3::new(i as f32, 0.0, 0.0));
+        let (root, _) = scene.spawn_model(None, "fox", at, &fox).unwrap();
+        let mut animator = Animator::new(if i % 2 == 0 { "Walk" } else { "Run" });
+        animator.playing = i % 5 != 0;
+        scene.insert(root, animator).unwrap();
+    }
+    let mut world = World::new(scene);
+    let mut palette = JointPalette::default();
+    for step in 0..200 {
+        COUNTING.store(step >= 100, Ordering::Relaxed);
+        world.step();
+        world.scene.pack_joints(&mut palette);
+        COUNTING.store(false, Ordering::Relaxed);
+    }
+    assert_eq!(
+        palette.matrices.len(),
+        80 * 24,
+        "every rig packed its 24 joints"
+    );
+    assert_eq!(
+        ALLOCATIONS.load(Ordering::Relaxed),
+        0,
+        "heap allocations in warm animated steps"
     );
 }

@@ -184,7 +184,7 @@ pub fn slerp(a: Quat, b: Quat, t: f32) -> Quat {
     }
     let x = d.min(1.0);
     let omega = (1.0 - x).sqrt()
-        * (1.570_796_3
+        * (std::f32::consts::FRAC_PI_2
             + x * (-0.214_598_8
                 + x * (0.088_978_99
                     + x * (-0.050_174_3
@@ -203,9 +203,9 @@ fn sin_quarter_turn(x: f32) -> f32 {
         - x2 / 6.0 * (1.0 - x2 / 20.0 * (1.0 - x2 / 42.0 * (1.0 - x2 / 72.0 * (1.0 - x2 / 110.0)))))
 }
 
-/// glTF 2.0, Appendix C: p(u) = (2u³ - 3u² + 1) v0 + (u³ - 2u² + u) m0
-/// + (-2u³ + 3u²) v1 + (u³ - u²) m1, with the tangents `m` already scaled by
-/// the key gap.
+/// glTF 2.0, Appendix C: the cubic Hermite spline
+/// `p(u) = (2u³ - 3u² + 1) v0 + (u³ - 2u² + u) m0 + (-2u³ + 3u²) v1 + (u³ - u²) m1`,
+/// with the tangents `m` already scaled by the key gap.
 fn hermite<T>(v0: T, m0: T, v1: T, m1: T, u: f32) -> T
 where
     T: std::ops::Mul<f32, Output = T> + std::ops::Add<Output = T>,

@@ -121,7 +121,7 @@ fn the_polynomial_slerp_stays_within_1e_5_of_glams() {
             Vec3::new(rng.unit() - 0.5, rng.unit() - 0.5, rng.unit() - 0.5).normalize_or(Vec3::X);
         let other =
             Vec3::new(rng.unit() - 0.5, rng.unit() - 0.5, rng.unit() - 0.5).normalize_or(Vec3::Y);
-        let a = Quat::from_axis_angle(axis, rng.unit() * 6.28);
+        let a = Quat::from_axis_angle(axis, rng.unit() * std::f32::consts::TAU);
         // Up to 180 degrees apart, either sign.
         let mut b = a * Quat::from_axis_angle(other, rng.unit() * std::f32::consts::PI);
         if rng.unit() < 0.5 {
