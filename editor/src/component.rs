@@ -12,8 +12,8 @@ use glam::{Vec3, Vec4};
 use keel_engine::assets::Primitive;
 use keel_engine::particles::Emitter;
 use keel_engine::scene::{
-    Light, LightKind, Material, MeshRenderer, NodeId, NodeRecord, Orbit, Oscillate, Scene,
-    SceneError, Spin,
+    Animator, AnimatorRecord, Light, LightKind, Material, MeshRenderer, NodeId, NodeRecord, Orbit,
+    Oscillate, Scene, SceneError, Spin,
 };
 
 /// Which kind of component (a column of the scene's [`Components`](keel_engine::scene::Components)).
@@ -31,14 +31,17 @@ pub enum ComponentKind {
     Light,
     /// [`Emitter`].
     Emitter,
+    /// [`Animator`] (on a model instance or under one).
+    Animator,
 }
 
 impl ComponentKind {
     /// Every kind, in the order the inspector lists them.
-    pub const ALL: [ComponentKind; 6] = [
+    pub const ALL: [ComponentKind; 7] = [
         ComponentKind::Mesh,
         ComponentKind::Light,
         ComponentKind::Emitter,
+        ComponentKind::Animator,
         ComponentKind::Spin,
         ComponentKind::Oscillate,
         ComponentKind::Orbit,
@@ -53,6 +56,7 @@ impl ComponentKind {
             ComponentKind::Mesh => "Mesh Renderer",
             ComponentKind::Light => "Light",
             ComponentKind::Emitter => "Particle Emitter",
+            ComponentKind::Animator => "Animator",
         }
     }
 
@@ -83,6 +87,8 @@ impl ComponentKind {
                 intensity: 1.0,
             }),
             ComponentKind::Emitter => ComponentValue::Emitter(Box::default()),
+            // The inspector names the model's first clip when it adds one.
+            ComponentKind::Animator => ComponentValue::Animator(Box::new(Animator::new(""))),
         }
     }
 
@@ -99,6 +105,9 @@ impl ComponentKind {
             ComponentKind::Emitter => scene
                 .remove::<Emitter>(node)
                 .map(|e| ComponentValue::Emitter(Box::new(e))),
+            ComponentKind::Animator => scene
+                .remove::<Animator>(node)
+                .map(|a| ComponentValue::Animator(Box::new(a))),
         }
     }
 
@@ -119,6 +128,9 @@ impl ComponentKind {
             ComponentKind::Emitter => scene
                 .get::<Emitter>(node)
                 .map(|e| ComponentValue::Emitter(Box::new(e.clone()))),
+            ComponentKind::Animator => scene
+                .get::<Animator>(node)
+                .map(|a| ComponentValue::Animator(Box::new(a.clone()))),
         }
     }
 }
@@ -141,6 +153,8 @@ pub enum ComponentValue {
     Light(Light),
     /// An [`Emitter`].
     Emitter(Box<Emitter>),
+    /// An [`Animator`].
+    Animator(Box<Animator>),
 }
 
 impl ComponentValue {
@@ -153,6 +167,7 @@ impl ComponentValue {
             ComponentValue::Mesh(_) => ComponentKind::Mesh,
             ComponentValue::Light(_) => ComponentKind::Light,
             ComponentValue::Emitter(_) => ComponentKind::Emitter,
+            ComponentValue::Animator(_) => ComponentKind::Animator,
         }
     }
 
@@ -168,6 +183,11 @@ impl ComponentValue {
             ComponentValue::Mesh(c) => scene.insert(node, c).map(drop),
             ComponentValue::Light(c) => scene.insert(node, c).map(drop),
             ComponentValue::Emitter(c) => scene.insert(node, *c).map(drop),
+            ComponentValue::Animator(mut c) => {
+                // A copy put back (undo) poses the bones again.
+                c.repose();
+                scene.insert(node, *c).map(drop)
+            }
         }
     }
 
@@ -180,6 +200,13 @@ impl ComponentValue {
             ComponentValue::Mesh(c) => record.mesh = Some(c),
             ComponentValue::Light(c) => record.light = Some(c),
             ComponentValue::Emitter(c) => record.emitter = Some(*c),
+            ComponentValue::Animator(c) => {
+                record.animator = Some(AnimatorRecord {
+                    clip: c.clip,
+                    speed: c.speed,
+                    mode: c.mode,
+                });
+            }
         }
     }
 
@@ -197,6 +224,11 @@ impl ComponentValue {
                 .clone()
                 .map(|e| ComponentValue::Emitter(Box::new(e))),
         );
+        out.extend(record.animator.as_ref().map(|a| {
+            let mut animator = Animator::new(a.clip.clone());
+            (animator.speed, animator.mode) = (a.speed, a.mode);
+            ComponentValue::Animator(Box::new(animator))
+        }));
         out
     }
 
@@ -242,6 +274,7 @@ impl ComponentValue {
                 l.color.is_finite() && nonneg(l.intensity) && range_ok
             }
             ComponentValue::Emitter(e) => e.validate().is_ok(),
+            ComponentValue::Animator(a) => a.speed.is_finite() && a.time.is_finite(),
         }
     }
 }

@@ -163,6 +163,8 @@ impl Document {
     pub fn new(scene: Scene, path: Option<PathBuf>) -> Self {
         let mut world = World::new(scene);
         world.clock.set_paused(true);
+        // Animated models show their animators' first pose, not the bind pose.
+        world.scene.pose_animators();
         Self {
             world,
             path,
@@ -271,6 +273,7 @@ impl Document {
         let key = self.undo.len();
         let applied = self.undo.undo(&mut self.world.scene);
         if matches!(applied, Ok(Some(_))) {
+            self.world.scene.pose_animators();
             self.recording_after_undo(key);
         }
         self.after_history(applied)
@@ -283,6 +286,7 @@ impl Document {
     pub fn redo(&mut self) -> Result<Option<Applied>, EditError> {
         let applied = self.undo.redo(&mut self.world.scene);
         if matches!(applied, Ok(Some(_))) {
+            self.world.scene.pose_animators();
             self.recording_after_edit();
         }
         self.after_history(applied)
@@ -328,6 +332,8 @@ impl Document {
         }
         self.selection.remap(remap);
         self.prune();
+        // An edited animator (a scrub while paused) poses its bones now.
+        self.world.scene.pose_animators();
     }
 
     /// Drops dead nodes from the selection and recomputes world transforms.

@@ -14,9 +14,7 @@
 use std::path::Path;
 
 use keel_engine::assets::load_model;
-use keel_engine::scene::{
-    Animator, AnimatorRecord, ModelInstance, NodeId, NodeRecord, Scene, SceneError,
-};
+use keel_engine::scene::{ModelInstance, NodeId, NodeRecord, Scene, SceneError};
 
 use crate::component::ComponentValue;
 
@@ -61,11 +59,6 @@ pub fn record_of(scene: &Scene, node: NodeId) -> Option<NodeRecord> {
     record.model = scene
         .get::<ModelInstance>(node)
         .map(|m| m.source.to_string_lossy().into_owned());
-    record.animator = scene.get::<Animator>(node).map(|a| AnimatorRecord {
-        clip: a.clip.clone(),
-        speed: a.speed,
-        mode: a.mode,
-    });
     Some(record)
 }
 
@@ -155,11 +148,6 @@ fn spawn_records(
         if let Some(model) = &record.model {
             let model = load_model(Path::new(model))?;
             scene.instantiate_model(id, &model)?;
-        }
-        if let Some(a) = &record.animator {
-            let mut animator = Animator::new(a.clip.clone());
-            (animator.speed, animator.mode) = (a.speed, a.mode);
-            scene.insert(id, animator)?;
         }
     }
     Ok(())

@@ -1145,3 +1145,47 @@ fn deleting_an_animated_model_and_undoing_keeps_its_animator() {
         Some(("Walk", 2.0))
     );
 }
+
+#[test]
+fn scrubbing_an_animator_while_paused_poses_the_bones_and_undo_puts_them_back() {
+    let fox = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/models/Fox.glb");
+    let mut scene = Scene::new();
+    let (root, _) = scene
+        .spawn_model(None, "fox", Transform::IDENTITY, &fox)
+        .unwrap();
+    let mut animator = keel_engine::scene::Animator::new("Walk");
+    animator.playing = false;
+    scene.insert(root, animator).unwrap();
+    let mut h = editor(scene, None);
+    h.state_mut().doc.selection.select_only(root);
+    h.run();
+    let pose = |h: &Harness<'_, EditorApp>| -> Vec<Transform> {
+        let scene = h.state().doc.scene();
+        scene
+            .subtree(root)
+            .map(|n| scene.local(n).unwrap())
+            .collect()
+    };
+    let before = pose(&h);
+    let time = center_of(&h, "Clip time");
+    drag(&mut h, time, time + vec2(60.0, 0.0));
+    let scrubbed = h
+        .state()
+        .doc
+        .scene()
+        .get::<keel_engine::scene::Animator>(root)
+        .unwrap()
+        .time;
+    assert!(scrubbed > 0.05, "the scrub moved the clip time: {scrubbed}");
+    assert_ne!(pose(&h), before, "the bones follow the scrub while paused");
+    assert_eq!(h.state().doc.undo.len(), 1, "one undo entry for the drag");
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    let animator = h
+        .state()
+        .doc
+        .scene()
+        .get::<keel_engine::scene::Animator>(root);
+    assert_eq!(animator.map(|a| a.time), Some(0.0));
+    assert_eq!(pose(&h), before, "undo poses the bones back");
+}

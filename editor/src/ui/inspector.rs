@@ -241,6 +241,8 @@ impl Inspector {
         tracker: &mut Tracker,
     ) {
         let mut remove = None;
+        // The clips an animator here can play (none outside a model instance).
+        let clips = doc.scene().animator_clips(node).unwrap_or_default();
         for kind in ComponentKind::ALL {
             let Some(value) = kind.get(doc.scene(), node) else {
                 continue;
@@ -252,7 +254,7 @@ impl Inspector {
                 .id_salt(("component", kind.label()))
                 .default_open(true)
                 .show(ui, |ui| {
-                    component_ui(ui, &mut edited, &mut changed);
+                    component_ui(ui, &mut edited, &clips, &mut changed);
                     if let Some(problem) = problem_of(&edited) {
                         ui.colored_label(ui.visuals().error_fg_color, problem);
                     }
@@ -290,17 +292,26 @@ impl Inspector {
         {
             status.error(e.to_string());
         }
+        // An animator only where there are clips to play.
         let missing: Vec<ComponentKind> = ComponentKind::ALL
             .into_iter()
             .filter(|k| k.get(doc.scene(), node).is_none())
+            .filter(|k| *k != ComponentKind::Animator || !clips.is_empty())
             .collect();
         if !missing.is_empty() {
             ui.add_space(4.0);
             ui.menu_button("Add component", |ui| {
                 for kind in missing {
-                    if ui.button(kind.label()).clicked()
-                        && let Err(e) = doc.set_component(node, kind.default_value(), None)
+                    if !ui.button(kind.label()).clicked() {
+                        continue;
+                    }
+                    let mut value = kind.default_value();
+                    if let (ComponentValue::Animator(a), Some((first, _))) =
+                        (&mut value, clips.first())
                     {
+                        a.clip = first.clone();
+                    }
+                    if let Err(e) = doc.set_component(node, value, None) {
                         status.error(e.to_string());
                     }
                 }
@@ -370,7 +381,12 @@ fn color_row(ui: &mut Ui, label: &str, rgb: &mut Vec3, tracker: &mut Tracker) {
 }
 
 /// The editor of one component value, whatever its kind.
-fn component_ui(ui: &mut Ui, value: &mut ComponentValue, tracker: &mut Tracker) {
+fn component_ui(
+    ui: &mut Ui,
+    value: &mut ComponentValue,
+    clips: &[(String, f32)],
+    tracker: &mut Tracker,
+) {
     egui::Grid::new(("component_grid", value.kind().label()))
         .num_columns(2)
         .spacing([6.0, 4.0])
@@ -381,6 +397,11 @@ fn component_ui(ui: &mut Ui, value: &mut ComponentValue, tracker: &mut Tracker) 
             ComponentValue::Mesh(m) => mesh_ui(ui, m, tracker),
             ComponentValue::Light(l) => light_ui(ui, l, tracker),
             ComponentValue::Emitter(e) => emitter_ui(ui, e, tracker),
+            ComponentValue::Animator(a) => {
+                let r = super::animation_panel::animator_ui(ui, a, clips);
+                tracker.changed |= r.changed;
+                tracker.active |= r.active;
+            }
         });
 }
 
@@ -393,6 +414,8 @@ fn problem_of(value: &ComponentValue) -> Option<String> {
         | ComponentValue::Orbit(_)
         | ComponentValue::Mesh(_)
         | ComponentValue::Light(_) => None,
+        ComponentValue::Animator(a) => (!a.clip.is_empty() && !a.speed.is_finite())
+            .then(|| "speed must be a finite number".to_string()),
     }
 }
 

@@ -12,6 +12,7 @@
 //! - [`viewport`]: the central 3D view and the settings it reads.
 //! - [`dialogs`]: file chooser, unsaved-changes, error and recovery modals.
 
+mod animation_panel;
 pub mod dialogs;
 pub mod gizmo;
 pub mod hierarchy;

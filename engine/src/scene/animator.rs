@@ -90,6 +90,13 @@ impl Animator {
         joints.len()
     }
 
+    /// Forgets that its pose was written: the next step (or
+    /// [`Scene::pose_animators`]) writes it even while paused. For a copy put
+    /// back over bones that moved since (an undo).
+    pub fn repose(&mut self) {
+        self.state.posed = None;
+    }
+
     /// Starts fading to `clip` over `duration` seconds (from its start).
     pub fn cross_fade(&mut self, clip: impl Into<String>, duration: f32) {
         self.fade = Some(CrossFade {
@@ -322,20 +329,21 @@ impl Scene {
         binding.model = Some(model);
     }
 
-    /// The clip names an animator on `node` can play (its model's), or `None`
-    /// when `node` is not in a model instance.
-    pub fn animator_clips(&self, node: NodeId) -> Option<Vec<String>> {
+    /// The clips an animator on `node` can play (its model's: name and
+    /// duration in seconds), or `None` when `node` is not in a model instance.
+    pub fn animator_clips(&self, node: NodeId) -> Option<Vec<(String, f32)>> {
         let root = self.instance_of(node)?;
         let source = &self.get::<ModelInstance>(root)?.source;
         let model = load_model(source).ok()?;
-        Some(
-            model
-                .data
-                .animations
-                .iter()
-                .map(|c| c.name.clone())
-                .collect(),
-        )
+        let clips = model.data.animations.iter();
+        Some(clips.map(|c| (c.name.clone(), c.duration)).collect())
+    }
+
+    /// Poses every animator whose pose is not written yet (one just edited,
+    /// scrubbed while paused) without advancing time: what the editor calls
+    /// after an edit so the view follows without a step.
+    pub fn pose_animators(&mut self) {
+        animate(self, 0.0);
     }
 }
 

@@ -184,11 +184,12 @@ impl<'a> Check<'a> {
                 "no model".into(),
             ));
         };
-        if !clips.contains(&record.clip) {
-            let listed = if clips.is_empty() {
+        if !clips.iter().any(|(name, _)| *name == record.clip) {
+            let names: Vec<&str> = clips.iter().map(|(name, _)| name.as_str()).collect();
+            let listed = if names.is_empty() {
                 "the model has no clips".to_string()
             } else {
-                format!("the model's clips are {}", clips.join(", "))
+                format!("the model's clips are {}", names.join(", "))
             };
             return Err(self.fail(
                 "animator.clip",
