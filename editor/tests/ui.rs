@@ -1124,16 +1124,22 @@ fn an_edit_at_a_past_step_branches_and_its_undo_brings_the_future_back() {
     assert_eq!(doc.world.state_hash(), at_90);
 }
 
-#[test]
-fn deleting_an_animated_model_and_undoing_keeps_its_animator() {
+/// The Fox (../shared/models) as the only node, with an animator set up by `setup`.
+fn animated_fox(setup: impl FnOnce(&mut keel_engine::scene::Animator)) -> (Scene, NodeId) {
     let fox = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/models/Fox.glb");
     let mut scene = Scene::new();
     let (root, _) = scene
         .spawn_model(None, "fox", Transform::IDENTITY, &fox)
         .unwrap();
     let mut animator = keel_engine::scene::Animator::new("Walk");
-    animator.speed = 2.0;
+    setup(&mut animator);
     scene.insert(root, animator).unwrap();
+    (scene, root)
+}
+
+#[test]
+fn deleting_an_animated_model_and_undoing_keeps_its_animator() {
+    let (scene, root) = animated_fox(|a| a.speed = 2.0);
     let mut doc = Document::new(scene, None);
     doc.delete(&[root]).unwrap();
     assert!(doc.scene().find("fox").is_none());
@@ -1148,14 +1154,7 @@ fn deleting_an_animated_model_and_undoing_keeps_its_animator() {
 
 #[test]
 fn scrubbing_an_animator_while_paused_poses_the_bones_and_undo_puts_them_back() {
-    let fox = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/models/Fox.glb");
-    let mut scene = Scene::new();
-    let (root, _) = scene
-        .spawn_model(None, "fox", Transform::IDENTITY, &fox)
-        .unwrap();
-    let mut animator = keel_engine::scene::Animator::new("Walk");
-    animator.playing = false;
-    scene.insert(root, animator).unwrap();
+    let (scene, root) = animated_fox(|a| a.playing = false);
     let mut h = editor(scene, None);
     h.state_mut().doc.selection.select_only(root);
     h.run();
