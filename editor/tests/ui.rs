@@ -1188,3 +1188,31 @@ fn scrubbing_an_animator_while_paused_poses_the_bones_and_undo_puts_them_back() 
     assert_eq!(animator.map(|a| a.time), Some(0.0));
     assert_eq!(pose(&h), before, "undo poses the bones back");
 }
+
+#[test]
+fn a_drag_at_a_past_step_is_one_branch_that_one_undo_brings_back() {
+    let mut h = editor(small_scene(), None);
+    let ship = node(&h, "ship");
+    h.get_by_label("Play").click();
+    h.run();
+    while h.state().doc.step() < 60 {
+        one_step(&mut h);
+    }
+    h.get_by_label("Pause").click();
+    h.run();
+    let doc = &mut h.state_mut().doc;
+    doc.seek(20).unwrap();
+    // A drag: several edits merged into one undo entry; only the first discards the future.
+    for x in [1.0, 2.0, 3.0] {
+        let t = Transform::from_translation(Vec3::new(x, 0.0, 0.0));
+        doc.set_transform(ship, t, Some(7)).unwrap();
+    }
+    assert_eq!(doc.undo.len(), 1);
+    assert_eq!(doc.world.recorder().unwrap().range(), Some(0..=20));
+    doc.undo().unwrap();
+    assert_eq!(
+        doc.world.recorder().unwrap().range(),
+        Some(0..=60),
+        "the merged drag's undo brings the future back"
+    );
+}

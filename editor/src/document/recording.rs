@@ -43,9 +43,11 @@ impl Document {
         let Some(branch) = self.world.note_edit() else {
             return;
         };
-        // Futures of entries that can no longer be undone to are gone.
-        self.futures.retain(|(k, _)| *k < key);
+        // Entries past this one can no longer be redone; this one keeps its
+        // future through the rest of a merged drag (which discards nothing new).
+        self.futures.retain(|(k, _)| *k <= key);
         if !branch.is_empty() {
+            self.futures.retain(|(k, _)| *k != key);
             self.futures.push((key, branch));
         }
     }
@@ -56,7 +58,6 @@ impl Document {
         match self.futures.iter().position(|(k, _)| *k == key) {
             Some(i) => {
                 let (_, branch): (usize, Branch) = self.futures.remove(i);
-                self.world.scene.propagate();
                 self.world.restore_branch(branch);
             }
             None => drop(self.world.note_edit()),

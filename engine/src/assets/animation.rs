@@ -84,8 +84,8 @@ impl Clip {
 
     /// Channel `c` at time `t` (clamped to its keys). `cursor` is the key found
     /// last: moving forward from it costs what the keys passed; anything else
-    /// falls back to a binary search. Weights channels sample as `None` here
-    /// (see [`Clip::sample_weights`]).
+    /// falls back to a binary search. Weights channels sample as `None` (morph
+    /// targets are imported but not played yet).
     pub fn sample(&self, c: usize, t: f32, cursor: &mut u32) -> Option<Sample> {
         let channel = &self.channels[c];
         let (keys, values) = self.parts(channel);
@@ -134,38 +134,6 @@ impl Clip {
             }
             Property::Weights => None,
         }
-    }
-
-    /// A weights channel at time `t` into `out` (one weight per morph target).
-    pub fn sample_weights(&self, c: usize, t: f32, cursor: &mut u32, out: &mut [f32]) {
-        let channel = &self.channels[c];
-        let (keys, values) = self.parts(channel);
-        let (k, u, dt) = locate(keys, t, cursor);
-        let width = channel.width as usize;
-        let next = (k + 1).min(keys.len() - 1);
-        let n = width.min(out.len());
-        for (i, w) in out[..n].iter_mut().enumerate() {
-            *w = match channel.interpolation {
-                Interpolation::Step => values[k * width + i],
-                Interpolation::Linear => {
-                    let (a, b) = (values[k * width + i], values[next * width + i]);
-                    a + (b - a) * u
-                }
-                Interpolation::CubicSpline => {
-                    let s = 3 * width;
-                    let (a, b) = (values[k * s + width + i], values[next * s + width + i]);
-                    let (out0, in1) = (values[k * s + 2 * width + i], values[next * s + i]);
-                    hermite(a, out0 * dt, b, in1 * dt, u)
-                }
-            };
-        }
-    }
-
-    /// The index of the channel targeting `node`'s `property`, if any.
-    pub fn channel_of(&self, node: u32, property: Property) -> Option<usize> {
-        self.channels
-            .iter()
-            .position(|c| c.node == node && c.property == property)
     }
 }
 

@@ -159,7 +159,8 @@ pub struct Recorder {
     newest_raw: Option<Vec<u8>>,
     raw: Vec<u8>,
     scratch: Vec<u8>,
-    /// Last unpacked keyframe (index into `keyframes`, bulk): scrubbing nearby reuses it.
+    /// Last unpacked keyframe (index into `keyframes`, bulk): scrubbing nearby
+    /// reuses it. `scratch` is the delta chain's other buffer meanwhile.
     cache: Option<(u64, Vec<u8>)>,
     since_keyframe: Duration,
     steps_since_keyframe: u32,
@@ -210,16 +211,6 @@ impl Recorder {
             bytes: self.used,
             ..self.stats
         }
-    }
-
-    /// Steps of the keyframes held, oldest first.
-    pub fn keyframe_steps(&self) -> impl Iterator<Item = u64> + '_ {
-        self.keyframes.iter().map(|k| k.step)
-    }
-
-    /// The world was edited outside a step: the next step starts with a keyframe.
-    pub fn note_edit(&mut self) {
-        self.force = true;
     }
 
     /// Called before each fixed step: branches when the world was sought back,
@@ -321,33 +312,31 @@ impl Recorder {
         self.stats.dropped += 1;
     }
 
-    /// Unpacks keyframe `i`'s bulk into `out`.
-    fn unpack(&mut self, i: usize, out: &mut Vec<u8>) -> Result<(), SeekError> {
+    /// Unpacks keyframe `i`'s bulk into the cache, unless it holds it already.
+    fn unpack(&mut self, i: usize) -> Result<(), SeekError> {
         let step = self.keyframes[i].step;
         let damaged = |source| SeekError::Damaged { step, source };
-        if let Some((cached, raw)) = &self.cache
-            && *cached == i as u64
-        {
-            out.clear();
-            out.extend_from_slice(raw);
-            return Ok(());
-        }
-        let first = (0..=i)
-            .rev()
-            .find(|&j| !self.keyframes[j].is_delta())
-            .ok_or(SeekError::Damaged {
-                step,
-                source: bulk::BulkError { column: 0 },
-            })?;
-        let mut base = Vec::new();
-        self.keyframes[first].unpack(None, out).map_err(damaged)?;
-        for j in first + 1..=i {
-            std::mem::swap(out, &mut base);
-            self.keyframes[j]
-                .unpack(Some(&base), out)
+        if !matches!(&self.cache, Some((cached, _)) if *cached == i as u64) {
+            let first = (0..=i)
+                .rev()
+                .find(|&j| !self.keyframes[j].is_delta())
+                .ok_or(SeekError::Damaged {
+                    step,
+                    source: bulk::BulkError { column: 0 },
+                })?;
+            let mut out = self.cache.take().map(|(_, raw)| raw).unwrap_or_default();
+            let base = &mut self.scratch;
+            self.keyframes[first]
+                .unpack(None, &mut out)
                 .map_err(damaged)?;
+            for j in first + 1..=i {
+                std::mem::swap(&mut out, base);
+                self.keyframes[j]
+                    .unpack(Some(base), &mut out)
+                    .map_err(damaged)?;
+            }
+            self.cache = Some((i as u64, out));
         }
-        self.cache = Some((i as u64, out.clone()));
         Ok(())
     }
 
@@ -374,19 +363,19 @@ impl Recorder {
             return Err(SeekError::Ahead { step, last });
         }
         let i = self.keyframes.partition_point(|k| k.step <= step) - 1;
-        let mut raw = std::mem::take(&mut self.raw);
-        let restored = self.unpack(i, &mut raw).and_then(|()| {
-            let keyframe = &self.keyframes[i];
-            keyframe
-                .restore(&raw, world)
-                .map_err(|source| SeekError::Damaged {
-                    step: keyframe.step,
-                    source,
-                })
-        });
-        self.raw = raw;
-        restored?;
-        let keyframe = self.keyframes[i].step;
+        self.unpack(i)?;
+        let keyframe = &self.keyframes[i];
+        let raw = self
+            .cache
+            .as_ref()
+            .map_or(&[][..], |(_, raw)| raw.as_slice());
+        keyframe
+            .restore(raw, world)
+            .map_err(|source| SeekError::Damaged {
+                step: keyframe.step,
+                source,
+            })?;
+        let keyframe = keyframe.step;
         // The caller holds the recorder, so these steps are not recorded.
         for _ in keyframe..step {
             world.step();

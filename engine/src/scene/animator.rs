@@ -81,12 +81,9 @@ impl Animator {
         let Some((joints, ibms)) = self.state.skins.get(skin) else {
             return 0;
         };
-        out.extend(joints.iter().zip(ibms).map(|(joint, ibm)| {
-            let world = joint
-                .and_then(|n| scene.world(n))
-                .unwrap_or(glam::Affine3A::IDENTITY);
-            glam::Mat4::from(world * *ibm)
-        }));
+        let start = out.len();
+        out.resize(start + joints.len(), glam::Mat4::IDENTITY);
+        write_joints(scene, joints, ibms, &mut out[start..]);
         joints.len()
     }
 
@@ -131,8 +128,11 @@ struct Binding {
     /// The play time and clip of the last pose written: a paused animator
     /// whose pose is written does nothing.
     posed: Option<(f64, usize)>,
-    /// A bound node died or the model could not be found: bind again.
+    /// A bound node died: bind again.
     stale: bool,
+    /// The scene's structure version when binding last failed (no model
+    /// instance, an unreadable model): tried again only once it changes.
+    failed_at: Option<u64>,
 }
 
 impl std::fmt::Debug for Binding {
@@ -238,14 +238,24 @@ impl Scene {
                 continue;
             };
             let start = start as usize - base;
-            let run = &mut out[start..start + len as usize];
-            for ((m, joint), ibm) in run.iter_mut().zip(joints).zip(ibms) {
-                let world = joint
-                    .and_then(|n| self.world(n))
-                    .unwrap_or(glam::Affine3A::IDENTITY);
-                *m = glam::Mat4::from(world * *ibm);
-            }
+            write_joints(self, joints, ibms, &mut out[start..start + len as usize]);
         }
+    }
+}
+
+/// World x inverse bind of each joint into `out` (a joint not in the scene
+/// any more counts as at the origin).
+fn write_joints(
+    scene: &Scene,
+    joints: &[Option<NodeId>],
+    ibms: &[glam::Affine3A],
+    out: &mut [glam::Mat4],
+) {
+    for ((m, joint), ibm) in out.iter_mut().zip(joints).zip(ibms) {
+        let world = joint
+            .and_then(|n| scene.world(n))
+            .unwrap_or(glam::Affine3A::IDENTITY);
+        *m = glam::Mat4::from(world * *ibm);
     }
 }
 
@@ -291,13 +301,14 @@ impl Scene {
 
     fn bind(&self, node: NodeId, binding: &mut Binding) {
         *binding = Binding::default();
+        let failed = Some(self.structure_version());
         let Some(root) = self.instance_of(node) else {
-            binding.stale = true;
+            binding.failed_at = failed;
             return;
         };
         let source = &self.get::<ModelInstance>(root).expect("found above").source;
         let Ok(model) = load_model(source) else {
-            binding.stale = true;
+            binding.failed_at = failed;
             return;
         };
         binding.parts = vec![None; model.data.nodes.len()];
@@ -419,19 +430,25 @@ pub(crate) fn animate(scene: &mut Scene, dt: f32) {
 /// Advances the animator and computes its pose (nothing when paused on a pose
 /// already written).
 fn prepare(scene: &Scene, node: NodeId, animator: &mut Animator, dt: f32) {
-    if animator.state.model.is_none() || animator.state.stale {
+    let state = &animator.state;
+    let unbound = state.model.is_none() && state.failed_at != Some(scene.structure_version());
+    if unbound || state.stale {
         scene.bind(node, &mut animator.state);
     }
-    let Some(model) = animator.state.model.clone() else {
+    // Moved out for the step rather than cloned: no shared count bumped across threads.
+    let Some(model) = animator.state.model.take() else {
         return;
     };
-    let Some((clip_index, clip)) = find_clip(&model, &animator.clip) else {
+    pose_with(scene, animator, &model, dt);
+    animator.state.model = Some(model);
+}
+
+/// [`prepare`] with the animator's model lent out.
+fn pose_with(scene: &Scene, animator: &mut Animator, model: &Model, dt: f32) {
+    let Some((clip_index, clip)) = find_clip(model, &animator.clip) else {
         return;
     };
-    let fade_to = animator
-        .fade
-        .as_ref()
-        .and_then(|f| find_clip(&model, &f.to));
+    let fade_to = animator.fade.as_ref().and_then(|f| find_clip(model, &f.to));
     if animator.fade.is_some() && fade_to.is_none() {
         animator.fade = None;
     }
@@ -445,7 +462,7 @@ fn prepare(scene: &Scene, node: NodeId, animator: &mut Animator, dt: f32) {
     let clips = (Some(clip_index), fade_to.map(|(i, _)| i));
     let state = &mut animator.state;
     if state.clips != clips || state.pose.len() != state.animated.len() {
-        state.build_targets(&model, clips);
+        state.build_targets(model, clips);
     }
     if animator.playing {
         animator.time += f64::from(dt) * f64::from(animator.speed);
