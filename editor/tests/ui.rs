@@ -1094,17 +1094,22 @@ fn scrubbing_the_timeline_back_shows_the_old_transform_in_the_inspector() {
     );
 }
 
+/// Play (recording) until fixed step `step`, then Pause.
+fn play_then_pause_at(h: &mut Harness<'_, EditorApp>, step: u64) {
+    h.get_by_label("Play").click();
+    h.run();
+    while h.state().doc.step() < step {
+        one_step(h);
+    }
+    h.get_by_label("Pause").click();
+    h.run();
+}
+
 #[test]
 fn an_edit_at_a_past_step_branches_and_its_undo_brings_the_future_back() {
     let mut h = editor(small_scene(), None);
     let ship = node(&h, "ship");
-    h.get_by_label("Play").click();
-    h.run();
-    while h.state().doc.step() < 90 {
-        one_step(&mut h);
-    }
-    h.get_by_label("Pause").click();
-    h.run();
+    play_then_pause_at(&mut h, 90);
     let at_90 = h.state_mut().doc.world.state_hash();
     h.state_mut().doc.seek(40).unwrap();
     let moved = Transform::from_translation(Vec3::new(7.0, 0.0, 0.0));
@@ -1193,13 +1198,7 @@ fn scrubbing_an_animator_while_paused_poses_the_bones_and_undo_puts_them_back() 
 fn a_drag_at_a_past_step_is_one_branch_that_one_undo_brings_back() {
     let mut h = editor(small_scene(), None);
     let ship = node(&h, "ship");
-    h.get_by_label("Play").click();
-    h.run();
-    while h.state().doc.step() < 60 {
-        one_step(&mut h);
-    }
-    h.get_by_label("Pause").click();
-    h.run();
+    play_then_pause_at(&mut h, 60);
     let doc = &mut h.state_mut().doc;
     doc.seek(20).unwrap();
     // A drag: several edits merged into one undo entry; only the first discards the future.
