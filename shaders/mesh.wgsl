@@ -59,11 +59,16 @@ struct VertexOut {
 @vertex
 fn vs_main(in: VertexIn) -> VertexOut {
     let instance = instances[in.instance];
-    let p = vec4<f32>(in.position, 1.0);
-    let world = vec3<f32>(dot(instance.row_x, p), dot(instance.row_y, p), dot(instance.row_z, p));
-    let x = vec3<f32>(instance.row_x.x, instance.row_y.x, instance.row_z.x);
-    let y = vec3<f32>(instance.row_x.y, instance.row_y.y, instance.row_z.y);
-    let z = vec3<f32>(instance.row_x.z, instance.row_y.z, instance.row_z.z);
+    return place(instance.row_x, instance.row_y, instance.row_z, in.position, in.normal, in.uv, instance.color_gloss);
+}
+
+// The vertex placed by the model matrix with rows `row_x`, `row_y`, `row_z`.
+fn place(row_x: vec4<f32>, row_y: vec4<f32>, row_z: vec4<f32>, position: vec3<f32>, normal: vec3<f32>, uv: vec2<f32>, color_gloss: vec4<f32>) -> VertexOut {
+    let p = vec4<f32>(position, 1.0);
+    let world = vec3<f32>(dot(row_x, p), dot(row_y, p), dot(row_z, p));
+    let x = vec3<f32>(row_x.x, row_y.x, row_z.x);
+    let y = vec3<f32>(row_x.y, row_y.y, row_z.y);
+    let z = vec3<f32>(row_x.z, row_y.z, row_z.z);
     // The cofactor matrix is det * inverse-transpose: the right normals after
     // normalising, with no division, and still defined for a flattened axis.
     // The determinant's sign keeps mirrored instances' normals outwards.
@@ -72,10 +77,63 @@ fn vs_main(in: VertexIn) -> VertexOut {
     var out: VertexOut;
     out.clip_position = globals.view_proj * vec4<f32>(world, 1.0);
     out.world_position = world;
-    out.world_normal = cofactor * in.normal * handedness;
-    out.uv = in.uv;
-    out.color_gloss = instance.color_gloss;
+    out.world_normal = cofactor * normal * handedness;
+    out.uv = uv;
+    out.color_gloss = color_gloss;
     return out;
+}
+
+// A skinned and/or morphed instance (see render/deform_pass.rs).
+struct Deformed {
+    row_x: vec4<f32>,
+    row_y: vec4<f32>,
+    row_z: vec4<f32>,
+    color_gloss: vec4<f32>,
+    // x: first joint matrix, y: joint count (0: not skinned), z: first morph weight, w: target count.
+    joints: vec4<u32>,
+    // x: first morph offset, y: the mesh's vertex count.
+    morph: vec4<u32>,
+}
+
+@group(2) @binding(1) var<storage, read> deformed: array<Deformed>;
+@group(2) @binding(2) var<storage, read> joint_matrices: array<mat4x4<f32>>;
+@group(2) @binding(3) var<storage, read> morph_weights: array<f32>;
+// Per target, per vertex: the position offset, then the normal offset.
+@group(2) @binding(4) var<storage, read> morph_offsets: array<vec4<f32>>;
+
+struct DeformedIn {
+    @builtin(vertex_index) vertex: u32,
+    @builtin(instance_index) instance: u32,
+    @location(0) position: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) uv: vec2<f32>,
+    @location(4) joints: vec4<u32>,
+    @location(5) weights: vec4<f32>,
+}
+
+@vertex
+fn vs_deformed(in: DeformedIn) -> VertexOut {
+    let d = deformed[in.instance];
+    var position = in.position;
+    var normal = in.normal;
+    for (var t = 0u; t < d.joints.w; t += 1u) {
+        let w = morph_weights[d.joints.z + t];
+        if w != 0.0 {
+            let at = d.morph.x + 2u * (t * d.morph.y + in.vertex);
+            position += w * morph_offsets[at].xyz;
+            normal += w * morph_offsets[at + 1u].xyz;
+        }
+    }
+    if d.joints.y == 0u {
+        return place(d.row_x, d.row_y, d.row_z, position, normal, in.uv, d.color_gloss);
+    }
+    // Four influences; a joint index past the skin's end reads its last joint.
+    let last = d.joints.y - 1u;
+    let j = d.joints.x + min(in.joints, vec4<u32>(last));
+    let skin = joint_matrices[j.x] * in.weights.x + joint_matrices[j.y] * in.weights.y
+        + joint_matrices[j.z] * in.weights.z + joint_matrices[j.w] * in.weights.w;
+    let rows = transpose(skin);
+    return place(rows[0], rows[1], rows[2], position, normal, in.uv, d.color_gloss);
 }
 
 // Diffuse plus Blinn-Phong specular for one light of unit direction `l`; gloss

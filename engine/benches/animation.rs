@@ -2,8 +2,8 @@
 //! group `animation`).
 //!
 //! A rig is a glTF model written here: 68 bones (a root and four chains of
-//! 17), one skin over all of them, one clip rotating every bone (30 keys a
-//! second, LINEAR). The crowd is 4,000 instances, each with an `Animator`.
+//! 17), one skin over all of them on a small skinned mesh, one clip rotating
+//! every bone (30 keys a second, LINEAR). The crowd is 4,000 instances, each with an `Animator`.
 //!
 //! - `crowd/4000`: one step: every animator samples its clip and writes the
 //!   bones that moved (`set_local`), the dirty flag propagates, and every rig's
@@ -57,7 +57,27 @@ fn rig_gltf() -> String {
         let ibm = Mat4::from_translation(Vec3::new(0.0, -(bone as f32) * 0.1, 0.0));
         bytes.extend(ibm.to_cols_array().iter().flat_map(|v| v.to_le_bytes()));
     }
-    let nodes: Vec<serde_json::Value> = (0..BONES)
+    // The skinned mesh: one triangle a bone, each corner on that bone.
+    let mesh_at = bytes.len();
+    for bone in 0..BONES {
+        let y = bone as f32 * 0.1;
+        for corner in [[0.0, y, 0.0], [0.05, y, 0.0], [0.0, y + 0.05, 0.0]] {
+            bytes.extend(corner.iter().flat_map(|v: &f32| v.to_le_bytes()));
+        }
+    }
+    let joints_at = bytes.len();
+    for bone in 0..BONES {
+        for _ in 0..3 {
+            for j in [bone as u16, 0, 0, 0] {
+                bytes.extend(j.to_le_bytes());
+            }
+        }
+    }
+    let weights_at = bytes.len();
+    for _ in 0..BONES * 3 {
+        bytes.extend([1.0f32, 0.0, 0.0, 0.0].iter().flat_map(|v| v.to_le_bytes()));
+    }
+    let mut nodes: Vec<serde_json::Value> = (0..BONES)
         .map(|b| {
             let children: Vec<usize> = (0..BONES).filter(|&c| parent_of(c) == Some(b)).collect();
             let mut node =
@@ -68,6 +88,7 @@ fn rig_gltf() -> String {
             node
         })
         .collect();
+    nodes.push(serde_json::json!({ "name": "body", "mesh": 0, "skin": 0 }));
     let key_bytes = KEYS * 16;
     let mut accessors = vec![serde_json::json!({
         "bufferView": 0, "componentType": 5126, "count": KEYS, "type": "SCALAR",
@@ -89,11 +110,25 @@ fn rig_gltf() -> String {
     accessors.push(serde_json::json!({
         "bufferView": 2, "componentType": 5126, "count": BONES, "type": "MAT4"
     }));
+    let corners = BONES * 3;
+    accessors.push(serde_json::json!({
+        "bufferView": 3, "componentType": 5126, "count": corners, "type": "VEC3",
+        "min": [0.0, 0.0, 0.0], "max": [0.05, BONES as f32 * 0.1, 0.0]
+    }));
+    accessors.push(serde_json::json!({
+        "bufferView": 4, "componentType": 5123, "count": corners, "type": "VEC4"
+    }));
+    accessors.push(serde_json::json!({
+        "bufferView": 5, "componentType": 5126, "count": corners, "type": "VEC4"
+    }));
     let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
     serde_json::json!({
         "asset": { "version": "2.0" },
         "scene": 0,
-        "scenes": [{ "nodes": [0] }],
+        "scenes": [{ "nodes": [0, BONES] }],
+        "meshes": [{ "primitives": [{ "attributes": {
+            "POSITION": BONES + 2, "JOINTS_0": BONES + 3, "WEIGHTS_0": BONES + 4
+        } }] }],
         "nodes": nodes,
         "skins": [{ "joints": (0..BONES).collect::<Vec<_>>(), "inverseBindMatrices": BONES + 1 }],
         "animations": [{ "name": "Wave", "samplers": samplers, "channels": channels }],
@@ -101,7 +136,10 @@ fn rig_gltf() -> String {
         "bufferViews": [
             { "buffer": 0, "byteOffset": 0, "byteLength": rotations_at },
             { "buffer": 0, "byteOffset": rotations_at, "byteLength": ibm_at - rotations_at },
-            { "buffer": 0, "byteOffset": ibm_at, "byteLength": bytes.len() - ibm_at }
+            { "buffer": 0, "byteOffset": ibm_at, "byteLength": mesh_at - ibm_at },
+            { "buffer": 0, "byteOffset": mesh_at, "byteLength": joints_at - mesh_at },
+            { "buffer": 0, "byteOffset": joints_at, "byteLength": weights_at - joints_at },
+            { "buffer": 0, "byteOffset": weights_at, "byteLength": bytes.len() - weights_at }
         ],
         "buffers": [{ "byteLength": bytes.len(), "uri": format!("data:application/octet-stream;base64,{data}") }]
     })
@@ -140,7 +178,7 @@ fn crowd(path: &Path, paused_every: Option<usize>) -> Scene {
 fn step(systems: &mut Systems, scene: &mut Scene, palette: &mut JointPalette) {
     systems.run_step(scene, 1.0 / 60.0);
     scene.clear_changed();
-    scene.pack_joints(palette);
+    scene.pack_joints(1.0, palette);
 }
 
 /// The naive twin's rig: names, child lists, the clip and inverse binds.

@@ -219,6 +219,8 @@ fn node(name: &str, parent: Option<usize>, transform: Transform, mesh: usize) ->
         parent,
         transform,
         mesh: Some(mesh),
+        skin: None,
+        weights: Vec::new(),
     }
 }
 

@@ -17,8 +17,8 @@ use keel_engine::particles::{
     BlendMode, Burst, ColorStop, Emitter, FloatRange, Overflow, SizeStop,
 };
 use keel_engine::scene::{
-    CameraSetup, Environment, Light, LightKind, Material, MeshRenderer, NodeId, Orbit, Oscillate,
-    Scene, Spin, Transform,
+    Animator, CameraSetup, Environment, Light, LightKind, Material, MeshRenderer, NodeId, Orbit,
+    Oscillate, Scene, Spin, Transform,
 };
 
 /// sRGB hex colour to linear RGB.
@@ -529,6 +529,37 @@ fn main() {
             },
         )
         .unwrap();
+
+    // A fox walking round the lighthouse on its rock: a skinned, animated
+    // glTF made outside this project (Khronos sample; credits in the README).
+    let rock_top = Vec3::new(15.0, 0.6, 9.0);
+    let trail = b.node(None, "fox trail", Transform::from_translation(rock_top));
+    b.scene
+        .insert(
+            trail,
+            Orbit {
+                center: rock_top,
+                radius: 2.4,
+                rate: 0.25,
+                angle: 0.0,
+                face_forward: true,
+            },
+        )
+        .unwrap();
+    let fox_model = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../assets/models/Fox.glb");
+    let (fox, _) = b
+        .scene
+        .spawn_model(
+            Some(trail),
+            "fox",
+            // The fox faces +Z; an orbit moves along -Z.
+            Transform::IDENTITY
+                .with_rotation(Quat::from_rotation_y(PI))
+                .with_scale(Vec3::splat(0.012)),
+            &fox_model,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    b.scene.insert(fox, Animator::new("Walk")).unwrap();
 
     b.scene.propagate();
     b.scene.save(&out).unwrap_or_else(|e| panic!("{e}"));

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use glam::{Mat4, Quat, Vec3};
 use keel_engine::record::RecordSettings;
-use keel_engine::scene::{Animator, NodeId, PlayMode, Scene, Transform, clip_time};
+use keel_engine::scene::{Animator, NodeId, PlayMode, Scene, Skin, Transform, clip_time};
 use keel_engine::time::Clock;
 use keel_engine::world::World;
 
@@ -41,8 +41,13 @@ fn simple_skin_joint_matrices_at_half_a_second_match_the_file_by_hand() {
     run_for(&mut world, 0.5);
     let animator = world.scene.get::<Animator>(root).unwrap();
     assert!((animator.time - 0.5).abs() < 1e-6, "{}", animator.time);
+    let skinned = world
+        .scene
+        .subtree(root)
+        .find(|&n| world.scene.get::<Skin>(n).is_some())
+        .expect("the mesh node has the skin");
     let mut joints = Vec::new();
-    assert_eq!(animator.joint_matrices(&world.scene, 0, &mut joints), 2);
+    assert_eq!(world.scene.joint_matrices(skinned, &mut joints), 2);
     // Joint 0: nodes[1] at (0, 1, 0), inverse bind translate(-0.5, -1, 0).
     let first = Mat4::from_translation(Vec3::new(-0.5, 0.0, 0.0));
     assert!(joints[0].abs_diff_eq(first, 1e-6), "{:?}", joints[0]);

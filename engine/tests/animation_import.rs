@@ -53,6 +53,19 @@ fn simple_skin_matches_the_file_by_hand() {
     let expected = Mat4::from_translation(Vec3::new(-0.5, -1.0, 0.0));
     assert_eq!(skin.inverse_bind[0], expected);
     assert_eq!(skin.inverse_bind[1], expected);
+    assert_eq!(model.nodes[0].skin, Some(0));
+    // Every vertex on joints 0 and 1: the bottom row all on 0, the top row all on 1.
+    let strip = &model.meshes[0].primitives[0].mesh;
+    assert_eq!(strip.skin.len(), strip.vertices.len());
+    for (vertex, skin) in strip.vertices.iter().zip(&strip.skin) {
+        assert_eq!(skin.joints[..2], [0, 1]);
+        assert!((skin.weights.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+        match vertex.position[1] {
+            0.0 => assert_eq!(skin.weights[0], 1.0),
+            2.0 => assert_eq!(skin.weights[1], 1.0),
+            _ => {}
+        }
+    }
     let clip = &model.animations[0];
     assert_eq!(clip.duration, 5.5);
     let channel = &clip.channels[0];
@@ -105,6 +118,32 @@ fn bad_channels_and_joints_are_errors_naming_them() {
     .unwrap_err()
     .to_string();
     assert!(error.contains("skins[0].joints[1]"), "{error}");
+    // A vertex on a joint the skin does not have.
+    let error = broken(|j| {
+        j["skins"][0]["joints"] = serde_json::json!([1]);
+        j["accessors"][4]["count"] = 1.into();
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.contains("meshes[0].primitives[0].attributes.JOINTS_0"),
+        "{error}"
+    );
+    // Joints without weights.
+    let error = broken(|j| {
+        let attributes = j["meshes"][0]["primitives"][0]["attributes"]
+            .as_object_mut()
+            .unwrap();
+        attributes.remove("WEIGHTS_0");
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(error.contains("attributes.WEIGHTS_0"), "{error}");
+    // A node naming a skin the file does not have.
+    let error = broken(|j| j["nodes"][0]["skin"] = 4.into())
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("nodes[0].skin"), "{error}");
     // Fewer inverse bind matrices than joints.
     let error = broken(|j| j["accessors"][4]["count"] = 1.into())
         .unwrap_err()

@@ -145,7 +145,7 @@ fn stepping_animated_rigs_allocates_nothing_once_warm() {
     for step in 0..200 {
         COUNTING.store(step >= 100, Ordering::Relaxed);
         world.step();
-        world.scene.pack_joints(&mut palette);
+        world.scene.pack_joints(1.0, &mut palette);
         COUNTING.store(false, Ordering::Relaxed);
     }
     assert_eq!(

@@ -43,6 +43,7 @@ fn quad() -> MeshData {
             })
             .collect(),
         indices: vec![0, 1, 2, 0, 2, 3],
+        ..MeshData::default()
     }
 }
 
@@ -85,12 +86,16 @@ fn sample() -> ModelData {
                     scale: Vec3::splat(2.0),
                 },
                 mesh: Some(1),
+                skin: None,
+                weights: Vec::new(),
             },
             ModelNode {
                 name: "sign".into(),
                 parent: Some(0),
                 transform: Transform::from_translation(Vec3::Y),
                 mesh: Some(0),
+                skin: None,
+                weights: Vec::new(),
             },
         ],
         animations: Vec::new(),
@@ -369,7 +374,7 @@ fn undecodable_texture_names_the_image() {
 }
 
 #[test]
-fn skins_and_morph_targets_load_with_warnings() {
+fn skins_and_morph_targets_load() {
     let mut export = export();
     let normals = export.root.meshes[0].primitives[0].attributes
         [&Checked::Valid(json::mesh::Semantic::Normals)];
@@ -388,14 +393,17 @@ fn skins_and_morph_targets_load_with_warnings() {
         skeleton: None,
     });
     export.root.nodes[1].skin = Some(skin);
-    let model = load_glb(export).expect("skins and morph targets are not fatal");
-    assert!(warned_about(&model, "skins[0]"), "{:?}", model.warnings);
-    assert!(
-        warned_about(&model, "meshes[0].primitives[0].targets"),
-        "{:?}",
-        model.warnings
-    );
-    assert_eq!(model.meshes, sample().meshes, "drawn in the base shape");
+    let model = load_glb(export).expect("skins and morph targets load");
+    assert!(model.warnings.is_empty(), "{:?}", model.warnings);
+    let quad = &model.meshes[0].primitives[0].mesh;
+    let normals: Vec<[f32; 3]> = quad.vertices.iter().map(|v| v.normal).collect();
+    assert_eq!(quad.targets.len(), 1);
+    assert_eq!(quad.targets[0].positions, normals, "the target's offsets");
+    assert_eq!(quad.targets[0].normals, vec![[0.0; 3]; normals.len()]);
+    let sign = &model.nodes[1];
+    assert_eq!((sign.mesh, sign.skin), (Some(0), Some(0)));
+    assert_eq!(sign.weights, [0.5], "the mesh's default weights");
+    assert_eq!(model.skins[0].joints, [1]);
 }
 
 #[test]

@@ -84,8 +84,8 @@ impl Clip {
 
     /// Channel `c` at time `t` (clamped to its keys). `cursor` is the key found
     /// last: moving forward from it costs what the keys passed; anything else
-    /// falls back to a binary search. Weights channels sample as `None` (morph
-    /// targets are imported but not played yet).
+    /// falls back to a binary search. Weights channels sample as `None`: they
+    /// go through [`Clip::sample_weights`].
     pub fn sample(&self, c: usize, t: f32, cursor: &mut u32) -> Option<Sample> {
         let channel = &self.channels[c];
         let (keys, values) = self.parts(channel);
@@ -133,6 +133,37 @@ impl Clip {
                 Some(Sample::Quat(r.normalize()))
             }
             Property::Weights => None,
+        }
+    }
+}
+
+impl Clip {
+    /// Weights channel `c` at time `t` blended into `out` by `blend` (1
+    /// replaces); `out` takes the first `width` weights. `cursor` as in
+    /// [`Clip::sample`]. Does nothing for other channels.
+    pub fn sample_weights(&self, c: usize, t: f32, cursor: &mut u32, blend: f32, out: &mut [f32]) {
+        let channel = &self.channels[c];
+        if channel.property != Property::Weights {
+            return;
+        }
+        let (keys, values) = self.parts(channel);
+        let (k, u, dt) = locate(keys, t, cursor);
+        let next = (k + 1).min(keys.len() - 1);
+        let width = channel.width as usize;
+        let cubic = channel.interpolation == Interpolation::CubicSpline;
+        let stride = width * if cubic { 3 } else { 1 };
+        let value = if cubic { width } else { 0 };
+        for (i, slot) in out.iter_mut().take(width).enumerate() {
+            let at = |key: usize, part: usize| values[key * stride + part + i];
+            let (a, b) = (at(k, value), at(next, value));
+            let w = match channel.interpolation {
+                Interpolation::Step => a,
+                Interpolation::Linear => a + (b - a) * u,
+                Interpolation::CubicSpline => {
+                    hermite(a, at(k, 2 * width) * dt, b, at(next, 0) * dt, u)
+                }
+            };
+            *slot += (w - *slot) * blend.min(1.0);
         }
     }
 }

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use gltf::json;
 
-use super::{ModelData, ModelMaterial, ModelWarning};
+use super::{ModelData, ModelMaterial, ModelMesh, ModelNode, ModelSkin, ModelWarning};
 use source::Sources;
 use texture::TextureCache;
 pub use texture::{mip_chain, srgb_to_linear};
@@ -328,6 +328,46 @@ fn check_position_accessors(root: &json::Root, path: &Path) -> Result<(), ModelE
     Ok(())
 }
 
+/// Every joint a skinned node's mesh names exists in the node's skin.
+fn check_skinned_meshes(
+    path: &Path,
+    nodes: &[ModelNode],
+    meshes: &[ModelMesh],
+    skins: &[ModelSkin],
+) -> Result<(), ModelError> {
+    for node in nodes {
+        let (Some(m), Some(s)) = (node.mesh, node.skin) else {
+            continue;
+        };
+        let (Some(mesh), Some(skin)) = (meshes.get(m), skins.get(s)) else {
+            continue;
+        };
+        for (p, primitive) in mesh.primitives.iter().enumerate() {
+            let used = primitive.mesh.skin.iter().flat_map(|v| {
+                v.joints
+                    .iter()
+                    .zip(v.weights)
+                    .filter(|(_, w)| *w > 0.0)
+                    .map(|(&j, _)| j)
+            });
+            if let Some(joint) = used.max()
+                && usize::from(joint) >= skin.joints.len()
+            {
+                return Err(ModelError::BadAnimation {
+                    path: path.to_path_buf(),
+                    element: format!("meshes[{m}].primitives[{p}].attributes.JOINTS_0"),
+                    expected: format!(
+                        "joint indices below {} (the joints of skins[{s}])",
+                        skin.joints.len()
+                    ),
+                    found: joint.to_string(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 fn warning(path: &Path, element: String, message: impl Into<String>) -> ModelWarning {
     ModelWarning {
         path: path.to_path_buf(),
@@ -352,7 +392,7 @@ impl Importer<'_> {
             .document
             .meshes()
             .map(|mesh| self.mesh(&mesh))
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<Vec<_>, _>>()?;
         let mut textures = TextureCache::default();
         let materials = self
             .document
@@ -362,6 +402,7 @@ impl Importer<'_> {
         let (nodes, node_map) = self.nodes()?;
         let animations = self.animations(&node_map)?;
         let skins = self.skins(&node_map)?;
+        check_skinned_meshes(self.path, &nodes, &meshes, &skins)?;
         Ok(ModelData {
             path: self.path.to_path_buf(),
             meshes,
@@ -381,14 +422,7 @@ impl Importer<'_> {
     /// One warning per element the engine has no place for.
     fn warn_unsupported(&mut self) {
         let root = self.document.as_json();
-        let skipped = [
-            (
-                "skins",
-                root.skins.len(),
-                "the skin is imported but skinned drawing is not supported yet; the mesh is drawn in its bind pose",
-            ),
-            ("cameras", root.cameras.len(), "cameras are not imported"),
-        ];
+        let skipped = [("cameras", root.cameras.len(), "cameras are not imported")];
         for (array, count, message) in skipped {
             for i in 0..count {
                 self.warn(format!("{array}[{i}]"), message);

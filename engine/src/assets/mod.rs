@@ -13,7 +13,7 @@ pub use model::{
     ModelData, ModelMaterial, ModelMesh, ModelNode, ModelPrimitive, ModelSkin, ModelWarning,
     TextureData,
 };
-pub use primitives::{MeshData, MeshVertex};
+pub use primitives::{MeshData, MeshVertex, MorphTarget, VertexSkin};
 pub use registry::{
     MeshAsset, MeshHandle, MeshRef, Model, Registry, TextureHandle, add_mesh, add_texture,
     load_model, registry,

@@ -86,6 +86,11 @@ pub struct ModelNode {
     pub transform: Transform,
     /// Index into [`ModelData::meshes`].
     pub mesh: Option<usize>,
+    /// Index into [`ModelData::skins`]: the mesh follows that skin's joints.
+    pub skin: Option<usize>,
+    /// Initial morph target weights of its mesh (the node's, else the mesh's
+    /// defaults; empty without targets).
+    pub weights: Vec<f32>,
 }
 
 /// Something in the file the importer skipped; the rest still loads.

@@ -30,6 +30,28 @@ pub struct MeshVertex {
     pub uv: [f32; 2],
 }
 
+/// How one vertex follows a skeleton: up to four joints (indices into the
+/// skin's joint list) and their weights, which sum to 1 (24 bytes, the
+/// skinning pipeline's second vertex stream).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct VertexSkin {
+    /// Joint indices.
+    pub joints: [u16; 4],
+    /// Their weights.
+    pub weights: [f32; 4],
+}
+
+/// One morph target: an offset per vertex, blended into the base shape by the
+/// node's weight for it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MorphTarget {
+    /// Position offsets, one per vertex.
+    pub positions: Vec<[f32; 3]>,
+    /// Normal offsets, one per vertex (zeros when the file has none).
+    pub normals: Vec<[f32; 3]>,
+}
+
 /// A triangle list: every three indices form one counter-clockwise (front) face.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MeshData {
@@ -37,6 +59,10 @@ pub struct MeshData {
     pub vertices: Vec<MeshVertex>,
     /// Triangle list indices into `vertices`.
     pub indices: Vec<u32>,
+    /// One per vertex for a skinned mesh; empty otherwise.
+    pub skin: Vec<VertexSkin>,
+    /// Morph targets (each with one offset per vertex).
+    pub targets: Vec<MorphTarget>,
 }
 
 impl MeshData {
@@ -44,9 +70,36 @@ impl MeshData {
     /// the bound the renderer culls with.
     #[must_use]
     pub fn bounding_radius(&self) -> f32 {
+        if !self.targets.is_empty() {
+            return self.morphed_radius();
+        }
         self.vertices
             .iter()
             .map(|v| Vec3::from(v.position).length())
+            .fold(0.0, f32::max)
+    }
+
+    /// Whether the vertex shader deforms it (skinning or morph targets).
+    #[must_use]
+    pub fn is_deformed(&self) -> bool {
+        !self.skin.is_empty() || !self.targets.is_empty()
+    }
+
+    /// The bounding radius of every vertex moved by each target's offset at
+    /// full weight, summed: a bound for any weights in 0..=1.
+    fn morphed_radius(&self) -> f32 {
+        self.vertices
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let reach: f32 = self
+                    .targets
+                    .iter()
+                    .filter_map(|t| t.positions.get(i))
+                    .map(|&d| Vec3::from(d).length())
+                    .sum();
+                Vec3::from(v.position).length() + reach
+            })
             .fold(0.0, f32::max)
     }
 

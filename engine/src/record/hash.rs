@@ -96,6 +96,8 @@ impl World {
         hash_column(w, &c.model);
         hash_column(w, &c.model_part);
         hash_column(w, &c.animator);
+        hash_column(w, &c.skin);
+        hash_column(w, &c.morph);
         StateHash {
             nodes: nodes.0.digest(),
             components: components.0.digest(),

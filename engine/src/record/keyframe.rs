@@ -14,7 +14,7 @@ use crate::world::World;
 /// Applies `m!` to the list of [`Components`] fields.
 macro_rules! columns {
     ($m:ident) => {
-        $m! { spin, oscillate, orbit, mesh, light, emitter, model, model_part, animator }
+        $m! { spin, oscillate, orbit, mesh, light, emitter, model, model_part, animator, skin, morph }
     };
 }
 
@@ -41,6 +41,8 @@ pub(super) trait ColumnTypes {
     type model;
     type model_part;
     type animator;
+    type skin;
+    type morph;
 }
 
 impl ColumnTypes for Components {
@@ -53,6 +55,8 @@ impl ColumnTypes for Components {
     type model = crate::scene::ModelInstance;
     type model_part = crate::scene::ModelPart;
     type animator = crate::scene::Animator;
+    type skin = crate::scene::Skin;
+    type morph = crate::scene::MorphWeights;
 }
 
 columns!(shared_struct);

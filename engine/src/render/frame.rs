@@ -10,7 +10,9 @@ use glam::{Affine3A, Mat4, Vec3, Vec4};
 
 use super::batcher::PackedInstances;
 use super::camera::Camera;
-use crate::assets::MeshRef;
+use std::ops::Range;
+
+use crate::assets::{MeshHandle, MeshRef};
 use crate::particles::ParticleInstance;
 use crate::scene::Material;
 
@@ -83,6 +85,23 @@ impl Default for MeshInstance {
     }
 }
 
+/// A mesh the vertex shader deforms: skinned by joint matrices, blended
+/// from morph targets, or both.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeformedInstance {
+    /// The imported mesh (its vertices carry the skin and the targets).
+    pub mesh: MeshHandle,
+    /// Object-to-world transform, for a mesh that is not skinned (a skinned
+    /// mesh is placed by its joints).
+    pub model: Affine3A,
+    /// Colour, gloss and texture.
+    pub material: Material,
+    /// Its joint matrices: a range of [`FrameData::joints`] (empty when not skinned).
+    pub joints: Range<u32>,
+    /// Its morph weights: a range of [`FrameData::morph_weights`].
+    pub weights: Range<u32>,
+}
+
 /// One end of a debug line; consecutive pairs form segments.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -126,6 +145,12 @@ pub struct FrameData<'a> {
     /// Meshes extraction already culled and packed in the GPU layout, drawn
     /// in addition to `instances`.
     pub packed: PackedInstances<'a>,
+    /// Skinned and morphed meshes (already culled).
+    pub deformed: &'a [DeformedInstance],
+    /// Joint matrices (world x inverse bind) that `deformed` refers to.
+    pub joints: &'a [Mat4],
+    /// Morph weights that `deformed` refers to.
+    pub morph_weights: &'a [f32],
     /// Particles blended additively (order-independent).
     pub additive: &'a [ParticleInstance],
     /// Particles alpha-blended over the scene (sorted back to front by the renderer).
@@ -147,6 +172,9 @@ impl Default for FrameData<'_> {
             instances: &[],
             instances_in_view: false,
             packed: PackedInstances::default(),
+            deformed: &[],
+            joints: &[],
+            morph_weights: &[],
             additive: &[],
             alpha: &[],
             lines: &[],

@@ -14,6 +14,7 @@ use wgpu::util::DeviceExt;
 
 use super::batcher::{DrawGroup, GpuInstance, InstanceBatcher};
 use super::buffer::GrowableBuffer;
+use super::deform_pass::DeformPass;
 use super::frame::FrameData;
 use super::targets::DEPTH_FORMAT;
 use super::texture::TextureSet;
@@ -82,6 +83,8 @@ pub(crate) struct MeshPass {
     /// Per drawn instance, its position in `instance_buffer`, grouped by batch.
     instance_indices: GrowableBuffer,
     batcher: InstanceBatcher,
+    /// Skinned and morphed meshes.
+    deform: DeformPass,
 }
 
 impl MeshPass {
@@ -143,6 +146,13 @@ impl MeshPass {
         });
         let instance_bind_group = bind_instances(device, &instance_layout, &instance_buffer);
         let textures = TextureSet::new(device, queue);
+        let deform = DeformPass::new(
+            device,
+            globals_layout,
+            &textures,
+            color_format,
+            sample_count,
+        );
         Self {
             pipelines: [false, true].map(|textured| {
                 create_pipeline(
@@ -163,6 +173,7 @@ impl MeshPass {
             instance_bind_group,
             instance_indices,
             batcher: InstanceBatcher::new(),
+            deform,
         }
     }
 
@@ -191,10 +202,17 @@ impl MeshPass {
         if self.batcher.groups().iter().any(imports) {
             self.upload_assets(device, queue, &registry());
         }
+        let deformed_calls = if frame.deformed.is_empty() {
+            self.deform.clear();
+            0
+        } else {
+            self.deform
+                .prepare(device, queue, frame, &registry(), &mut self.textures)
+        };
         MeshStats {
-            drawn: self.batcher.drawn(),
+            drawn: self.batcher.drawn() + deformed_calls,
             culled: self.batcher.culled(),
-            draw_calls: self.batcher.groups().len(),
+            draw_calls: self.batcher.groups().len() + deformed_calls,
         }
     }
 
@@ -214,6 +232,11 @@ impl MeshPass {
 
     /// Draws the prepared groups: one indexed, instanced call per group.
     pub(crate) fn record(&self, pass: &mut wgpu::RenderPass<'_>) {
+        self.record_plain(pass);
+        self.deform.record(pass, &self.textures);
+    }
+
+    fn record_plain(&self, pass: &mut wgpu::RenderPass<'_>) {
         if self.batcher.groups().is_empty() {
             return;
         }
@@ -279,12 +302,34 @@ fn to_u32(value: usize) -> u32 {
     u32::try_from(value).expect("fewer than 2^32 indices")
 }
 
+/// The plain pipeline: its second stream is each instance's position in the
+/// storage buffer.
 fn create_pipeline(
     device: &wgpu::Device,
     layouts: &[&wgpu::BindGroupLayout],
     color_format: wgpu::TextureFormat,
     sample_count: u32,
     textured: bool,
+) -> wgpu::RenderPipeline {
+    let instance_attributes = wgpu::vertex_attr_array![3 => Uint32];
+    let second = wgpu::VertexBufferLayout {
+        array_stride: size_of::<u32>() as u64,
+        step_mode: wgpu::VertexStepMode::Instance,
+        attributes: &instance_attributes,
+    };
+    let target = (color_format, sample_count, textured);
+    mesh_pipeline(device, layouts, target, "vs_main", second)
+}
+
+/// A pipeline of the mesh shader: vertex entry point `entry`, reading
+/// [`MeshVertex`] from slot 0 and `second` from slot 1, shading with
+/// `fs_main` (sampling the base-colour texture when `textured`).
+pub(super) fn mesh_pipeline(
+    device: &wgpu::Device,
+    layouts: &[&wgpu::BindGroupLayout],
+    (color_format, sample_count, textured): (wgpu::TextureFormat, u32, bool),
+    entry: &str,
+    second: wgpu::VertexBufferLayout<'_>,
 ) -> wgpu::RenderPipeline {
     let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("mesh pass: shader"),
@@ -299,29 +344,24 @@ fn create_pipeline(
     });
     let vertex_attributes =
         wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
-    let instance_attributes = wgpu::vertex_attr_array![3 => Uint32];
     let buffers = [
         Some(wgpu::VertexBufferLayout {
             array_stride: size_of::<MeshVertex>() as u64,
             step_mode: wgpu::VertexStepMode::Vertex,
             attributes: &vertex_attributes,
         }),
-        Some(wgpu::VertexBufferLayout {
-            array_stride: size_of::<u32>() as u64,
-            step_mode: wgpu::VertexStepMode::Instance,
-            attributes: &instance_attributes,
-        }),
+        Some(second),
     ];
+    let label = format!(
+        "mesh pass: {entry}, {}",
+        if textured { "textured" } else { "untextured" }
+    );
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: Some(if textured {
-            "mesh pass: textured pipeline"
-        } else {
-            "mesh pass: plain pipeline"
-        }),
+        label: Some(&label),
         layout: Some(&layout),
         vertex: wgpu::VertexState {
             module: &shader,
-            entry_point: Some("vs_main"),
+            entry_point: Some(entry),
             compilation_options: wgpu::PipelineCompilationOptions::default(),
             buffers: &buffers,
         },

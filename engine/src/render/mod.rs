@@ -24,6 +24,7 @@ pub mod camera;
 mod capture;
 pub mod context;
 mod culling;
+mod deform_pass;
 pub mod frame;
 pub mod line_pass;
 mod mesh_pass;
@@ -47,7 +48,8 @@ pub use batcher::{
 pub use camera::{Camera, FlyController, OrbitController};
 pub use context::{GpuContext, backend_names, parse_backends};
 pub use frame::{
-    DirectionalLight, FrameData, LineVertex, MAX_POINT_LIGHTS, MeshInstance, PointLight,
+    DeformedInstance, DirectionalLight, FrameData, LineVertex, MAX_POINT_LIGHTS, MeshInstance,
+    PointLight,
 };
 pub use line_pass::{push_aabb, push_axes, push_grid};
 pub use renderer::{RenderStats, Renderer};

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{ModelInstance, ModelPart, NodeId, Scene, SceneError};
+use super::{ModelInstance, ModelPart, MorphWeights, NodeId, Scene, SceneError};
 use crate::assets::animation::{Clip, Property, Sample};
 use crate::assets::{Model, load_model};
 
@@ -73,20 +73,6 @@ impl Animator {
         }
     }
 
-    /// Appends the joint matrices of skin `skin` of the animated model (each
-    /// joint's world transform times its inverse bind matrix, the vertex
-    /// shader's input) to `out`; returns how many (0 before the animator is
-    /// bound, i.e. before its first step).
-    pub fn joint_matrices(&self, scene: &Scene, skin: usize, out: &mut Vec<glam::Mat4>) -> usize {
-        let Some((joints, ibms)) = self.state.skins.get(skin) else {
-            return 0;
-        };
-        let start = out.len();
-        out.resize(start + joints.len(), glam::Mat4::IDENTITY);
-        write_joints(scene, joints, ibms, &mut out[start..]);
-        joints.len()
-    }
-
     /// Forgets that its pose was written: the next step (or
     /// [`Scene::pose_animators`]) writes it even while paused. For a copy put
     /// back over bones that moved since (an undo).
@@ -111,8 +97,9 @@ struct Binding {
     model: Option<Arc<Model>>,
     /// For each model node, its node in this instance.
     parts: Vec<Option<NodeId>>,
-    /// Each skin's joints as nodes of this instance, with their inverse binds.
-    skins: Vec<(Vec<Option<NodeId>>, Vec<glam::Affine3A>)>,
+    /// Nodes with morph weights, by the model node they came from (a mesh
+    /// of several primitives has one node per primitive).
+    morph_nodes: Vec<(u32, NodeId)>,
     /// The clips the channel tables below were built for (playing, faded to).
     clips: (Option<usize>, Option<usize>),
     /// Model nodes some channel of those clips animates, and their nodes here.
@@ -122,6 +109,11 @@ struct Binding {
     slot: Vec<u32>,
     /// The pose being built, one local transform per animated node.
     pose: Vec<super::Transform>,
+    /// Model nodes whose morph weights those clips animate, with their run
+    /// (start, length) in `weights`.
+    morphs: Vec<(u32, u32, u32)>,
+    /// The morph weights being built.
+    weights: Vec<f32>,
     /// Cursors of the playing clip's channels, then of the faded-to clip's.
     cursors: Vec<u32>,
     fade_cursors: Vec<u32>,
@@ -159,6 +151,7 @@ impl Binding {
         self.clips = clips;
         self.animated.clear();
         self.targets.clear();
+        self.morphs.clear();
         self.slot.clear();
         self.slot.resize(self.parts.len(), u32::MAX);
         let channels = [clips.0, clips.1]
@@ -168,6 +161,14 @@ impl Binding {
             .flat_map(|clip| &clip.channels);
         for channel in channels {
             let node = channel.node as usize;
+            if channel.property == Property::Weights {
+                let morphed = self.morph_nodes.iter().any(|&(n, _)| n == channel.node);
+                if morphed && !self.morphs.iter().any(|&(n, ..)| n == channel.node) {
+                    let start = self.morphs.last().map_or(0, |&(_, s, l)| s + l);
+                    self.morphs.push((channel.node, start, channel.width));
+                }
+                continue;
+            }
             let (Some(&Some(part)), Some(slot)) = (self.parts.get(node), self.slot.get_mut(node))
             else {
                 continue;
@@ -181,82 +182,36 @@ impl Binding {
         self.pose.clear();
         self.pose
             .resize(self.animated.len(), super::Transform::IDENTITY);
+        let weights = self.morphs.last().map_or(0, |&(_, s, l)| s + l);
+        self.weights.clear();
+        self.weights.resize(weights as usize, 0.0);
+    }
+
+    /// The cursors of the playing clip (or, with `fade`, of the clip faded
+    /// to) and where the sampled values go.
+    fn targets(&mut self, fade: bool) -> (&mut Vec<u32>, Targets<'_>) {
+        let cursors = if fade {
+            &mut self.fade_cursors
+        } else {
+            &mut self.cursors
+        };
+        let targets = Targets {
+            slot: &self.slot,
+            pose: &mut self.pose,
+            morphs: &self.morphs,
+            weights: &mut self.weights,
+        };
+        (cursors, targets)
     }
 }
 
-/// Every skinned animator's joint matrices in one buffer, the skinning pass's
-/// storage buffer: one run per animator (skin 0 of its model).
-#[derive(Clone, Debug, Default)]
-pub struct JointPalette {
-    /// World x inverse bind of every joint, run after run.
-    pub matrices: Vec<glam::Mat4>,
-    /// The animator's node, and its run's start and length in `matrices`.
-    pub runs: Vec<(NodeId, u32, u32)>,
-}
-
-/// Rigs below this many are packed on one thread.
-const PARALLEL_PACK: usize = 32;
-
-impl Scene {
-    /// Packs the joint matrices of every bound animator into `palette` (after
-    /// propagation), splitting the work across cores; allocates only when the
-    /// palette grows.
-    pub fn pack_joints(&self, palette: &mut JointPalette) {
-        palette.runs.clear();
-        let column = &self.components.animator;
-        let mut total = 0u32;
-        for (node, animator) in column.iter() {
-            if let Some((joints, _)) = animator.state.skins.first() {
-                palette.runs.push((node, total, joints.len() as u32));
-                total += joints.len() as u32;
-            }
-        }
-        palette.matrices.clear();
-        palette
-            .matrices
-            .resize(total as usize, glam::Mat4::IDENTITY);
-        self.pack_runs(&palette.runs, &mut palette.matrices);
-    }
-
-    fn pack_runs(&self, runs: &[(NodeId, u32, u32)], out: &mut [glam::Mat4]) {
-        if runs.len() > PARALLEL_PACK {
-            let mid = runs.len() / 2;
-            let split = (runs[mid].1 - runs[0].1) as usize;
-            let (left, right) = out.split_at_mut(split);
-            rayon::join(
-                || self.pack_runs(&runs[..mid], left),
-                || self.pack_runs(&runs[mid..], right),
-            );
-            return;
-        }
-        let base = runs.first().map_or(0, |r| r.1) as usize;
-        for &(node, start, len) in runs {
-            let Some((joints, ibms)) = self
-                .get::<Animator>(node)
-                .and_then(|a| a.state.skins.first())
-            else {
-                continue;
-            };
-            let start = start as usize - base;
-            write_joints(self, joints, ibms, &mut out[start..start + len as usize]);
-        }
-    }
-}
-
-/// World x inverse bind of each joint into `out` (a joint not in the scene
-/// any more counts as at the origin).
-fn write_joints(
-    scene: &Scene,
-    joints: &[Option<NodeId>],
-    ibms: &[glam::Affine3A],
-    out: &mut [glam::Mat4],
-) {
-    for ((m, joint), ibm) in out.iter_mut().zip(joints).zip(ibms) {
-        let world = joint
-            .and_then(|n| scene.world(n))
-            .unwrap_or(glam::Affine3A::IDENTITY);
-        *m = glam::Mat4::from(world * *ibm);
-    }
+/// The pose being built: a local transform per animated node (by `slot`),
+/// morph weights per animated mesh (by `morphs`).
+struct Targets<'a> {
+    slot: &'a [u32],
+    pose: &'a mut [super::Transform],
+    morphs: &'a [(u32, u32, u32)],
+    weights: &'a mut [f32],
 }
 
 /// The clip time for play time `t` of a clip of `duration` seconds.
@@ -319,24 +274,13 @@ impl Scene {
                 *slot = Some(part);
             }
         }
-        binding.skins = model
-            .data
-            .skins
-            .iter()
-            .map(|skin| {
-                let joints = skin
-                    .joints
-                    .iter()
-                    .map(|&j| binding.parts.get(j as usize).copied().flatten())
-                    .collect();
-                let ibms = skin
-                    .inverse_bind
-                    .iter()
-                    .map(|m| glam::Affine3A::from_mat4(*m))
-                    .collect();
-                (joints, ibms)
-            })
-            .collect();
+        for part in self.subtree(root) {
+            if let (Some(p), Some(_)) =
+                (self.get::<ModelPart>(part), self.get::<MorphWeights>(part))
+            {
+                binding.morph_nodes.push((p.gltf_node, part));
+            }
+        }
         binding.model = Some(model);
     }
 
@@ -360,19 +304,20 @@ impl Scene {
 
 /// Poses the bones of `clip` at `t` into `binding.pose`, blended over what it
 /// holds by `weight` (1 replaces).
-fn pose(
-    clip: &Clip,
-    t: f32,
-    cursors: &mut Vec<u32>,
-    weight: f32,
-    slot: &[u32],
-    pose: &mut [super::Transform],
-) {
+fn pose(clip: &Clip, t: f32, cursors: &mut Vec<u32>, weight: f32, targets: Targets<'_>) {
     cursors.resize(clip.channels.len(), 0);
     for (c, channel) in clip.channels.iter().enumerate() {
-        let Some(local) = slot
+        if channel.property == Property::Weights {
+            if let Some(&(_, start, len)) = targets.morphs.iter().find(|m| m.0 == channel.node) {
+                let run = &mut targets.weights[start as usize..(start + len) as usize];
+                clip.sample_weights(c, t, &mut cursors[c], weight, run);
+            }
+            continue;
+        }
+        let Some(local) = targets
+            .slot
             .get(channel.node as usize)
-            .and_then(|&s| pose.get_mut(s as usize))
+            .and_then(|&s| targets.pose.get_mut(s as usize))
         else {
             continue;
         };
@@ -478,15 +423,18 @@ fn pose_with(scene: &Scene, animator: &mut Animator, model: &Model, dt: f32) {
     for (pose, &target) in state.pose.iter_mut().zip(&state.targets) {
         *pose = scene.local(target).unwrap_or(super::Transform::IDENTITY);
     }
+    // And their current weights, for the targets no channel sets.
+    for &(model_node, start, len) in &state.morphs {
+        let run = &mut state.weights[start as usize..(start + len) as usize];
+        let node = state.morph_nodes.iter().find(|m| m.0 == model_node);
+        let current = node.and_then(|&(_, n)| scene.get::<MorphWeights>(n));
+        for (w, c) in run.iter_mut().zip(current.map_or(&[][..], |m| &m.weights)) {
+            *w = *c;
+        }
+    }
     let t = clip_time(animator.mode, animator.time, clip.duration);
-    pose(
-        clip,
-        t,
-        &mut state.cursors,
-        1.0,
-        &state.slot,
-        &mut state.pose,
-    );
+    let (cursors, targets) = state.targets(false);
+    pose(clip, t, cursors, 1.0, targets);
     if let (Some(fade), Some((to_index, to))) = (&mut animator.fade, fade_to) {
         if animator.playing {
             fade.time += f64::from(dt) * f64::from(animator.speed);
@@ -498,14 +446,8 @@ fn pose_with(scene: &Scene, animator: &mut Animator, model: &Model, dt: f32) {
             1.0
         };
         let t = clip_time(animator.mode, fade.time, to.duration);
-        pose(
-            to,
-            t,
-            &mut state.fade_cursors,
-            weight,
-            &state.slot,
-            &mut state.pose,
-        );
+        let (cursors, targets) = state.targets(true);
+        pose(to, t, cursors, weight, targets);
         if weight >= 1.0 {
             animator.clip = fade.to.clone();
             animator.time = fade.time;
@@ -526,6 +468,20 @@ fn write(scene: &mut Scene, node: NodeId, animator: &mut Animator) {
             Ok(_) => {}
             Err(SceneError::StaleNode { .. }) => state.stale = true,
             Err(error) => log::warn!("animator on {node}: {error}"),
+        }
+    }
+    for &(model_node, start, len) in &state.morphs {
+        let run = &state.weights[start as usize..(start + len) as usize];
+        for &(_, target) in state.morph_nodes.iter().filter(|m| m.0 == model_node) {
+            let Some(morph) = scene.get::<MorphWeights>(target) else {
+                continue;
+            };
+            if morph.weights.get(..run.len()) != Some(run)
+                && let Some(morph) = scene.get_mut::<MorphWeights>(target)
+            {
+                let n = run.len().min(morph.weights.len());
+                morph.weights[..n].copy_from_slice(&run[..n]);
+            }
         }
     }
 }

@@ -204,6 +204,10 @@ pub struct Components {
     pub model_part: Column<ModelPart>,
     /// Animation players.
     pub animator: Column<super::Animator>,
+    /// Skinned meshes' joints.
+    pub skin: Column<super::Skin>,
+    /// Morph target weights.
+    pub morph: Column<super::MorphWeights>,
 }
 
 impl Components {
@@ -218,6 +222,8 @@ impl Components {
         self.model.remove(node);
         self.model_part.remove(node);
         self.animator.remove(node);
+        self.skin.remove(node);
+        self.morph.remove(node);
     }
 }
 
@@ -295,6 +301,8 @@ component!(
     ModelInstance => model,
     ModelPart => model_part,
     super::Animator => animator,
+    super::Skin => skin,
+    super::MorphWeights => morph,
 );
 
 impl super::Scene {

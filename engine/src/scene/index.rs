@@ -349,6 +349,7 @@ mod tests {
             MeshData {
                 vertices: vec![vertex(0.0, 0.0), vertex(1.0, 0.0), vertex(0.0, 1.0)],
                 indices: vec![0, 1, 2],
+                ..MeshData::default()
             },
         );
         let mut scene = Scene::new();

@@ -10,6 +10,8 @@
 //! - [`file`]: RON scene files.
 //! - [`index`]: the octree of mesh bounds, fed by the dirty flag.
 //! - `model`: imported glTF models instanced as subtrees.
+//! - `animator`: animation clips played on a model instance's nodes.
+//! - `skin`: skinned and morphed meshes, and the joint palette.
 
 pub(crate) mod animator;
 mod column;
@@ -22,13 +24,14 @@ mod holes;
 pub mod index;
 mod layout;
 mod model;
+mod skin;
 mod state;
 pub mod transform;
 mod validate;
 
 use std::path::PathBuf;
 
-pub use animator::{Animator, CrossFade, JointPalette, PlayMode, clip_time};
+pub use animator::{Animator, CrossFade, PlayMode, clip_time};
 pub use column::Column;
 pub use components::{
     CameraSetup, Component, Components, Environment, Light, LightKind, Material, MeshRenderer,
@@ -39,6 +42,7 @@ pub use graph::{Keep, Scene};
 pub use handle::NodeId;
 pub use index::SpatialIndex;
 pub use layout::{Children, PreOrder};
+pub use skin::{JointPalette, MorphWeights, Skin, skinned_bounds};
 pub use transform::{PropagationStats, Transform};
 
 /// Everything that can go wrong with a scene: edits with bad handles or values,

@@ -8,7 +8,9 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use super::{MeshRenderer, ModelInstance, ModelPart, NodeId, Scene, SceneError};
+use super::{
+    MeshRenderer, ModelInstance, ModelPart, MorphWeights, NodeId, Scene, SceneError, Skin,
+};
 use crate::assets::{MeshRef, Model, ModelWarning, load_model};
 
 impl Scene {
@@ -57,8 +59,7 @@ impl Scene {
                 .parent
                 .and_then(|p| ids.get(p).copied())
                 .unwrap_or(root);
-            let spawned =
-                self.spawn_part(parent, &node.name, node.transform, index, model, node.mesh);
+            let spawned = self.spawn_part(parent, index, model);
             match spawned {
                 Ok(id) => ids.push(id),
                 Err(error) => {
@@ -72,22 +73,61 @@ impl Scene {
                 }
             }
         }
+        self.attach_skins(model, &ids);
         Ok(())
+    }
+
+    /// Gives every skinned mesh node of a new instance (`ids`: its node of
+    /// each model node) a [`Skin`] with the instance's joints.
+    fn attach_skins(&mut self, model: &Model, ids: &[NodeId]) {
+        let skins: Vec<Option<Skin>> = model
+            .data
+            .skins
+            .iter()
+            .map(|skin| {
+                let joints = skin.joints.iter().map(|&j| ids.get(j as usize).copied());
+                Some(Skin {
+                    joints: joints.collect::<Option<Vec<_>>>()?,
+                    inverse_bind: skin
+                        .inverse_bind
+                        .iter()
+                        .map(|m| glam::Affine3A::from_mat4(*m))
+                        .collect(),
+                })
+            })
+            .collect();
+        for (index, node) in model.data.nodes.iter().enumerate() {
+            let (Some(s), Some(&id)) = (node.skin, ids.get(index)) else {
+                continue;
+            };
+            let Some(Some(skin)) = skins.get(s) else {
+                continue;
+            };
+            // The node and the extra children holding its other primitives.
+            let primitives: Vec<NodeId> = std::iter::once(id)
+                .chain(self.children(id).filter(|&c| {
+                    self.get::<ModelPart>(c).map(|p| p.gltf_node as usize) == Some(index)
+                }))
+                .filter(|&n| self.get::<MeshRenderer>(n).is_some())
+                .collect();
+            for target in primitives {
+                let _ = self.insert(target, skin.clone());
+            }
+        }
     }
 
     fn spawn_part(
         &mut self,
         parent: NodeId,
-        name: &str,
-        transform: super::Transform,
         index: usize,
         model: &Model,
-        mesh: Option<usize>,
     ) -> Result<NodeId, SceneError> {
+        let node = &model.data.nodes[index];
+        let (name, mesh) = (&node.name, node.mesh);
         let part = ModelPart {
             gltf_node: u32::try_from(index).unwrap_or(u32::MAX),
         };
-        let id = self.spawn(Some(parent), name, transform)?;
+        let id = self.spawn(Some(parent), name, node.transform)?;
         self.insert(id, part)?;
         let primitives = mesh
             .and_then(|m| model.primitives.get(m))
@@ -106,6 +146,10 @@ impl Scene {
                 extra
             };
             self.insert(target, renderer)?;
+            if !node.weights.is_empty() {
+                let weights = node.weights.clone();
+                self.insert(target, MorphWeights { weights })?;
+            }
         }
         Ok(id)
     }

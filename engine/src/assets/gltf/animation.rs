@@ -310,6 +310,16 @@ pub(super) fn check_indices(
             }
         }
     }
+    for (n, node) in root.nodes.iter().enumerate() {
+        if let Some(skin) = node.skin {
+            index(
+                format!("nodes[{n}].skin"),
+                "a skin",
+                skin.value(),
+                root.skins.len(),
+            )?;
+        }
+    }
     for (s, skin) in root.skins.iter().enumerate() {
         for (j, joint) in skin.joints.iter().enumerate() {
             index(

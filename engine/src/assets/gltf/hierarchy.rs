@@ -55,6 +55,8 @@ impl Importer<'_> {
                 parent,
                 transform: self.transform(&node),
                 mesh: node.mesh().map(|mesh| mesh.index()),
+                skin: node.skin().map(|skin| skin.index()),
+                weights: node_weights(&node),
             });
             let children: Vec<_> = node.children().collect();
             stack.extend(
@@ -84,6 +86,23 @@ impl Importer<'_> {
         }
         transform
     }
+}
+
+/// The node's morph weights: its own, else its mesh's defaults, padded with
+/// zeros to the mesh's target count (the largest of its primitives').
+fn node_weights(node: &gltf::Node<'_>) -> Vec<f32> {
+    let Some(mesh) = node.mesh() else {
+        return Vec::new();
+    };
+    let targets = mesh
+        .primitives()
+        .map(|p| p.morph_targets().len())
+        .max()
+        .unwrap_or(0);
+    let given = node.weights().or_else(|| mesh.weights()).unwrap_or(&[]);
+    let mut weights: Vec<f32> = given.iter().copied().take(targets).collect();
+    weights.resize(targets, 0.0);
+    weights
 }
 
 fn from_trs(

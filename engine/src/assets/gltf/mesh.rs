@@ -8,7 +8,7 @@ use gltf::mesh::{Mode, Semantic};
 
 use super::source::Layout;
 use super::{Importer, ModelError};
-use crate::assets::{MeshData, MeshVertex, ModelMesh, ModelPrimitive};
+use crate::assets::{MeshData, MeshVertex, ModelMesh, ModelPrimitive, MorphTarget, VertexSkin};
 
 const VEC3_F32: Layout = Layout {
     dimensions: Dimensions::Vec3,
@@ -17,6 +17,16 @@ const VEC3_F32: Layout = Layout {
 /// glTF allows normalized 8- and 16-bit texture coordinates besides floats.
 const TEXCOORD: Layout = Layout {
     dimensions: Dimensions::Vec2,
+    types: &[DataType::F32, DataType::U8, DataType::U16],
+};
+/// Joint indices: unsigned bytes or shorts.
+const JOINTS: Layout = Layout {
+    dimensions: Dimensions::Vec4,
+    types: &[DataType::U8, DataType::U16],
+};
+/// Weights: floats, or normalized unsigned bytes or shorts.
+const WEIGHTS: Layout = Layout {
+    dimensions: Dimensions::Vec4,
     types: &[DataType::F32, DataType::U8, DataType::U16],
 };
 const INDICES: Layout = Layout {
@@ -30,13 +40,6 @@ impl Importer<'_> {
         let mut primitives = Vec::with_capacity(mesh.primitives().len());
         for primitive in mesh.primitives() {
             let element = format!("meshes[{}].primitives[{}]", mesh.index(), primitive.index());
-            let targets = primitive.morph_targets().count();
-            if targets > 0 {
-                self.warn(
-                    format!("{element}.targets"),
-                    format!("{targets} morph targets ignored; the mesh is drawn in its base shape"),
-                );
-            }
             if let Some(primitive) = self.primitive(&primitive, &element)? {
                 primitives.push(primitive);
             }
@@ -129,14 +132,130 @@ impl Importer<'_> {
             );
         }
         let indices = triangle_list(mode, &indices);
+        let skin = self.skin(primitive, vertex_count, element)?;
+        let targets = self.targets(primitive, vertex_count, element)?;
         let mesh = match normals {
-            Some(normals) => indexed(&positions, &normals, &uvs, indices),
-            None => flat_shaded(&positions, &uvs, &indices),
+            Some(normals) => MeshData {
+                skin,
+                targets,
+                ..indexed(&positions, &normals, &uvs, indices)
+            },
+            None => {
+                // Un-indexed: every corner takes its vertex's skin and offsets.
+                let at = |i: &u32| *i as usize;
+                let pick = |v: &[[f32; 3]]| indices.iter().map(|i| v[at(i)]).collect();
+                MeshData {
+                    skin: if skin.is_empty() {
+                        skin
+                    } else {
+                        indices.iter().map(|i| skin[at(i)]).collect()
+                    },
+                    targets: targets
+                        .iter()
+                        .map(|t| MorphTarget {
+                            positions: pick(&t.positions),
+                            // Flat normals are not morphed.
+                            normals: vec![[0.0; 3]; indices.len()],
+                        })
+                        .collect(),
+                    ..flat_shaded(&positions, &uvs, &indices)
+                }
+            }
         };
         Ok(Some(ModelPrimitive {
             mesh,
             material: primitive.material().index(),
         }))
+    }
+
+    /// JOINTS_0 and WEIGHTS_0 (both or neither), weights normalised to sum
+    /// to 1 (a vertex with no weight follows its first joint).
+    fn skin(
+        &self,
+        primitive: &gltf::Primitive<'_>,
+        vertex_count: usize,
+        element: &str,
+    ) -> Result<Vec<VertexSkin>, ModelError> {
+        let count = Some(vertex_count);
+        let joints = self.attribute(primitive, &Semantic::Joints(0), &JOINTS, count, element)?;
+        let weights = self.attribute(primitive, &Semantic::Weights(0), &WEIGHTS, count, element)?;
+        match (joints, weights) {
+            (None, None) => return Ok(Vec::new()),
+            (Some(_), Some(_)) => {}
+            (joints, _) => {
+                let (has, lacks) = if joints.is_some() {
+                    ("JOINTS_0", "WEIGHTS_0")
+                } else {
+                    ("WEIGHTS_0", "JOINTS_0")
+                };
+                return Err(ModelError::BadAccessor {
+                    path: self.path.to_path_buf(),
+                    element: format!("{element}.attributes.{lacks}"),
+                    expected: format!("{lacks} beside {has}"),
+                    found: "none".into(),
+                });
+            }
+        }
+        let sources = &self.sources;
+        let reader = primitive.reader(|buffer| sources.buffer(buffer.index()));
+        let joints: Vec<[u16; 4]> =
+            collect_or_zeros(reader.read_joints(0).map(|j| j.into_u16()), vertex_count);
+        let weights: Vec<[f32; 4]> =
+            collect_or_zeros(reader.read_weights(0).map(|w| w.into_f32()), vertex_count);
+        Ok(joints
+            .into_iter()
+            .zip(weights)
+            .map(|(joints, weights)| {
+                let weights = weights.map(|w| if w.is_finite() { w.max(0.0) } else { 0.0 });
+                let sum: f32 = weights.iter().sum();
+                let weights = if sum > 0.0 {
+                    weights.map(|w| w / sum)
+                } else {
+                    [1.0, 0.0, 0.0, 0.0]
+                };
+                VertexSkin { joints, weights }
+            })
+            .collect())
+    }
+
+    /// The primitive's morph targets: POSITION and NORMAL offsets (a target
+    /// without either offsets nothing there).
+    fn targets(
+        &self,
+        primitive: &gltf::Primitive<'_>,
+        vertex_count: usize,
+        element: &str,
+    ) -> Result<Vec<MorphTarget>, ModelError> {
+        let sources = &self.sources;
+        let reader = primitive.reader(|buffer| sources.buffer(buffer.index()));
+        let mut targets = Vec::new();
+        for ((t, target), (positions, normals, _)) in primitive
+            .morph_targets()
+            .enumerate()
+            .zip(reader.read_morph_targets())
+        {
+            for (name, accessor) in [
+                ("POSITION", target.positions()),
+                ("NORMAL", target.normals()),
+            ] {
+                let Some(accessor) = accessor else { continue };
+                let usage = format!("{name} of {element}.targets[{t}]");
+                self.sources.check_accessor(&accessor, &usage, &VEC3_F32)?;
+                if accessor.count() != vertex_count {
+                    return Err(ModelError::BadAccessor {
+                        path: self.path.to_path_buf(),
+                        element: format!("accessors[{}] ({usage})", accessor.index()),
+                        expected: format!("{vertex_count} elements, one per POSITION"),
+                        found: format!("{}", accessor.count()),
+                    });
+                }
+            }
+            targets.push(MorphTarget {
+                positions: collect_or_zeros(positions, vertex_count),
+                normals: collect_or_zeros(normals, vertex_count),
+            });
+        }
+        Ok(targets)
     }
 
     /// The checked accessor of `semantic`, if the primitive has one; with
@@ -220,7 +339,11 @@ fn indexed(
             uv,
         })
         .collect();
-    MeshData { vertices, indices }
+    MeshData {
+        vertices,
+        indices,
+        ..MeshData::default()
+    }
 }
 
 /// Un-indexes the triangles and gives each corner its triangle's normal: the
@@ -241,5 +364,9 @@ pub(super) fn flat_shaded(positions: &[[f32; 3]], uvs: &[[f32; 2]], indices: &[u
     }
     // The vertex count equals the checked index count, which fits in u32.
     let indices = (0..vertices.len()).map(|i| i as u32).collect();
-    MeshData { vertices, indices }
+    MeshData {
+        vertices,
+        indices,
+        ..MeshData::default()
+    }
 }

@@ -5,15 +5,19 @@
 //! with instances drawn at `interpolated_world(node, alpha)`, so after the
 //! first frames extraction allocates nothing.
 
+mod deformed;
+
 use glam::{Affine3A, Vec3, Vec4};
 
 use crate::assets::MeshRef;
 use crate::render::{
-    BatchKey, Camera, DirectionalLight, FrameData, GpuInstance, LineVertex, MeshInstance,
-    OrbitController, PackedInstances, PointLight, push_aabb,
+    BatchKey, Camera, DeformedInstance, DirectionalLight, FrameData, GpuInstance, LineVertex,
+    MeshInstance, OrbitController, PackedInstances, PointLight, push_aabb,
 };
 use crate::scene::index::mesh_bounds;
-use crate::scene::{CameraSetup, LightKind, MeshRenderer, NodeId, Scene, SpatialIndex};
+use crate::scene::{
+    CameraSetup, JointPalette, LightKind, MeshRenderer, NodeId, Scene, SpatialIndex,
+};
 use crate::spatial::{Aabb, Frustum};
 use crate::world::World;
 
@@ -60,11 +64,20 @@ pub struct FrameBuffers {
     visible_marks: Vec<u64>,
     /// The octree's cells, for the cells overlay.
     cells: Vec<(Aabb, usize)>,
+    /// Skinned and morphed meshes of the last extraction.
+    pub deformed: Vec<DeformedInstance>,
+    /// Their joint matrices.
+    pub palette: JointPalette,
+    /// Their morph weights.
+    pub morph_weights: Vec<f32>,
 }
 
 /// Outlines the bounds of `mesh` under `model`.
 fn outline(lines: &mut Vec<LineVertex>, mesh: MeshRef, model: &Affine3A, color: Vec4) {
-    let bounds = mesh_bounds(mesh, model);
+    outline_box(lines, &mesh_bounds(mesh, model), color);
+}
+
+fn outline_box(lines: &mut Vec<LineVertex>, bounds: &Aabb, color: Vec4) {
     push_aabb(lines, bounds.min, bounds.max, color);
 }
 
@@ -82,9 +95,11 @@ impl FrameBuffers {
         self.instances.clear();
         self.culled_by_octree = 0;
         for (node, mesh) in scene.components.mesh.iter() {
-            self.push_mesh(scene, node, mesh, alpha, overlays);
+            if !deformed::is_deformed(scene, node) {
+                self.push_mesh(scene, node, mesh, alpha, overlays);
+            }
         }
-        self.finish(scene, alpha, camera, overlays)
+        self.finish(scene, alpha, camera, overlays, None)
     }
 
     /// Fills the buffers (lines excepted: the caller may have drawn some) with the
@@ -131,7 +146,7 @@ impl FrameBuffers {
         let mut model = Affine3A::IDENTITY;
         for (node, mesh) in scene.components.mesh.iter() {
             let slot = node.index() as usize;
-            if marks[slot / 64] & (1 << (slot % 64)) == 0 {
+            if marks[slot / 64] & (1 << (slot % 64)) == 0 || deformed::is_deformed(scene, node) {
                 continue;
             }
             if count == records.len() {
@@ -157,7 +172,7 @@ impl FrameBuffers {
         }
         self.culled_by_octree = scene.components.mesh.len().saturating_sub(visible.len());
         self.visible = visible;
-        self.finish(scene, alpha, camera, overlays)
+        self.finish(scene, alpha, camera, overlays, Some(&frustum))
     }
 
     /// Extracts a world's scene at its clock's alpha, culled by its octree,
@@ -242,7 +257,9 @@ impl FrameBuffers {
         alpha: f32,
         camera: Camera,
         overlays: &Overlays,
+        frustum: Option<&Frustum>,
     ) -> FrameData<'a> {
+        self.extract_deformed(scene, alpha, frustum, overlays.aabbs);
         for &node in overlays.highlight {
             for part in scene.subtree(node) {
                 if let Some(mesh) = scene.get::<MeshRenderer>(part)
@@ -295,6 +312,9 @@ impl FrameBuffers {
                 records: &self.records[..self.packed_len],
                 keys: &self.keys[..self.packed_len],
             },
+            deformed: &self.deformed,
+            joints: &self.palette.matrices,
+            morph_weights: &self.morph_weights,
             additive: &self.additive,
             alpha: &self.alpha_particles,
             lines: &self.lines,

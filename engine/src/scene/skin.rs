@@ -1,0 +1,166 @@
+//! Meshes the vertex shader deforms: a [`Skin`] makes a mesh follow joints
+//! (nodes of the same model instance), [`MorphWeights`] blend its morph
+//! targets. Both are set up when a model is instanced; animators move the
+//! joints and write the weights.
+//!
+//! Bones are nodes, so a skinned mesh costs nothing the hierarchy does not
+//! already do: after propagation, each joint's world transform times its
+//! inverse bind matrix is the matrix the vertex shader blends. Every skinned
+//! mesh's matrices are packed into one [`JointPalette`] per frame, one run per
+//! mesh, split across cores.
+
+use std::sync::Arc;
+
+use glam::{Affine3A, Mat4, Vec3};
+
+use super::{NodeId, Scene};
+
+/// Deforms the node's mesh by a skeleton: each vertex follows up to four of
+/// `joints` (by [`crate::assets::VertexSkin`]), so the mesh is drawn where the
+/// joints are, not at the node.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skin {
+    /// The joint nodes, in the skin's order.
+    pub joints: Vec<NodeId>,
+    /// One per joint: from the mesh's space to the joint's, in the bind pose.
+    pub inverse_bind: Arc<[Affine3A]>,
+}
+
+/// The morph target weights of the node's mesh.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MorphWeights {
+    /// One per target (a target without a weight stays at 0).
+    pub weights: Vec<f32>,
+}
+
+/// Every skinned mesh's joint matrices in one buffer, the skinning pass's
+/// storage buffer: one run per mesh node with a [`Skin`].
+#[derive(Clone, Debug, Default)]
+pub struct JointPalette {
+    /// World x inverse bind of every joint, run after run.
+    pub matrices: Vec<Mat4>,
+    /// The mesh's node, and its run's start and length in `matrices`.
+    pub runs: Vec<(NodeId, u32, u32)>,
+}
+
+/// Skinned meshes below this many are packed on one thread.
+const PARALLEL_PACK: usize = 32;
+
+impl Scene {
+    /// Packs the joint matrices of every skinned mesh into `palette`, from
+    /// the world transforms interpolated at `alpha` between the last two steps
+    /// (1: the current ones); splits the work across cores; allocates only
+    /// when the palette grows.
+    pub fn pack_joints(&self, alpha: f32, palette: &mut JointPalette) {
+        palette.runs.clear();
+        let mut total = 0u32;
+        for (node, skin) in self.components.skin.iter() {
+            let len = skin.joints.len() as u32;
+            palette.runs.push((node, total, len));
+            total += len;
+        }
+        palette.matrices.clear();
+        palette.matrices.resize(total as usize, Mat4::IDENTITY);
+        self.pack_runs(alpha, &palette.runs, &mut palette.matrices);
+    }
+
+    fn pack_runs(&self, alpha: f32, runs: &[(NodeId, u32, u32)], out: &mut [Mat4]) {
+        if runs.len() > PARALLEL_PACK {
+            let mid = runs.len() / 2;
+            let split = (runs[mid].1 - runs[0].1) as usize;
+            let (left, right) = out.split_at_mut(split);
+            rayon::join(
+                || self.pack_runs(alpha, &runs[..mid], left),
+                || self.pack_runs(alpha, &runs[mid..], right),
+            );
+            return;
+        }
+        let base = runs.first().map_or(0, |r| r.1) as usize;
+        for &(node, start, len) in runs {
+            if let Some(skin) = self.get::<Skin>(node) {
+                let start = start as usize - base;
+                self.write_joints(skin, alpha, &mut out[start..start + len as usize]);
+            }
+        }
+    }
+
+    /// The joint matrices of the skinned mesh on `node` (current world
+    /// transforms), appended to `out`; how many (0 without a [`Skin`]).
+    pub fn joint_matrices(&self, node: NodeId, out: &mut Vec<Mat4>) -> usize {
+        let Some(skin) = self.get::<Skin>(node) else {
+            return 0;
+        };
+        let start = out.len();
+        out.resize(start + skin.joints.len(), Mat4::IDENTITY);
+        self.write_joints(skin, 1.0, &mut out[start..]);
+        skin.joints.len()
+    }
+
+    /// World (at `alpha`) x inverse bind of each joint into `out` (a joint no
+    /// longer in the scene counts as at the origin).
+    fn write_joints(&self, skin: &Skin, alpha: f32, out: &mut [Mat4]) {
+        let mut world = Affine3A::IDENTITY;
+        for ((m, &joint), ibm) in out
+            .iter_mut()
+            .zip(&skin.joints)
+            .zip(skin.inverse_bind.iter())
+        {
+            if !self.interpolate_world_into(joint, alpha, &mut world) {
+                world = Affine3A::IDENTITY;
+            }
+            *m = Mat4::from(world * *ibm);
+        }
+    }
+}
+
+/// World-space bounds of a skinned mesh: every vertex is a weighted average of
+/// its position under the joint matrices, each of which moves the mesh's
+/// bounding sphere (radius `radius` about its origin) to a sphere about the
+/// matrix's translation; the box around those spheres holds the mesh in any pose.
+#[must_use]
+pub fn skinned_bounds(joints: &[Mat4], radius: f32) -> crate::spatial::Aabb {
+    let mut min = Vec3::splat(f32::INFINITY);
+    let mut max = Vec3::splat(f32::NEG_INFINITY);
+    for m in joints {
+        let scale = m
+            .x_axis
+            .truncate()
+            .length()
+            .max(m.y_axis.truncate().length())
+            .max(m.z_axis.truncate().length());
+        let centre = m.w_axis.truncate();
+        let reach = Vec3::splat(radius * scale);
+        min = min.min(centre - reach);
+        max = max.max(centre + reach);
+    }
+    if joints.is_empty() {
+        return crate::spatial::Aabb::new(Vec3::ZERO, Vec3::ZERO);
+    }
+    crate::spatial::Aabb::new(min, max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skinned_bounds_hold_the_moved_spheres() {
+        let joints = [
+            Mat4::from_translation(Vec3::new(1.0, 0.0, 0.0)),
+            Mat4::from_scale_rotation_translation(
+                Vec3::splat(2.0),
+                glam::Quat::from_rotation_z(0.5),
+                Vec3::new(-3.0, 1.0, 0.0),
+            ),
+        ];
+        let bounds = skinned_bounds(&joints, 0.5);
+        assert!(
+            (bounds.min - Vec3::new(-4.0, -0.5, -1.0)).length() < 1e-5,
+            "{bounds:?}"
+        );
+        assert!(
+            (bounds.max - Vec3::new(1.5, 2.0, 1.0)).length() < 1e-5,
+            "{bounds:?}"
+        );
+    }
+}
