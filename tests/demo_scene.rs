@@ -88,3 +88,41 @@ fn the_fleet_sails_and_the_scene_is_lit() {
             .is_some_and(|n| scene.get::<keel_engine::particles::Emitter>(n).is_some())
     );
 }
+
+#[test]
+fn the_fox_walks_round_the_lighthouse() {
+    let mut world = keel_engine::world::World::new(demo());
+    let (_, animator) = world
+        .scene
+        .components
+        .animator
+        .iter()
+        .next()
+        .expect("an animator");
+    assert_eq!(animator.clip, "Walk");
+    let (skinned, _) = world
+        .scene
+        .components
+        .skin
+        .iter()
+        .next()
+        .expect("a skinned mesh");
+    world.step();
+    let mut before = Vec::new();
+    world.scene.joint_matrices(skinned, &mut before);
+    for _ in 0..30 {
+        world.step();
+    }
+    let mut after = Vec::new();
+    world.scene.joint_matrices(skinned, &mut after);
+    assert_eq!(before.len(), 24, "the Fox's 24 joints");
+    let moved = before
+        .iter()
+        .zip(&after)
+        .filter(|(a, b)| !a.abs_diff_eq(**b, 1e-4))
+        .count();
+    assert_eq!(
+        moved, 24,
+        "every joint moved: the fox walks and its trail turns"
+    );
+}

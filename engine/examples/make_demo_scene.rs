@@ -533,7 +533,12 @@ fn main() {
     // A fox walking round the lighthouse on its rock: a skinned, animated
     // glTF made outside this project (Khronos sample; credits in the README).
     let rock_top = Vec3::new(15.0, 0.6, 9.0);
-    let trail = b.node(None, "fox trail", Transform::from_translation(rock_top));
+    // Saved where its orbit starts (angle 0, facing along it).
+    let trail = b.node(
+        None,
+        "fox trail",
+        Transform::from_translation(rock_top + Vec3::X * 2.4),
+    );
     b.scene
         .insert(
             trail,
@@ -555,7 +560,7 @@ fn main() {
             // The fox faces +Z; an orbit moves along -Z.
             Transform::IDENTITY
                 .with_rotation(Quat::from_rotation_y(PI))
-                .with_scale(Vec3::splat(0.012)),
+                .with_scale(Vec3::splat(0.02)),
             &fox_model,
         )
         .unwrap_or_else(|e| panic!("{e}"));

@@ -1,6 +1,7 @@
 //! Once warm, preparing a frame (octree culling, interpolation, packing and
 //! batching of instances and particles) allocates nothing on the heap, nor
-//! does a fixed step of animated rigs (sampling, writing, packing joints).
+//! does a fixed step of animated rigs (sampling, writing, packing joints) or
+//! the extraction of their skinned meshes.
 //! The tests take turns: the counter is global, and rayon's workers count too.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -142,12 +143,24 @@ fn stepping_animated_rigs_allocates_nothing_once_warm() {
     }
     let mut world = World::new(scene);
     let mut palette = JointPalette::default();
+    // Far enough back to see every fox (each about 100 units tall).
+    let camera = Camera {
+        position: Vec3::new(40.0, 80.0, 600.0),
+        target: Vec3::new(40.0, 50.0, 0.0),
+        ..Camera::default()
+    };
+    let mut buffers = FrameBuffers::default();
+    let mut deformed = 0;
     for step in 0..200 {
         COUNTING.store(step >= 100, Ordering::Relaxed);
         world.step();
         world.scene.pack_joints(1.0, &mut palette);
+        // And a frame's extraction: the palette at alpha, weights, culling.
+        let frame = buffers.extract_world(&mut world, camera, 1.5, &Overlays::default());
+        deformed = frame.deformed.len();
         COUNTING.store(false, Ordering::Relaxed);
     }
+    assert_eq!(deformed, 80, "every fox extracted as a skinned instance");
     assert_eq!(
         palette.matrices.len(),
         80 * 24,
