@@ -166,7 +166,7 @@ fn a_skinned_mesh_is_drawn_at_its_joints_not_its_node() {
 fn morph_sheet_gltf() -> String {
     const N: usize = 16;
     let mut bytes: Vec<u8> = Vec::new();
-    let mut push = |values: &[f32], bytes: &mut Vec<u8>| {
+    let push = |values: &[f32], bytes: &mut Vec<u8>| {
         bytes.extend(values.iter().flat_map(|v| v.to_le_bytes()));
     };
     let grid =
@@ -205,7 +205,7 @@ fn morph_sheet_gltf() -> String {
             }
         }
     }
-    while bytes.len() % 4 != 0 {
+    while !bytes.len().is_multiple_of(4) {
         bytes.push(0);
     }
     let times_at = bytes.len();
