@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{ModelInstance, ModelPart, MorphWeights, NodeId, Scene, SceneError};
+use super::{ModelInstance, ModelPart, MorphWeights, NodeId, Scene};
 use crate::assets::animation::{Clip, Property, Sample};
 use crate::assets::{Model, load_model};
 
@@ -109,6 +109,9 @@ struct Binding {
     slot: Vec<u32>,
     /// The pose being built, one local transform per animated node.
     pose: Vec<super::Transform>,
+    /// Where each animated node's local lives in the hot column, found while
+    /// posing (in parallel), for the serial write; `SKIP` when unchanged.
+    dense: Vec<u32>,
     /// Model nodes whose morph weights those clips animate, with their run
     /// (start, length) in `weights`.
     morphs: Vec<(u32, u32, u32)>,
@@ -366,8 +369,8 @@ pub(crate) fn animate(scene: &mut Scene, dt: f32) {
             prepare(shared, node, animator, dt);
         }
     }
-    for (&node, animator) in owners.iter().zip(animators.iter_mut()) {
-        write(scene, node, animator);
+    for animator in animators.iter_mut() {
+        write(scene, animator);
     }
     scene.components.animator = column;
 }
@@ -420,8 +423,11 @@ fn pose_with(scene: &Scene, animator: &mut Animator, model: &Model, dt: f32) {
         }
     }
     // The animated nodes' current locals, for the properties no channel sets.
+    state.dense.clear();
     for (pose, &target) in state.pose.iter_mut().zip(&state.targets) {
-        *pose = scene.local(target).unwrap_or(super::Transform::IDENTITY);
+        let d = scene.dense(target);
+        *pose = d.map_or(super::Transform::IDENTITY, |d| scene.hot.local[d]);
+        state.dense.push(d.map_or(DEAD, |d| d as u32));
     }
     // And their current weights, for the targets no channel sets.
     for &(model_node, start, len) in &state.morphs {
@@ -454,21 +460,42 @@ fn pose_with(scene: &Scene, animator: &mut Animator, model: &Model, dt: f32) {
             state.cursors = std::mem::take(&mut state.fade_cursors);
             animator.fade = None;
             state.posed = Some((animator.time, to_index));
+            skip_unchanged(scene, state);
             return;
         }
     }
     state.posed = Some((animator.time, clip_index));
+    skip_unchanged(scene, state);
 }
 
-/// Writes the pose [`prepare`] computed; only bones whose local changed become dirty.
-fn write(scene: &mut Scene, node: NodeId, animator: &mut Animator) {
-    let state = &mut animator.state;
-    for (&target, local) in state.targets.iter().zip(&state.pose) {
-        match scene.set_local(target, *local) {
-            Ok(_) => {}
-            Err(SceneError::StaleNode { .. }) => state.stale = true,
-            Err(error) => log::warn!("animator on {node}: {error}"),
+/// A dense index that says: the node is gone (bind again).
+const DEAD: u32 = u32::MAX;
+/// A dense index that says: the pose leaves the node as it is.
+const SKIP: u32 = u32::MAX - 1;
+
+/// Marks the poses that change nothing (or are not finite), so the serial
+/// write touches only bones that move.
+fn skip_unchanged(scene: &Scene, state: &mut Binding) {
+    for (d, pose) in state.dense.iter_mut().zip(&state.pose) {
+        if *d < SKIP && (scene.hot.local[*d as usize] == *pose || !pose.is_finite()) {
+            *d = SKIP;
         }
+    }
+}
+
+/// Writes the pose [`prepare`] computed, at the places it found; only bones
+/// whose local changed become dirty.
+fn write(scene: &mut Scene, animator: &mut Animator) {
+    let state = &mut animator.state;
+    if state.dense.len() == state.pose.len() {
+        for ((&target, local), &d) in state.targets.iter().zip(&state.pose).zip(&state.dense) {
+            match d {
+                SKIP => {}
+                DEAD => state.stale = true,
+                d => scene.write_local_at(target, d as usize, *local),
+            }
+        }
+        state.dense.clear();
     }
     for &(model_node, start, len) in &state.morphs {
         let run = &state.weights[start as usize..(start + len) as usize];

@@ -129,6 +129,16 @@ impl Scene {
         self.set_local_at(node, d, local, flag::DIRTY | flag::TELEPORT)
     }
 
+    /// Writes a finite local that differs from the current one at dense
+    /// index `d` of `node`, found since the last structural change (an
+    /// animator's write, checked while posing).
+    #[inline]
+    pub(super) fn write_local_at(&mut self, node: NodeId, d: usize, local: Transform) {
+        debug_assert_eq!(self.dense(node), Some(d));
+        self.hot.local[d] = local;
+        self.mark(node, d, flag::DIRTY);
+    }
+
     fn set_local_at(
         &mut self,
         node: NodeId,
@@ -396,6 +406,11 @@ impl Scene {
 /// kept out of line.
 #[inline]
 fn interpolate(prev: &Affine3A, current: &Affine3A, alpha: f32, out: &mut Affine3A) {
+    if alpha >= 1.0 {
+        // The current step itself (a frame right on a step, a joint palette for the step).
+        *out = *current;
+        return;
+    }
     let m0 = prev.matrix3;
     let m1 = current.matrix3;
     let change = (m1.x_axis - m0.x_axis)
