@@ -14,7 +14,7 @@ use wgpu::util::DeviceExt;
 
 use super::buffer::GrowableBuffer;
 use super::frame::{DeformedInstance, FrameData};
-use super::mesh_pass::mesh_pipeline;
+use super::mesh_pass::{mesh_pipeline, vertex_storage};
 use super::texture::TextureSet;
 use super::uploaded::Uploaded;
 use crate::assets::{MeshData, Registry, TextureHandle, VertexSkin};
@@ -74,19 +74,9 @@ impl DeformPass {
         color_format: wgpu::TextureFormat,
         sample_count: u32,
     ) -> Self {
-        let storage = |binding| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::VERTEX,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: true },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("deform pass: layout"),
-            entries: &[storage(1), storage(2), storage(3), storage(4)],
+            entries: &[1, 2, 3, 4].map(vertex_storage),
         });
         let buffer = |label| GrowableBuffer::new(device, label, wgpu::BufferUsages::STORAGE, 4096);
         let records = buffer("deform pass: instances");

@@ -133,16 +133,7 @@ impl MeshPass {
         );
         let instance_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("mesh pass: instance layout"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage { read_only: true },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            }],
+            entries: &[vertex_storage(0)],
         });
         let instance_bind_group = bind_instances(device, &instance_layout, &instance_buffer);
         let textures = TextureSet::new(device, queue);
@@ -280,6 +271,20 @@ impl MeshPass {
                 }
             }
         }
+    }
+}
+
+/// A read-only storage buffer the vertex shader reads at `binding`.
+pub(super) fn vertex_storage(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::VERTEX,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: true },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
     }
 }
 
