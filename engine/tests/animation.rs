@@ -117,6 +117,48 @@ fn a_cross_fade_ends_on_the_new_clip() {
     }
 }
 
+/// A crowd large enough that animators write their poses in parallel: every
+/// fox ends in the pose (local and world) of the same fox animated alone.
+#[test]
+fn a_crowd_poses_each_rig_as_if_it_were_alone() {
+    keel_engine::workers::join_pool();
+    let fox = shared("Fox.glb");
+    let offset = |i: usize| i as f64 * 0.013;
+    let mut scene = Scene::new();
+    let mut roots = Vec::new();
+    for i in 0..160 {
+        let at = Transform::from_translation(Vec3::new(i as f32 * 3.0, 0.0, 0.0));
+        let (root, _) = scene.spawn_model(None, "fox", at, &fox).unwrap();
+        let mut animator = Animator::new(if i % 3 == 0 { "Run" } else { "Walk" });
+        animator.time = offset(i);
+        scene.insert(root, animator).unwrap();
+        roots.push(root);
+    }
+    let mut crowd = World::new(scene);
+    crowd.clock = Clock::new(Duration::from_millis(10));
+    run_for(&mut crowd, 0.25);
+    for i in [0, 1, 77, 159] {
+        let (mut alone, root) = animated(
+            "Fox.glb",
+            if i % 3 == 0 { "Run" } else { "Walk" },
+            Duration::from_millis(10),
+        );
+        let mut local = alone.scene.local(root).unwrap();
+        local.translation.x = i as f32 * 3.0;
+        alone.scene.set_local(root, local).unwrap();
+        alone.scene.get_mut::<Animator>(root).unwrap().time = offset(i);
+        run_for(&mut alone, 0.25);
+        assert_eq!(locals(&crowd, roots[i]), locals(&alone, root), "fox {i}");
+        let worlds = |w: &World, r: NodeId| -> Vec<_> {
+            w.scene
+                .subtree(r)
+                .map(|n| w.scene.world(n).unwrap())
+                .collect()
+        };
+        assert_eq!(worlds(&crowd, roots[i]), worlds(&alone, root), "fox {i}");
+    }
+}
+
 #[test]
 fn play_modes_map_time_into_the_clip() {
     assert_eq!(clip_time(PlayMode::Loop, 2.5, 2.0), 0.5);

@@ -110,8 +110,13 @@ struct Binding {
     /// The pose being built, one local transform per animated node.
     pose: Vec<super::Transform>,
     /// Where each animated node's local lives in the hot column, found while
-    /// posing (in parallel), for the serial write; `SKIP` when unchanged.
+    /// posing (in parallel), for the write; `SKIP` when unchanged.
     dense: Vec<u32>,
+    /// The lowest and highest of `dense` to write (`(u32::MAX, 0)`: none).
+    span: (u32, u32),
+    /// The nodes the last write made dirty (appended to the scene's list after
+    /// the writes, which run in parallel).
+    dirtied: Vec<NodeId>,
     /// Model nodes whose morph weights those clips animate, with their run
     /// (start, length) in `weights`.
     morphs: Vec<(u32, u32, u32)>,
@@ -369,8 +374,16 @@ pub(crate) fn animate(scene: &mut Scene, dt: f32) {
             prepare(shared, node, animator, dt);
         }
     }
-    for animator in animators.iter_mut() {
-        write(scene, animator);
+    let hot = &mut scene.hot;
+    let columns = Columns {
+        base: 0,
+        local: &mut hot.local,
+        flags: &mut hot.flags,
+    };
+    write_split(animators, columns);
+    for animator in animators.iter() {
+        scene.dirty.extend_from_slice(&animator.state.dirtied);
+        write_weights(scene, animator);
     }
     scene.components.animator = column;
 }
@@ -476,27 +489,97 @@ const SKIP: u32 = u32::MAX - 1;
 /// Marks the poses that change nothing (or are not finite), so the serial
 /// write touches only bones that move.
 fn skip_unchanged(scene: &Scene, state: &mut Binding) {
+    let mut span = (u32::MAX, 0);
     for (d, pose) in state.dense.iter_mut().zip(&state.pose) {
         if *d < SKIP && (scene.hot.local[*d as usize] == *pose || !pose.is_finite()) {
             *d = SKIP;
         }
+        if *d < SKIP {
+            span = (span.0.min(*d), span.1.max(*d));
+        }
+    }
+    state.span = span;
+}
+
+/// The part of the hot columns from dense position `base` on that some
+/// animators write.
+struct Columns<'a> {
+    base: usize,
+    local: &'a mut [super::Transform],
+    flags: &'a mut [u8],
+}
+
+/// Writes the poses of `animators` (in storage order): when they split into
+/// two halves whose bones lie on either side of one dense position (a crowd of
+/// model instances does), the halves are written in parallel.
+fn write_split(animators: &mut [Animator], columns: Columns<'_>) {
+    if animators.len() >= 2 * PARALLEL_ANIMATORS {
+        let mid = animators.len() / 2;
+        let (left, right) = animators.split_at_mut(mid);
+        let pivot = right
+            .iter()
+            .map(|a| a.state.span.0)
+            .min()
+            .unwrap_or(u32::MAX);
+        let end = columns.base + columns.local.len();
+        let disjoint = (pivot as usize) > columns.base
+            && (pivot as usize) < end
+            && left.iter().all(|a| a.state.span.1 < pivot)
+            && right.iter().all(|a| a.state.span.0 >= pivot);
+        if disjoint {
+            let at = pivot as usize - columns.base;
+            let (local_l, local_r) = columns.local.split_at_mut(at);
+            let (flags_l, flags_r) = columns.flags.split_at_mut(at);
+            let (l, r) = (
+                Columns {
+                    base: columns.base,
+                    local: local_l,
+                    flags: flags_l,
+                },
+                Columns {
+                    base: pivot as usize,
+                    local: local_r,
+                    flags: flags_r,
+                },
+            );
+            rayon::join(|| write_split(left, l), || write_split(right, r));
+            return;
+        }
+    }
+    let mut columns = columns;
+    for animator in animators {
+        write(&mut columns, animator);
     }
 }
 
-/// Writes the pose [`prepare`] computed, at the places it found; only bones
-/// whose local changed become dirty.
-fn write(scene: &mut Scene, animator: &mut Animator) {
+/// Writes the pose [`prepare`] computed, at the places it found (inside
+/// `columns`); only bones whose local changed become dirty.
+fn write(columns: &mut Columns<'_>, animator: &mut Animator) {
     let state = &mut animator.state;
+    state.dirtied.clear();
     if state.dense.len() == state.pose.len() {
         for ((&target, local), &d) in state.targets.iter().zip(&state.pose).zip(&state.dense) {
             match d {
                 SKIP => {}
                 DEAD => state.stale = true,
-                d => scene.write_local_at(target, d as usize, *local),
+                d => {
+                    let i = d as usize - columns.base;
+                    columns.local[i] = *local;
+                    if columns.flags[i] & super::graph::flag::DIRTY == 0 {
+                        columns.flags[i] |= super::graph::flag::DIRTY;
+                        state.dirtied.push(target);
+                    }
+                }
             }
         }
         state.dense.clear();
+        state.span = (u32::MAX, 0);
     }
+}
+
+/// Writes the morph weights [`prepare`] computed (the ones that changed).
+fn write_weights(scene: &mut Scene, animator: &Animator) {
+    let state = &animator.state;
     for &(model_node, start, len) in &state.morphs {
         let run = &state.weights[start as usize..(start + len) as usize];
         for &(_, target) in state.morph_nodes.iter().filter(|m| m.0 == model_node) {

@@ -129,16 +129,6 @@ impl Scene {
         self.set_local_at(node, d, local, flag::DIRTY | flag::TELEPORT)
     }
 
-    /// Writes a finite local that differs from the current one at dense
-    /// index `d` of `node`, found since the last structural change (an
-    /// animator's write, checked while posing).
-    #[inline]
-    pub(super) fn write_local_at(&mut self, node: NodeId, d: usize, local: Transform) {
-        debug_assert_eq!(self.dense(node), Some(d));
-        self.hot.local[d] = local;
-        self.mark(node, d, flag::DIRTY);
-    }
-
     fn set_local_at(
         &mut self,
         node: NodeId,
