@@ -24,6 +24,7 @@ mod holes;
 pub mod index;
 mod layout;
 mod model;
+mod propagate;
 mod skin;
 mod state;
 pub mod transform;

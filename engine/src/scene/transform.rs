@@ -18,7 +18,6 @@ use glam::{Affine3A, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
 use super::graph::{NONE, flag};
-use super::layout::FAR;
 use super::{NodeId, Scene, SceneError};
 
 /// Translation, rotation and scale of a node relative to its parent.
@@ -166,144 +165,6 @@ impl Scene {
             .is_some_and(|d| self.hot.flags[d] & flag::DIRTY != 0)
     }
 
-    /// Recomputes the world transforms of dirty nodes and their descendants.
-    ///
-    /// Cost grows with the size of the changed subtrees, not with the scene:
-    /// the dirty nodes are sorted by position (parents come before children),
-    /// and each one still dirty has its subtree walked once, in pre-order
-    /// through the child links, which clears the flags of the dirty nodes
-    /// inside it. When most nodes are dirty, one linear pass over the columns
-    /// costs less than sorting; the result is the same.
-    ///
-    /// The recomputed nodes are added to [`Scene::changed_nodes`]: a
-    /// propagation in the middle of a step (reparenting with [`Keep::World`](super::Keep::World)
-    /// reads current worlds) must not hide its nodes from the one at the end.
-    pub fn propagate(&mut self) -> PropagationStats {
-        if self.dirty.is_empty() {
-            self.last_recomputed = 0;
-            return PropagationStats::default();
-        }
-        let first = self.last_changed.len();
-        let stats = if self.dirty.len() * 8 >= self.hot.len() {
-            self.dirty.clear();
-            self.propagate_linear(first)
-        } else {
-            self.propagate_sparse()
-        };
-        self.unsnapped
-            .extend_from_slice(&self.last_changed[first..]);
-        self.last_recomputed = stats.recomputed;
-        stats
-    }
-
-    /// Every position in order: a node is recomputed if it is dirty or its
-    /// parent was (the parent's MOVED and SNAP bits are always from this pass,
-    /// because the parent comes first).
-    /// `first`: where this pass's ranges start in `last_changed`.
-    fn propagate_linear(&mut self, first: usize) -> PropagationStats {
-        let hot = &mut self.hot;
-        let mut stats = PropagationStats::default();
-        let mut run = Run::default();
-        let (mut far, mut last_parent) = (0, NONE);
-        for d in 0..hot.len() {
-            let flags = hot.flags[d];
-            let parent = hot.parent[d];
-            if parent != last_parent {
-                far += usize::from(parent != NONE && d as u32 - parent > FAR);
-                last_parent = parent;
-            }
-            let (parent_world, parent_flags) = if parent == NONE {
-                (&Affine3A::IDENTITY, 0)
-            } else {
-                (&hot.world[parent as usize], hot.flags[parent as usize])
-            };
-            if flags & flag::DIRTY == 0 && parent_flags & flag::MOVED == 0 {
-                if flags & (flag::MOVED | flag::SNAP) != 0 {
-                    hot.flags[d] = flags & !(flag::MOVED | flag::SNAP);
-                }
-                continue;
-            }
-            if parent_flags & flag::MOVED == 0 {
-                stats.roots += 1;
-            }
-            let world = *parent_world * hot.local[d].to_affine();
-            hot.world[d] = world;
-            let snap = (flags & flag::TELEPORT) | (parent_flags & flag::SNAP) != 0;
-            if snap {
-                hot.prev_world[d] = world;
-            }
-            hot.flags[d] = (flags & !(flag::DIRTY | flag::TELEPORT | flag::SNAP))
-                | flag::MOVED
-                | if snap { flag::SNAP } else { 0 };
-            run.add(d as u32, &mut self.last_changed);
-        }
-        run.finish(&mut self.last_changed);
-        self.upkeep.disorder = far;
-        stats.recomputed = self.last_changed[first..]
-            .iter()
-            .map(|&(s, e)| (e - s) as usize)
-            .sum();
-        stats
-    }
-
-    /// The dirty nodes by position; each one still dirty starts a pre-order walk.
-    fn propagate_sparse(&mut self) -> PropagationStats {
-        let mut roots = std::mem::take(&mut self.roots_scratch);
-        roots.clear();
-        for node in self.dirty.drain(..) {
-            let slot = self.slots[node.index() as usize];
-            if slot.generation == node.generation_nz() && slot.dense != NONE {
-                roots.push(slot.dense);
-            }
-        }
-        roots.sort_unstable();
-        let mut stats = PropagationStats::default();
-        let mut run = Run::default();
-        for &root in &roots {
-            if self.hot.flags[root as usize] & flag::DIRTY == 0 {
-                // Inside a subtree recomputed already in this pass.
-                continue;
-            }
-            stats.roots += 1;
-            stats.recomputed += self.recompute_subtree(root, &mut run);
-        }
-        run.finish(&mut self.last_changed);
-        self.roots_scratch = roots;
-        stats
-    }
-
-    /// The kernel of the sparse pass: recomputes the subtree of `root` in
-    /// pre-order. A teleported node snaps its whole subtree: nothing below it
-    /// may slide either (SNAP, read from the parent, carries that down).
-    fn recompute_subtree(&mut self, root: u32, run: &mut Run) -> usize {
-        let hot = &mut self.hot;
-        let mut count = 0;
-        let mut d = root;
-        while d != NONE {
-            let i = d as usize;
-            let parent = hot.parent[i];
-            let (parent_world, parent_snap) = if parent == NONE {
-                (Affine3A::IDENTITY, false)
-            } else {
-                let p = parent as usize;
-                (hot.world[p], d != root && hot.flags[p] & flag::SNAP != 0)
-            };
-            let world = parent_world * hot.local[i].to_affine();
-            hot.world[i] = world;
-            let flags = hot.flags[i];
-            let snap = parent_snap || flags & flag::TELEPORT != 0;
-            if snap {
-                hot.prev_world[i] = world;
-            }
-            hot.flags[i] = (flags & !(flag::DIRTY | flag::TELEPORT | flag::SNAP))
-                | if snap { flag::SNAP } else { 0 };
-            run.add(d, &mut self.last_changed);
-            count += 1;
-            d = hot.next_preorder(d, root);
-        }
-        count
-    }
-
     /// World transforms recomputed by the last propagation.
     pub fn last_recomputed(&self) -> usize {
         self.last_recomputed
@@ -445,31 +306,6 @@ fn interpolate_large(prev: &Affine3A, current: &Affine3A, alpha: f32, out: &mut 
         r0.slerp(r1, alpha),
         t0.lerp(t1, alpha),
     );
-}
-
-/// Consecutive recomputed positions, gathered into ranges as they come.
-#[derive(Default)]
-struct Run {
-    start: u32,
-    end: u32,
-}
-
-impl Run {
-    #[inline]
-    fn add(&mut self, d: u32, out: &mut Vec<(u32, u32)>) {
-        if d != self.end || self.start == self.end {
-            self.finish(out);
-            self.start = d;
-        }
-        self.end = d + 1;
-    }
-
-    fn finish(&mut self, out: &mut Vec<(u32, u32)>) {
-        if self.start != self.end {
-            out.push((self.start, self.end));
-        }
-        self.start = self.end;
-    }
 }
 
 #[cfg(test)]
