@@ -68,8 +68,6 @@ pub struct Scene {
     pub(super) roots_scratch: Vec<u32>,
     /// Dense ranges recomputed by the last propagation.
     pub(super) last_changed: Vec<(u32, u32)>,
-    /// Reused buffer of the ranges a parallel half of a propagation recomputed.
-    pub(super) changed_scratch: Vec<(u32, u32)>,
     /// Dense ranges recomputed since the last snapshot of previous transforms.
     pub(super) unsnapped: Vec<(u32, u32)>,
     /// Set by [`Scene::compact`]: positions moved, the next snapshot copies all.

@@ -1,18 +1,16 @@
 //! The dirty-flag pass: [`Scene::propagate`] recomputes the world transforms
 //! of flagged nodes and their descendants (see `transform.rs` for the flags).
 //! Few dirty nodes: each flagged subtree is walked through the child links.
-//! Many: one linear pass over the columns (parents come before children),
-//! split in two across cores when no node in the second half has its parent
-//! in the first (a crowd of model instances, a scene of many trees).
+//! Many: one linear pass over the columns (parents come before children).
 //!
 //! Pattern: dirty flag, data locality.
 
 use glam::Affine3A;
 
+use super::Scene;
 use super::graph::{NONE, flag};
 use super::layout::FAR;
 use super::transform::PropagationStats;
-use super::{Scene, Transform};
 
 impl Scene {
     /// Recomputes the world transforms of dirty nodes and their descendants.
@@ -50,67 +48,49 @@ impl Scene {
     /// because the parent comes first).
     /// `first`: where this pass's ranges start in `last_changed`.
     fn propagate_linear(&mut self, first: usize) -> PropagationStats {
-        let split = if self.hot.len() >= PARALLEL_PROPAGATE {
-            self.independent_split()
-        } else {
-            None
-        };
-        let Scene {
-            hot,
-            last_changed,
-            changed_scratch,
-            ..
-        } = self;
-        let mut columns = Columns {
-            base: 0,
-            local: &hot.local,
-            parent: &hot.parent,
-            world: &mut hot.world,
-            prev_world: &mut hot.prev_world,
-            flags: &mut hot.flags,
-        };
-        let (roots, far) = match split {
-            Some(at) => {
-                let right = columns.split_off(at);
-                changed_scratch.clear();
-                let before = last_changed.len();
-                let ((left_roots, left_far), (right_roots, right_far)) = rayon::join(
-                    || columns.linear_pass(last_changed),
-                    || right.linear_pass_owned(changed_scratch),
-                );
-                // The same ranges as one pass: a range across the split is one.
-                let mut rest = &changed_scratch[..];
-                let left = &mut last_changed[before..];
-                if let (Some(last), Some(&(start, end))) = (left.last_mut(), rest.first())
-                    && last.1 == start
-                {
-                    last.1 = end;
-                    rest = &rest[1..];
-                }
-                last_changed.extend_from_slice(rest);
-                (left_roots + right_roots, left_far + right_far)
+        let hot = &mut self.hot;
+        let mut stats = PropagationStats::default();
+        let mut run = Run::default();
+        let (mut far, mut last_parent) = (0, NONE);
+        for d in 0..hot.len() {
+            let flags = hot.flags[d];
+            let parent = hot.parent[d];
+            if parent != last_parent {
+                far += usize::from(parent != NONE && d as u32 - parent > FAR);
+                last_parent = parent;
             }
-            None => columns.linear_pass(last_changed),
-        };
-        self.upkeep.disorder = far;
-        PropagationStats {
-            roots,
-            recomputed: self.last_changed[first..]
-                .iter()
-                .map(|&(s, e)| (e - s) as usize)
-                .sum(),
+            let (parent_world, parent_flags) = if parent == NONE {
+                (&Affine3A::IDENTITY, 0)
+            } else {
+                (&hot.world[parent as usize], hot.flags[parent as usize])
+            };
+            if flags & flag::DIRTY == 0 && parent_flags & flag::MOVED == 0 {
+                if flags & (flag::MOVED | flag::SNAP) != 0 {
+                    hot.flags[d] = flags & !(flag::MOVED | flag::SNAP);
+                }
+                continue;
+            }
+            if parent_flags & flag::MOVED == 0 {
+                stats.roots += 1;
+            }
+            let world = *parent_world * hot.local[d].to_affine();
+            hot.world[d] = world;
+            let snap = (flags & flag::TELEPORT) | (parent_flags & flag::SNAP) != 0;
+            if snap {
+                hot.prev_world[d] = world;
+            }
+            hot.flags[d] = (flags & !(flag::DIRTY | flag::TELEPORT | flag::SNAP))
+                | flag::MOVED
+                | if snap { flag::SNAP } else { 0 };
+            run.add(d as u32, &mut self.last_changed);
         }
-    }
-
-    /// A position near the middle where a linear pass can split: a root (or
-    /// hole) such that no node after it has its parent before it.
-    fn independent_split(&self) -> Option<usize> {
-        use rayon::prelude::*;
-        let parent = &self.hot.parent;
-        let at = (parent.len() / 2..parent.len()).find(|&d| parent[d] == NONE)?;
-        let bound = at as u32;
-        let after = parent[at..].par_iter().with_min_len(16_384);
-        after.all(|&p| p == NONE || p >= bound).then_some(at)
+        run.finish(&mut self.last_changed);
+        self.upkeep.disorder = far;
+        stats.recomputed = self.last_changed[first..]
+            .iter()
+            .map(|&(s, e)| (e - s) as usize)
+            .sum();
+        stats
     }
 
     /// The dirty nodes by position; each one still dirty starts a pre-order walk.
@@ -172,98 +152,6 @@ impl Scene {
     }
 }
 
-/// Linear propagations over at least this many positions split in two when
-/// the hierarchy allows (see [`Scene::independent_split`]).
-const PARALLEL_PROPAGATE: usize = 65_536;
-
-/// The hot columns from position `base` on, for one linear pass. Parents of
-/// the nodes here lie here too (or are `NONE`).
-struct Columns<'a> {
-    base: usize,
-    local: &'a [Transform],
-    parent: &'a [u32],
-    world: &'a mut [Affine3A],
-    prev_world: &'a mut [Affine3A],
-    flags: &'a mut [u8],
-}
-
-impl<'a> Columns<'a> {
-    /// Splits off the positions from `at` on.
-    fn split_off(&mut self, at: usize) -> Columns<'a> {
-        let k = at - self.base;
-        let (local, local_r) = self.local.split_at(k);
-        let (parent, parent_r) = self.parent.split_at(k);
-        let (world, world_r) = std::mem::take(&mut self.world).split_at_mut(k);
-        let (prev, prev_r) = std::mem::take(&mut self.prev_world).split_at_mut(k);
-        let (flags, flags_r) = std::mem::take(&mut self.flags).split_at_mut(k);
-        (
-            self.local,
-            self.parent,
-            self.world,
-            self.prev_world,
-            self.flags,
-        ) = (local, parent, world, prev, flags);
-        Columns {
-            base: at,
-            local: local_r,
-            parent: parent_r,
-            world: world_r,
-            prev_world: prev_r,
-            flags: flags_r,
-        }
-    }
-
-    fn linear_pass_owned(mut self, changed: &mut Vec<(u32, u32)>) -> (usize, usize) {
-        self.linear_pass(changed)
-    }
-
-    /// Every position in order: a node is recomputed if it is dirty or its
-    /// parent was. Appends the recomputed ranges to `changed`; returns the
-    /// dirty nodes that started a range and the children far from their parent.
-    fn linear_pass(&mut self, changed: &mut Vec<(u32, u32)>) -> (usize, usize) {
-        let base = self.base;
-        let mut roots = 0;
-        let mut run = Run::default();
-        let (mut far, mut last_parent) = (0, NONE);
-        for i in 0..self.local.len() {
-            let d = base + i;
-            let flags = self.flags[i];
-            let parent = self.parent[i];
-            if parent != last_parent {
-                far += usize::from(parent != NONE && d as u32 - parent > FAR);
-                last_parent = parent;
-            }
-            let (parent_world, parent_flags) = if parent == NONE {
-                (Affine3A::IDENTITY, 0)
-            } else {
-                let p = parent as usize - base;
-                (self.world[p], self.flags[p])
-            };
-            if flags & flag::DIRTY == 0 && parent_flags & flag::MOVED == 0 {
-                if flags & (flag::MOVED | flag::SNAP) != 0 {
-                    self.flags[i] = flags & !(flag::MOVED | flag::SNAP);
-                }
-                continue;
-            }
-            if parent_flags & flag::MOVED == 0 {
-                roots += 1;
-            }
-            let world = parent_world * self.local[i].to_affine();
-            self.world[i] = world;
-            let snap = (flags & flag::TELEPORT) | (parent_flags & flag::SNAP) != 0;
-            if snap {
-                self.prev_world[i] = world;
-            }
-            self.flags[i] = (flags & !(flag::DIRTY | flag::TELEPORT | flag::SNAP))
-                | flag::MOVED
-                | if snap { flag::SNAP } else { 0 };
-            run.add(d as u32, changed);
-        }
-        run.finish(changed);
-        (roots, far)
-    }
-}
-
 /// Consecutive recomputed positions, gathered into ranges as they come.
 #[derive(Default)]
 struct Run {
@@ -294,7 +182,7 @@ mod tests {
     use glam::{Quat, Vec3};
 
     use super::*;
-    use crate::scene::{Keep, NodeId};
+    use crate::scene::{Keep, NodeId, Transform};
 
     /// World transforms by recursion from the roots: the definition.
     fn check_against_recursion(scene: &Scene) {
@@ -311,8 +199,7 @@ mod tests {
         }
     }
 
-    /// 800 trees of 100 nodes (chains of 10 under a root): more than a
-    /// parallel linear pass needs.
+    /// 800 trees of 100 nodes (chains of 11, nine under each root).
     fn forest() -> (Scene, Vec<NodeId>) {
         let mut scene = Scene::new();
         let mut nodes = Vec::new();
@@ -349,10 +236,8 @@ mod tests {
     }
 
     #[test]
-    fn a_split_linear_pass_matches_recursion_and_records_every_node_once() {
+    fn a_linear_pass_matches_recursion_and_records_every_node_once() {
         let (mut scene, nodes) = forest();
-        assert!(scene.hot.len() >= PARALLEL_PROPAGATE);
-        assert!(scene.independent_split().is_some(), "a forest splits");
         dirty_all(&mut scene, &nodes, 0.2);
         let stats = scene.propagate();
         assert_eq!(stats.recomputed, nodes.len());
@@ -365,13 +250,12 @@ mod tests {
     }
 
     #[test]
-    fn a_child_far_from_its_parent_keeps_the_pass_whole_and_right() {
+    fn a_child_far_from_its_parent_is_still_recomputed_after_it() {
         let (mut scene, nodes) = forest();
         // A node of the last tree moves under the first tree's root: a child
-        // after the split whose parent is before it.
+        // far after its parent.
         let last = *nodes.last().unwrap();
         scene.reparent(last, Some(nodes[0]), Keep::Local).unwrap();
-        assert!(scene.independent_split().is_none());
         dirty_all(&mut scene, &nodes, -0.3);
         scene.propagate();
         check_against_recursion(&scene);
