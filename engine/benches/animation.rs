@@ -10,6 +10,10 @@
 //!   joint matrices (world x inverse bind) are packed into one buffer.
 //! - `crowd_half_paused/4000`: the same with every other animator paused: a
 //!   paused animator writes nothing, so its bones are not recomputed.
+//! - `floor/4000`: only the bytes a step must move per bone, streamed: the
+//!   pose read and the local written (40 + 40), the world read, written and
+//!   copied to the previous world (48 x 3), the joint matrix written (64).
+//!   Hosts differ 2-3x in memory speed; this says how close `crowd` is to it.
 //! - `crowd_naive/4000`: the code this replaces: per rig, each bone's channel
 //!   found by name in a map, keys found by binary search, world matrices
 //!   computed recursively from the root through child lists, and the joint
@@ -261,6 +265,26 @@ fn bench(c: &mut Criterion) {
         clip: data.animations[0].clone(),
         inverse_bind: data.skins[0].inverse_bind.clone(),
     };
+    let bones = RIGS * (BONES + 2);
+    let poses = vec![Transform::IDENTITY; bones];
+    let mut locals = vec![Transform::IDENTITY; bones];
+    let mut worlds = vec![glam::Affine3A::IDENTITY; bones];
+    let mut previous = vec![glam::Affine3A::IDENTITY; bones];
+    let mut joints = vec![Mat4::IDENTITY; RIGS * BONES];
+    group.bench_function("floor/4000", |b| {
+        b.iter(|| {
+            locals.copy_from_slice(&poses);
+            previous.copy_from_slice(&worlds);
+            for w in &mut worlds {
+                w.translation.x += 1.0;
+            }
+            for (j, w) in joints.iter_mut().zip(&worlds) {
+                *j = Mat4::from(*w);
+            }
+            black_box((&locals, &previous, &joints));
+        })
+    });
+    drop((poses, locals, worlds, previous, joints));
     let mut time = 0.0f32;
     group.bench_function("crowd_naive/4000", |b| {
         b.iter(|| {
