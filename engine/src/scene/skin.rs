@@ -59,7 +59,8 @@ impl Scene {
             palette.runs.push((node, total, len));
             total += len;
         }
-        palette.matrices.clear();
+        // Every matrix is written below: resizing keeps the old ones rather
+        // than clearing and filling 64 bytes a joint first.
         palette.matrices.resize(total as usize, Mat4::IDENTITY);
         self.pack_runs(alpha, &palette.runs, &mut palette.matrices);
     }
