@@ -41,6 +41,7 @@ struct GpuMesh {
     skin: wgpu::Buffer,
     indices: wgpu::Buffer,
     index_count: u32,
+    vertex_count: u32,
     /// Where its targets' offsets start in the offsets buffer (in vec4s).
     first_offset: u32,
 }
@@ -133,11 +134,8 @@ impl DeformPass {
             if let Some(texture) = instance.material.texture {
                 textures.ensure(device, queue, registry, texture);
             }
-            let vertex_count = registry
-                .mesh(instance.mesh)
-                .map_or(0, |m| m.data.vertices.len());
-            self.frame_records
-                .push(record(instance, mesh.first_offset, vertex_count as u32));
+            let record = record(instance, mesh.first_offset, mesh.vertex_count);
+            self.frame_records.push(record);
             self.draws.push((index, instance.material.texture));
         }
         if offsets_grew {
@@ -211,6 +209,7 @@ impl DeformPass {
                     wgpu::BufferUsages::INDEX,
                 ),
                 index_count: data.indices.len() as u32,
+                vertex_count: data.vertices.len() as u32,
                 first_offset,
             })
         });
