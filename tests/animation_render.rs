@@ -11,7 +11,7 @@ use base64::Engine as _;
 use common::{assert_matches_golden, gpu_or_skip};
 use glam::{Quat, Vec3};
 use keel_engine::extract::{FrameBuffers, Overlays};
-use keel_engine::render::{Camera, Renderer, wgpu};
+use keel_engine::render::{Camera, GpuContext, Renderer, wgpu};
 use keel_engine::scene::{
     Animator, Light, LightKind, MorphWeights, NodeId, Scene, Skin, Transform,
 };
@@ -57,21 +57,22 @@ fn animated(model: &Path, transform: Transform, clip: &str, seconds: f32) -> (Wo
     (world, root)
 }
 
-fn render(world: &mut World, camera: Camera) -> (keel_engine::render::image::RgbaImage, usize) {
-    let ctx = gpu_or_skip().expect("checked by the caller");
-    let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
+fn render(
+    ctx: &GpuContext,
+    world: &mut World,
+    camera: Camera,
+) -> (keel_engine::render::image::RgbaImage, usize) {
+    let mut renderer = Renderer::new(ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
     let mut buffers = FrameBuffers::default();
     let frame = buffers.extract_world(world, camera, 1.0, &Overlays::default());
     let deformed = frame.deformed.len();
-    let image = renderer.render_to_image(&ctx, &frame, 256, 256).unwrap();
+    let image = renderer.render_to_image(ctx, &frame, 256, 256).unwrap();
     (image, deformed)
 }
 
 #[test]
 fn simple_skin_bends_with_its_joint() {
-    if gpu_or_skip().is_none() {
-        return;
-    }
+    let Some(ctx) = gpu_or_skip() else { return };
     let (mut world, _) = animated(
         &shared("SimpleSkin.gltf"),
         Transform::IDENTITY,
@@ -83,16 +84,14 @@ fn simple_skin_bends_with_its_joint() {
         target: Vec3::new(0.5, 1.0, 0.0),
         ..Camera::default()
     };
-    let (image, deformed) = render(&mut world, camera);
+    let (image, deformed) = render(&ctx, &mut world, camera);
     assert_eq!(deformed, 1, "the strip is drawn skinned");
     assert_matches_golden("skinned_simple_skin", &image);
 }
 
 #[test]
 fn the_fox_walks() {
-    if gpu_or_skip().is_none() {
-        return;
-    }
+    let Some(ctx) = gpu_or_skip() else { return };
     let (mut world, _) = animated(
         &shared("Fox.glb"),
         Transform::IDENTITY.with_scale(Vec3::splat(0.02)),
@@ -104,7 +103,7 @@ fn the_fox_walks() {
         target: Vec3::new(0.0, 0.8, 0.0),
         ..Camera::default()
     };
-    let (image, deformed) = render(&mut world, camera);
+    let (image, deformed) = render(&ctx, &mut world, camera);
     assert_eq!(deformed, 1);
     assert_matches_golden("skinned_fox_walk", &image);
 }
@@ -274,13 +273,13 @@ fn morph_targets_blend_by_animated_weights() {
         weights.iter().all(|w| (w - 0.75).abs() < 1e-4),
         "linear keys 0 -> 1 over a second, at 0.75 s: {weights:?}"
     );
-    let Some(_) = gpu_or_skip() else { return };
+    let Some(ctx) = gpu_or_skip() else { return };
     let camera = Camera {
         position: Vec3::new(1.4, 1.2, 1.6),
         target: Vec3::new(0.1, 0.5, 0.0),
         ..Camera::default()
     };
-    let (image, deformed) = render(&mut world, camera);
+    let (image, deformed) = render(&ctx, &mut world, camera);
     assert_eq!(deformed, 1);
     assert_matches_golden("morph_sheet", &image);
 }

@@ -159,6 +159,38 @@ fn a_crowd_poses_each_rig_as_if_it_were_alone() {
     }
 }
 
+/// A mesh of two primitives is one model node spawned as two scene nodes
+/// (the second a child of the first): a channel on it moves the first.
+#[test]
+fn a_channel_on_a_mesh_of_two_primitives_moves_its_node() {
+    let text = std::fs::read_to_string(shared("SimpleSkin.gltf")).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let primitive = json["meshes"][0]["primitives"][0].clone();
+    json["meshes"][0]["primitives"]
+        .as_array_mut()
+        .unwrap()
+        .push(primitive);
+    json["animations"][0]["channels"][0]["target"]["node"] = 0.into();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("two_primitives.gltf");
+    std::fs::write(&path, json.to_string()).unwrap();
+    let mut scene = Scene::new();
+    let (root, _) = scene
+        .spawn_model(None, "model", Transform::IDENTITY, &path)
+        .unwrap();
+    scene.insert(root, Animator::new("animation 0")).unwrap();
+    let mesh_node = scene.children(root).next().unwrap();
+    let second = scene.children(mesh_node).next().unwrap();
+    assert_eq!(scene.name(second), Some("node 0 #1"));
+    let mut world = World::new(scene);
+    world.clock = Clock::new(Duration::from_millis(10));
+    run_for(&mut world, 0.5);
+    let key = Quat::from_xyzw(0.0, 0.0, 0.383, 0.924).normalize();
+    let rotation = world.scene.local(mesh_node).unwrap().rotation;
+    assert!(rotation.angle_between(key) < 1e-3, "{rotation:?}");
+    assert_eq!(world.scene.local(second).unwrap(), Transform::IDENTITY);
+}
+
 #[test]
 fn play_modes_map_time_into_the_clip() {
     assert_eq!(clip_time(PlayMode::Loop, 2.5, 2.0), 0.5);

@@ -190,6 +190,9 @@ impl Binding {
         self.pose.clear();
         self.pose
             .resize(self.animated.len(), super::Transform::IDENTITY);
+        // Room for every animated node, so no step's write grows it.
+        self.dense.reserve(self.animated.len());
+        self.dirtied.reserve(self.animated.len());
         let weights = self.morphs.last().map_or(0, |&(_, s, l)| s + l);
         self.weights.clear();
         self.weights.resize(weights as usize, 0.0);
@@ -276,16 +279,15 @@ impl Scene {
         };
         binding.parts = vec![None; model.data.nodes.len()];
         for part in self.subtree(root) {
-            if let Some(p) = self.get::<ModelPart>(part)
-                && let Some(slot) = binding.parts.get_mut(p.gltf_node as usize)
-            {
+            let Some(p) = self.get::<ModelPart>(part) else {
+                continue;
+            };
+            // The model node's own part comes first in pre-order; the children
+            // holding its mesh's other primitives share its index.
+            if let Some(slot @ None) = binding.parts.get_mut(p.gltf_node as usize) {
                 *slot = Some(part);
             }
-        }
-        for part in self.subtree(root) {
-            if let (Some(p), Some(_)) =
-                (self.get::<ModelPart>(part), self.get::<MorphWeights>(part))
-            {
+            if self.get::<MorphWeights>(part).is_some() {
                 binding.morph_nodes.push((p.gltf_node, part));
             }
         }
@@ -486,8 +488,8 @@ const DEAD: u32 = u32::MAX;
 /// A dense index that says: the pose leaves the node as it is.
 const SKIP: u32 = u32::MAX - 1;
 
-/// Marks the poses that change nothing (or are not finite), so the serial
-/// write touches only bones that move.
+/// Marks the poses that change nothing (or are not finite), so the write
+/// touches only bones that move, and notes the span of those it touches.
 fn skip_unchanged(scene: &Scene, state: &mut Binding) {
     let mut span = (u32::MAX, 0);
     for (d, pose) in state.dense.iter_mut().zip(&state.pose) {
