@@ -109,11 +109,14 @@ struct Binding {
     slot: Vec<u32>,
     /// The pose being built, one local transform per animated node.
     pose: Vec<super::Transform>,
-    /// Where each animated node's local lives in the hot column, found while
-    /// posing (in parallel), for the write; `SKIP` when unchanged.
+    /// Where each animated node's local lives in the hot column (`DEAD`: the
+    /// node is gone), found before posing.
     dense: Vec<u32>,
-    /// The lowest and highest of `dense` to write (`(u32::MAX, 0)`: none).
+    /// The lowest and highest of `dense` (`(u32::MAX, 0)`: none).
     span: (u32, u32),
+    /// Whether this step poses and writes (placed, and not paused on a pose
+    /// already written).
+    placed: bool,
     /// The nodes the last write made dirty (appended to the scene's list after
     /// the writes, which run in parallel).
     dirtied: Vec<NodeId>,
@@ -353,10 +356,14 @@ fn pose(clip: &Clip, t: f32, cursors: &mut Vec<u32>, weight: f32, targets: Targe
 /// Animators below this many are stepped on one thread.
 const PARALLEL_ANIMATORS: usize = 64;
 
-/// Advances every playing animator by `dt` and writes its pose: the poses are
-/// computed in parallel (each animator reads the scene and writes only its own
-/// buffers, so the result is the same on any number of threads), then written
-/// through `set_local` in storage order.
+/// Advances every playing animator by `dt` and writes its pose, in two passes:
+/// first each animator binds and finds where its bones live in the hot column
+/// (in parallel: it reads the scene and writes only its own buffers); then
+/// each one samples its clips and writes the bones that moved straight into
+/// the local column while the pose is still in cache (in parallel when the
+/// animators split into halves whose bones lie on either side of one
+/// position, as a crowd's do; else in storage order). The result is the same
+/// on any number of threads.
 pub(crate) fn animate(scene: &mut Scene, dt: f32) {
     if scene.components.animator.is_empty() {
         return;
@@ -370,10 +377,10 @@ pub(crate) fn animate(scene: &mut Scene, dt: f32) {
             .par_iter()
             .zip(animators.par_iter_mut())
             .with_min_len(16)
-            .for_each(|(&node, animator)| prepare(shared, node, animator, dt));
+            .for_each(|(&node, animator)| place(shared, node, animator));
     } else {
         for (&node, animator) in owners.iter().zip(animators.iter_mut()) {
-            prepare(shared, node, animator, dt);
+            place(shared, node, animator);
         }
     }
     let hot = &mut scene.hot;
@@ -382,7 +389,7 @@ pub(crate) fn animate(scene: &mut Scene, dt: f32) {
         local: &mut hot.local,
         flags: &mut hot.flags,
     };
-    write_split(animators, columns);
+    pose_split(animators, columns, dt);
     for animator in animators.iter() {
         scene.dirty.extend_from_slice(&animator.state.dirtied);
         write_weights(scene, animator);
@@ -390,25 +397,28 @@ pub(crate) fn animate(scene: &mut Scene, dt: f32) {
     scene.components.animator = column;
 }
 
-/// Advances the animator and computes its pose (nothing when paused on a pose
-/// already written).
-fn prepare(scene: &Scene, node: NodeId, animator: &mut Animator, dt: f32) {
-    let state = &animator.state;
+/// Binds the animator if it must, builds the tables of the clips it plays, and
+/// finds where their bones and the current morph weights are (nothing when
+/// paused on a pose already written).
+fn place(scene: &Scene, node: NodeId, animator: &mut Animator) {
+    let state = &mut animator.state;
     let unbound = state.model.is_none() && state.failed_at != Some(scene.structure_version());
     if unbound || state.stale {
-        scene.bind(node, &mut animator.state);
+        scene.bind(node, state);
     }
+    state.placed = false;
+    state.span = (u32::MAX, 0);
     // Moved out for the step rather than cloned: no shared count bumped across threads.
     let Some(model) = animator.state.model.take() else {
         return;
     };
-    pose_with(scene, animator, &model, dt);
+    place_with(scene, animator, &model);
     animator.state.model = Some(model);
 }
 
-/// [`prepare`] with the animator's model lent out.
-fn pose_with(scene: &Scene, animator: &mut Animator, model: &Model, dt: f32) {
-    let Some((clip_index, clip)) = find_clip(model, &animator.clip) else {
+/// [`place`] with the animator's model lent out.
+fn place_with(scene: &Scene, animator: &mut Animator, model: &Model) {
+    let Some((clip_index, _)) = find_clip(model, &animator.clip) else {
         return;
     };
     let fade_to = animator.fade.as_ref().and_then(|f| find_clip(model, &f.to));
@@ -419,7 +429,6 @@ fn pose_with(scene: &Scene, animator: &mut Animator, model: &Model, dt: f32) {
         && animator.fade.is_none()
         && animator.state.posed == Some((animator.time, clip_index))
     {
-        animator.state.pose.clear();
         return;
     }
     let clips = (Some(clip_index), fade_to.map(|(i, _)| i));
@@ -427,24 +436,19 @@ fn pose_with(scene: &Scene, animator: &mut Animator, model: &Model, dt: f32) {
     if state.clips != clips || state.pose.len() != state.animated.len() {
         state.build_targets(model, clips);
     }
-    if animator.playing {
-        animator.time += f64::from(dt) * f64::from(animator.speed);
-        if animator.mode == PlayMode::Once {
-            let end = f64::from(clip.duration);
-            if animator.time >= end || animator.time <= 0.0 {
-                animator.time = animator.time.clamp(0.0, end);
-                animator.playing = false;
-            }
-        }
-    }
-    // The animated nodes' current locals, for the properties no channel sets.
     state.dense.clear();
-    for (pose, &target) in state.pose.iter_mut().zip(&state.targets) {
-        let d = scene.dense(target);
-        *pose = d.map_or(super::Transform::IDENTITY, |d| scene.hot.local[d]);
-        state.dense.push(d.map_or(DEAD, |d| d as u32));
+    let mut span = (u32::MAX, 0);
+    for &target in &state.targets {
+        let d = scene.dense(target).map_or(DEAD, |d| d as u32);
+        if d == DEAD {
+            state.stale = true;
+        } else {
+            span = (span.0.min(d), span.1.max(d));
+        }
+        state.dense.push(d);
     }
-    // And their current weights, for the targets no channel sets.
+    state.span = span;
+    // The current weights, for the targets no channel sets.
     for &(model_node, start, len) in &state.morphs {
         let run = &mut state.weights[start as usize..(start + len) as usize];
         let node = state.morph_nodes.iter().find(|m| m.0 == model_node);
@@ -453,68 +457,24 @@ fn pose_with(scene: &Scene, animator: &mut Animator, model: &Model, dt: f32) {
             *w = *c;
         }
     }
-    let t = clip_time(animator.mode, animator.time, clip.duration);
-    let (cursors, targets) = state.targets(false);
-    pose(clip, t, cursors, 1.0, targets);
-    if let (Some(fade), Some((to_index, to))) = (&mut animator.fade, fade_to) {
-        if animator.playing {
-            fade.time += f64::from(dt) * f64::from(animator.speed);
-            fade.elapsed += dt;
-        }
-        let weight = if fade.duration > 0.0 {
-            (fade.elapsed / fade.duration).clamp(0.0, 1.0)
-        } else {
-            1.0
-        };
-        let t = clip_time(animator.mode, fade.time, to.duration);
-        let (cursors, targets) = state.targets(true);
-        pose(to, t, cursors, weight, targets);
-        if weight >= 1.0 {
-            animator.clip = fade.to.clone();
-            animator.time = fade.time;
-            state.cursors = std::mem::take(&mut state.fade_cursors);
-            animator.fade = None;
-            state.posed = Some((animator.time, to_index));
-            skip_unchanged(scene, state);
-            return;
-        }
-    }
-    state.posed = Some((animator.time, clip_index));
-    skip_unchanged(scene, state);
+    state.placed = true;
 }
 
 /// A dense index that says: the node is gone (bind again).
 const DEAD: u32 = u32::MAX;
-/// A dense index that says: the pose leaves the node as it is.
-const SKIP: u32 = u32::MAX - 1;
-
-/// Marks the poses that change nothing (or are not finite), so the write
-/// touches only bones that move, and notes the span of those it touches.
-fn skip_unchanged(scene: &Scene, state: &mut Binding) {
-    let mut span = (u32::MAX, 0);
-    for (d, pose) in state.dense.iter_mut().zip(&state.pose) {
-        if *d < SKIP && (scene.hot.local[*d as usize] == *pose || !pose.is_finite()) {
-            *d = SKIP;
-        }
-        if *d < SKIP {
-            span = (span.0.min(*d), span.1.max(*d));
-        }
-    }
-    state.span = span;
-}
 
 /// The part of the hot columns from dense position `base` on that some
-/// animators write.
+/// animators pose.
 struct Columns<'a> {
     base: usize,
     local: &'a mut [super::Transform],
     flags: &'a mut [u8],
 }
 
-/// Writes the poses of `animators` (in storage order): when they split into
-/// two halves whose bones lie on either side of one dense position (a crowd of
-/// model instances does), the halves are written in parallel.
-fn write_split(animators: &mut [Animator], columns: Columns<'_>) {
+/// Poses `animators` (in storage order): when they split into two halves whose
+/// bones lie on either side of one dense position (a crowd of model instances
+/// does), the halves are posed in parallel.
+fn pose_split(animators: &mut [Animator], columns: Columns<'_>, dt: f32) {
     if animators.len() >= 2 * PARALLEL_ANIMATORS {
         let mid = animators.len() / 2;
         let (left, right) = animators.split_at_mut(mid);
@@ -544,44 +504,102 @@ fn write_split(animators: &mut [Animator], columns: Columns<'_>) {
                     flags: flags_r,
                 },
             );
-            rayon::join(|| write_split(left, l), || write_split(right, r));
+            rayon::join(|| pose_split(left, l, dt), || pose_split(right, r, dt));
             return;
         }
     }
     let mut columns = columns;
     for animator in animators {
-        write(&mut columns, animator);
+        animator.state.dirtied.clear();
+        if !animator.state.placed {
+            continue;
+        }
+        if let Some(model) = animator.state.model.take() {
+            pose_with(&mut columns, animator, &model, dt);
+            animator.state.model = Some(model);
+        }
     }
 }
 
-/// Writes the pose [`prepare`] computed, at the places it found (inside
-/// `columns`); only bones whose local changed become dirty.
-fn write(columns: &mut Columns<'_>, animator: &mut Animator) {
-    let state = &mut animator.state;
-    state.dirtied.clear();
-    if state.dense.len() == state.pose.len() {
-        for ((&target, local), &d) in state.targets.iter().zip(&state.pose).zip(&state.dense) {
-            match d {
-                SKIP => {}
-                DEAD => state.stale = true,
-                d => {
-                    let i = d as usize - columns.base;
-                    columns.local[i] = *local;
-                    if columns.flags[i] & super::graph::flag::DIRTY == 0 {
-                        columns.flags[i] |= super::graph::flag::DIRTY;
-                        state.dirtied.push(target);
-                    }
-                }
+/// Advances a placed animator, samples its clips over its bones' current
+/// locals and writes the bones that moved.
+fn pose_with(columns: &mut Columns<'_>, animator: &mut Animator, model: &Model, dt: f32) {
+    let Some((clip_index, clip)) = find_clip(model, &animator.clip) else {
+        return;
+    };
+    let fade_to = animator.fade.as_ref().and_then(|f| find_clip(model, &f.to));
+    if animator.playing {
+        animator.time += f64::from(dt) * f64::from(animator.speed);
+        if animator.mode == PlayMode::Once {
+            let end = f64::from(clip.duration);
+            if animator.time >= end || animator.time <= 0.0 {
+                animator.time = animator.time.clamp(0.0, end);
+                animator.playing = false;
             }
         }
-        state.dense.clear();
-        state.span = (u32::MAX, 0);
+    }
+    let state = &mut animator.state;
+    // The animated nodes' current locals, for the properties no channel sets.
+    for (pose, &d) in state.pose.iter_mut().zip(&state.dense) {
+        *pose = if d == DEAD {
+            super::Transform::IDENTITY
+        } else {
+            columns.local[d as usize - columns.base]
+        };
+    }
+    let t = clip_time(animator.mode, animator.time, clip.duration);
+    let (cursors, targets) = state.targets(false);
+    pose(clip, t, cursors, 1.0, targets);
+    state.posed = Some((animator.time, clip_index));
+    if let (Some(fade), Some((to_index, to))) = (&mut animator.fade, fade_to) {
+        if animator.playing {
+            fade.time += f64::from(dt) * f64::from(animator.speed);
+            fade.elapsed += dt;
+        }
+        let weight = if fade.duration > 0.0 {
+            (fade.elapsed / fade.duration).clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
+        let t = clip_time(animator.mode, fade.time, to.duration);
+        let (cursors, targets) = state.targets(true);
+        pose(to, t, cursors, weight, targets);
+        if weight >= 1.0 {
+            animator.clip = fade.to.clone();
+            animator.time = fade.time;
+            state.cursors = std::mem::take(&mut state.fade_cursors);
+            animator.fade = None;
+            state.posed = Some((animator.time, to_index));
+        }
+    }
+    write(columns, state);
+}
+
+/// Writes the pose at the places [`place`] found: only bones whose local
+/// changes (to a finite value) are written and become dirty.
+fn write(columns: &mut Columns<'_>, state: &mut Binding) {
+    for ((&target, pose), &d) in state.targets.iter().zip(&state.pose).zip(&state.dense) {
+        if d == DEAD {
+            continue;
+        }
+        let i = d as usize - columns.base;
+        if columns.local[i] == *pose || !pose.is_finite() {
+            continue;
+        }
+        columns.local[i] = *pose;
+        if columns.flags[i] & super::graph::flag::DIRTY == 0 {
+            columns.flags[i] |= super::graph::flag::DIRTY;
+            state.dirtied.push(target);
+        }
     }
 }
 
-/// Writes the morph weights [`prepare`] computed (the ones that changed).
+/// Writes the morph weights [`pose_with`] computed (the ones that changed).
 fn write_weights(scene: &mut Scene, animator: &Animator) {
     let state = &animator.state;
+    if !state.placed {
+        return;
+    }
     for &(model_node, start, len) in &state.morphs {
         let run = &state.weights[start as usize..(start + len) as usize];
         for &(_, target) in state.morph_nodes.iter().filter(|m| m.0 == model_node) {
