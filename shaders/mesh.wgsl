@@ -1,7 +1,11 @@
-// Mesh pass: instanced meshes with a base-colour texture, lit with Blinn-Phong
-// (hemispheric ambient, one directional light, up to eight point lights).
-// Lighting is computed in linear space; the sRGB texture is decoded by the
-// sampler and the sRGB render target encodes the output.
+// Mesh pass: instanced meshes with a base-colour texture, shaded with glTF's
+// metallic-roughness BRDF (Lambert diffuse, GGX distribution, height-correlated
+// Smith visibility, Schlick Fresnel) under one directional light, up to eight
+// point lights and a sky/ground hemisphere (diffuse, and specular through an
+// analytic fit of the split-sum environment BRDF). A light's intensity is what
+// a white matte surface facing it reflects: the Lambertian pi is folded into
+// the light's unit. Lighting is computed in linear space; the sRGB texture is
+// decoded by the sampler and the sRGB render target encodes the output.
 
 const MAX_POINT_LIGHTS: u32 = 8u;
 // One pipeline per value: untextured meshes skip the sampling entirely.
@@ -30,12 +34,22 @@ struct Globals {
 @group(1) @binding(0) var base_color_texture: texture_2d<f32>;
 @group(1) @binding(1) var base_color_sampler: sampler;
 
-// One instance: the rows of its 3x4 model matrix, then linear RGB base colour and gloss.
+// One instance: the rows of its 3x4 model matrix, linear RGBA base colour,
+// linear RGB emission, and metallic (low) and roughness (high) as unorm16s.
 struct Instance {
     row_x: vec4<f32>,
     row_y: vec4<f32>,
     row_z: vec4<f32>,
-    color_gloss: vec4<f32>,
+    color: vec4<f32>,
+    emissive: vec3<f32>,
+    metal_rough: u32,
+}
+
+// The material factors the fragment stage reads.
+struct Surface {
+    color: vec4<f32>,
+    emissive: vec3<f32>,
+    metal_rough: u32,
 }
 
 @group(2) @binding(0) var<storage, read> instances: array<Instance>;
@@ -53,17 +67,20 @@ struct VertexOut {
     @location(0) world_position: vec3<f32>,
     @location(1) world_normal: vec3<f32>,
     @location(2) uv: vec2<f32>,
-    @location(3) color_gloss: vec4<f32>,
+    @location(3) color: vec4<f32>,
+    @location(4) emissive: vec3<f32>,
+    @location(5) metal_rough: vec2<f32>,
 }
 
 @vertex
 fn vs_main(in: VertexIn) -> VertexOut {
     let instance = instances[in.instance];
-    return place(instance.row_x, instance.row_y, instance.row_z, in.position, in.normal, in.uv, instance.color_gloss);
+    let surface = Surface(instance.color, instance.emissive, instance.metal_rough);
+    return place(instance.row_x, instance.row_y, instance.row_z, in.position, in.normal, in.uv, surface);
 }
 
 // The vertex placed by the model matrix with rows `row_x`, `row_y`, `row_z`.
-fn place(row_x: vec4<f32>, row_y: vec4<f32>, row_z: vec4<f32>, position: vec3<f32>, normal: vec3<f32>, uv: vec2<f32>, color_gloss: vec4<f32>) -> VertexOut {
+fn place(row_x: vec4<f32>, row_y: vec4<f32>, row_z: vec4<f32>, position: vec3<f32>, normal: vec3<f32>, uv: vec2<f32>, surface: Surface) -> VertexOut {
     let p = vec4<f32>(position, 1.0);
     let world = vec3<f32>(dot(row_x, p), dot(row_y, p), dot(row_z, p));
     let x = vec3<f32>(row_x.x, row_y.x, row_z.x);
@@ -79,7 +96,9 @@ fn place(row_x: vec4<f32>, row_y: vec4<f32>, row_z: vec4<f32>, position: vec3<f3
     out.world_position = world;
     out.world_normal = cofactor * normal * handedness;
     out.uv = uv;
-    out.color_gloss = color_gloss;
+    out.color = surface.color;
+    out.emissive = surface.emissive;
+    out.metal_rough = unpack2x16unorm(surface.metal_rough);
     return out;
 }
 
@@ -88,7 +107,9 @@ struct Deformed {
     row_x: vec4<f32>,
     row_y: vec4<f32>,
     row_z: vec4<f32>,
-    color_gloss: vec4<f32>,
+    color: vec4<f32>,
+    emissive: vec3<f32>,
+    metal_rough: u32,
     // x: first joint matrix, y: joint count (0: not skinned), z: first morph weight, w: target count.
     joints: vec4<u32>,
     // x: first morph offset, y: the mesh's vertex count.
@@ -124,8 +145,9 @@ fn vs_deformed(in: DeformedIn) -> VertexOut {
             normal += w * morph_offsets[at + 1u].xyz;
         }
     }
+    let surface = Surface(d.color, d.emissive, d.metal_rough);
     if d.joints.y == 0u {
-        return place(d.row_x, d.row_y, d.row_z, position, normal, in.uv, d.color_gloss);
+        return place(d.row_x, d.row_y, d.row_z, position, normal, in.uv, surface);
     }
     // Four influences; a joint index past the skin's end reads its last joint.
     let last = d.joints.y - 1u;
@@ -133,18 +155,46 @@ fn vs_deformed(in: DeformedIn) -> VertexOut {
     let skin = joint_matrices[j.x] * in.weights.x + joint_matrices[j.y] * in.weights.y
         + joint_matrices[j.z] * in.weights.z + joint_matrices[j.w] * in.weights.w;
     let rows = transpose(skin);
-    return place(rows[0], rows[1], rows[2], position, normal, in.uv, d.color_gloss);
+    return place(rows[0], rows[1], rows[2], position, normal, in.uv, surface);
 }
 
-// Diffuse plus Blinn-Phong specular for one light of unit direction `l`; gloss
-// 0..1 sharpens and strengthens the highlight.
-fn shade(albedo: vec3<f32>, gloss: f32, n: vec3<f32>, v: vec3<f32>, l: vec3<f32>, radiance: vec3<f32>) -> vec3<f32> {
-    let n_dot_l = max(dot(n, l), 0.0);
+const PI: f32 = 3.14159265;
+
+// The glTF BRDF for one light of unit direction `l` and intensity `radiance`
+// (times n.l and pi, see the top): diffuse (1 - F)(1 - metallic) albedo / pi,
+// specular D V F with alpha = roughness squared.
+fn shade(albedo: vec3<f32>, metallic: f32, alpha: f32, n: vec3<f32>, v: vec3<f32>, l: vec3<f32>, radiance: vec3<f32>) -> vec3<f32> {
+    let n_dot_l = dot(n, l);
+    if n_dot_l <= 0.0 {
+        return vec3<f32>(0.0);
+    }
     let h = normalize(l + v);
-    let shininess = mix(8.0, 128.0, gloss);
-    let strength = mix(0.04, 0.6, gloss);
-    let specular = pow(max(dot(n, h), 0.0), shininess) * strength * step(0.0001, n_dot_l);
-    return (albedo * n_dot_l + vec3<f32>(specular)) * radiance;
+    let n_dot_v = max(dot(n, v), 1e-4);
+    let n_dot_h = max(dot(n, h), 0.0);
+    let v_dot_h = max(dot(v, h), 0.0);
+    let a2 = alpha * alpha;
+    let f = n_dot_h * n_dot_h * (a2 - 1.0) + 1.0;
+    let distribution = a2 / (PI * f * f);
+    let view_term = n_dot_l * sqrt(n_dot_v * n_dot_v * (1.0 - a2) + a2);
+    let light_term = n_dot_v * sqrt(n_dot_l * n_dot_l * (1.0 - a2) + a2);
+    let visibility = 0.5 / max(view_term + light_term, 1e-6);
+    let f0 = mix(vec3<f32>(0.04), albedo, metallic);
+    let fresnel = f0 + (1.0 - f0) * pow(1.0 - v_dot_h, 5.0);
+    let diffuse = (1.0 - fresnel) * (1.0 - metallic) * albedo / PI;
+    return (diffuse + distribution * visibility * fresnel) * radiance * (n_dot_l * PI);
+}
+
+// The split-sum environment BRDF (scale and bias of f0) by Karis' analytic fit.
+fn environment_brdf(f0: vec3<f32>, roughness: f32, n_dot_v: f32) -> vec3<f32> {
+    let r = roughness * vec4<f32>(-1.0, -0.0275, -0.572, 0.022) + vec4<f32>(1.0, 0.0425, 1.04, -0.04);
+    let a004 = min(r.x * r.x, exp2(-9.28 * n_dot_v)) * r.x + r.y;
+    let ab = vec2<f32>(-1.04, 1.04) * a004 + r.zw;
+    return f0 * ab.x + ab.y;
+}
+
+// The sky/ground hemisphere seen along `d`: the sky's colour above, a share of it below.
+fn hemisphere(d: vec3<f32>) -> vec3<f32> {
+    return globals.ambient.rgb * mix(GROUND_AMBIENT, 1.0, d.y * 0.5 + 0.5);
 }
 
 // Inverse-square falloff windowed to reach exactly zero at `range`, smoothly.
@@ -158,15 +208,23 @@ fn range_falloff(distance: f32, range: f32) -> f32 {
 fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     let n = normalize(in.world_normal);
     let v = normalize(globals.camera_position.xyz - in.world_position);
-    var albedo = in.color_gloss.rgb;
+    var albedo = in.color.rgb;
     if TEXTURED {
         albedo *= textureSample(base_color_texture, base_color_sampler, in.uv).rgb;
     }
-    let gloss = in.color_gloss.a;
+    let metallic = clamp(in.metal_rough.x, 0.0, 1.0);
+    let roughness = clamp(in.metal_rough.y, 0.03, 1.0);
+    let alpha = roughness * roughness;
 
-    let sky_share = n.y * 0.5 + 0.5;
-    var color = albedo * globals.ambient.rgb * mix(GROUND_AMBIENT, 1.0, sky_share);
-    color += shade(albedo, gloss, n, v, globals.sun_direction.xyz, globals.sun_color.rgb);
+    // Ambient: diffuse from the hemisphere around the normal; specular from
+    // the hemisphere along the reflection, turning towards the normal's as
+    // the surface gets rough.
+    let n_dot_v = max(dot(n, v), 1e-4);
+    let f0 = mix(vec3<f32>(0.04), albedo, metallic);
+    let reflected = mix(reflect(-v, n), n, alpha);
+    var color = hemisphere(n) * albedo * (1.0 - metallic)
+        + hemisphere(normalize(reflected)) * environment_brdf(f0, roughness, n_dot_v);
+    color += shade(albedo, metallic, alpha, n, v, globals.sun_direction.xyz, globals.sun_color.rgb);
 
     let count = min(globals.point_count.x, MAX_POINT_LIGHTS);
     for (var i = 0u; i < count; i += 1u) {
@@ -175,7 +233,7 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
         let distance = length(to_light);
         let l = to_light / max(distance, 0.0001);
         let radiance = light.color.rgb * range_falloff(distance, light.position_range.w);
-        color += shade(albedo, gloss, n, v, l, radiance);
+        color += shade(albedo, metallic, alpha, n, v, l, radiance);
     }
-    return vec4<f32>(color, 1.0);
+    return vec4<f32>(color + in.emissive, 1.0);
 }

@@ -264,7 +264,14 @@ impl ComponentValue {
             }
             ComponentValue::Mesh(m) => {
                 let c: Vec4 = m.material.base_color;
-                c.is_finite() && c.min_element() >= 0.0 && nonneg(m.material.gloss)
+                let unit = |v: f32| (0.0..=1.0).contains(&v);
+                let e = m.material.emissive;
+                c.is_finite()
+                    && c.min_element() >= 0.0
+                    && unit(m.material.metallic)
+                    && unit(m.material.roughness)
+                    && e.is_finite()
+                    && e.min_element() >= 0.0
             }
             ComponentValue::Light(l) => {
                 let range_ok = match l.kind {

@@ -778,14 +778,19 @@ fn emitter_stops_and_bursts_are_added_and_removed_in_the_inspector() {
     let hull = node(&h, "hull");
     h.get_by_label("hull").click();
     h.run();
-    h.get_by_label("Add color stop").click();
-    h.run();
-    h.get_by_label("Add burst").click();
-    h.run();
+    // The emitter's rows sit below the mesh's in the inspector: scrolled to, as a user would.
+    for button in ["Add color stop", "Add burst"] {
+        h.get_by_label(button).scroll_to_me();
+        h.run();
+        h.get_by_label(button).click();
+        h.run();
+    }
     let e = h.state().doc.scene().get::<Emitter>(hull).unwrap().clone();
     assert_eq!(e.color_over_life.len(), 3);
     assert!(e.color_over_life.windows(2).all(|w| w[0].t <= w[1].t));
     assert_eq!(e.bursts.len(), 2);
+    h.get_by_label("Remove burst 1").scroll_to_me();
+    h.run();
     h.get_by_label("Remove burst 1").click();
     h.run();
     let e = h.state().doc.scene().get::<Emitter>(hull).unwrap().clone();

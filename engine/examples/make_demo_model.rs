@@ -210,6 +210,7 @@ fn material(name: &str, base_color: Vec4, metallic: f32, roughness: f32) -> Mode
         base_color_texture: None,
         metallic,
         roughness,
+        emissive: Vec3::ZERO,
     }
 }
 
@@ -238,7 +239,11 @@ fn lighthouse() -> ModelData {
         },
         material("iron", hex(0x23262b), 0.8, 0.45),
         // Far brighter than any lit surface, so the lamp reads as glowing.
-        material("lamp", Vec4::new(1.0, 0.82, 0.35, 1.0), 0.0, 0.2),
+        // The beacon glows (kept under white per channel until the frame is tonemapped).
+        ModelMaterial {
+            emissive: Vec3::new(1.2, 0.75, 0.15),
+            ..material("lamp", Vec4::new(1.0, 0.82, 0.35, 1.0), 0.0, 0.2)
+        },
         material("roof", hex(0x9e1c1a), 0.1, 0.6),
     ];
     let meshes: Vec<(&str, MeshData, usize)> = vec![

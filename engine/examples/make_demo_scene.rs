@@ -11,8 +11,8 @@ use std::f32::consts::PI;
 use std::path::PathBuf;
 
 use glam::{Quat, Vec3, Vec4};
-use keel_engine::assets::Primitive;
 use keel_engine::assets::gltf::srgb_to_linear;
+use keel_engine::assets::{Primitive, roughness_from_gloss};
 use keel_engine::particles::{
     BlendMode, Burst, ColorStop, Emitter, FloatRange, Overflow, SizeStop,
 };
@@ -27,11 +27,13 @@ fn hex(rgb: u32) -> Vec3 {
     Vec3::new(channel(16), channel(8), channel(0))
 }
 
+/// A dielectric of an sRGB colour; `gloss` as the demo was first tuned
+/// (0 matte .. 1 glossy), turned into the roughness of the same highlight.
 fn material(rgb: u32, gloss: f32) -> Material {
     Material {
         base_color: hex(rgb).extend(1.0),
-        gloss,
-        texture: None,
+        roughness: roughness_from_gloss(gloss),
+        ..Material::default()
     }
 }
 
@@ -193,9 +195,10 @@ fn main() {
         Vec3::new(0.0, 3.0, 4.7),
         Vec3::splat(0.35),
         Material {
-            base_color: Vec4::new(4.0, 2.6, 1.0, 1.0),
-            gloss: 0.9,
-            texture: None,
+            base_color: Vec4::new(1.0, 0.65, 0.25, 1.0),
+            emissive: Vec3::new(1.2, 0.7, 0.2),
+            roughness: roughness_from_gloss(0.9),
+            ..Material::default()
         },
     );
     b.scene

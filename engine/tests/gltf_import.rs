@@ -74,6 +74,8 @@ fn sample() -> ModelData {
             base_color_texture: Some(0),
             metallic: 0.25,
             roughness: 0.75,
+            // Brighter than a factor may be: written through the strength extension.
+            emissive: Vec3::new(2.5, 1.25, 0.5),
         }],
         textures: vec![checker()],
         nodes: vec![

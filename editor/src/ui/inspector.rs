@@ -476,12 +476,19 @@ fn mesh_ui(ui: &mut Ui, m: &mut MeshRenderer, tracker: &mut Tracker) {
     let mut alpha = c.w;
     number(ui, "Alpha", &mut alpha, 0.01, Some(0.0), tracker);
     m.material.base_color = Vec4::new(rgb.x, rgb.y, rgb.z, alpha);
-    ui.label("Gloss");
-    let r = ui
-        .add(egui::Slider::new(&mut m.material.gloss, 0.0..=1.0))
-        .accessible_name("Gloss");
-    tracker.track(&r);
-    ui.end_row();
+    for (name, value) in [
+        ("Metallic", &mut m.material.metallic),
+        ("Roughness", &mut m.material.roughness),
+    ] {
+        ui.label(name);
+        let r = ui
+            .add(egui::Slider::new(value, 0.0..=1.0))
+            .accessible_name(name);
+        tracker.track(&r);
+        ui.end_row();
+    }
+    // Linear, unbounded: the colour picker shows it scaled into range.
+    color_row(ui, "Emissive", &mut m.material.emissive, tracker);
 }
 
 fn light_ui(ui: &mut Ui, l: &mut Light, tracker: &mut Tracker) {

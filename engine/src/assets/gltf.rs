@@ -480,6 +480,8 @@ impl Importer<'_> {
             base_color_texture,
             metallic: pbr.metallic_factor(),
             roughness: pbr.roughness_factor(),
+            emissive: glam::Vec3::from(material.emissive_factor())
+                * material.emissive_strength().unwrap_or(1.0),
         })
     }
 }

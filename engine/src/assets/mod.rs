@@ -3,12 +3,14 @@
 
 pub mod animation;
 pub mod gltf;
+mod material;
 mod model;
 mod primitives;
 mod registry;
 
 use serde::{Deserialize, Serialize};
 
+pub use material::{DEFAULT_ROUGHNESS, Material, roughness_from_gloss};
 pub use model::{
     ModelData, ModelMaterial, ModelMesh, ModelNode, ModelPrimitive, ModelSkin, ModelWarning,
     TextureData,

@@ -9,7 +9,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use glam::Vec4;
+use glam::{Vec3, Vec4};
 
 use super::MeshData;
 use crate::scene::Transform;
@@ -41,6 +41,9 @@ pub struct ModelMaterial {
     pub metallic: f32,
     /// Roughness factor (0 mirror .. 1 matte).
     pub roughness: f32,
+    /// Linear RGB emitted light: `emissiveFactor` times
+    /// `KHR_materials_emissive_strength`.
+    pub emissive: Vec3,
 }
 
 impl Default for ModelMaterial {
@@ -52,6 +55,7 @@ impl Default for ModelMaterial {
             base_color_texture: None,
             metallic: 1.0,
             roughness: 1.0,
+            emissive: Vec3::ZERO,
         }
     }
 }

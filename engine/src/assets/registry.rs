@@ -123,8 +123,7 @@ pub struct Model {
     pub path: PathBuf,
     /// The file's hierarchy and materials (mesh and image data moved to the registry).
     pub data: ModelData,
-    /// For each glTF mesh, each primitive's registered mesh and material
-    /// (gloss is one minus the file's roughness).
+    /// For each glTF mesh, each primitive's registered mesh and material.
     pub primitives: Vec<Vec<(MeshHandle, Material)>>,
     /// Everything the import skipped.
     pub warnings: Vec<ModelWarning>,
@@ -264,7 +263,9 @@ fn register_model(mut data: ModelData, modified: Option<SystemTime>) -> Arc<Mode
         .collect();
     let import = |m: &ModelMaterial| Material {
         base_color: m.base_color,
-        gloss: (1.0 - m.roughness).clamp(0.0, 1.0),
+        metallic: m.metallic,
+        roughness: m.roughness,
+        emissive: m.emissive,
         texture: m.base_color_texture.and_then(|t| textures.get(t).copied()),
     };
     let materials: Vec<Material> = data.materials.iter().map(import).collect();

@@ -20,21 +20,23 @@ use glam::{Affine3A, Mat4, Vec3, Vec3A};
 
 use super::culling::Frustum;
 use super::frame::{FrameData, MeshInstance};
+use crate::assets::Material;
 use crate::assets::{MeshRef, Primitive, TextureHandle, registry};
-use crate::scene::Material;
 
-/// One instance as the mesh shader reads it from its storage buffer (64 bytes,
-/// only `vec4`s, so the Rust and WGSL layouts agree). The normal matrix is
-/// derived in the shader from the model's axes.
+/// One instance as the mesh shader reads it from its storage buffer (80 bytes:
+/// four `vec4`s, then a `vec3` and a `u32`, so the Rust and WGSL layouts agree).
+/// The normal matrix is derived in the shader from the model's axes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct GpuInstance {
     /// The rows of the 3x4 model matrix (rotation-scale, then translation in `w`).
     pub rows: [[f32; 4]; 3],
-    /// Linear RGB base colour.
-    pub color: [f32; 3],
-    /// Highlight sharpness, 0 (matte) to 1 (glossy).
-    pub gloss: f32,
+    /// Linear RGBA base colour.
+    pub color: [f32; 4],
+    /// Linear RGB emitted light.
+    pub emissive: [f32; 3],
+    /// Metallic (low half) and roughness (high half), as unorm16s.
+    pub metal_rough: u32,
 }
 
 impl GpuInstance {
@@ -44,7 +46,7 @@ impl GpuInstance {
         Self::from_parts(&instance.model, &instance.material)
     }
 
-    /// Packs a transform and the material's colour and gloss.
+    /// Packs a transform and the material's factors.
     #[inline]
     #[must_use]
     pub fn from_parts(model: &Affine3A, material: &Material) -> Self {
@@ -62,9 +64,17 @@ impl GpuInstance {
                 t.y_axis.extend(translation.y).to_array(),
                 t.z_axis.extend(translation.z).to_array(),
             ],
-            color: material.base_color.truncate().to_array(),
-            gloss: material.gloss,
+            color: material.base_color.to_array(),
+            emissive: material.emissive.to_array(),
+            metal_rough: pack_unorm16x2(material.metallic, material.roughness),
         }
+    }
+
+    /// Metallic and roughness back from the packed halves.
+    #[must_use]
+    pub fn metallic_roughness(&self) -> (f32, f32) {
+        let half = |v: u32| f32::from((v & 0xffff) as u16) / 65535.0;
+        (half(self.metal_rough), half(self.metal_rough >> 16))
     }
 
     /// The model transform back from the packed rows.
@@ -78,6 +88,13 @@ impl GpuInstance {
             Vec3A::new(x.w, y.w, z.w),
         )
     }
+}
+
+/// Two values in 0..1 as WGSL's `unpack2x16unorm` reads them (`a` low).
+#[inline]
+fn pack_unorm16x2(a: f32, b: f32) -> u32 {
+    let q = |v: f32| (v.clamp(0.0, 1.0) * 65535.0 + 0.5) as u32;
+    q(a) | (q(b) << 16)
 }
 
 /// The batch an already packed instance belongs to.
@@ -561,8 +578,9 @@ mod tests {
                     ),
                     material: Material {
                         base_color: Vec3::from(color).extend(1.0),
-                        gloss: color[0],
+                        roughness: color[0],
                         texture: textures.get(texture).copied(),
+                        ..Material::default()
                     },
                 }
             })
@@ -678,19 +696,23 @@ mod tests {
     }
 
     #[test]
-    fn instances_pack_colour_and_gloss() {
+    fn instances_pack_the_material() {
         let instance = MeshInstance {
             material: Material {
-                base_color: Vec4::new(0.1, 0.2, 0.3, 1.0),
-                gloss: 0.7,
+                base_color: Vec4::new(0.1, 0.2, 0.3, 0.5),
+                metallic: 0.25,
+                roughness: 0.7,
+                emissive: Vec3::new(4.0, 2.0, 0.5),
                 texture: None,
             },
             model: Affine3A::from_translation(Vec3::new(1.0, 2.0, 3.0)),
             ..MeshInstance::default()
         };
         let packed = GpuInstance::new(&instance);
-        assert_eq!(packed.color, [0.1, 0.2, 0.3]);
-        assert_eq!(packed.gloss, 0.7);
+        assert_eq!(packed.color, [0.1, 0.2, 0.3, 0.5]);
+        assert_eq!(packed.emissive, [4.0, 2.0, 0.5]);
+        let (metallic, roughness) = packed.metallic_roughness();
+        assert!((metallic - 0.25).abs() < 1e-4 && (roughness - 0.7).abs() < 1e-4);
         let translation = packed.rows.map(|row| row[3]);
         assert_eq!(translation, [1.0, 2.0, 3.0]);
         let turned = MeshInstance {
@@ -709,7 +731,7 @@ mod tests {
             rows[2].dot(p.extend(1.0)),
         );
         assert!(by_rows.abs_diff_eq(turned.model.transform_point3(p), 1e-5));
-        assert_eq!(size_of::<GpuInstance>(), 64);
+        assert_eq!(size_of::<GpuInstance>(), 80);
     }
 
     #[test]

@@ -19,14 +19,19 @@ use super::texture::TextureSet;
 use super::uploaded::Uploaded;
 use crate::assets::{MeshData, Registry, TextureHandle, VertexSkin};
 
-/// One deformed instance as `vs_deformed` reads it (only `vec4`s).
+/// One deformed instance as `vs_deformed` reads it (`vec4`s, but for one
+/// `vec3` and `u32`, as in [`super::GpuInstance`]).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 struct GpuDeformed {
     /// Rows of the model matrix (used when not skinned).
     rows: [[f32; 4]; 3],
-    /// Linear RGB base colour and gloss.
-    color_gloss: [f32; 4],
+    /// Linear RGBA base colour.
+    color: [f32; 4],
+    /// Linear RGB emitted light.
+    emissive: [f32; 3],
+    /// Metallic and roughness, as unorm16s.
+    metal_rough: u32,
     /// First joint matrix, joint count (0: not skinned), first weight, target count.
     joints: [u32; 4],
     /// First offset of the mesh's targets in the offsets buffer, its vertex count.
@@ -245,10 +250,11 @@ impl DeformPass {
 /// The record of one instance.
 fn record(instance: &DeformedInstance, first_offset: u32, vertex_count: u32) -> GpuDeformed {
     let packed = super::GpuInstance::from_parts(&instance.model, &instance.material);
-    let [r, g, b] = packed.color;
     GpuDeformed {
         rows: packed.rows,
-        color_gloss: [r, g, b, packed.gloss],
+        color: packed.color,
+        emissive: packed.emissive,
+        metal_rough: packed.metal_rough,
         joints: [
             instance.joints.start,
             instance.joints.len() as u32,

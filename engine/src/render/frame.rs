@@ -12,9 +12,8 @@ use super::batcher::PackedInstances;
 use super::camera::Camera;
 use std::ops::Range;
 
-use crate::assets::{MeshHandle, MeshRef};
+use crate::assets::{Material, MeshHandle, MeshRef};
 use crate::particles::ParticleInstance;
-use crate::scene::Material;
 
 /// Point lights beyond this many are ignored (the uniform block has fixed room).
 pub const MAX_POINT_LIGHTS: usize = 8;

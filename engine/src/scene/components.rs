@@ -5,11 +5,11 @@
 //! oscillation's phase and offset in the component), so a step depends only on
 //! the state and the fixed step length: the same inputs give the same result.
 
-use glam::{Vec3, Vec4};
+use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
 use super::{Column, NodeId};
-use crate::assets::{MeshRef, TextureHandle};
+use crate::assets::{Material, MeshRef};
 use crate::particles::Emitter;
 
 /// Turns the node about a local axis at a constant rate.
@@ -81,53 +81,6 @@ pub struct Orbit {
     /// Turn the node to face its direction of travel.
     #[serde(default)]
     pub face_forward: bool,
-}
-
-/// Surface appearance of a mesh.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Material {
-    /// Linear RGBA base colour.
-    pub base_color: Vec4,
-    /// Shininess of the highlight, 0 (matte) to 1 (glossy).
-    #[serde(default = "default_gloss")]
-    pub gloss: f32,
-    /// Base-colour texture, multiplied with `base_color`. Only imported models
-    /// carry one, and their parts are not written to scene files.
-    #[serde(skip)]
-    pub texture: Option<TextureHandle>,
-}
-
-fn default_gloss() -> f32 {
-    0.3
-}
-
-impl Default for Material {
-    fn default() -> Self {
-        Self {
-            base_color: Vec4::new(0.8, 0.8, 0.8, 1.0),
-            gloss: default_gloss(),
-            texture: None,
-        }
-    }
-}
-
-impl Material {
-    /// An untextured material of a linear RGBA colour and the default gloss.
-    pub fn from_color(base_color: Vec4) -> Self {
-        Self {
-            base_color,
-            ..Self::default()
-        }
-    }
-
-    /// An opaque material of a linear RGB colour.
-    pub fn rgb(r: f32, g: f32, b: f32) -> Self {
-        Self {
-            base_color: Vec4::new(r, g, b, 1.0),
-            ..Self::default()
-        }
-    }
 }
 
 /// The root of an imported model: its children are the file's hierarchy,

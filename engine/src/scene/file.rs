@@ -8,7 +8,7 @@
 //! ```ron
 //! #![enable(implicit_some)]
 //! (
-//!     version: 1,
+//!     version: 2,
 //!     nodes: [
 //!         (name: "ship", transform: (translation: (0.0, 0.5, 0.0))),
 //!         (name: "mast", parent: 0, mesh: (mesh: Cylinder)),
@@ -31,14 +31,16 @@ use super::{
     Spin, Transform,
 };
 
-/// The format version this build writes and reads.
-pub const SCENE_VERSION: u32 = 1;
+/// The format version this build writes. It reads every version from 1 on:
+/// version 2 gave materials `metallic`, `roughness` and `emissive` in place of
+/// version 1's `gloss` (read as the roughness of the same highlight).
+pub const SCENE_VERSION: u32 = 2;
 
 /// A whole scene as stored in a file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SceneFile {
-    /// Format version; must be [`SCENE_VERSION`].
+    /// Format version: 1 to [`SCENE_VERSION`].
     pub version: u32,
     /// Lighting and background.
     #[serde(default)]
@@ -147,7 +149,7 @@ impl SceneFile {
                 column: e.span.start.col,
                 message: e.code.to_string(),
             })?;
-        if file.version != SCENE_VERSION {
+        if !(1..=SCENE_VERSION).contains(&file.version) {
             return Err(SceneError::UnsupportedVersion {
                 path: path.to_path_buf(),
                 found: file.version,

@@ -32,11 +32,13 @@ mod validate;
 
 use std::path::PathBuf;
 
+/// Materials are assets; scene code and files name them here too.
+pub use crate::assets::Material;
 pub use animator::{Animator, CrossFade, PlayMode, clip_time};
 pub use column::Column;
 pub use components::{
-    CameraSetup, Component, Components, Environment, Light, LightKind, Material, MeshRenderer,
-    ModelInstance, ModelPart, Orbit, Oscillate, Spin,
+    CameraSetup, Component, Components, Environment, Light, LightKind, MeshRenderer, ModelInstance,
+    ModelPart, Orbit, Oscillate, Spin,
 };
 pub use file::{AnimatorRecord, NodeRecord, SCENE_VERSION, SceneFile};
 pub use graph::{Keep, Scene};
@@ -93,13 +95,13 @@ pub enum SceneError {
         message: String,
     },
     /// The file was written by a newer (or unknown) version of the format.
-    #[error("{}: unsupported scene version {found}, expected {expected}", path.display())]
+    #[error("{}: unsupported scene version {found}, expected 1 to {expected}", path.display())]
     UnsupportedVersion {
         /// The file.
         path: PathBuf,
         /// The version in the file.
         found: u32,
-        /// The version this build reads.
+        /// The newest version this build reads.
         expected: u32,
     },
     /// A field holds a value the engine cannot use.

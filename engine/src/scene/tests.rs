@@ -369,6 +369,34 @@ fn syntax_errors_name_the_file_and_the_line() {
 }
 
 #[test]
+fn version_1_gloss_loads_as_roughness_and_saves_as_version_2() {
+    let text = "(version: 1, nodes: [\
+        (name: \"a\", mesh: (mesh: Cube, material: (base_color: (0.5, 0.5, 0.5, 1.0), gloss: 0.9))),\
+        (name: \"b\", mesh: (mesh: Cube, material: (base_color: (0.5, 0.5, 0.5, 1.0)))),\
+    ])";
+    let scene = Scene::from_text(text, Path::new("old.ron")).unwrap();
+    let materials: Vec<Material> = scene
+        .roots()
+        .map(|n| scene.get::<MeshRenderer>(n).unwrap().material)
+        .collect();
+    assert_eq!(
+        materials[0].roughness,
+        crate::assets::roughness_from_gloss(0.9)
+    );
+    assert_eq!(materials[0].metallic, 0.0);
+    assert_eq!(materials[1].roughness, crate::assets::DEFAULT_ROUGHNESS);
+    let saved = scene.to_file().to_text(Path::new("old.ron")).unwrap();
+    assert!(saved.contains("version: 2"), "{saved}");
+    assert!(!saved.contains("gloss"), "{saved}");
+    let again = Scene::from_text(&saved, Path::new("old.ron")).unwrap();
+    let first = again.roots().next().unwrap();
+    assert_eq!(
+        again.get::<MeshRenderer>(first).unwrap().material,
+        materials[0]
+    );
+}
+
+#[test]
 fn unknown_fields_and_versions_are_reported() {
     let err = Scene::from_text(
         "(version: 1, nodes: [(name: \"a\", colour: 3)])",
@@ -382,7 +410,7 @@ fn unknown_fields_and_versions_are_reported() {
             err,
             SceneError::UnsupportedVersion {
                 found: 99,
-                expected: 1,
+                expected: SCENE_VERSION,
                 ..
             }
         ),

@@ -224,7 +224,9 @@ impl<'a> Check<'a> {
         }
         if let Some(mesh) = &record.mesh {
             self.rgba("mesh.material.base_color", mesh.material.base_color)?;
-            self.unit("mesh.material.gloss", mesh.material.gloss)?;
+            self.unit("mesh.material.metallic", mesh.material.metallic)?;
+            self.unit("mesh.material.roughness", mesh.material.roughness)?;
+            self.color("mesh.material.emissive", mesh.material.emissive)?;
         }
         if let Some(light) = &record.light {
             self.color("light.color", light.color)?;

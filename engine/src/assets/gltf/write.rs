@@ -361,7 +361,24 @@ impl Export {
     }
 
     fn push_material(&mut self, material: &ModelMaterial) {
+        // The factor stays within 0..1; brighter emission goes through the strength.
+        let strength = material.emissive.max_element().max(1.0);
+        let extensions = (strength > 1.0).then(|| {
+            const NAME: &str = "KHR_materials_emissive_strength";
+            if !self.root.extensions_used.iter().any(|e| e == NAME) {
+                self.root.extensions_used.push(NAME.to_owned());
+            }
+            json::extensions::material::Material {
+                emissive_strength: Some(json::extensions::material::EmissiveStrength {
+                    emissive_strength: json::extensions::material::EmissiveStrengthFactor(strength),
+                }),
+            }
+        });
         self.root.push(json::Material {
+            emissive_factor: json::material::EmissiveFactor(
+                (material.emissive / strength).to_array(),
+            ),
+            extensions,
             name: Some(material.name.clone()).filter(|name| !name.is_empty()),
             pbr_metallic_roughness: json::material::PbrMetallicRoughness {
                 base_color_factor: json::material::PbrBaseColorFactor(

@@ -1,0 +1,129 @@
+//! Surface materials: glTF's metallic-roughness model, the one the mesh
+//! shader draws (GGX microfacets, Smith visibility, Schlick Fresnel). Scene
+//! files and imported models both describe surfaces with it; the renderer
+//! packs it per instance. It belongs to the assets, not to the scene: the
+//! renderer reads it without reaching into the scene module.
+
+use glam::{Vec3, Vec4};
+use serde::{Deserialize, Serialize};
+
+use super::TextureHandle;
+
+/// Surface appearance of a mesh (glTF 2.0 metallic-roughness).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "MaterialFields")]
+pub struct Material {
+    /// Linear RGBA base colour (albedo of a dielectric, reflectance of a metal).
+    pub base_color: Vec4,
+    /// 0 (dielectric) to 1 (metal).
+    pub metallic: f32,
+    /// Perceptual roughness, 0 (mirror) to 1 (matte).
+    pub roughness: f32,
+    /// Linear RGB light the surface emits (strength folded in: may exceed 1).
+    #[serde(skip_serializing_if = "is_black")]
+    pub emissive: Vec3,
+    /// Base-colour texture, multiplied with `base_color`. Only imported models
+    /// carry one, and their parts are not written to scene files.
+    #[serde(skip)]
+    pub texture: Option<TextureHandle>,
+}
+
+fn is_black(c: &Vec3) -> bool {
+    *c == Vec3::ZERO
+}
+
+/// Roughness of a scene file's material that gives none.
+pub const DEFAULT_ROUGHNESS: f32 = 0.5;
+
+impl Default for Material {
+    fn default() -> Self {
+        Self {
+            base_color: Vec4::new(0.8, 0.8, 0.8, 1.0),
+            metallic: 0.0,
+            roughness: DEFAULT_ROUGHNESS,
+            emissive: Vec3::ZERO,
+            texture: None,
+        }
+    }
+}
+
+impl Material {
+    /// An untextured dielectric of a linear RGBA colour, default roughness.
+    pub fn from_color(base_color: Vec4) -> Self {
+        Self {
+            base_color,
+            ..Self::default()
+        }
+    }
+
+    /// An opaque dielectric of a linear RGB colour.
+    pub fn rgb(r: f32, g: f32, b: f32) -> Self {
+        Self::from_color(Vec4::new(r, g, b, 1.0))
+    }
+
+    /// This material with `metallic` and `roughness`.
+    #[must_use]
+    pub fn with_metal_rough(self, metallic: f32, roughness: f32) -> Self {
+        Self {
+            metallic,
+            roughness,
+            ..self
+        }
+    }
+}
+
+/// The roughness whose GGX highlight matches the one a version-1 scene file's
+/// `gloss` gave (Blinn-Phong exponent `8..128` over gloss `0..1`; GGX alpha
+/// `sqrt(2 / (n + 2))`, perceptual roughness its square root): gloss 0 is
+/// roughness 0.67, gloss 1 is 0.35.
+#[must_use]
+pub fn roughness_from_gloss(gloss: f32) -> f32 {
+    let exponent = 8.0 + 120.0 * gloss.clamp(0.0, 1.0);
+    (2.0 / (exponent + 2.0)).sqrt().sqrt()
+}
+
+/// A material as scene files spell it: version 2 gives `metallic` and
+/// `roughness`; version 1 gave `gloss`, read as [`roughness_from_gloss`].
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MaterialFields {
+    base_color: Vec4,
+    #[serde(default)]
+    metallic: f32,
+    roughness: Option<f32>,
+    #[serde(default)]
+    emissive: Vec3,
+    gloss: Option<f32>,
+}
+
+impl From<MaterialFields> for Material {
+    fn from(f: MaterialFields) -> Self {
+        let roughness = f
+            .roughness
+            .or(f.gloss.map(roughness_from_gloss))
+            .unwrap_or(DEFAULT_ROUGHNESS);
+        Self {
+            base_color: f.base_color,
+            metallic: f.metallic,
+            roughness,
+            emissive: f.emissive,
+            texture: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gloss_maps_to_the_roughness_of_the_same_highlight() {
+        assert!((roughness_from_gloss(0.0) - 0.669).abs() < 1e-3);
+        assert!((roughness_from_gloss(1.0) - 0.352).abs() < 1e-3);
+        // Glossier is smoother, all the way.
+        let r: Vec<f32> = (0..=10)
+            .map(|g| roughness_from_gloss(g as f32 / 10.0))
+            .collect();
+        assert!(r.windows(2).all(|w| w[1] < w[0]), "{r:?}");
+    }
+}
