@@ -11,7 +11,7 @@ use super::TextureHandle;
 
 /// Surface appearance of a mesh (glTF 2.0 metallic-roughness).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(from = "MaterialFields")]
+#[serde(try_from = "MaterialFields")]
 pub struct Material {
     /// Linear RGBA base colour (albedo of a dielectric, reflectance of a metal).
     pub base_color: Vec4,
@@ -60,16 +60,6 @@ impl Material {
     pub fn rgb(r: f32, g: f32, b: f32) -> Self {
         Self::from_color(Vec4::new(r, g, b, 1.0))
     }
-
-    /// This material with `metallic` and `roughness`.
-    #[must_use]
-    pub fn with_metal_rough(self, metallic: f32, roughness: f32) -> Self {
-        Self {
-            metallic,
-            roughness,
-            ..self
-        }
-    }
 }
 
 /// The roughness whose GGX highlight matches the one a version-1 scene file's
@@ -96,19 +86,30 @@ struct MaterialFields {
     gloss: Option<f32>,
 }
 
-impl From<MaterialFields> for Material {
-    fn from(f: MaterialFields) -> Self {
+impl TryFrom<MaterialFields> for Material {
+    type Error = String;
+
+    /// The other fields are checked with the rest of the scene; `gloss` is
+    /// checked here, where it is still there to name.
+    fn try_from(f: MaterialFields) -> Result<Self, String> {
+        if let Some(gloss) = f.gloss
+            && !(0.0..=1.0).contains(&gloss)
+        {
+            return Err(format!(
+                "field gloss: expected a number from 0 to 1, found {gloss}"
+            ));
+        }
         let roughness = f
             .roughness
             .or(f.gloss.map(roughness_from_gloss))
             .unwrap_or(DEFAULT_ROUGHNESS);
-        Self {
+        Ok(Self {
             base_color: f.base_color,
             metallic: f.metallic,
             roughness,
             emissive: f.emissive,
             texture: None,
-        }
+        })
     }
 }
 

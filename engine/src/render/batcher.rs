@@ -70,13 +70,6 @@ impl GpuInstance {
         }
     }
 
-    /// Metallic and roughness back from the packed halves.
-    #[must_use]
-    pub fn metallic_roughness(&self) -> (f32, f32) {
-        let half = |v: u32| f32::from((v & 0xffff) as u16) / 65535.0;
-        (half(self.metal_rough), half(self.metal_rough >> 16))
-    }
-
     /// The model transform back from the packed rows.
     #[must_use]
     pub fn model(&self) -> Affine3A {
@@ -711,7 +704,8 @@ mod tests {
         let packed = GpuInstance::new(&instance);
         assert_eq!(packed.color, [0.1, 0.2, 0.3, 0.5]);
         assert_eq!(packed.emissive, [4.0, 2.0, 0.5]);
-        let (metallic, roughness) = packed.metallic_roughness();
+        let half = |v: u32| f32::from((v & 0xffff) as u16) / 65535.0;
+        let (metallic, roughness) = (half(packed.metal_rough), half(packed.metal_rough >> 16));
         assert!((metallic - 0.25).abs() < 1e-4 && (roughness - 0.7).abs() < 1e-4);
         let translation = packed.rows.map(|row| row[3]);
         assert_eq!(translation, [1.0, 2.0, 3.0]);

@@ -524,10 +524,15 @@ fn pose_split(animators: &mut [Animator], columns: Columns<'_>, dt: f32) {
 /// Advances a placed animator, samples its clips over its bones' current
 /// locals and writes the bones that moved.
 fn pose_with(columns: &mut Columns<'_>, animator: &mut Animator, model: &Model, dt: f32) {
-    let Some((clip_index, clip)) = find_clip(model, &animator.clip) else {
+    // The clips `place` found by name and built the tables for.
+    let clips = &model.data.animations;
+    let (Some(clip_index), fade_index) = animator.state.clips else {
         return;
     };
-    let fade_to = animator.fade.as_ref().and_then(|f| find_clip(model, &f.to));
+    let Some(clip) = clips.get(clip_index) else {
+        return;
+    };
+    let fade_to = fade_index.and_then(|i| Some((i, clips.get(i)?)));
     if animator.playing {
         animator.time += f64::from(dt) * f64::from(animator.speed);
         if animator.mode == PlayMode::Once {

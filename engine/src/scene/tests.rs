@@ -394,6 +394,13 @@ fn version_1_gloss_loads_as_roughness_and_saves_as_version_2() {
         again.get::<MeshRenderer>(first).unwrap().material,
         materials[0]
     );
+    let bad = text.replace("gloss: 0.9", "gloss: 1.5");
+    let err = Scene::from_text(&bad, Path::new("old.ron")).unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.starts_with("old.ron:") && message.contains("gloss") && message.contains("1.5"),
+        "{message}"
+    );
 }
 
 #[test]
