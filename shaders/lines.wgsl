@@ -15,6 +15,11 @@ struct Globals {
     sun_color: vec4<f32>,
     point_count: vec4<u32>,
     point_lights: array<PointLight, 8>,
+    camera_forward: vec4<f32>,
+    shadow_matrices: array<mat4x4<f32>, 4>,
+    shadow_far: vec4<f32>,
+    shadow_texel: vec4<f32>,
+    shadow_params: vec4<f32>,
 }
 
 @group(0) @binding(0) var<uniform> globals: Globals;

@@ -1,6 +1,6 @@
 // Mesh pass: instanced meshes with a base-colour texture, shaded with glTF's
 // metallic-roughness BRDF (Lambert diffuse, GGX distribution, height-correlated
-// Smith visibility, Schlick Fresnel) under one directional light, up to eight
+// Smith visibility, Schlick Fresnel) under one directional light (with cascaded shadows), up to eight
 // point lights and a sky/ground hemisphere (diffuse, and specular through an
 // analytic fit of the split-sum environment BRDF). A light's intensity is what
 // a white matte surface facing it reflects: the Lambertian pi is folded into
@@ -28,9 +28,20 @@ struct Globals {
     sun_color: vec4<f32>,
     point_count: vec4<u32>,
     point_lights: array<PointLight, 8>,
+    camera_forward: vec4<f32>,
+    // The sun's shadow cascades: world to each cascade's clip space, the view
+    // depth where each ends, the world size of one of its texels, and
+    // x: cascades in use, y: depth bias, z: normal offset (both in texels),
+    // w: one texel in texture coordinates.
+    shadow_matrices: array<mat4x4<f32>, 4>,
+    shadow_far: vec4<f32>,
+    shadow_texel: vec4<f32>,
+    shadow_params: vec4<f32>,
 }
 
 @group(0) @binding(0) var<uniform> globals: Globals;
+@group(0) @binding(1) var shadow_map: texture_depth_2d_array;
+@group(0) @binding(2) var shadow_sampler: sampler_comparison;
 @group(1) @binding(0) var base_color_texture: texture_2d<f32>;
 @group(1) @binding(1) var base_color_sampler: sampler;
 
@@ -204,6 +215,44 @@ fn range_falloff(distance: f32, range: f32) -> f32 {
     return window * window / (distance * distance + 1.0);
 }
 
+// How much of the sun reaches `position` (1: lit, 0: in shadow): the
+// cascade its view depth falls in, sampled 3 x 3 with bilinear comparison
+// (a soft 4-texel edge), faded out over the last tenth of the shadow distance.
+fn sun_visibility(position: vec3<f32>, n: vec3<f32>) -> f32 {
+    let count = u32(globals.shadow_params.x);
+    if count == 0u {
+        return 1.0;
+    }
+    let depth = dot(position - globals.camera_position.xyz, globals.camera_forward.xyz);
+    var cascade = 0u;
+    while cascade < count && depth > globals.shadow_far[cascade] {
+        cascade += 1u;
+    }
+    if cascade == count {
+        return 1.0;
+    }
+    let texel = globals.shadow_texel[cascade];
+    let l = globals.sun_direction.xyz;
+    // Moved off the surface along its normal (more where the light grazes it)
+    // and towards the sun, both in texels of this cascade.
+    let grazing = 1.0 - clamp(dot(n, l), 0.0, 1.0);
+    let offset = n * (globals.shadow_params.z * texel * (0.5 + grazing)) + l * (globals.shadow_params.y * texel);
+    let clip = globals.shadow_matrices[cascade] * vec4<f32>(position + offset, 1.0);
+    let uv = clip.xy * vec2<f32>(0.5, -0.5) + 0.5;
+    let step = globals.shadow_params.w;
+    var lit = 0.0;
+    for (var y = -1; y <= 1; y += 1) {
+        for (var x = -1; x <= 1; x += 1) {
+            let at = uv + vec2<f32>(f32(x), f32(y)) * step;
+            lit += textureSampleCompareLevel(shadow_map, shadow_sampler, at, cascade, clip.z);
+        }
+    }
+    lit /= 9.0;
+    let last = globals.shadow_far[count - 1u];
+    let fade = clamp((depth - 0.9 * last) / (0.1 * last), 0.0, 1.0);
+    return mix(lit, 1.0, fade);
+}
+
 @fragment
 fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     let n = normalize(in.world_normal);
@@ -224,7 +273,8 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     let reflected = mix(reflect(-v, n), n, alpha);
     var color = hemisphere(n) * albedo * (1.0 - metallic)
         + hemisphere(normalize(reflected)) * environment_brdf(f0, roughness, n_dot_v);
-    color += shade(albedo, metallic, alpha, n, v, globals.sun_direction.xyz, globals.sun_color.rgb);
+    let sun = globals.sun_color.rgb * sun_visibility(in.world_position, n);
+    color += shade(albedo, metallic, alpha, n, v, globals.sun_direction.xyz, sun);
 
     let count = min(globals.point_count.x, MAX_POINT_LIGHTS);
     for (var i = 0u; i < count; i += 1u) {

@@ -22,6 +22,7 @@ fn renderer(ctx: &GpuContext) -> Renderer {
 
 fn ground(size: f32, y: f32, grey: f32) -> MeshInstance {
     MeshInstance {
+        cast_shadows: true,
         mesh: Primitive::Plane.into(),
         model: Affine3A::from_scale_rotation_translation(
             Vec3::new(size, 1.0, size),
@@ -55,6 +56,7 @@ fn primitives_lighting() {
     ];
     for (i, (mesh, rotation)) in row.into_iter().enumerate() {
         instances.push(MeshInstance {
+            cast_shadows: true,
             mesh: mesh.into(),
             model: Affine3A::from_rotation_translation(
                 rotation,
@@ -108,6 +110,7 @@ fn many_instances() {
         for x in 0..20 {
             let height = 0.4 + ((x * 7 + z * 13) % 10) as f32 * 0.12;
             instances.push(MeshInstance {
+                cast_shadows: true,
                 mesh: Primitive::Cube.into(),
                 model: Affine3A::from_scale_rotation_translation(
                     Vec3::new(0.8, height, 0.8),
@@ -152,6 +155,7 @@ fn particles() {
         ground(8.0, 0.0, 0.08),
         // Hides the lower half of the left smoke puff: particles are depth tested.
         MeshInstance {
+            cast_shadows: true,
             mesh: Primitive::Cube.into(),
             model: Affine3A::from_scale_rotation_translation(
                 Vec3::new(1.2, 1.3, 0.4),
@@ -209,6 +213,7 @@ fn culled_instances_are_counted_and_not_drawn() {
     let camera = Camera::default();
     let behind = camera.position - camera.forward() * 4.0;
     let at = |mesh: Primitive, position| MeshInstance {
+        cast_shadows: true,
         mesh: mesh.into(),
         model: Affine3A::from_translation(position),
         material: Material::from_color(Vec4::ONE),
@@ -309,6 +314,7 @@ fn back_faces_are_culled_and_light_comes_from_the_sun() {
         u32::from(p[0]) + u32::from(p[1]) + u32::from(p[2])
     };
     let floor = [MeshInstance {
+        cast_shadows: true,
         mesh: Primitive::Plane.into(),
         model: Affine3A::from_scale(Vec3::splat(10.0)),
         material: Material::from_color(Vec4::ONE),
@@ -343,6 +349,7 @@ fn back_faces_are_culled_and_light_comes_from_the_sun() {
     );
 
     let sphere = [MeshInstance {
+        cast_shadows: true,
         mesh: Primitive::Sphere.into(),
         model: Affine3A::from_scale(Vec3::splat(2.0)),
         material: Material::from_color(Vec4::ONE),

@@ -28,6 +28,7 @@ fn part(scene: &mut Scene, parent: NodeId, mesh: Primitive, at: Vec3, scale: Vec
         .insert(
             id,
             MeshRenderer {
+                cast_shadows: true,
                 mesh: mesh.into(),
                 material,
             },
@@ -55,7 +56,9 @@ fn sun_and_sea(scene: &mut Scene, (yaw, pitch): (f32, f32), size: f32, material:
         )
         .unwrap();
     let mesh = Primitive::Plane.into();
-    scene.insert(sea, MeshRenderer { mesh, material }).unwrap();
+    scene
+        .insert(sea, MeshRenderer::new(mesh, material))
+        .unwrap();
 }
 
 /// Ship > mast > arm > lamp, each level animated, over a plane.
@@ -213,6 +216,7 @@ fn a_node_moving_at_constant_speed_is_drawn_halfway_at_alpha_half() {
         .insert(
             cube,
             MeshRenderer {
+                cast_shadows: true,
                 mesh: Primitive::Cube.into(),
                 material: Material::rgb(1.0, 1.0, 1.0),
             },
@@ -278,6 +282,7 @@ fn particles_from_emitters() {
         .insert(
             ground,
             MeshRenderer {
+                cast_shadows: true,
                 mesh: Primitive::Plane.into(),
                 material: Material::rgb(0.1, 0.1, 0.12),
             },

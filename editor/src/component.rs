@@ -78,6 +78,7 @@ impl ComponentKind {
                 face_forward: false,
             }),
             ComponentKind::Mesh => ComponentValue::Mesh(MeshRenderer {
+                cast_shadows: true,
                 mesh: Primitive::Cube.into(),
                 material: Material::default(),
             }),

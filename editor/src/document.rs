@@ -880,6 +880,7 @@ pub fn primitive_name(primitive: Primitive) -> &'static str {
     }
 }
 
+mod environment;
 mod recording;
 
 #[cfg(test)]

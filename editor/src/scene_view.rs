@@ -110,6 +110,8 @@ impl SceneView {
         let stats = self.renderer.stats();
         app.stats.set_counter("draw calls", stats.draw_calls);
         app.stats
+            .set_counter("shadow draw calls", stats.shadow_draw_calls);
+        app.stats
             .set_counter("instances drawn", stats.instances_drawn);
         app.stats.set_counter(
             "instances culled",

@@ -18,7 +18,7 @@
 
 use std::collections::HashMap;
 
-use keel_engine::scene::{Keep, NodeId, NodeRecord, Scene, SceneError, Transform};
+use keel_engine::scene::{Environment, Keep, NodeId, NodeRecord, Scene, SceneError, Transform};
 
 use crate::component::{ComponentKind, ComponentValue};
 use crate::subtree::{self, Placement};
@@ -151,6 +151,13 @@ pub enum Edit {
         /// After the change.
         after: Option<ComponentValue>,
     },
+    /// The scene's environment (background, ambient light, shadows).
+    Environment {
+        /// Before the change.
+        before: Environment,
+        /// After the change.
+        after: Environment,
+    },
     /// Several edits made as one (delete of a multi-selection, say); undone in reverse.
     Group(Vec<Edit>),
 }
@@ -242,6 +249,9 @@ impl Edit {
                     }
                 }
             }
+            Edit::Environment { before, after } => {
+                scene.environment = if forward { *after } else { *before };
+            }
             Edit::Group(edits) => {
                 let count = edits.len();
                 for step in 0..count {
@@ -288,6 +298,7 @@ impl Edit {
                 ids.iter_mut().for_each(fix);
             }
             Edit::Group(edits) => edits.iter_mut().for_each(|e| e.remap(map)),
+            Edit::Environment { .. } => {}
         }
     }
 
@@ -295,6 +306,10 @@ impl Edit {
     /// node (successive frames of one drag). Returns whether it did.
     fn absorb(&mut self, next: &Edit) -> bool {
         match (self, next) {
+            (Edit::Environment { after, .. }, Edit::Environment { after: a, .. }) => {
+                *after = *a;
+                true
+            }
             (
                 Edit::Transform { node, after, .. },
                 Edit::Transform {

@@ -72,6 +72,7 @@ fn base_scene() -> Scene {
                 .expect("spawns");
             if i % 4 == 0 {
                 let mesh = MeshRenderer {
+                    cast_shadows: true,
                     mesh: Primitive::Cube.into(),
                     material: Material {
                         base_color: Vec4::new(i as f32 / 1000.0, 0.5, 0.25, 1.0),

@@ -31,6 +31,7 @@ fn scene(count: usize) -> Vec<MeshInstance> {
     };
     (0..count)
         .map(|_| MeshInstance {
+            cast_shadows: true,
             mesh: Primitive::ALL
                 [(next() * Primitive::ALL.len() as f32) as usize % Primitive::ALL.len()]
             .into(),
@@ -131,7 +132,9 @@ fn moving_world(count: usize) -> keel_engine::world::World {
                 texture,
                 ..Material::rgb((g % 7) as f32 / 7.0, (i % 5) as f32 / 5.0, 0.5)
             };
-            scene.insert(node, MeshRenderer { mesh, material }).unwrap();
+            scene
+                .insert(node, MeshRenderer::new(mesh, material))
+                .unwrap();
         }
     }
     let mut world = keel_engine::world::World::new(scene);

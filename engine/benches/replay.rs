@@ -51,6 +51,7 @@ fn moving(n: usize) -> World {
             parent = Some(node);
         }
         let mesh = MeshRenderer {
+            cast_shadows: true,
             mesh: Primitive::Cube.into(),
             material: Material::default(),
         };

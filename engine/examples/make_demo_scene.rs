@@ -81,6 +81,7 @@ impl Builder {
             .insert(
                 id,
                 MeshRenderer {
+                    cast_shadows: true,
                     mesh: mesh.into(),
                     material: look,
                 },
@@ -103,6 +104,7 @@ fn main() {
     b.scene.environment = Environment {
         clear_color: hex(0x9cc7e6),
         ambient: hex(0x3a4a5e),
+        ..Environment::default()
     };
     b.scene.camera = CameraSetup {
         position: Vec3::new(-19.0, 10.5, -22.0),
@@ -140,6 +142,8 @@ fn main() {
         .insert(
             sea,
             MeshRenderer {
+                // The sea only receives: it has nothing under it to shade.
+                cast_shadows: false,
                 mesh: Primitive::Plane.into(),
                 material: material(0x1f5f7a, 0.8),
             },

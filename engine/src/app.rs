@@ -210,7 +210,7 @@ pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, View
     });
     let view = target.create_view(&wgpu::TextureViewDescriptor::default());
     let start = Instant::now();
-    let mut draw_calls = 0;
+    let (mut draw_calls, mut shadow_draw_calls) = (0, 0);
     let mut last = None;
     for i in 1..=frames {
         world.advance(Duration::from_nanos(16_666_667));
@@ -221,13 +221,16 @@ pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, View
             renderer.render(&ctx, &frame, &view, (width, height));
         }
         draw_calls += renderer.stats().draw_calls;
+        shadow_draw_calls += renderer.stats().shadow_draw_calls;
     }
     let image = last.expect("frames >= 1, and the last one is read back");
     let seconds = start.elapsed().as_secs_f64();
     log::info!(
-        "{frames} frames in {seconds:.2} s: {:.1} frames per second, {:.1} draw calls per frame",
+        "{frames} frames in {seconds:.2} s: {:.1} frames per second, {:.1} draw calls per frame \
+         (+ {:.1} into the shadow map)",
         f64::from(frames) / seconds,
-        draw_calls as f64 / f64::from(frames)
+        draw_calls as f64 / f64::from(frames),
+        shadow_draw_calls as f64 / f64::from(frames)
     );
     if let Some(path) = &options.screenshot {
         save_png(&image, path)?;

@@ -300,6 +300,7 @@ impl Chaos {
                 let _ = scene.insert(
                     node,
                     MeshRenderer {
+                        cast_shadows: true,
                         mesh: MeshRef::from(mesh),
                         material,
                     },

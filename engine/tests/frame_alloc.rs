@@ -7,12 +7,14 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use glam::Vec3;
+use glam::{Quat, Vec3};
 use keel_engine::assets::Primitive;
 use keel_engine::extract::{FrameBuffers, Overlays};
 use keel_engine::particles::Emitter;
-use keel_engine::render::{Camera, InstanceBatcher};
-use keel_engine::scene::{Animator, JointPalette, Material, MeshRenderer, Orbit, Scene, Transform};
+use keel_engine::render::{Camera, InstanceBatcher, MAX_CASCADES, cascades};
+use keel_engine::scene::{
+    Animator, JointPalette, Light, LightKind, Material, MeshRenderer, Orbit, Scene, Transform,
+};
 use keel_engine::world::World;
 
 struct Counting;
@@ -75,6 +77,7 @@ fn preparing_a_frame_allocates_nothing_once_warm() {
                 .insert(
                     node,
                     MeshRenderer {
+                        cast_shadows: true,
                         mesh: mesh.into(),
                         material: Material::default(),
                     },
@@ -91,6 +94,20 @@ fn preparing_a_frame_allocates_nothing_once_warm() {
             )
             .unwrap();
     }
+    // A sun: every frame also culls and packs each shadow cascade's casters.
+    let sun = scene
+        .spawn(
+            None,
+            "sun",
+            Transform::IDENTITY.with_rotation(Quat::from_rotation_x(-0.9)),
+        )
+        .unwrap();
+    let light = Light {
+        kind: LightKind::Directional,
+        color: Vec3::ONE,
+        intensity: 2.0,
+    };
+    scene.insert(sun, light).unwrap();
     let mut world = World::new(scene);
     let camera = Camera {
         position: Vec3::new(0.0, 20.0, 60.0),
@@ -100,19 +117,26 @@ fn preparing_a_frame_allocates_nothing_once_warm() {
     let view_proj = camera.view_projection(1.5);
     let mut buffers = FrameBuffers::default();
     let mut batcher = InstanceBatcher::new();
+    let mut shadow_batchers: Vec<InstanceBatcher> =
+        (0..MAX_CASCADES).map(|_| InstanceBatcher::new()).collect();
     let overlays = Overlays::default();
-    let mut drawn = 0;
+    let (mut drawn, mut cast) = (0, 0);
     for frame in 0..200 {
         world.step();
         COUNTING.store(frame >= 100, Ordering::Relaxed);
         let data = buffers.extract_world(&mut world, camera, 1.5, &overlays);
         drawn += data.packed.len() + data.alpha.len();
         batcher.prepare_frame(view_proj, &data);
+        let set = cascades(&camera, 1.5, data.sun.direction, &data.shadows);
+        for (i, shadow) in shadow_batchers.iter_mut().enumerate().take(set.count) {
+            shadow.prepare_casters(set.view_proj[i], data.instances, data.casters[i]);
+            cast += shadow.drawn();
+        }
         COUNTING.store(false, Ordering::Relaxed);
     }
     assert!(
-        drawn > 10_000,
-        "the frames must have had instances and particles to prepare ({drawn})"
+        drawn > 10_000 && cast > 10_000,
+        "the frames must have had instances, casters and particles to prepare ({drawn}, {cast})"
     );
     assert_eq!(
         ALLOCATIONS.load(Ordering::Relaxed),

@@ -269,6 +269,7 @@ fn churn(
             Transform::from_translation(at),
             |scene, node| {
                 let mesh = keel_engine::scene::MeshRenderer {
+                    cast_shadows: true,
                     mesh: keel_engine::assets::Primitive::Sphere.into(),
                     material: keel_engine::scene::Material::default(),
                 };

@@ -9,6 +9,7 @@ use std::path::Path;
 use glam::{Quat, Vec3, Vec4};
 use keel_engine::assets::{MeshRef, Primitive};
 use keel_engine::particles::{Burst, ColorStop, Emitter, FloatRange, Overflow, SizeStop};
+use keel_engine::render::ShadowSettings;
 use keel_engine::scene::{
     CameraSetup, Environment, Light, LightKind, Material, MeshRenderer, NodeRecord, Orbit,
     Oscillate, SCENE_VERSION, Scene, SceneError, SceneFile, Spin, Transform,
@@ -43,6 +44,7 @@ fn everything() -> SceneFile {
         face_forward: true,
     });
     root.mesh = Some(MeshRenderer {
+        cast_shadows: false,
         mesh: MeshRef::from(Primitive::Cube),
         material: Material {
             base_color: Vec4::new(0.25, 0.5, 0.75, 0.5),
@@ -99,6 +101,14 @@ fn everything() -> SceneFile {
         environment: Environment {
             clear_color: Vec3::new(0.25, 0.5, 0.75),
             ambient: Vec3::new(0.125, 0.25, 0.375),
+            shadows: ShadowSettings {
+                enabled: false,
+                cascades: 2,
+                distance: 45.5,
+                resolution: 1024,
+                depth_bias: 0.75,
+                normal_offset: 2.5,
+            },
         },
         camera: CameraSetup {
             position: Vec3::new(3.5, 4.5, 12.5),

@@ -14,7 +14,7 @@
 //! with the reason in red so the user can finish it (lifetime min dragged past
 //! max, then max raised).
 
-use egui::{DragValue, Response, Ui};
+use egui::{DragValue, Ui};
 use glam::{EulerRot, Quat, Vec3, Vec4};
 use keel_engine::assets::{MeshRef, Primitive, registry};
 use keel_engine::particles::{
@@ -27,6 +27,8 @@ use keel_engine::scene::{
 use crate::component::{ComponentKind, ComponentValue};
 use crate::document::{Document, primitive_name};
 use crate::ui::Status;
+use crate::ui::environment_panel::environment_ui;
+use crate::ui::widgets::{Tracker, checkbox, color_row, number, vec3_row};
 
 /// State of the inspector panel.
 #[derive(Debug, Default)]
@@ -51,26 +53,6 @@ struct EmitterDraft {
     /// edit changes it, the draft no longer applies and is dropped.
     base: Emitter,
     edited: Emitter,
-}
-
-/// Collects whether any widget changed and whether one is still in use.
-struct Tracker {
-    changed: bool,
-    active: bool,
-}
-
-impl Tracker {
-    fn new() -> Self {
-        Self {
-            changed: false,
-            active: false,
-        }
-    }
-
-    fn track(&mut self, r: &Response) {
-        self.changed |= r.changed();
-        self.active |= r.dragged() || r.has_focus() || r.is_pointer_button_down_on();
-    }
 }
 
 impl Inspector {
@@ -101,8 +83,9 @@ impl Inspector {
         ui.strong("Inspector");
         ui.separator();
         let Some(node) = doc.selection.primary().filter(|&n| doc.scene().contains(n)) else {
-            ui.weak("Nothing selected");
-            self.session = None;
+            ui.weak("Nothing selected: the scene's settings");
+            ui.add_space(4.0);
+            self.environment_ui(ui, doc, status);
             return;
         };
         if doc.selection.len() > 1 {
@@ -132,6 +115,24 @@ impl Inspector {
                     self.components_ui(ui, doc, node, status, &mut tracker);
                 });
             });
+        if !tracker.active {
+            self.session = None;
+        }
+    }
+
+    fn environment_ui(&mut self, ui: &mut Ui, doc: &mut Document, status: &mut Status) {
+        let mut tracker = Tracker::new();
+        let mut env = doc.scene().environment;
+        egui::ScrollArea::vertical()
+            .id_salt("environment_scroll")
+            .auto_shrink([false, false])
+            .show(ui, |ui| environment_ui(ui, &mut env, &mut tracker));
+        if tracker.changed {
+            let key = self.merge_key();
+            if let Err(e) = doc.set_environment(env, Some(key)) {
+                status.error(e.to_string());
+            }
+        }
         if !tracker.active {
             self.session = None;
         }
@@ -320,66 +321,6 @@ impl Inspector {
     }
 }
 
-/// One grid row of three values named `label X`, `label Y`, `label Z`.
-fn vec3_row(ui: &mut Ui, label: &str, v: &mut Vec3, speed: f64, tracker: &mut Tracker) {
-    ui.label(label);
-    ui.horizontal(|ui| {
-        for (axis, value) in ["X", "Y", "Z"]
-            .into_iter()
-            .zip([&mut v.x, &mut v.y, &mut v.z])
-        {
-            // -0.0 + 0.0 is +0.0: no "-0.0" from angle conversions.
-            *value += 0.0;
-            let r = ui
-                .add(DragValue::new(value).speed(speed).max_decimals(4))
-                .accessible_name(format!("{label} {axis}"));
-            tracker.track(&r);
-        }
-    });
-    ui.end_row();
-}
-
-fn number(
-    ui: &mut Ui,
-    label: &str,
-    v: &mut f32,
-    speed: f64,
-    min: Option<f32>,
-    tracker: &mut Tracker,
-) {
-    let name = ui.label(label);
-    let mut dv = DragValue::new(v).speed(speed).max_decimals(4);
-    if let Some(min) = min {
-        dv = dv.range(min..=f32::MAX);
-    }
-    let r = ui.add(dv).labelled_by(name.id);
-    tracker.track(&r);
-    ui.end_row();
-}
-
-fn checkbox(ui: &mut Ui, label: &str, v: &mut bool, tracker: &mut Tracker) {
-    let name = ui.label(label);
-    let r = ui.checkbox(v, "").labelled_by(name.id);
-    tracker.track(&r);
-    ui.end_row();
-}
-
-/// A linear colour edited with a picker (for the hue) and exact numbers
-/// (values above 1 make emissive, HDR colours, which the picker can't show).
-fn color_row(ui: &mut Ui, label: &str, rgb: &mut Vec3, tracker: &mut Tracker) {
-    ui.label(label);
-    let scale = rgb.max_element().max(1.0);
-    let mut shown = (*rgb / scale).to_array();
-    let r = ui.color_edit_button_rgb(&mut shown);
-    tracker.track(&r);
-    if r.changed() {
-        *rgb = Vec3::from_array(shown) * scale;
-    }
-    ui.end_row();
-    vec3_row(ui, &format!("{label} linear"), rgb, 0.01, tracker);
-    *rgb = rgb.max(Vec3::ZERO);
-}
-
 /// The editor of one component value, whatever its kind.
 fn component_ui(
     ui: &mut Ui,
@@ -489,6 +430,7 @@ fn mesh_ui(ui: &mut Ui, m: &mut MeshRenderer, tracker: &mut Tracker) {
     }
     // Linear, unbounded: the colour picker shows it scaled into range.
     color_row(ui, "Emissive", &mut m.material.emissive, tracker);
+    checkbox(ui, "Cast shadows", &mut m.cast_shadows, tracker);
 }
 
 fn light_ui(ui: &mut Ui, l: &mut Light, tracker: &mut Tracker) {

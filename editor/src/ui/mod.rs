@@ -14,12 +14,14 @@
 
 mod animation_panel;
 pub mod dialogs;
+mod environment_panel;
 pub mod gizmo;
 pub mod hierarchy;
 pub mod inspector;
 pub mod stats;
 mod timeline;
 pub mod viewport;
+mod widgets;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -53,6 +53,7 @@ pub fn small_scene() -> Scene {
     s.insert(
         hull,
         MeshRenderer {
+            cast_shadows: true,
             mesh: Primitive::Cube.into(),
             material: Material::rgb(0.5, 0.2, 0.1),
         },
@@ -68,6 +69,7 @@ pub fn small_scene() -> Scene {
     s.insert(
         sea,
         MeshRenderer {
+            cast_shadows: true,
             mesh: Primitive::Plane.into(),
             material: Material::default(),
         },

@@ -6,13 +6,14 @@
 //! first frames extraction allocates nothing.
 
 mod deformed;
+mod shadows;
 
 use glam::{Affine3A, Vec3, Vec4};
 
 use crate::assets::MeshRef;
 use crate::render::{
     BatchKey, Camera, DeformedInstance, DirectionalLight, FrameData, GpuInstance, LineVertex,
-    MeshInstance, OrbitController, PackedInstances, PointLight, push_aabb,
+    MAX_CASCADES, MeshInstance, OrbitController, PackedInstances, PointLight, push_aabb,
 };
 use crate::scene::index::mesh_bounds;
 use crate::scene::{
@@ -70,6 +71,12 @@ pub struct FrameBuffers {
     pub palette: JointPalette,
     /// Their morph weights.
     pub morph_weights: Vec<f32>,
+    /// Per cascade of the sun's shadow, its casters.
+    casters: [shadows::CasterBuffer; MAX_CASCADES],
+    /// One byte per node slot: bit `i` set when in cascade `i` this frame.
+    caster_marks: Vec<u8>,
+    /// The octree's answer for one cascade.
+    caster_nodes: Vec<NodeId>,
 }
 
 /// Outlines the bounds of `mesh` under `model`.
@@ -134,6 +141,8 @@ impl FrameBuffers {
             let slot = node.index() as usize;
             marks[slot / 64] |= 1 << (slot % 64);
         }
+        let sun = shadows::find_sun(scene, alpha);
+        let cascades = self.mark_casters(scene, index, (&camera, aspect), sun.as_ref());
         // Packed straight into the GPU layout (the renderer uploads these
         // records as they are), over last frame's records: the buffers only
         // grow, to the octree's largest answer.
@@ -141,38 +150,64 @@ impl FrameBuffers {
             self.records.resize(visible.len(), GpuInstance::default());
             self.keys.resize(visible.len(), BatchKey::default());
         }
-        let (records, keys) = (&mut self.records, &mut self.keys);
-        let mut count = 0;
-        let mut model = Affine3A::IDENTITY;
-        for (node, mesh) in scene.components.mesh.iter() {
-            let slot = node.index() as usize;
-            if marks[slot / 64] & (1 << (slot % 64)) == 0 || deformed::is_deformed(scene, node) {
-                continue;
-            }
-            if count == records.len() {
-                // The octree still files a node whose slot a new mesh reuses.
-                records.push(GpuInstance::default());
-                keys.push(BatchKey::default());
-            }
-            if scene.interpolate_world_into(node, alpha, &mut model) {
-                records[count] = GpuInstance::from_parts(&model, &mesh.material);
-                keys[count] = BatchKey {
-                    mesh: mesh.mesh,
-                    texture: mesh.material.texture,
-                };
-                count += 1;
-            }
-        }
+        let count = self.pack_meshes(scene, alpha, cascades);
         self.packed_len = count;
         if overlays.aabbs {
             let color = Vec4::new(0.2, 1.0, 0.4, 1.0);
-            for (record, key) in records.iter().zip(keys.iter()).take(count) {
+            for (record, key) in self.records.iter().zip(&self.keys).take(count) {
                 outline(&mut self.lines, key.mesh, &record.model(), color);
             }
         }
         self.culled_by_octree = scene.components.mesh.len().saturating_sub(visible.len());
         self.visible = visible;
         self.finish(scene, alpha, camera, overlays, Some(&frustum))
+    }
+
+    /// One walk of the mesh column in storage order: every mesh the camera
+    /// sees (marked in `visible_marks`) is packed into the frame's records,
+    /// and every casting mesh marked for a cascade into that cascade's
+    /// casters; a mesh both seen and casting is interpolated and packed
+    /// once. Returns how many records the camera got.
+    fn pack_meshes(&mut self, scene: &Scene, alpha: f32, cascades: usize) -> usize {
+        let mut count = 0;
+        let mut model = Affine3A::IDENTITY;
+        for (node, mesh) in scene.components.mesh.iter() {
+            let slot = node.index() as usize;
+            let seen = self.visible_marks[slot / 64] & (1 << (slot % 64)) != 0;
+            let casts = if mesh.cast_shadows {
+                self.caster_marks_of(node, cascades)
+            } else {
+                0
+            };
+            if (!seen && casts == 0) || deformed::is_deformed(scene, node) {
+                continue;
+            }
+            if !scene.interpolate_world_into(node, alpha, &mut model) {
+                continue;
+            }
+            let record = GpuInstance::from_parts(&model, &mesh.material);
+            if seen {
+                if count == self.records.len() {
+                    // The octree still files a node whose slot a new mesh reuses.
+                    self.records.push(GpuInstance::default());
+                    self.keys.push(BatchKey::default());
+                }
+                self.records[count] = record;
+                self.keys[count] = BatchKey {
+                    mesh: mesh.mesh,
+                    texture: mesh.material.texture,
+                };
+                count += 1;
+            }
+            if casts != 0 {
+                let key = BatchKey {
+                    mesh: mesh.mesh,
+                    texture: None,
+                };
+                self.push_caster(casts, &record, key);
+            }
+        }
+        count
     }
 
     /// Extracts a world's scene at its clock's alpha, culled by its octree,
@@ -224,6 +259,10 @@ impl FrameBuffers {
 
     /// Clears the buffers, instances excepted: each path refills those its own way.
     fn clear(&mut self) {
+        for buffer in &mut self.casters {
+            buffer.records.clear();
+            buffer.keys.clear();
+        }
         self.point_lights.clear();
         self.lines.clear();
         self.packed_len = 0;
@@ -244,6 +283,7 @@ impl FrameBuffers {
             mesh: mesh.mesh,
             model,
             material: mesh.material,
+            cast_shadows: mesh.cast_shadows,
         });
         if overlays.aabbs {
             let color = Vec4::new(0.2, 1.0, 0.4, 1.0);
@@ -312,6 +352,8 @@ impl FrameBuffers {
                 records: &self.records[..self.packed_len],
                 keys: &self.keys[..self.packed_len],
             },
+            shadows: env.shadows,
+            casters: self.caster_frames(),
             deformed: &self.deformed,
             joints: &self.palette.matrices,
             morph_weights: &self.morph_weights,
@@ -368,6 +410,7 @@ mod tests {
             .insert(
                 node,
                 MeshRenderer {
+                    cast_shadows: true,
                     mesh: Primitive::Cube.into(),
                     material: Material::default(),
                 },
@@ -434,7 +477,9 @@ mod tests {
                     .unwrap();
                 let material = Material::rgb(g as f32 / 12.0, i as f32 / 10.0, 0.5);
                 let mesh = Primitive::ALL[(g + i) % Primitive::ALL.len()].into();
-                scene.insert(node, MeshRenderer { mesh, material }).unwrap();
+                scene
+                    .insert(node, MeshRenderer::new(mesh, material))
+                    .unwrap();
                 parts.push(node);
             }
         }
@@ -493,6 +538,7 @@ mod tests {
                 .insert(
                     node,
                     MeshRenderer {
+                        cast_shadows: true,
                         mesh: Primitive::Cube.into(),
                         material: Material::default(),
                     },

@@ -269,20 +269,24 @@ fn mesh_key(mesh: MeshRef) -> usize {
 /// than a cache, and a second pass would fetch them all again.
 fn pack(
     instances: &[MeshInstance],
-    frustum: Option<&Frustum>,
+    (frustum, casters_only): (Option<&Frustum>, bool),
     batches: &mut Batches,
     packed: &mut [GpuInstance],
     batch_of: &mut [u32],
 ) -> usize {
     let mut visible = 0;
     for instance in instances {
+        if casters_only && !instance.cast_shadows {
+            continue;
+        }
         let key = mesh_key(instance.mesh);
         if let Some(frustum) = frustum
             && !is_visible(frustum, batches.radius(key), &instance.model)
         {
             continue;
         }
-        let batch = batches.find(key, instance.mesh, instance.material.texture);
+        let texture = instance.material.texture.filter(|_| !casters_only);
+        let batch = batches.find(key, instance.mesh, texture);
         batches.list[batch as usize].count += 1;
         packed[visible] = GpuInstance::new(instance);
         batch_of[visible] = batch;
@@ -316,9 +320,22 @@ impl InstanceBatcher {
         self.prepare_with(
             view_proj,
             instances,
-            already_culled,
+            (already_culled, false),
             PackedInstances::default(),
         );
+    }
+
+    /// Prepares the shadow casters of one cascade (`view_proj` is the
+    /// cascade's): the records extraction packed for it, and the loose
+    /// instances that cast shadows and touch its volume. Grouped by mesh
+    /// alone: a depth-only pass binds no texture.
+    pub fn prepare_casters(
+        &mut self,
+        view_proj: Mat4,
+        instances: &[MeshInstance],
+        packed: PackedInstances<'_>,
+    ) {
+        self.prepare_with(view_proj, instances, (false, true), packed);
     }
 
     /// Prepares everything `frame` draws: the instances extraction already
@@ -329,7 +346,7 @@ impl InstanceBatcher {
         self.prepare_with(
             view_proj,
             frame.instances,
-            frame.instances_in_view,
+            (frame.instances_in_view, false),
             frame.packed,
         );
     }
@@ -338,7 +355,7 @@ impl InstanceBatcher {
         &mut self,
         view_proj: Mat4,
         instances: &[MeshInstance],
-        already_culled: bool,
+        (already_culled, casters_only): (bool, bool),
         packed: PackedInstances<'_>,
     ) {
         let frustum = Frustum::from_view_projection(view_proj);
@@ -360,7 +377,7 @@ impl InstanceBatcher {
         self.extracted = extracted;
         self.visible = pack(
             instances,
-            (!already_culled).then_some(&frustum),
+            ((!already_culled).then_some(&frustum), casters_only),
             &mut self.batches,
             &mut self.packed,
             &mut self.batch_of[extracted..],
@@ -560,6 +577,7 @@ mod tests {
             .prop_map(|(mesh, texture, position, scale, angle, color)| {
                 let (meshes, textures) = assets();
                 MeshInstance {
+                    cast_shadows: true,
                     mesh: match mesh {
                         0..5 => MeshRef::Primitive(Primitive::ALL[mesh]),
                         _ => MeshRef::Asset(meshes[mesh - 5]),
@@ -710,6 +728,7 @@ mod tests {
         let translation = packed.rows.map(|row| row[3]);
         assert_eq!(translation, [1.0, 2.0, 3.0]);
         let turned = MeshInstance {
+            cast_shadows: true,
             model: Affine3A::from_scale_rotation_translation(
                 Vec3::new(2.0, 0.5, 1.0),
                 glam::Quat::from_rotation_z(0.8),

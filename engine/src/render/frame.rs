@@ -10,6 +10,7 @@ use glam::{Affine3A, Mat4, Vec3, Vec4};
 
 use super::batcher::PackedInstances;
 use super::camera::Camera;
+use super::shadow::{Cascades, MAX_CASCADES, ShadowSettings};
 use std::ops::Range;
 
 use crate::assets::{Material, MeshHandle, MeshRef};
@@ -72,6 +73,8 @@ pub struct MeshInstance {
     pub model: Affine3A,
     /// Colour, gloss and texture (meshes are opaque: the colour's alpha is ignored).
     pub material: Material,
+    /// Whether it casts a shadow from the sun.
+    pub cast_shadows: bool,
 }
 
 impl Default for MeshInstance {
@@ -80,6 +83,7 @@ impl Default for MeshInstance {
             mesh: MeshRef::Primitive(crate::assets::Primitive::Cube),
             model: Affine3A::IDENTITY,
             material: Material::default(),
+            cast_shadows: true,
         }
     }
 }
@@ -144,6 +148,11 @@ pub struct FrameData<'a> {
     /// Meshes extraction already culled and packed in the GPU layout, drawn
     /// in addition to `instances`.
     pub packed: PackedInstances<'a>,
+    /// How the sun casts shadows.
+    pub shadows: ShadowSettings,
+    /// Per cascade of the sun's shadow map, the casters extraction found in
+    /// it (packed like `packed`), drawn with the loose `instances` that cast.
+    pub casters: [PackedInstances<'a>; MAX_CASCADES],
     /// Skinned and morphed meshes (already culled).
     pub deformed: &'a [DeformedInstance],
     /// Joint matrices (world x inverse bind) that `deformed` refers to.
@@ -171,6 +180,8 @@ impl Default for FrameData<'_> {
             instances: &[],
             instances_in_view: false,
             packed: PackedInstances::default(),
+            shadows: ShadowSettings::default(),
+            casters: [PackedInstances::default(); MAX_CASCADES],
             deformed: &[],
             joints: &[],
             morph_weights: &[],
@@ -209,11 +220,23 @@ pub(crate) struct Globals {
     /// x: number of point lights in use.
     point_count: [u32; 4],
     point_lights: [GpuPointLight; MAX_POINT_LIGHTS],
+    /// Unit view direction: view depth is `dot(p - camera_position, camera_forward)`.
+    camera_forward: [f32; 4],
+    /// World to each cascade's clip space.
+    shadow_matrices: [[[f32; 4]; 4]; MAX_CASCADES],
+    /// View depth where each cascade ends.
+    shadow_far: [f32; 4],
+    /// World size of a texel of each cascade.
+    shadow_texel: [f32; 4],
+    /// x: cascades in use, y: depth bias and z: normal offset (in texels),
+    /// w: one texel in texture coordinates.
+    shadow_params: [f32; 4],
 }
 
 impl Globals {
-    /// Packs the frame's camera and lights for a viewport of `aspect` = width / height.
-    pub(crate) fn new(frame: &FrameData<'_>, aspect: f32) -> Self {
+    /// Packs the frame's camera, lights and the sun's `cascades` for a
+    /// viewport of `aspect` = width / height.
+    pub(crate) fn new(frame: &FrameData<'_>, aspect: f32, cascades: &Cascades) -> Self {
         let camera = &frame.camera;
         let view = camera.view();
         let view_proj = camera.projection(aspect) * view;
@@ -243,6 +266,16 @@ impl Globals {
             sun_color: (sun.color * sun.intensity).extend(0.0).to_array(),
             point_count: [u32::try_from(used).unwrap_or(0), 0, 0, 0],
             point_lights,
+            camera_forward: camera.forward().extend(0.0).to_array(),
+            shadow_matrices: cascades.view_proj.map(|m| m.to_cols_array_2d()),
+            shadow_far: cascades.far,
+            shadow_texel: cascades.texel,
+            shadow_params: [
+                cascades.count as f32,
+                frame.shadows.depth_bias,
+                frame.shadows.normal_offset,
+                1.0 / frame.shadows.map_size() as f32,
+            ],
         }
     }
 
@@ -268,7 +301,7 @@ mod tests {
             point_lights: &lights,
             ..FrameData::default()
         };
-        let globals = Globals::new(&frame, 1.0);
+        let globals = Globals::new(&frame, 1.0, &Cascades::default());
         assert_eq!(globals.point_count[0] as usize, MAX_POINT_LIGHTS);
         assert_eq!(globals.point_lights[7].position_range[0], 7.0);
     }
@@ -282,7 +315,7 @@ mod tests {
             },
             ..FrameData::default()
         };
-        let globals = Globals::new(&frame, 1.5);
+        let globals = Globals::new(&frame, 1.5, &Cascades::default());
         let forward = frame.camera.forward();
         let right = Vec4::from(globals.camera_right).truncate();
         let up = Vec4::from(globals.camera_up).truncate();
@@ -324,7 +357,7 @@ mod tests {
             ..FrameData::default()
         };
         assert_eq!(
-            Globals::new(&frame, 1.0).sun_direction,
+            Globals::new(&frame, 1.0, &Cascades::default()).sun_direction,
             [0.0, 1.0, 0.0, 0.0]
         );
     }

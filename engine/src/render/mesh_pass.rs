@@ -207,6 +207,25 @@ impl MeshPass {
         }
     }
 
+    /// Uploads the imported meshes `groups` draw that are not on the GPU yet
+    /// (the shadow pass's casters).
+    pub(crate) fn upload_meshes<'g>(
+        &mut self,
+        device: &wgpu::Device,
+        groups: impl Iterator<Item = &'g DrawGroup>,
+    ) {
+        let mut guard = None;
+        for group in groups {
+            if let MeshRef::Asset(handle) = group.mesh {
+                let registry = guard.get_or_insert_with(registry);
+                self.imported.ensure(handle.index(), || {
+                    let asset = registry.mesh(handle)?;
+                    Some(GpuMesh::new(device, &asset.name, &asset.data))
+                });
+            }
+        }
+    }
+
     fn upload_assets(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, registry: &Registry) {
         for group in self.batcher.groups() {
             if let Some(texture) = group.texture {
@@ -246,29 +265,49 @@ impl MeshPass {
                 pass.set_bind_group(1, self.textures.bind_group(group.texture), &[]);
                 bound_texture = group.texture;
             }
-            match group.mesh {
-                MeshRef::Primitive(primitive) => {
-                    if !shared_buffers_bound {
-                        pass.set_vertex_buffer(0, self.vertices.slice(..));
-                        pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
-                        shared_buffers_bound = true;
-                    }
-                    let range = &self.ranges[primitive as usize];
-                    pass.draw_indexed(
-                        range.indices.clone(),
-                        range.base_vertex,
-                        group.instances.clone(),
-                    );
+            self.draw_group(pass, group, &mut shared_buffers_bound);
+        }
+    }
+
+    /// Draws `groups` with whatever pipeline and bind groups the caller set:
+    /// binds each group's mesh and issues its instanced call.
+    pub(crate) fn draw_groups(&self, pass: &mut wgpu::RenderPass<'_>, groups: &[DrawGroup]) {
+        let mut shared_buffers_bound = false;
+        for group in groups {
+            self.draw_group(pass, group, &mut shared_buffers_bound);
+        }
+    }
+
+    /// One group's call; `shared_bound` says whether the primitives' shared
+    /// buffers are still bound from the last call.
+    fn draw_group(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        group: &DrawGroup,
+        shared_bound: &mut bool,
+    ) {
+        match group.mesh {
+            MeshRef::Primitive(primitive) => {
+                if !*shared_bound {
+                    pass.set_vertex_buffer(0, self.vertices.slice(..));
+                    pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
+                    *shared_bound = true;
                 }
-                MeshRef::Asset(handle) => {
-                    let Some(mesh) = self.imported.get(handle.index()) else {
-                        continue;
-                    };
-                    pass.set_vertex_buffer(0, mesh.vertices.slice(..));
-                    pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
-                    shared_buffers_bound = false;
-                    pass.draw_indexed(0..mesh.index_count, 0, group.instances.clone());
-                }
+                let range = &self.ranges[primitive as usize];
+                pass.draw_indexed(
+                    range.indices.clone(),
+                    range.base_vertex,
+                    group.instances.clone(),
+                );
+            }
+            MeshRef::Asset(handle) => {
+                let Some(mesh) = self.imported.get(handle.index()) else {
+                    return;
+                };
+                pass.set_vertex_buffer(0, mesh.vertices.slice(..));
+                pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
+                *shared_bound = false;
+                pass.draw_indexed(0..mesh.index_count, 0, group.instances.clone());
             }
         }
     }

@@ -7,8 +7,10 @@
 //! - [`camera`]: [`Camera`] plus the orbit and fly controllers.
 //! - [`frame`]: [`FrameData`] and its parts, and the shared uniform block.
 //! - `batcher`, `mesh_pass`, `texture`, `uploaded`: culled, batched, instanced
-//!   meshes (primitives and imported) with base-colour textures and Blinn-Phong
-//!   lighting.
+//!   meshes (primitives and imported) with base-colour textures and glTF's
+//!   metallic-roughness lighting.
+//! - [`shadow`], `shadow_pass`: the sun's cascaded shadow maps (fitting,
+//!   per-cascade caster batches, depth-only drawing).
 //! - `particle_pass`: additive and alpha billboards.
 //! - [`line_pass`]: debug lines and the ground grid.
 //! - [`surface`]: the window surface and frame acquisition.
@@ -30,6 +32,8 @@ pub mod line_pass;
 mod mesh_pass;
 mod particle_pass;
 mod renderer;
+pub mod shadow;
+mod shadow_pass;
 pub mod surface;
 mod targets;
 mod texture;
@@ -53,6 +57,7 @@ pub use frame::{
 };
 pub use line_pass::{push_aabb, push_axes, push_grid};
 pub use renderer::{RenderStats, Renderer};
+pub use shadow::{Cascades, MAX_CASCADES, ShadowSettings, cascades};
 pub use surface::{PresentModeChoice, SurfaceState};
 
 /// Everything that can go wrong in the renderer.

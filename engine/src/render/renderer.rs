@@ -13,6 +13,8 @@ use super::frame::{FrameData, Globals};
 use super::line_pass::LinePass;
 use super::mesh_pass::MeshPass;
 use super::particle_pass::ParticlePass;
+use super::shadow::{Cascades, cascades};
+use super::shadow_pass::ShadowPass;
 use super::targets::{RenderTargets, choose_sample_count};
 use super::{GpuContext, RenderError};
 
@@ -23,19 +25,24 @@ pub struct RenderStats {
     pub instances_drawn: usize,
     /// Mesh instances rejected by frustum culling.
     pub instances_culled: usize,
-    /// Draw calls issued by all passes together.
+    /// Draw calls of the passes that draw the view (meshes, lines, particles).
     pub draw_calls: usize,
+    /// Draw calls of the shadow map (one per mesh per cascade with casters).
+    pub shadow_draw_calls: usize,
     /// Particles drawn (both blend modes).
     pub particles_drawn: usize,
 }
 
-/// Draws frames with the mesh, line and particle passes, in that order.
+/// Draws frames with the shadow, mesh, line and particle passes, in that order.
 #[derive(Debug)]
 pub struct Renderer {
     color_format: wgpu::TextureFormat,
     sample_count: u32,
     globals: wgpu::Buffer,
+    globals_layout: wgpu::BindGroupLayout,
+    /// The globals, the shadow map and its sampler; rebuilt with the map.
     globals_bind_group: wgpu::BindGroup,
+    shadows: ShadowPass,
     mesh: MeshPass,
     lines: LinePass,
     particles: ParticlePass,
@@ -59,25 +66,37 @@ impl Renderer {
         });
         let globals_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("renderer: globals layout"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: wgpu::BufferSize::new(size_of::<Globals>() as u64),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: wgpu::BufferSize::new(size_of::<Globals>() as u64),
+                    },
+                    count: None,
                 },
-                count: None,
-            }],
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Depth,
+                        view_dimension: wgpu::TextureViewDimension::D2Array,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 2,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
+                    count: None,
+                },
+            ],
         });
-        let globals_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("renderer: globals bind group"),
-            layout: &globals_layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: globals.as_entire_binding(),
-            }],
-        });
+        let shadows = ShadowPass::new(device);
+        let globals_bind_group = bind_globals(device, &globals_layout, &globals, &shadows);
         Self {
             color_format,
             sample_count,
@@ -85,7 +104,9 @@ impl Renderer {
             lines: LinePass::new(device, &globals_layout, color_format, sample_count),
             particles: ParticlePass::new(device, &globals_layout, color_format, sample_count),
             globals,
+            globals_layout,
             globals_bind_group,
+            shadows,
             targets: None,
             capture: None,
             stats: RenderStats::default(),
@@ -155,8 +176,21 @@ impl Renderer {
             }
         }
 
-        let globals = Globals::new(frame, size.0 as f32 / size.1 as f32);
+        let aspect = size.0 as f32 / size.1 as f32;
+        // The sun's direction and strength come with the frame: a sun of no
+        // strength casts nothing.
+        let cascades = if frame.sun.intensity > 0.0 {
+            cascades(&frame.camera, aspect, frame.sun.direction, &frame.shadows)
+        } else {
+            Cascades::default()
+        };
+        let globals = Globals::new(frame, aspect, &cascades);
         queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
+        if self.shadows.prepare(device, queue, frame, &cascades) {
+            self.globals_bind_group =
+                bind_globals(device, &self.globals_layout, &self.globals, &self.shadows);
+        }
+        self.mesh.upload_meshes(device, self.shadows.groups());
         let mesh = self.mesh.prepare(device, queue, globals.view_proj(), frame);
         self.lines.prepare(device, queue, frame);
         let particles = self.particles.prepare(device, queue, frame);
@@ -164,12 +198,14 @@ impl Renderer {
             instances_drawn: mesh.drawn,
             instances_culled: mesh.culled,
             draw_calls: mesh.draw_calls + self.lines.draw_calls() + self.particles.draw_calls(),
+            shadow_draw_calls: self.shadows.draw_calls(),
             particles_drawn: particles,
         };
 
         let Some(targets) = &self.targets else {
             return;
         };
+        self.shadows.record(encoder, &self.mesh);
         let clear = frame.clear_color.as_dvec4();
         let (view, resolve_target, store) = match targets.msaa() {
             // The multisampled samples are only needed until resolved.
@@ -261,4 +297,31 @@ impl Renderer {
         self.capture = Some(capture);
         image
     }
+}
+
+/// The bind group of group 0: the globals, the shadow map and its sampler.
+fn bind_globals(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    globals: &wgpu::Buffer,
+    shadows: &ShadowPass,
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("renderer: globals bind group"),
+        layout,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: globals.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::TextureView(shadows.map_view()),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: wgpu::BindingResource::Sampler(shadows.sampler()),
+            },
+        ],
+    })
 }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::{Column, NodeId};
 use crate::assets::{Material, MeshRef};
 use crate::particles::Emitter;
+use crate::render::ShadowSettings;
 
 /// Turns the node about a local axis at a constant rate.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -109,6 +110,33 @@ pub struct MeshRenderer {
     /// How it looks.
     #[serde(default)]
     pub material: Material,
+    /// Whether it casts a shadow from the sun (written only when it does not).
+    #[serde(default = "casts_by_default", skip_serializing_if = "is_true")]
+    pub cast_shadows: bool,
+}
+
+fn casts_by_default() -> bool {
+    true
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_true(value: &bool) -> bool {
+    *value
+}
+
+impl MeshRenderer {
+    /// A mesh drawn with `material`, casting shadows.
+    #[must_use]
+    pub fn new(mesh: MeshRef, material: Material) -> Self {
+        Self {
+            mesh,
+            material,
+            cast_shadows: true,
+        }
+    }
 }
 
 /// The kind of a [`Light`].
@@ -189,6 +217,8 @@ pub struct Environment {
     pub clear_color: Vec3,
     /// Linear RGB of the light that reaches everything.
     pub ambient: Vec3,
+    /// How the sun casts shadows.
+    pub shadows: ShadowSettings,
 }
 
 impl Default for Environment {
@@ -196,6 +226,7 @@ impl Default for Environment {
         Self {
             clear_color: Vec3::new(0.35, 0.5, 0.7),
             ambient: Vec3::splat(0.15),
+            shadows: ShadowSettings::default(),
         }
     }
 }

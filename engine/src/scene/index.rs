@@ -306,6 +306,7 @@ mod tests {
             .insert(
                 node,
                 MeshRenderer {
+                    cast_shadows: true,
                     mesh: mesh.into(),
                     material: Material::default(),
                 },

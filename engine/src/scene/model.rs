@@ -134,6 +134,7 @@ impl Scene {
             .map_or(&[][..], Vec::as_slice);
         for (k, &(handle, material)) in primitives.iter().enumerate() {
             let renderer = MeshRenderer {
+                cast_shadows: true,
                 mesh: MeshRef::Asset(handle),
                 material,
             };

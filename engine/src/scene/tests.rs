@@ -266,6 +266,7 @@ fn furnished() -> Scene {
         .insert(
             mast,
             MeshRenderer {
+                cast_shadows: true,
                 mesh: crate::assets::Primitive::Cylinder.into(),
                 material: Material::rgb(0.4, 0.25, 0.1),
             },

@@ -11,6 +11,8 @@ use std::path::Path;
 use glam::{Vec3, Vec4};
 
 use super::file::NodeRecord;
+use crate::render::MAX_CASCADES;
+
 use super::{CameraSetup, Environment, LightKind, SceneError, Transform};
 
 /// Where a checked value sits in the file.
@@ -271,11 +273,40 @@ pub(super) fn camera(path: &Path, camera: &CameraSetup) -> Result<(), SceneError
     Ok(())
 }
 
+impl Environment {
+    /// Checks every value as a scene file's `environment` section would be
+    /// checked (editors validate an edit before applying it).
+    ///
+    /// # Errors
+    /// [`SceneError::InvalidSetting`] naming the field and what it expects.
+    pub fn validate(&self) -> Result<(), SceneError> {
+        environment(Path::new("(environment)"), self)
+    }
+}
+
 /// Checks the file's `environment` section.
 pub(super) fn environment(path: &Path, environment: &Environment) -> Result<(), SceneError> {
     let check = Check::section(path, "environment");
     check.color("clear_color", environment.clear_color)?;
-    check.color("ambient", environment.ambient)
+    check.color("ambient", environment.ambient)?;
+    let shadows = &environment.shadows;
+    if !(1..=MAX_CASCADES as u32).contains(&shadows.cascades) {
+        return Err(check.fail(
+            "shadows.cascades",
+            "a whole number from 1 to 4",
+            shadows.cascades.to_string(),
+        ));
+    }
+    if !(256..=4096).contains(&shadows.resolution) {
+        return Err(check.fail(
+            "shadows.resolution",
+            "a whole number of texels from 256 to 4096",
+            shadows.resolution.to_string(),
+        ));
+    }
+    check.positive("shadows.distance", shadows.distance)?;
+    check.non_negative("shadows.depth_bias", shadows.depth_bias)?;
+    check.non_negative("shadows.normal_offset", shadows.normal_offset)
 }
 
 /// Fills in the line and column of a field error from the source text.

@@ -1,0 +1,77 @@
+//! The inspector's environment panel, shown when nothing is selected (as a
+//! scene's world settings are in Godot and Unity): background and ambient
+//! colour, and the sun's shadows (cascades, distance, resolution, depth bias
+//! and normal offset), each change one undoable edit.
+
+use egui::Ui;
+use keel_engine::render::MAX_CASCADES;
+use keel_engine::scene::Environment;
+
+use super::widgets::{Tracker, checkbox, color_row, number};
+
+/// Shadow map sides offered (texels).
+const RESOLUTIONS: [u32; 4] = [512, 1024, 2048, 4096];
+
+/// Draws the editors of `env`; the tracker says whether any changed it.
+pub(super) fn environment_ui(ui: &mut Ui, env: &mut Environment, tracker: &mut Tracker) {
+    ui.strong("Environment");
+    egui::Grid::new("environment_grid")
+        .num_columns(2)
+        .show(ui, |ui| {
+            color_row(ui, "Background", &mut env.clear_color, tracker);
+            color_row(ui, "Ambient", &mut env.ambient, tracker);
+        });
+    ui.add_space(4.0);
+    ui.strong("Sun shadows");
+    let shadows = &mut env.shadows;
+    egui::Grid::new("shadow_grid")
+        .num_columns(2)
+        .show(ui, |ui| {
+            checkbox(ui, "Shadows", &mut shadows.enabled, tracker);
+            ui.label("Cascades");
+            let r = ui
+                .add(egui::Slider::new(
+                    &mut shadows.cascades,
+                    1..=MAX_CASCADES as u32,
+                ))
+                .accessible_name("Cascades");
+            tracker.track(&r);
+            ui.end_row();
+            number(
+                ui,
+                "Shadow distance",
+                &mut shadows.distance,
+                0.5,
+                Some(1.0),
+                tracker,
+            );
+            ui.label("Resolution");
+            let before = shadows.resolution;
+            let combo = egui::ComboBox::from_id_salt("shadow_resolution")
+                .selected_text(shadows.resolution.to_string())
+                .show_ui(ui, |ui| {
+                    for side in RESOLUTIONS {
+                        ui.selectable_value(&mut shadows.resolution, side, side.to_string());
+                    }
+                });
+            let _ = combo.response.accessible_name("Resolution");
+            tracker.changed |= shadows.resolution != before;
+            ui.end_row();
+            number(
+                ui,
+                "Depth bias",
+                &mut shadows.depth_bias,
+                0.05,
+                Some(0.0),
+                tracker,
+            );
+            number(
+                ui,
+                "Normal offset",
+                &mut shadows.normal_offset,
+                0.05,
+                Some(0.0),
+                tracker,
+            );
+        });
+}

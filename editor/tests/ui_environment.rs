@@ -1,0 +1,70 @@
+//! The scene's environment and shadow settings edited in the inspector (shown
+//! when nothing is selected), and a mesh's shadow casting, driven like a user
+//! would (egui_kittest); every change undoable.
+
+mod common;
+
+use common::*;
+use egui::Modifiers;
+use egui_kittest::kittest::Queryable;
+use keel_engine::scene::MeshRenderer;
+
+#[test]
+fn with_nothing_selected_the_inspector_edits_the_shadows_undoably() {
+    let mut h = editor(small_scene(), None);
+    h.run();
+    let before = h.state().doc.scene().environment;
+    h.get_by_label("Depth bias").set_value_accesskit(2.5);
+    h.run();
+    h.get_by_label("Shadow distance").set_value_accesskit(40.0);
+    h.run();
+    h.get_by_label("Shadows").click();
+    h.run();
+    let shadows = h.state().doc.scene().environment.shadows;
+    assert_eq!(shadows.depth_bias, 2.5);
+    assert_eq!(shadows.distance, 40.0);
+    assert!(!shadows.enabled, "the checkbox turned shadows off");
+    assert_eq!(h.state().doc.undo.len(), 3);
+    assert_eq!(h.state().doc.undo.undo_label(), Some("Edit environment"));
+    // The scene file carries them.
+    let file = h.state().doc.scene().to_file();
+    assert_eq!(file.environment.shadows, shadows);
+    for _ in 0..3 {
+        h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+        h.run();
+    }
+    assert_eq!(h.state().doc.scene().environment, before);
+}
+
+#[test]
+fn an_out_of_range_setting_is_refused_naming_the_field() {
+    let mut doc = keel_editor::Document::new(small_scene(), None);
+    let mut env = doc.scene().environment;
+    env.shadows.cascades = 7;
+    let error = doc.set_environment(env, None).unwrap_err().to_string();
+    assert!(error.contains("shadows.cascades"), "{error}");
+    assert!(!doc.undo.can_undo(), "a refused edit is not recorded");
+}
+
+#[test]
+fn a_mesh_stops_casting_shadows_from_its_checkbox() {
+    let mut h = editor(small_scene(), None);
+    h.get_by_label("sea").click();
+    h.run();
+    let sea = node(&h, "sea");
+    let casts = |h: &egui_kittest::Harness<'_, keel_editor::EditorApp>| {
+        h.state()
+            .doc
+            .scene()
+            .get::<MeshRenderer>(sea)
+            .unwrap()
+            .cast_shadows
+    };
+    assert!(casts(&h));
+    h.get_by_label("Cast shadows").click();
+    h.run();
+    assert!(!casts(&h));
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    assert!(casts(&h));
+}

@@ -1,0 +1,310 @@
+//! Cascaded shadow maps for the sun: the settings a scene chooses and the
+//! cascades fitted to a camera. Pure math, shared by extraction (which culls
+//! each cascade's casters through the octree) and the renderer (which draws
+//! them and samples the maps): both call [`cascades`] with the same camera,
+//! aspect and light, so they agree on every volume.
+//!
+//! Each cascade covers a slice of the camera's view depth with an orthographic
+//! box around the slice's bounding sphere. The sphere's radius depends only on
+//! the projection, so turning the camera never resizes a cascade, and the box
+//! is moved in whole shadow-map texels, so moving the camera never shifts a
+//! shadow's edge by part of a texel: shadows stand still instead of shimmering.
+
+use glam::{Mat4, Vec3};
+use serde::{Deserialize, Serialize};
+
+use super::camera::Camera;
+
+/// The most cascades a sun can have (the shadow map's layers).
+pub const MAX_CASCADES: usize = 4;
+
+/// How the sun casts shadows: part of a scene's environment.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ShadowSettings {
+    /// Whether the sun casts shadows at all.
+    pub enabled: bool,
+    /// Cascades, 1 to [`MAX_CASCADES`]: nearer ones are sharper.
+    pub cascades: u32,
+    /// View distance (world units) beyond which nothing is shadowed.
+    pub distance: f32,
+    /// Side of each cascade's map in texels, 256 to 4096.
+    pub resolution: u32,
+    /// How far a receiver is moved towards the sun before the depth test,
+    /// in shadow texels: more removes acne, too much detaches shadows.
+    pub depth_bias: f32,
+    /// How far a receiver is moved along its normal, in shadow texels:
+    /// removes acne on surfaces the light grazes.
+    pub normal_offset: f32,
+}
+
+impl Default for ShadowSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            cascades: 3,
+            distance: 80.0,
+            resolution: 2048,
+            depth_bias: 1.0,
+            normal_offset: 1.5,
+        }
+    }
+}
+
+impl ShadowSettings {
+    /// Cascades actually used (the setting clamped to 1..=MAX_CASCADES; 0 when disabled).
+    #[must_use]
+    pub fn cascade_count(&self) -> usize {
+        if self.enabled {
+            (self.cascades as usize).clamp(1, MAX_CASCADES)
+        } else {
+            0
+        }
+    }
+
+    /// The map side in texels, clamped to what the renderer supports.
+    #[must_use]
+    pub fn map_size(&self) -> u32 {
+        self.resolution.clamp(256, 4096)
+    }
+}
+
+/// The cascades of one frame: what culls casters, renders the maps and
+/// samples them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cascades {
+    /// Cascades in use (0: no shadows this frame).
+    pub count: usize,
+    /// World to the cascade's clip space (wgpu's: x, y in -1..1, depth 0..1).
+    pub view_proj: [Mat4; MAX_CASCADES],
+    /// View depth (along the camera's forward axis) where each cascade ends.
+    pub far: [f32; MAX_CASCADES],
+    /// World size of one texel of each cascade's map.
+    pub texel: [f32; MAX_CASCADES],
+}
+
+impl Default for Cascades {
+    fn default() -> Self {
+        Self {
+            count: 0,
+            view_proj: [Mat4::IDENTITY; MAX_CASCADES],
+            far: [0.0; MAX_CASCADES],
+            texel: [0.0; MAX_CASCADES],
+        }
+    }
+}
+
+/// Share of the split placement that is logarithmic (the rest uniform):
+/// the usual "practical split scheme".
+const SPLIT_LAMBDA: f32 = 0.8;
+
+/// Fits the cascades of `settings` to `camera` at `aspect` (width / height)
+/// for a sun shining along `light_direction` (from the sun into the scene).
+/// Casters up to `reach` behind a cascade (towards the sun) still land in it.
+#[must_use]
+pub fn cascades(
+    camera: &Camera,
+    aspect: f32,
+    light_direction: Vec3,
+    settings: &ShadowSettings,
+) -> Cascades {
+    let count = settings.cascade_count();
+    let direction = light_direction.normalize_or_zero();
+    let near = camera.near.max(1e-3);
+    let far = settings.distance.min(camera.far).max(near * 1.01);
+    if count == 0 || direction == Vec3::ZERO || !far.is_finite() {
+        return Cascades::default();
+    }
+    let size = settings.map_size() as f32;
+    // The light's axes: fixed for a given direction, whatever the camera does.
+    let up = if direction.y.abs() > 0.99 {
+        Vec3::Z
+    } else {
+        Vec3::Y
+    };
+    let light_view = Mat4::look_to_rh(Vec3::ZERO, direction, up);
+    let forward = camera.forward();
+    let tan_y = (camera.fov_y * 0.5).tan();
+    let tan_x = tan_y * aspect.max(1e-4);
+    let mut out = Cascades {
+        count,
+        ..Cascades::default()
+    };
+    let mut start = near;
+    for i in 0..count {
+        let t = (i + 1) as f32 / count as f32;
+        let log = near * (far / near).powf(t);
+        let uniform = near + (far - near) * t;
+        let end = SPLIT_LAMBDA * log + (1.0 - SPLIT_LAMBDA) * uniform;
+        // The slice's bounding sphere: its centre on the view axis where the
+        // corners of both ends are equally far (or at the far end's centre
+        // when that is nearer than the near end's corners allow).
+        let k = tan_x * tan_x + tan_y * tan_y;
+        let along = ((start + end) * 0.5 * (1.0 + k)).min(end);
+        let corner = |d: f32| (Vec3::new(d * tan_x, d * tan_y, d - along)).length();
+        let radius = corner(start).max(corner(end));
+        // Rounded up so that float noise in the corners never changes the size.
+        let radius = (radius * 16.0).ceil() / 16.0;
+        let center = camera.position + forward * along;
+        let texel = 2.0 * radius / size;
+        // Moved in whole texels across the light's view plane.
+        let c = light_view.transform_point3(center);
+        let snapped = Vec3::new(
+            (c.x / texel).floor() * texel,
+            (c.y / texel).floor() * texel,
+            c.z,
+        );
+        let reach = settings.distance.max(radius);
+        // Looking down -z: depth 0 at the sun's side (reach behind the
+        // sphere), 1 at the sphere's far side.
+        let projection = Mat4::orthographic_rh(
+            snapped.x - radius,
+            snapped.x + radius,
+            snapped.y - radius,
+            snapped.y + radius,
+            -snapped.z - radius - reach,
+            -snapped.z + radius,
+        );
+        out.view_proj[i] = projection * light_view;
+        out.far[i] = end;
+        out.texel[i] = texel;
+        start = end;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn camera(position: Vec3, target: Vec3) -> Camera {
+        Camera {
+            position,
+            target,
+            ..Camera::default()
+        }
+    }
+
+    fn sun() -> Vec3 {
+        Vec3::new(-0.4, -1.0, -0.55)
+    }
+
+    /// The corners of the camera's view slice between depths `a` and `b`.
+    fn slice_corners(camera: &Camera, aspect: f32, a: f32, b: f32) -> Vec<Vec3> {
+        let forward = camera.forward();
+        let right = forward.cross(camera.up).normalize();
+        let up = right.cross(forward);
+        let tan_y = (camera.fov_y * 0.5).tan();
+        let tan_x = tan_y * aspect;
+        let mut corners = Vec::new();
+        for d in [a, b] {
+            for (sx, sy) in [(-1.0, -1.0), (-1.0, 1.0), (1.0, -1.0), (1.0, 1.0)] {
+                corners.push(
+                    camera.position
+                        + forward * d
+                        + right * (sx * d * tan_x)
+                        + up * (sy * d * tan_y),
+                );
+            }
+        }
+        corners
+    }
+
+    #[test]
+    fn every_cascade_contains_its_slice_of_the_view() {
+        for (position, target, aspect) in [
+            (Vec3::new(0.0, 2.0, 6.0), Vec3::ZERO, 1.5),
+            (Vec3::new(30.0, 40.0, -20.0), Vec3::new(5.0, 0.0, 3.0), 0.6),
+            (Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.0, 1.0, -10.0), 2.4),
+        ] {
+            let camera = camera(position, target);
+            let set = cascades(&camera, aspect, sun(), &ShadowSettings::default());
+            assert_eq!(set.count, 3);
+            let mut start = camera.near;
+            for i in 0..set.count {
+                assert!(set.far[i] > start, "splits grow: {:?}", set.far);
+                for corner in slice_corners(&camera, aspect, start, set.far[i]) {
+                    let clip = set.view_proj[i].project_point3(corner);
+                    assert!(
+                        clip.x.abs() <= 1.0 + 1e-4
+                            && clip.y.abs() <= 1.0 + 1e-4
+                            && (-1e-4..=1.0 + 1e-4).contains(&clip.z),
+                        "cascade {i} misses corner {corner} (clip {clip})"
+                    );
+                }
+                start = set.far[i];
+            }
+            assert!((set.far[2] - ShadowSettings::default().distance).abs() < 1e-3);
+        }
+    }
+
+    #[test]
+    fn casters_towards_the_sun_land_in_the_map() {
+        let camera = camera(Vec3::new(0.0, 2.0, 6.0), Vec3::ZERO);
+        let set = cascades(&camera, 1.0, sun(), &ShadowSettings::default());
+        // A point 30 units up-sun of the view's centre still has a depth in 0..1.
+        let up_sun = Vec3::ZERO - sun().normalize() * 30.0;
+        let clip = set.view_proj[0].project_point3(up_sun);
+        assert!((0.0..=1.0).contains(&clip.z), "depth {}", clip.z);
+    }
+
+    #[test]
+    fn moving_the_camera_moves_cascades_by_whole_texels() {
+        let settings = ShadowSettings::default();
+        let point = Vec3::new(1.3, 0.2, -2.7);
+        let texel_position = |set: &Cascades, i: usize| {
+            let clip = set.view_proj[i].project_point3(point);
+            let size = settings.map_size() as f32;
+            ((clip.x * 0.5 + 0.5) * size, (clip.y * 0.5 + 0.5) * size)
+        };
+        let base = camera(Vec3::new(0.0, 2.0, 6.0), Vec3::ZERO);
+        let first = cascades(&base, 1.5, sun(), &settings);
+        for step in [0.013, 0.29, 1.7] {
+            let offset = Vec3::new(step, 0.0, step * 0.5);
+            let moved = camera(base.position + offset, base.target + offset);
+            let second = cascades(&moved, 1.5, sun(), &settings);
+            for i in 0..first.count {
+                assert_eq!(first.texel[i], second.texel[i], "cascade size changed");
+                let (a, b) = (texel_position(&first, i), texel_position(&second, i));
+                let fract = |v: f32| v - v.round();
+                assert!(
+                    (fract(a.0) - fract(b.0)).abs() < 2e-2
+                        && (fract(a.1) - fract(b.1)).abs() < 2e-2,
+                    "cascade {i}: the point moved by part of a texel ({a:?} -> {b:?})"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn turning_the_camera_keeps_the_cascade_sizes() {
+        let settings = ShadowSettings::default();
+        let a = cascades(&camera(Vec3::ZERO, Vec3::NEG_Z), 1.5, sun(), &settings);
+        let b = cascades(
+            &camera(Vec3::ZERO, Vec3::new(3.0, -1.0, 2.0)),
+            1.5,
+            sun(),
+            &settings,
+        );
+        assert_eq!(a.texel, b.texel);
+    }
+
+    #[test]
+    fn disabled_or_lightless_shadows_have_no_cascades() {
+        let camera = Camera::default();
+        let off = ShadowSettings {
+            enabled: false,
+            ..ShadowSettings::default()
+        };
+        assert_eq!(cascades(&camera, 1.0, sun(), &off).count, 0);
+        assert_eq!(
+            cascades(&camera, 1.0, Vec3::ZERO, &ShadowSettings::default()).count,
+            0
+        );
+        let many = ShadowSettings {
+            cascades: 9,
+            ..ShadowSettings::default()
+        };
+        assert_eq!(cascades(&camera, 1.0, sun(), &many).count, MAX_CASCADES);
+    }
+}

@@ -1,0 +1,325 @@
+//! The shadow pass: each cascade of the sun's shadow map drawn depth-only
+//! from its casters, before the main pass samples the map.
+//!
+//! Per cascade: an [`InstanceBatcher`] groups the casters extraction packed
+//! for it (and the loose instances that cast and touch it) by mesh, and one
+//! instanced call per mesh draws them into the cascade's layer. The map is one
+//! depth texture array, a layer per cascade, rebuilt only when the cascade
+//! count or resolution changes.
+//!
+//! Pattern: data locality (casters packed per cascade, grouped by a counting
+//! sort) and dirty flag (the map is rebuilt when its settings change).
+
+use glam::Mat4;
+
+use super::batcher::{DrawGroup, GpuInstance, InstanceBatcher};
+use super::buffer::GrowableBuffer;
+use super::frame::FrameData;
+use super::mesh_pass::{MeshPass, vertex_storage};
+use super::shadow::{Cascades, MAX_CASCADES};
+use crate::assets::MeshVertex;
+
+/// Depth format of the shadow map.
+const SHADOW_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+/// One cascade's GPU objects and caster batches.
+#[derive(Debug)]
+struct CascadeSlot {
+    /// The cascade's world-to-clip matrix.
+    uniform: wgpu::Buffer,
+    records: GrowableBuffer,
+    indices: GrowableBuffer,
+    bind_group: wgpu::BindGroup,
+    batcher: InstanceBatcher,
+}
+
+/// The shadow map and everything that draws it.
+#[derive(Debug)]
+pub(crate) struct ShadowPass {
+    pipeline: wgpu::RenderPipeline,
+    layout: wgpu::BindGroupLayout,
+    slots: Vec<CascadeSlot>,
+    /// (side, layers) of the map.
+    map_size: (u32, u32),
+    layers: Vec<wgpu::TextureView>,
+    /// All layers, as the mesh shader samples them.
+    array_view: wgpu::TextureView,
+    sampler: wgpu::Sampler,
+    /// Cascades drawn by the last `prepare`.
+    active: usize,
+}
+
+impl ShadowPass {
+    pub(crate) fn new(device: &wgpu::Device) -> Self {
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("shadow pass: cascade layout"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::VERTEX,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: wgpu::BufferSize::new(size_of::<Mat4>() as u64),
+                    },
+                    count: None,
+                },
+                vertex_storage(1),
+            ],
+        });
+        let slots = (0..MAX_CASCADES)
+            .map(|_| {
+                let uniform = device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("shadow pass: cascade matrix"),
+                    size: size_of::<Mat4>() as u64,
+                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                let records = GrowableBuffer::new(
+                    device,
+                    "shadow pass: casters",
+                    wgpu::BufferUsages::STORAGE,
+                    256 * size_of::<GpuInstance>() as u64,
+                );
+                let indices = GrowableBuffer::new(
+                    device,
+                    "shadow pass: caster indices",
+                    wgpu::BufferUsages::VERTEX,
+                    256 * size_of::<u32>() as u64,
+                );
+                let bind_group = bind_cascade(device, &layout, &uniform, &records);
+                CascadeSlot {
+                    uniform,
+                    records,
+                    indices,
+                    bind_group,
+                    batcher: InstanceBatcher::new(),
+                }
+            })
+            .collect();
+        let (layers, array_view) = create_map(device, (1, 1));
+        Self {
+            pipeline: create_pipeline(device, &layout),
+            layout,
+            slots,
+            map_size: (1, 1),
+            layers,
+            array_view,
+            sampler: device.create_sampler(&wgpu::SamplerDescriptor {
+                label: Some("shadow pass: comparison sampler"),
+                mag_filter: wgpu::FilterMode::Linear,
+                min_filter: wgpu::FilterMode::Linear,
+                compare: Some(wgpu::CompareFunction::LessEqual),
+                ..wgpu::SamplerDescriptor::default()
+            }),
+            active: 0,
+        }
+    }
+
+    /// The map as the mesh shader samples it (all cascades).
+    pub(crate) fn map_view(&self) -> &wgpu::TextureView {
+        &self.array_view
+    }
+
+    /// The comparison sampler for the map.
+    pub(crate) fn sampler(&self) -> &wgpu::Sampler {
+        &self.sampler
+    }
+
+    /// Batches and uploads each cascade's casters. Returns whether the map
+    /// was rebuilt (whatever binds [`ShadowPass::map_view`] must be rebuilt).
+    pub(crate) fn prepare(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        frame: &FrameData<'_>,
+        cascades: &Cascades,
+    ) -> bool {
+        let wanted = if cascades.count == 0 {
+            (1, 1)
+        } else {
+            (frame.shadows.map_size(), cascades.count as u32)
+        };
+        let rebuilt = wanted != self.map_size;
+        if rebuilt {
+            (self.layers, self.array_view) = create_map(device, wanted);
+            self.map_size = wanted;
+        }
+        self.active = cascades.count;
+        for (i, slot) in self.slots.iter_mut().enumerate().take(cascades.count) {
+            let view_proj = cascades.view_proj[i];
+            queue.write_buffer(&slot.uniform, 0, bytemuck::bytes_of(&view_proj));
+            slot.batcher
+                .prepare_casters(view_proj, frame.instances, frame.casters[i]);
+            let packed = frame.casters[i];
+            let extracted = bytemuck::cast_slice(&packed.records[..packed.len()]);
+            if slot
+                .records
+                .write_parts(device, queue, &[extracted, slot.batcher.bytes()])
+            {
+                slot.bind_group = bind_cascade(device, &self.layout, &slot.uniform, &slot.records);
+            }
+            slot.indices
+                .write(device, queue, slot.batcher.index_bytes());
+        }
+        rebuilt
+    }
+
+    /// The mesh groups the cascades draw (their meshes must be uploaded).
+    pub(crate) fn groups(&self) -> impl Iterator<Item = &DrawGroup> {
+        self.slots[..self.active]
+            .iter()
+            .flat_map(|slot| slot.batcher.groups())
+    }
+
+    /// Draw calls the last `prepare` set up.
+    pub(crate) fn draw_calls(&self) -> usize {
+        self.groups().count()
+    }
+
+    /// Draws every active cascade into its layer of the map.
+    pub(crate) fn record(&self, encoder: &mut wgpu::CommandEncoder, meshes: &MeshPass) {
+        for (slot, layer) in self.slots[..self.active].iter().zip(&self.layers) {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("shadow pass: cascade"),
+                color_attachments: &[],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: layer,
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(1.0),
+                        store: wgpu::StoreOp::Store,
+                    }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            if slot.batcher.groups().is_empty() {
+                continue;
+            }
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, &slot.bind_group, &[]);
+            pass.set_vertex_buffer(1, slot.indices.buffer().slice(..));
+            meshes.draw_groups(&mut pass, slot.batcher.groups());
+        }
+    }
+}
+
+fn bind_cascade(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    uniform: &wgpu::Buffer,
+    records: &GrowableBuffer,
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("shadow pass: cascade bind group"),
+        layout,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: uniform.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: records.buffer().as_entire_binding(),
+            },
+        ],
+    })
+}
+
+/// The map of `side` x `side` texels and `layers` cascades: a view per layer
+/// to draw into and one of them all to sample.
+fn create_map(
+    device: &wgpu::Device,
+    (side, layers): (u32, u32),
+) -> (Vec<wgpu::TextureView>, wgpu::TextureView) {
+    let texture = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("shadow pass: map"),
+        size: wgpu::Extent3d {
+            width: side,
+            height: side,
+            depth_or_array_layers: layers,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: SHADOW_FORMAT,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
+        view_formats: &[],
+    });
+    let layer_views = (0..layers)
+        .map(|layer| {
+            texture.create_view(&wgpu::TextureViewDescriptor {
+                label: Some("shadow pass: cascade layer"),
+                dimension: Some(wgpu::TextureViewDimension::D2),
+                base_array_layer: layer,
+                array_layer_count: Some(1),
+                ..wgpu::TextureViewDescriptor::default()
+            })
+        })
+        .collect();
+    let array = texture.create_view(&wgpu::TextureViewDescriptor {
+        label: Some("shadow pass: map array"),
+        dimension: Some(wgpu::TextureViewDimension::D2Array),
+        ..wgpu::TextureViewDescriptor::default()
+    });
+    (layer_views, array)
+}
+
+fn create_pipeline(device: &wgpu::Device, layout: &wgpu::BindGroupLayout) -> wgpu::RenderPipeline {
+    let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("shadow pass: shader"),
+        source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/shadow.wgsl").into()),
+    });
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("shadow pass: pipeline layout"),
+        bind_group_layouts: &[Some(layout)],
+        immediate_size: 0,
+    });
+    let positions = wgpu::vertex_attr_array![0 => Float32x3];
+    let instance = wgpu::vertex_attr_array![3 => Uint32];
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("shadow pass: pipeline"),
+        layout: Some(&pipeline_layout),
+        vertex: wgpu::VertexState {
+            module: &shader,
+            entry_point: Some("vs_shadow"),
+            compilation_options: wgpu::PipelineCompilationOptions::default(),
+            buffers: &[
+                Some(wgpu::VertexBufferLayout {
+                    array_stride: size_of::<MeshVertex>() as u64,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &positions,
+                }),
+                Some(wgpu::VertexBufferLayout {
+                    array_stride: size_of::<u32>() as u64,
+                    step_mode: wgpu::VertexStepMode::Instance,
+                    attributes: &instance,
+                }),
+            ],
+        },
+        primitive: wgpu::PrimitiveState {
+            topology: wgpu::PrimitiveTopology::TriangleList,
+            front_face: wgpu::FrontFace::Ccw,
+            // Both faces: thin casters (sails, planes) have no back to hide behind.
+            cull_mode: None,
+            ..wgpu::PrimitiveState::default()
+        },
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: SHADOW_FORMAT,
+            depth_write_enabled: Some(true),
+            depth_compare: Some(wgpu::CompareFunction::Less),
+            stencil: wgpu::StencilState::default(),
+            bias: wgpu::DepthBiasState {
+                constant: 0,
+                slope_scale: 1.0,
+                clamp: 0.0,
+            },
+        }),
+        multisample: wgpu::MultisampleState::default(),
+        fragment: None,
+        multiview_mask: None,
+        cache: None,
+    })
+}

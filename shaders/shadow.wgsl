@@ -1,0 +1,23 @@
+// Shadow pass: the sun's casters drawn depth-only into one cascade of the
+// shadow map. Reads the same instance records as the mesh pass (only the
+// model rows), positioned by the cascade's world-to-clip matrix.
+
+struct Instance {
+    row_x: vec4<f32>,
+    row_y: vec4<f32>,
+    row_z: vec4<f32>,
+    color: vec4<f32>,
+    emissive: vec3<f32>,
+    metal_rough: u32,
+}
+
+@group(0) @binding(0) var<uniform> light_view_proj: mat4x4<f32>;
+@group(0) @binding(1) var<storage, read> instances: array<Instance>;
+
+@vertex
+fn vs_shadow(@location(0) position: vec3<f32>, @location(3) instance: u32) -> @builtin(position) vec4<f32> {
+    let record = instances[instance];
+    let p = vec4<f32>(position, 1.0);
+    let world = vec3<f32>(dot(record.row_x, p), dot(record.row_y, p), dot(record.row_z, p));
+    return light_view_proj * vec4<f32>(world, 1.0);
+}
