@@ -2,7 +2,10 @@
 
 struct PointLight {
     position_range: vec4<f32>,
+    // w: a spot's cone scale (0 for a point light).
     color: vec4<f32>,
+    // xyz: the direction a spot shines, w: its cone offset (1 for a point light).
+    spot: vec4<f32>,
 }
 
 struct Globals {

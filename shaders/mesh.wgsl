@@ -10,12 +10,17 @@
 const MAX_POINT_LIGHTS: u32 = 8u;
 // One pipeline per value: untextured meshes skip the sampling entirely.
 override TEXTURED: bool = true;
+// Imported materials with maps: metallic-roughness, normal, occlusion, emission.
+override MAPPED: bool = false;
 // Share of the sky ambient that still reaches surfaces facing the ground.
 const GROUND_AMBIENT: f32 = 0.35;
 
 struct PointLight {
     position_range: vec4<f32>,
+    // w: a spot's cone scale (0 for a point light).
     color: vec4<f32>,
+    // xyz: the direction a spot shines, w: its cone offset (1 for a point light).
+    spot: vec4<f32>,
 }
 
 struct Globals {
@@ -44,9 +49,19 @@ struct Globals {
 @group(0) @binding(2) var shadow_sampler: sampler_comparison;
 @group(1) @binding(0) var base_color_texture: texture_2d<f32>;
 @group(1) @binding(1) var base_color_sampler: sampler;
+@group(1) @binding(2) var metal_rough_texture: texture_2d<f32>;
+@group(1) @binding(3) var normal_texture: texture_2d<f32>;
+@group(1) @binding(4) var occlusion_texture: texture_2d<f32>;
+@group(1) @binding(5) var emissive_texture: texture_2d<f32>;
+// x: normal scale, y: occlusion strength.
+struct MaterialScales {
+    values: vec4<f32>,
+}
+@group(1) @binding(6) var<uniform> material_scales: MaterialScales;
 
 // One instance: the rows of its 3x4 model matrix, linear RGBA base colour,
-// linear RGB emission, and metallic (low) and roughness (high) as unorm16s.
+// linear RGB emission, and four unorm8s: metallic, roughness, the alpha
+// cutoff and 1 where alpha masks.
 struct Instance {
     row_x: vec4<f32>,
     row_y: vec4<f32>,
@@ -80,7 +95,8 @@ struct VertexOut {
     @location(2) uv: vec2<f32>,
     @location(3) color: vec4<f32>,
     @location(4) emissive: vec3<f32>,
-    @location(5) metal_rough: vec2<f32>,
+    // Metallic, roughness, alpha cutoff, mask flag.
+    @location(5) metal_rough: vec4<f32>,
 }
 
 @vertex
@@ -109,7 +125,7 @@ fn place(row_x: vec4<f32>, row_y: vec4<f32>, row_z: vec4<f32>, position: vec3<f3
     out.uv = uv;
     out.color = surface.color;
     out.emissive = surface.emissive;
-    out.metal_rough = unpack2x16unorm(surface.metal_rough);
+    out.metal_rough = unpack4x8unorm(surface.metal_rough);
     return out;
 }
 
@@ -253,16 +269,56 @@ fn sun_visibility(position: vec3<f32>, n: vec3<f32>) -> f32 {
     return mix(lit, 1.0, fade);
 }
 
+// The normal map's tangent-space normal `t` turned into world space by the
+// frame that the position and texture coordinate derivatives span around the
+// surface normal `n` (Schüler's cotangent frame: no stored tangents). glTF's
+// texture v runs down the image while its normal maps' +Y is up the image.
+fn perturb(n: vec3<f32>, position: vec3<f32>, uv: vec2<f32>, t: vec3<f32>) -> vec3<f32> {
+    let dp1 = dpdx(position);
+    let dp2 = dpdy(position);
+    let duv1 = dpdx(uv);
+    let duv2 = dpdy(uv);
+    let dp2perp = cross(dp2, n);
+    let dp1perp = cross(n, dp1);
+    // The frame solves for d(position)/d(uv) up to the determinant of the
+    // screen-space position derivatives, whose sign (wgpu's y runs down the
+    // framebuffer) is put back here.
+    let orientation = select(-1.0, 1.0, dot(dp1, dp2perp) > 0.0);
+    let tangent = (dp2perp * duv1.x + dp1perp * duv2.x) * orientation;
+    let bitangent = -(dp2perp * duv1.y + dp1perp * duv2.y) * orientation;
+    let scale = inverseSqrt(max(max(dot(tangent, tangent), dot(bitangent, bitangent)), 1e-20));
+    return normalize(mat3x3<f32>(tangent * scale, bitangent * scale, n) * t);
+}
+
 @fragment
-fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
-    let n = normalize(in.world_normal);
+fn fs_main(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    // A back face is only drawn for double-sided materials: lit as the
+    // other side of the surface.
+    var n = normalize(in.world_normal) * select(-1.0, 1.0, front);
     let v = normalize(globals.camera_position.xyz - in.world_position);
     var albedo = in.color.rgb;
+    var opacity = in.color.a;
     if TEXTURED {
-        albedo *= textureSample(base_color_texture, base_color_sampler, in.uv).rgb;
+        let texel = textureSample(base_color_texture, base_color_sampler, in.uv);
+        albedo *= texel.rgb;
+        opacity *= texel.a;
     }
-    let metallic = clamp(in.metal_rough.x, 0.0, 1.0);
-    let roughness = clamp(in.metal_rough.y, 0.03, 1.0);
+    var metallic = clamp(in.metal_rough.x, 0.0, 1.0);
+    var roughness = in.metal_rough.y;
+    var occlusion = 1.0;
+    var emissive = in.emissive;
+    if MAPPED {
+        let mr = textureSample(metal_rough_texture, base_color_sampler, in.uv);
+        metallic *= mr.b;
+        roughness *= mr.g;
+        let ao = textureSample(occlusion_texture, base_color_sampler, in.uv).r;
+        occlusion = mix(1.0, ao, material_scales.values.y);
+        emissive *= textureSample(emissive_texture, base_color_sampler, in.uv).rgb;
+        let stored = textureSample(normal_texture, base_color_sampler, in.uv).xyz * 2.0 - 1.0;
+        let t = normalize(vec3<f32>(stored.xy * material_scales.values.x, max(stored.z, 1e-3)));
+        n = perturb(n, in.world_position, in.uv, t);
+    }
+    roughness = clamp(roughness, 0.03, 1.0);
     let alpha = roughness * roughness;
 
     // Ambient: diffuse from the hemisphere around the normal; specular from
@@ -271,8 +327,8 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     let n_dot_v = max(dot(n, v), 1e-4);
     let f0 = mix(vec3<f32>(0.04), albedo, metallic);
     let reflected = mix(reflect(-v, n), n, alpha);
-    var color = hemisphere(n) * albedo * (1.0 - metallic)
-        + hemisphere(normalize(reflected)) * environment_brdf(f0, roughness, n_dot_v);
+    var color = (hemisphere(n) * albedo * (1.0 - metallic)
+        + hemisphere(normalize(reflected)) * environment_brdf(f0, roughness, n_dot_v)) * occlusion;
     let sun = globals.sun_color.rgb * sun_visibility(in.world_position, n);
     color += shade(albedo, metallic, alpha, n, v, globals.sun_direction.xyz, sun);
 
@@ -282,8 +338,13 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
         let to_light = light.position_range.xyz - in.world_position;
         let distance = length(to_light);
         let l = to_light / max(distance, 0.0001);
-        let radiance = light.color.rgb * range_falloff(distance, light.position_range.w);
+        let cone = clamp(dot(light.spot.xyz, -l) * light.color.w + light.spot.w, 0.0, 1.0);
+        let radiance = light.color.rgb * range_falloff(distance, light.position_range.w) * cone * cone;
         color += shade(albedo, metallic, alpha, n, v, l, radiance);
     }
-    return vec4<f32>(color + in.emissive, 1.0);
+    // Alpha mask: all or nothing at the cutoff (z), where the flag (w) is set.
+    if in.metal_rough.w > 0.5 && opacity < in.metal_rough.z {
+        discard;
+    }
+    return vec4<f32>(color + emissive, opacity);
 }

@@ -10,7 +10,7 @@ use keel_engine::assets::Primitive;
 use keel_engine::particles::ParticleInstance;
 use keel_engine::render::{
     Camera, DirectionalLight, FrameData, GpuContext, MeshInstance, PointLight, RenderError,
-    Renderer, wgpu,
+    Renderer, Spot, wgpu,
 };
 use keel_engine::scene::Material;
 
@@ -72,6 +72,7 @@ fn primitives_lighting() {
         color: Vec3::new(1.0, 0.55, 0.2),
         intensity: 4.0,
         range: 6.0,
+        spot: None,
     }];
     let frame = FrameData {
         camera: Camera {
@@ -374,6 +375,133 @@ fn back_faces_are_culled_and_light_comes_from_the_sun() {
     assert!(
         top > bottom + 60,
         "top {top} should be far brighter than bottom {bottom}"
+    );
+}
+
+/// A spot light straight down on a white floor, seen from above: full inside
+/// its inner cone, dark beyond its outer cone, in between at the edge.
+#[test]
+fn a_spot_light_lights_its_cone_and_nothing_outside() {
+    let Some(ctx) = gpu_or_skip() else { return };
+    let floor = [MeshInstance {
+        cast_shadows: false,
+        mesh: Primitive::Plane.into(),
+        model: Affine3A::from_scale(Vec3::splat(20.0)),
+        material: Material::from_color(Vec4::ONE),
+    }];
+    let spot = [PointLight {
+        position: Vec3::new(0.0, 4.0, 0.0),
+        color: Vec3::ONE,
+        intensity: 16.0,
+        range: 20.0,
+        spot: Some(Spot {
+            direction: Vec3::NEG_Y,
+            cos_inner: 20f32.to_radians().cos(),
+            cos_outer: 30f32.to_radians().cos(),
+        }),
+    }];
+    let frame = FrameData {
+        camera: Camera {
+            position: Vec3::new(0.0, 10.0, 0.01),
+            target: Vec3::ZERO,
+            fov_y: 60f32.to_radians(),
+            ..Camera::default()
+        },
+        ambient: Vec3::ZERO,
+        sun: DirectionalLight {
+            intensity: 0.0,
+            ..DirectionalLight::default()
+        },
+        point_lights: &spot,
+        instances: &floor,
+        ..FrameData::default()
+    };
+    let image = renderer(&ctx)
+        .render_to_image(&ctx, &frame, 64, 64)
+        .expect("render");
+    // 64 pixels span 2 * 10 * tan(30 deg) = 11.5 units: 5.5 pixels a unit.
+    // The inner cone reaches 4 * tan(20 deg) = 1.46 units (8 pixels), the
+    // outer 4 * tan(30 deg) = 2.31 units (12.7 pixels).
+    let red = |dx: u32| image.get_pixel(32 + dx, 32)[0];
+    assert!(red(0) > 200, "under the spot: {}", red(0));
+    assert!(red(6) > 150, "inside the inner cone: {}", red(6));
+    assert!(
+        red(16) < 3 && red(25) < 3,
+        "beyond the cone: {} {}",
+        red(16),
+        red(25)
+    );
+    assert!(
+        red(10) < red(6) && red(10) > red(16),
+        "the edge fades: {}",
+        red(10)
+    );
+}
+
+/// A normal map tilting every normal towards its +Y (up the image, glTF's
+/// convention), on a floor whose texture's top lies towards -Z: the floor is
+/// brighter under a sun from -Z than under the same sun from +Z, and equal
+/// under both without the map.
+#[test]
+fn a_normal_map_tilts_the_surface_the_way_gltf_says() {
+    use keel_engine::assets::{MaterialMaps, TextureData, add_maps, add_texture};
+    let Some(ctx) = gpu_or_skip() else { return };
+    let tilted = add_texture(TextureData {
+        name: "tilted normals".into(),
+        width: 1,
+        height: 1,
+        mips: vec![vec![128, 220, 200, 255]],
+        srgb: false,
+    });
+    let maps = add_maps(MaterialMaps {
+        normal: Some(tilted),
+        ..MaterialMaps::default()
+    });
+    let floor = |maps| {
+        [MeshInstance {
+            cast_shadows: false,
+            mesh: Primitive::Plane.into(),
+            model: Affine3A::from_scale(Vec3::splat(10.0)),
+            material: Material {
+                maps,
+                roughness: 1.0,
+                ..Material::from_color(Vec4::splat(0.6))
+            },
+        }]
+    };
+    let mut renderer = renderer(&ctx);
+    let mut brightness = |maps, sun_z: f32| {
+        let instances = floor(maps);
+        let frame = FrameData {
+            camera: Camera {
+                position: Vec3::new(0.0, 5.0, 0.0),
+                target: Vec3::ZERO,
+                up: Vec3::NEG_Z,
+                ..Camera::default()
+            },
+            ambient: Vec3::ZERO,
+            sun: DirectionalLight {
+                // Shining down and along +Z comes from -Z.
+                direction: Vec3::new(0.0, -1.0, -sun_z),
+                ..DirectionalLight::default()
+            },
+            instances: &instances,
+            ..FrameData::default()
+        };
+        let image = renderer
+            .render_to_image(&ctx, &frame, 16, 16)
+            .expect("render");
+        image.get_pixel(8, 8)[0]
+    };
+    let (from_minus_z, from_plus_z) = (brightness(Some(maps), -1.0), brightness(Some(maps), 1.0));
+    assert!(
+        from_minus_z > from_plus_z + 20,
+        "the normals lean towards -Z: lit {from_minus_z} from -Z, {from_plus_z} from +Z"
+    );
+    let (a, b) = (brightness(None, -1.0), brightness(None, 1.0));
+    assert!(
+        a.abs_diff(b) <= 2,
+        "without the map both sides light it alike: {a} {b}"
     );
 }
 

@@ -36,6 +36,8 @@ pub struct ShellOptions {
     pub frame_limit: Option<u64>,
     /// Write the last rendered frame here (PNG).
     pub screenshot: Option<PathBuf>,
+    /// Write the 3D view's last frame here (PNG).
+    pub view_screenshot: Option<PathBuf>,
 }
 
 /// Why the editor could not run.
@@ -281,6 +283,21 @@ impl Shell {
                 gpu.ctx.queue.present(frame);
                 self.frames += 1;
                 let last = self.options.frame_limit.is_some_and(|n| self.frames >= n);
+                // The 3D view first: it needs the window, which a failure below gives up.
+                let view_shot = self
+                    .options
+                    .view_screenshot
+                    .clone()
+                    .filter(|_| last)
+                    .map(|path| {
+                        let result = match win.scene_view.read_back() {
+                            None => Err(ShellError::NoFrame),
+                            Some(image) => image
+                                .and_then(|image| capture::save_png(&image, &path))
+                                .map_err(ShellError::from),
+                        };
+                        (path, result)
+                    });
                 if last && let Some(path) = self.options.screenshot.clone() {
                     let target = capture::capture_target(
                         &gpu.ctx.device,
@@ -298,6 +315,11 @@ impl Shell {
                         }
                         Err(e) => self.fail(event_loop, e.into()),
                     }
+                }
+                match view_shot {
+                    Some((path, Ok(()))) => log::info!("wrote {}", path.display()),
+                    Some((_, Err(e))) => self.fail(event_loop, e),
+                    None => {}
                 }
                 if last {
                     event_loop.exit();
@@ -479,6 +501,7 @@ pub fn main_with_default_scene(default_scene: Option<PathBuf>) -> std::process::
         },
         frame_limit: cli.frame_limit(),
         screenshot: cli.screenshot.clone(),
+        view_screenshot: cli.view_screenshot.clone(),
     };
     match run(options) {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,4 +1,5 @@
-//! The editor's command line: `keel-editor [SCENE] [--frames N] [--screenshot OUT.png] [--play]`.
+//! The editor's command line: `keel-editor [SCENE] [--frames N] [--screenshot OUT.png]
+//! [--view-screenshot OUT.png] [--play]`.
 //! `--frames` bounds the game loop, so the window can be driven from scripts and CI.
 
 use std::ffi::OsString;
@@ -9,12 +10,16 @@ use std::path::PathBuf;
 pub const SCREENSHOT_FRAMES: u64 = 3;
 
 /// The usage text.
-pub const USAGE: &str = "usage: keel-editor [SCENE] [--frames N] [--screenshot OUT.png] [--play]
+pub const USAGE: &str = "usage: keel-editor [SCENE] [--frames N] [--screenshot OUT.png]
+                   [--view-screenshot OUT.png] [--play]
 
   SCENE              scene file to open (RON)
   --frames N         render N frames, then exit
   --screenshot FILE  write the last frame of the window to a PNG file
                      (renders 3 frames unless --frames says otherwise)
+  --view-screenshot FILE
+                     write the last frame of the 3D view alone, as the
+                     renderer drew it (same frame rule)
   --play             start simulating at once
   -h, --help         show this text";
 
@@ -27,6 +32,8 @@ pub struct Cli {
     pub frames: Option<u64>,
     /// Where to write the last frame.
     pub screenshot: Option<PathBuf>,
+    /// Where to write the 3D view's last frame.
+    pub view_screenshot: Option<PathBuf>,
     /// Start in play mode.
     pub play: bool,
 }
@@ -107,6 +114,9 @@ impl Cli {
                     }
                 }
                 "--screenshot" => cli.screenshot = Some(PathBuf::from(value(&flag)?)),
+                "--view-screenshot" => {
+                    cli.view_screenshot = Some(PathBuf::from(value(&flag)?));
+                }
                 _ => return Err(CliError::UnknownFlag { flag }),
             }
         }
@@ -115,8 +125,8 @@ impl Cli {
 
     /// Frames to render before exiting: `--frames`, or a few for `--screenshot`, or unlimited.
     pub fn frame_limit(&self) -> Option<u64> {
-        self.frames
-            .or_else(|| self.screenshot.as_ref().map(|_| SCREENSHOT_FRAMES))
+        let shot = self.screenshot.is_some() || self.view_screenshot.is_some();
+        self.frames.or_else(|| shot.then_some(SCREENSHOT_FRAMES))
     }
 }
 
@@ -144,11 +154,15 @@ mod tests {
                 scene: Some("scene.ron".into()),
                 frames: Some(5),
                 screenshot: Some("out.png".into()),
+                view_screenshot: None,
                 play: true,
             }
         );
         assert_eq!(cli.frame_limit(), Some(5));
         let cli = parse(&["--screenshot", "a.png"]).unwrap();
+        assert_eq!(cli.frame_limit(), Some(SCREENSHOT_FRAMES));
+        let cli = parse(&["--view-screenshot=v.png"]).unwrap();
+        assert_eq!(cli.view_screenshot, Some("v.png".into()));
         assert_eq!(cli.frame_limit(), Some(SCREENSHOT_FRAMES));
         assert_eq!(parse(&[]).unwrap().frame_limit(), None);
         assert_eq!(

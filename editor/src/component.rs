@@ -273,11 +273,26 @@ impl ComponentValue {
                     && unit(m.material.roughness)
                     && e.is_finite()
                     && e.min_element() >= 0.0
+                    && match m.material.alpha_mode {
+                        keel_engine::assets::AlphaMode::Mask { cutoff } => unit(cutoff),
+                        _ => true,
+                    }
             }
             ComponentValue::Light(l) => {
                 let range_ok = match l.kind {
                     LightKind::Directional => true,
                     LightKind::Point { range } => range.is_finite() && range > 0.0,
+                    LightKind::Spot {
+                        range,
+                        inner_degrees,
+                        outer_degrees,
+                    } => {
+                        range.is_finite()
+                            && range > 0.0
+                            && inner_degrees >= 0.0
+                            && inner_degrees < outer_degrees
+                            && outer_degrees <= 90.0
+                    }
                 };
                 l.color.is_finite() && nonneg(l.intensity) && range_ok
             }

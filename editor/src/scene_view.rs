@@ -43,6 +43,17 @@ impl SceneView {
         }
     }
 
+    /// The view's last frame read back, exactly the pixels egui shows
+    /// (`None` before the first frame).
+    pub fn read_back(&self) -> Option<Result<image::RgbaImage, crate::capture::CaptureError>> {
+        let (texture, _) = self.target.as_ref()?;
+        Some(crate::capture::read_texture(
+            &self.ctx.device,
+            &self.ctx.queue,
+            texture,
+        ))
+    }
+
     /// Renders the world as the viewport will show it and hands egui the texture;
     /// puts the renderer's counters in the stats panel.
     pub fn render(&mut self, egui_renderer: &mut egui_wgpu::Renderer, app: &mut EditorApp) {
@@ -68,7 +79,8 @@ impl SceneView {
                 dimension: wgpu::TextureDimension::D2,
                 format: FORMAT,
                 usage: wgpu::TextureUsages::RENDER_ATTACHMENT
-                    | wgpu::TextureUsages::TEXTURE_BINDING,
+                    | wgpu::TextureUsages::TEXTURE_BINDING
+                    | wgpu::TextureUsages::COPY_SRC,
                 view_formats: &[EGUI_FORMAT],
             });
             let view = texture.create_view(&wgpu::TextureViewDescriptor::default());

@@ -1,5 +1,5 @@
 //! The scene's environment and shadow settings edited in the inspector (shown
-//! when nothing is selected), and a mesh's shadow casting, driven like a user
+//! when nothing is selected), and a mesh's alpha mode, sidedness and shadow casting, driven like a user
 //! would (egui_kittest); every change undoable.
 
 mod common;
@@ -37,6 +37,25 @@ fn with_nothing_selected_the_inspector_edits_the_shadows_undoably() {
 }
 
 #[test]
+fn exposure_tonemapper_and_bloom_are_edited_in_the_same_panel() {
+    let mut h = editor(small_scene(), None);
+    h.run();
+    h.get_by_label("Exposure").set_value_accesskit(1.5);
+    h.run();
+    h.get_by_label("Bloom").click();
+    h.run();
+    h.get_by_label("Tonemapper").click();
+    h.run();
+    h.get_by_label("AgX").click();
+    h.run();
+    let post = h.state().doc.scene().environment.post;
+    assert_eq!(post.exposure, 1.5);
+    assert!(post.bloom);
+    assert_eq!(post.tonemapper, keel_engine::render::Tonemapper::Agx);
+    assert_eq!(h.state().doc.undo.len(), 3);
+}
+
+#[test]
 fn an_out_of_range_setting_is_refused_naming_the_field() {
     let mut doc = keel_editor::Document::new(small_scene(), None);
     let mut env = doc.scene().environment;
@@ -44,6 +63,35 @@ fn an_out_of_range_setting_is_refused_naming_the_field() {
     let error = doc.set_environment(env, None).unwrap_err().to_string();
     assert!(error.contains("shadows.cascades"), "{error}");
     assert!(!doc.undo.can_undo(), "a refused edit is not recorded");
+}
+
+#[test]
+fn a_mesh_becomes_a_double_sided_alpha_mask_in_the_inspector() {
+    let mut h = editor(small_scene(), None);
+    h.get_by_label("sea").click();
+    h.run();
+    h.get_by_label("Alpha mode").click();
+    h.run();
+    h.get_by_label("Mask").click();
+    h.run();
+    h.get_by_label("Alpha cutoff").set_value_accesskit(0.25);
+    h.run();
+    h.get_by_label("Double-sided").click();
+    h.run();
+    let sea = node(&h, "sea");
+    let material = h
+        .state()
+        .doc
+        .scene()
+        .get::<MeshRenderer>(sea)
+        .unwrap()
+        .material;
+    assert_eq!(
+        material.alpha_mode,
+        keel_engine::assets::AlphaMode::Mask { cutoff: 0.25 }
+    );
+    assert!(material.double_sided);
+    assert_eq!(h.state().doc.undo.len(), 3, "mode, cutoff, sidedness");
 }
 
 #[test]

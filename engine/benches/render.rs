@@ -8,13 +8,18 @@
 //!   of 100,000 moving mesh nodes drawing 300 meshes (300 batches): octree
 //!   frustum query, interpolation, packing straight into the GPU layout and
 //!   grouping, against extracting every mesh and preparing a draw per instance.
+//! - `prepare_shadows/100000`: the sun's casters of the same frame, all
+//!   cascades: the octree asked for each cascade's volume, every caster
+//!   interpolated and packed once per cascade it touches, grouped by mesh.
 
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use glam::{Affine3A, Quat, Vec3, Vec4};
 use keel_engine::assets::Primitive;
-use keel_engine::render::{Camera, GpuInstance, InstanceBatcher, MeshInstance, prepare_unbatched};
+use keel_engine::render::{
+    Camera, GpuInstance, InstanceBatcher, MAX_CASCADES, MeshInstance, cascades, prepare_unbatched,
+};
 use keel_engine::scene::Material;
 
 const INSTANCES: usize = 10_000;
@@ -96,6 +101,7 @@ fn moving_world(count: usize) -> keel_engine::world::World {
             width: 1,
             height: 1,
             mips: vec![vec![200, 100 * k, 50, 255]],
+            srgb: true,
         })
     });
     let meshes: Vec<(MeshRef, Option<_>)> = (0..MESHES)
@@ -137,6 +143,20 @@ fn moving_world(count: usize) -> keel_engine::world::World {
                 .unwrap();
         }
     }
+    // A low sun, so the cascades' volumes reach across the whole fleet.
+    let sun = scene
+        .spawn(
+            None,
+            "sun",
+            Transform::IDENTITY.with_rotation(Quat::from_rotation_x(-0.6)),
+        )
+        .unwrap();
+    let light = keel_engine::scene::Light {
+        kind: keel_engine::scene::LightKind::Directional,
+        color: Vec3::ONE,
+        intensity: 2.0,
+    };
+    scene.insert(sun, light).unwrap();
     let mut world = keel_engine::world::World::new(scene);
     world.step();
     world.step();
@@ -162,6 +182,8 @@ fn frame(c: &mut Criterion) {
     group.sample_size(20);
     let mut buffers = keel_engine::extract::FrameBuffers::default();
     let mut batcher = InstanceBatcher::new();
+    // The camera's frame alone here; the shadow casters have their own bench.
+    world.scene.environment.shadows.enabled = false;
     group.bench_function(BenchmarkId::new("prepare", COUNT), |b| {
         b.iter(|| {
             let frame = buffers.extract_world(&mut world, camera, aspect, &overlays);
@@ -195,6 +217,25 @@ fn frame(c: &mut Criterion) {
         });
     });
     drop((worlds, previous, materials));
+    world.scene.environment.shadows.enabled = true;
+    let settings = world.scene.environment.shadows;
+    let mut cascade_batchers: Vec<InstanceBatcher> =
+        (0..MAX_CASCADES).map(|_| InstanceBatcher::new()).collect();
+    let mut cast = 0;
+    group.bench_function(BenchmarkId::new("prepare_shadows", COUNT), |b| {
+        b.iter(|| {
+            let sun = Vec3::new(0.0, -0.6f32.sin(), -0.6f32.cos());
+            let set = cascades(&camera, aspect, sun, &settings);
+            let casters = buffers.extract_shadow_casters(&mut world, camera, aspect);
+            cast = 0;
+            for (i, batcher) in cascade_batchers.iter_mut().enumerate().take(set.count) {
+                batcher.prepare_casters(set.view_proj[i], &[], casters[i]);
+                cast += batcher.drawn();
+            }
+            black_box(cast)
+        });
+    });
+    eprintln!("prepare_shadows: {cast} casters packed over the cascades");
     let mut naive_buffers = keel_engine::extract::FrameBuffers::default();
     group.bench_function(BenchmarkId::new("prepare_naive", COUNT), |b| {
         b.iter(|| {

@@ -200,6 +200,7 @@ fn stripes() -> TextureData {
         width,
         height,
         mips: mip_chain(width, height, pixels),
+        srgb: true,
     }
 }
 
@@ -211,6 +212,7 @@ fn material(name: &str, base_color: Vec4, metallic: f32, roughness: f32) -> Mode
         metallic,
         roughness,
         emissive: Vec3::ZERO,
+        ..ModelMaterial::default()
     }
 }
 
@@ -222,6 +224,7 @@ fn node(name: &str, parent: Option<usize>, transform: Transform, mesh: usize) ->
         mesh: Some(mesh),
         skin: None,
         weights: Vec::new(),
+        light: None,
     }
 }
 
@@ -238,10 +241,9 @@ fn lighthouse() -> ModelData {
             ..material("painted stone", Vec4::ONE, 0.0, 0.7)
         },
         material("iron", hex(0x23262b), 0.8, 0.45),
-        // Far brighter than any lit surface, so the lamp reads as glowing.
-        // The beacon glows (kept under white per channel until the frame is tonemapped).
+        // Far brighter than any lit surface (HDR), so the lamp blooms.
         ModelMaterial {
-            emissive: Vec3::new(1.2, 0.75, 0.15),
+            emissive: Vec3::new(6.0, 3.75, 0.75),
             ..material("lamp", Vec4::new(1.0, 0.82, 0.35, 1.0), 0.0, 0.2)
         },
         material("roof", hex(0x9e1c1a), 0.1, 0.6),

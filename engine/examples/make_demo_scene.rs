@@ -16,6 +16,7 @@ use keel_engine::assets::{Primitive, roughness_from_gloss};
 use keel_engine::particles::{
     BlendMode, Burst, ColorStop, Emitter, FloatRange, Overflow, SizeStop,
 };
+use keel_engine::render::{PostSettings, Tonemapper};
 use keel_engine::scene::{
     Animator, CameraSetup, Environment, Light, LightKind, Material, MeshRenderer, NodeId, Orbit,
     Oscillate, Scene, Spin, Transform,
@@ -104,6 +105,14 @@ fn main() {
     b.scene.environment = Environment {
         clear_color: hex(0x9cc7e6),
         ambient: hex(0x3a4a5e),
+        // Filmic tonemapping and bloom, so the emitters glow.
+        post: PostSettings {
+            exposure: 0.4,
+            tonemapper: Tonemapper::AcesFitted,
+            bloom: true,
+            bloom_threshold: 1.0,
+            bloom_intensity: 0.25,
+        },
         ..Environment::default()
     };
     b.scene.camera = CameraSetup {
@@ -200,7 +209,8 @@ fn main() {
         Vec3::splat(0.35),
         Material {
             base_color: Vec4::new(1.0, 0.65, 0.25, 1.0),
-            emissive: Vec3::new(1.2, 0.7, 0.2),
+            // HDR: far above white, so it blooms.
+            emissive: Vec3::new(6.0, 3.5, 1.0),
             roughness: roughness_from_gloss(0.9),
             ..Material::default()
         },

@@ -27,6 +27,7 @@ fn checker() -> TextureData {
         width: 2,
         height: 2,
         mips: mip_chain(2, 2, level0),
+        srgb: true,
     }
 }
 
@@ -76,6 +77,7 @@ fn sample() -> ModelData {
             roughness: 0.75,
             // Brighter than a factor may be: written through the strength extension.
             emissive: Vec3::new(2.5, 1.25, 0.5),
+            ..ModelMaterial::default()
         }],
         textures: vec![checker()],
         nodes: vec![
@@ -90,6 +92,7 @@ fn sample() -> ModelData {
                 mesh: Some(1),
                 skin: None,
                 weights: Vec::new(),
+                light: None,
             },
             ModelNode {
                 name: "sign".into(),
@@ -98,6 +101,7 @@ fn sample() -> ModelData {
                 mesh: Some(0),
                 skin: None,
                 weights: Vec::new(),
+                light: None,
             },
         ],
         animations: Vec::new(),

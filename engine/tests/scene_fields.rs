@@ -7,9 +7,9 @@
 use std::path::Path;
 
 use glam::{Quat, Vec3, Vec4};
-use keel_engine::assets::{MeshRef, Primitive};
+use keel_engine::assets::{AlphaMode, MeshRef, Primitive};
 use keel_engine::particles::{Burst, ColorStop, Emitter, FloatRange, Overflow, SizeStop};
-use keel_engine::render::ShadowSettings;
+use keel_engine::render::{PostSettings, ShadowSettings, Tonemapper};
 use keel_engine::scene::{
     CameraSetup, Environment, Light, LightKind, Material, MeshRenderer, NodeRecord, Orbit,
     Oscillate, SCENE_VERSION, Scene, SceneError, SceneFile, Spin, Transform,
@@ -51,7 +51,10 @@ fn everything() -> SceneFile {
             metallic: 0.25,
             roughness: 0.625,
             emissive: Vec3::new(1.5, 0.75, 0.25),
+            alpha_mode: AlphaMode::Mask { cutoff: 0.375 },
+            double_sided: true,
             texture: None,
+            maps: None,
         },
     });
     root.light = Some(Light {
@@ -96,6 +99,16 @@ fn everything() -> SceneFile {
         color: Vec3::new(1.0, 0.95, 0.875),
         intensity: 1.5,
     });
+    let mut spot = NodeRecord::new("spot");
+    spot.light = Some(Light {
+        kind: LightKind::Spot {
+            range: 9.5,
+            inner_degrees: 12.5,
+            outer_degrees: 25.5,
+        },
+        color: Vec3::new(0.5, 0.75, 1.0),
+        intensity: 4.5,
+    });
     SceneFile {
         version: SCENE_VERSION,
         environment: Environment {
@@ -109,13 +122,20 @@ fn everything() -> SceneFile {
                 depth_bias: 0.75,
                 normal_offset: 2.5,
             },
+            post: PostSettings {
+                exposure: -0.5,
+                tonemapper: Tonemapper::Agx,
+                bloom: true,
+                bloom_threshold: 1.25,
+                bloom_intensity: 0.375,
+            },
         },
         camera: CameraSetup {
             position: Vec3::new(3.5, 4.5, 12.5),
             target: Vec3::new(0.25, 0.5, 0.75),
             fov_y_degrees: 55.5,
         },
-        nodes: vec![root, child, sun],
+        nodes: vec![root, child, sun, spot],
     }
 }
 
@@ -206,7 +226,7 @@ fn expect_refused(text: &str, key: &str, line: u32, what: &str) {
 #[test]
 fn the_file_with_everything_loads() {
     let scene = Scene::from_text(&text(), origin()).expect("a valid file loads");
-    assert_eq!(scene.len(), 3);
+    assert_eq!(scene.len(), 4);
 }
 
 #[test]

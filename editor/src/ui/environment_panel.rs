@@ -1,10 +1,11 @@
 //! The inspector's environment panel, shown when nothing is selected (as a
 //! scene's world settings are in Godot and Unity): background and ambient
-//! colour, and the sun's shadows (cascades, distance, resolution, depth bias
-//! and normal offset), each change one undoable edit.
+//! colour, exposure, tonemapper and bloom, and the sun's shadows (cascades,
+//! distance, resolution, depth bias and normal offset), each change one
+//! undoable edit.
 
 use egui::Ui;
-use keel_engine::render::MAX_CASCADES;
+use keel_engine::render::{MAX_CASCADES, Tonemapper};
 use keel_engine::scene::Environment;
 
 use super::widgets::{Tracker, checkbox, color_row, number};
@@ -21,6 +22,46 @@ pub(super) fn environment_ui(ui: &mut Ui, env: &mut Environment, tracker: &mut T
             color_row(ui, "Background", &mut env.clear_color, tracker);
             color_row(ui, "Ambient", &mut env.ambient, tracker);
         });
+    ui.add_space(4.0);
+    ui.strong("Camera");
+    let post = &mut env.post;
+    egui::Grid::new("post_grid").num_columns(2).show(ui, |ui| {
+        ui.label("Exposure (EV)");
+        let r = ui
+            .add(egui::Slider::new(&mut post.exposure, -8.0..=8.0))
+            .accessible_name("Exposure");
+        tracker.track(&r);
+        ui.end_row();
+        ui.label("Tone mapping");
+        let before = post.tonemapper;
+        let combo = egui::ComboBox::from_id_salt("tonemapper")
+            .selected_text(post.tonemapper.label())
+            .show_ui(ui, |ui| {
+                for mapper in Tonemapper::ALL {
+                    ui.selectable_value(&mut post.tonemapper, mapper, mapper.label());
+                }
+            });
+        let _ = combo.response.accessible_name("Tonemapper");
+        tracker.changed |= post.tonemapper != before;
+        ui.end_row();
+        checkbox(ui, "Bloom", &mut post.bloom, tracker);
+        number(
+            ui,
+            "Bloom threshold",
+            &mut post.bloom_threshold,
+            0.05,
+            Some(0.0),
+            tracker,
+        );
+        number(
+            ui,
+            "Bloom intensity",
+            &mut post.bloom_intensity,
+            0.01,
+            Some(0.0),
+            tracker,
+        );
+    });
     ui.add_space(4.0);
     ui.strong("Sun shadows");
     let shadows = &mut env.shadows;

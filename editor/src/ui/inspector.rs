@@ -16,7 +16,7 @@
 
 use egui::{DragValue, Ui};
 use glam::{EulerRot, Quat, Vec3, Vec4};
-use keel_engine::assets::{MeshRef, Primitive, registry};
+use keel_engine::assets::{AlphaMode, MeshRef, Primitive, registry};
 use keel_engine::particles::{
     BlendMode, Burst, ColorStop, Emitter, FloatRange, MAX_POOL_CAPACITY, Overflow, SizeStop,
 };
@@ -430,28 +430,105 @@ fn mesh_ui(ui: &mut Ui, m: &mut MeshRenderer, tracker: &mut Tracker) {
     }
     // Linear, unbounded: the colour picker shows it scaled into range.
     color_row(ui, "Emissive", &mut m.material.emissive, tracker);
+    alpha_ui(ui, &mut m.material.alpha_mode, tracker);
+    checkbox(ui, "Double-sided", &mut m.material.double_sided, tracker);
     checkbox(ui, "Cast shadows", &mut m.cast_shadows, tracker);
+}
+
+/// glTF's alpha modes: a combo, and the cutoff of a mask.
+fn alpha_ui(ui: &mut Ui, mode: &mut AlphaMode, tracker: &mut Tracker) {
+    let name = |m: &AlphaMode| match m {
+        AlphaMode::Opaque => "Opaque",
+        AlphaMode::Mask { .. } => "Mask",
+        AlphaMode::Blend => "Blend",
+    };
+    ui.label("Alpha");
+    let before = *mode;
+    let combo = egui::ComboBox::from_id_salt("alpha_mode")
+        .selected_text(name(mode))
+        .show_ui(ui, |ui| {
+            for choice in [
+                AlphaMode::Opaque,
+                AlphaMode::Mask { cutoff: 0.5 },
+                AlphaMode::Blend,
+            ] {
+                if ui
+                    .selectable_label(name(mode) == name(&choice), name(&choice))
+                    .clicked()
+                    && name(mode) != name(&choice)
+                {
+                    *mode = choice;
+                }
+            }
+        });
+    let _ = combo.response.accessible_name("Alpha mode");
+    tracker.changed |= *mode != before;
+    ui.end_row();
+    if let AlphaMode::Mask { cutoff } = mode {
+        ui.label("Cutoff");
+        let r = ui
+            .add(egui::Slider::new(cutoff, 0.0..=1.0))
+            .accessible_name("Alpha cutoff");
+        tracker.track(&r);
+        ui.end_row();
+    }
 }
 
 fn light_ui(ui: &mut Ui, l: &mut Light, tracker: &mut Tracker) {
     ui.label("Kind");
     let before = l.kind;
-    let is_point = matches!(l.kind, LightKind::Point { .. });
+    let name = match l.kind {
+        LightKind::Directional => "Directional",
+        LightKind::Point { .. } => "Point",
+        LightKind::Spot { .. } => "Spot",
+    };
+    let range = l.kind.range().unwrap_or(10.0);
     let combo = egui::ComboBox::from_id_salt("light_kind")
-        .selected_text(if is_point { "Point" } else { "Directional" })
+        .selected_text(name)
         .show_ui(ui, |ui| {
-            if ui.selectable_label(!is_point, "Directional").clicked() {
+            if ui
+                .selectable_label(name == "Directional", "Directional")
+                .clicked()
+            {
                 l.kind = LightKind::Directional;
             }
-            if ui.selectable_label(is_point, "Point").clicked() && !is_point {
-                l.kind = LightKind::Point { range: 10.0 };
+            if ui.selectable_label(name == "Point", "Point").clicked() && name != "Point" {
+                l.kind = LightKind::Point { range };
+            }
+            if ui.selectable_label(name == "Spot", "Spot").clicked() && name != "Spot" {
+                l.kind = LightKind::Spot {
+                    range,
+                    inner_degrees: 20.0,
+                    outer_degrees: 30.0,
+                };
             }
         });
     let _ = combo.response.accessible_name("Light kind");
     tracker.changed |= l.kind != before;
     ui.end_row();
-    if let LightKind::Point { range } = &mut l.kind {
-        number(ui, "Range", range, 0.1, Some(0.01), tracker);
+    match &mut l.kind {
+        LightKind::Directional => {}
+        LightKind::Point { range } => number(ui, "Range", range, 0.1, Some(0.01), tracker),
+        LightKind::Spot {
+            range,
+            inner_degrees,
+            outer_degrees,
+        } => {
+            number(ui, "Range", range, 0.1, Some(0.01), tracker);
+            for (label, value) in [
+                ("Outer angle", &mut *outer_degrees),
+                ("Inner angle", &mut *inner_degrees),
+            ] {
+                ui.label(label);
+                let r = ui
+                    .add(egui::Slider::new(value, 0.0..=90.0).suffix("°"))
+                    .accessible_name(label);
+                tracker.track(&r);
+                ui.end_row();
+            }
+            // The core stays inside the edge.
+            *inner_degrees = inner_degrees.min(*outer_degrees - 0.5).max(0.0);
+        }
     }
     color_row(ui, "Light color", &mut l.color, tracker);
     number(ui, "Intensity", &mut l.intensity, 0.01, Some(0.0), tracker);

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use gltf::json;
 
-use super::{ModelData, ModelMaterial, ModelMesh, ModelNode, ModelSkin, ModelWarning};
+use super::{AlphaMode, ModelData, ModelMaterial, ModelMesh, ModelNode, ModelSkin, ModelWarning};
 use source::Sources;
 use texture::TextureCache;
 pub use texture::{mip_chain, srgb_to_linear};
@@ -437,43 +437,55 @@ impl Importer<'_> {
     ) -> Result<ModelMaterial, ModelError> {
         let element = format!("materials[{}]", material.index().unwrap_or_default());
         let pbr = material.pbr_metallic_roughness();
-        let ignored: Vec<&str> = [
-            ("normal", material.normal_texture().is_some()),
-            ("occlusion", material.occlusion_texture().is_some()),
-            ("emissive", material.emissive_texture().is_some()),
-            (
-                "metallic-roughness",
-                pbr.metallic_roughness_texture().is_some(),
-            ),
-        ]
-        .into_iter()
-        .filter_map(|(name, present)| present.then_some(name))
-        .collect();
-        if !ignored.is_empty() {
-            self.warn(
-                element.clone(),
-                format!(
-                    "{} textures ignored; only the base colour texture is imported",
-                    ignored.join(", ")
-                ),
-            );
-        }
-        let base_color_texture = match pbr.base_color_texture() {
-            Some(info) => {
-                if info.tex_coord() != 0 {
-                    self.warn(
-                        format!("{element}.pbrMetallicRoughness.baseColorTexture"),
-                        format!(
-                            "uses TEXCOORD_{}; only TEXCOORD_0 is imported",
-                            info.tex_coord()
-                        ),
-                    );
-                }
-                let image = info.texture().source().index();
-                Some(textures.get_or_decode(image, self.path, self.document, &self.sources)?)
+        let mut image = |info: Option<(gltf::Texture<'_>, u32)>, slot: &str, srgb: bool| {
+            let (texture, tex_coord) = info?;
+            if tex_coord != 0 {
+                self.warn(
+                    format!("{element}.{slot}"),
+                    format!("uses TEXCOORD_{tex_coord}; only TEXCOORD_0 is imported, so it is read with TEXCOORD_0"),
+                );
             }
-            None => None,
+            let image = texture.source().index();
+            Some(textures.get_or_decode((image, srgb), self.path, self.document, &self.sources))
         };
+        let base_color_texture = image(
+            pbr.base_color_texture()
+                .map(|i| (i.texture(), i.tex_coord())),
+            "pbrMetallicRoughness.baseColorTexture",
+            true,
+        )
+        .transpose()?;
+        let metal_rough_texture = image(
+            pbr.metallic_roughness_texture()
+                .map(|i| (i.texture(), i.tex_coord())),
+            "pbrMetallicRoughness.metallicRoughnessTexture",
+            false,
+        )
+        .transpose()?;
+        let normal = material.normal_texture();
+        let normal_texture = image(
+            normal.as_ref().map(|i| (i.texture(), i.tex_coord())),
+            "normalTexture",
+            false,
+        )
+        .transpose()?
+        .zip(normal.map(|i| i.scale()));
+        let occlusion = material.occlusion_texture();
+        let occlusion_texture = image(
+            occlusion.as_ref().map(|i| (i.texture(), i.tex_coord())),
+            "occlusionTexture",
+            false,
+        )
+        .transpose()?
+        .zip(occlusion.map(|i| i.strength().clamp(0.0, 1.0)));
+        let emissive_texture = image(
+            material
+                .emissive_texture()
+                .map(|i| (i.texture(), i.tex_coord())),
+            "emissiveTexture",
+            true,
+        )
+        .transpose()?;
         Ok(ModelMaterial {
             name: material.name().unwrap_or_default().to_owned(),
             base_color: pbr.base_color_factor().into(),
@@ -482,6 +494,18 @@ impl Importer<'_> {
             roughness: pbr.roughness_factor(),
             emissive: glam::Vec3::from(material.emissive_factor())
                 * material.emissive_strength().unwrap_or(1.0),
+            alpha_mode: match material.alpha_mode() {
+                gltf::material::AlphaMode::Opaque => AlphaMode::Opaque,
+                gltf::material::AlphaMode::Mask => AlphaMode::Mask {
+                    cutoff: material.alpha_cutoff().unwrap_or(0.5).clamp(0.0, 1.0),
+                },
+                gltf::material::AlphaMode::Blend => AlphaMode::Blend,
+            },
+            double_sided: material.double_sided(),
+            metal_rough_texture,
+            normal_texture: normal_texture.filter(|(_, scale)| scale.is_finite()),
+            occlusion_texture,
+            emissive_texture,
         })
     }
 }

@@ -7,7 +7,7 @@
 use glam::{Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
-use super::TextureHandle;
+use super::{MapsHandle, TextureHandle};
 
 /// Surface appearance of a mesh (glTF 2.0 metallic-roughness).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -22,14 +22,91 @@ pub struct Material {
     /// Linear RGB light the surface emits (strength folded in: may exceed 1).
     #[serde(skip_serializing_if = "is_black")]
     pub emissive: Vec3,
+    /// How the base colour's alpha is used.
+    #[serde(skip_serializing_if = "AlphaMode::is_opaque")]
+    pub alpha_mode: AlphaMode,
+    /// Drawn from both sides (back faces lit with the normal turned round).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub double_sided: bool,
     /// Base-colour texture, multiplied with `base_color`. Only imported models
     /// carry one, and their parts are not written to scene files.
     #[serde(skip)]
     pub texture: Option<TextureHandle>,
+    /// The imported material's other textures (metallic-roughness, normal,
+    /// occlusion, emission), registered once per material.
+    #[serde(skip)]
+    pub maps: Option<MapsHandle>,
+}
+
+/// The textures of an imported material beyond its base colour: what the
+/// registry keeps behind a [`MapsHandle`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MaterialMaps {
+    /// Metallic in blue, roughness in green (multiplied with the factors).
+    pub metal_rough: Option<TextureHandle>,
+    /// Tangent-space normals (+Y up, glTF's convention).
+    pub normal: Option<TextureHandle>,
+    /// How far the normal map tilts the surface (1: as stored).
+    pub normal_scale: f32,
+    /// Ambient occlusion in red.
+    pub occlusion: Option<TextureHandle>,
+    /// How much of the occlusion applies (0 none, 1 all).
+    pub occlusion_strength: f32,
+    /// Emission colour (sRGB), multiplied with the emissive factor.
+    pub emissive: Option<TextureHandle>,
+}
+
+impl Default for MaterialMaps {
+    fn default() -> Self {
+        Self {
+            metal_rough: None,
+            normal: None,
+            normal_scale: 1.0,
+            occlusion: None,
+            occlusion_strength: 1.0,
+            emissive: None,
+        }
+    }
+}
+
+impl MaterialMaps {
+    /// Whether it holds any texture.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.metal_rough.is_none()
+            && self.normal.is_none()
+            && self.occlusion.is_none()
+            && self.emissive.is_none()
+    }
 }
 
 fn is_black(c: &Vec3) -> bool {
     *c == Vec3::ZERO
+}
+
+/// glTF's alpha modes: how a material's alpha (base colour factor times
+/// texture) is used.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub enum AlphaMode {
+    /// Alpha is ignored.
+    #[default]
+    Opaque,
+    /// Fully drawn where alpha reaches `cutoff`, not at all below (leaves, fences).
+    Mask {
+        /// The alpha threshold, 0 to 1.
+        cutoff: f32,
+    },
+    /// Blended over what is behind (glass): drawn after the opaque meshes,
+    /// back to front, without writing depth.
+    Blend,
+}
+
+impl AlphaMode {
+    /// Whether alpha is ignored.
+    #[must_use]
+    pub fn is_opaque(&self) -> bool {
+        *self == AlphaMode::Opaque
+    }
 }
 
 /// Roughness of a scene file's material that gives none.
@@ -42,7 +119,10 @@ impl Default for Material {
             metallic: 0.0,
             roughness: DEFAULT_ROUGHNESS,
             emissive: Vec3::ZERO,
+            alpha_mode: AlphaMode::Opaque,
+            double_sided: false,
             texture: None,
+            maps: None,
         }
     }
 }
@@ -83,6 +163,10 @@ struct MaterialFields {
     roughness: Option<f32>,
     #[serde(default)]
     emissive: Vec3,
+    #[serde(default)]
+    alpha_mode: AlphaMode,
+    #[serde(default)]
+    double_sided: bool,
     gloss: Option<f32>,
 }
 
@@ -108,7 +192,10 @@ impl TryFrom<MaterialFields> for Material {
             metallic: f.metallic,
             roughness,
             emissive: f.emissive,
+            alpha_mode: f.alpha_mode,
+            double_sided: f.double_sided,
             texture: None,
+            maps: None,
         })
     }
 }

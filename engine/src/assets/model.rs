@@ -11,8 +11,8 @@ use std::path::PathBuf;
 
 use glam::{Vec3, Vec4};
 
-use super::MeshData;
-use crate::scene::Transform;
+use super::{AlphaMode, MeshData};
+use crate::scene::{Light, Transform};
 
 /// An RGBA8 image, sRGB-encoded, with its full mip chain.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -26,6 +26,8 @@ pub struct TextureData {
     /// Level 0 first, then each level half the size of the one before (rounded
     /// down, at least 1) down to 1 x 1; each level is `4 * w * h` bytes, rows top first.
     pub mips: Vec<Vec<u8>>,
+    /// Colour (sRGB-encoded, decoded when sampled) or data (sampled as stored).
+    pub srgb: bool,
 }
 
 /// A material as the importer understood it.
@@ -44,6 +46,19 @@ pub struct ModelMaterial {
     /// Linear RGB emitted light: `emissiveFactor` times
     /// `KHR_materials_emissive_strength`.
     pub emissive: Vec3,
+    /// Index into [`ModelData::textures`] of the metallic (blue) and
+    /// roughness (green) texture.
+    pub metal_rough_texture: Option<usize>,
+    /// The tangent-space normal map and its scale.
+    pub normal_texture: Option<(usize, f32)>,
+    /// The ambient occlusion texture (red) and its strength.
+    pub occlusion_texture: Option<(usize, f32)>,
+    /// The emission texture (multiplied with `emissive`).
+    pub emissive_texture: Option<usize>,
+    /// How alpha is used.
+    pub alpha_mode: AlphaMode,
+    /// Drawn from both sides.
+    pub double_sided: bool,
 }
 
 impl Default for ModelMaterial {
@@ -56,6 +71,12 @@ impl Default for ModelMaterial {
             metallic: 1.0,
             roughness: 1.0,
             emissive: Vec3::ZERO,
+            metal_rough_texture: None,
+            normal_texture: None,
+            occlusion_texture: None,
+            emissive_texture: None,
+            alpha_mode: AlphaMode::Opaque,
+            double_sided: false,
         }
     }
 }
@@ -95,6 +116,8 @@ pub struct ModelNode {
     /// Initial morph target weights of its mesh (the node's, else the mesh's
     /// defaults; empty without targets).
     pub weights: Vec<f32>,
+    /// Its `KHR_lights_punctual` light.
+    pub light: Option<Light>,
 }
 
 /// Something in the file the importer skipped; the rest still loads.

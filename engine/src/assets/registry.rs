@@ -15,6 +15,7 @@ use std::time::SystemTime;
 use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
+use super::MaterialMaps;
 use super::gltf::{self, ModelError};
 use super::{MeshData, ModelData, ModelMaterial, ModelWarning, Primitive, TextureData};
 use crate::scene::Material;
@@ -38,6 +39,18 @@ pub struct TextureHandle(u32);
 
 impl TextureHandle {
     /// Position in the registry (also the renderer's key for its GPU copy).
+    #[must_use]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A registered [`MaterialMaps`]: an imported material's textures beyond its base colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MapsHandle(u32);
+
+impl MapsHandle {
+    /// Position in the registry (also the renderer's key for its bind group).
     #[must_use]
     pub fn index(self) -> usize {
         self.0 as usize
@@ -135,12 +148,14 @@ pub struct Model {
 pub struct Registry {
     meshes: Vec<MeshAsset>,
     textures: Vec<Arc<TextureData>>,
+    maps: Vec<MaterialMaps>,
     models: Vec<Arc<Model>>,
 }
 
 static REGISTRY: RwLock<Registry> = RwLock::new(Registry {
     meshes: Vec::new(),
     textures: Vec::new(),
+    maps: Vec::new(),
     models: Vec::new(),
 });
 
@@ -166,6 +181,12 @@ impl Registry {
     #[must_use]
     pub fn texture(&self, handle: TextureHandle) -> Option<&Arc<TextureData>> {
         self.textures.get(handle.index())
+    }
+
+    /// The material maps behind `handle`.
+    #[must_use]
+    pub fn maps(&self, handle: MapsHandle) -> Option<&MaterialMaps> {
+        self.maps.get(handle.index())
     }
 
     /// Every mesh, in handle order.
@@ -230,6 +251,13 @@ pub fn add_texture(texture: TextureData) -> TextureHandle {
     registry_mut().add_texture(texture)
 }
 
+/// Registers material maps made in code (textures already registered).
+pub fn add_maps(maps: MaterialMaps) -> MapsHandle {
+    let mut registry = registry_mut();
+    registry.maps.push(maps);
+    MapsHandle(to_u32(registry.maps.len() - 1))
+}
+
 /// Imports a glTF file, or returns the model already imported from it (the
 /// same path, unchanged on disk since).
 ///
@@ -261,14 +289,32 @@ fn register_model(mut data: ModelData, modified: Option<SystemTime>) -> Arc<Mode
         .into_iter()
         .map(|texture| registry.add_texture(texture))
         .collect();
-    let import = |m: &ModelMaterial| Material {
-        base_color: m.base_color,
-        metallic: m.metallic,
-        roughness: m.roughness,
-        emissive: m.emissive,
-        texture: m.base_color_texture.and_then(|t| textures.get(t).copied()),
+    let texture = |t: Option<usize>| t.and_then(|t| textures.get(t).copied());
+    let mut import = |m: &ModelMaterial| {
+        let maps = MaterialMaps {
+            metal_rough: texture(m.metal_rough_texture),
+            normal: texture(m.normal_texture.map(|(t, _)| t)),
+            normal_scale: m.normal_texture.map_or(1.0, |(_, s)| s),
+            occlusion: texture(m.occlusion_texture.map(|(t, _)| t)),
+            occlusion_strength: m.occlusion_texture.map_or(1.0, |(_, s)| s),
+            emissive: texture(m.emissive_texture),
+        };
+        let maps = (!maps.is_empty()).then(|| {
+            registry.maps.push(maps);
+            MapsHandle(to_u32(registry.maps.len() - 1))
+        });
+        Material {
+            base_color: m.base_color,
+            metallic: m.metallic,
+            roughness: m.roughness,
+            emissive: m.emissive,
+            alpha_mode: m.alpha_mode,
+            double_sided: m.double_sided,
+            texture: texture(m.base_color_texture),
+            maps,
+        }
     };
-    let materials: Vec<Material> = data.materials.iter().map(import).collect();
+    let materials: Vec<Material> = data.materials.iter().map(&mut import).collect();
     let default_material = import(&ModelMaterial::default());
     let primitives = data
         .meshes

@@ -10,10 +10,10 @@ mod shadows;
 
 use glam::{Affine3A, Vec3, Vec4};
 
-use crate::assets::MeshRef;
+use crate::assets::{AlphaMode, MeshRef};
 use crate::render::{
     BatchKey, Camera, DeformedInstance, DirectionalLight, FrameData, GpuInstance, LineVertex,
-    MAX_CASCADES, MeshInstance, OrbitController, PackedInstances, PointLight, push_aabb,
+    MAX_CASCADES, MeshInstance, OrbitController, PackedInstances, PointLight, Spot, push_aabb,
 };
 use crate::scene::index::mesh_bounds;
 use crate::scene::{
@@ -174,7 +174,8 @@ impl FrameBuffers {
         for (node, mesh) in scene.components.mesh.iter() {
             let slot = node.index() as usize;
             let seen = self.visible_marks[slot / 64] & (1 << (slot % 64)) != 0;
-            let casts = if mesh.cast_shadows {
+            // See-through meshes cast no shadow.
+            let casts = if mesh.cast_shadows && mesh.material.alpha_mode != AlphaMode::Blend {
                 self.caster_marks_of(node, cascades)
             } else {
                 0
@@ -193,18 +194,11 @@ impl FrameBuffers {
                     self.keys.push(BatchKey::default());
                 }
                 self.records[count] = record;
-                self.keys[count] = BatchKey {
-                    mesh: mesh.mesh,
-                    texture: mesh.material.texture,
-                };
+                self.keys[count] = BatchKey::new(mesh.mesh, &mesh.material);
                 count += 1;
             }
             if casts != 0 {
-                let key = BatchKey {
-                    mesh: mesh.mesh,
-                    texture: None,
-                };
-                self.push_caster(casts, &record, key);
+                self.push_caster(casts, &record, BatchKey::depth_only(mesh.mesh));
             }
         }
         count
@@ -331,6 +325,24 @@ impl FrameBuffers {
                     color: light.color,
                     intensity: light.intensity,
                     range,
+                    spot: None,
+                }),
+                LightKind::Spot {
+                    range,
+                    inner_degrees,
+                    outer_degrees,
+                } => self.point_lights.push(PointLight {
+                    position: world.translation.into(),
+                    color: light.color,
+                    intensity: light.intensity,
+                    range,
+                    spot: Some(Spot {
+                        direction: world
+                            .transform_vector3(Vec3::NEG_Z)
+                            .normalize_or(Vec3::NEG_Y),
+                        cos_inner: inner_degrees.to_radians().cos(),
+                        cos_outer: outer_degrees.to_radians().cos(),
+                    }),
                 }),
             }
         }
@@ -353,6 +365,7 @@ impl FrameBuffers {
                 keys: &self.keys[..self.packed_len],
             },
             shadows: env.shadows,
+            post: env.post,
             casters: self.caster_frames(),
             deformed: &self.deformed,
             joints: &self.palette.matrices,
@@ -447,10 +460,7 @@ mod tests {
             .filter(|(node, _)| visible.contains(node))
             .filter_map(|(node, mesh)| {
                 let model = world.scene.interpolated_world(node, alpha)?;
-                let key = BatchKey {
-                    mesh: mesh.mesh,
-                    texture: mesh.material.texture,
-                };
+                let key = BatchKey::new(mesh.mesh, &mesh.material);
                 Some((GpuInstance::from_parts(&model, &mesh.material), key))
             })
             .collect()

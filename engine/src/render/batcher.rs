@@ -20,8 +20,8 @@ use glam::{Affine3A, Mat4, Vec3, Vec3A};
 
 use super::culling::Frustum;
 use super::frame::{FrameData, MeshInstance};
-use crate::assets::Material;
-use crate::assets::{MeshRef, Primitive, TextureHandle, registry};
+use crate::assets::{AlphaMode, Material};
+use crate::assets::{MapsHandle, MeshRef, Primitive, TextureHandle, registry};
 
 /// One instance as the mesh shader reads it from its storage buffer (80 bytes:
 /// four `vec4`s, then a `vec3` and a `u32`, so the Rust and WGSL layouts agree).
@@ -35,7 +35,8 @@ pub struct GpuInstance {
     pub color: [f32; 4],
     /// Linear RGB emitted light.
     pub emissive: [f32; 3],
-    /// Metallic (low half) and roughness (high half), as unorm16s.
+    /// Four unorm8s, low byte first: metallic, roughness, the alpha cutoff,
+    /// and 255 when alpha masks (0 otherwise).
     pub metal_rough: u32,
 }
 
@@ -66,7 +67,7 @@ impl GpuInstance {
             ],
             color: material.base_color.to_array(),
             emissive: material.emissive.to_array(),
-            metal_rough: pack_unorm16x2(material.metallic, material.roughness),
+            metal_rough: pack_surface(material),
         }
     }
 
@@ -83,11 +84,16 @@ impl GpuInstance {
     }
 }
 
-/// Two values in 0..1 as WGSL's `unpack2x16unorm` reads them (`a` low).
+/// Metallic, roughness, alpha cutoff and the mask flag as WGSL's
+/// `unpack4x8unorm` reads them (metallic in the low byte).
 #[inline]
-fn pack_unorm16x2(a: f32, b: f32) -> u32 {
-    let q = |v: f32| (v.clamp(0.0, 1.0) * 65535.0 + 0.5) as u32;
-    q(a) | (q(b) << 16)
+fn pack_surface(material: &Material) -> u32 {
+    let q = |v: f32| (v.clamp(0.0, 1.0) * 255.0 + 0.5) as u32;
+    let (cutoff, mask) = match material.alpha_mode {
+        AlphaMode::Mask { cutoff } => (cutoff, 1.0),
+        _ => (0.0, 0.0),
+    };
+    q(material.metallic) | (q(material.roughness) << 8) | (q(cutoff) << 16) | (q(mask) << 24)
 }
 
 /// The batch an already packed instance belongs to.
@@ -97,6 +103,35 @@ pub struct BatchKey {
     pub mesh: MeshRef,
     /// The base-colour texture.
     pub texture: Option<TextureHandle>,
+    /// The material's other textures.
+    pub maps: Option<MapsHandle>,
+    /// Drawn from both sides.
+    pub double_sided: bool,
+    /// Alpha-blended: drawn after the opaque meshes, back to front.
+    pub blend: bool,
+}
+
+impl BatchKey {
+    /// The batch of `mesh` drawn with `material`.
+    #[must_use]
+    pub fn new(mesh: MeshRef, material: &Material) -> Self {
+        Self {
+            mesh,
+            texture: material.texture,
+            maps: material.maps,
+            double_sided: material.double_sided,
+            blend: material.alpha_mode == AlphaMode::Blend,
+        }
+    }
+
+    /// The batch of `mesh` in a depth-only pass (no texture, no blending).
+    #[must_use]
+    pub fn depth_only(mesh: MeshRef) -> Self {
+        Self {
+            mesh,
+            ..Self::default()
+        }
+    }
 }
 
 impl Default for BatchKey {
@@ -104,6 +139,9 @@ impl Default for BatchKey {
         Self {
             mesh: MeshRef::Primitive(Primitive::Cube),
             texture: None,
+            maps: None,
+            double_sided: false,
+            blend: false,
         }
     }
 }
@@ -140,6 +178,12 @@ pub struct DrawGroup {
     pub mesh: MeshRef,
     /// The base-colour texture (white when `None`).
     pub texture: Option<TextureHandle>,
+    /// The material's other textures (none when `None`).
+    pub maps: Option<MapsHandle>,
+    /// Drawn from both sides.
+    pub double_sided: bool,
+    /// Alpha-blended (such groups come last, one instance each, back to front).
+    pub blend: bool,
     /// Range in the index array ([`InstanceBatcher::indices`]).
     pub instances: Range<u32>,
 }
@@ -149,8 +193,7 @@ const NONE: u32 = u32::MAX;
 /// A batch being counted: the instances of one (mesh, texture) pair.
 #[derive(Clone, Copy, Debug)]
 struct Batch {
-    mesh: MeshRef,
-    texture: Option<TextureHandle>,
+    key: BatchKey,
     count: u32,
     /// Next batch of the same mesh (another texture), or `NONE`.
     next: u32,
@@ -170,7 +213,7 @@ impl Batches {
     /// Forgets the last frame's batches (touching only the keys it used).
     fn clear(&mut self) {
         for batch in &self.list {
-            self.first[mesh_key(batch.mesh)] = NONE;
+            self.first[mesh_key(batch.key.mesh)] = NONE;
         }
         self.list.clear();
     }
@@ -186,21 +229,20 @@ impl Batches {
 
     /// Finds or opens the batch of (`mesh` with key `key`, `texture`).
     #[inline]
-    fn find(&mut self, key: usize, mesh: MeshRef, texture: Option<TextureHandle>) -> u32 {
+    fn find(&mut self, key: usize, batch_key: BatchKey) -> u32 {
         if key >= self.first.len() {
             self.learn_radii(key);
         }
         let mut at = self.first[key];
         while let Some(batch) = self.list.get(at as usize) {
-            if batch.texture == texture {
+            if batch.key == batch_key {
                 return at;
             }
             at = batch.next;
         }
         let id = to_u32(self.list.len());
         self.list.push(Batch {
-            mesh,
-            texture,
+            key: batch_key,
             count: 0,
             next: self.first[key],
         });
@@ -244,6 +286,8 @@ pub struct InstanceBatcher {
     extracted: usize,
     visible: usize,
     groups: Vec<DrawGroup>,
+    /// Blended instances while sorting: view depth, position, group.
+    blended: Vec<(f32, u32, u32)>,
     culled: usize,
 }
 
@@ -285,8 +329,16 @@ fn pack(
         {
             continue;
         }
-        let texture = instance.material.texture.filter(|_| !casters_only);
-        let batch = batches.find(key, instance.mesh, texture);
+        let batch_key = if casters_only {
+            if instance.material.alpha_mode == AlphaMode::Blend {
+                // See-through: casts no shadow.
+                continue;
+            }
+            BatchKey::depth_only(instance.mesh)
+        } else {
+            BatchKey::new(instance.mesh, &instance.material)
+        };
+        let batch = batches.find(key, batch_key);
         batches.list[batch as usize].count += 1;
         packed[visible] = GpuInstance::new(instance);
         batch_of[visible] = batch;
@@ -370,7 +422,7 @@ impl InstanceBatcher {
         }
         // Extracted records first: only their 16-byte keys are read here.
         for (slot, key) in self.batch_of.iter_mut().zip(&packed.keys[..extracted]) {
-            let batch = self.batches.find(mesh_key(key.mesh), key.mesh, key.texture);
+            let batch = self.batches.find(mesh_key(key.mesh), *key);
             self.batches.list[batch as usize].count += 1;
             *slot = batch;
         }
@@ -398,6 +450,44 @@ impl InstanceBatcher {
             &mut self.cursors,
             &mut self.indices,
         );
+        self.sort_blended(view_proj, packed.records);
+    }
+
+    /// Splits the blended groups (ordered last) into one group per
+    /// instance, farthest from the camera first, so each is blended over
+    /// what lies behind it.
+    fn sort_blended(&mut self, view_proj: Mat4, extracted: &[GpuInstance]) {
+        let Some(first) = self.groups.iter().position(|g| g.blend) else {
+            return;
+        };
+        let start = self.groups[first].instances.start as usize;
+        self.blended.clear();
+        for (g, group) in self.groups.iter().enumerate().skip(first) {
+            let run = group.instances.start as usize..group.instances.end as usize;
+            for &index in &self.indices[run] {
+                let at = index as usize;
+                let record = match extracted.get(at) {
+                    Some(record) => record,
+                    None => &self.packed[at - self.extracted],
+                };
+                let position = Vec3::new(record.rows[0][3], record.rows[1][3], record.rows[2][3]);
+                let depth = (view_proj * position.extend(1.0)).w;
+                self.blended.push((depth, index, to_u32(g)));
+            }
+        }
+        self.blended
+            .sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let templates = self.groups.len();
+        for (i, &(_, index, g)) in (0u32..).zip(&self.blended) {
+            let at = to_u32(start) + i;
+            self.indices[at as usize] = index;
+            let group = DrawGroup {
+                instances: at..at + 1,
+                ..self.groups[g as usize].clone()
+            };
+            self.groups.push(group);
+        }
+        self.groups.drain(first..templates);
     }
 
     /// Instances the last `prepare` will draw: the extracted ones, then the
@@ -412,8 +502,10 @@ impl InstanceBatcher {
         let batches = &self.batches.list;
         self.order.clear();
         self.order.extend(0..to_u32(batches.len()));
-        self.order
-            .sort_unstable_by_key(|&b| (batches[b as usize].texture, batches[b as usize].mesh));
+        self.order.sort_unstable_by_key(|&b| {
+            let k = &batches[b as usize].key;
+            (k.blend, k.texture, k.maps, k.double_sided, k.mesh)
+        });
         self.groups.clear();
         self.cursors.clear();
         self.cursors.resize(batches.len(), 0);
@@ -423,8 +515,11 @@ impl InstanceBatcher {
             self.cursors[b as usize] = start;
             let end = start + batch.count;
             self.groups.push(DrawGroup {
-                mesh: batch.mesh,
-                texture: batch.texture,
+                mesh: batch.key.mesh,
+                texture: batch.key.texture,
+                maps: batch.key.maps,
+                double_sided: batch.key.double_sided,
+                blend: batch.key.blend,
                 instances: start..end,
             });
             start = end;
@@ -527,242 +622,4 @@ fn to_u32(value: usize) -> u32 {
 }
 
 #[cfg(test)]
-mod tests {
-    use glam::Vec4;
-    use proptest::prelude::*;
-
-    use super::*;
-    use crate::assets::{MeshHandle, add_mesh, add_texture};
-    use crate::render::camera::Camera;
-    use crate::scene::Material;
-
-    /// What groups are sorted by: texture first, so binds change least.
-    fn key(group: &DrawGroup) -> (Option<TextureHandle>, MeshRef) {
-        (group.texture, group.mesh)
-    }
-
-    fn view_proj() -> Mat4 {
-        Camera {
-            position: Vec3::new(0.0, 5.0, 12.0),
-            ..Camera::default()
-        }
-        .view_projection(1.5)
-    }
-
-    /// Three imported meshes and two textures shared by every case.
-    fn assets() -> &'static ([MeshHandle; 3], [TextureHandle; 2]) {
-        static ASSETS: OnceLock<([MeshHandle; 3], [TextureHandle; 2])> = OnceLock::new();
-        ASSETS.get_or_init(|| {
-            let meshes = [Primitive::Cone, Primitive::Cube, Primitive::Sphere]
-                .map(|p| add_mesh(format!("batcher test {p:?}"), p.mesh()));
-            let texture = || crate::assets::TextureData {
-                name: "batcher test".into(),
-                width: 1,
-                height: 1,
-                mips: vec![vec![255; 4]],
-            };
-            (meshes, [add_texture(texture()), add_texture(texture())])
-        })
-    }
-
-    fn instance_strategy() -> impl Strategy<Value = MeshInstance> {
-        (
-            0..8usize,
-            0..3usize,
-            prop::array::uniform3(-30.0f32..30.0),
-            prop::array::uniform3(0.1f32..3.0),
-            0.0f32..6.3,
-            prop::array::uniform3(0.0f32..1.0),
-        )
-            .prop_map(|(mesh, texture, position, scale, angle, color)| {
-                let (meshes, textures) = assets();
-                MeshInstance {
-                    cast_shadows: true,
-                    mesh: match mesh {
-                        0..5 => MeshRef::Primitive(Primitive::ALL[mesh]),
-                        _ => MeshRef::Asset(meshes[mesh - 5]),
-                    },
-                    model: Affine3A::from_scale_rotation_translation(
-                        scale.into(),
-                        glam::Quat::from_rotation_y(angle),
-                        position.into(),
-                    ),
-                    material: Material {
-                        base_color: Vec3::from(color).extend(1.0),
-                        roughness: color[0],
-                        texture: textures.get(texture).copied(),
-                        ..Material::default()
-                    },
-                }
-            })
-    }
-
-    proptest! {
-        #[test]
-        fn batches_match_the_unbatched_reference(
-            instances in prop::collection::vec(instance_strategy(), 0..200),
-        ) {
-            let mut batcher = InstanceBatcher::new();
-            // Twice: the second frame reuses every buffer of the first.
-            for _ in 0..2 {
-                batcher.prepare(view_proj(), &instances, false);
-            }
-            let reference = prepare_unbatched(view_proj(), &instances);
-
-            prop_assert_eq!(batcher.instances().len() + batcher.culled(), instances.len());
-            prop_assert_eq!(batcher.instances().len(), reference.len());
-            let mut covered = 0;
-            for pair in batcher.groups().windows(2) {
-                prop_assert!(key(&pair[0]) < key(&pair[1]), "groups sorted and distinct");
-            }
-            for group in batcher.groups() {
-                prop_assert_eq!(group.instances.start as usize, covered, "groups must be contiguous");
-                covered = group.instances.end as usize;
-                let expected: Vec<&[u8]> = reference
-                    .iter()
-                    .filter(|draw| draw.mesh == group.mesh && draw.texture == group.texture)
-                    .map(|draw| draw.bytes.as_slice())
-                    .collect();
-                let range = group.instances.start as usize..group.instances.end as usize;
-                let actual: Vec<&[u8]> = batcher.indices()[range]
-                    .iter()
-                    .map(|&i| bytemuck::bytes_of(&batcher.instances()[i as usize]))
-                    .collect();
-                prop_assert_eq!(actual, expected, "{:?} group differs", key(group));
-            }
-            prop_assert_eq!(covered, reference.len());
-            let mut seen = batcher.indices().to_vec();
-            seen.sort_unstable();
-            prop_assert!(seen.iter().copied().eq(0..reference.len() as u32), "each instance once");
-        }
-
-        #[test]
-        fn extracted_records_and_loose_instances_share_the_groups(
-            extracted in prop::collection::vec(instance_strategy(), 0..80),
-            loose in prop::collection::vec(instance_strategy(), 0..80),
-        ) {
-            let records: Vec<GpuInstance> = extracted.iter().map(GpuInstance::new).collect();
-            let keys: Vec<BatchKey> = extracted
-                .iter()
-                .map(|i| BatchKey { mesh: i.mesh, texture: i.material.texture })
-                .collect();
-            let frame = FrameData {
-                instances: &loose,
-                instances_in_view: true,
-                packed: PackedInstances { records: &records, keys: &keys },
-                ..FrameData::default()
-            };
-            let mut batcher = InstanceBatcher::new();
-            batcher.prepare_frame(view_proj(), &frame);
-            prop_assert_eq!(batcher.drawn(), extracted.len() + loose.len());
-            // What the GPU buffer holds: the extracted records, then the batcher's.
-            let gpu: Vec<GpuInstance> = records.iter().chain(batcher.instances()).copied().collect();
-            let all: Vec<&MeshInstance> = extracted.iter().chain(&loose).collect();
-            for group in batcher.groups() {
-                let range = group.instances.start as usize..group.instances.end as usize;
-                let got: Vec<GpuInstance> =
-                    batcher.indices()[range].iter().map(|&i| gpu[i as usize]).collect();
-                let want: Vec<GpuInstance> = all
-                    .iter()
-                    .filter(|i| i.mesh == group.mesh && i.material.texture == group.texture)
-                    .map(|i| GpuInstance::new(i))
-                    .collect();
-                prop_assert_eq!(got, want);
-            }
-        }
-
-        #[test]
-        fn already_culled_instances_are_all_packed(
-            instances in prop::collection::vec(instance_strategy(), 0..100),
-        ) {
-            let mut batcher = InstanceBatcher::new();
-            batcher.prepare(view_proj(), &instances, true);
-            prop_assert_eq!(batcher.instances().len(), instances.len());
-            prop_assert_eq!(batcher.culled(), 0);
-        }
-    }
-
-    #[test]
-    fn a_smaller_frame_after_a_larger_one_exposes_only_its_own_instances() {
-        let one = MeshInstance::default();
-        let mut batcher = InstanceBatcher::new();
-        batcher.prepare(Mat4::IDENTITY, &[one; 10], true);
-        batcher.prepare(Mat4::IDENTITY, &[one; 3], true);
-        assert_eq!(batcher.instances().len(), 3);
-        assert_eq!(batcher.bytes().len(), 3 * size_of::<GpuInstance>());
-        assert_eq!(batcher.indices(), [0, 1, 2]);
-        assert_eq!(batcher.groups().len(), 1);
-        assert_eq!(batcher.groups()[0].instances, 0..3);
-    }
-
-    #[test]
-    fn packed_rows_give_the_model_back() {
-        let model = Affine3A::from_scale_rotation_translation(
-            Vec3::new(1.5, 0.5, 2.0),
-            glam::Quat::from_euler(glam::EulerRot::XYZ, 0.3, -0.9, 1.2),
-            Vec3::new(-4.0, 2.0, 7.0),
-        );
-        let packed = GpuInstance::from_parts(&model, &Material::default());
-        assert!(packed.model().abs_diff_eq(model, 1e-6));
-    }
-
-    #[test]
-    fn instances_pack_the_material() {
-        let instance = MeshInstance {
-            material: Material {
-                base_color: Vec4::new(0.1, 0.2, 0.3, 0.5),
-                metallic: 0.25,
-                roughness: 0.7,
-                emissive: Vec3::new(4.0, 2.0, 0.5),
-                texture: None,
-            },
-            model: Affine3A::from_translation(Vec3::new(1.0, 2.0, 3.0)),
-            ..MeshInstance::default()
-        };
-        let packed = GpuInstance::new(&instance);
-        assert_eq!(packed.color, [0.1, 0.2, 0.3, 0.5]);
-        assert_eq!(packed.emissive, [4.0, 2.0, 0.5]);
-        let half = |v: u32| f32::from((v & 0xffff) as u16) / 65535.0;
-        let (metallic, roughness) = (half(packed.metal_rough), half(packed.metal_rough >> 16));
-        assert!((metallic - 0.25).abs() < 1e-4 && (roughness - 0.7).abs() < 1e-4);
-        let translation = packed.rows.map(|row| row[3]);
-        assert_eq!(translation, [1.0, 2.0, 3.0]);
-        let turned = MeshInstance {
-            cast_shadows: true,
-            model: Affine3A::from_scale_rotation_translation(
-                Vec3::new(2.0, 0.5, 1.0),
-                glam::Quat::from_rotation_z(0.8),
-                Vec3::X,
-            ),
-            ..instance
-        };
-        let rows = GpuInstance::new(&turned).rows.map(glam::Vec4::from);
-        let p = Vec3::new(0.3, -1.0, 2.0);
-        let by_rows = Vec3::new(
-            rows[0].dot(p.extend(1.0)),
-            rows[1].dot(p.extend(1.0)),
-            rows[2].dot(p.extend(1.0)),
-        );
-        assert!(by_rows.abs_diff_eq(turned.model.transform_point3(p), 1e-5));
-        assert_eq!(size_of::<GpuInstance>(), 80);
-    }
-
-    #[test]
-    fn scaled_instances_use_a_scaled_bound() {
-        let frustum = Frustum::from_view_projection(view_proj());
-        let radius = Primitive::Sphere.mesh().bounding_radius();
-        // Just left of the view: only a large scale makes it reach in.
-        let left = Vec3::new(-40.0, 0.0, 0.0);
-        assert!(!is_visible(
-            &frustum,
-            radius,
-            &Affine3A::from_translation(left)
-        ));
-        let big = Affine3A::from_scale_rotation_translation(
-            Vec3::new(1.0, 1.0, 200.0),
-            glam::Quat::IDENTITY,
-            left,
-        );
-        assert!(is_visible(&frustum, radius, &big));
-    }
-}
+mod tests;

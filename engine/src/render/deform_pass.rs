@@ -14,10 +14,11 @@ use wgpu::util::DeviceExt;
 
 use super::buffer::GrowableBuffer;
 use super::frame::{DeformedInstance, FrameData};
-use super::mesh_pass::{mesh_pipeline, vertex_storage};
-use super::texture::TextureSet;
+use super::mesh_pass::vertex_storage;
+use super::mesh_pipelines::{PipelineSet, SecondStream, variant};
+use super::texture::{Look, TextureSet};
 use super::uploaded::Uploaded;
-use crate::assets::{MeshData, Registry, TextureHandle, VertexSkin};
+use crate::assets::{AlphaMode, MeshData, Registry, VertexSkin};
 
 /// One deformed instance as `vs_deformed` reads it (`vec4`s, but for one
 /// `vec3` and `u32`, as in [`super::GpuInstance`]).
@@ -54,8 +55,8 @@ struct GpuMesh {
 /// GPU objects of the deformed meshes.
 #[derive(Debug)]
 pub(super) struct DeformPass {
-    /// Without and with base-colour texture sampling.
-    pipelines: [wgpu::RenderPipeline; 2],
+    /// By shading, sidedness and blending, made when first needed.
+    pipelines: PipelineSet,
     layout: wgpu::BindGroupLayout,
     records: GrowableBuffer,
     joints: GrowableBuffer,
@@ -69,7 +70,8 @@ pub(super) struct DeformPass {
     offset_data: Vec<[f32; 4]>,
     /// This frame's records and what each draws with.
     frame_records: Vec<GpuDeformed>,
-    draws: Vec<(usize, Option<TextureHandle>)>,
+    /// Mesh, look and pipeline variant of each deformed instance.
+    draws: Vec<(usize, Look, usize)>,
 }
 
 impl DeformPass {
@@ -91,16 +93,17 @@ impl DeformPass {
         let offsets = buffer("deform pass: morph offsets");
         let bind_group = bind(device, &layout, [&records, &joints, &weights, &offsets]);
         let skin_attributes = wgpu::vertex_attr_array![4 => Uint16x4, 5 => Float32x4];
-        let pipelines = [false, true].map(|textured| {
-            let second = wgpu::VertexBufferLayout {
-                array_stride: size_of::<VertexSkin>() as u64,
+        let pipelines = PipelineSet::new(
+            device,
+            &[globals_layout, textures.layout(), &layout],
+            (color_format, sample_count),
+            "vs_deformed",
+            SecondStream {
+                stride: size_of::<VertexSkin>() as u64,
                 step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &skin_attributes,
-            };
-            let layouts = [globals_layout, textures.layout(), &layout];
-            let target = (color_format, sample_count, textured);
-            mesh_pipeline(device, &layouts, target, "vs_deformed", second)
-        });
+                attributes: skin_attributes.to_vec(),
+            },
+        );
         Self {
             pipelines,
             layout,
@@ -136,12 +139,16 @@ impl DeformPass {
             let Some(mesh) = self.meshes.get(index) else {
                 continue;
             };
-            if let Some(texture) = instance.material.texture {
-                textures.ensure(device, queue, registry, texture);
+            let look = (instance.material.texture, instance.material.maps);
+            if look != (None, None) {
+                textures.ensure(device, queue, registry, look);
             }
+            let blend = instance.material.alpha_mode == AlphaMode::Blend;
+            let pipeline = variant(look, instance.material.double_sided, blend);
             let record = record(instance, mesh.first_offset, mesh.vertex_count);
             self.frame_records.push(record);
-            self.draws.push((index, instance.material.texture));
+            self.draws.push((index, look, pipeline));
+            self.pipelines.ensure(device, pipeline);
         }
         if offsets_grew {
             self.offsets
@@ -228,15 +235,16 @@ impl DeformPass {
         }
         pass.set_bind_group(2, &self.bind_group, &[]);
         let mut bound = None;
-        for (i, &(mesh, texture)) in self.draws.iter().enumerate() {
-            let Some(mesh) = self.meshes.get(mesh) else {
+        for (i, &(mesh, look, pipeline)) in self.draws.iter().enumerate() {
+            let (Some(mesh), Some(pipeline)) =
+                (self.meshes.get(mesh), self.pipelines.get(pipeline))
+            else {
                 continue;
             };
-            let textured = texture.is_some();
-            if bound != Some((textured, texture)) {
-                pass.set_pipeline(&self.pipelines[usize::from(textured)]);
-                pass.set_bind_group(1, textures.bind_group(texture), &[]);
-                bound = Some((textured, texture));
+            if bound != Some((look, pipeline)) {
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(1, textures.bind_group(look), &[]);
+                bound = Some((look, pipeline));
             }
             pass.set_vertex_buffer(0, mesh.vertices.slice(..));
             pass.set_vertex_buffer(1, mesh.skin.slice(..));

@@ -10,6 +10,7 @@ use glam::{Affine3A, Mat4, Vec3, Vec4};
 
 use super::batcher::PackedInstances;
 use super::camera::Camera;
+use super::post::PostSettings;
 use super::shadow::{Cascades, MAX_CASCADES, ShadowSettings};
 use std::ops::Range;
 
@@ -51,6 +52,20 @@ pub struct PointLight {
     pub intensity: f32,
     /// Distance at which the light's contribution reaches zero.
     pub range: f32,
+    /// A spot light's cone: the direction it shines and the cosines of its
+    /// inner and outer half-angles. `None` for a light shining all around.
+    pub spot: Option<Spot>,
+}
+
+/// The cone of a spot light.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Spot {
+    /// Unit direction the light shines along.
+    pub direction: Vec3,
+    /// Cosine of the half-angle inside which the light is full.
+    pub cos_inner: f32,
+    /// Cosine of the half-angle where the light reaches zero.
+    pub cos_outer: f32,
 }
 
 impl Default for PointLight {
@@ -60,6 +75,7 @@ impl Default for PointLight {
             color: Vec3::ONE,
             intensity: 3.0,
             range: 8.0,
+            spot: None,
         }
     }
 }
@@ -150,6 +166,8 @@ pub struct FrameData<'a> {
     pub packed: PackedInstances<'a>,
     /// How the sun casts shadows.
     pub shadows: ShadowSettings,
+    /// Exposure, tonemapper and bloom.
+    pub post: PostSettings,
     /// Per cascade of the sun's shadow map, the casters extraction found in
     /// it (packed like `packed`), drawn with the loose `instances` that cast.
     pub casters: [PackedInstances<'a>; MAX_CASCADES],
@@ -181,6 +199,7 @@ impl Default for FrameData<'_> {
             instances_in_view: false,
             packed: PackedInstances::default(),
             shadows: ShadowSettings::default(),
+            post: PostSettings::default(),
             casters: [PackedInstances::default(); MAX_CASCADES],
             deformed: &[],
             joints: &[],
@@ -199,8 +218,12 @@ impl Default for FrameData<'_> {
 pub(crate) struct GpuPointLight {
     /// xyz: position, w: range.
     position_range: [f32; 4],
-    /// rgb: colour times intensity.
+    /// rgb: colour times intensity, w: the cone's scale.
     color: [f32; 4],
+    /// xyz: the direction a spot shines, w: the cone's offset; the cone lets
+    /// through `saturate(dot(direction, -l) * scale + offset)` squared
+    /// (glTF's formula; scale 0 and offset 1 for a point light).
+    spot: [f32; 4],
 }
 
 /// The uniform block at group 0, binding 0 of every pass. Only vec4 and mat4
@@ -247,9 +270,18 @@ impl Globals {
         let mut point_lights = [GpuPointLight::default(); MAX_POINT_LIGHTS];
         let used = frame.point_lights.len().min(MAX_POINT_LIGHTS);
         for (slot, light) in point_lights.iter_mut().zip(frame.point_lights) {
+            let (direction, scale, offset) = match light.spot {
+                Some(spot) => {
+                    let scale = 1.0 / (spot.cos_inner - spot.cos_outer).max(1e-3);
+                    let direction = spot.direction.normalize_or(Vec3::NEG_Y);
+                    (direction, scale, -spot.cos_outer * scale)
+                }
+                None => (Vec3::NEG_Y, 0.0, 1.0),
+            };
             *slot = GpuPointLight {
                 position_range: light.position.extend(light.range.max(1e-3)).to_array(),
-                color: (light.color * light.intensity).extend(0.0).to_array(),
+                color: (light.color * light.intensity).extend(scale).to_array(),
+                spot: direction.extend(offset).to_array(),
             };
         }
         let sun = &frame.sun;

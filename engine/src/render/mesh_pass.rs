@@ -16,7 +16,7 @@ use super::batcher::{DrawGroup, GpuInstance, InstanceBatcher};
 use super::buffer::GrowableBuffer;
 use super::deform_pass::DeformPass;
 use super::frame::FrameData;
-use super::targets::DEPTH_FORMAT;
+use super::mesh_pipelines::{PipelineSet, SecondStream, variant};
 use super::texture::TextureSet;
 use super::uploaded::Uploaded;
 use crate::assets::{MeshData, MeshRef, MeshVertex, Primitive, Registry, registry};
@@ -67,8 +67,8 @@ pub(crate) struct MeshStats {
 /// GPU objects of the mesh pass.
 #[derive(Debug)]
 pub(crate) struct MeshPass {
-    /// Without and with base-colour texture sampling.
-    pipelines: [wgpu::RenderPipeline; 2],
+    /// By shading, sidedness and blending, made when first needed.
+    pipelines: PipelineSet,
     vertices: wgpu::Buffer,
     indices: wgpu::Buffer,
     ranges: [MeshRange; Primitive::ALL.len()],
@@ -145,15 +145,18 @@ impl MeshPass {
             sample_count,
         );
         Self {
-            pipelines: [false, true].map(|textured| {
-                create_pipeline(
-                    device,
-                    &[globals_layout, textures.layout(), &instance_layout],
-                    color_format,
-                    sample_count,
-                    textured,
-                )
-            }),
+            // The second stream is each instance's position in the storage buffer.
+            pipelines: PipelineSet::new(
+                device,
+                &[globals_layout, textures.layout(), &instance_layout],
+                (color_format, sample_count),
+                "vs_main",
+                SecondStream {
+                    stride: size_of::<u32>() as u64,
+                    step_mode: wgpu::VertexStepMode::Instance,
+                    attributes: wgpu::vertex_attr_array![3 => Uint32].to_vec(),
+                },
+            ),
             vertices: vertex_buffer,
             indices: index_buffer,
             ranges,
@@ -189,7 +192,14 @@ impl MeshPass {
         }
         self.instance_indices
             .write(device, queue, self.batcher.index_bytes());
-        let imports = |g: &DrawGroup| matches!(g.mesh, MeshRef::Asset(_)) || g.texture.is_some();
+        for group in self.batcher.groups() {
+            let look = (group.texture, group.maps);
+            self.pipelines
+                .ensure(device, variant(look, group.double_sided, group.blend));
+        }
+        let imports = |g: &DrawGroup| {
+            matches!(g.mesh, MeshRef::Asset(_)) || g.texture.is_some() || g.maps.is_some()
+        };
         if self.batcher.groups().iter().any(imports) {
             self.upload_assets(device, queue, &registry());
         }
@@ -228,8 +238,9 @@ impl MeshPass {
 
     fn upload_assets(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, registry: &Registry) {
         for group in self.batcher.groups() {
-            if let Some(texture) = group.texture {
-                self.textures.ensure(device, queue, registry, texture);
+            if group.texture.is_some() || group.maps.is_some() {
+                self.textures
+                    .ensure(device, queue, registry, (group.texture, group.maps));
             }
             if let MeshRef::Asset(handle) = group.mesh {
                 self.imported.ensure(handle.index(), || {
@@ -252,18 +263,22 @@ impl MeshPass {
         }
         pass.set_bind_group(2, &self.instance_bind_group, &[]);
         pass.set_vertex_buffer(1, self.instance_indices.buffer().slice(..));
-        let mut bound_texture = None;
+        let mut bound_look = None;
         let mut shared_buffers_bound = false;
         let mut bound_pipeline = None;
-        for (i, group) in self.batcher.groups().iter().enumerate() {
-            let textured = group.texture.is_some();
-            if bound_pipeline != Some(textured) {
-                pass.set_pipeline(&self.pipelines[usize::from(textured)]);
-                bound_pipeline = Some(textured);
+        for group in self.batcher.groups() {
+            let look = (group.texture, group.maps);
+            let index = variant(look, group.double_sided, group.blend);
+            if bound_pipeline != Some(index) {
+                let Some(pipeline) = self.pipelines.get(index) else {
+                    continue;
+                };
+                pass.set_pipeline(pipeline);
+                bound_pipeline = Some(index);
             }
-            if i == 0 || bound_texture != group.texture {
-                pass.set_bind_group(1, self.textures.bind_group(group.texture), &[]);
-                bound_texture = group.texture;
+            if bound_look != Some(look) {
+                pass.set_bind_group(1, self.textures.bind_group(look), &[]);
+                bound_look = Some(look);
             }
             self.draw_group(pass, group, &mut shared_buffers_bound);
         }
@@ -344,102 +359,4 @@ fn bind_instances(
 
 fn to_u32(value: usize) -> u32 {
     u32::try_from(value).expect("fewer than 2^32 indices")
-}
-
-/// The plain pipeline: its second stream is each instance's position in the
-/// storage buffer.
-fn create_pipeline(
-    device: &wgpu::Device,
-    layouts: &[&wgpu::BindGroupLayout],
-    color_format: wgpu::TextureFormat,
-    sample_count: u32,
-    textured: bool,
-) -> wgpu::RenderPipeline {
-    let instance_attributes = wgpu::vertex_attr_array![3 => Uint32];
-    let second = wgpu::VertexBufferLayout {
-        array_stride: size_of::<u32>() as u64,
-        step_mode: wgpu::VertexStepMode::Instance,
-        attributes: &instance_attributes,
-    };
-    let target = (color_format, sample_count, textured);
-    mesh_pipeline(device, layouts, target, "vs_main", second)
-}
-
-/// A pipeline of the mesh shader: vertex entry point `entry`, reading
-/// [`MeshVertex`] from slot 0 and `second` from slot 1, shading with
-/// `fs_main` (sampling the base-colour texture when `textured`).
-pub(super) fn mesh_pipeline(
-    device: &wgpu::Device,
-    layouts: &[&wgpu::BindGroupLayout],
-    (color_format, sample_count, textured): (wgpu::TextureFormat, u32, bool),
-    entry: &str,
-    second: wgpu::VertexBufferLayout<'_>,
-) -> wgpu::RenderPipeline {
-    let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("mesh pass: shader"),
-        source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/mesh.wgsl").into()),
-    });
-    let bind_group_layouts: Vec<Option<&wgpu::BindGroupLayout>> =
-        layouts.iter().copied().map(Some).collect();
-    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("mesh pass: pipeline layout"),
-        bind_group_layouts: &bind_group_layouts,
-        immediate_size: 0,
-    });
-    let vertex_attributes =
-        wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
-    let buffers = [
-        Some(wgpu::VertexBufferLayout {
-            array_stride: size_of::<MeshVertex>() as u64,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &vertex_attributes,
-        }),
-        Some(second),
-    ];
-    let label = format!(
-        "mesh pass: {entry}, {}",
-        if textured { "textured" } else { "untextured" }
-    );
-    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: Some(&label),
-        layout: Some(&layout),
-        vertex: wgpu::VertexState {
-            module: &shader,
-            entry_point: Some(entry),
-            compilation_options: wgpu::PipelineCompilationOptions::default(),
-            buffers: &buffers,
-        },
-        primitive: wgpu::PrimitiveState {
-            topology: wgpu::PrimitiveTopology::TriangleList,
-            front_face: wgpu::FrontFace::Ccw,
-            cull_mode: Some(wgpu::Face::Back),
-            ..wgpu::PrimitiveState::default()
-        },
-        depth_stencil: Some(wgpu::DepthStencilState {
-            format: DEPTH_FORMAT,
-            depth_write_enabled: Some(true),
-            depth_compare: Some(wgpu::CompareFunction::Less),
-            stencil: wgpu::StencilState::default(),
-            bias: wgpu::DepthBiasState::default(),
-        }),
-        multisample: wgpu::MultisampleState {
-            count: sample_count,
-            ..wgpu::MultisampleState::default()
-        },
-        fragment: Some(wgpu::FragmentState {
-            module: &shader,
-            entry_point: Some("fs_main"),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants: &[("TEXTURED", f64::from(u8::from(textured)))],
-                ..wgpu::PipelineCompilationOptions::default()
-            },
-            targets: &[Some(wgpu::ColorTargetState {
-                format: color_format,
-                blend: None,
-                write_mask: wgpu::ColorWrites::ALL,
-            })],
-        }),
-        multiview_mask: None,
-        cache: None,
-    })
 }

@@ -12,6 +12,8 @@
 //! - [`shadow`], `shadow_pass`: the sun's cascaded shadow maps (fitting,
 //!   per-cascade caster batches, depth-only drawing).
 //! - `particle_pass`: additive and alpha billboards.
+//! - `post`: the HDR target every scene pass draws into, bloom, exposure and
+//!   the tonemapper that finish the frame into the output.
 //! - [`line_pass`]: debug lines and the ground grid.
 //! - [`surface`]: the window surface and frame acquisition.
 //! - `targets`, `capture`, `culling`, `buffer`: private plumbing (depth/MSAA
@@ -30,7 +32,9 @@ mod deform_pass;
 pub mod frame;
 pub mod line_pass;
 mod mesh_pass;
+mod mesh_pipelines;
 mod particle_pass;
+mod post;
 mod renderer;
 pub mod shadow;
 mod shadow_pass;
@@ -53,9 +57,10 @@ pub use camera::{Camera, FlyController, OrbitController};
 pub use context::{GpuContext, backend_names, parse_backends};
 pub use frame::{
     DeformedInstance, DirectionalLight, FrameData, LineVertex, MAX_POINT_LIGHTS, MeshInstance,
-    PointLight,
+    PointLight, Spot,
 };
 pub use line_pass::{push_aabb, push_axes, push_grid};
+pub use post::{PostSettings, Tonemapper};
 pub use renderer::{RenderStats, Renderer};
 pub use shadow::{Cascades, MAX_CASCADES, ShadowSettings, cascades};
 pub use surface::{PresentModeChoice, SurfaceState};

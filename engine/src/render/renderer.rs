@@ -13,6 +13,7 @@ use super::frame::{FrameData, Globals};
 use super::line_pass::LinePass;
 use super::mesh_pass::MeshPass;
 use super::particle_pass::ParticlePass;
+use super::post::{HDR_FORMAT, PostPass};
 use super::shadow::{Cascades, cascades};
 use super::shadow_pass::ShadowPass;
 use super::targets::{RenderTargets, choose_sample_count};
@@ -33,7 +34,9 @@ pub struct RenderStats {
     pub particles_drawn: usize,
 }
 
-/// Draws frames with the shadow, mesh, line and particle passes, in that order.
+/// Draws frames with the shadow, mesh, line and particle passes, in that
+/// order, into an HDR target, then the post pass (bloom, exposure, tonemapper)
+/// into the output.
 #[derive(Debug)]
 pub struct Renderer {
     color_format: wgpu::TextureFormat,
@@ -46,18 +49,19 @@ pub struct Renderer {
     mesh: MeshPass,
     lines: LinePass,
     particles: ParticlePass,
+    post: PostPass,
     targets: Option<RenderTargets>,
     capture: Option<CaptureTarget>,
     stats: RenderStats,
 }
 
 impl Renderer {
-    /// Creates the passes for drawing into views of `color_format` (an sRGB
-    /// format gives correct output: shaders write linear colour).
+    /// Creates the passes for finishing frames into views of `color_format`
+    /// (an sRGB format gives correct output: the post pass writes linear colour).
     #[must_use]
     pub fn new(ctx: &GpuContext, color_format: wgpu::TextureFormat) -> Self {
         let (device, queue) = (&ctx.device, &ctx.queue);
-        let sample_count = choose_sample_count(&ctx.adapter, color_format);
+        let sample_count = choose_sample_count(&ctx.adapter, HDR_FORMAT);
         let globals = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("renderer: globals"),
             size: size_of::<Globals>() as u64,
@@ -100,9 +104,10 @@ impl Renderer {
         Self {
             color_format,
             sample_count,
-            mesh: MeshPass::new(device, queue, &globals_layout, color_format, sample_count),
-            lines: LinePass::new(device, &globals_layout, color_format, sample_count),
-            particles: ParticlePass::new(device, &globals_layout, color_format, sample_count),
+            mesh: MeshPass::new(device, queue, &globals_layout, HDR_FORMAT, sample_count),
+            lines: LinePass::new(device, &globals_layout, HDR_FORMAT, sample_count),
+            particles: ParticlePass::new(device, &globals_layout, HDR_FORMAT, sample_count),
+            post: PostPass::new(device, color_format),
             globals,
             globals_layout,
             globals_bind_group,
@@ -165,16 +170,17 @@ impl Renderer {
         }
         let (device, queue) = (&ctx.device, &ctx.queue);
         match &mut self.targets {
-            Some(targets) => targets.resize(device, size, self.color_format, self.sample_count),
+            Some(targets) => targets.resize(device, size, HDR_FORMAT, self.sample_count),
             None => {
                 self.targets = Some(RenderTargets::new(
                     device,
                     size,
-                    self.color_format,
+                    HDR_FORMAT,
                     self.sample_count,
                 ));
             }
         }
+        self.post.prepare(device, queue, size, &frame.post);
 
         let aspect = size.0 as f32 / size.1 as f32;
         // The sun's direction and strength come with the frame: a sun of no
@@ -202,15 +208,15 @@ impl Renderer {
             particles_drawn: particles,
         };
 
-        let Some(targets) = &self.targets else {
+        let (Some(targets), Some(hdr)) = (&self.targets, self.post.hdr_view()) else {
             return;
         };
         self.shadows.record(encoder, &self.mesh);
         let clear = frame.clear_color.as_dvec4();
         let (view, resolve_target, store) = match targets.msaa() {
             // The multisampled samples are only needed until resolved.
-            Some(msaa) => (msaa, Some(target_view), wgpu::StoreOp::Discard),
-            None => (target_view, None, wgpu::StoreOp::Store),
+            Some(msaa) => (msaa, Some(hdr), wgpu::StoreOp::Discard),
+            None => (hdr, None, wgpu::StoreOp::Store),
         };
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("renderer: main pass"),
@@ -244,6 +250,8 @@ impl Renderer {
         self.mesh.record(&mut pass);
         self.lines.record(&mut pass);
         self.particles.record(&mut pass);
+        drop(pass);
+        self.post.record(encoder, target_view);
     }
 
     /// Renders `frame` offscreen at `width` x `height` and reads it back.

@@ -1,45 +1,81 @@
-//! Base-colour textures on the GPU: each registry texture uploaded once, with
-//! its whole mip chain, the first time something draws with it; a 1x1 white
-//! texture stands in for "no texture" so every mesh uses one pipeline.
+//! Material textures on the GPU: each registry texture uploaded once, with
+//! its whole mip chain (sRGB or linear as its data says), the first time
+//! something draws with it; one bind group per look (base colour texture and
+//! material maps) holding all five textures, with 1x1 stand-ins (white, flat
+//! normal) for those a material lacks.
 //!
-//! Pattern: flyweight (the GPU side of the asset registry): one texture and
-//! one bind group per image, however many instances sample it.
+//! Pattern: flyweight (the GPU side of the asset registry): one texture per
+//! image and one bind group per look, however many instances use them.
+
+use std::collections::HashMap;
 
 use super::uploaded::Uploaded;
-use crate::assets::{Registry, TextureData, TextureHandle};
+use crate::assets::{MapsHandle, MaterialMaps, Registry, TextureData, TextureHandle};
 
 /// Sampling quality: trilinear with up to this much anisotropy.
 const ANISOTROPY: u16 = 8;
+
+/// What a mesh is drawn with: its base colour texture and its material maps.
+pub(crate) type Look = (Option<TextureHandle>, Option<MapsHandle>);
+
+/// The mesh shader's variant for a look: 0 samples nothing, 1 the base
+/// colour, 2 every map (the pipeline arrays are indexed by it).
+pub(crate) fn shading((texture, maps): Look) -> usize {
+    if maps.is_some() {
+        2
+    } else {
+        usize::from(texture.is_some())
+    }
+}
 
 /// The bind group layout, sampler and uploaded textures of the mesh pass.
 #[derive(Debug)]
 pub(crate) struct TextureSet {
     layout: wgpu::BindGroupLayout,
     sampler: wgpu::Sampler,
-    white: wgpu::BindGroup,
+    white: wgpu::TextureView,
+    flat_normal: wgpu::TextureView,
+    /// Bound where the look is plain.
+    plain: wgpu::BindGroup,
     /// By texture handle, uploaded when first drawn.
-    uploaded: Uploaded<wgpu::BindGroup>,
+    views: Uploaded<wgpu::TextureView>,
+    groups: HashMap<Look, wgpu::BindGroup>,
 }
 
 impl TextureSet {
     pub(crate) fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
+        let texture_entry = |binding| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        };
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("mesh pass: texture layout"),
+            label: Some("mesh pass: material layout"),
             entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                        view_dimension: wgpu::TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
+                texture_entry(0),
                 wgpu::BindGroupLayoutEntry {
                     binding: 1,
                     visibility: wgpu::ShaderStages::FRAGMENT,
                     ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                    count: None,
+                },
+                texture_entry(2),
+                texture_entry(3),
+                texture_entry(4),
+                texture_entry(5),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 6,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: wgpu::BufferSize::new(16),
+                    },
                     count: None,
                 },
             ],
@@ -55,57 +91,142 @@ impl TextureSet {
             anisotropy_clamp: ANISOTROPY,
             ..wgpu::SamplerDescriptor::default()
         });
-        let white_data = TextureData {
-            name: "white".into(),
-            width: 1,
-            height: 1,
-            mips: vec![vec![255; 4]],
+        let pixel = |name: &str, rgba: [u8; 4], srgb: bool| {
+            let data = TextureData {
+                name: name.into(),
+                width: 1,
+                height: 1,
+                mips: vec![rgba.to_vec()],
+                srgb,
+            };
+            upload(device, queue, &data).create_view(&wgpu::TextureViewDescriptor::default())
         };
+        let white = pixel("white", [255; 4], true);
+        let flat_normal = pixel("flat normal", [128, 128, 255, 255], false);
+        let views = Uploaded::default();
+        let parts = Parts {
+            layout: &layout,
+            sampler: &sampler,
+            views: &views,
+            white: &white,
+            flat_normal: &flat_normal,
+        };
+        let plain = parts.bind(device, (None, None), &MaterialMaps::default());
         Self {
-            white: bind(
-                device,
-                &layout,
-                &sampler,
-                &upload(device, queue, &white_data),
-            ),
+            plain,
             layout,
             sampler,
-            uploaded: Uploaded::default(),
+            white,
+            flat_normal,
+            views,
+            groups: HashMap::new(),
         }
     }
 
-    /// The bind group layout (group 1 of the mesh pipeline).
+    /// The layout of group 1 of the mesh pipelines.
     pub(crate) fn layout(&self) -> &wgpu::BindGroupLayout {
         &self.layout
     }
 
-    /// Uploads `handle`'s texture unless it is already on the GPU.
+    /// Uploads the textures of `look` not on the GPU yet and makes its bind group.
     pub(crate) fn ensure(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         registry: &Registry,
-        handle: TextureHandle,
+        look: Look,
     ) {
-        let (layout, sampler) = (&self.layout, &self.sampler);
-        self.uploaded.ensure(handle.index(), || {
-            let texture = upload(device, queue, registry.texture(handle)?);
-            Some(bind(device, layout, sampler, &texture))
-        });
+        if self.groups.contains_key(&look) {
+            return;
+        }
+        let maps = look
+            .1
+            .and_then(|m| registry.maps(m).copied())
+            .unwrap_or_default();
+        let textures = [
+            look.0,
+            maps.metal_rough,
+            maps.normal,
+            maps.occlusion,
+            maps.emissive,
+        ];
+        for handle in textures.into_iter().flatten() {
+            self.views.ensure(handle.index(), || {
+                let data = registry.texture(handle)?;
+                Some(
+                    upload(device, queue, data)
+                        .create_view(&wgpu::TextureViewDescriptor::default()),
+                )
+            });
+        }
+        let parts = Parts {
+            layout: &self.layout,
+            sampler: &self.sampler,
+            views: &self.views,
+            white: &self.white,
+            flat_normal: &self.flat_normal,
+        };
+        let group = parts.bind(device, look, &maps);
+        self.groups.insert(look, group);
     }
 
-    /// The bind group to draw with: the texture's, or white when it has none
-    /// (or it is not uploaded).
-    pub(crate) fn bind_group(&self, texture: Option<TextureHandle>) -> &wgpu::BindGroup {
-        texture
-            .and_then(|t| self.uploaded.get(t.index()))
-            .unwrap_or(&self.white)
+    /// The bind group of `look` (the plain one until [`TextureSet::ensure`] made it).
+    pub(crate) fn bind_group(&self, look: Look) -> &wgpu::BindGroup {
+        self.groups.get(&look).unwrap_or(&self.plain)
     }
 }
 
-/// Creates a texture holding every level of `data`'s mip chain.
-/// Images larger than the device allows start at the first mip level that fits
-/// (the chain holds every smaller size), instead of failing the upload.
+/// What a material bind group is made of.
+struct Parts<'a> {
+    layout: &'a wgpu::BindGroupLayout,
+    sampler: &'a wgpu::Sampler,
+    views: &'a Uploaded<wgpu::TextureView>,
+    white: &'a wgpu::TextureView,
+    flat_normal: &'a wgpu::TextureView,
+}
+
+impl Parts<'_> {
+    fn bind(&self, device: &wgpu::Device, look: Look, maps: &MaterialMaps) -> wgpu::BindGroup {
+        let view = |handle: Option<TextureHandle>, fallback| {
+            handle
+                .and_then(|h| self.views.get(h.index()))
+                .unwrap_or(fallback)
+        };
+        let scales = [maps.normal_scale, maps.occlusion_strength, 0.0, 0.0];
+        let uniform = wgpu::util::DeviceExt::create_buffer_init(
+            device,
+            &wgpu::util::BufferInitDescriptor {
+                label: Some("mesh pass: material scales"),
+                contents: bytemuck::cast_slice(&scales),
+                usage: wgpu::BufferUsages::UNIFORM,
+            },
+        );
+        let texture = |binding, view| wgpu::BindGroupEntry {
+            binding,
+            resource: wgpu::BindingResource::TextureView(view),
+        };
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("mesh pass: material bind group"),
+            layout: self.layout,
+            entries: &[
+                texture(0, view(look.0, self.white)),
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::Sampler(self.sampler),
+                },
+                texture(2, view(maps.metal_rough, self.white)),
+                texture(3, view(maps.normal, self.flat_normal)),
+                texture(4, view(maps.occlusion, self.white)),
+                texture(5, view(maps.emissive, self.white)),
+                wgpu::BindGroupEntry {
+                    binding: 6,
+                    resource: uniform.as_entire_binding(),
+                },
+            ],
+        })
+    }
+}
+
 fn upload(device: &wgpu::Device, queue: &wgpu::Queue, data: &TextureData) -> wgpu::Texture {
     let limit = device.limits().max_texture_dimension_2d.max(1);
     let skip = first_fitting_level(data.width, data.height, limit);
@@ -130,7 +251,11 @@ fn upload(device: &wgpu::Device, queue: &wgpu::Queue, data: &TextureData) -> wgp
         mip_level_count: levels,
         sample_count: 1,
         dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Rgba8UnormSrgb,
+        format: if data.srgb {
+            wgpu::TextureFormat::Rgba8UnormSrgb
+        } else {
+            wgpu::TextureFormat::Rgba8Unorm
+        },
         usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
         view_formats: &[],
     });
@@ -164,29 +289,6 @@ fn upload(device: &wgpu::Device, queue: &wgpu::Queue, data: &TextureData) -> wgp
         );
     }
     texture
-}
-
-fn bind(
-    device: &wgpu::Device,
-    layout: &wgpu::BindGroupLayout,
-    sampler: &wgpu::Sampler,
-    texture: &wgpu::Texture,
-) -> wgpu::BindGroup {
-    let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("mesh pass: texture bind group"),
-        layout,
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: wgpu::BindingResource::TextureView(&view),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: wgpu::BindingResource::Sampler(sampler),
-            },
-        ],
-    })
 }
 
 /// The first mip level of a `width` x `height` image whose sides are both at most `limit`.

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::{Column, NodeId};
 use crate::assets::{Material, MeshRef};
 use crate::particles::Emitter;
-use crate::render::ShadowSettings;
+use crate::render::{PostSettings, ShadowSettings};
 
 /// Turns the node about a local axis at a constant rate.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -150,6 +150,28 @@ pub enum LightKind {
         /// Distance at which the light has faded out.
         range: f32,
     },
+    /// A cone of light from the node's position along its local -Z, full
+    /// inside `inner_degrees` of the axis, fading to nothing at
+    /// `outer_degrees`, and with distance to nothing at `range`.
+    Spot {
+        /// Distance at which the light has faded out.
+        range: f32,
+        /// Half-angle of the fully lit core, degrees.
+        inner_degrees: f32,
+        /// Half-angle of the cone's edge, degrees (up to 90).
+        outer_degrees: f32,
+    },
+}
+
+impl LightKind {
+    /// The range of a point or spot light.
+    #[must_use]
+    pub fn range(&self) -> Option<f32> {
+        match *self {
+            LightKind::Directional => None,
+            LightKind::Point { range } | LightKind::Spot { range, .. } => Some(range),
+        }
+    }
 }
 
 /// A light source placed by its node.
@@ -219,6 +241,8 @@ pub struct Environment {
     pub ambient: Vec3,
     /// How the sun casts shadows.
     pub shadows: ShadowSettings,
+    /// Exposure, tonemapper and bloom.
+    pub post: PostSettings,
 }
 
 impl Default for Environment {
@@ -227,6 +251,7 @@ impl Default for Environment {
             clear_color: Vec3::new(0.35, 0.5, 0.7),
             ambient: Vec3::splat(0.15),
             shadows: ShadowSettings::default(),
+            post: PostSettings::default(),
         }
     }
 }

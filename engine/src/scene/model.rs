@@ -129,6 +129,9 @@ impl Scene {
         };
         let id = self.spawn(Some(parent), name, node.transform)?;
         self.insert(id, part)?;
+        if let Some(light) = node.light {
+            self.insert(id, light)?;
+        }
         let primitives = mesh
             .and_then(|m| model.primitives.get(m))
             .map_or(&[][..], Vec::as_slice);

@@ -229,12 +229,36 @@ impl<'a> Check<'a> {
             self.unit("mesh.material.metallic", mesh.material.metallic)?;
             self.unit("mesh.material.roughness", mesh.material.roughness)?;
             self.color("mesh.material.emissive", mesh.material.emissive)?;
+            if let crate::assets::AlphaMode::Mask { cutoff } = mesh.material.alpha_mode {
+                self.unit("mesh.material.alpha_mode.cutoff", cutoff)?;
+            }
         }
         if let Some(light) = &record.light {
             self.color("light.color", light.color)?;
             self.non_negative("light.intensity", light.intensity)?;
-            if let LightKind::Point { range } = light.kind {
+            if let Some(range) = light.kind.range() {
                 self.positive("light.kind.range", range)?;
+            }
+            if let LightKind::Spot {
+                inner_degrees,
+                outer_degrees,
+                ..
+            } = light.kind
+            {
+                if !(0.0..=90.0).contains(&outer_degrees) {
+                    return Err(self.fail(
+                        "light.kind.outer_degrees",
+                        "an angle from 0 to 90 degrees",
+                        outer_degrees.to_string(),
+                    ));
+                }
+                if !(0.0..outer_degrees).contains(&inner_degrees) {
+                    return Err(self.fail(
+                        "light.kind.inner_degrees",
+                        "an angle from 0 up to outer_degrees (not including it)",
+                        inner_degrees.to_string(),
+                    ));
+                }
             }
         }
         if let Some(emitter) = &record.emitter {
@@ -306,7 +330,17 @@ pub(super) fn environment(path: &Path, environment: &Environment) -> Result<(), 
     }
     check.positive("shadows.distance", shadows.distance)?;
     check.non_negative("shadows.depth_bias", shadows.depth_bias)?;
-    check.non_negative("shadows.normal_offset", shadows.normal_offset)
+    check.non_negative("shadows.normal_offset", shadows.normal_offset)?;
+    let post = &environment.post;
+    if !(post.exposure.is_finite() && post.exposure.abs() <= 16.0) {
+        return Err(check.fail(
+            "post.exposure",
+            "a number of stops from -16 to 16",
+            post.exposure.to_string(),
+        ));
+    }
+    check.non_negative("post.bloom_threshold", post.bloom_threshold)?;
+    check.non_negative("post.bloom_intensity", post.bloom_intensity)
 }
 
 /// Fills in the line and column of a field error from the source text.

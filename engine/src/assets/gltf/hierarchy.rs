@@ -5,7 +5,8 @@ use glam::{Mat4, Quat, Vec3, Vec4};
 
 use super::{Importer, ModelError};
 use crate::assets::ModelNode;
-use crate::scene::Transform;
+use crate::scene::{Light, LightKind, Transform};
+use gltf::json::validation::Checked;
 
 /// How far a matrix may stray from the TRS rebuilt from its decomposition,
 /// relative to its largest element, before it counts as sheared or projective.
@@ -57,6 +58,7 @@ impl Importer<'_> {
                 mesh: node.mesh().map(|mesh| mesh.index()),
                 skin: node.skin().map(|skin| skin.index()),
                 weights: node_weights(&node),
+                light: self.light(&node),
             });
             let children: Vec<_> = node.children().collect();
             stack.extend(
@@ -67,6 +69,82 @@ impl Importer<'_> {
             );
         }
         Ok((nodes, map))
+    }
+
+    /// The node's `KHR_lights_punctual` light, read from the JSON so a
+    /// malformed one is a warning naming it, never a panic. glTF gives
+    /// candela (point, spot) and lux (directional); Keel's intensity is what a
+    /// white matte surface facing the light reflects, so both are divided by
+    /// pi (as three.js and Bevy's defaults render them).
+    fn light(&mut self, node: &gltf::Node<'_>) -> Option<Light> {
+        use gltf::json::extensions::scene::khr_lights_punctual::Type;
+        let json = self.document.as_json();
+        let index = json
+            .nodes
+            .get(node.index())?
+            .extensions
+            .as_ref()?
+            .khr_lights_punctual
+            .as_ref()?
+            .light
+            .value();
+        let element = format!("KHR_lights_punctual.lights[{index}]");
+        let Some(light) = json
+            .extensions
+            .as_ref()
+            .and_then(|e| e.khr_lights_punctual.as_ref())
+            .and_then(|l| l.lights.get(index))
+        else {
+            self.warn(
+                format!("nodes[{}]", node.index()),
+                format!("refers to light {index}, which the file does not have; no light"),
+            );
+            return None;
+        };
+        let range = light.range.filter(|r| r.is_finite() && *r > 0.0);
+        // glTF's "infinite" range: far enough that the window does not show.
+        let reach =
+            |intensity: f32| range.unwrap_or_else(|| (intensity.max(0.0) * 100.0).sqrt().max(10.0));
+        let intensity = light.intensity / std::f32::consts::PI;
+        let kind = match (&light.type_, &light.spot) {
+            (Checked::Valid(Type::Directional), _) => LightKind::Directional,
+            (Checked::Valid(Type::Point), _) => LightKind::Point {
+                range: reach(intensity),
+            },
+            (Checked::Valid(Type::Spot), Some(spot)) => {
+                let outer = spot.outer_cone_angle.to_degrees().clamp(0.1, 90.0);
+                LightKind::Spot {
+                    range: reach(intensity),
+                    inner_degrees: spot.inner_cone_angle.to_degrees().clamp(0.0, outer - 0.05),
+                    outer_degrees: outer,
+                }
+            }
+            _ => {
+                self.warn(
+                    element,
+                    "has no valid type (directional, point or spot with its cone); no light"
+                        .to_owned(),
+                );
+                return None;
+            }
+        };
+        let color = Vec3::from_array(light.color);
+        if !(color.is_finite()
+            && color.min_element() >= 0.0
+            && intensity.is_finite()
+            && intensity >= 0.0)
+        {
+            self.warn(
+                element,
+                "has a negative or non-finite colour or intensity; no light".to_owned(),
+            );
+            return None;
+        }
+        Some(Light {
+            kind,
+            color,
+            intensity,
+        })
     }
 
     fn transform(&mut self, node: &gltf::Node<'_>) -> Transform {

@@ -240,3 +240,68 @@ fn minimal_document_without_buffers_loads_empty() {
         .expect("a document may be empty");
     assert!(model.nodes.is_empty() && model.meshes.is_empty());
 }
+
+#[test]
+fn punctual_lights_import_as_keel_lights_and_bad_ones_are_named() {
+    use crate::scene::LightKind;
+    let json = br#"{
+        "asset": {"version": "2.0"},
+        "extensionsUsed": ["KHR_lights_punctual"],
+        "extensions": {"KHR_lights_punctual": {"lights": [
+            {"type": "directional", "color": [1.0, 0.9, 0.8], "intensity": 3.14159265},
+            {"type": "point", "intensity": 31.4159265, "range": 12.0},
+            {"type": "spot", "intensity": 6.28318531, "range": 8.0,
+             "spot": {"innerConeAngle": 0.2, "outerConeAngle": 0.5}}
+        ]}},
+        "scenes": [{"nodes": [0, 1, 2, 3]}],
+        "nodes": [
+            {"name": "sun", "extensions": {"KHR_lights_punctual": {"light": 0}}},
+            {"name": "bulb", "extensions": {"KHR_lights_punctual": {"light": 1}}},
+            {"name": "torch", "extensions": {"KHR_lights_punctual": {"light": 2}}},
+            {"name": "plain"}
+        ]
+    }"#;
+    let model = from_slice(json, Path::new("lights.gltf")).expect("loads");
+    let light = |i: usize| model.nodes[i].light;
+    let sun = light(0).expect("a sun");
+    assert_eq!(sun.kind, LightKind::Directional);
+    assert!(
+        (sun.intensity - 1.0).abs() < 1e-5,
+        "lux / pi: {}",
+        sun.intensity
+    );
+    assert_eq!(sun.color, Vec3::new(1.0, 0.9, 0.8));
+    let bulb = light(1).expect("a point light");
+    assert_eq!(bulb.kind, LightKind::Point { range: 12.0 });
+    assert!((bulb.intensity - 10.0).abs() < 1e-4);
+    let LightKind::Spot {
+        range,
+        inner_degrees,
+        outer_degrees,
+    } = light(2).expect("a spot").kind
+    else {
+        panic!("not a spot: {:?}", light(2));
+    };
+    assert_eq!(range, 8.0);
+    assert!((inner_degrees - 0.2f32.to_degrees()).abs() < 1e-3);
+    assert!((outer_degrees - 0.5f32.to_degrees()).abs() < 1e-3);
+    assert_eq!(light(3), None);
+    // A spot without its cone, or a node naming a light the file lacks: the
+    // file is refused, naming the element.
+    let text = std::str::from_utf8(json).unwrap();
+    for (broken, element) in [
+        (
+            text.replace(
+                r#""spot": {"innerConeAngle": 0.2, "outerConeAngle": 0.5}"#,
+                r#""name": "torch""#,
+            ),
+            "lights[2].spot",
+        ),
+        (text.replace(r#"{"light": 2}"#, r#"{"light": 9}"#), "light"),
+    ] {
+        let error = from_slice(broken.as_bytes(), Path::new("lights.gltf"))
+            .expect_err("refused")
+            .to_string();
+        assert!(error.contains(element), "{error}");
+    }
+}

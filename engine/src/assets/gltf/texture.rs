@@ -1,6 +1,8 @@
-//! Base-colour images: decoded once each into RGBA8 with a full mip chain,
-//! filtered in linear space so that downsized stripes and checkers keep their
-//! brightness.
+//! Material images: decoded once each (per colour space) into RGBA8 with a
+//! full mip chain. Colour images (base colour, emission) are filtered in
+//! linear light so that downsized stripes and checkers keep their
+//! brightness; data images (metallic-roughness, normals, occlusion) are
+//! averaged as stored and sampled without the sRGB curve.
 
 use std::collections::HashMap;
 
@@ -11,7 +13,7 @@ use crate::assets::TextureData;
 /// The textures decoded so far, and which glTF image each one came from.
 #[derive(Default)]
 pub(super) struct TextureCache {
-    by_image: HashMap<usize, usize>,
+    by_image: HashMap<(usize, bool), usize>,
     textures: Vec<TextureData>,
 }
 
@@ -20,18 +22,18 @@ impl TextureCache {
     /// of glTF image `image`, decoding it on first use.
     pub fn get_or_decode(
         &mut self,
-        image: usize,
+        (image, srgb): (usize, bool),
         path: &std::path::Path,
         document: &gltf::Document,
         sources: &Sources,
     ) -> Result<usize, ModelError> {
-        if let Some(&texture) = self.by_image.get(&image) {
+        if let Some(&texture) = self.by_image.get(&(image, srgb)) {
             return Ok(texture);
         }
-        let texture = decode(image, path, document, sources)?;
+        let texture = decode((image, srgb), path, document, sources)?;
         self.textures.push(texture);
         let index = self.textures.len() - 1;
-        self.by_image.insert(image, index);
+        self.by_image.insert((image, srgb), index);
         Ok(index)
     }
 
@@ -41,7 +43,7 @@ impl TextureCache {
 }
 
 fn decode(
-    index: usize,
+    (index, srgb): (usize, bool),
     path: &std::path::Path,
     document: &gltf::Document,
     sources: &Sources,
@@ -73,7 +75,8 @@ fn decode(
         name: label.map_or_else(|| format!("images[{index}]"), str::to_owned),
         width,
         height,
-        mips: mip_chain(width, height, image.into_raw()),
+        mips: mip_chain_in(width, height, image.into_raw(), srgb),
+        srgb,
     })
 }
 
@@ -90,16 +93,25 @@ fn decode(
 /// does not match them: there is nothing to filter.
 #[must_use]
 pub fn mip_chain(width: u32, height: u32, level0: Vec<u8>) -> Vec<Vec<u8>> {
+    mip_chain_in(width, height, level0, true)
+}
+
+/// [`mip_chain`] for colour (`srgb`: RGB averaged as linear light) or data
+/// (normals, roughness, occlusion: every channel averaged as stored).
+pub fn mip_chain_in(width: u32, height: u32, level0: Vec<u8>, srgb: bool) -> Vec<Vec<u8>> {
     let consistent =
         width > 0 && height > 0 && level0.len() == 4 * width as usize * height as usize;
     let mut mips = vec![level0];
     if !consistent {
         return mips;
     }
-    let to_linear: [f32; 256] = std::array::from_fn(|i| srgb_to_linear(i as f32 / 255.0));
+    let to_linear: [f32; 256] = std::array::from_fn(|i| {
+        let v = i as f32 / 255.0;
+        if srgb { srgb_to_linear(v) } else { v }
+    });
     let (mut w, mut h) = (width as usize, height as usize);
     while w > 1 || h > 1 {
-        let next = downsample(&mips[mips.len() - 1], w, h, &to_linear);
+        let next = downsample(&mips[mips.len() - 1], w, h, (&to_linear, srgb));
         (w, h) = ((w / 2).max(1), (h / 2).max(1));
         mips.push(next);
     }
@@ -107,7 +119,8 @@ pub fn mip_chain(width: u32, height: u32, level0: Vec<u8>) -> Vec<Vec<u8>> {
 }
 
 /// One mip step of an RGBA8 level of `w` x `h`.
-fn downsample(src: &[u8], w: usize, h: usize, to_linear: &[f32; 256]) -> Vec<u8> {
+fn downsample(src: &[u8], w: usize, h: usize, (to_linear, srgb): (&[f32; 256], bool)) -> Vec<u8> {
+    let encode = |v: f32| if srgb { linear_to_srgb8(v) } else { unorm8(v) };
     let (nw, nh) = ((w / 2).max(1), (h / 2).max(1));
     let mut dst = Vec::with_capacity(4 * nw * nh);
     for y in 0..nh {
@@ -126,9 +139,9 @@ fn downsample(src: &[u8], w: usize, h: usize, to_linear: &[f32; 256]) -> Vec<u8>
             }
             let n = (rows.len() * columns.len()) as f32;
             dst.extend([
-                linear_to_srgb8(sum[0] / n),
-                linear_to_srgb8(sum[1] / n),
-                linear_to_srgb8(sum[2] / n),
+                encode(sum[0] / n),
+                encode(sum[1] / n),
+                encode(sum[2] / n),
                 unorm8(sum[3] / n),
             ]);
         }

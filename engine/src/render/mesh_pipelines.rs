@@ -1,0 +1,151 @@
+//! The mesh shader's pipelines for one vertex entry point (plain instances or
+//! deformed ones), made the first time a frame needs each: by shading
+//! (nothing sampled, the base colour texture, every material map), by
+//! sidedness (back faces culled or drawn) and by blending (opaque, writing
+//! depth, or alpha-blended over what is behind, not writing it).
+
+use super::targets::DEPTH_FORMAT;
+use super::texture::{Look, shading};
+use crate::assets::MeshVertex;
+
+/// Pipelines per entry point: 3 shadings x 2 sidednesses x 2 blendings.
+const VARIANTS: usize = 12;
+
+/// The variant a group is drawn with.
+pub(super) fn variant(look: Look, double_sided: bool, blend: bool) -> usize {
+    shading(look) + 3 * usize::from(double_sided) + 6 * usize::from(blend)
+}
+
+/// The second vertex stream of an entry point (the first is [`MeshVertex`]).
+#[derive(Debug)]
+pub(super) struct SecondStream {
+    pub(super) stride: u64,
+    pub(super) step_mode: wgpu::VertexStepMode,
+    pub(super) attributes: Vec<wgpu::VertexAttribute>,
+}
+
+/// The pipelines of one entry point, made on demand.
+#[derive(Debug)]
+pub(super) struct PipelineSet {
+    layout: wgpu::PipelineLayout,
+    shader: wgpu::ShaderModule,
+    entry: &'static str,
+    second: SecondStream,
+    color_format: wgpu::TextureFormat,
+    sample_count: u32,
+    pipelines: [Option<wgpu::RenderPipeline>; VARIANTS],
+}
+
+impl PipelineSet {
+    pub(super) fn new(
+        device: &wgpu::Device,
+        layouts: &[&wgpu::BindGroupLayout],
+        (color_format, sample_count): (wgpu::TextureFormat, u32),
+        entry: &'static str,
+        second: SecondStream,
+    ) -> Self {
+        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("mesh pass: shader"),
+            source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/mesh.wgsl").into()),
+        });
+        let bind_group_layouts: Vec<Option<&wgpu::BindGroupLayout>> =
+            layouts.iter().copied().map(Some).collect();
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("mesh pass: pipeline layout"),
+            bind_group_layouts: &bind_group_layouts,
+            immediate_size: 0,
+        });
+        Self {
+            layout,
+            shader,
+            entry,
+            second,
+            color_format,
+            sample_count,
+            pipelines: std::array::from_fn(|_| None),
+        }
+    }
+
+    /// Makes variant `index` if no frame needed it before.
+    pub(super) fn ensure(&mut self, device: &wgpu::Device, index: usize) {
+        if self.pipelines[index].is_none() {
+            self.pipelines[index] = Some(self.create(device, index));
+        }
+    }
+
+    /// Variant `index`, once [`PipelineSet::ensure`] made it.
+    pub(super) fn get(&self, index: usize) -> Option<&wgpu::RenderPipeline> {
+        self.pipelines.get(index)?.as_ref()
+    }
+
+    fn create(&self, device: &wgpu::Device, index: usize) -> wgpu::RenderPipeline {
+        let (shading, double_sided, blend) = (index % 3, index / 3 % 2 == 1, index >= 6);
+        let vertex_attributes =
+            wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
+        let buffers = [
+            Some(wgpu::VertexBufferLayout {
+                array_stride: size_of::<MeshVertex>() as u64,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &vertex_attributes,
+            }),
+            Some(wgpu::VertexBufferLayout {
+                array_stride: self.second.stride,
+                step_mode: self.second.step_mode,
+                attributes: &self.second.attributes,
+            }),
+        ];
+        let label = format!(
+            "mesh pass: {}, {}{}{}",
+            self.entry,
+            ["untextured", "textured", "mapped"][shading],
+            if double_sided { ", double-sided" } else { "" },
+            if blend { ", blended" } else { "" },
+        );
+        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(&label),
+            layout: Some(&self.layout),
+            vertex: wgpu::VertexState {
+                module: &self.shader,
+                entry_point: Some(self.entry),
+                compilation_options: wgpu::PipelineCompilationOptions::default(),
+                buffers: &buffers,
+            },
+            primitive: wgpu::PrimitiveState {
+                topology: wgpu::PrimitiveTopology::TriangleList,
+                front_face: wgpu::FrontFace::Ccw,
+                cull_mode: (!double_sided).then_some(wgpu::Face::Back),
+                ..wgpu::PrimitiveState::default()
+            },
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                // Blended surfaces hide nothing behind them.
+                depth_write_enabled: Some(!blend),
+                depth_compare: Some(wgpu::CompareFunction::Less),
+                stencil: wgpu::StencilState::default(),
+                bias: wgpu::DepthBiasState::default(),
+            }),
+            multisample: wgpu::MultisampleState {
+                count: self.sample_count,
+                ..wgpu::MultisampleState::default()
+            },
+            fragment: Some(wgpu::FragmentState {
+                module: &self.shader,
+                entry_point: Some("fs_main"),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &[
+                        ("TEXTURED", f64::from(u8::from(shading >= 1))),
+                        ("MAPPED", f64::from(u8::from(shading >= 2))),
+                    ],
+                    ..wgpu::PipelineCompilationOptions::default()
+                },
+                targets: &[Some(wgpu::ColorTargetState {
+                    format: self.color_format,
+                    blend: blend.then_some(wgpu::BlendState::ALPHA_BLENDING),
+                    write_mask: wgpu::ColorWrites::ALL,
+                })],
+            }),
+            multiview_mask: None,
+            cache: None,
+        })
+    }
+}

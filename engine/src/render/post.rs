@@ -1,0 +1,421 @@
+//! The post pass: the scene is drawn in HDR (a float target, linear light,
+//! unbounded), then bloom, exposure and a tonemapper bring it to the output.
+//! The editor's view and the viewer's window both end here, so they show the
+//! same pixels.
+//!
+//! Bloom: the pixels brighter than a threshold (soft knee) are filtered down a
+//! chain of half-size mips and added back up, each level blurring wider; the
+//! result is added to the frame before tonemapping.
+//!
+//! Pattern: dirty flag, keyed on the output size: the HDR target, the bloom
+//! chain and the bind groups reading them are rebuilt only when it changes.
+
+use serde::{Deserialize, Serialize};
+
+/// Format of the HDR target every scene pass draws into.
+pub(crate) const HDR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
+/// Most bloom mips (each half the last): the widest blur reaches 1/64 of the frame.
+const BLOOM_LEVELS: u32 = 6;
+
+/// How HDR colour is brought into the output's 0..1 range.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Tonemapper {
+    /// Clipped at 1: what a light of intensity 1 on white gives is white.
+    #[default]
+    None,
+    /// Stephen Hill's fit of ACES: filmic contrast, bright colours desaturate.
+    AcesFitted,
+    /// Troy Sobotka's AgX: softer, keeps hues of very bright colours.
+    Agx,
+}
+
+impl Tonemapper {
+    /// Every tonemapper, in menu order.
+    pub const ALL: [Tonemapper; 3] = [Tonemapper::None, Tonemapper::AcesFitted, Tonemapper::Agx];
+
+    /// The name shown in the editor.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Tonemapper::None => "None",
+            Tonemapper::AcesFitted => "ACES fitted",
+            Tonemapper::Agx => "AgX",
+        }
+    }
+}
+
+/// Exposure, tonemapping and bloom: part of a scene's environment.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PostSettings {
+    /// Exposure in stops (EV): each +1 doubles the light.
+    pub exposure: f32,
+    /// The curve from HDR to the output.
+    pub tonemapper: Tonemapper,
+    /// Whether bright pixels glow.
+    pub bloom: bool,
+    /// Brightness (after exposure) above which a pixel blooms.
+    pub bloom_threshold: f32,
+    /// How much of the bloom is added to the frame.
+    pub bloom_intensity: f32,
+}
+
+impl Default for PostSettings {
+    fn default() -> Self {
+        Self {
+            exposure: 0.0,
+            tonemapper: Tonemapper::None,
+            bloom: false,
+            bloom_threshold: 1.0,
+            bloom_intensity: 0.2,
+        }
+    }
+}
+
+impl PostSettings {
+    /// The uniform block of the post shader.
+    fn params(&self) -> [f32; 4] {
+        let tonemapper = match self.tonemapper {
+            Tonemapper::None => 0.0,
+            Tonemapper::AcesFitted => 1.0,
+            Tonemapper::Agx => 2.0,
+        };
+        let intensity = if self.bloom {
+            self.bloom_intensity.max(0.0)
+        } else {
+            0.0
+        };
+        [
+            self.exposure.exp2(),
+            tonemapper,
+            intensity,
+            self.bloom_threshold.max(0.0),
+        ]
+    }
+}
+
+/// What depends on the output size.
+#[derive(Debug)]
+struct Sized {
+    size: (u32, u32),
+    hdr: wgpu::TextureView,
+    bloom: Vec<wgpu::TextureView>,
+    /// Per bloom level going down: reads the level above (the HDR frame for 0).
+    down: Vec<wgpu::BindGroup>,
+    /// Per bloom level `i` >= 1 going up: reads level `i`, drawn onto `i - 1`.
+    up: Vec<wgpu::BindGroup>,
+    tonemap: wgpu::BindGroup,
+}
+
+/// The HDR target, the bloom chain and the pipelines that finish a frame.
+#[derive(Debug)]
+pub(crate) struct PostPass {
+    layout: wgpu::BindGroupLayout,
+    sampler: wgpu::Sampler,
+    uniform: wgpu::Buffer,
+    prefilter: wgpu::RenderPipeline,
+    downsample: wgpu::RenderPipeline,
+    upsample: wgpu::RenderPipeline,
+    tonemap: wgpu::RenderPipeline,
+    sized: Option<Sized>,
+    bloom_on: bool,
+}
+
+impl PostPass {
+    /// The pipelines, finishing into views of `output_format`.
+    pub(crate) fn new(device: &wgpu::Device, output_format: wgpu::TextureFormat) -> Self {
+        let texture_entry = |binding| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        };
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("post pass: layout"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: wgpu::BufferSize::new(16),
+                    },
+                    count: None,
+                },
+                texture_entry(1),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 2,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                    count: None,
+                },
+                texture_entry(3),
+            ],
+        });
+        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("post pass: shader"),
+            source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/post.wgsl").into()),
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("post pass: pipeline layout"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = |entry: &str, format, blend| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(entry),
+                layout: Some(&pipeline_layout),
+                vertex: wgpu::VertexState {
+                    module: &shader,
+                    entry_point: Some("vs_fullscreen"),
+                    compilation_options: wgpu::PipelineCompilationOptions::default(),
+                    buffers: &[],
+                },
+                primitive: wgpu::PrimitiveState::default(),
+                depth_stencil: None,
+                multisample: wgpu::MultisampleState::default(),
+                fragment: Some(wgpu::FragmentState {
+                    module: &shader,
+                    entry_point: Some(entry),
+                    compilation_options: wgpu::PipelineCompilationOptions::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format,
+                        blend,
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let additive = wgpu::BlendState {
+            color: wgpu::BlendComponent {
+                src_factor: wgpu::BlendFactor::One,
+                dst_factor: wgpu::BlendFactor::One,
+                operation: wgpu::BlendOperation::Add,
+            },
+            alpha: wgpu::BlendComponent::REPLACE,
+        };
+        Self {
+            prefilter: pipeline("fs_prefilter", HDR_FORMAT, None),
+            downsample: pipeline("fs_downsample", HDR_FORMAT, None),
+            upsample: pipeline("fs_upsample", HDR_FORMAT, Some(additive)),
+            tonemap: pipeline("fs_tonemap", output_format, None),
+            sampler: device.create_sampler(&wgpu::SamplerDescriptor {
+                label: Some("post pass: linear clamp"),
+                mag_filter: wgpu::FilterMode::Linear,
+                min_filter: wgpu::FilterMode::Linear,
+                ..wgpu::SamplerDescriptor::default()
+            }),
+            uniform: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("post pass: settings"),
+                size: 16,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            layout,
+            sized: None,
+            bloom_on: false,
+        }
+    }
+
+    /// Makes the HDR target and bloom chain fit `size` and uploads `settings`.
+    pub(crate) fn prepare(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        size: (u32, u32),
+        settings: &PostSettings,
+    ) {
+        if self.sized.as_ref().is_none_or(|s| s.size != size) {
+            self.sized = Some(self.create_sized(device, size));
+        }
+        let params = settings.params();
+        self.bloom_on = params[2] > 0.0;
+        queue.write_buffer(&self.uniform, 0, bytemuck::cast_slice(&params));
+    }
+
+    /// The HDR view the scene passes draw into (or resolve into).
+    pub(crate) fn hdr_view(&self) -> Option<&wgpu::TextureView> {
+        self.sized.as_ref().map(|s| &s.hdr)
+    }
+
+    /// Bloom (when on) and tonemapping into `target`.
+    pub(crate) fn record(&self, encoder: &mut wgpu::CommandEncoder, target: &wgpu::TextureView) {
+        let Some(sized) = &self.sized else {
+            return;
+        };
+        let levels = sized.bloom.len();
+        if self.bloom_on && levels > 0 {
+            for (i, view) in sized.bloom.iter().enumerate() {
+                let pipeline = if i == 0 {
+                    &self.prefilter
+                } else {
+                    &self.downsample
+                };
+                fullscreen(encoder, view, pipeline, &sized.down[i], true);
+            }
+            for i in (1..levels).rev() {
+                fullscreen(
+                    encoder,
+                    &sized.bloom[i - 1],
+                    &self.upsample,
+                    &sized.up[i - 1],
+                    false,
+                );
+            }
+        }
+        fullscreen(encoder, target, &self.tonemap, &sized.tonemap, true);
+    }
+
+    fn create_sized(&self, device: &wgpu::Device, size: (u32, u32)) -> Sized {
+        let texture = |label, (width, height): (u32, u32), mips, usage| {
+            device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(label),
+                size: wgpu::Extent3d {
+                    width: width.max(1),
+                    height: height.max(1),
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: mips,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: HDR_FORMAT,
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT | usage,
+                view_formats: &[],
+            })
+        };
+        let hdr = texture(
+            "post pass: HDR frame",
+            size,
+            1,
+            wgpu::TextureUsages::TEXTURE_BINDING,
+        )
+        .create_view(&wgpu::TextureViewDescriptor::default());
+        let half = (size.0 / 2, size.1 / 2);
+        // Mips down to a few texels; none for a frame too small to blur.
+        let levels = BLOOM_LEVELS.min(half.0.min(half.1).max(1).ilog2());
+        let bloom: Vec<wgpu::TextureView> = if levels == 0 {
+            Vec::new()
+        } else {
+            let chain = texture(
+                "post pass: bloom chain",
+                half,
+                levels,
+                wgpu::TextureUsages::TEXTURE_BINDING,
+            );
+            (0..levels)
+                .map(|mip| {
+                    chain.create_view(&wgpu::TextureViewDescriptor {
+                        label: Some("post pass: bloom level"),
+                        base_mip_level: mip,
+                        mip_level_count: Some(1),
+                        ..wgpu::TextureViewDescriptor::default()
+                    })
+                })
+                .collect()
+        };
+        let group = |source: &wgpu::TextureView, glow: &wgpu::TextureView| {
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("post pass: bind group"),
+                layout: &self.layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: self.uniform.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: wgpu::BindingResource::TextureView(source),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: wgpu::BindingResource::Sampler(&self.sampler),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 3,
+                        resource: wgpu::BindingResource::TextureView(glow),
+                    },
+                ],
+            })
+        };
+        // The bloom slot of the chain's own passes is never read: bound to the
+        // HDR frame, which none of them draws into.
+        let down = (0..bloom.len())
+            .map(|i| group(if i == 0 { &hdr } else { &bloom[i - 1] }, &hdr))
+            .collect();
+        let up = (1..bloom.len()).map(|i| group(&bloom[i], &hdr)).collect();
+        let tonemap = group(&hdr, bloom.first().unwrap_or(&hdr));
+        Sized {
+            size,
+            hdr,
+            bloom,
+            down,
+            up,
+            tonemap,
+        }
+    }
+}
+
+/// One full-screen triangle into `target` (cleared first when `clear`).
+fn fullscreen(
+    encoder: &mut wgpu::CommandEncoder,
+    target: &wgpu::TextureView,
+    pipeline: &wgpu::RenderPipeline,
+    group: &wgpu::BindGroup,
+    clear: bool,
+) {
+    let load = if clear {
+        wgpu::LoadOp::Clear(wgpu::Color::BLACK)
+    } else {
+        wgpu::LoadOp::Load
+    };
+    let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some("post pass"),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view: target,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations {
+                load,
+                store: wgpu::StoreOp::Store,
+            },
+        })],
+        depth_stencil_attachment: None,
+        timestamp_writes: None,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    });
+    pass.set_pipeline(pipeline);
+    pass.set_bind_group(0, group, &[]);
+    pass.draw(0..3, 0..1);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_pack_exposure_as_a_power_of_two_and_bloom_off_as_zero() {
+        let settings = PostSettings {
+            exposure: 1.5,
+            tonemapper: Tonemapper::Agx,
+            bloom: false,
+            bloom_intensity: 0.7,
+            ..PostSettings::default()
+        };
+        let [scale, mode, intensity, threshold] = settings.params();
+        assert!((scale - 2.828_427).abs() < 1e-5);
+        assert_eq!((mode, intensity, threshold), (2.0, 0.0, 1.0));
+        let on = PostSettings {
+            bloom: true,
+            ..settings
+        };
+        assert_eq!(on.params()[2], 0.7);
+    }
+}

@@ -1,0 +1,104 @@
+//! A real-world glTF model no one here wrote, the Flight Helmet (Khronos
+//! sample, CC0; `../shared/models/FlightHelmet`), imported with its whole
+//! material: base colour, metallic-roughness, normal and occlusion maps. The
+//! importer warns about none of them, the maps change the picture, and a
+//! golden of the helmet from the front.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{assert_matches_golden, gpu_or_skip};
+use glam::{Quat, Vec3};
+use keel_engine::extract::{FrameBuffers, Overlays};
+use keel_engine::render::image::RgbaImage;
+use keel_engine::render::{Camera, GpuContext, Renderer, wgpu};
+use keel_engine::scene::{Light, LightKind, MeshRenderer, Scene, Transform};
+use keel_engine::world::World;
+
+fn helmet_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/models/FlightHelmet/FlightHelmet.gltf")
+}
+
+fn helmet_scene() -> Scene {
+    let mut scene = Scene::new();
+    let sun = scene
+        .spawn(
+            None,
+            "sun",
+            Transform::IDENTITY.with_rotation(Quat::from_euler(
+                glam::EulerRot::YXZ,
+                0.5,
+                -0.6,
+                0.0,
+            )),
+        )
+        .unwrap();
+    let light = Light {
+        kind: LightKind::Directional,
+        color: Vec3::ONE,
+        intensity: 2.5,
+    };
+    scene.insert(sun, light).unwrap();
+    scene.environment.ambient = Vec3::splat(0.35);
+    scene.environment.clear_color = Vec3::new(0.2, 0.22, 0.25);
+    let (_, warnings) = scene
+        .spawn_model(None, "helmet", Transform::IDENTITY, &helmet_path())
+        .expect("the Flight Helmet imports");
+    assert!(
+        warnings.is_empty(),
+        "the importer skipped parts of the Flight Helmet: {warnings:#?}"
+    );
+    scene
+}
+
+fn render(ctx: &GpuContext, scene: Scene) -> RgbaImage {
+    let mut world = World::new(scene);
+    let camera = Camera {
+        position: Vec3::new(0.0, 0.35, 1.15),
+        target: Vec3::new(0.0, 0.32, 0.0),
+        fov_y: 40f32.to_radians(),
+        ..Camera::default()
+    };
+    let mut buffers = FrameBuffers::default();
+    let frame = buffers.extract_world(&mut world, camera, 1.0, &Overlays::default());
+    Renderer::new(ctx, wgpu::TextureFormat::Rgba8UnormSrgb)
+        .render_to_image(ctx, &frame, 256, 256)
+        .expect("renders")
+}
+
+#[test]
+fn the_flight_helmet_imports_its_whole_material_and_renders() {
+    let Some(ctx) = gpu_or_skip() else { return };
+    let scene = helmet_scene();
+    let mapped = scene
+        .components
+        .mesh
+        .iter()
+        .filter(|(_, mesh)| mesh.material.maps.is_some())
+        .count();
+    assert!(
+        mapped >= 5,
+        "every material has its maps: {mapped} meshes with maps"
+    );
+    let mut plain = scene.clone();
+    let nodes: Vec<_> = plain.components.mesh.iter().map(|(node, _)| node).collect();
+    for node in nodes {
+        let mut mesh = *plain.get::<MeshRenderer>(node).unwrap();
+        mesh.material.maps = None;
+        plain.insert(node, mesh).unwrap();
+    }
+    let with_maps = render(&ctx, scene);
+    let without = render(&ctx, plain);
+    let changed = with_maps
+        .pixels()
+        .zip(without.pixels())
+        .filter(|(a, b)| (0..3).any(|c| a[c].abs_diff(b[c]) > 12))
+        .count();
+    assert!(
+        changed > 256 * 256 / 10,
+        "the maps (normals, occlusion, roughness) change a good part of the helmet: {changed} pixels"
+    );
+    assert_matches_golden("flight_helmet", &with_maps);
+}

@@ -1,0 +1,235 @@
+//! The HDR path's finish: bloom around bright emitters (a golden, and a halo
+//! that is there only with bloom on), exposure in stops, and tonemappers that
+//! bring light above 1 back under white instead of clipping it.
+
+mod common;
+
+use common::{assert_matches_golden, gpu_or_skip};
+use glam::{Affine3A, Vec3, Vec4};
+use keel_engine::assets::Primitive;
+use keel_engine::render::image::RgbaImage;
+use keel_engine::render::{
+    Camera, DirectionalLight, FrameData, GpuContext, MeshInstance, PostSettings, Renderer,
+    Tonemapper, wgpu,
+};
+use keel_engine::scene::Material;
+
+/// Three spheres glowing at 6 (red), 3 (green) and 1.5 (white) on black,
+/// with no other light.
+fn emitters() -> Vec<MeshInstance> {
+    [
+        (-2.2, Vec3::new(6.0, 0.4, 0.1)),
+        (0.0, Vec3::new(0.2, 3.0, 0.4)),
+        (2.2, Vec3::splat(1.5)),
+    ]
+    .into_iter()
+    .map(|(x, emissive)| MeshInstance {
+        mesh: Primitive::Sphere.into(),
+        model: Affine3A::from_translation(Vec3::new(x, 0.0, 0.0)),
+        material: Material {
+            emissive,
+            ..Material::from_color(Vec4::new(0.0, 0.0, 0.0, 1.0))
+        },
+        cast_shadows: true,
+    })
+    .collect()
+}
+
+fn camera() -> Camera {
+    Camera {
+        position: Vec3::new(0.0, 0.0, 7.0),
+        target: Vec3::ZERO,
+        ..Camera::default()
+    }
+}
+
+/// Where `point` lands in the 256 x 128 image.
+fn pixel_of(point: Vec3) -> (u32, u32) {
+    let ndc = camera().view_projection(2.0).project_point3(point);
+    (
+        ((ndc.x * 0.5 + 0.5) * 256.0) as u32,
+        ((0.5 - ndc.y * 0.5) * 128.0) as u32,
+    )
+}
+
+fn render(ctx: &GpuContext, instances: &[MeshInstance], post: PostSettings) -> RgbaImage {
+    let frame = FrameData {
+        camera: camera(),
+        clear_color: Vec4::new(0.0, 0.0, 0.0, 1.0),
+        ambient: Vec3::ZERO,
+        sun: DirectionalLight {
+            intensity: 0.0,
+            ..DirectionalLight::default()
+        },
+        instances,
+        post,
+        ..FrameData::default()
+    };
+    Renderer::new(ctx, wgpu::TextureFormat::Rgba8UnormSrgb)
+        .render_to_image(ctx, &frame, 256, 128)
+        .expect("renders")
+}
+
+fn glow() -> PostSettings {
+    PostSettings {
+        tonemapper: Tonemapper::AcesFitted,
+        bloom: true,
+        bloom_threshold: 1.0,
+        bloom_intensity: 0.3,
+        ..PostSettings::default()
+    }
+}
+
+#[test]
+fn bright_emitters_bloom_into_a_halo() {
+    let Some(ctx) = gpu_or_skip() else { return };
+    let spheres = emitters();
+    let with = render(&ctx, &spheres, glow());
+    let without = render(
+        &ctx,
+        &spheres,
+        PostSettings {
+            bloom: false,
+            ..glow()
+        },
+    );
+    // Just above the red sphere (radius 0.5 at x = -2.2), the background is
+    // black without bloom and red with it.
+    let (x, y) = pixel_of(Vec3::new(-2.2, 0.8, 0.0));
+    let [r0, ..] = without.get_pixel(x, y).0;
+    let [r1, g1, b1, _] = with.get_pixel(x, y).0;
+    assert!(r0 < 3, "no bloom, no glow: {r0}");
+    assert!(
+        r1 > 20 && r1 > g1 && r1 > b1,
+        "a red halo: {:?}",
+        [r1, g1, b1]
+    );
+    // Bloom only adds light.
+    for (a, b) in without.pixels().zip(with.pixels()) {
+        assert!(
+            (0..3).all(|c| b[c].saturating_add(2) >= a[c]),
+            "{a:?} -> {b:?}"
+        );
+    }
+    assert_matches_golden("bloom_emissive", &with);
+}
+
+#[test]
+fn exposure_and_tonemappers_bring_bright_light_under_white() {
+    let Some(ctx) = gpu_or_skip() else { return };
+    let spheres = emitters();
+    let centre_of_white = pixel_of(Vec3::new(2.2, 0.0, 0.0));
+    let none = render(&ctx, &spheres, PostSettings::default());
+    assert_eq!(
+        none.get_pixel(centre_of_white.0, centre_of_white.1).0,
+        [255, 255, 255, 255],
+        "without a tonemapper light above 1 clips to white"
+    );
+    for tonemapper in [Tonemapper::AcesFitted, Tonemapper::Agx] {
+        let post = PostSettings {
+            tonemapper,
+            ..PostSettings::default()
+        };
+        let mapped = render(&ctx, &spheres, post);
+        let [r, g, b, _] = mapped.get_pixel(centre_of_white.0, centre_of_white.1).0;
+        assert!(
+            (150..255).contains(&r) && r == g && g == b,
+            "{tonemapper:?}: a white 1.5 maps under white and stays grey: {:?}",
+            [r, g, b]
+        );
+        // Two stops down (a quarter of the light) is darker still.
+        let darker = render(
+            &ctx,
+            &spheres,
+            PostSettings {
+                exposure: -2.0,
+                ..post
+            },
+        );
+        let [r2, ..] = darker.get_pixel(centre_of_white.0, centre_of_white.1).0;
+        assert!(
+            r2 + 40 < r,
+            "{tonemapper:?}: exposure -2 gives {r2}, 0 gives {r}"
+        );
+    }
+}
+
+/// glTF's metallic-roughness model over its whole range: a 5 x 5 grid of
+/// spheres, metallic from 0 (left) to 1 (right), roughness from 0.05 (top)
+/// to 1 (bottom), under the sun and the sky, filmically tonemapped.
+#[test]
+fn a_grid_of_spheres_spans_metallic_and_roughness() {
+    let Some(ctx) = gpu_or_skip() else { return };
+    let mut spheres = Vec::new();
+    for row in 0..5 {
+        for column in 0..5 {
+            spheres.push(MeshInstance {
+                mesh: Primitive::Sphere.into(),
+                model: Affine3A::from_translation(Vec3::new(
+                    column as f32 * 1.2 - 2.4,
+                    2.4 - row as f32 * 1.2,
+                    0.0,
+                )),
+                material: Material {
+                    metallic: column as f32 / 4.0,
+                    roughness: 0.05 + 0.95 * row as f32 / 4.0,
+                    ..Material::from_color(Vec4::new(0.9, 0.55, 0.3, 1.0))
+                },
+                cast_shadows: true,
+            });
+        }
+    }
+    let view = Camera {
+        position: Vec3::new(0.0, 0.0, 9.0),
+        target: Vec3::ZERO,
+        fov_y: 45f32.to_radians(),
+        ..Camera::default()
+    };
+    let frame = FrameData {
+        camera: view,
+        clear_color: Vec4::new(0.05, 0.06, 0.08, 1.0),
+        ambient: Vec3::new(0.2, 0.25, 0.32),
+        sun: DirectionalLight {
+            direction: Vec3::new(-0.5, -0.6, -1.0),
+            intensity: 2.5,
+            ..DirectionalLight::default()
+        },
+        instances: &spheres,
+        post: PostSettings {
+            tonemapper: Tonemapper::AcesFitted,
+            ..PostSettings::default()
+        },
+        ..FrameData::default()
+    };
+    let image = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb)
+        .render_to_image(&ctx, &frame, 256, 256)
+        .expect("renders");
+    // The smooth dielectric (top left) shows a small, sharp highlight; the
+    // rough metal (bottom right) none brighter than its body.
+    let brightest = |cx: u32, cy: u32| {
+        let mut top = 0u8;
+        for y in cy - 12..cy + 12 {
+            for x in cx - 12..cx + 12 {
+                top = top.max(image.get_pixel(x, y)[1]);
+            }
+        }
+        top
+    };
+    let pixel = |column: u32, row: u32| {
+        let centre = Vec3::new(column as f32 * 1.2 - 2.4, 2.4 - row as f32 * 1.2, 0.0);
+        let ndc = view.view_projection(1.0).project_point3(centre);
+        (
+            ((ndc.x * 0.5 + 0.5) * 256.0) as u32,
+            ((0.5 - ndc.y * 0.5) * 256.0) as u32,
+        )
+    };
+    let (x, y) = pixel(0, 0);
+    let smooth = brightest(x, y);
+    let (x, y) = pixel(4, 4);
+    let rough_metal = brightest(x, y);
+    assert!(
+        smooth > rough_metal + 30,
+        "highlights: smooth {smooth}, rough metal {rough_metal}"
+    );
+    assert_matches_golden("sphere_grid", &image);
+}
