@@ -12,6 +12,9 @@ const MAX_POINT_LIGHTS: u32 = 8u;
 override TEXTURED: bool = true;
 // Imported materials with maps: metallic-roughness, normal, occlusion, emission.
 override MAPPED: bool = false;
+// Alpha-masked materials: only their pipelines discard (a shader that may
+// discard loses the early depth test).
+override MASKED: bool = false;
 // Share of the sky ambient that still reaches surfaces facing the ground.
 const GROUND_AMBIENT: f32 = 0.35;
 
@@ -342,8 +345,8 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) ve
         let radiance = light.color.rgb * range_falloff(distance, light.position_range.w) * cone * cone;
         color += shade(albedo, metallic, alpha, n, v, l, radiance);
     }
-    // Alpha mask: all or nothing at the cutoff (z), where the flag (w) is set.
-    if in.metal_rough.w > 0.5 && opacity < in.metal_rough.z {
+    // Alpha mask: all or nothing at the cutoff (z).
+    if MASKED && opacity < in.metal_rough.z {
         discard;
     }
     return vec4<f32>(color + emissive, opacity);

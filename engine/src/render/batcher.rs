@@ -109,6 +109,8 @@ pub struct BatchKey {
     pub double_sided: bool,
     /// Alpha-blended: drawn after the opaque meshes, back to front.
     pub blend: bool,
+    /// Alpha-masked: cut out below its cutoff.
+    pub masked: bool,
 }
 
 impl BatchKey {
@@ -121,6 +123,7 @@ impl BatchKey {
             maps: material.maps,
             double_sided: material.double_sided,
             blend: material.alpha_mode == AlphaMode::Blend,
+            masked: matches!(material.alpha_mode, AlphaMode::Mask { .. }),
         }
     }
 
@@ -142,6 +145,7 @@ impl Default for BatchKey {
             maps: None,
             double_sided: false,
             blend: false,
+            masked: false,
         }
     }
 }
@@ -184,6 +188,8 @@ pub struct DrawGroup {
     pub double_sided: bool,
     /// Alpha-blended (such groups come last, one instance each, back to front).
     pub blend: bool,
+    /// Alpha-masked.
+    pub masked: bool,
     /// Range in the index array ([`InstanceBatcher::indices`]).
     pub instances: Range<u32>,
 }
@@ -504,7 +510,7 @@ impl InstanceBatcher {
         self.order.extend(0..to_u32(batches.len()));
         self.order.sort_unstable_by_key(|&b| {
             let k = &batches[b as usize].key;
-            (k.blend, k.texture, k.maps, k.double_sided, k.mesh)
+            (k.blend, k.texture, k.maps, k.double_sided, k.masked, k.mesh)
         });
         self.groups.clear();
         self.cursors.clear();
@@ -520,6 +526,7 @@ impl InstanceBatcher {
                 maps: batch.key.maps,
                 double_sided: batch.key.double_sided,
                 blend: batch.key.blend,
+                masked: batch.key.masked,
                 instances: start..end,
             });
             start = end;

@@ -85,7 +85,9 @@ impl GpuContext {
         let required_limits = wgpu::Limits::downlevel_defaults().using_resolution(adapter.limits());
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("keel device"),
-            required_features: wgpu::Features::empty(),
+            // A packed float target halves the HDR frame's bytes where the
+            // adapter can render to it (software rasterisers feel every byte).
+            required_features: adapter.features() & wgpu::Features::RG11B10UFLOAT_RENDERABLE,
             required_limits,
             experimental_features: wgpu::ExperimentalFeatures::disabled(),
             memory_hints: wgpu::MemoryHints::Performance,

@@ -15,7 +15,7 @@ use wgpu::util::DeviceExt;
 use super::buffer::GrowableBuffer;
 use super::frame::{DeformedInstance, FrameData};
 use super::mesh_pass::vertex_storage;
-use super::mesh_pipelines::{PipelineSet, SecondStream, variant};
+use super::mesh_pipelines::{Alpha, PipelineSet, SecondStream, variant};
 use super::texture::{Look, TextureSet};
 use super::uploaded::Uploaded;
 use crate::assets::{AlphaMode, MeshData, Registry, VertexSkin};
@@ -143,8 +143,12 @@ impl DeformPass {
             if look != (None, None) {
                 textures.ensure(device, queue, registry, look);
             }
-            let blend = instance.material.alpha_mode == AlphaMode::Blend;
-            let pipeline = variant(look, instance.material.double_sided, blend);
+            let alpha = match instance.material.alpha_mode {
+                AlphaMode::Opaque => Alpha::Opaque,
+                AlphaMode::Blend => Alpha::Blend,
+                AlphaMode::Mask { .. } => Alpha::Mask,
+            };
+            let pipeline = variant(look, instance.material.double_sided, alpha);
             let record = record(instance, mesh.first_offset, mesh.vertex_count);
             self.frame_records.push(record);
             self.draws.push((index, look, pipeline));

@@ -16,7 +16,7 @@ use super::batcher::{DrawGroup, GpuInstance, InstanceBatcher};
 use super::buffer::GrowableBuffer;
 use super::deform_pass::DeformPass;
 use super::frame::FrameData;
-use super::mesh_pipelines::{PipelineSet, SecondStream, variant};
+use super::mesh_pipelines::{Alpha, PipelineSet, SecondStream, variant};
 use super::texture::TextureSet;
 use super::uploaded::Uploaded;
 use crate::assets::{MeshData, MeshRef, MeshVertex, Primitive, Registry, registry};
@@ -194,8 +194,9 @@ impl MeshPass {
             .write(device, queue, self.batcher.index_bytes());
         for group in self.batcher.groups() {
             let look = (group.texture, group.maps);
+            let alpha = Alpha::of(group.blend, group.masked);
             self.pipelines
-                .ensure(device, variant(look, group.double_sided, group.blend));
+                .ensure(device, variant(look, group.double_sided, alpha));
         }
         let imports = |g: &DrawGroup| {
             matches!(g.mesh, MeshRef::Asset(_)) || g.texture.is_some() || g.maps.is_some()
@@ -268,7 +269,11 @@ impl MeshPass {
         let mut bound_pipeline = None;
         for group in self.batcher.groups() {
             let look = (group.texture, group.maps);
-            let index = variant(look, group.double_sided, group.blend);
+            let index = variant(
+                look,
+                group.double_sided,
+                Alpha::of(group.blend, group.masked),
+            );
             if bound_pipeline != Some(index) {
                 let Some(pipeline) = self.pipelines.get(index) else {
                     continue;

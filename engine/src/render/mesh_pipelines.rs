@@ -1,19 +1,38 @@
 //! The mesh shader's pipelines for one vertex entry point (plain instances or
 //! deformed ones), made the first time a frame needs each: by shading
 //! (nothing sampled, the base colour texture, every material map), by
-//! sidedness (back faces culled or drawn) and by blending (opaque, writing
-//! depth, or alpha-blended over what is behind, not writing it).
+//! sidedness (back faces culled or drawn) and by alpha (opaque; blended over
+//! what is behind, not writing depth; masked, discarding below the cutoff:
+//! only those pipelines discard, so the others keep the early depth test).
 
 use super::targets::DEPTH_FORMAT;
 use super::texture::{Look, shading};
 use crate::assets::MeshVertex;
 
-/// Pipelines per entry point: 3 shadings x 2 sidednesses x 2 blendings.
-const VARIANTS: usize = 12;
+/// Pipelines per entry point: 3 shadings x 2 sidednesses x 3 alpha modes.
+const VARIANTS: usize = 18;
+
+/// How a group uses alpha.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Alpha {
+    Opaque = 0,
+    Blend = 1,
+    Mask = 2,
+}
+
+impl Alpha {
+    pub(super) fn of(blend: bool, masked: bool) -> Self {
+        match (blend, masked) {
+            (true, _) => Alpha::Blend,
+            (false, true) => Alpha::Mask,
+            (false, false) => Alpha::Opaque,
+        }
+    }
+}
 
 /// The variant a group is drawn with.
-pub(super) fn variant(look: Look, double_sided: bool, blend: bool) -> usize {
-    shading(look) + 3 * usize::from(double_sided) + 6 * usize::from(blend)
+pub(super) fn variant(look: Look, double_sided: bool, alpha: Alpha) -> usize {
+    shading(look) + 3 * usize::from(double_sided) + 6 * alpha as usize
 }
 
 /// The second vertex stream of an entry point (the first is [`MeshVertex`]).
@@ -79,7 +98,11 @@ impl PipelineSet {
     }
 
     fn create(&self, device: &wgpu::Device, index: usize) -> wgpu::RenderPipeline {
-        let (shading, double_sided, blend) = (index % 3, index / 3 % 2 == 1, index >= 6);
+        let (shading, double_sided) = (index % 3, index / 3 % 2 == 1);
+        let (blend, masked) = (
+            index / 6 == Alpha::Blend as usize,
+            index / 6 == Alpha::Mask as usize,
+        );
         let vertex_attributes =
             wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
         let buffers = [
@@ -99,7 +122,7 @@ impl PipelineSet {
             self.entry,
             ["untextured", "textured", "mapped"][shading],
             if double_sided { ", double-sided" } else { "" },
-            if blend { ", blended" } else { "" },
+            ["", ", blended", ", masked"][index / 6],
         );
         device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
             label: Some(&label),
@@ -135,6 +158,7 @@ impl PipelineSet {
                     constants: &[
                         ("TEXTURED", f64::from(u8::from(shading >= 1))),
                         ("MAPPED", f64::from(u8::from(shading >= 2))),
+                        ("MASKED", f64::from(u8::from(masked))),
                     ],
                     ..wgpu::PipelineCompilationOptions::default()
                 },

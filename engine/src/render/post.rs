@@ -12,8 +12,27 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Format of the HDR target every scene pass draws into.
-pub(crate) const HDR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
+/// The HDR target every scene pass draws into: packed 32-bit floats (RGB
+/// 11/11/10, no alpha: nothing reads the frame's alpha) where the device can
+/// render, blend and multisample them, else 64-bit half floats.
+pub(crate) fn hdr_format(device: &wgpu::Device, adapter: &wgpu::Adapter) -> wgpu::TextureFormat {
+    let packed = wgpu::TextureFormat::Rg11b10Ufloat;
+    let flags = adapter.get_texture_format_features(packed).flags;
+    let usable = device
+        .features()
+        .contains(wgpu::Features::RG11B10UFLOAT_RENDERABLE)
+        && flags.contains(
+            wgpu::TextureFormatFeatureFlags::BLENDABLE
+                | wgpu::TextureFormatFeatureFlags::FILTERABLE
+                | wgpu::TextureFormatFeatureFlags::MULTISAMPLE_RESOLVE,
+        )
+        && flags.sample_count_supported(4);
+    if usable {
+        packed
+    } else {
+        wgpu::TextureFormat::Rgba16Float
+    }
+}
 /// Most bloom mips (each half the last): the widest blur reaches 1/64 of the frame.
 const BLOOM_LEVELS: u32 = 6;
 
@@ -119,11 +138,17 @@ pub(crate) struct PostPass {
     tonemap: wgpu::RenderPipeline,
     sized: Option<Sized>,
     bloom_on: bool,
+    hdr_format: wgpu::TextureFormat,
 }
 
 impl PostPass {
-    /// The pipelines, finishing into views of `output_format`.
-    pub(crate) fn new(device: &wgpu::Device, output_format: wgpu::TextureFormat) -> Self {
+    /// The pipelines, reading frames of `hdr_format` and finishing into
+    /// views of `output_format`.
+    pub(crate) fn new(
+        device: &wgpu::Device,
+        hdr_format: wgpu::TextureFormat,
+        output_format: wgpu::TextureFormat,
+    ) -> Self {
         let texture_entry = |binding| wgpu::BindGroupLayoutEntry {
             binding,
             visibility: wgpu::ShaderStages::FRAGMENT,
@@ -202,9 +227,9 @@ impl PostPass {
             alpha: wgpu::BlendComponent::REPLACE,
         };
         Self {
-            prefilter: pipeline("fs_prefilter", HDR_FORMAT, None),
-            downsample: pipeline("fs_downsample", HDR_FORMAT, None),
-            upsample: pipeline("fs_upsample", HDR_FORMAT, Some(additive)),
+            prefilter: pipeline("fs_prefilter", hdr_format, None),
+            downsample: pipeline("fs_downsample", hdr_format, None),
+            upsample: pipeline("fs_upsample", hdr_format, Some(additive)),
             tonemap: pipeline("fs_tonemap", output_format, None),
             sampler: device.create_sampler(&wgpu::SamplerDescriptor {
                 label: Some("post pass: linear clamp"),
@@ -221,6 +246,7 @@ impl PostPass {
             layout,
             sized: None,
             bloom_on: false,
+            hdr_format,
         }
     }
 
@@ -285,7 +311,7 @@ impl PostPass {
                 mip_level_count: mips,
                 sample_count: 1,
                 dimension: wgpu::TextureDimension::D2,
-                format: HDR_FORMAT,
+                format: self.hdr_format,
                 usage: wgpu::TextureUsages::RENDER_ATTACHMENT | usage,
                 view_formats: &[],
             })

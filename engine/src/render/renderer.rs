@@ -13,7 +13,7 @@ use super::frame::{FrameData, Globals};
 use super::line_pass::LinePass;
 use super::mesh_pass::MeshPass;
 use super::particle_pass::ParticlePass;
-use super::post::{HDR_FORMAT, PostPass};
+use super::post::{PostPass, hdr_format};
 use super::shadow::{Cascades, cascades};
 use super::shadow_pass::ShadowPass;
 use super::targets::{RenderTargets, choose_sample_count};
@@ -50,6 +50,8 @@ pub struct Renderer {
     lines: LinePass,
     particles: ParticlePass,
     post: PostPass,
+    /// Format of the HDR frame the scene passes draw into.
+    hdr_format: wgpu::TextureFormat,
     targets: Option<RenderTargets>,
     capture: Option<CaptureTarget>,
     stats: RenderStats,
@@ -61,7 +63,9 @@ impl Renderer {
     #[must_use]
     pub fn new(ctx: &GpuContext, color_format: wgpu::TextureFormat) -> Self {
         let (device, queue) = (&ctx.device, &ctx.queue);
-        let sample_count = choose_sample_count(&ctx.adapter, HDR_FORMAT);
+        let hdr = hdr_format(device, &ctx.adapter);
+        let sample_count = choose_sample_count(&ctx.adapter, hdr);
+        log::info!("HDR target {hdr:?}, {sample_count}x multisampled");
         let globals = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("renderer: globals"),
             size: size_of::<Globals>() as u64,
@@ -104,10 +108,11 @@ impl Renderer {
         Self {
             color_format,
             sample_count,
-            mesh: MeshPass::new(device, queue, &globals_layout, HDR_FORMAT, sample_count),
-            lines: LinePass::new(device, &globals_layout, HDR_FORMAT, sample_count),
-            particles: ParticlePass::new(device, &globals_layout, HDR_FORMAT, sample_count),
-            post: PostPass::new(device, color_format),
+            mesh: MeshPass::new(device, queue, &globals_layout, hdr, sample_count),
+            lines: LinePass::new(device, &globals_layout, hdr, sample_count),
+            particles: ParticlePass::new(device, &globals_layout, hdr, sample_count),
+            post: PostPass::new(device, hdr, color_format),
+            hdr_format: hdr,
             globals,
             globals_layout,
             globals_bind_group,
@@ -170,12 +175,12 @@ impl Renderer {
         }
         let (device, queue) = (&ctx.device, &ctx.queue);
         match &mut self.targets {
-            Some(targets) => targets.resize(device, size, HDR_FORMAT, self.sample_count),
+            Some(targets) => targets.resize(device, size, self.hdr_format, self.sample_count),
             None => {
                 self.targets = Some(RenderTargets::new(
                     device,
                     size,
-                    HDR_FORMAT,
+                    self.hdr_format,
                     self.sample_count,
                 ));
             }
