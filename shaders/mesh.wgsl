@@ -63,8 +63,7 @@ struct MaterialScales {
 @group(1) @binding(6) var<uniform> material_scales: MaterialScales;
 
 // One instance: the rows of its 3x4 model matrix, linear RGBA base colour,
-// linear RGB emission, and four unorm8s: metallic, roughness, the alpha
-// cutoff and 1 where alpha masks.
+// linear RGB emission, and unorm8s: metallic, roughness, the alpha cutoff.
 struct Instance {
     row_x: vec4<f32>,
     row_y: vec4<f32>,
@@ -98,7 +97,7 @@ struct VertexOut {
     @location(2) uv: vec2<f32>,
     @location(3) color: vec4<f32>,
     @location(4) emissive: vec3<f32>,
-    // Metallic, roughness, alpha cutoff, mask flag.
+    // Metallic, roughness, alpha cutoff.
     @location(5) metal_rough: vec4<f32>,
 }
 

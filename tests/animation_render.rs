@@ -108,6 +108,57 @@ fn the_fox_walks() {
     assert_matches_golden("skinned_fox_walk", &image);
 }
 
+/// The walking Fox over a ground plane, the sun high behind it, seen from
+/// above: the ground beside it is in its shadow (skinned casters are drawn
+/// into the shadow map at their joints, as they are into the view), which
+/// disappears with shadows off.
+#[test]
+fn the_fox_casts_its_shadow() {
+    let Some(ctx) = gpu_or_skip() else { return };
+    let (mut world, _) = animated(
+        &shared("Fox.glb"),
+        Transform::IDENTITY.with_scale(Vec3::splat(0.02)),
+        "Walk",
+        0.4,
+    );
+    let scene = &mut world.scene;
+    let sun = scene.find("sun").expect("the lit scene's sun");
+    scene
+        .set_local(
+            sun,
+            Transform::IDENTITY.with_rotation(Quat::from_rotation_x(-1.0)),
+        )
+        .unwrap();
+    let ground = scene
+        .spawn(
+            None,
+            "ground",
+            Transform::IDENTITY.with_scale(Vec3::new(8.0, 1.0, 8.0)),
+        )
+        .unwrap();
+    let mut mesh = keel_engine::scene::MeshRenderer::new(
+        keel_engine::assets::Primitive::Plane.into(),
+        keel_engine::scene::Material::rgb(0.6, 0.6, 0.6),
+    );
+    mesh.cast_shadows = false;
+    scene.insert(ground, mesh).unwrap();
+    world.step();
+    let camera = Camera {
+        position: Vec3::new(0.0, 5.0, 0.01),
+        target: Vec3::ZERO,
+        ..Camera::default()
+    };
+    let (lit, _) = render(&ctx, &mut world, camera);
+    world.scene.environment.shadows.enabled = false;
+    let (unshadowed, _) = render(&ctx, &mut world, camera);
+    let darker = lit
+        .pixels()
+        .zip(unshadowed.pixels())
+        .filter(|(a, b)| u16::from(a[1]) + 25 < u16::from(b[1]))
+        .count();
+    assert!(darker > 200, "ground pixels in the Fox's shadow: {darker}");
+}
+
 #[test]
 fn a_skinned_mesh_is_drawn_at_its_joints_not_its_node() {
     let Some(ctx) = gpu_or_skip() else { return };

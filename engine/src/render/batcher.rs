@@ -35,8 +35,8 @@ pub struct GpuInstance {
     pub color: [f32; 4],
     /// Linear RGB emitted light.
     pub emissive: [f32; 3],
-    /// Four unorm8s, low byte first: metallic, roughness, the alpha cutoff,
-    /// and 255 when alpha masks (0 otherwise).
+    /// Unorm8s, low byte first: metallic, roughness and the alpha cutoff
+    /// (0 unless alpha masks; masking itself is a pipeline of its own).
     pub metal_rough: u32,
 }
 
@@ -84,16 +84,16 @@ impl GpuInstance {
     }
 }
 
-/// Metallic, roughness, alpha cutoff and the mask flag as WGSL's
-/// `unpack4x8unorm` reads them (metallic in the low byte).
+/// Metallic, roughness and alpha cutoff as WGSL's `unpack4x8unorm` reads
+/// them (metallic in the low byte).
 #[inline]
 fn pack_surface(material: &Material) -> u32 {
     let q = |v: f32| (v.clamp(0.0, 1.0) * 255.0 + 0.5) as u32;
-    let (cutoff, mask) = match material.alpha_mode {
-        AlphaMode::Mask { cutoff } => (cutoff, 1.0),
-        _ => (0.0, 0.0),
+    let cutoff = match material.alpha_mode {
+        AlphaMode::Mask { cutoff } => cutoff,
+        _ => 0.0,
     };
-    q(material.metallic) | (q(material.roughness) << 8) | (q(cutoff) << 16) | (q(mask) << 24)
+    q(material.metallic) | (q(material.roughness) << 8) | (q(cutoff) << 16)
 }
 
 /// The batch an already packed instance belongs to.

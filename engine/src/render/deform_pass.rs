@@ -232,6 +232,35 @@ impl DeformPass {
         !data.targets.is_empty()
     }
 
+    /// The layout of the deformed meshes' storage buffers (group 2).
+    pub(super) fn layout(&self) -> &wgpu::BindGroupLayout {
+        &self.layout
+    }
+
+    /// Draws every prepared instance with the caller's pipeline and groups 0
+    /// and 1 (the shadow pass's depth-only one): only positions matter.
+    pub(super) fn record_depth(&self, pass: &mut wgpu::RenderPass<'_>) {
+        if self.draws.is_empty() {
+            return;
+        }
+        pass.set_bind_group(2, &self.bind_group, &[]);
+        for (i, &(mesh, _, _)) in self.draws.iter().enumerate() {
+            let Some(mesh) = self.meshes.get(mesh) else {
+                continue;
+            };
+            pass.set_vertex_buffer(0, mesh.vertices.slice(..));
+            pass.set_vertex_buffer(1, mesh.skin.slice(..));
+            pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
+            let i = i as u32;
+            pass.draw_indexed(0..mesh.index_count, 0, i..i + 1);
+        }
+    }
+
+    /// Whether the last `prepare` left anything to draw.
+    pub(super) fn is_empty(&self) -> bool {
+        self.draws.is_empty()
+    }
+
     /// Draws each prepared instance (the mesh pass's globals are bound).
     pub(super) fn record(&self, pass: &mut wgpu::RenderPass<'_>, textures: &TextureSet) {
         if self.draws.is_empty() {

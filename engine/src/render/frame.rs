@@ -311,6 +311,13 @@ impl Globals {
         }
     }
 
+    /// The same block seen from another world-to-clip matrix (a shadow
+    /// cascade's), for vertex stages that read only the matrix.
+    pub(crate) fn with_view_proj(mut self, view_proj: Mat4) -> Self {
+        self.view_proj = view_proj.to_cols_array_2d();
+        self
+    }
+
     /// The packed world-to-clip matrix.
     pub(crate) fn view_proj(&self) -> Mat4 {
         Mat4::from_cols_array_2d(&self.view_proj)

@@ -252,6 +252,11 @@ impl MeshPass {
         }
     }
 
+    /// The skinned and morphed meshes.
+    pub(super) fn deform(&self) -> &DeformPass {
+        &self.deform
+    }
+
     /// Draws the prepared groups: one indexed, instanced call per group.
     pub(crate) fn record(&self, pass: &mut wgpu::RenderPass<'_>) {
         self.record_plain(pass);

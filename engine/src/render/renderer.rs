@@ -103,12 +103,13 @@ impl Renderer {
                 },
             ],
         });
-        let shadows = ShadowPass::new(device);
+        let mesh = MeshPass::new(device, queue, &globals_layout, hdr, sample_count);
+        let shadows = ShadowPass::new(device, mesh.deform().layout());
         let globals_bind_group = bind_globals(device, &globals_layout, &globals, &shadows);
         Self {
             color_format,
             sample_count,
-            mesh: MeshPass::new(device, queue, &globals_layout, hdr, sample_count),
+            mesh,
             lines: LinePass::new(device, &globals_layout, hdr, sample_count),
             particles: ParticlePass::new(device, &globals_layout, hdr, sample_count),
             post: PostPass::new(device, hdr, color_format),
@@ -197,7 +198,10 @@ impl Renderer {
         };
         let globals = Globals::new(frame, aspect, &cascades);
         queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
-        if self.shadows.prepare(device, queue, frame, &cascades) {
+        if self
+            .shadows
+            .prepare(device, queue, frame, (&cascades, &globals))
+        {
             self.globals_bind_group =
                 bind_globals(device, &self.globals_layout, &self.globals, &self.shadows);
         }

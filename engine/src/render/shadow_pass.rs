@@ -14,10 +14,10 @@ use glam::Mat4;
 
 use super::batcher::{DrawGroup, GpuInstance, InstanceBatcher};
 use super::buffer::GrowableBuffer;
-use super::frame::FrameData;
+use super::frame::{FrameData, Globals};
 use super::mesh_pass::{MeshPass, vertex_storage};
 use super::shadow::{Cascades, MAX_CASCADES};
-use crate::assets::MeshVertex;
+use crate::assets::{MeshVertex, VertexSkin};
 
 /// Depth format of the shadow map.
 const SHADOW_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
@@ -27,6 +27,10 @@ const SHADOW_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 struct CascadeSlot {
     /// The cascade's world-to-clip matrix.
     uniform: wgpu::Buffer,
+    /// The frame's globals as the cascade sees them, for the skinned and
+    /// morphed casters (drawn by the mesh shader's deforming vertex stage).
+    globals: wgpu::Buffer,
+    globals_group: wgpu::BindGroup,
     records: GrowableBuffer,
     indices: GrowableBuffer,
     bind_group: wgpu::BindGroup,
@@ -37,6 +41,10 @@ struct CascadeSlot {
 #[derive(Debug)]
 pub(crate) struct ShadowPass {
     pipeline: wgpu::RenderPipeline,
+    /// Depth-only `vs_deformed`: skinned and morphed casters.
+    deformed: wgpu::RenderPipeline,
+    /// Group 1 of `deformed`: the stage reads no material.
+    empty_group: wgpu::BindGroup,
     layout: wgpu::BindGroupLayout,
     slots: Vec<CascadeSlot>,
     /// (side, layers) of the map.
@@ -50,7 +58,25 @@ pub(crate) struct ShadowPass {
 }
 
 impl ShadowPass {
-    pub(crate) fn new(device: &wgpu::Device) -> Self {
+    /// The pass; `deform_layout` is the deformed meshes' group 2.
+    pub(crate) fn new(device: &wgpu::Device, deform_layout: &wgpu::BindGroupLayout) -> Self {
+        let globals_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("shadow pass: cascade globals layout"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: wgpu::BufferSize::new(size_of::<Globals>() as u64),
+                },
+                count: None,
+            }],
+        });
+        let empty_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("shadow pass: empty layout"),
+            entries: &[],
+        });
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("shadow pass: cascade layout"),
             entries: &[
@@ -88,8 +114,24 @@ impl ShadowPass {
                     256 * size_of::<u32>() as u64,
                 );
                 let bind_group = bind_cascade(device, &layout, &uniform, &records);
+                let globals = device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("shadow pass: cascade globals"),
+                    size: size_of::<Globals>() as u64,
+                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                let globals_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("shadow pass: cascade globals"),
+                    layout: &globals_layout,
+                    entries: &[wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: globals.as_entire_binding(),
+                    }],
+                });
                 CascadeSlot {
                     uniform,
+                    globals,
+                    globals_group,
                     records,
                     indices,
                     bind_group,
@@ -100,6 +142,15 @@ impl ShadowPass {
         let (layers, array_view) = create_map(device, (1, 1));
         Self {
             pipeline: create_pipeline(device, &layout),
+            deformed: create_deformed_pipeline(
+                device,
+                &[&globals_layout, &empty_layout, deform_layout],
+            ),
+            empty_group: device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("shadow pass: empty group"),
+                layout: &empty_layout,
+                entries: &[],
+            }),
             layout,
             slots,
             map_size: (1, 1),
@@ -133,7 +184,7 @@ impl ShadowPass {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         frame: &FrameData<'_>,
-        cascades: &Cascades,
+        (cascades, globals): (&Cascades, &Globals),
     ) -> bool {
         let wanted = if cascades.count == 0 {
             (1, 1)
@@ -149,6 +200,10 @@ impl ShadowPass {
         for (i, slot) in self.slots.iter_mut().enumerate().take(cascades.count) {
             let view_proj = cascades.view_proj[i];
             queue.write_buffer(&slot.uniform, 0, bytemuck::bytes_of(&view_proj));
+            if !frame.deformed.is_empty() {
+                let seen = globals.with_view_proj(view_proj);
+                queue.write_buffer(&slot.globals, 0, bytemuck::bytes_of(&seen));
+            }
             slot.batcher
                 .prepare_casters(view_proj, frame.instances, frame.casters[i]);
             let packed = frame.casters[i];
@@ -195,13 +250,19 @@ impl ShadowPass {
                 occlusion_query_set: None,
                 multiview_mask: None,
             });
-            if slot.batcher.groups().is_empty() {
-                continue;
+            if !slot.batcher.groups().is_empty() {
+                pass.set_pipeline(&self.pipeline);
+                pass.set_bind_group(0, &slot.bind_group, &[]);
+                pass.set_vertex_buffer(1, slot.indices.buffer().slice(..));
+                meshes.draw_groups(&mut pass, slot.batcher.groups());
             }
-            pass.set_pipeline(&self.pipeline);
-            pass.set_bind_group(0, &slot.bind_group, &[]);
-            pass.set_vertex_buffer(1, slot.indices.buffer().slice(..));
-            meshes.draw_groups(&mut pass, slot.batcher.groups());
+            // Skinned and morphed meshes (the camera's; few) in every cascade.
+            if !meshes.deform().is_empty() {
+                pass.set_pipeline(&self.deformed);
+                pass.set_bind_group(0, &slot.globals_group, &[]);
+                pass.set_bind_group(1, &self.empty_group, &[]);
+                meshes.deform().record_depth(&mut pass);
+            }
         }
     }
 }
@@ -303,6 +364,68 @@ fn create_pipeline(device: &wgpu::Device, layout: &wgpu::BindGroupLayout) -> wgp
             topology: wgpu::PrimitiveTopology::TriangleList,
             front_face: wgpu::FrontFace::Ccw,
             // Both faces: thin casters (sails, planes) have no back to hide behind.
+            cull_mode: None,
+            ..wgpu::PrimitiveState::default()
+        },
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: SHADOW_FORMAT,
+            depth_write_enabled: Some(true),
+            depth_compare: Some(wgpu::CompareFunction::Less),
+            stencil: wgpu::StencilState::default(),
+            bias: wgpu::DepthBiasState {
+                constant: 0,
+                slope_scale: 1.0,
+                clamp: 0.0,
+            },
+        }),
+        multisample: wgpu::MultisampleState::default(),
+        fragment: None,
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
+/// Depth-only `vs_deformed` of the mesh shader: skinned and morphed casters.
+fn create_deformed_pipeline(
+    device: &wgpu::Device,
+    layouts: &[&wgpu::BindGroupLayout],
+) -> wgpu::RenderPipeline {
+    let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("shadow pass: mesh shader"),
+        source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/mesh.wgsl").into()),
+    });
+    let bind_group_layouts: Vec<Option<&wgpu::BindGroupLayout>> =
+        layouts.iter().copied().map(Some).collect();
+    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("shadow pass: deformed pipeline layout"),
+        bind_group_layouts: &bind_group_layouts,
+        immediate_size: 0,
+    });
+    let vertex = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
+    let skin = wgpu::vertex_attr_array![4 => Uint16x4, 5 => Float32x4];
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("shadow pass: deformed pipeline"),
+        layout: Some(&layout),
+        vertex: wgpu::VertexState {
+            module: &shader,
+            entry_point: Some("vs_deformed"),
+            compilation_options: wgpu::PipelineCompilationOptions::default(),
+            buffers: &[
+                Some(wgpu::VertexBufferLayout {
+                    array_stride: size_of::<MeshVertex>() as u64,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &vertex,
+                }),
+                Some(wgpu::VertexBufferLayout {
+                    array_stride: size_of::<VertexSkin>() as u64,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &skin,
+                }),
+            ],
+        },
+        primitive: wgpu::PrimitiveState {
+            topology: wgpu::PrimitiveTopology::TriangleList,
+            front_face: wgpu::FrontFace::Ccw,
             cull_mode: None,
             ..wgpu::PrimitiveState::default()
         },
