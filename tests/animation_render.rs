@@ -8,13 +8,11 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
-use common::{assert_matches_golden, gpu_or_skip};
+use common::{add_sun, assert_matches_golden, gpu_or_skip};
 use glam::{Quat, Vec3};
 use keel_engine::extract::{FrameBuffers, Overlays};
 use keel_engine::render::{Camera, GpuContext, Renderer, wgpu};
-use keel_engine::scene::{
-    Animator, Light, LightKind, MorphWeights, NodeId, Scene, Skin, Transform,
-};
+use keel_engine::scene::{Animator, MorphWeights, NodeId, Scene, Skin, Transform};
 use keel_engine::world::World;
 
 fn shared(name: &str) -> PathBuf {
@@ -26,15 +24,7 @@ fn shared(name: &str) -> PathBuf {
 fn lit_scene() -> Scene {
     let mut scene = Scene::new();
     let rotation = Quat::from_euler(glam::EulerRot::YXZ, 0.6, -0.8, 0.0);
-    let sun = scene
-        .spawn(None, "sun", Transform::IDENTITY.with_rotation(rotation))
-        .unwrap();
-    let light = Light {
-        kind: LightKind::Directional,
-        color: Vec3::ONE,
-        intensity: 1.2,
-    };
-    scene.insert(sun, light).unwrap();
+    add_sun(&mut scene, rotation, 1.2);
     scene
 }
 
@@ -55,6 +45,12 @@ fn animated(model: &Path, transform: Transform, clip: &str, seconds: f32) -> (Wo
         world.step();
     }
     (world, root)
+}
+
+/// The Fox (`../shared/models`, at its usual 1/50 scale) 0.4 s into its walk.
+fn walking_fox() -> World {
+    let fox = Transform::IDENTITY.with_scale(Vec3::splat(0.02));
+    animated(&shared("Fox.glb"), fox, "Walk", 0.4).0
 }
 
 fn render(
@@ -92,12 +88,7 @@ fn simple_skin_bends_with_its_joint() {
 #[test]
 fn the_fox_walks() {
     let Some(ctx) = gpu_or_skip() else { return };
-    let (mut world, _) = animated(
-        &shared("Fox.glb"),
-        Transform::IDENTITY.with_scale(Vec3::splat(0.02)),
-        "Walk",
-        0.4,
-    );
+    let mut world = walking_fox();
     let camera = Camera {
         position: Vec3::new(3.2, 1.6, 2.4),
         target: Vec3::new(0.0, 0.8, 0.0),
@@ -115,12 +106,7 @@ fn the_fox_walks() {
 #[test]
 fn the_fox_casts_its_shadow() {
     let Some(ctx) = gpu_or_skip() else { return };
-    let (mut world, _) = animated(
-        &shared("Fox.glb"),
-        Transform::IDENTITY.with_scale(Vec3::splat(0.02)),
-        "Walk",
-        0.4,
-    );
+    let mut world = walking_fox();
     let scene = &mut world.scene;
     let sun = scene.find("sun").expect("the lit scene's sun");
     scene

@@ -8,12 +8,12 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{assert_matches_golden, gpu_or_skip};
+use common::{add_sun, assert_matches_golden, gpu_or_skip};
 use glam::{Quat, Vec3};
 use keel_engine::extract::{FrameBuffers, Overlays};
 use keel_engine::render::image::RgbaImage;
 use keel_engine::render::{Camera, GpuContext, Renderer, wgpu};
-use keel_engine::scene::{Light, LightKind, MeshRenderer, Scene, Transform};
+use keel_engine::scene::{MeshRenderer, Scene, Transform};
 use keel_engine::world::World;
 
 fn helmet_path() -> PathBuf {
@@ -23,24 +23,8 @@ fn helmet_path() -> PathBuf {
 
 fn helmet_scene() -> Scene {
     let mut scene = Scene::new();
-    let sun = scene
-        .spawn(
-            None,
-            "sun",
-            Transform::IDENTITY.with_rotation(Quat::from_euler(
-                glam::EulerRot::YXZ,
-                0.5,
-                -0.6,
-                0.0,
-            )),
-        )
-        .unwrap();
-    let light = Light {
-        kind: LightKind::Directional,
-        color: Vec3::ONE,
-        intensity: 2.5,
-    };
-    scene.insert(sun, light).unwrap();
+    let rotation = Quat::from_euler(glam::EulerRot::YXZ, 0.5, -0.6, 0.0);
+    add_sun(&mut scene, rotation, 2.5);
     scene.environment.ambient = Vec3::splat(0.35);
     scene.environment.clear_color = Vec3::new(0.2, 0.22, 0.25);
     let (_, warnings) = scene

@@ -133,8 +133,8 @@ fn exposure_and_tonemappers_bring_bright_light_under_white() {
         let mapped = render(&ctx, &spheres, post);
         let [r, g, b, _] = mapped.get_pixel(centre_of_white.0, centre_of_white.1).0;
         assert!(
-            (150..255).contains(&r) && r == g && g == b,
-            "{tonemapper:?}: a white 1.5 maps under white and stays grey: {:?}",
+            (150..255).contains(&r) && r.abs_diff(g) <= 2 && g.abs_diff(b) <= 2,
+            "{tonemapper:?}: a white 1.5 maps under white and stays grey (within the HDR target's precision): {:?}",
             [r, g, b]
         );
         // Two stops down (a quarter of the light) is darker still.

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{assert_matches_golden, gpu_or_skip};
+use common::{add_sun, assert_matches_golden, gpu_or_skip};
 use glam::{Quat, Vec3};
 use keel_engine::assets::Primitive;
 use keel_engine::extract::{FrameBuffers, Overlays};
@@ -39,15 +39,7 @@ fn part(scene: &mut Scene, parent: NodeId, mesh: Primitive, at: Vec3, scale: Vec
 /// A sun at (yaw, pitch) and a square sea plane of side `size` under it.
 fn sun_and_sea(scene: &mut Scene, (yaw, pitch): (f32, f32), size: f32, material: Material) {
     let rotation = Quat::from_euler(glam::EulerRot::YXZ, yaw, pitch, 0.0);
-    let sun = scene
-        .spawn(None, "sun", Transform::IDENTITY.with_rotation(rotation))
-        .unwrap();
-    let light = Light {
-        kind: LightKind::Directional,
-        color: Vec3::ONE,
-        intensity: 2.5,
-    };
-    scene.insert(sun, light).unwrap();
+    add_sun(scene, rotation, 2.5);
     let sea = scene
         .spawn(
             None,

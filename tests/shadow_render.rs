@@ -8,28 +8,20 @@
 
 mod common;
 
-use common::{assert_matches_golden, gpu_or_skip};
+use common::{add_sun, assert_matches_golden, gpu_or_skip};
 use glam::{Quat, Vec3};
 use keel_engine::assets::Primitive;
 use keel_engine::extract::{FrameBuffers, Overlays};
 use keel_engine::render::image::RgbaImage;
 use keel_engine::render::{Camera, GpuContext, Renderer, wgpu};
-use keel_engine::scene::{Light, LightKind, Material, MeshRenderer, Scene, Transform};
+use keel_engine::scene::{Material, MeshRenderer, Scene, Transform};
 use keel_engine::world::World;
 
 /// A sun shining along `direction` and a grey ground plane of side `size` that
 /// receives shadows but casts none.
 fn sun_and_ground(scene: &mut Scene, direction: Vec3, size: f32) {
     let rotation = Quat::from_rotation_arc(Vec3::NEG_Z, direction.normalize());
-    let sun = scene
-        .spawn(None, "sun", Transform::IDENTITY.with_rotation(rotation))
-        .unwrap();
-    let light = Light {
-        kind: LightKind::Directional,
-        color: Vec3::ONE,
-        intensity: 1.6,
-    };
-    scene.insert(sun, light).unwrap();
+    add_sun(scene, rotation, 1.6);
     let ground = scene
         .spawn(
             None,

@@ -126,3 +126,24 @@ pub fn assert_matches_golden(name: &str, actual: &RgbaImage) {
     let _ = std::fs::remove_file(&actual_path);
     let _ = std::fs::remove_file(&diff_path);
 }
+
+/// Adds a sun to `scene`: a directional light of white `intensity`, turned
+/// by `rotation` (it shines along the node's -Z).
+#[allow(dead_code)]
+pub fn add_sun(
+    scene: &mut keel_engine::scene::Scene,
+    rotation: glam::Quat,
+    intensity: f32,
+) -> keel_engine::scene::NodeId {
+    use keel_engine::scene::{Light, LightKind, Transform};
+    let sun = scene
+        .spawn(None, "sun", Transform::IDENTITY.with_rotation(rotation))
+        .expect("a root node");
+    let light = Light {
+        kind: LightKind::Directional,
+        color: glam::Vec3::ONE,
+        intensity,
+    };
+    scene.insert(sun, light).expect("the node exists");
+    sun
+}

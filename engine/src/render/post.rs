@@ -12,6 +12,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::texture::fragment_texture;
+
 /// The HDR target every scene pass draws into: packed 32-bit floats (RGB
 /// 11/11/10, no alpha: nothing reads the frame's alpha) where the device can
 /// render, blend and multisample them, else 64-bit half floats.
@@ -149,16 +151,7 @@ impl PostPass {
         hdr_format: wgpu::TextureFormat,
         output_format: wgpu::TextureFormat,
     ) -> Self {
-        let texture_entry = |binding| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::FRAGMENT,
-            ty: wgpu::BindingType::Texture {
-                sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                view_dimension: wgpu::TextureViewDimension::D2,
-                multisampled: false,
-            },
-            count: None,
-        };
+        let texture_entry = fragment_texture;
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("post pass: layout"),
             entries: &[

@@ -328,61 +328,28 @@ fn create_map(
     (layer_views, array)
 }
 
+/// The static casters' pipeline: `shadow.wgsl`, positions and each
+/// instance's place in the cascade's records.
 fn create_pipeline(device: &wgpu::Device, layout: &wgpu::BindGroupLayout) -> wgpu::RenderPipeline {
     let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("shadow pass: shader"),
         source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/shadow.wgsl").into()),
     });
-    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("shadow pass: pipeline layout"),
-        bind_group_layouts: &[Some(layout)],
-        immediate_size: 0,
-    });
     let positions = wgpu::vertex_attr_array![0 => Float32x3];
     let instance = wgpu::vertex_attr_array![3 => Uint32];
-    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: Some("shadow pass: pipeline"),
-        layout: Some(&pipeline_layout),
-        vertex: wgpu::VertexState {
-            module: &shader,
-            entry_point: Some("vs_shadow"),
-            compilation_options: wgpu::PipelineCompilationOptions::default(),
-            buffers: &[
-                Some(wgpu::VertexBufferLayout {
-                    array_stride: size_of::<MeshVertex>() as u64,
-                    step_mode: wgpu::VertexStepMode::Vertex,
-                    attributes: &positions,
-                }),
-                Some(wgpu::VertexBufferLayout {
-                    array_stride: size_of::<u32>() as u64,
-                    step_mode: wgpu::VertexStepMode::Instance,
-                    attributes: &instance,
-                }),
-            ],
-        },
-        primitive: wgpu::PrimitiveState {
-            topology: wgpu::PrimitiveTopology::TriangleList,
-            front_face: wgpu::FrontFace::Ccw,
-            // Both faces: thin casters (sails, planes) have no back to hide behind.
-            cull_mode: None,
-            ..wgpu::PrimitiveState::default()
-        },
-        depth_stencil: Some(wgpu::DepthStencilState {
-            format: SHADOW_FORMAT,
-            depth_write_enabled: Some(true),
-            depth_compare: Some(wgpu::CompareFunction::Less),
-            stencil: wgpu::StencilState::default(),
-            bias: wgpu::DepthBiasState {
-                constant: 0,
-                slope_scale: 1.0,
-                clamp: 0.0,
-            },
-        }),
-        multisample: wgpu::MultisampleState::default(),
-        fragment: None,
-        multiview_mask: None,
-        cache: None,
-    })
+    let streams = [
+        (
+            size_of::<MeshVertex>(),
+            wgpu::VertexStepMode::Vertex,
+            &positions[..],
+        ),
+        (
+            size_of::<u32>(),
+            wgpu::VertexStepMode::Instance,
+            &instance[..],
+        ),
+    ];
+    depth_pipeline(device, &[layout], (&shader, "vs_shadow"), &streams)
 }
 
 /// Depth-only `vs_deformed` of the mesh shader: skinned and morphed casters.
@@ -394,34 +361,59 @@ fn create_deformed_pipeline(
         label: Some("shadow pass: mesh shader"),
         source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/mesh.wgsl").into()),
     });
+    let vertex = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
+    let skin = wgpu::vertex_attr_array![4 => Uint16x4, 5 => Float32x4];
+    let streams = [
+        (
+            size_of::<MeshVertex>(),
+            wgpu::VertexStepMode::Vertex,
+            &vertex[..],
+        ),
+        (
+            size_of::<VertexSkin>(),
+            wgpu::VertexStepMode::Vertex,
+            &skin[..],
+        ),
+    ];
+    depth_pipeline(device, layouts, (&shader, "vs_deformed"), &streams)
+}
+
+/// A vertex stream: stride, step mode, attributes.
+type Stream<'a> = (usize, wgpu::VertexStepMode, &'a [wgpu::VertexAttribute]);
+
+/// A depth-only pipeline into the shadow map: both faces (thin casters such
+/// as sails and planes have no back to hide behind), a slope-scaled bias.
+fn depth_pipeline(
+    device: &wgpu::Device,
+    layouts: &[&wgpu::BindGroupLayout],
+    (shader, entry): (&wgpu::ShaderModule, &str),
+    streams: &[Stream<'_>],
+) -> wgpu::RenderPipeline {
     let bind_group_layouts: Vec<Option<&wgpu::BindGroupLayout>> =
         layouts.iter().copied().map(Some).collect();
     let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("shadow pass: deformed pipeline layout"),
+        label: Some("shadow pass: pipeline layout"),
         bind_group_layouts: &bind_group_layouts,
         immediate_size: 0,
     });
-    let vertex = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
-    let skin = wgpu::vertex_attr_array![4 => Uint16x4, 5 => Float32x4];
+    let buffers: Vec<Option<wgpu::VertexBufferLayout<'_>>> = streams
+        .iter()
+        .map(|&(stride, step_mode, attributes)| {
+            Some(wgpu::VertexBufferLayout {
+                array_stride: stride as u64,
+                step_mode,
+                attributes,
+            })
+        })
+        .collect();
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: Some("shadow pass: deformed pipeline"),
+        label: Some(entry),
         layout: Some(&layout),
         vertex: wgpu::VertexState {
-            module: &shader,
-            entry_point: Some("vs_deformed"),
+            module: shader,
+            entry_point: Some(entry),
             compilation_options: wgpu::PipelineCompilationOptions::default(),
-            buffers: &[
-                Some(wgpu::VertexBufferLayout {
-                    array_stride: size_of::<MeshVertex>() as u64,
-                    step_mode: wgpu::VertexStepMode::Vertex,
-                    attributes: &vertex,
-                }),
-                Some(wgpu::VertexBufferLayout {
-                    array_stride: size_of::<VertexSkin>() as u64,
-                    step_mode: wgpu::VertexStepMode::Vertex,
-                    attributes: &skin,
-                }),
-            ],
+            buffers: &buffers,
         },
         primitive: wgpu::PrimitiveState {
             topology: wgpu::PrimitiveTopology::TriangleList,
