@@ -475,6 +475,9 @@ fn components_are_added_edited_and_removed_in_the_inspector() {
         .get::<keel_engine::scene::Light>(sea)
         .unwrap();
     assert_eq!(light.intensity, 4.5);
+    // The light's rows sit below the mesh's: scrolled to, as a user would.
+    h.get_by_label("Remove Light").scroll_to_me();
+    h.run();
     h.get_by_label("Remove Light").click();
     h.run();
     assert!(

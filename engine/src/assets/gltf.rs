@@ -428,6 +428,53 @@ impl Importer<'_> {
                 self.warn(format!("{array}[{i}]"), message);
             }
         }
+        // What is read but drawn another way than the file asks.
+        let mut notes = Vec::new();
+        for (i, sampler) in root.samplers.iter().enumerate() {
+            use json::texture::{MagFilter, MinFilter, WrappingMode};
+            use json::validation::Checked::Valid;
+            // What every texture gets: repeat, linear magnification, trilinear minification.
+            let repeats = [sampler.wrap_s, sampler.wrap_t] == [Valid(WrappingMode::Repeat); 2];
+            let mag = matches!(sampler.mag_filter, None | Some(Valid(MagFilter::Linear)));
+            let min = matches!(
+                sampler.min_filter,
+                None | Some(Valid(MinFilter::Linear | MinFilter::LinearMipmapLinear))
+            );
+            if !(repeats && mag && min) {
+                notes.push((
+                    format!("samplers[{i}]"),
+                    "asks for clamped, mirrored or nearest sampling, which is not imported: \
+                     textures repeat and are filtered trilinearly",
+                ));
+            }
+        }
+        for mesh in self.document.meshes() {
+            for primitive in mesh.primitives() {
+                if primitive.get(&gltf::mesh::Semantic::Colors(0)).is_some() {
+                    notes.push((
+                        format!(
+                            "meshes[{}].primitives[{}].attributes.COLOR_0",
+                            mesh.index(),
+                            primitive.index()
+                        ),
+                        "vertex colours are not imported",
+                    ));
+                }
+            }
+        }
+        if root
+            .extensions_used
+            .iter()
+            .any(|e| e == "KHR_texture_transform")
+        {
+            notes.push((
+                "extensionsUsed".to_owned(),
+                "KHR_texture_transform is not imported: textures are drawn untransformed",
+            ));
+        }
+        for (element, message) in notes {
+            self.warn(element, message);
+        }
     }
 
     fn material(

@@ -305,3 +305,21 @@ fn punctual_lights_import_as_keel_lights_and_bad_ones_are_named() {
         assert!(error.contains(element), "{error}");
     }
 }
+
+#[test]
+fn sampling_the_importer_does_not_do_is_named_in_a_warning() {
+    let json = br#"{
+        "asset": {"version": "2.0"},
+        "extensionsUsed": ["KHR_texture_transform"],
+        "samplers": [{"wrapS": 33071}, {"magFilter": 9729, "minFilter": 9987}, {"magFilter": 9728}]
+    }"#;
+    let model = from_slice(json, Path::new("s.gltf")).expect("loads");
+    let warned: Vec<&str> = model.warnings.iter().map(|w| w.element.as_str()).collect();
+    assert!(warned.contains(&"samplers[0]"), "clamp: {warned:?}");
+    assert!(
+        !warned.contains(&"samplers[1]"),
+        "trilinear repeat is what it does: {warned:?}"
+    );
+    assert!(warned.contains(&"samplers[2]"), "nearest: {warned:?}");
+    assert!(warned.contains(&"extensionsUsed"), "{warned:?}");
+}

@@ -24,7 +24,12 @@ fn size(m: &Affine3A) -> f32 {
 
 /// Equal within float rounding, relative to the size of the matrices.
 fn close(a: Affine3A, b: Affine3A) -> bool {
-    a.abs_diff_eq(b, 1e-4 * size(&a).max(size(&b)).max(1.0))
+    close_within(a, b, 1e-4)
+}
+
+/// `a` and `b` equal to `relative` of their size.
+fn close_within(a: Affine3A, b: Affine3A, relative: f32) -> bool {
+    a.abs_diff_eq(b, relative * size(&a).max(size(&b)).max(1.0))
 }
 
 /// Each node's (world, previous world) in the scene.
@@ -250,8 +255,12 @@ impl Harness {
             self.pending_changed.extend(recomputed);
             let world = self.model.nodes[&node].world;
             let kept = self.model.world_of(parent) * local.to_affine();
+            // The local transform went through the new parent's inverse and
+            // back: the round trip's float error grows with the chain's depth
+            // (1.2e-4 seen under 224 turned nodes); a node that moved is off
+            // by far more.
             prop_assert!(
-                close(kept, world),
+                close_within(kept, world, 1e-3),
                 "{:?} moved: {:?} vs {:?}",
                 node,
                 kept,
