@@ -292,6 +292,15 @@ fn perturb(n: vec3<f32>, position: vec3<f32>, uv: vec2<f32>, t: vec3<f32>) -> ve
     return normalize(mat3x3<f32>(tangent * scale, bitangent * scale, n) * t);
 }
 
+// The shadow pass's alpha test of a masked caster: its cut-outs cast nothing.
+@fragment
+fn fs_shadow_mask(in: VertexOut) {
+    let opacity = in.color.a * textureSample(base_color_texture, base_color_sampler, in.uv).a;
+    if opacity < in.metal_rough.z {
+        discard;
+    }
+}
+
 @fragment
 fn fs_main(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
     // A back face is only drawn for double-sided materials: lit as the

@@ -210,3 +210,72 @@ fn a_double_sided_plane_is_seen_from_below() {
         two.get_pixel(128, 96)
     );
 }
+
+/// A masked disc on a square card lying above the ground, the sun high and
+/// to the side: the ground is shaded under the disc's shadow and lit where
+/// the card's cut-away corner would have shaded it.
+#[test]
+fn a_masked_caster_casts_only_its_opaque_part() {
+    let Some(ctx) = gpu_or_skip() else { return };
+    let ground = MeshInstance {
+        mesh: Primitive::Plane.into(),
+        model: Affine3A::from_scale(Vec3::new(8.0, 1.0, 8.0)),
+        material: Material {
+            roughness: 1.0,
+            ..Material::from_color(Vec4::splat(0.5))
+        },
+        cast_shadows: false,
+    };
+    let card = MeshInstance {
+        mesh: Primitive::Plane.into(),
+        model: Affine3A::from_translation(Vec3::Y),
+        material: Material {
+            texture: Some(disc()),
+            alpha_mode: AlphaMode::Mask { cutoff: 0.5 },
+            double_sided: true,
+            ..Material::from_color(Vec4::ONE)
+        },
+        cast_shadows: true,
+    };
+    let instances = [ground, card];
+    let camera = Camera {
+        position: Vec3::new(0.7, 6.0, 0.01),
+        target: Vec3::new(0.7, 0.0, 0.0),
+        ..Camera::default()
+    };
+    let frame = FrameData {
+        camera,
+        ambient: Vec3::splat(0.1),
+        sun: keel_engine::render::DirectionalLight {
+            // One unit down moves 0.7 along +X: the card's shadow is centred at x = 0.7.
+            direction: Vec3::new(0.7, -1.0, 0.0),
+            ..keel_engine::render::DirectionalLight::default()
+        },
+        instances: &instances,
+        ..FrameData::default()
+    };
+    let image = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb)
+        .render_to_image(&ctx, &frame, 128, 128)
+        .expect("renders");
+    let at = |p: Vec3| {
+        let ndc = camera.view_projection(1.0).project_point3(p);
+        let (x, y) = (
+            ((ndc.x * 0.5 + 0.5) * 128.0) as u32,
+            ((0.5 - ndc.y * 0.5) * 128.0) as u32,
+        );
+        image.get_pixel(x, y)[1]
+    };
+    let (under_disc, under_corner, open) = (
+        at(Vec3::new(0.7, 0.0, 0.0)),
+        at(Vec3::new(1.15, 0.0, 0.42)),
+        at(Vec3::new(1.5, 0.0, -1.2)),
+    );
+    assert!(
+        under_disc + 40 < open,
+        "the disc shades: {under_disc} vs open ground {open}"
+    );
+    assert!(
+        under_corner.abs_diff(open) < 8,
+        "the cut-away corner lets the sun through: {under_corner} vs open ground {open}"
+    );
+}

@@ -198,7 +198,7 @@ impl FrameBuffers {
                 count += 1;
             }
             if casts != 0 {
-                self.push_caster(casts, &record, BatchKey::depth_only(mesh.mesh));
+                self.push_caster(casts, &record, BatchKey::caster(mesh.mesh, &mesh.material));
             }
         }
         count

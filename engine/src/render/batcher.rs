@@ -135,6 +135,22 @@ impl BatchKey {
             ..Self::default()
         }
     }
+
+    /// The batch of `mesh` as a shadow caster drawn with `material`: depth
+    /// only, but a masked material keeps its texture (its cut-outs let light
+    /// through).
+    #[must_use]
+    pub fn caster(mesh: MeshRef, material: &Material) -> Self {
+        match material.alpha_mode {
+            AlphaMode::Mask { .. } => Self {
+                mesh,
+                texture: material.texture,
+                masked: true,
+                ..Self::default()
+            },
+            _ => Self::depth_only(mesh),
+        }
+    }
 }
 
 impl Default for BatchKey {
@@ -340,7 +356,7 @@ fn pack(
                 // See-through: casts no shadow.
                 continue;
             }
-            BatchKey::depth_only(instance.mesh)
+            BatchKey::caster(instance.mesh, &instance.material)
         } else {
             BatchKey::new(instance.mesh, &instance.material)
         };

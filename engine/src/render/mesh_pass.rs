@@ -223,10 +223,16 @@ impl MeshPass {
     pub(crate) fn upload_meshes<'g>(
         &mut self,
         device: &wgpu::Device,
+        queue: &wgpu::Queue,
         groups: impl Iterator<Item = &'g DrawGroup>,
     ) {
         let mut guard = None;
         for group in groups {
+            if let Some(texture) = group.texture {
+                let registry = guard.get_or_insert_with(registry);
+                self.textures
+                    .ensure(device, queue, registry, (Some(texture), None));
+            }
             if let MeshRef::Asset(handle) = group.mesh {
                 let registry = guard.get_or_insert_with(registry);
                 self.imported.ensure(handle.index(), || {
@@ -250,6 +256,16 @@ impl MeshPass {
                 });
             }
         }
+    }
+
+    /// The material textures (the shadow pass alpha-tests masked casters).
+    pub(crate) fn textures(&self) -> &TextureSet {
+        &self.textures
+    }
+
+    /// The layout of the instance records (group 2 of `vs_main`).
+    pub(crate) fn instance_layout(&self) -> &wgpu::BindGroupLayout {
+        &self.instance_layout
     }
 
     /// The skinned and morphed meshes.
@@ -294,18 +310,10 @@ impl MeshPass {
         }
     }
 
-    /// Draws `groups` with whatever pipeline and bind groups the caller set:
-    /// binds each group's mesh and issues its instanced call.
-    pub(crate) fn draw_groups(&self, pass: &mut wgpu::RenderPass<'_>, groups: &[DrawGroup]) {
-        let mut shared_buffers_bound = false;
-        for group in groups {
-            self.draw_group(pass, group, &mut shared_buffers_bound);
-        }
-    }
-
-    /// One group's call; `shared_bound` says whether the primitives' shared
-    /// buffers are still bound from the last call.
-    fn draw_group(
+    /// One group's call, with whatever pipeline and bind groups the caller
+    /// set; `shared_bound` says whether the primitives' shared buffers are
+    /// still bound from the last call.
+    pub(crate) fn draw_group(
         &self,
         pass: &mut wgpu::RenderPass<'_>,
         group: &DrawGroup,

@@ -104,7 +104,7 @@ impl Renderer {
             ],
         });
         let mesh = MeshPass::new(device, queue, &globals_layout, hdr, sample_count);
-        let shadows = ShadowPass::new(device, mesh.deform().layout());
+        let shadows = ShadowPass::new(device, &mesh);
         let globals_bind_group = bind_globals(device, &globals_layout, &globals, &shadows);
         Self {
             color_format,
@@ -205,7 +205,8 @@ impl Renderer {
             self.globals_bind_group =
                 bind_globals(device, &self.globals_layout, &self.globals, &self.shadows);
         }
-        self.mesh.upload_meshes(device, self.shadows.groups());
+        self.mesh
+            .upload_meshes(device, queue, self.shadows.groups());
         let mesh = self.mesh.prepare(device, queue, globals.view_proj(), frame);
         self.lines.prepare(device, queue, frame);
         let particles = self.particles.prepare(device, queue, frame);

@@ -31,6 +31,8 @@ struct CascadeSlot {
     /// morphed casters (drawn by the mesh shader's deforming vertex stage).
     globals: wgpu::Buffer,
     globals_group: wgpu::BindGroup,
+    /// The records as `vs_main` reads them (for masked casters).
+    instances_group: wgpu::BindGroup,
     records: GrowableBuffer,
     indices: GrowableBuffer,
     bind_group: wgpu::BindGroup,
@@ -45,6 +47,10 @@ pub(crate) struct ShadowPass {
     deformed: wgpu::RenderPipeline,
     /// Group 1 of `deformed`: the stage reads no material.
     empty_group: wgpu::BindGroup,
+    /// Alpha-masked casters: the mesh shader's `vs_main` and its alpha test.
+    masked: wgpu::RenderPipeline,
+    /// Group 2 of `masked`: instance records.
+    instance_layout: wgpu::BindGroupLayout,
     layout: wgpu::BindGroupLayout,
     slots: Vec<CascadeSlot>,
     /// (side, layers) of the map.
@@ -59,7 +65,8 @@ pub(crate) struct ShadowPass {
 
 impl ShadowPass {
     /// The pass; `deform_layout` is the deformed meshes' group 2.
-    pub(crate) fn new(device: &wgpu::Device, deform_layout: &wgpu::BindGroupLayout) -> Self {
+    pub(crate) fn new(device: &wgpu::Device, meshes: &MeshPass) -> Self {
+        let deform_layout = meshes.deform().layout();
         let globals_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("shadow pass: cascade globals layout"),
             entries: &[wgpu::BindGroupLayoutEntry {
@@ -114,6 +121,7 @@ impl ShadowPass {
                     256 * size_of::<u32>() as u64,
                 );
                 let bind_group = bind_cascade(device, &layout, &uniform, &records);
+                let instances_group = bind_records(device, meshes.instance_layout(), &records);
                 let globals = device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("shadow pass: cascade globals"),
                     size: size_of::<Globals>() as u64,
@@ -132,6 +140,7 @@ impl ShadowPass {
                     uniform,
                     globals,
                     globals_group,
+                    instances_group,
                     records,
                     indices,
                     bind_group,
@@ -146,6 +155,15 @@ impl ShadowPass {
                 device,
                 &[&globals_layout, &empty_layout, deform_layout],
             ),
+            masked: create_masked_pipeline(
+                device,
+                &[
+                    &globals_layout,
+                    meshes.textures().layout(),
+                    meshes.instance_layout(),
+                ],
+            ),
+            instance_layout: meshes.instance_layout().clone(),
             empty_group: device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("shadow pass: empty group"),
                 layout: &empty_layout,
@@ -200,10 +218,9 @@ impl ShadowPass {
         for (i, slot) in self.slots.iter_mut().enumerate().take(cascades.count) {
             let view_proj = cascades.view_proj[i];
             queue.write_buffer(&slot.uniform, 0, bytemuck::bytes_of(&view_proj));
-            if !frame.deformed.is_empty() {
-                let seen = globals.with_view_proj(view_proj);
-                queue.write_buffer(&slot.globals, 0, bytemuck::bytes_of(&seen));
-            }
+            // For the casters the mesh shader draws (skinned, morphed, masked).
+            let seen = globals.with_view_proj(view_proj);
+            queue.write_buffer(&slot.globals, 0, bytemuck::bytes_of(&seen));
             slot.batcher
                 .prepare_casters(view_proj, frame.instances, frame.casters[i]);
             let packed = frame.casters[i];
@@ -213,6 +230,7 @@ impl ShadowPass {
                 .write_parts(device, queue, &[extracted, slot.batcher.bytes()])
             {
                 slot.bind_group = bind_cascade(device, &self.layout, &slot.uniform, &slot.records);
+                slot.instances_group = bind_records(device, &self.instance_layout, &slot.records);
             }
             slot.indices
                 .write(device, queue, slot.batcher.index_bytes());
@@ -251,10 +269,26 @@ impl ShadowPass {
                 multiview_mask: None,
             });
             if !slot.batcher.groups().is_empty() {
-                pass.set_pipeline(&self.pipeline);
-                pass.set_bind_group(0, &slot.bind_group, &[]);
                 pass.set_vertex_buffer(1, slot.indices.buffer().slice(..));
-                meshes.draw_groups(&mut pass, slot.batcher.groups());
+                let (mut bound, mut shared) = (None, false);
+                for group in slot.batcher.groups() {
+                    if bound != Some(group.masked) {
+                        if group.masked {
+                            pass.set_pipeline(&self.masked);
+                            pass.set_bind_group(0, &slot.globals_group, &[]);
+                            pass.set_bind_group(2, &slot.instances_group, &[]);
+                        } else {
+                            pass.set_pipeline(&self.pipeline);
+                            pass.set_bind_group(0, &slot.bind_group, &[]);
+                        }
+                        bound = Some(group.masked);
+                    }
+                    if group.masked {
+                        let look = meshes.textures().bind_group((group.texture, None));
+                        pass.set_bind_group(1, look, &[]);
+                    }
+                    meshes.draw_group(&mut pass, group, &mut shared);
+                }
             }
             // Skinned and morphed meshes (the camera's; few) in every cascade.
             if !meshes.deform().is_empty() {
@@ -349,7 +383,7 @@ fn create_pipeline(device: &wgpu::Device, layout: &wgpu::BindGroupLayout) -> wgp
             &instance[..],
         ),
     ];
-    depth_pipeline(device, &[layout], (&shader, "vs_shadow"), &streams)
+    depth_pipeline(device, &[layout], (&shader, "vs_shadow", None), &streams)
 }
 
 /// Depth-only `vs_deformed` of the mesh shader: skinned and morphed casters.
@@ -375,7 +409,52 @@ fn create_deformed_pipeline(
             &skin[..],
         ),
     ];
-    depth_pipeline(device, layouts, (&shader, "vs_deformed"), &streams)
+    depth_pipeline(device, layouts, (&shader, "vs_deformed", None), &streams)
+}
+
+/// Alpha-masked casters: the mesh shader's `vs_main` (records through the
+/// cascade's copy of the globals) and `fs_shadow_mask`, which discards the
+/// cut-outs.
+fn create_masked_pipeline(
+    device: &wgpu::Device,
+    layouts: &[&wgpu::BindGroupLayout],
+) -> wgpu::RenderPipeline {
+    let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("shadow pass: mesh shader"),
+        source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/mesh.wgsl").into()),
+    });
+    let vertex = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
+    let instance = wgpu::vertex_attr_array![3 => Uint32];
+    let streams = [
+        (
+            size_of::<MeshVertex>(),
+            wgpu::VertexStepMode::Vertex,
+            &vertex[..],
+        ),
+        (
+            size_of::<u32>(),
+            wgpu::VertexStepMode::Instance,
+            &instance[..],
+        ),
+    ];
+    let stages = (&shader, "vs_main", Some("fs_shadow_mask"));
+    depth_pipeline(device, layouts, stages, &streams)
+}
+
+/// The cascade's records as `vs_main` reads them.
+fn bind_records(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    records: &GrowableBuffer,
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("shadow pass: records for vs_main"),
+        layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: records.buffer().as_entire_binding(),
+        }],
+    })
 }
 
 /// A vertex stream: stride, step mode, attributes.
@@ -386,7 +465,7 @@ type Stream<'a> = (usize, wgpu::VertexStepMode, &'a [wgpu::VertexAttribute]);
 fn depth_pipeline(
     device: &wgpu::Device,
     layouts: &[&wgpu::BindGroupLayout],
-    (shader, entry): (&wgpu::ShaderModule, &str),
+    (shader, entry, fragment): (&wgpu::ShaderModule, &str, Option<&str>),
     streams: &[Stream<'_>],
 ) -> wgpu::RenderPipeline {
     let bind_group_layouts: Vec<Option<&wgpu::BindGroupLayout>> =
@@ -433,7 +512,12 @@ fn depth_pipeline(
             },
         }),
         multisample: wgpu::MultisampleState::default(),
-        fragment: None,
+        fragment: fragment.map(|entry| wgpu::FragmentState {
+            module: shader,
+            entry_point: Some(entry),
+            compilation_options: wgpu::PipelineCompilationOptions::default(),
+            targets: &[],
+        }),
         multiview_mask: None,
         cache: None,
     })
