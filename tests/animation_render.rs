@@ -320,3 +320,39 @@ fn morph_targets_blend_by_animated_weights() {
     assert_eq!(deformed, 1);
     assert_matches_golden("morph_sheet", &image);
 }
+
+/// The Fox behind the camera, the sun behind it too: out of the view, it is
+/// still extracted, for the shadow map only (its shadow falls into the view);
+/// without shadows it is left out.
+#[test]
+fn a_skinned_mesh_out_of_view_still_casts_into_it() {
+    let mut world = walking_fox();
+    let sun = world.scene.find("sun").expect("the lit scene's sun");
+    // Shining down and towards +Z: from behind the Fox, over the camera.
+    let towards = Vec3::new(0.0, -0.84, 0.54).normalize();
+    let rotation = Quat::from_rotation_arc(Vec3::NEG_Z, towards);
+    world
+        .scene
+        .set_local(sun, Transform::IDENTITY.with_rotation(rotation))
+        .unwrap();
+    world.step();
+    let camera = Camera {
+        position: Vec3::new(0.0, 1.0, 3.0),
+        target: Vec3::new(0.0, 0.0, 8.0),
+        ..Camera::default()
+    };
+    let mut buffers = FrameBuffers::default();
+    let frame = buffers.extract_world(&mut world, camera, 1.0, &Overlays::default());
+    assert_eq!(
+        frame.deformed.len(),
+        1,
+        "the Fox is extracted for its shadow"
+    );
+    assert!(!frame.deformed[0].in_view && frame.deformed[0].cast_shadows);
+    world.scene.environment.shadows.enabled = false;
+    let frame = buffers.extract_world(&mut world, camera, 1.0, &Overlays::default());
+    assert!(
+        frame.deformed.is_empty(),
+        "without shadows nothing out of view is extracted"
+    );
+}

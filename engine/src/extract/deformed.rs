@@ -6,7 +6,7 @@
 use glam::{Mat4, Vec4};
 
 use super::{FrameBuffers, outline_box};
-use crate::assets::{MeshRef, registry};
+use crate::assets::{AlphaMode, MeshRef, registry};
 use crate::render::DeformedInstance;
 use crate::scene::{MeshRenderer, MorphWeights, NodeId, Scene, skinned_bounds};
 use crate::spatial::Frustum;
@@ -21,6 +21,7 @@ impl FrameBuffers {
         frustum: Option<&Frustum>,
         aabbs: bool,
     ) {
+        let cascades = std::mem::take(&mut self.cascade_frustums);
         self.deformed.clear();
         self.morph_weights.clear();
         let c = &scene.components;
@@ -63,7 +64,11 @@ impl FrameBuffers {
                 let matrices = &self.palette.matrices[joints.start as usize..joints.end as usize];
                 skinned_bounds(matrices, asset.radius)
             };
-            if frustum.is_some_and(|f| !f.intersects_aabb(&bounds)) {
+            let in_view = frustum.is_none_or(|f| f.intersects_aabb(&bounds));
+            // Out of view, it may still shade what is in view.
+            let casts = mesh.cast_shadows && mesh.material.alpha_mode != AlphaMode::Blend;
+            let shades_view = casts && cascades.iter().any(|c| c.intersects_aabb(&bounds));
+            if !(in_view || shades_view) {
                 continue;
             }
             if aabbs {
@@ -81,8 +86,11 @@ impl FrameBuffers {
                 material: mesh.material,
                 joints,
                 weights,
+                in_view,
+                cast_shadows: casts,
             });
         }
+        self.cascade_frustums = cascades;
     }
 }
 

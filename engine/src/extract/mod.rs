@@ -77,6 +77,8 @@ pub struct FrameBuffers {
     caster_marks: Vec<u8>,
     /// The octree's answer for one cascade.
     caster_nodes: Vec<NodeId>,
+    /// This frame's shadow cascades' volumes (empty without shadows).
+    cascade_frustums: Vec<Frustum>,
 }
 
 /// Outlines the bounds of `mesh` under `model`.
@@ -253,6 +255,7 @@ impl FrameBuffers {
 
     /// Clears the buffers, instances excepted: each path refills those its own way.
     fn clear(&mut self) {
+        self.cascade_frustums.clear();
         for buffer in &mut self.casters {
             buffer.records.clear();
             buffer.keys.clear();

@@ -96,7 +96,9 @@ impl FrameBuffers {
         for (i, view_proj) in set.view_proj.iter().enumerate().take(set.count) {
             found.clear();
             found.reserve(scene.components.mesh.len());
-            index.visible(&Frustum::from_view_projection(view_proj), &mut found);
+            let frustum = Frustum::from_view_projection(view_proj);
+            index.visible(&frustum, &mut found);
+            self.cascade_frustums.push(frustum);
             let bit = 1u8 << i;
             for node in &found {
                 if let Some(mark) = self.caster_marks.get_mut(node.index() as usize) {

@@ -70,8 +70,20 @@ pub(super) struct DeformPass {
     offset_data: Vec<[f32; 4]>,
     /// This frame's records and what each draws with.
     frame_records: Vec<GpuDeformed>,
-    /// Mesh, look and pipeline variant of each deformed instance.
-    draws: Vec<(usize, Look, usize)>,
+    /// What each deformed instance of the frame is drawn with.
+    draws: Vec<Draw>,
+}
+
+/// One deformed instance's draw.
+#[derive(Clone, Copy, Debug)]
+struct Draw {
+    mesh: usize,
+    look: Look,
+    pipeline: usize,
+    /// Drawn in the view (else only into the shadow map).
+    in_view: bool,
+    /// Drawn into the shadow map.
+    casts: bool,
 }
 
 impl DeformPass {
@@ -151,7 +163,13 @@ impl DeformPass {
             let pipeline = variant(look, instance.material.double_sided, alpha);
             let record = record(instance, mesh.first_offset, mesh.vertex_count);
             self.frame_records.push(record);
-            self.draws.push((index, look, pipeline));
+            self.draws.push(Draw {
+                mesh: index,
+                look,
+                pipeline,
+                in_view: instance.in_view,
+                casts: instance.cast_shadows,
+            });
             self.pipelines.ensure(device, pipeline);
         }
         if offsets_grew {
@@ -172,7 +190,7 @@ impl DeformPass {
             let buffers = [&self.records, &self.joints, &self.weights, &self.offsets];
             self.bind_group = bind(device, &self.layout, buffers);
         }
-        self.draws.len()
+        self.draws.iter().filter(|d| d.in_view).count()
     }
 
     /// Draws nothing this frame.
@@ -244,8 +262,8 @@ impl DeformPass {
             return;
         }
         pass.set_bind_group(2, &self.bind_group, &[]);
-        for (i, &(mesh, _, _)) in self.draws.iter().enumerate() {
-            let Some(mesh) = self.meshes.get(mesh) else {
+        for (i, draw) in self.draws.iter().enumerate() {
+            let Some(mesh) = self.meshes.get(draw.mesh).filter(|_| draw.casts) else {
                 continue;
             };
             pass.set_vertex_buffer(0, mesh.vertices.slice(..));
@@ -268,9 +286,19 @@ impl DeformPass {
         }
         pass.set_bind_group(2, &self.bind_group, &[]);
         let mut bound = None;
-        for (i, &(mesh, look, pipeline)) in self.draws.iter().enumerate() {
-            let (Some(mesh), Some(pipeline)) =
-                (self.meshes.get(mesh), self.pipelines.get(pipeline))
+        for (
+            i,
+            &Draw {
+                mesh,
+                look,
+                pipeline,
+                in_view,
+                ..
+            },
+        ) in self.draws.iter().enumerate()
+        {
+            let (Some(mesh), Some(pipeline), true) =
+                (self.meshes.get(mesh), self.pipelines.get(pipeline), in_view)
             else {
                 continue;
             };

@@ -119,6 +119,11 @@ pub struct DeformedInstance {
     pub joints: Range<u32>,
     /// Its morph weights: a range of [`FrameData::morph_weights`].
     pub weights: Range<u32>,
+    /// Drawn in the view (else only into the shadow map: out of the
+    /// camera's view, in a cascade's).
+    pub in_view: bool,
+    /// Drawn into the shadow map.
+    pub cast_shadows: bool,
 }
 
 /// One end of a debug line; consecutive pairs form segments.
