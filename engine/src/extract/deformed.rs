@@ -21,7 +21,6 @@ impl FrameBuffers {
         frustum: Option<&Frustum>,
         aabbs: bool,
     ) {
-        let cascades = std::mem::take(&mut self.cascade_frustums);
         self.deformed.clear();
         self.morph_weights.clear();
         let c = &scene.components;
@@ -30,6 +29,9 @@ impl FrameBuffers {
             self.palette.runs.clear();
             return;
         }
+        // Taken for the loop (it borrows the buffers) and put back, so its
+        // room is kept from frame to frame.
+        let cascades = std::mem::take(&mut self.cascade_frustums);
         scene.pack_joints(alpha, &mut self.palette);
         let registry = registry();
         let runs = self

@@ -149,20 +149,19 @@ impl ShadowPass {
             })
             .collect();
         let (layers, array_view) = create_map(device, (1, 1));
+        let (deformed, masked) = create_mesh_shader_pipelines(
+            device,
+            &[&globals_layout, &empty_layout, deform_layout],
+            &[
+                &globals_layout,
+                meshes.textures().layout(),
+                meshes.instance_layout(),
+            ],
+        );
         Self {
             pipeline: create_pipeline(device, &layout),
-            deformed: create_deformed_pipeline(
-                device,
-                &[&globals_layout, &empty_layout, deform_layout],
-            ),
-            masked: create_masked_pipeline(
-                device,
-                &[
-                    &globals_layout,
-                    meshes.textures().layout(),
-                    meshes.instance_layout(),
-                ],
-            ),
+            deformed,
+            masked,
             instance_layout: meshes.instance_layout().clone(),
             empty_group: device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("shadow pass: empty group"),
@@ -371,74 +370,65 @@ fn create_pipeline(device: &wgpu::Device, layout: &wgpu::BindGroupLayout) -> wgp
     });
     let positions = wgpu::vertex_attr_array![0 => Float32x3];
     let instance = wgpu::vertex_attr_array![3 => Uint32];
-    let streams = [
-        (
-            size_of::<MeshVertex>(),
-            wgpu::VertexStepMode::Vertex,
-            &positions[..],
-        ),
-        (
-            size_of::<u32>(),
-            wgpu::VertexStepMode::Instance,
-            &instance[..],
-        ),
-    ];
+    let streams = [vertices(&positions), instances(&instance)];
     depth_pipeline(device, &[layout], (&shader, "vs_shadow", None), &streams)
 }
 
-/// Depth-only `vs_deformed` of the mesh shader: skinned and morphed casters.
-fn create_deformed_pipeline(
+/// The mesh shader's casters: skinned and morphed ones through
+/// `vs_deformed`, and alpha-masked ones through `vs_main` and
+/// `fs_shadow_mask` (which discards the cut-outs), both reading the
+/// cascade's copy of the globals.
+fn create_mesh_shader_pipelines(
     device: &wgpu::Device,
-    layouts: &[&wgpu::BindGroupLayout],
-) -> wgpu::RenderPipeline {
+    deformed_layouts: &[&wgpu::BindGroupLayout],
+    masked_layouts: &[&wgpu::BindGroupLayout],
+) -> (wgpu::RenderPipeline, wgpu::RenderPipeline) {
     let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("shadow pass: mesh shader"),
         source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/mesh.wgsl").into()),
     });
     let vertex = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
     let skin = wgpu::vertex_attr_array![4 => Uint16x4, 5 => Float32x4];
-    let streams = [
-        (
-            size_of::<MeshVertex>(),
-            wgpu::VertexStepMode::Vertex,
-            &vertex[..],
-        ),
+    let instance = wgpu::vertex_attr_array![3 => Uint32];
+    let skinned = [
+        vertices(&vertex),
         (
             size_of::<VertexSkin>(),
             wgpu::VertexStepMode::Vertex,
             &skin[..],
         ),
     ];
-    depth_pipeline(device, layouts, (&shader, "vs_deformed", None), &streams)
+    let deformed = depth_pipeline(
+        device,
+        deformed_layouts,
+        (&shader, "vs_deformed", None),
+        &skinned,
+    );
+    let stages = (&shader, "vs_main", Some("fs_shadow_mask"));
+    let masked = depth_pipeline(
+        device,
+        masked_layouts,
+        stages,
+        &[vertices(&vertex), instances(&instance)],
+    );
+    (deformed, masked)
 }
 
-/// Alpha-masked casters: the mesh shader's `vs_main` (records through the
-/// cascade's copy of the globals) and `fs_shadow_mask`, which discards the
-/// cut-outs.
-fn create_masked_pipeline(
-    device: &wgpu::Device,
-    layouts: &[&wgpu::BindGroupLayout],
-) -> wgpu::RenderPipeline {
-    let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("shadow pass: mesh shader"),
-        source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/mesh.wgsl").into()),
-    });
-    let vertex = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
-    let instance = wgpu::vertex_attr_array![3 => Uint32];
-    let streams = [
-        (
-            size_of::<MeshVertex>(),
-            wgpu::VertexStepMode::Vertex,
-            &vertex[..],
-        ),
-        (
-            size_of::<u32>(),
-            wgpu::VertexStepMode::Instance,
-            &instance[..],
-        ),
-    ];
-    let stages = (&shader, "vs_main", Some("fs_shadow_mask"));
-    depth_pipeline(device, layouts, stages, &streams)
+/// A vertex stream: stride, step mode, attributes.
+type Stream<'a> = (usize, wgpu::VertexStepMode, &'a [wgpu::VertexAttribute]);
+
+/// [`MeshVertex`] attributes, per vertex.
+fn vertices(attributes: &[wgpu::VertexAttribute]) -> Stream<'_> {
+    (
+        size_of::<MeshVertex>(),
+        wgpu::VertexStepMode::Vertex,
+        attributes,
+    )
+}
+
+/// Each instance's place in the records, per instance.
+fn instances(attributes: &[wgpu::VertexAttribute]) -> Stream<'_> {
+    (size_of::<u32>(), wgpu::VertexStepMode::Instance, attributes)
 }
 
 /// The cascade's records as `vs_main` reads them.
@@ -456,9 +446,6 @@ fn bind_records(
         }],
     })
 }
-
-/// A vertex stream: stride, step mode, attributes.
-type Stream<'a> = (usize, wgpu::VertexStepMode, &'a [wgpu::VertexAttribute]);
 
 /// A depth-only pipeline into the shadow map: both faces (thin casters such
 /// as sails and planes have no back to hide behind), a slope-scaled bias.
