@@ -87,7 +87,7 @@ pub struct MeshInstance {
     pub mesh: MeshRef,
     /// Object-to-world transform.
     pub model: Affine3A,
-    /// Colour, gloss and texture (meshes are opaque: the colour's alpha is ignored).
+    /// Its material (factors, textures, alpha mode, sidedness).
     pub material: Material,
     /// Whether it casts a shadow from the sun.
     pub cast_shadows: bool,
@@ -113,7 +113,7 @@ pub struct DeformedInstance {
     /// Object-to-world transform, for a mesh that is not skinned (a skinned
     /// mesh is placed by its joints).
     pub model: Affine3A,
-    /// Colour, gloss and texture.
+    /// Its material (factors, textures, alpha mode, sidedness).
     pub material: Material,
     /// Its joint matrices: a range of [`FrameData::joints`] (empty when not skinned).
     pub joints: Range<u32>,

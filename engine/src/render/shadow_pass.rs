@@ -217,11 +217,13 @@ impl ShadowPass {
         for (i, slot) in self.slots.iter_mut().enumerate().take(cascades.count) {
             let view_proj = cascades.view_proj[i];
             queue.write_buffer(&slot.uniform, 0, bytemuck::bytes_of(&view_proj));
-            // For the casters the mesh shader draws (skinned, morphed, masked).
-            let seen = globals.with_view_proj(view_proj);
-            queue.write_buffer(&slot.globals, 0, bytemuck::bytes_of(&seen));
             slot.batcher
                 .prepare_casters(view_proj, frame.instances, frame.casters[i]);
+            // For the casters the mesh shader draws (skinned, morphed, masked).
+            if !frame.deformed.is_empty() || slot.batcher.groups().iter().any(|g| g.masked) {
+                let seen = globals.with_view_proj(view_proj);
+                queue.write_buffer(&slot.globals, 0, bytemuck::bytes_of(&seen));
+            }
             let packed = frame.casters[i];
             let extracted = bytemuck::cast_slice(&packed.records[..packed.len()]);
             if slot

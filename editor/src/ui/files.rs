@@ -1,0 +1,197 @@
+//! The editor's document on disk: opening and saving scenes, importing glTF
+//! models (menu or dropped files), the recent-files list, and the autosave
+//! and recovery files that survive a crash.
+
+use std::path::{Path, PathBuf};
+
+use keel_engine::scene::SceneError;
+
+use super::dialogs::{self, Dialog};
+use super::inspector::Inspector;
+use super::{Action, EditorApp, PlayState};
+use crate::document::Document;
+use crate::persist::{self, RecentFiles};
+
+impl EditorApp {
+    /// Opens a scene now, asking nothing (a failure keeps the current scene
+    /// and shows the error).
+    pub fn open_now(&mut self, path: &Path) {
+        match Document::open(path) {
+            Ok(doc) => {
+                self.replace_document(doc);
+                self.touch_recent(path);
+                self.status
+                    .info(format!("Opened {}", self.doc.display_name()));
+                self.offer_recovery();
+            }
+            Err(e) => self.show_error(&format!("Could not open {}", path.display()), &e),
+        }
+    }
+
+    /// Saves to the document's path now (opens the file chooser for an untitled scene).
+    pub fn save(&mut self) {
+        self.run_action(Action::Save);
+    }
+
+    pub(super) fn replace_document(&mut self, doc: Document) {
+        self.doc = doc;
+        self.viewport.reset_camera();
+        self.play = PlayState::Editing;
+        self.play_snapshot = None;
+        self.autosave.reset();
+        self.inspector = Inspector::default();
+    }
+
+    /// Model files dropped on the window are imported; anything else is
+    /// named in the status bar and left alone.
+    pub(super) fn take_dropped_files(&mut self, ctx: &egui::Context) {
+        let dropped = ctx.input(|i| i.raw.dropped_files.clone());
+        for file in dropped {
+            let path = file.path();
+            if path.as_os_str().is_empty() {
+                continue;
+            }
+            if dialogs::is_model_file(path) {
+                self.actions.push(Action::ImportPath(path.to_path_buf()));
+            } else {
+                self.status.error(format!(
+                    "{}: only .gltf and .glb files can be dropped here",
+                    path.display()
+                ));
+            }
+        }
+    }
+
+    /// Imports a model under the selected node (or at the root), selects it
+    /// and reports what the import skipped.
+    pub fn import_model(&mut self, path: &Path) {
+        let parent = self
+            .doc
+            .selection
+            .primary()
+            .filter(|&n| self.doc.editable(n).is_ok());
+        match self.doc.import_model(parent, path) {
+            Ok((_, warnings)) if warnings.is_empty() => {
+                self.status.info(format!("Imported {}", path.display()));
+            }
+            Ok((_, warnings)) => {
+                for warning in &warnings {
+                    log::warn!("{warning}");
+                }
+                let first = &warnings[0];
+                self.status.error(format!(
+                    "Imported {} with {} warning(s), first: {first}",
+                    path.display(),
+                    warnings.len()
+                ));
+            }
+            Err(crate::undo::EditError::Scene { source, .. }) => {
+                self.show_error("Could not import the model", &source);
+            }
+            Err(e) => self.status.error(e.to_string()),
+        }
+    }
+
+    pub(super) fn show_error(&mut self, title: &str, error: &SceneError) {
+        self.status.error(format!("{title}: {error}"));
+        self.dialog = Some(Dialog::Error {
+            title: title.to_string(),
+            message: error.to_string(),
+        });
+    }
+
+    pub(super) fn touch_recent(&mut self, path: &Path) {
+        self.recent.touch(path);
+        if let Some(dir) = &self.config_dir
+            && let Err(e) = self.recent.save(&RecentFiles::file_in(dir))
+        {
+            self.status.error(format!("recent files: {e}"));
+        }
+    }
+
+    pub(super) fn recovery_path(&self) -> Option<PathBuf> {
+        persist::recovery_path(self.doc.path.as_deref(), self.config_dir.as_deref())
+    }
+
+    pub(super) fn offer_recovery(&mut self) {
+        if let Some(recovery) = self.recovery_path()
+            && persist::recovery_is_newer(&recovery, self.doc.path.as_deref())
+        {
+            self.dialog = Some(Dialog::Recovery { recovery });
+        }
+    }
+
+    pub(super) fn remove_recovery(&self) {
+        if let Some(path) = self.recovery_path() {
+            // Absent is the usual case; any other failure only leaves a stale autosave.
+            let _ = std::fs::remove_file(path);
+        }
+    }
+
+    /// Writes the recovery file now.
+    ///
+    /// # Errors
+    /// The scene error (I/O) naming the file; nothing is written for an
+    /// untitled scene without a config folder.
+    pub fn write_recovery(&self) -> Result<Option<PathBuf>, SceneError> {
+        let Some(path) = self.recovery_path() else {
+            return Ok(None);
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| SceneError::Io {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        self.doc.scene().to_file().write(&path)?;
+        Ok(Some(path))
+    }
+
+    pub(super) fn autosave_if_due(&mut self, now: f64) {
+        if self
+            .autosave
+            .due(now, self.doc.is_dirty(), self.doc.undo.revision())
+        {
+            // Done either way: a failing disk is retried next interval, not every frame.
+            self.autosave.done(now, self.doc.undo.revision());
+            match self.write_recovery() {
+                Ok(Some(path)) => log::info!("autosaved to {}", path.display()),
+                Ok(None) => {}
+                Err(e) => self.status.error(format!("autosave failed: {e}")),
+            }
+        }
+    }
+
+    pub(super) fn save_to(&mut self, path: &Path) -> bool {
+        let old_recovery = self.recovery_path();
+        match self.doc.save_to(path) {
+            Ok(()) => {
+                if let Some(old) = old_recovery {
+                    let _ = std::fs::remove_file(old);
+                }
+                self.remove_recovery();
+                self.autosave.reset();
+                self.touch_recent(path);
+                self.status
+                    .info(format!("Saved {}", self.doc.display_name()));
+                true
+            }
+            Err(e) => {
+                self.show_error(&format!("Could not save {}", path.display()), &e);
+                false
+            }
+        }
+    }
+
+    pub(super) fn file_dialog_start(&self) -> PathBuf {
+        self.doc
+            .path
+            .clone()
+            .or_else(|| self.recent.paths.first().cloned())
+            .unwrap_or_else(|| {
+                std::env::current_dir()
+                    .unwrap_or_default()
+                    .join("scene.ron")
+            })
+    }
+}
