@@ -56,11 +56,20 @@ struct Globals {
 @group(1) @binding(3) var normal_texture: texture_2d<f32>;
 @group(1) @binding(4) var occlusion_texture: texture_2d<f32>;
 @group(1) @binding(5) var emissive_texture: texture_2d<f32>;
-// x: normal scale, y: occlusion strength.
-struct MaterialScales {
+// How the material reads its textures.
+struct MaterialUniform {
+    // x: normal scale, y: occlusion strength.
     values: vec4<f32>,
+    // Per texture (base colour, metallic-roughness, normal, occlusion,
+    // emission), two rows of its KHR_texture_transform matrix; the first
+    // row's w is the texture coordinate set (0 or 1).
+    uv: array<vec4<f32>, 10>,
 }
-@group(1) @binding(6) var<uniform> material_scales: MaterialScales;
+@group(1) @binding(6) var<uniform> material: MaterialUniform;
+@group(1) @binding(7) var metal_rough_sampler: sampler;
+@group(1) @binding(8) var normal_sampler: sampler;
+@group(1) @binding(9) var occlusion_sampler: sampler;
+@group(1) @binding(10) var emissive_sampler: sampler;
 
 // One instance: the rows of its 3x4 model matrix, linear RGBA base colour,
 // linear RGB emission, and unorm8s: metallic, roughness, the alpha cutoff.
@@ -82,12 +91,15 @@ struct Surface {
 
 @group(2) @binding(0) var<storage, read> instances: array<Instance>;
 
-struct VertexIn {
+// The per-vertex attributes of every mesh (assets::MeshVertex).
+struct Attributes {
     @location(0) position: vec3<f32>,
     @location(1) normal: vec3<f32>,
     @location(2) uv: vec2<f32>,
-    // Per instance: where its record is in `instances` (draws are grouped by mesh).
-    @location(3) instance: u32,
+    // xyz: the tangent along +u, w: the bitangent's handedness.
+    @location(6) tangent: vec4<f32>,
+    @location(7) uv1: vec2<f32>,
+    @location(8) color: vec4<f32>,
 }
 
 struct VertexOut {
@@ -95,21 +107,28 @@ struct VertexOut {
     @location(0) world_position: vec3<f32>,
     @location(1) world_normal: vec3<f32>,
     @location(2) uv: vec2<f32>,
+    // The instance's base colour times the vertex colour.
     @location(3) color: vec4<f32>,
     @location(4) emissive: vec3<f32>,
     // Metallic, roughness, alpha cutoff.
     @location(5) metal_rough: vec4<f32>,
+    // xyz: the world tangent, w: the bitangent's handedness.
+    @location(6) world_tangent: vec4<f32>,
+    @location(7) uv1: vec2<f32>,
 }
 
 @vertex
-fn vs_main(in: VertexIn) -> VertexOut {
-    let instance = instances[in.instance];
+fn vs_main(vertex: Attributes, @location(3) index: u32) -> VertexOut {
+    // `index`: where the instance's record is in `instances` (draws are grouped by mesh).
+    let instance = instances[index];
     let surface = Surface(instance.color, instance.emissive, instance.metal_rough);
-    return place(instance.row_x, instance.row_y, instance.row_z, in.position, in.normal, in.uv, surface);
+    return place(instance.row_x, instance.row_y, instance.row_z, vertex, surface);
 }
 
 // The vertex placed by the model matrix with rows `row_x`, `row_y`, `row_z`.
-fn place(row_x: vec4<f32>, row_y: vec4<f32>, row_z: vec4<f32>, position: vec3<f32>, normal: vec3<f32>, uv: vec2<f32>, surface: Surface) -> VertexOut {
+fn place(row_x: vec4<f32>, row_y: vec4<f32>, row_z: vec4<f32>, vertex: Attributes, surface: Surface) -> VertexOut {
+    let position = vertex.position;
+    let normal = vertex.normal;
     let p = vec4<f32>(position, 1.0);
     let world = vec3<f32>(dot(row_x, p), dot(row_y, p), dot(row_z, p));
     let x = vec3<f32>(row_x.x, row_y.x, row_z.x);
@@ -124,8 +143,11 @@ fn place(row_x: vec4<f32>, row_y: vec4<f32>, row_z: vec4<f32>, position: vec3<f3
     out.clip_position = globals.view_proj * vec4<f32>(world, 1.0);
     out.world_position = world;
     out.world_normal = cofactor * normal * handedness;
-    out.uv = uv;
-    out.color = surface.color;
+    // Tangents lie in the surface: they follow the matrix itself.
+    out.world_tangent = vec4<f32>(mat3x3<f32>(x, y, z) * vertex.tangent.xyz, vertex.tangent.w);
+    out.uv = vertex.uv;
+    out.uv1 = vertex.uv1;
+    out.color = surface.color * vertex.color;
     out.emissive = surface.emissive;
     out.metal_rough = unpack4x8unorm(surface.metal_rough);
     return out;
@@ -154,18 +176,16 @@ struct Deformed {
 struct DeformedIn {
     @builtin(vertex_index) vertex: u32,
     @builtin(instance_index) instance: u32,
-    @location(0) position: vec3<f32>,
-    @location(1) normal: vec3<f32>,
-    @location(2) uv: vec2<f32>,
     @location(4) joints: vec4<u32>,
     @location(5) weights: vec4<f32>,
 }
 
 @vertex
-fn vs_deformed(in: DeformedIn) -> VertexOut {
+fn vs_deformed(attributes: Attributes, in: DeformedIn) -> VertexOut {
     let d = deformed[in.instance];
-    var position = in.position;
-    var normal = in.normal;
+    var vertex = attributes;
+    var position = vertex.position;
+    var normal = vertex.normal;
     for (var t = 0u; t < d.joints.w; t += 1u) {
         let w = morph_weights[d.joints.z + t];
         if w != 0.0 {
@@ -174,9 +194,11 @@ fn vs_deformed(in: DeformedIn) -> VertexOut {
             normal += w * morph_offsets[at + 1u].xyz;
         }
     }
+    vertex.position = position;
+    vertex.normal = normal;
     let surface = Surface(d.color, d.emissive, d.metal_rough);
     if d.joints.y == 0u {
-        return place(d.row_x, d.row_y, d.row_z, position, normal, in.uv, surface);
+        return place(d.row_x, d.row_y, d.row_z, vertex, surface);
     }
     // Four influences; a joint index past the skin's end reads its last joint.
     let last = d.joints.y - 1u;
@@ -184,7 +206,7 @@ fn vs_deformed(in: DeformedIn) -> VertexOut {
     let skin = joint_matrices[j.x] * in.weights.x + joint_matrices[j.y] * in.weights.y
         + joint_matrices[j.z] * in.weights.z + joint_matrices[j.w] * in.weights.w;
     let rows = transpose(skin);
-    return place(rows[0], rows[1], rows[2], position, normal, in.uv, surface);
+    return place(rows[0], rows[1], rows[2], vertex, surface);
 }
 
 const PI: f32 = 3.14159265;
@@ -271,31 +293,33 @@ fn sun_visibility(position: vec3<f32>, n: vec3<f32>) -> f32 {
     return mix(lit, 1.0, fade);
 }
 
-// The normal map's tangent-space normal `t` turned into world space by the
-// frame that the position and texture coordinate derivatives span around the
-// surface normal `n` (Schüler's cotangent frame: no stored tangents). glTF's
-// texture v runs down the image while its normal maps' +Y is up the image.
-fn perturb(n: vec3<f32>, position: vec3<f32>, uv: vec2<f32>, t: vec3<f32>) -> vec3<f32> {
-    let dp1 = dpdx(position);
-    let dp2 = dpdy(position);
-    let duv1 = dpdx(uv);
-    let duv2 = dpdy(uv);
-    let dp2perp = cross(dp2, n);
-    let dp1perp = cross(n, dp1);
-    // The frame solves for d(position)/d(uv) up to the determinant of the
-    // screen-space position derivatives, whose sign (wgpu's y runs down the
-    // framebuffer) is put back here.
-    let orientation = select(-1.0, 1.0, dot(dp1, dp2perp) > 0.0);
-    let tangent = (dp2perp * duv1.x + dp1perp * duv2.x) * orientation;
-    let bitangent = -(dp2perp * duv1.y + dp1perp * duv2.y) * orientation;
-    let scale = inverseSqrt(max(max(dot(tangent, tangent), dot(bitangent, bitangent)), 1e-20));
-    return normalize(mat3x3<f32>(tangent * scale, bitangent * scale, n) * t);
+// The normal map's tangent-space normal `t` in world space: the vertex
+// tangent made perpendicular to the surface normal `n`, the bitangent
+// cross(n, tangent) times the stored handedness (glTF's TANGENT; MikkTSpace
+// where the file has none). A mesh without tangents keeps its normal.
+fn perturb(n: vec3<f32>, tangent: vec4<f32>, t: vec3<f32>) -> vec3<f32> {
+    let along = tangent.xyz - n * dot(n, tangent.xyz);
+    let length2 = dot(along, along);
+    if length2 < 1e-12 {
+        return n;
+    }
+    let u = along * inverseSqrt(length2);
+    let v = cross(n, u) * select(-1.0, 1.0, tangent.w >= 0.0);
+    return normalize(mat3x3<f32>(u, v, n) * t);
+}
+
+// Where texture `slot` is read: its coordinate set through its transform.
+fn slot_uv(in: VertexOut, slot: u32) -> vec2<f32> {
+    let a = material.uv[2u * slot];
+    let b = material.uv[2u * slot + 1u];
+    let uv = vec3<f32>(select(in.uv, in.uv1, a.w > 0.5), 1.0);
+    return vec2<f32>(dot(a.xyz, uv), dot(b.xyz, uv));
 }
 
 // The shadow pass's alpha test of a masked caster: its cut-outs cast nothing.
 @fragment
 fn fs_shadow_mask(in: VertexOut) {
-    let opacity = in.color.a * textureSample(base_color_texture, base_color_sampler, in.uv).a;
+    let opacity = in.color.a * textureSample(base_color_texture, base_color_sampler, slot_uv(in, 0u)).a;
     if opacity < in.metal_rough.z {
         discard;
     }
@@ -307,10 +331,11 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) ve
     // other side of the surface.
     var n = normalize(in.world_normal) * select(-1.0, 1.0, front);
     let v = normalize(globals.camera_position.xyz - in.world_position);
+    // The instance's colour times the vertex colour (COLOR_0).
     var albedo = in.color.rgb;
     var opacity = in.color.a;
     if TEXTURED {
-        let texel = textureSample(base_color_texture, base_color_sampler, in.uv);
+        let texel = textureSample(base_color_texture, base_color_sampler, slot_uv(in, 0u));
         albedo *= texel.rgb;
         opacity *= texel.a;
     }
@@ -319,15 +344,17 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) ve
     var occlusion = 1.0;
     var emissive = in.emissive;
     if MAPPED {
-        let mr = textureSample(metal_rough_texture, base_color_sampler, in.uv);
+        let mr = textureSample(metal_rough_texture, metal_rough_sampler, slot_uv(in, 1u));
         metallic *= mr.b;
         roughness *= mr.g;
-        let ao = textureSample(occlusion_texture, base_color_sampler, in.uv).r;
-        occlusion = mix(1.0, ao, material_scales.values.y);
-        emissive *= textureSample(emissive_texture, base_color_sampler, in.uv).rgb;
-        let stored = textureSample(normal_texture, base_color_sampler, in.uv).xyz * 2.0 - 1.0;
-        let t = normalize(vec3<f32>(stored.xy * material_scales.values.x, max(stored.z, 1e-3)));
-        n = perturb(n, in.world_position, in.uv, t);
+        let ao = textureSample(occlusion_texture, occlusion_sampler, slot_uv(in, 3u)).r;
+        occlusion = mix(1.0, ao, material.values.y);
+        emissive *= textureSample(emissive_texture, emissive_sampler, slot_uv(in, 4u)).rgb;
+        let stored = textureSample(normal_texture, normal_sampler, slot_uv(in, 2u)).xyz * 2.0 - 1.0;
+        let t = normalize(vec3<f32>(stored.xy * material.values.x, max(stored.z, 1e-3)));
+        // A back face's whole frame turns with its normal (as glTF's sample viewer does).
+        let tangent = in.world_tangent * select(-1.0, 1.0, front);
+        n = perturb(n, tangent, t);
     }
     roughness = clamp(roughness, 0.03, 1.0);
     let alpha = roughness * roughness;

@@ -505,6 +505,181 @@ fn a_normal_map_tilts_the_surface_the_way_gltf_says() {
     );
 }
 
+/// Red and green of a row of pixels.
+type Row = Vec<[u8; 2]>;
+
+/// A floor seen from above (+X to the right) textured with one black and one
+/// white texel (u left to right), drawn with each way a material can read its
+/// texture: the second coordinate set, an offset repeating or clamped, nearest
+/// or linear magnification, and a red vertex colour. Returns the red and green
+/// of the centre row, 16 pixels wide.
+fn texture_slot_rows() -> Option<Vec<(&'static str, Row)>> {
+    use keel_engine::assets::{
+        Filter, MaterialMaps, MeshData, MeshVertex, Slot, TextureData, TextureSlot, UvTransform,
+        Wrap, add_maps, add_mesh, add_texture,
+    };
+    let ctx = gpu_or_skip()?;
+    let texture = add_texture(TextureData {
+        name: "black | white".into(),
+        width: 2,
+        height: 1,
+        mips: vec![vec![0, 0, 0, 255, 255, 255, 255, 255]],
+        srgb: true,
+    });
+    let floor = |color: [u16; 4]| {
+        let corners = [(-3.0, 3.0), (3.0, 3.0), (3.0, -3.0), (-3.0, -3.0)];
+        let vertices = corners
+            .map(|(x, z): (f32, f32)| {
+                let uv = [(x + 3.0) / 6.0, (z + 3.0) / 6.0];
+                MeshVertex {
+                    // The second set runs the other way along u.
+                    uv1: [1.0 - uv[0], uv[1]],
+                    color,
+                    ..MeshVertex::new([x, 0.0, z], [0.0, 1.0, 0.0], uv)
+                }
+            })
+            .to_vec();
+        add_mesh(
+            "floor",
+            MeshData {
+                vertices,
+                indices: vec![0, 1, 2, 0, 2, 3],
+                ..MeshData::default()
+            },
+        )
+    };
+    let (white_floor, red_floor) = (floor([u16::MAX; 4]), floor([u16::MAX, 0, 0, u16::MAX]));
+    let nearest = TextureSlot {
+        sampling: keel_engine::assets::Sampling {
+            mag: Filter::Nearest,
+            ..Default::default()
+        },
+        ..TextureSlot::default()
+    };
+    let shifted = |wrap| TextureSlot {
+        sampling: keel_engine::assets::Sampling {
+            wrap_u: wrap,
+            ..nearest.sampling
+        },
+        transform: UvTransform {
+            offset: glam::Vec2::new(0.5, 0.0),
+            ..UvTransform::default()
+        },
+        ..nearest
+    };
+    let cases = [
+        ("plain", nearest, white_floor),
+        (
+            "second set",
+            TextureSlot {
+                tex_coord: 1,
+                ..nearest
+            },
+            white_floor,
+        ),
+        ("offset, repeating", shifted(Wrap::Repeat), white_floor),
+        ("offset, clamped", shifted(Wrap::ClampToEdge), white_floor),
+        ("linear", TextureSlot::default(), white_floor),
+        ("red vertices", nearest, red_floor),
+    ];
+    let mut renderer = renderer(&ctx);
+    let mut rows = Vec::new();
+    for (name, slot, mesh) in cases {
+        let mut slots = [TextureSlot::default(); 5];
+        slots[Slot::BaseColor as usize] = slot;
+        let maps = add_maps(MaterialMaps {
+            slots,
+            ..MaterialMaps::default()
+        });
+        let instances = [MeshInstance {
+            cast_shadows: false,
+            mesh: keel_engine::assets::MeshRef::Asset(mesh),
+            model: Affine3A::IDENTITY,
+            material: Material {
+                texture: Some(texture),
+                maps: Some(maps),
+                roughness: 1.0,
+                ..Material::from_color(Vec4::ONE)
+            },
+        }];
+        let frame = FrameData {
+            camera: Camera {
+                position: Vec3::new(0.0, 5.0, 0.0),
+                target: Vec3::ZERO,
+                up: Vec3::NEG_Z,
+                ..Camera::default()
+            },
+            ambient: Vec3::ZERO,
+            sun: DirectionalLight {
+                direction: Vec3::NEG_Y,
+                ..DirectionalLight::default()
+            },
+            instances: &instances,
+            ..FrameData::default()
+        };
+        let image = renderer
+            .render_to_image(&ctx, &frame, 16, 16)
+            .expect("render");
+        rows.push((
+            name,
+            (0..16)
+                .map(|x| {
+                    let p = image.get_pixel(x, 8);
+                    [p[0], p[1]]
+                })
+                .collect(),
+        ));
+    }
+    Some(rows)
+}
+
+#[test]
+fn materials_read_textures_through_their_set_transform_sampler_and_vertex_colours() {
+    let Some(rows) = texture_slot_rows() else {
+        return;
+    };
+    let row = |name: &str| &rows.iter().find(|(n, _)| *n == name).expect("rendered").1;
+    // Black still reflects a little of the sun (a dielectric's 4%).
+    let (dark, bright) = (|p: [u8; 2]| p[0] < 60, |p: [u8; 2]| p[0] > 150);
+    let halves = |name: &str| (row(name)[3], row(name)[12]);
+    let (left, right) = halves("plain");
+    assert!(
+        dark(left) && bright(right),
+        "black left, white right: {:?}",
+        row("plain")
+    );
+    let (left, right) = halves("second set");
+    assert!(
+        bright(left) && dark(right),
+        "TEXCOORD_1 runs the other way: {:?}",
+        row("second set")
+    );
+    let (left, right) = halves("offset, repeating");
+    assert!(
+        bright(left) && dark(right),
+        "shifted half a texture, wrapped: {:?}",
+        row("offset, repeating")
+    );
+    let (left, right) = halves("offset, clamped");
+    assert!(
+        bright(left) && bright(right),
+        "shifted and clamped to the white edge: {:?}",
+        row("offset, clamped")
+    );
+    // Just left of the middle: nearest is the black texel, linear a blend.
+    let (nearest, linear) = (row("plain")[7][0], row("linear")[7][0]);
+    assert!(
+        linear > nearest + 40,
+        "linear {linear} vs nearest {nearest} just left of the middle"
+    );
+    let (_, red) = halves("red vertices");
+    assert!(
+        bright(red) && red[1] < 60,
+        "the vertex colour tints the texture: {:?}",
+        row("red vertices")
+    );
+}
+
 #[test]
 fn zero_sized_images_are_rejected() {
     let Some(ctx) = gpu_or_skip() else { return };

@@ -55,11 +55,11 @@ fn lathe(mesh: &mut MeshData, profile: &[Vec2], wobble: impl Fn(f32) -> f32) {
                 let angle = TAU * u;
                 // The seam's two columns must wobble alike or the surface opens.
                 let radius = point.x * wobble(angle % TAU);
-                mesh.vertices.push(MeshVertex {
-                    position: (ring(angle) * radius + Vec3::Y * point.y).to_array(),
-                    normal: [0.0; 3],
-                    uv: [u, 1.0 - along / length],
-                });
+                mesh.vertices.push(MeshVertex::new(
+                    (ring(angle) * radius + Vec3::Y * point.y).to_array(),
+                    [0.0; 3],
+                    [u, 1.0 - along / length],
+                ));
             }
         }
         travelled += step;

@@ -37,11 +37,7 @@ fn quad() -> MeshData {
     MeshData {
         vertices: corners
             .iter()
-            .map(|&[x, y]| MeshVertex {
-                position: [x, y, 0.0],
-                normal: [0.0, 0.0, 1.0],
-                uv: [x, 1.0 - y],
-            })
+            .map(|&[x, y]| MeshVertex::new([x, y, 0.0], [0.0, 0.0, 1.0], [x, 1.0 - y]))
             .collect(),
         indices: vec![0, 1, 2, 0, 2, 3],
         ..MeshData::default()
@@ -671,4 +667,205 @@ fn world_bounds(model: &ModelData) -> (Vec3, Vec3) {
         }
     }
     (min, max)
+}
+
+/// The sample with COLOR_0 (normalized bytes), TEXCOORD_1 and TANGENT on the
+/// quad, a clamping, mirroring, unfiltered sampler on its texture, a base
+/// colour read through TEXCOORD_1 and `KHR_texture_transform`, and a normal
+/// map whose transform overrides its coordinate set; `edit` changes the JSON last.
+fn material_export(tangents: bool, edit: impl FnOnce(&mut serde_json::Value)) -> Export {
+    use json::accessor::{ComponentType, Type};
+    use serde_json::json;
+    let mut export = export();
+    let colors = [
+        [255_u8, 0, 0, 255],
+        [0, 255, 0, 128],
+        [0, 0, 255, 255],
+        [255; 4],
+    ]
+    .concat();
+    let colors = push_accessor(&mut export, &colors, 4, Type::Vec4, ComponentType::U8, true);
+    let uv1 = bytemuck_bytes(&[0.0, 0.0, 2.0, 0.0, 2.0, 2.0, 0.0, 2.0]);
+    let uv1 = push_accessor(&mut export, &uv1, 4, Type::Vec2, ComponentType::F32, false);
+    let tangent = bytemuck_bytes(&[0.0, 1.0, 0.0, -1.0].repeat(4));
+    let tangent = push_accessor(
+        &mut export,
+        &tangent,
+        4,
+        Type::Vec4,
+        ComponentType::F32,
+        false,
+    );
+    let attributes = &mut export.root.meshes[0].primitives[0].attributes;
+    attributes.insert(Checked::Valid(json::mesh::Semantic::Colors(0)), colors);
+    attributes.insert(Checked::Valid(json::mesh::Semantic::TexCoords(1)), uv1);
+    if tangents {
+        attributes.insert(Checked::Valid(json::mesh::Semantic::Tangents), tangent);
+    }
+    let mut root = serde_json::to_value(&export.root).expect("serialises");
+    root["samplers"] =
+        json!([{"wrapS": 33071, "wrapT": 33648, "magFilter": 9728, "minFilter": 9729}]);
+    root["textures"][0]["sampler"] = json!(0);
+    root["extensionsUsed"] = json!(["KHR_texture_transform"]);
+    let material = &mut root["materials"][0];
+    material["pbrMetallicRoughness"]["baseColorTexture"] = json!({
+        "index": 0, "texCoord": 1,
+        "extensions": {"KHR_texture_transform": {"offset": [0.5, 0.25], "rotation": 0.5, "scale": [2, 3]}}
+    });
+    material["normalTexture"] = json!({
+        "index": 0, "scale": 0.5,
+        "extensions": {"KHR_texture_transform": {"scale": [4, 4], "texCoord": 1}}
+    });
+    edit(&mut root);
+    export.root = serde_json::from_value(root).expect("still a glTF document");
+    export
+}
+
+#[test]
+fn vertex_colours_second_coordinates_tangents_samplers_and_transforms_are_imported() {
+    use keel_engine::assets::{Filter, Slot, UvTransform, Wrap};
+    let model = load_glb(material_export(true, |_| {})).expect("loads");
+    assert!(
+        model.warnings.is_empty(),
+        "nothing skipped: {:#?}",
+        model.warnings
+    );
+    let mesh = &model.meshes[0].primitives[0].mesh;
+    let colors: Vec<[u16; 4]> = mesh.vertices.iter().map(|v| v.color).collect();
+    let (full, half) = (u16::MAX, 128 * 257);
+    assert_eq!(
+        colors,
+        [
+            [full, 0, 0, full],
+            [0, full, 0, half],
+            [0, 0, full, full],
+            [full; 4]
+        ]
+    );
+    assert_eq!(mesh.vertices[2].uv1, [2.0, 2.0]);
+    assert_eq!(mesh.vertices[2].uv, [1.0, 0.0], "the first set kept");
+    assert!(
+        mesh.vertices
+            .iter()
+            .all(|v| v.tangent == [0.0, 1.0, 0.0, -1.0]),
+        "the file's tangents kept"
+    );
+
+    let material = &model.materials[0];
+    let base = material.slots[Slot::BaseColor as usize];
+    assert_eq!(base.tex_coord, 1);
+    assert_eq!(
+        base.transform,
+        UvTransform {
+            offset: glam::Vec2::new(0.5, 0.25),
+            rotation: 0.5,
+            scale: glam::Vec2::new(2.0, 3.0),
+        }
+    );
+    assert_eq!(
+        (base.sampling.wrap_u, base.sampling.wrap_v),
+        (Wrap::ClampToEdge, Wrap::MirroredRepeat)
+    );
+    assert_eq!(
+        (base.sampling.mag, base.sampling.min),
+        (Filter::Nearest, Filter::Linear)
+    );
+    assert_eq!(
+        base.sampling.mipmap, None,
+        "LINEAR without a mipmap mode reads level 0 only"
+    );
+    let normal = material.slots[Slot::Normal as usize];
+    assert_eq!(
+        normal.tex_coord, 1,
+        "the transform's texCoord overrides the reference's"
+    );
+    assert_eq!(normal.transform.scale, glam::Vec2::splat(4.0));
+    assert_eq!(material.normal_texture.map(|(_, scale)| scale), Some(0.5));
+    assert!(material.slots[Slot::Occlusion as usize].is_default());
+}
+
+#[test]
+fn a_normal_map_without_tangents_gets_mikktspace_ones() {
+    let model = load_glb(material_export(false, |_| {})).expect("loads");
+    let mesh = &model.meshes[0].primitives[0].mesh;
+    for v in &mesh.vertices {
+        // The quad's u runs along +X and its v down the image (-Y): MikkTSpace's
+        // frame is +X with the bitangent up the image.
+        assert_eq!(
+            v.tangent,
+            [1.0, 0.0, 0.0, 1.0],
+            "vertex at {:?}",
+            v.position
+        );
+    }
+    // Without a normal map none are made.
+    let plain = load_glb(export()).expect("loads");
+    let quad = &plain.meshes[0].primitives[0].mesh;
+    assert!(quad.vertices.iter().all(|v| v.tangent == [0.0; 4]));
+}
+
+#[test]
+fn bad_texture_transforms_and_unknown_coordinate_sets_are_warned_about() {
+    use keel_engine::assets::Slot;
+    let model = load_glb(material_export(true, |root| {
+        let normal = &mut root["materials"][0]["normalTexture"];
+        normal["extensions"]["KHR_texture_transform"]["scale"] = serde_json::json!("big");
+        root["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"]["texCoord"] =
+            serde_json::json!(3);
+        root["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"]["extensions"] =
+            serde_json::json!({});
+    }))
+    .expect("loads");
+    assert!(
+        warned_about(
+            &model,
+            "materials[0].normalTexture.extensions.KHR_texture_transform"
+        ),
+        "{:#?}",
+        model.warnings
+    );
+    assert!(
+        warned_about(
+            &model,
+            "materials[0].pbrMetallicRoughness.baseColorTexture.texCoord"
+        ),
+        "{:#?}",
+        model.warnings
+    );
+    let material = &model.materials[0];
+    assert!(material.slots[Slot::Normal as usize].transform == Default::default());
+    assert_eq!(material.slots[Slot::BaseColor as usize].tex_coord, 0);
+}
+
+/// The Flight Helmet (Khronos sample, CC0) stores the tangents its normal maps
+/// were baked with. MikkTSpace, as the importer runs it for files without
+/// them, must give the same frames: the same tangent direction and, above
+/// all, the same handedness, or every generated normal map would be lit
+/// from the wrong side.
+#[test]
+fn generated_tangents_agree_with_the_flight_helmets_own() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/models/FlightHelmet/FlightHelmet.gltf");
+    let model = import::load(&path).expect("the Flight Helmet imports");
+    let (mut vertices, mut same_side, mut aligned) = (0_usize, 0_usize, 0_usize);
+    for primitive in model.meshes.iter().flat_map(|m| &m.primitives) {
+        let mut generated = primitive.mesh.clone();
+        generated.generate_tangents();
+        for (file, ours) in primitive.mesh.vertices.iter().zip(&generated.vertices) {
+            vertices += 1;
+            same_side += usize::from(file.tangent[3] == ours.tangent[3]);
+            let dot = Vec3::from_slice(&file.tangent).dot(Vec3::from_slice(&ours.tangent));
+            aligned += usize::from(dot > 0.9);
+        }
+    }
+    assert!(vertices > 10_000, "{vertices} vertices");
+    let share = |n: usize| n as f64 / vertices as f64;
+    assert!(
+        share(same_side) > 0.999,
+        "same handedness at {same_side} of {vertices}"
+    );
+    assert!(
+        share(aligned) > 0.99,
+        "tangents within 25 degrees at {aligned} of {vertices}"
+    );
 }

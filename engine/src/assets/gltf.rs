@@ -12,6 +12,7 @@
 
 mod animation;
 mod hierarchy;
+mod material;
 mod mesh;
 mod source;
 mod texture;
@@ -25,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use gltf::json;
 
-use super::{AlphaMode, ModelData, ModelMaterial, ModelMesh, ModelNode, ModelSkin, ModelWarning};
+use super::{ModelData, ModelMesh, ModelNode, ModelSkin, ModelWarning};
 use source::Sources;
 use texture::TextureCache;
 pub use texture::{mip_chain, srgb_to_linear};
@@ -428,131 +429,5 @@ impl Importer<'_> {
                 self.warn(format!("{array}[{i}]"), message);
             }
         }
-        // What is read but drawn another way than the file asks.
-        let mut notes = Vec::new();
-        for (i, sampler) in root.samplers.iter().enumerate() {
-            use json::texture::{MagFilter, MinFilter, WrappingMode};
-            use json::validation::Checked::Valid;
-            // What every texture gets: repeat, linear magnification, trilinear minification.
-            let repeats = [sampler.wrap_s, sampler.wrap_t] == [Valid(WrappingMode::Repeat); 2];
-            let mag = matches!(sampler.mag_filter, None | Some(Valid(MagFilter::Linear)));
-            let min = matches!(
-                sampler.min_filter,
-                None | Some(Valid(MinFilter::Linear | MinFilter::LinearMipmapLinear))
-            );
-            if !(repeats && mag && min) {
-                notes.push((
-                    format!("samplers[{i}]"),
-                    "asks for clamped, mirrored or nearest sampling, which is not imported: \
-                     textures repeat and are filtered trilinearly",
-                ));
-            }
-        }
-        for mesh in self.document.meshes() {
-            for primitive in mesh.primitives() {
-                if primitive.get(&gltf::mesh::Semantic::Colors(0)).is_some() {
-                    notes.push((
-                        format!(
-                            "meshes[{}].primitives[{}].attributes.COLOR_0",
-                            mesh.index(),
-                            primitive.index()
-                        ),
-                        "vertex colours are not imported",
-                    ));
-                }
-            }
-        }
-        if root
-            .extensions_used
-            .iter()
-            .any(|e| e == "KHR_texture_transform")
-        {
-            notes.push((
-                "extensionsUsed".to_owned(),
-                "KHR_texture_transform is not imported: textures are drawn untransformed",
-            ));
-        }
-        for (element, message) in notes {
-            self.warn(element, message);
-        }
-    }
-
-    fn material(
-        &mut self,
-        material: &gltf::Material<'_>,
-        textures: &mut TextureCache,
-    ) -> Result<ModelMaterial, ModelError> {
-        let element = format!("materials[{}]", material.index().unwrap_or_default());
-        let pbr = material.pbr_metallic_roughness();
-        let mut image = |info: Option<(gltf::Texture<'_>, u32)>, slot: &str, srgb: bool| {
-            let (texture, tex_coord) = info?;
-            if tex_coord != 0 {
-                self.warn(
-                    format!("{element}.{slot}"),
-                    format!("uses TEXCOORD_{tex_coord}; only TEXCOORD_0 is imported, so it is read with TEXCOORD_0"),
-                );
-            }
-            let image = texture.source().index();
-            Some(textures.get_or_decode((image, srgb), self.path, self.document, &self.sources))
-        };
-        let base_color_texture = image(
-            pbr.base_color_texture()
-                .map(|i| (i.texture(), i.tex_coord())),
-            "pbrMetallicRoughness.baseColorTexture",
-            true,
-        )
-        .transpose()?;
-        let metal_rough_texture = image(
-            pbr.metallic_roughness_texture()
-                .map(|i| (i.texture(), i.tex_coord())),
-            "pbrMetallicRoughness.metallicRoughnessTexture",
-            false,
-        )
-        .transpose()?;
-        let normal = material.normal_texture();
-        let normal_texture = image(
-            normal.as_ref().map(|i| (i.texture(), i.tex_coord())),
-            "normalTexture",
-            false,
-        )
-        .transpose()?
-        .zip(normal.map(|i| i.scale()));
-        let occlusion = material.occlusion_texture();
-        let occlusion_texture = image(
-            occlusion.as_ref().map(|i| (i.texture(), i.tex_coord())),
-            "occlusionTexture",
-            false,
-        )
-        .transpose()?
-        .zip(occlusion.map(|i| i.strength().clamp(0.0, 1.0)));
-        let emissive_texture = image(
-            material
-                .emissive_texture()
-                .map(|i| (i.texture(), i.tex_coord())),
-            "emissiveTexture",
-            true,
-        )
-        .transpose()?;
-        Ok(ModelMaterial {
-            name: material.name().unwrap_or_default().to_owned(),
-            base_color: pbr.base_color_factor().into(),
-            base_color_texture,
-            metallic: pbr.metallic_factor(),
-            roughness: pbr.roughness_factor(),
-            emissive: glam::Vec3::from(material.emissive_factor())
-                * material.emissive_strength().unwrap_or(1.0),
-            alpha_mode: match material.alpha_mode() {
-                gltf::material::AlphaMode::Opaque => AlphaMode::Opaque,
-                gltf::material::AlphaMode::Mask => AlphaMode::Mask {
-                    cutoff: material.alpha_cutoff().unwrap_or(0.5).clamp(0.0, 1.0),
-                },
-                gltf::material::AlphaMode::Blend => AlphaMode::Blend,
-            },
-            double_sided: material.double_sided(),
-            metal_rough_texture,
-            normal_texture: normal_texture.filter(|(_, scale)| scale.is_finite()),
-            occlusion_texture,
-            emissive_texture,
-        })
     }
 }

@@ -7,7 +7,7 @@
 use glam::{Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
-use super::{MapsHandle, TextureHandle};
+use super::{MapsHandle, SLOTS, TextureHandle, TextureSlot};
 
 /// Surface appearance of a mesh (glTF 2.0 metallic-roughness).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -54,6 +54,9 @@ pub struct MaterialMaps {
     pub occlusion_strength: f32,
     /// Emission colour (sRGB), multiplied with the emissive factor.
     pub emissive: Option<TextureHandle>,
+    /// How each texture is read (sampler, coordinate set, transform), the
+    /// base colour's included, indexed by [`Slot`](super::Slot).
+    pub slots: [TextureSlot; SLOTS],
 }
 
 impl Default for MaterialMaps {
@@ -65,18 +68,26 @@ impl Default for MaterialMaps {
             occlusion: None,
             occlusion_strength: 1.0,
             emissive: None,
+            slots: [TextureSlot::default(); SLOTS],
         }
     }
 }
 
 impl MaterialMaps {
-    /// Whether it holds any texture.
+    /// Whether it holds no texture and reads the base colour's as a
+    /// material without maps does.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.metal_rough.is_none()
-            && self.normal.is_none()
-            && self.occlusion.is_none()
-            && self.emissive.is_none()
+        !self.has_textures() && self.slots.iter().all(TextureSlot::is_default)
+    }
+
+    /// Whether it holds any texture.
+    #[must_use]
+    pub fn has_textures(&self) -> bool {
+        self.metal_rough.is_some()
+            || self.normal.is_some()
+            || self.occlusion.is_some()
+            || self.emissive.is_some()
     }
 }
 

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use glam::{Vec3, Vec4};
 
-use super::{AlphaMode, MeshData};
+use super::{AlphaMode, MeshData, SLOTS, TextureSlot};
 use crate::scene::{Light, Transform};
 
 /// An RGBA8 image, sRGB-encoded, with its full mip chain.
@@ -59,6 +59,8 @@ pub struct ModelMaterial {
     pub alpha_mode: AlphaMode,
     /// Drawn from both sides.
     pub double_sided: bool,
+    /// How each texture is read, indexed by [`Slot`](super::Slot).
+    pub slots: [TextureSlot; SLOTS],
 }
 
 impl Default for ModelMaterial {
@@ -77,6 +79,7 @@ impl Default for ModelMaterial {
             emissive_texture: None,
             alpha_mode: AlphaMode::Opaque,
             double_sided: false,
+            slots: [TextureSlot::default(); SLOTS],
         }
     }
 }

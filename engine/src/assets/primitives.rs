@@ -18,16 +18,46 @@ const ROUND_SEGMENTS: u32 = 32;
 /// Latitude bands of the sphere.
 const SPHERE_RINGS: u32 = 16;
 
-/// One interleaved vertex, as the mesh pass reads it (32 bytes).
+/// One interleaved vertex, as the mesh pass reads it (64 bytes: one stream
+/// every pipeline binds, so a mesh is one buffer whatever draws it).
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct MeshVertex {
     /// Object-space position.
     pub position: [f32; 3],
     /// Unit object-space normal.
     pub normal: [f32; 3],
-    /// Texture coordinate (glTF convention: origin at the image's top left).
+    /// First texture coordinate set (glTF convention: origin at the image's top left).
     pub uv: [f32; 2],
+    /// Unit object-space tangent (along +u) and, in `w`, the handedness of
+    /// the bitangent (glTF's TANGENT: bitangent = cross(normal, tangent) * w).
+    pub tangent: [f32; 4],
+    /// Second texture coordinate set (glTF's TEXCOORD_1; the first where the file has none).
+    pub uv1: [f32; 2],
+    /// Linear RGBA vertex colour as unorm16s (glTF's COLOR_0; white where the file has none).
+    pub color: [u16; 4],
+}
+
+impl Default for MeshVertex {
+    fn default() -> Self {
+        Self::new([0.0; 3], [0.0, 1.0, 0.0], [0.0; 2])
+    }
+}
+
+impl MeshVertex {
+    /// A white vertex with its first texture coordinates for the second set
+    /// and no tangent yet ([`MeshData::generate_tangents`] makes them).
+    #[must_use]
+    pub fn new(position: [f32; 3], normal: [f32; 3], uv: [f32; 2]) -> Self {
+        Self {
+            position,
+            normal,
+            uv,
+            tangent: [0.0; 4],
+            uv1: uv,
+            color: [u16::MAX; 4],
+        }
+    }
 }
 
 /// How one vertex follows a skeleton: up to four joints (indices into the
@@ -106,11 +136,11 @@ impl MeshData {
     fn push(&mut self, position: Vec3, normal: Vec3, uv: [f32; 2]) -> u32 {
         let index = u32::try_from(self.vertices.len())
             .expect("primitive meshes stay far below 2^32 vertices");
-        self.vertices.push(MeshVertex {
-            position: position.to_array(),
-            normal: normal.normalize().to_array(),
+        self.vertices.push(MeshVertex::new(
+            position.to_array(),
+            normal.normalize().to_array(),
             uv,
-        });
+        ));
         index
     }
 
@@ -123,13 +153,15 @@ impl Primitive {
     /// Generates this primitive's mesh, matching the extent documented on each variant.
     #[must_use]
     pub fn mesh(self) -> MeshData {
-        match self {
+        let mut mesh = match self {
             Primitive::Cube => cube(),
             Primitive::Sphere => sphere(),
             Primitive::Plane => plane(),
             Primitive::Cylinder => cylinder(),
             Primitive::Cone => cone(),
-        }
+        };
+        mesh.generate_tangents();
+        mesh
     }
 }
 

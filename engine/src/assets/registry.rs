@@ -298,6 +298,7 @@ fn register_model(mut data: ModelData, modified: Option<SystemTime>) -> Arc<Mode
             occlusion: texture(m.occlusion_texture.map(|(t, _)| t)),
             occlusion_strength: m.occlusion_texture.map_or(1.0, |(_, s)| s),
             emissive: texture(m.emissive_texture),
+            slots: m.slots,
         };
         let maps = (!maps.is_empty()).then(|| {
             registry.maps.push(maps);

@@ -228,10 +228,10 @@ impl MeshPass {
     ) {
         let mut guard = None;
         for group in groups {
-            if let Some(texture) = group.texture {
+            if group.texture.is_some() || group.maps.is_some() {
                 let registry = guard.get_or_insert_with(registry);
                 self.textures
-                    .ensure(device, queue, registry, (Some(texture), None));
+                    .ensure(device, queue, registry, (group.texture, group.maps));
             }
             if let MeshRef::Asset(handle) = group.mesh {
                 let registry = guard.get_or_insert_with(registry);

@@ -12,6 +12,11 @@ use crate::assets::MeshVertex;
 /// Pipelines per entry point: 3 shadings x 2 sidednesses x 3 alpha modes.
 const VARIANTS: usize = 18;
 
+/// [`MeshVertex`]'s attributes as the mesh shader's `Attributes` reads them.
+pub(super) const VERTEX_ATTRIBUTES: [wgpu::VertexAttribute; 6] = wgpu::vertex_attr_array![
+    0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 6 => Float32x4, 7 => Float32x2, 8 => Unorm16x4
+];
+
 /// How a group uses alpha.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Alpha {
@@ -103,13 +108,11 @@ impl PipelineSet {
             index / 6 == Alpha::Blend as usize,
             index / 6 == Alpha::Mask as usize,
         );
-        let vertex_attributes =
-            wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
         let buffers = [
             Some(wgpu::VertexBufferLayout {
                 array_stride: size_of::<MeshVertex>() as u64,
                 step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &vertex_attributes,
+                attributes: &VERTEX_ATTRIBUTES,
             }),
             Some(wgpu::VertexBufferLayout {
                 array_stride: self.second.stride,

@@ -16,6 +16,7 @@ use super::batcher::{DrawGroup, GpuInstance, InstanceBatcher};
 use super::buffer::GrowableBuffer;
 use super::frame::{FrameData, Globals};
 use super::mesh_pass::{MeshPass, vertex_storage};
+use super::mesh_pipelines::VERTEX_ATTRIBUTES;
 use super::shadow::{Cascades, MAX_CASCADES};
 use crate::assets::{MeshVertex, VertexSkin};
 
@@ -285,7 +286,7 @@ impl ShadowPass {
                         bound = Some(group.masked);
                     }
                     if group.masked {
-                        let look = meshes.textures().bind_group((group.texture, None));
+                        let look = meshes.textures().bind_group((group.texture, group.maps));
                         pass.set_bind_group(1, look, &[]);
                     }
                     meshes.draw_group(&mut pass, group, &mut shared);
@@ -389,7 +390,7 @@ fn create_mesh_shader_pipelines(
         label: Some("shadow pass: mesh shader"),
         source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/mesh.wgsl").into()),
     });
-    let vertex = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
+    let vertex = VERTEX_ATTRIBUTES;
     let skin = wgpu::vertex_attr_array![4 => Uint16x4, 5 => Float32x4];
     let instance = wgpu::vertex_attr_array![3 => Uint32];
     let skinned = [

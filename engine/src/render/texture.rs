@@ -10,7 +10,9 @@
 use std::collections::HashMap;
 
 use super::uploaded::Uploaded;
-use crate::assets::{MapsHandle, MaterialMaps, Registry, TextureData, TextureHandle};
+use crate::assets::{
+    Filter, MapsHandle, MaterialMaps, Registry, SLOTS, Sampling, TextureData, TextureHandle, Wrap,
+};
 
 /// Sampling quality: trilinear with up to this much anisotropy.
 const ANISOTROPY: u16 = 8;
@@ -28,11 +30,39 @@ pub(crate) fn shading((texture, maps): Look) -> usize {
     }
 }
 
-/// The bind group layout, sampler and uploaded textures of the mesh pass.
+/// Where the sampler of each texture slot is bound (the base colour's is 1).
+const SAMPLER_BINDINGS: [u32; SLOTS] = [1, 7, 8, 9, 10];
+
+/// The material uniform: normal scale and occlusion strength, then two rows
+/// of each slot's coordinate transform (the first row's w: its coordinate set).
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct MaterialUniform {
+    values: [f32; 4],
+    uv: [[f32; 4]; 2 * SLOTS],
+}
+
+impl MaterialUniform {
+    fn new(maps: &MaterialMaps) -> Self {
+        let mut uv = [[0.0; 4]; 2 * SLOTS];
+        for (slot, rows) in maps.slots.iter().zip(uv.chunks_exact_mut(2)) {
+            let [a, b] = slot.transform.rows();
+            rows[0] = [a[0], a[1], a[2], f32::from(slot.tex_coord)];
+            rows[1] = [b[0], b[1], b[2], 0.0];
+        }
+        Self {
+            values: [maps.normal_scale, maps.occlusion_strength, 0.0, 0.0],
+            uv,
+        }
+    }
+}
+
+/// The bind group layout, samplers and uploaded textures of the mesh pass.
 #[derive(Debug)]
 pub(crate) struct TextureSet {
     layout: wgpu::BindGroupLayout,
-    sampler: wgpu::Sampler,
+    /// One per sampling any material asked for (glTF samplers are few).
+    samplers: HashMap<Sampling, wgpu::Sampler>,
     white: wgpu::TextureView,
     flat_normal: wgpu::TextureView,
     /// Bound where the look is plain.
@@ -58,44 +88,31 @@ pub(super) fn fragment_texture(binding: u32) -> wgpu::BindGroupLayoutEntry {
 
 impl TextureSet {
     pub(crate) fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
-        let texture_entry = fragment_texture;
+        let sampler_entry = |binding| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+            count: None,
+        };
+        let mut entries: Vec<wgpu::BindGroupLayoutEntry> =
+            [0, 2, 3, 4, 5].into_iter().map(fragment_texture).collect();
+        entries.extend(SAMPLER_BINDINGS.map(sampler_entry));
+        entries.push(wgpu::BindGroupLayoutEntry {
+            binding: 6,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: wgpu::BufferSize::new(size_of::<MaterialUniform>() as u64),
+            },
+            count: None,
+        });
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("mesh pass: material layout"),
-            entries: &[
-                texture_entry(0),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-                    count: None,
-                },
-                texture_entry(2),
-                texture_entry(3),
-                texture_entry(4),
-                texture_entry(5),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 6,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: wgpu::BufferSize::new(16),
-                    },
-                    count: None,
-                },
-            ],
+            entries: &entries,
         });
-        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
-            label: Some("mesh pass: trilinear sampler"),
-            address_mode_u: wgpu::AddressMode::Repeat,
-            address_mode_v: wgpu::AddressMode::Repeat,
-            address_mode_w: wgpu::AddressMode::Repeat,
-            mag_filter: wgpu::FilterMode::Linear,
-            min_filter: wgpu::FilterMode::Linear,
-            mipmap_filter: wgpu::MipmapFilterMode::Linear,
-            anisotropy_clamp: ANISOTROPY,
-            ..wgpu::SamplerDescriptor::default()
-        });
+        let mut samplers = HashMap::new();
+        samplers.insert(Sampling::default(), sampler(device, Sampling::default()));
         let pixel = |name: &str, rgba: [u8; 4], srgb: bool| {
             let data = TextureData {
                 name: name.into(),
@@ -111,7 +128,7 @@ impl TextureSet {
         let views = Uploaded::default();
         let parts = Parts {
             layout: &layout,
-            sampler: &sampler,
+            samplers: &samplers,
             views: &views,
             white: &white,
             flat_normal: &flat_normal,
@@ -120,7 +137,7 @@ impl TextureSet {
         Self {
             plain,
             layout,
-            sampler,
+            samplers,
             white,
             flat_normal,
             views,
@@ -164,9 +181,14 @@ impl TextureSet {
                 )
             });
         }
+        for slot in &maps.slots {
+            self.samplers
+                .entry(slot.sampling)
+                .or_insert_with(|| sampler(device, slot.sampling));
+        }
         let parts = Parts {
             layout: &self.layout,
-            sampler: &self.sampler,
+            samplers: &self.samplers,
             views: &self.views,
             white: &self.white,
             flat_normal: &self.flat_normal,
@@ -184,7 +206,8 @@ impl TextureSet {
 /// What a material bind group is made of.
 struct Parts<'a> {
     layout: &'a wgpu::BindGroupLayout,
-    sampler: &'a wgpu::Sampler,
+    /// Holds every sampling of the maps bound.
+    samplers: &'a HashMap<Sampling, wgpu::Sampler>,
     views: &'a Uploaded<wgpu::TextureView>,
     white: &'a wgpu::TextureView,
     flat_normal: &'a wgpu::TextureView,
@@ -197,12 +220,11 @@ impl Parts<'_> {
                 .and_then(|h| self.views.get(h.index()))
                 .unwrap_or(fallback)
         };
-        let scales = [maps.normal_scale, maps.occlusion_strength, 0.0, 0.0];
         let uniform = wgpu::util::DeviceExt::create_buffer_init(
             device,
             &wgpu::util::BufferInitDescriptor {
-                label: Some("mesh pass: material scales"),
-                contents: bytemuck::cast_slice(&scales),
+                label: Some("mesh pass: material uniform"),
+                contents: bytemuck::bytes_of(&MaterialUniform::new(maps)),
                 usage: wgpu::BufferUsages::UNIFORM,
             },
         );
@@ -210,26 +232,65 @@ impl Parts<'_> {
             binding,
             resource: wgpu::BindingResource::TextureView(view),
         };
+        let mut entries = vec![
+            texture(0, view(look.0, self.white)),
+            texture(2, view(maps.metal_rough, self.white)),
+            texture(3, view(maps.normal, self.flat_normal)),
+            texture(4, view(maps.occlusion, self.white)),
+            texture(5, view(maps.emissive, self.white)),
+            wgpu::BindGroupEntry {
+                binding: 6,
+                resource: uniform.as_entire_binding(),
+            },
+        ];
+        let fallback = &self.samplers[&Sampling::default()];
+        for (binding, slot) in SAMPLER_BINDINGS.into_iter().zip(&maps.slots) {
+            let sampler = self.samplers.get(&slot.sampling).unwrap_or(fallback);
+            entries.push(wgpu::BindGroupEntry {
+                binding,
+                resource: wgpu::BindingResource::Sampler(sampler),
+            });
+        }
         device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("mesh pass: material bind group"),
             layout: self.layout,
-            entries: &[
-                texture(0, view(look.0, self.white)),
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: wgpu::BindingResource::Sampler(self.sampler),
-                },
-                texture(2, view(maps.metal_rough, self.white)),
-                texture(3, view(maps.normal, self.flat_normal)),
-                texture(4, view(maps.occlusion, self.white)),
-                texture(5, view(maps.emissive, self.white)),
-                wgpu::BindGroupEntry {
-                    binding: 6,
-                    resource: uniform.as_entire_binding(),
-                },
-            ],
+            entries: &entries,
         })
     }
+}
+
+/// The sampler of `sampling`: anisotropic where it filters linearly throughout
+/// (wgpu allows anisotropy only then).
+fn sampler(device: &wgpu::Device, sampling: Sampling) -> wgpu::Sampler {
+    let address = |wrap| match wrap {
+        Wrap::Repeat => wgpu::AddressMode::Repeat,
+        Wrap::MirroredRepeat => wgpu::AddressMode::MirrorRepeat,
+        Wrap::ClampToEdge => wgpu::AddressMode::ClampToEdge,
+    };
+    let filter = |filter| match filter {
+        Filter::Linear => wgpu::FilterMode::Linear,
+        Filter::Nearest => wgpu::FilterMode::Nearest,
+    };
+    let mipmap_filter = match sampling.mipmap {
+        Some(Filter::Nearest) => wgpu::MipmapFilterMode::Nearest,
+        _ => wgpu::MipmapFilterMode::Linear,
+    };
+    let trilinear = sampling.mag == Filter::Linear
+        && sampling.min == Filter::Linear
+        && sampling.mipmap == Some(Filter::Linear);
+    device.create_sampler(&wgpu::SamplerDescriptor {
+        label: Some("mesh pass: material sampler"),
+        address_mode_u: address(sampling.wrap_u),
+        address_mode_v: address(sampling.wrap_v),
+        address_mode_w: wgpu::AddressMode::Repeat,
+        mag_filter: filter(sampling.mag),
+        min_filter: filter(sampling.min),
+        mipmap_filter,
+        // Without mipmapping only the full-size image is read.
+        lod_max_clamp: if sampling.mipmap.is_some() { 32.0 } else { 0.0 },
+        anisotropy_clamp: if trilinear { ANISOTROPY } else { 1 },
+        ..wgpu::SamplerDescriptor::default()
+    })
 }
 
 fn upload(device: &wgpu::Device, queue: &wgpu::Queue, data: &TextureData) -> wgpu::Texture {

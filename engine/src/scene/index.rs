@@ -340,11 +340,7 @@ mod tests {
     fn raycast_tests_the_triangles_of_imported_meshes() {
         use crate::assets::{MeshData, MeshVertex, add_mesh};
         // One triangle filling the lower-left half of the unit square at z = 0.
-        let vertex = |x: f32, y: f32| MeshVertex {
-            position: [x, y, 0.0],
-            normal: [0.0, 0.0, 1.0],
-            uv: [x, y],
-        };
+        let vertex = |x: f32, y: f32| MeshVertex::new([x, y, 0.0], [0.0, 0.0, 1.0], [x, y]);
         let wedge = add_mesh(
             "wedge",
             MeshData {

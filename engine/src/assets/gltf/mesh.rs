@@ -29,6 +29,12 @@ const WEIGHTS: Layout = Layout {
     dimensions: Dimensions::Vec4,
     types: &[DataType::F32, DataType::U8, DataType::U16],
 };
+const TANGENT: Layout = Layout {
+    dimensions: Dimensions::Vec4,
+    types: &[DataType::F32],
+};
+/// Vertex colours: RGB or RGBA, floats or normalized unsigned bytes or shorts.
+const COLOR_TYPES: &[DataType] = &[DataType::F32, DataType::U8, DataType::U16];
 const INDICES: Layout = Layout {
     dimensions: Dimensions::Scalar,
     types: &[DataType::U8, DataType::U16, DataType::U32],
@@ -86,18 +92,37 @@ impl Importer<'_> {
                 element,
             )?
             .map(|_| collect_or_zeros(reader.read_normals(), vertex_count));
-        let uvs = match self.attribute(
-            primitive,
-            &Semantic::TexCoords(0),
-            &TEXCOORD,
-            Some(vertex_count),
-            element,
-        )? {
-            Some(_) => collect_or_zeros(
-                reader.read_tex_coords(0).map(|uvs| uvs.into_f32()),
-                vertex_count,
-            ),
-            None => vec![[0.0; 2]; vertex_count],
+        let mut texcoords = [0, 1].map(|_| None);
+        for (set, texcoord) in texcoords.iter_mut().enumerate() {
+            let semantic = Semantic::TexCoords(set as u32);
+            let count = Some(vertex_count);
+            if self
+                .attribute(primitive, &semantic, &TEXCOORD, count, element)?
+                .is_some()
+            {
+                *texcoord = Some(collect_or_zeros(
+                    reader.read_tex_coords(set as u32).map(|uvs| uvs.into_f32()),
+                    vertex_count,
+                ));
+            }
+        }
+        let [uvs, uvs1] = texcoords;
+        let uvs = uvs.unwrap_or_else(|| vec![[0.0; 2]; vertex_count]);
+        let tangents = self
+            .attribute(
+                primitive,
+                &Semantic::Tangents,
+                &TANGENT,
+                Some(vertex_count),
+                element,
+            )?
+            .map(|_| collect_or_zeros(reader.read_tangents(), vertex_count));
+        let colors = self.colors(primitive, vertex_count, element)?;
+        let attributes = Attributes {
+            positions: &positions,
+            uvs: &uvs,
+            uvs1: uvs1.as_deref(),
+            colors: colors.as_deref(),
         };
         let indices = match primitive.indices() {
             Some(accessor) => {
@@ -134,11 +159,11 @@ impl Importer<'_> {
         let indices = triangle_list(mode, &indices);
         let skin = self.skin(primitive, vertex_count, element)?;
         let targets = self.targets(primitive, vertex_count, element)?;
-        let mesh = match normals {
+        let mut mesh = match &normals {
             Some(normals) => MeshData {
                 skin,
                 targets,
-                ..indexed(&positions, &normals, &uvs, indices)
+                ..indexed(&attributes, normals, tangents.as_deref(), indices)
             },
             None => {
                 // Un-indexed: every corner takes its vertex's skin and offsets.
@@ -158,10 +183,16 @@ impl Importer<'_> {
                             normals: vec![[0.0; 3]; indices.len()],
                         })
                         .collect(),
-                    ..flat_shaded(&positions, &uvs, &indices)
+                    ..flat_shaded(&attributes, &indices)
                 }
             }
         };
+        // glTF: without TANGENT (or without NORMAL, which voids it) a normal
+        // map is read in MikkTSpace's frame.
+        let normal_mapped = primitive.material().normal_texture().is_some();
+        if normal_mapped && (tangents.is_none() || normals.is_none()) {
+            mesh.generate_tangents();
+        }
         Ok(Some(ModelPrimitive {
             mesh,
             material: primitive.material().index(),
@@ -258,6 +289,44 @@ impl Importer<'_> {
         Ok(targets)
     }
 
+    /// COLOR_0 as linear RGBA unorm16s (alpha 1 where the file gives RGB).
+    fn colors(
+        &self,
+        primitive: &gltf::Primitive<'_>,
+        vertex_count: usize,
+        element: &str,
+    ) -> Result<Option<Vec<[u16; 4]>>, ModelError> {
+        let Some(accessor) = primitive.get(&Semantic::Colors(0)) else {
+            return Ok(None);
+        };
+        let dimensions = match accessor.dimensions() {
+            Dimensions::Vec3 => Dimensions::Vec3,
+            _ => Dimensions::Vec4,
+        };
+        let layout = Layout {
+            dimensions,
+            types: COLOR_TYPES,
+        };
+        self.attribute(
+            primitive,
+            &Semantic::Colors(0),
+            &layout,
+            Some(vertex_count),
+            element,
+        )?;
+        let sources = &self.sources;
+        let reader = primitive.reader(|buffer| sources.buffer(buffer.index()));
+        // Through floats: the gltf crate widens bytes to shorts by shifting,
+        // which would make white 65280.
+        let unorm16 = |c: f32| (c.clamp(0.0, 1.0) * f32::from(u16::MAX)).round() as u16;
+        Ok(Some(collect_or_zeros(
+            reader
+                .read_colors(0)
+                .map(|c| c.into_rgba_f32().map(|rgba| rgba.map(unorm16))),
+            vertex_count,
+        )))
+    }
+
     /// The checked accessor of `semantic`, if the primitive has one; with
     /// `vertex_count`, it must have that many elements.
     fn attribute<'a>(
@@ -323,20 +392,43 @@ pub(super) fn triangle_list(mode: Mode, indices: &[u32]) -> Vec<u32> {
     }
 }
 
+/// A primitive's per-vertex attributes besides normals and tangents.
+pub(super) struct Attributes<'a> {
+    pub positions: &'a [[f32; 3]],
+    pub uvs: &'a [[f32; 2]],
+    /// TEXCOORD_1 (the first set stands in where it is missing).
+    pub uvs1: Option<&'a [[f32; 2]]>,
+    /// COLOR_0 (white where it is missing).
+    pub colors: Option<&'a [[u16; 4]]>,
+}
+
+impl Attributes<'_> {
+    /// Vertex `i` with `normal`.
+    fn vertex(&self, i: usize, normal: [f32; 3]) -> MeshVertex {
+        let mut vertex = MeshVertex::new(self.positions[i], normal, self.uvs[i]);
+        if let Some(uvs1) = self.uvs1 {
+            vertex.uv1 = uvs1[i];
+        }
+        if let Some(colors) = self.colors {
+            vertex.color = colors[i];
+        }
+        vertex
+    }
+}
+
 fn indexed(
-    positions: &[[f32; 3]],
+    attributes: &Attributes<'_>,
     normals: &[[f32; 3]],
-    uvs: &[[f32; 2]],
+    tangents: Option<&[[f32; 4]]>,
     indices: Vec<u32>,
 ) -> MeshData {
-    let vertices = positions
-        .iter()
-        .zip(normals)
-        .zip(uvs)
-        .map(|((&position, &normal), &uv)| MeshVertex {
-            position,
-            normal,
-            uv,
+    let vertices = (0..attributes.positions.len())
+        .map(|i| {
+            let mut vertex = attributes.vertex(i, normals[i]);
+            if let Some(tangents) = tangents {
+                vertex.tangent = tangents[i];
+            }
+            vertex
         })
         .collect();
     MeshData {
@@ -348,7 +440,8 @@ fn indexed(
 
 /// Un-indexes the triangles and gives each corner its triangle's normal: the
 /// faceted look glTF prescribes for meshes without normals. Indices must be in range.
-pub(super) fn flat_shaded(positions: &[[f32; 3]], uvs: &[[f32; 2]], indices: &[u32]) -> MeshData {
+pub(super) fn flat_shaded(attributes: &Attributes<'_>, indices: &[u32]) -> MeshData {
+    let positions = attributes.positions;
     let mut vertices = Vec::with_capacity(indices.len());
     for triangle in indices.chunks_exact(3) {
         let corners = [0, 1, 2].map(|k| triangle[k] as usize);
@@ -356,11 +449,7 @@ pub(super) fn flat_shaded(positions: &[[f32; 3]], uvs: &[[f32; 2]], indices: &[u
         // A degenerate triangle has no direction of its own; any unit normal
         // keeps the vertex valid and it covers no pixels anyway.
         let normal = (b - a).cross(c - a).try_normalize().unwrap_or(Vec3::Y);
-        vertices.extend(corners.map(|i| MeshVertex {
-            position: positions[i],
-            normal: normal.to_array(),
-            uv: uvs[i],
-        }));
+        vertices.extend(corners.map(|i| attributes.vertex(i, normal.to_array())));
     }
     // The vertex count equals the checked index count, which fits in u32.
     let indices = (0..vertices.len()).map(|i| i as u32).collect();

@@ -9,7 +9,7 @@ use gltf::mesh::Mode;
 use proptest::prelude::*;
 
 use super::hierarchy::from_matrix;
-use super::mesh::{flat_shaded, triangle_list};
+use super::mesh::{Attributes, flat_shaded, triangle_list};
 use super::source::{percent_decode, read_uri};
 use super::{ModelError, from_slice, mip_chain};
 
@@ -178,7 +178,13 @@ fn flat_normals_face_the_counter_clockwise_side() {
     ];
     let uvs = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.5, 0.5]];
     // Counter-clockwise seen from +Y, then a degenerate one.
-    let mesh = flat_shaded(&positions, &uvs, &[0, 1, 2, 3, 3, 3]);
+    let attributes = Attributes {
+        positions: &positions,
+        uvs: &uvs,
+        uvs1: None,
+        colors: None,
+    };
+    let mesh = flat_shaded(&attributes, &[0, 1, 2, 3, 3, 3]);
     assert_eq!(mesh.indices, [0, 1, 2, 3, 4, 5]);
     for vertex in &mesh.vertices[..3] {
         assert_eq!(vertex.normal, [0.0, 1.0, 0.0]);
@@ -304,22 +310,4 @@ fn punctual_lights_import_as_keel_lights_and_bad_ones_are_named() {
             .to_string();
         assert!(error.contains(element), "{error}");
     }
-}
-
-#[test]
-fn sampling_the_importer_does_not_do_is_named_in_a_warning() {
-    let json = br#"{
-        "asset": {"version": "2.0"},
-        "extensionsUsed": ["KHR_texture_transform"],
-        "samplers": [{"wrapS": 33071}, {"magFilter": 9729, "minFilter": 9987}, {"magFilter": 9728}]
-    }"#;
-    let model = from_slice(json, Path::new("s.gltf")).expect("loads");
-    let warned: Vec<&str> = model.warnings.iter().map(|w| w.element.as_str()).collect();
-    assert!(warned.contains(&"samplers[0]"), "clamp: {warned:?}");
-    assert!(
-        !warned.contains(&"samplers[1]"),
-        "trilinear repeat is what it does: {warned:?}"
-    );
-    assert!(warned.contains(&"samplers[2]"), "nearest: {warned:?}");
-    assert!(warned.contains(&"extensionsUsed"), "{warned:?}");
 }

@@ -4,7 +4,8 @@
 //! [`Export::root`] first to produce the cases a model cannot express).
 //!
 //! Only what [`ModelData`] holds is written: TRS nodes, one scene, triangle
-//! lists with positions, normals and `TEXCOORD_0`, metallic-roughness factors
+//! lists with positions, normals, `TEXCOORD_0` (and TANGENT, TEXCOORD_1 and
+//! COLOR_0 where a mesh has them), metallic-roughness factors
 //! and base-colour textures as PNG (level 0; the importer rebuilds the mips).
 
 use std::borrow::Cow;
@@ -307,6 +308,43 @@ impl Export {
         ] {
             attributes.insert(Checked::Valid(semantic), accessor);
         }
+        // What only some meshes have: written when it differs from what an
+        // importer assumes without it.
+        if vertices.iter().any(|v| v.tangent != [0.0; 4]) {
+            let tangents: Vec<[f32; 4]> = vertices.iter().map(|v| v.tangent).collect();
+            let accessor = self.push_accessor(
+                &tangents,
+                Type::Vec4,
+                ComponentType::F32,
+                Target::ArrayBuffer,
+                None,
+            );
+            attributes.insert(Checked::Valid(Semantic::Tangents), accessor);
+        }
+        if vertices.iter().any(|v| v.uv1 != v.uv) {
+            let uvs1: Vec<[f32; 2]> = vertices.iter().map(|v| v.uv1).collect();
+            let accessor = self.push_accessor(
+                &uvs1,
+                Type::Vec2,
+                ComponentType::F32,
+                Target::ArrayBuffer,
+                None,
+            );
+            attributes.insert(Checked::Valid(Semantic::TexCoords(1)), accessor);
+        }
+        if vertices.iter().any(|v| v.color != [u16::MAX; 4]) {
+            let colors: Vec<[u16; 4]> = vertices.iter().map(|v| v.color).collect();
+            let accessor = self.push_accessor(
+                &colors,
+                Type::Vec4,
+                ComponentType::U16,
+                Target::ArrayBuffer,
+                None,
+            );
+            // Colours are stored as fractions of the largest short.
+            self.root.accessors[accessor.value()].normalized = true;
+            attributes.insert(Checked::Valid(Semantic::Colors(0)), accessor);
+        }
         let indices = self.push_accessor(
             &primitive.mesh.indices,
             Type::Scalar,
@@ -372,6 +410,7 @@ impl Export {
                 emissive_strength: Some(json::extensions::material::EmissiveStrength {
                     emissive_strength: json::extensions::material::EmissiveStrengthFactor(strength),
                 }),
+                ..json::extensions::material::Material::default()
             }
         });
         self.root.push(json::Material {
