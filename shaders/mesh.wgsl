@@ -1,8 +1,9 @@
 // Mesh pass: instanced meshes with a base-colour texture, shaded with glTF's
 // metallic-roughness BRDF (Lambert diffuse, GGX distribution, height-correlated
 // Smith visibility, Schlick Fresnel) under one directional light (with cascaded shadows), up to eight
-// point lights and a sky/ground hemisphere (diffuse, and specular through an
-// analytic fit of the split-sum environment BRDF). A light's intensity is what
+// point lights and image-based ambient light from the sky (prefiltered
+// specular and irradiance cube maps, with an analytic fit of the split-sum
+// environment BRDF). A light's intensity is what
 // a white matte surface facing it reflects: the Lambertian pi is folded into
 // the light's unit. Lighting is computed in linear space; the sRGB texture is
 // decoded by the sampler and the sRGB render target encodes the output.
@@ -15,8 +16,8 @@ override MAPPED: bool = false;
 // Alpha-masked materials: only their pipelines discard (a shader that may
 // discard loses the early depth test).
 override MASKED: bool = false;
-// Share of the sky ambient that still reaches surfaces facing the ground.
-const GROUND_AMBIENT: f32 = 0.35;
+// Mips of the prefiltered specular map: roughness 0 to 1 (render/ibl.rs).
+const SPECULAR_LEVELS: f32 = 6.0;
 
 struct PointLight {
     position_range: vec4<f32>,
@@ -50,6 +51,11 @@ struct Globals {
 @group(0) @binding(0) var<uniform> globals: Globals;
 @group(0) @binding(1) var shadow_map: texture_depth_2d_array;
 @group(0) @binding(2) var shadow_sampler: sampler_comparison;
+// The sky at unit strength (times the ambient colour), baked for image-based
+// lighting: GGX-prefiltered by roughness, and diffuse irradiance over pi.
+@group(0) @binding(3) var specular_map: texture_cube<f32>;
+@group(0) @binding(4) var irradiance_map: texture_cube<f32>;
+@group(0) @binding(5) var environment_sampler: sampler;
 @group(1) @binding(0) var base_color_texture: texture_2d<f32>;
 @group(1) @binding(1) var base_color_sampler: sampler;
 @group(1) @binding(2) var metal_rough_texture: texture_2d<f32>;
@@ -243,11 +249,6 @@ fn environment_brdf(f0: vec3<f32>, roughness: f32, n_dot_v: f32) -> vec3<f32> {
     return f0 * ab.x + ab.y;
 }
 
-// The sky/ground hemisphere seen along `d`: the sky's colour above, a share of it below.
-fn hemisphere(d: vec3<f32>) -> vec3<f32> {
-    return globals.ambient.rgb * mix(GROUND_AMBIENT, 1.0, d.y * 0.5 + 0.5);
-}
-
 // Inverse-square falloff windowed to reach exactly zero at `range`, smoothly.
 fn range_falloff(distance: f32, range: f32) -> f32 {
     let ratio = distance / range;
@@ -359,14 +360,16 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) ve
     roughness = clamp(roughness, 0.03, 1.0);
     let alpha = roughness * roughness;
 
-    // Ambient: diffuse from the hemisphere around the normal; specular from
-    // the hemisphere along the reflection, turning towards the normal's as
-    // the surface gets rough.
+    // Ambient, image-based: diffuse from the irradiance around the normal;
+    // specular from the sky prefiltered at the surface's roughness along the
+    // reflection, scaled by the split-sum BRDF.
     let n_dot_v = max(dot(n, v), 1e-4);
     let f0 = mix(vec3<f32>(0.04), albedo, metallic);
-    let reflected = mix(reflect(-v, n), n, alpha);
-    var color = (hemisphere(n) * albedo * (1.0 - metallic)
-        + hemisphere(normalize(reflected)) * environment_brdf(f0, roughness, n_dot_v)) * occlusion;
+    let irradiance = textureSampleLevel(irradiance_map, environment_sampler, n, 0.0).rgb;
+    let lod = roughness * (SPECULAR_LEVELS - 1.0);
+    let prefiltered = textureSampleLevel(specular_map, environment_sampler, reflect(-v, n), lod).rgb;
+    var color = globals.ambient.rgb * (irradiance * albedo * (1.0 - metallic)
+        + prefiltered * environment_brdf(f0, roughness, n_dot_v)) * occlusion;
     let sun = globals.sun_color.rgb * sun_visibility(in.world_position, n);
     color += shade(albedo, metallic, alpha, n, v, globals.sun_direction.xyz, sun);
 

@@ -99,10 +99,12 @@ fn is_depth_only(path: &Path) -> bool {
     path.file_name().is_some_and(|name| name == "shadow.wgsl")
 }
 
-/// Passes over the finished HDR frame (bloom, tonemapping): they read
+/// Passes outside the frame's scene drawing: over the finished HDR frame
+/// (bloom, tonemapping) or baking the sky's lighting at load. They read
 /// their own settings, not the frame's globals.
 fn is_post(path: &Path) -> bool {
-    path.file_name().is_some_and(|name| name == "post.wgsl")
+    path.file_name()
+        .is_some_and(|name| name == "post.wgsl" || name == "ibl.wgsl")
 }
 
 #[test]

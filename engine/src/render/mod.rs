@@ -30,6 +30,7 @@ pub mod context;
 mod culling;
 mod deform_pass;
 pub mod frame;
+mod ibl;
 pub mod line_pass;
 mod mesh_pass;
 mod mesh_pipelines;
@@ -59,6 +60,7 @@ pub use frame::{
     DeformedInstance, DirectionalLight, FrameData, LineVertex, MAX_POINT_LIGHTS, MeshInstance,
     PointLight, Spot,
 };
+pub use ibl::SkyImage;
 pub use line_pass::{push_aabb, push_axes, push_grid};
 pub use post::{PostSettings, Tonemapper};
 pub use renderer::{RenderStats, Renderer};

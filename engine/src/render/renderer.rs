@@ -10,6 +10,7 @@ use image::RgbaImage;
 
 use super::capture::{CaptureTarget, capture_layout};
 use super::frame::{FrameData, Globals};
+use super::ibl::{EnvironmentMaps, SkyImage};
 use super::line_pass::LinePass;
 use super::mesh_pass::MeshPass;
 use super::particle_pass::ParticlePass;
@@ -43,8 +44,11 @@ pub struct Renderer {
     sample_count: u32,
     globals: wgpu::Buffer,
     globals_layout: wgpu::BindGroupLayout,
-    /// The globals, the shadow map and its sampler; rebuilt with the map.
+    /// The globals, the shadow map and its sampler, the environment maps;
+    /// rebuilt with the shadow map or a new sky.
     globals_bind_group: wgpu::BindGroup,
+    /// Ambient light: the sky baked for image-based lighting.
+    environment: EnvironmentMaps,
     shadows: ShadowPass,
     mesh: MeshPass,
     lines: LinePass,
@@ -101,11 +105,21 @@ impl Renderer {
                     ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
                     count: None,
                 },
+                cube_entry(3),
+                cube_entry(4),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 5,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                    count: None,
+                },
             ],
         });
+        let environment = EnvironmentMaps::bake(device, queue, &SkyImage::hemisphere());
         let mesh = MeshPass::new(device, queue, &globals_layout, hdr, sample_count);
         let shadows = ShadowPass::new(device, &mesh);
-        let globals_bind_group = bind_globals(device, &globals_layout, &globals, &shadows);
+        let globals_bind_group =
+            bind_globals(device, &globals_layout, &globals, (&shadows, &environment));
         Self {
             color_format,
             sample_count,
@@ -117,6 +131,7 @@ impl Renderer {
             globals,
             globals_layout,
             globals_bind_group,
+            environment,
             shadows,
             targets: None,
             capture: None,
@@ -202,8 +217,12 @@ impl Renderer {
             .shadows
             .prepare(device, queue, frame, (&cascades, &globals))
         {
-            self.globals_bind_group =
-                bind_globals(device, &self.globals_layout, &self.globals, &self.shadows);
+            self.globals_bind_group = bind_globals(
+                device,
+                &self.globals_layout,
+                &self.globals,
+                (&self.shadows, &self.environment),
+            );
         }
         self.mesh
             .upload_meshes(device, queue, self.shadows.groups());
@@ -317,12 +336,27 @@ impl Renderer {
     }
 }
 
-/// The bind group of group 0: the globals, the shadow map and its sampler.
+/// A filterable float cube map the fragment stage samples at `binding`.
+fn cube_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: true },
+            view_dimension: wgpu::TextureViewDimension::Cube,
+            multisampled: false,
+        },
+        count: None,
+    }
+}
+
+/// The bind group of group 0: the globals, the shadow map and its sampler,
+/// the environment's specular and irradiance maps and their sampler.
 fn bind_globals(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
     globals: &wgpu::Buffer,
-    shadows: &ShadowPass,
+    (shadows, environment): (&ShadowPass, &EnvironmentMaps),
 ) -> wgpu::BindGroup {
     device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("renderer: globals bind group"),
@@ -339,6 +373,18 @@ fn bind_globals(
             wgpu::BindGroupEntry {
                 binding: 2,
                 resource: wgpu::BindingResource::Sampler(shadows.sampler()),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: wgpu::BindingResource::TextureView(environment.specular()),
+            },
+            wgpu::BindGroupEntry {
+                binding: 4,
+                resource: wgpu::BindingResource::TextureView(environment.irradiance()),
+            },
+            wgpu::BindGroupEntry {
+                binding: 5,
+                resource: wgpu::BindingResource::Sampler(environment.sampler()),
             },
         ],
     })
