@@ -6,6 +6,9 @@ struct PointLight {
     color: vec4<f32>,
     // xyz: the direction a spot shines, w: its cone offset (1 for a point light).
     spot: vec4<f32>,
+    // x: the shadow map layer of a shadowed spot (-1: none), y: its index
+    // among the shadowed spots, z: a texel's world size at unit distance.
+    shadow: vec4<f32>,
 }
 
 struct Globals {
@@ -23,6 +26,8 @@ struct Globals {
     shadow_far: vec4<f32>,
     shadow_texel: vec4<f32>,
     shadow_params: vec4<f32>,
+    // World to each shadowed spot's clip space.
+    spot_matrices: array<mat4x4<f32>, 4>,
 }
 
 @group(0) @binding(0) var<uniform> globals: Globals;

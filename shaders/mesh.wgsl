@@ -25,6 +25,9 @@ struct PointLight {
     color: vec4<f32>,
     // xyz: the direction a spot shines, w: its cone offset (1 for a point light).
     spot: vec4<f32>,
+    // x: the shadow map layer of a shadowed spot (-1: none), y: its index
+    // among the shadowed spots, z: a texel's world size at unit distance.
+    shadow: vec4<f32>,
 }
 
 struct Globals {
@@ -46,6 +49,8 @@ struct Globals {
     shadow_far: vec4<f32>,
     shadow_texel: vec4<f32>,
     shadow_params: vec4<f32>,
+    // World to each shadowed spot's clip space.
+    spot_matrices: array<mat4x4<f32>, 4>,
 }
 
 @group(0) @binding(0) var<uniform> globals: Globals;
@@ -294,6 +299,32 @@ fn sun_visibility(position: vec3<f32>, n: vec3<f32>) -> f32 {
     return mix(lit, 1.0, fade);
 }
 
+// How much of spot light `light` reaches `position` (1: lit): its layer of
+// the shadow map, sampled 3 x 3 with comparison like the sun's, the receiver
+// moved off the surface and towards the light by texels of the spot's map
+// at this distance.
+fn spot_visibility(light: PointLight, position: vec3<f32>, n: vec3<f32>, l: vec3<f32>, distance: f32) -> f32 {
+    let texel = light.shadow.z * distance;
+    let grazing = 1.0 - clamp(dot(n, l), 0.0, 1.0);
+    let offset = n * (globals.shadow_params.z * texel * (0.5 + grazing)) + l * (globals.shadow_params.y * texel);
+    let clip = globals.spot_matrices[u32(light.shadow.y)] * vec4<f32>(position + offset, 1.0);
+    if clip.w <= 0.0 {
+        return 1.0;
+    }
+    let ndc = clip.xyz / clip.w;
+    let uv = ndc.xy * vec2<f32>(0.5, -0.5) + 0.5;
+    let layer = u32(light.shadow.x);
+    let step = globals.shadow_params.w;
+    var lit = 0.0;
+    for (var y = -1; y <= 1; y += 1) {
+        for (var x = -1; x <= 1; x += 1) {
+            let at = uv + vec2<f32>(f32(x), f32(y)) * step;
+            lit += textureSampleCompareLevel(shadow_map, shadow_sampler, at, layer, ndc.z);
+        }
+    }
+    return lit / 9.0;
+}
+
 // The normal map's tangent-space normal `t` in world space: the vertex
 // tangent made perpendicular to the surface normal `n`, the bitangent
 // cross(n, tangent) times the stored handedness (glTF's TANGENT; MikkTSpace
@@ -380,7 +411,10 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) ve
         let distance = length(to_light);
         let l = to_light / max(distance, 0.0001);
         let cone = clamp(dot(light.spot.xyz, -l) * light.color.w + light.spot.w, 0.0, 1.0);
-        let radiance = light.color.rgb * range_falloff(distance, light.position_range.w) * cone * cone;
+        var radiance = light.color.rgb * range_falloff(distance, light.position_range.w) * cone * cone;
+        if light.shadow.x >= 0.0 && cone > 0.0 {
+            radiance *= spot_visibility(light, in.world_position, n, l, distance);
+        }
         color += shade(albedo, metallic, alpha, n, v, l, radiance);
     }
     // Alpha mask: all or nothing at the cutoff (z).

@@ -73,6 +73,7 @@ fn primitives_lighting() {
         intensity: 4.0,
         range: 6.0,
         spot: None,
+        cast_shadows: false,
     }];
     let frame = FrameData {
         camera: Camera {
@@ -399,6 +400,7 @@ fn a_spot_light_lights_its_cone_and_nothing_outside() {
             cos_inner: 20f32.to_radians().cos(),
             cos_outer: 30f32.to_radians().cos(),
         }),
+        cast_shadows: false,
     }];
     let frame = FrameData {
         camera: Camera {

@@ -194,6 +194,7 @@ fn a_node_moving_at_constant_speed_is_drawn_halfway_at_alpha_half() {
                 kind: LightKind::Directional,
                 color: Vec3::ONE,
                 intensity: 3.0,
+                cast_shadows: false,
             },
         )
         .unwrap();

@@ -173,3 +173,121 @@ fn a_caster_out_of_view_shades_what_is_in_view_unless_told_not_to() {
         "a wall that casts no shadow leaves the ground lit: centre {centre}, corner {corner}"
     );
 }
+
+/// No sun: a spot light up and to the -X side of the origin shining at it,
+/// a cube between the spot and the ground point (1, 0, 0), and a second cube
+/// far outside the cone; the camera looks straight down.
+fn spot_over_cube(casts: bool) -> (World, Camera) {
+    use keel_engine::scene::{Light, LightKind};
+    let mut scene = Scene::new();
+    scene.environment.ambient = Vec3::splat(0.02);
+    let ground = scene
+        .spawn(
+            None,
+            "ground",
+            Transform::IDENTITY.with_scale(Vec3::new(30.0, 1.0, 30.0)),
+        )
+        .unwrap();
+    let mut mesh = MeshRenderer::new(Primitive::Plane.into(), Material::rgb(0.5, 0.5, 0.5));
+    mesh.cast_shadows = false;
+    scene.insert(ground, mesh).unwrap();
+    let light = Vec3::new(-3.0, 6.0, 0.0);
+    let spot = scene
+        .spawn(
+            None,
+            "spot",
+            Transform {
+                translation: light,
+                rotation: Quat::from_rotation_arc(Vec3::NEG_Z, (-light).normalize()),
+                scale: Vec3::ONE,
+            },
+        )
+        .unwrap();
+    scene
+        .insert(
+            spot,
+            Light {
+                kind: LightKind::Spot {
+                    range: 20.0,
+                    inner_degrees: 25.0,
+                    outer_degrees: 35.0,
+                },
+                color: Vec3::ONE,
+                intensity: 40.0,
+                cast_shadows: casts,
+            },
+        )
+        .unwrap();
+    // On the segment from (1, 0, 0) to the light, a third of the way up.
+    for (name, at) in [
+        ("blocker", Vec3::new(-1.0 / 3.0, 2.0, 0.0)),
+        ("far", Vec3::new(20.0, 0.5, 20.0)),
+    ] {
+        let cube = scene
+            .spawn(None, name, Transform::from_translation(at))
+            .unwrap();
+        scene
+            .insert(
+                cube,
+                MeshRenderer::new(Primitive::Cube.into(), Material::rgb(0.8, 0.8, 0.8)),
+            )
+            .unwrap();
+    }
+    let camera = Camera {
+        position: Vec3::new(0.0, 12.0, 0.01),
+        target: Vec3::ZERO,
+        fov_y: 40f32.to_radians(),
+        ..Camera::default()
+    };
+    (World::new(scene), camera)
+}
+
+#[test]
+fn a_spot_light_casts_shadows_of_what_its_cone_holds() {
+    use keel_engine::render::MAX_CASCADES;
+    let Some(ctx) = gpu_or_skip() else { return };
+    let size = (96, 96);
+    let pixel = |camera: &Camera, point: Vec3| {
+        let ndc = camera.view_projection(1.0).project_point3(point);
+        (
+            ((ndc.x * 0.5 + 0.5) * size.0 as f32) as u32,
+            ((0.5 - ndc.y * 0.5) * size.1 as f32) as u32,
+        )
+    };
+    let (mut world, camera) = spot_over_cube(true);
+    let mut buffers = FrameBuffers::default();
+    let frame = buffers.extract_world(&mut world, camera, 1.0, &Overlays::default());
+    assert!(
+        frame.casters[..MAX_CASCADES].iter().all(|c| c.is_empty()),
+        "no sun, no cascade casters"
+    );
+    assert_eq!(
+        frame.casters[MAX_CASCADES].len(),
+        1,
+        "the spot's view holds the blocker, not the cube outside its cone"
+    );
+    let image = render(&ctx, &mut world, camera, size);
+    let (shadowed, lit) = (
+        pixel(&camera, Vec3::X),
+        pixel(&camera, Vec3::new(1.0, 0.0, 2.0)),
+    );
+    let (in_shadow, in_light) = (
+        luma(&image, shadowed.0, shadowed.1),
+        luma(&image, lit.0, lit.1),
+    );
+    assert!(
+        in_shadow < in_light - 40.0,
+        "the blocker shades (1, 0, 0): {in_shadow} there, {in_light} beside it"
+    );
+
+    let (mut world, camera) = spot_over_cube(false);
+    let image = render(&ctx, &mut world, camera, size);
+    let (unshadowed, in_light) = (
+        luma(&image, shadowed.0, shadowed.1),
+        luma(&image, lit.0, lit.1),
+    );
+    assert!(
+        unshadowed > in_light - 15.0,
+        "a spot told not to cast leaves (1, 0, 0) lit: {unshadowed}, beside it {in_light}"
+    );
+}

@@ -86,6 +86,7 @@ impl ComponentKind {
                 kind: LightKind::Point { range: 10.0 },
                 color: Vec3::ONE,
                 intensity: 1.0,
+                cast_shadows: false,
             }),
             ComponentKind::Emitter => ComponentValue::Emitter(Box::default()),
             // The inspector names the model's first clip when it adds one.

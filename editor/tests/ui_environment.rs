@@ -116,3 +116,45 @@ fn a_mesh_stops_casting_shadows_from_its_checkbox() {
     h.run();
     assert!(casts(&h));
 }
+
+#[test]
+fn a_spot_light_casts_shadows_from_its_checkbox() {
+    use keel_engine::scene::{Light, LightKind, Transform};
+    let mut scene = small_scene();
+    let torch = scene.spawn(None, "torch", Transform::IDENTITY).unwrap();
+    let spot = LightKind::Spot {
+        range: 10.0,
+        inner_degrees: 20.0,
+        outer_degrees: 30.0,
+    };
+    scene
+        .insert(
+            torch,
+            Light {
+                kind: spot,
+                color: glam::Vec3::ONE,
+                intensity: 5.0,
+                cast_shadows: false,
+            },
+        )
+        .unwrap();
+    let mut h = editor(scene, None);
+    h.get_by_label("torch").click();
+    h.run();
+    let torch = node(&h, "torch");
+    let casts = |h: &egui_kittest::Harness<'_, keel_editor::EditorApp>| {
+        h.state()
+            .doc
+            .scene()
+            .get::<Light>(torch)
+            .unwrap()
+            .cast_shadows
+    };
+    assert!(!casts(&h));
+    h.get_by_label("Cast shadows").click();
+    h.run();
+    assert!(casts(&h), "the checkbox turns the spot's shadows on");
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    assert!(!casts(&h), "undone");
+}

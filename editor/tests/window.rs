@@ -84,6 +84,7 @@ fn still_scene(path: &std::path::Path) {
         kind: LightKind::Directional,
         color: Vec3::ONE,
         intensity: 2.0,
+        cast_shadows: false,
     };
     scene.insert(sun, light).unwrap();
     let mut place = |name: &str, mesh: Primitive, t: Transform, material: Material| {

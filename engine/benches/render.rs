@@ -155,6 +155,7 @@ fn moving_world(count: usize) -> keel_engine::world::World {
         kind: keel_engine::scene::LightKind::Directional,
         color: Vec3::ONE,
         intensity: 2.0,
+        cast_shadows: false,
     };
     scene.insert(sun, light).unwrap();
     let mut world = keel_engine::world::World::new(scene);

@@ -138,6 +138,7 @@ fn main() {
                 kind: LightKind::Directional,
                 color: hex(0xfff1d6),
                 intensity: 2.6,
+                cast_shadows: false,
             },
         )
         .unwrap();
@@ -222,6 +223,7 @@ fn main() {
                 kind: LightKind::Point { range: 14.0 },
                 color: hex(0xffb35c),
                 intensity: 3.0,
+                cast_shadows: false,
             },
         )
         .unwrap();
@@ -543,6 +545,7 @@ fn main() {
                 kind: LightKind::Point { range: 9.0 },
                 color: hex(0xffd27a),
                 intensity: 4.0,
+                cast_shadows: false,
             },
         )
         .unwrap();

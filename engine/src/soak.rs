@@ -315,6 +315,7 @@ impl Chaos {
                         kind: LightKind::Point { range },
                         color: color.truncate(),
                         intensity,
+                        cast_shadows: false,
                     },
                 );
             }

@@ -106,6 +106,7 @@ fn preparing_a_frame_allocates_nothing_once_warm() {
         kind: LightKind::Directional,
         color: Vec3::ONE,
         intensity: 2.0,
+        cast_shadows: false,
     };
     scene.insert(sun, light).unwrap();
     let mut world = World::new(scene);

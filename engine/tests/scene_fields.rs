@@ -61,6 +61,7 @@ fn everything() -> SceneFile {
         kind: LightKind::Point { range: 12.5 },
         color: Vec3::new(1.0, 0.75, 0.5),
         intensity: 2.5,
+        cast_shadows: false,
     });
     let mut child = NodeRecord::new("child");
     child.parent = Some(0);
@@ -98,6 +99,7 @@ fn everything() -> SceneFile {
         kind: LightKind::Directional,
         color: Vec3::new(1.0, 0.95, 0.875),
         intensity: 1.5,
+        cast_shadows: false,
     });
     let mut spot = NodeRecord::new("spot");
     spot.light = Some(Light {
@@ -108,6 +110,7 @@ fn everything() -> SceneFile {
         },
         color: Vec3::new(0.5, 0.75, 1.0),
         intensity: 4.5,
+        cast_shadows: false,
     });
     SceneFile {
         version: SCENE_VERSION,

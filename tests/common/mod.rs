@@ -143,6 +143,7 @@ pub fn add_sun(
         kind: LightKind::Directional,
         color: glam::Vec3::ONE,
         intensity,
+        cast_shadows: false,
     };
     scene.insert(sun, light).expect("the node exists");
     sun

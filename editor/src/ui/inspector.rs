@@ -528,6 +528,7 @@ fn light_ui(ui: &mut Ui, l: &mut Light, tracker: &mut Tracker) {
             }
             // The core stays inside the edge.
             *inner_degrees = inner_degrees.min(*outer_degrees - 0.5).max(0.0);
+            checkbox(ui, "Cast shadows", &mut l.cast_shadows, tracker);
         }
     }
     color_row(ui, "Light color", &mut l.color, tracker);

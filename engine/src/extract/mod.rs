@@ -13,7 +13,7 @@ use glam::{Affine3A, Vec3, Vec4};
 use crate::assets::{AlphaMode, MeshRef};
 use crate::render::{
     BatchKey, Camera, DeformedInstance, DirectionalLight, FrameData, GpuInstance, LineVertex,
-    MAX_CASCADES, MeshInstance, OrbitController, PackedInstances, PointLight, Spot, push_aabb,
+    MAX_SHADOW_VIEWS, MeshInstance, OrbitController, PackedInstances, PointLight, Spot, push_aabb,
 };
 use crate::scene::index::mesh_bounds;
 use crate::scene::{
@@ -71,14 +71,17 @@ pub struct FrameBuffers {
     pub palette: JointPalette,
     /// Their morph weights.
     pub morph_weights: Vec<f32>,
-    /// Per cascade of the sun's shadow, its casters.
-    casters: [shadows::CasterBuffer; MAX_CASCADES],
-    /// One byte per node slot: bit `i` set when in cascade `i` this frame.
+    /// Per view of the shadow map (the sun's cascades, then the shadowed
+    /// spots), its casters.
+    casters: [shadows::CasterBuffer; MAX_SHADOW_VIEWS],
+    /// One byte per node slot: bit `i` set when in shadow view `i` this frame.
     caster_marks: Vec<u8>,
-    /// The octree's answer for one cascade.
+    /// The octree's answer for one view.
     caster_nodes: Vec<NodeId>,
-    /// This frame's shadow cascades' volumes (empty without shadows).
+    /// This frame's shadow views' volumes (empty without shadows).
     cascade_frustums: Vec<Frustum>,
+    /// The scene's sun at the last extraction's alpha.
+    sun: Option<DirectionalLight>,
 }
 
 /// Outlines the bounds of `mesh` under `model`.
@@ -108,6 +111,7 @@ impl FrameBuffers {
                 self.push_mesh(scene, node, mesh, alpha, overlays);
             }
         }
+        self.gather_lights(scene, alpha);
         self.finish(scene, alpha, camera, overlays, None)
     }
 
@@ -143,8 +147,8 @@ impl FrameBuffers {
             let slot = node.index() as usize;
             marks[slot / 64] |= 1 << (slot % 64);
         }
-        let sun = shadows::find_sun(scene, alpha);
-        let cascades = self.mark_casters(scene, index, (&camera, aspect), sun.as_ref());
+        self.gather_lights(scene, alpha);
+        let views = self.mark_casters(scene, index, (&camera, aspect));
         // Packed straight into the GPU layout (the renderer uploads these
         // records as they are), over last frame's records: the buffers only
         // grow, to the octree's largest answer.
@@ -152,7 +156,7 @@ impl FrameBuffers {
             self.records.resize(visible.len(), GpuInstance::default());
             self.keys.resize(visible.len(), BatchKey::default());
         }
-        let count = self.pack_meshes(scene, alpha, cascades);
+        let count = self.pack_meshes(scene, alpha, views);
         self.packed_len = count;
         if overlays.aabbs {
             let color = Vec4::new(0.2, 1.0, 0.4, 1.0);
@@ -170,7 +174,7 @@ impl FrameBuffers {
     /// and every casting mesh marked for a cascade into that cascade's
     /// casters; a mesh both seen and casting is interpolated and packed
     /// once. Returns how many records the camera got.
-    fn pack_meshes(&mut self, scene: &Scene, alpha: f32, cascades: usize) -> usize {
+    fn pack_meshes(&mut self, scene: &Scene, alpha: f32, views: usize) -> usize {
         let mut count = 0;
         let mut model = Affine3A::IDENTITY;
         for (node, mesh) in scene.components.mesh.iter() {
@@ -178,7 +182,7 @@ impl FrameBuffers {
             let seen = self.visible_marks[slot / 64] & (1 << (slot % 64)) != 0;
             // See-through meshes cast no shadow.
             let casts = if mesh.cast_shadows && mesh.material.alpha_mode != AlphaMode::Blend {
-                self.caster_marks_of(node, cascades)
+                self.caster_marks_of(node, views)
             } else {
                 0
             };
@@ -288,6 +292,56 @@ impl FrameBuffers {
         }
     }
 
+    /// The scene's lights at `alpha`: its first directional light as the
+    /// sun, the point and spot lights in column order.
+    fn gather_lights(&mut self, scene: &Scene, alpha: f32) {
+        self.sun = None;
+        self.point_lights.clear();
+        for (node, light) in scene.components.light.iter() {
+            let Some(world) = scene.interpolated_world(node, alpha) else {
+                continue;
+            };
+            match light.kind {
+                LightKind::Directional if self.sun.is_none() => {
+                    self.sun = Some(DirectionalLight {
+                        direction: world
+                            .transform_vector3(Vec3::NEG_Z)
+                            .normalize_or(Vec3::NEG_Y),
+                        color: light.color,
+                        intensity: light.intensity,
+                    });
+                }
+                LightKind::Directional => {}
+                LightKind::Point { range } => self.point_lights.push(PointLight {
+                    position: world.translation.into(),
+                    color: light.color,
+                    intensity: light.intensity,
+                    range,
+                    spot: None,
+                    cast_shadows: light.cast_shadows,
+                }),
+                LightKind::Spot {
+                    range,
+                    inner_degrees,
+                    outer_degrees,
+                } => self.point_lights.push(PointLight {
+                    position: world.translation.into(),
+                    color: light.color,
+                    intensity: light.intensity,
+                    range,
+                    spot: Some(Spot {
+                        direction: world
+                            .transform_vector3(Vec3::NEG_Z)
+                            .normalize_or(Vec3::NEG_Y),
+                        cos_inner: inner_degrees.to_radians().cos(),
+                        cos_outer: outer_degrees.to_radians().cos(),
+                    }),
+                    cast_shadows: light.cast_shadows,
+                }),
+            }
+        }
+    }
+
     fn finish<'a>(
         &'a mut self,
         scene: &Scene,
@@ -307,55 +361,13 @@ impl FrameBuffers {
                 }
             }
         }
-        let mut sun = None;
-        for (node, light) in scene.components.light.iter() {
-            let Some(world) = scene.interpolated_world(node, alpha) else {
-                continue;
-            };
-            match light.kind {
-                LightKind::Directional if sun.is_none() => {
-                    sun = Some(DirectionalLight {
-                        direction: world
-                            .transform_vector3(Vec3::NEG_Z)
-                            .normalize_or(Vec3::NEG_Y),
-                        color: light.color,
-                        intensity: light.intensity,
-                    });
-                }
-                LightKind::Directional => {}
-                LightKind::Point { range } => self.point_lights.push(PointLight {
-                    position: world.translation.into(),
-                    color: light.color,
-                    intensity: light.intensity,
-                    range,
-                    spot: None,
-                }),
-                LightKind::Spot {
-                    range,
-                    inner_degrees,
-                    outer_degrees,
-                } => self.point_lights.push(PointLight {
-                    position: world.translation.into(),
-                    color: light.color,
-                    intensity: light.intensity,
-                    range,
-                    spot: Some(Spot {
-                        direction: world
-                            .transform_vector3(Vec3::NEG_Z)
-                            .normalize_or(Vec3::NEG_Y),
-                        cos_inner: inner_degrees.to_radians().cos(),
-                        cos_outer: outer_degrees.to_radians().cos(),
-                    }),
-                }),
-            }
-        }
         let env = scene.environment;
         FrameData {
             camera,
             clear_color: env.clear_color.extend(1.0),
             ambient: env.ambient,
             // A scene without a sun is lit by ambient and point lights only.
-            sun: sun.unwrap_or(DirectionalLight {
+            sun: self.sun.unwrap_or(DirectionalLight {
                 intensity: 0.0,
                 ..DirectionalLight::default()
             }),

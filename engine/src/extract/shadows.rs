@@ -1,16 +1,15 @@
-//! Extraction of the sun's shadow casters: each cascade's volume asked of the
-//! octree, the answers marked by slot (a bit per cascade), then packed during
-//! the same walk of the mesh column that packs the camera's meshes, so a mesh
-//! both seen and casting is interpolated and packed once.
-
-use glam::Vec3;
+//! Extraction of shadow casters, for the sun's cascades and the spots that
+//! cast shadows: each view's volume asked of the octree, the answers marked
+//! by slot (a bit per view), then packed during the same walk of the mesh
+//! column that packs the camera's meshes, so a mesh both seen and casting is
+//! interpolated and packed once.
 
 use super::FrameBuffers;
 use crate::render::{
-    BatchKey, Camera, Cascades, DirectionalLight, GpuInstance, MAX_CASCADES, PackedInstances,
-    cascades,
+    BatchKey, Camera, Cascades, GpuInstance, MAX_CASCADES, MAX_SHADOW_VIEWS, PackedInstances,
+    cascades, spot_shadows,
 };
-use crate::scene::{LightKind, NodeId, Scene, SpatialIndex};
+use crate::scene::{NodeId, Scene, SpatialIndex};
 use crate::spatial::Frustum;
 use crate::world::World;
 
@@ -30,70 +29,57 @@ impl CasterBuffer {
     }
 }
 
-/// The scene's sun: its first directional light, at `alpha`.
-pub(super) fn find_sun(scene: &Scene, alpha: f32) -> Option<DirectionalLight> {
-    scene.components.light.iter().find_map(|(node, light)| {
-        if !matches!(light.kind, LightKind::Directional) {
-            return None;
-        }
-        let world = scene.interpolated_world(node, alpha)?;
-        Some(DirectionalLight {
-            direction: world
-                .transform_vector3(Vec3::NEG_Z)
-                .normalize_or(Vec3::NEG_Y),
-            color: light.color,
-            intensity: light.intensity,
-        })
-    })
-}
-
 impl FrameBuffers {
-    /// Only the sun's casters of `world` for this view, per cascade (what
-    /// [`FrameBuffers::extract_world`] packs beside the camera's meshes):
-    /// each cascade's volume asked of the octree, the casters interpolated
-    /// and packed. Empty when the scene has no sun or no shadows.
+    /// Only the shadow casters of `world` for this view, per shadow view
+    /// (what [`FrameBuffers::extract_world`] packs beside the camera's meshes):
+    /// each view's volume asked of the octree, the casters interpolated and
+    /// packed. Empty when nothing casts shadows.
     pub fn extract_shadow_casters(
         &mut self,
         world: &mut World,
         camera: Camera,
         aspect: f32,
-    ) -> [PackedInstances<'_>; MAX_CASCADES] {
+    ) -> [PackedInstances<'_>; MAX_SHADOW_VIEWS] {
         let alpha = world.clock.alpha();
         let World { scene, index, .. } = world;
         self.clear();
-        let sun = find_sun(scene, alpha);
-        let cascades = self.mark_casters(scene, index, (&camera, aspect), sun.as_ref());
+        self.gather_lights(scene, alpha);
+        let views = self.mark_casters(scene, index, (&camera, aspect));
         // The camera sees nothing here: only casters are packed.
         self.visible_marks.clear();
         self.visible_marks
             .resize(scene.slot_count().div_ceil(64), 0);
-        self.pack_meshes(scene, alpha, cascades);
+        self.pack_meshes(scene, alpha, views);
         self.caster_frames()
     }
 
-    /// Fits the cascades for this view and marks, by slot, the meshes the
-    /// octree finds in each (bit `i` for cascade `i`). Returns how many
-    /// cascades there are (0: no shadows, nothing marked).
+    /// Fits the sun's cascades for this view and the shadowed spots' views
+    /// (from the lights gathered), and marks, by slot, the meshes the octree
+    /// finds in each (bit `i` for view `i`: cascades from 0, spots from
+    /// [`MAX_CASCADES`]). Returns how many views there are (0: nothing marked).
     pub(super) fn mark_casters(
         &mut self,
         scene: &Scene,
         index: &mut SpatialIndex,
         (camera, aspect): (&Camera, f32),
-        sun: Option<&DirectionalLight>,
     ) -> usize {
-        let set = match sun {
-            Some(sun) if sun.intensity > 0.0 => {
-                cascades(camera, aspect, sun.direction, &scene.environment.shadows)
-            }
+        let settings = &scene.environment.shadows;
+        let set = match &self.sun {
+            Some(sun) if sun.intensity > 0.0 => cascades(camera, aspect, sun.direction, settings),
             _ => Cascades::default(),
         };
-        if set.count == 0 {
+        let spots = spot_shadows(&self.point_lights, settings);
+        if set.count + spots.count == 0 {
             return 0;
         }
         self.caster_marks.clear();
         self.caster_marks.resize(scene.slot_count(), 0);
         let mut found = std::mem::take(&mut self.caster_nodes);
-        for (i, view_proj) in set.view_proj.iter().enumerate().take(set.count) {
+        let views = (set.view_proj.iter().enumerate().take(set.count)).chain(
+            (spots.view_proj.iter().enumerate().take(spots.count))
+                .map(|(j, m)| (MAX_CASCADES + j, m)),
+        );
+        for (i, view_proj) in views {
             found.clear();
             found.reserve(scene.components.mesh.len());
             let frustum = Frustum::from_view_projection(view_proj);
@@ -107,10 +93,10 @@ impl FrameBuffers {
             }
         }
         self.caster_nodes = found;
-        set.count
+        set.count + spots.count
     }
 
-    /// Packs `record` (mesh `key`) into every cascade whose bit `marks` has.
+    /// Packs `record` (mesh `key`) into every shadow view whose bit `marks` has.
     #[inline]
     pub(super) fn push_caster(&mut self, marks: u8, record: &GpuInstance, key: BatchKey) {
         for (i, buffer) in self.casters.iter_mut().enumerate() {
@@ -121,10 +107,10 @@ impl FrameBuffers {
         }
     }
 
-    /// The cascade marks of `node` (0 when shadows are off this frame).
+    /// The shadow view marks of `node` (0 when nothing casts this frame).
     #[inline]
-    pub(super) fn caster_marks_of(&self, node: NodeId, cascades: usize) -> u8 {
-        if cascades == 0 {
+    pub(super) fn caster_marks_of(&self, node: NodeId, views: usize) -> u8 {
+        if views == 0 {
             return 0;
         }
         self.caster_marks
@@ -133,8 +119,8 @@ impl FrameBuffers {
             .unwrap_or(0)
     }
 
-    /// Every cascade's casters for the frame.
-    pub(super) fn caster_frames(&self) -> [PackedInstances<'_>; MAX_CASCADES] {
-        [0, 1, 2, 3].map(|i| self.casters[i].packed())
+    /// Every shadow view's casters for the frame.
+    pub(super) fn caster_frames(&self) -> [PackedInstances<'_>; MAX_SHADOW_VIEWS] {
+        std::array::from_fn(|i| self.casters[i].packed())
     }
 }

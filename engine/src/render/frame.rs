@@ -11,7 +11,9 @@ use glam::{Affine3A, Mat4, Vec3, Vec4};
 use super::batcher::PackedInstances;
 use super::camera::Camera;
 use super::post::PostSettings;
-use super::shadow::{Cascades, MAX_CASCADES, ShadowSettings};
+use super::shadow::{
+    Cascades, MAX_CASCADES, MAX_SHADOW_VIEWS, MAX_SPOT_SHADOWS, ShadowSettings, SpotShadows,
+};
 use std::ops::Range;
 
 use crate::assets::{Material, MeshHandle, MeshRef};
@@ -55,6 +57,9 @@ pub struct PointLight {
     /// A spot light's cone: the direction it shines and the cosines of its
     /// inner and outer half-angles. `None` for a light shining all around.
     pub spot: Option<Spot>,
+    /// A spot casts shadows (the first [`MAX_SPOT_SHADOWS`] that ask; a
+    /// light shining all around casts none).
+    pub cast_shadows: bool,
 }
 
 /// The cone of a spot light.
@@ -76,8 +81,34 @@ impl Default for PointLight {
             intensity: 3.0,
             range: 8.0,
             spot: None,
+            cast_shadows: false,
         }
     }
+}
+
+/// The spots of `lights` (of those the shaders read) that cast shadows this
+/// frame, with their views; none when `settings` turn shadows off.
+#[must_use]
+pub fn spot_shadows(lights: &[PointLight], settings: &ShadowSettings) -> SpotShadows {
+    let mut spots = SpotShadows::default();
+    if !settings.enabled {
+        return spots;
+    }
+    for (i, light) in lights.iter().enumerate().take(MAX_POINT_LIGHTS) {
+        if let Some(spot) = light.spot
+            && light.cast_shadows
+            && light.intensity > 0.0
+            && !spots.push(
+                i,
+                (light.position, spot.direction),
+                (spot.cos_outer, light.range),
+                settings,
+            )
+        {
+            break;
+        }
+    }
+    spots
 }
 
 /// One mesh to draw, placed by a world transform.
@@ -173,9 +204,10 @@ pub struct FrameData<'a> {
     pub shadows: ShadowSettings,
     /// Exposure, tonemapper and bloom.
     pub post: PostSettings,
-    /// Per cascade of the sun's shadow map, the casters extraction found in
-    /// it (packed like `packed`), drawn with the loose `instances` that cast.
-    pub casters: [PackedInstances<'a>; MAX_CASCADES],
+    /// Per view of the shadow map (the sun's cascades, then the shadowed
+    /// spots: [`MAX_SHADOW_VIEWS`]), the casters extraction found in it
+    /// (packed like `packed`), drawn with the loose `instances` that cast.
+    pub casters: [PackedInstances<'a>; MAX_SHADOW_VIEWS],
     /// Skinned and morphed meshes (already culled).
     pub deformed: &'a [DeformedInstance],
     /// Joint matrices (world x inverse bind) that `deformed` refers to.
@@ -205,7 +237,7 @@ impl Default for FrameData<'_> {
             packed: PackedInstances::default(),
             shadows: ShadowSettings::default(),
             post: PostSettings::default(),
-            casters: [PackedInstances::default(); MAX_CASCADES],
+            casters: [PackedInstances::default(); MAX_SHADOW_VIEWS],
             deformed: &[],
             joints: &[],
             morph_weights: &[],
@@ -229,6 +261,9 @@ pub(crate) struct GpuPointLight {
     /// through `saturate(dot(direction, -l) * scale + offset)` squared
     /// (glTF's formula; scale 0 and offset 1 for a point light).
     spot: [f32; 4],
+    /// x: the shadow map layer of a spot casting shadows (-1: none), y: its
+    /// index among the shadowed spots, z: a texel's world size at unit distance.
+    shadow: [f32; 4],
 }
 
 /// The uniform block at group 0, binding 0 of every pass. Only vec4 and mat4
@@ -259,12 +294,18 @@ pub(crate) struct Globals {
     /// x: cascades in use, y: depth bias and z: normal offset (in texels),
     /// w: one texel in texture coordinates.
     shadow_params: [f32; 4],
+    /// World to each shadowed spot's clip space.
+    spot_matrices: [[[f32; 4]; 4]; MAX_SPOT_SHADOWS],
 }
 
 impl Globals {
     /// Packs the frame's camera, lights and the sun's `cascades` for a
     /// viewport of `aspect` = width / height.
-    pub(crate) fn new(frame: &FrameData<'_>, aspect: f32, cascades: &Cascades) -> Self {
+    pub(crate) fn new(
+        frame: &FrameData<'_>,
+        aspect: f32,
+        (cascades, spots): (&Cascades, &SpotShadows),
+    ) -> Self {
         let camera = &frame.camera;
         let view = camera.view();
         let view_proj = camera.projection(aspect) * view;
@@ -287,7 +328,14 @@ impl Globals {
                 position_range: light.position.extend(light.range.max(1e-3)).to_array(),
                 color: (light.color * light.intensity).extend(scale).to_array(),
                 spot: direction.extend(offset).to_array(),
+                shadow: [-1.0, 0.0, 0.0, 0.0],
             };
+        }
+        for j in 0..spots.count {
+            if let Some(slot) = point_lights.get_mut(spots.light[j]) {
+                let layer = (cascades.count + j) as f32;
+                slot.shadow = [layer, j as f32, spots.texel[j], 0.0];
+            }
         }
         let sun = &frame.sun;
         Self {
@@ -313,6 +361,7 @@ impl Globals {
                 frame.shadows.normal_offset,
                 1.0 / frame.shadows.map_size() as f32,
             ],
+            spot_matrices: spots.view_proj.map(|m| m.to_cols_array_2d()),
         }
     }
 
@@ -345,7 +394,7 @@ mod tests {
             point_lights: &lights,
             ..FrameData::default()
         };
-        let globals = Globals::new(&frame, 1.0, &Cascades::default());
+        let globals = Globals::new(&frame, 1.0, (&Cascades::default(), &SpotShadows::default()));
         assert_eq!(globals.point_count[0] as usize, MAX_POINT_LIGHTS);
         assert_eq!(globals.point_lights[7].position_range[0], 7.0);
     }
@@ -359,7 +408,7 @@ mod tests {
             },
             ..FrameData::default()
         };
-        let globals = Globals::new(&frame, 1.5, &Cascades::default());
+        let globals = Globals::new(&frame, 1.5, (&Cascades::default(), &SpotShadows::default()));
         let forward = frame.camera.forward();
         let right = Vec4::from(globals.camera_right).truncate();
         let up = Vec4::from(globals.camera_up).truncate();
@@ -401,7 +450,8 @@ mod tests {
             ..FrameData::default()
         };
         assert_eq!(
-            Globals::new(&frame, 1.0, &Cascades::default()).sun_direction,
+            Globals::new(&frame, 1.0, (&Cascades::default(), &SpotShadows::default()))
+                .sun_direction,
             [0.0, 1.0, 0.0, 0.0]
         );
     }

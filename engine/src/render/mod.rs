@@ -58,13 +58,16 @@ pub use camera::{Camera, FlyController, OrbitController};
 pub use context::{GpuContext, backend_names, parse_backends};
 pub use frame::{
     DeformedInstance, DirectionalLight, FrameData, LineVertex, MAX_POINT_LIGHTS, MeshInstance,
-    PointLight, Spot,
+    PointLight, Spot, spot_shadows,
 };
 pub use ibl::SkyImage;
 pub use line_pass::{push_aabb, push_axes, push_grid};
 pub use post::{PostSettings, Tonemapper};
 pub use renderer::{RenderStats, Renderer};
-pub use shadow::{Cascades, MAX_CASCADES, ShadowSettings, cascades};
+pub use shadow::{
+    Cascades, MAX_CASCADES, MAX_SHADOW_VIEWS, MAX_SPOT_SHADOWS, ShadowSettings, SpotShadows,
+    cascades,
+};
 pub use surface::{PresentModeChoice, SurfaceState};
 
 /// Everything that can go wrong in the renderer.

@@ -9,7 +9,7 @@
 use image::RgbaImage;
 
 use super::capture::{CaptureTarget, capture_layout};
-use super::frame::{FrameData, Globals};
+use super::frame::{FrameData, Globals, spot_shadows};
 use super::ibl::{EnvironmentMaps, SkyImage};
 use super::line_pass::LinePass;
 use super::mesh_pass::MeshPass;
@@ -211,11 +211,12 @@ impl Renderer {
         } else {
             Cascades::default()
         };
-        let globals = Globals::new(frame, aspect, &cascades);
+        let spots = spot_shadows(frame.point_lights, &frame.shadows);
+        let globals = Globals::new(frame, aspect, (&cascades, &spots));
         queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
         if self
             .shadows
-            .prepare(device, queue, frame, (&cascades, &globals))
+            .prepare(device, queue, frame, (&cascades, &spots, &globals))
         {
             self.globals_bind_group = bind_globals(
                 device,

@@ -15,8 +15,75 @@ use serde::{Deserialize, Serialize};
 
 use super::camera::Camera;
 
-/// The most cascades a sun can have (the shadow map's layers).
+/// The most cascades a sun can have.
 pub const MAX_CASCADES: usize = 4;
+/// The most spot lights that cast shadows in one frame (the first ones of
+/// the frame's lights that ask to).
+pub const MAX_SPOT_SHADOWS: usize = 4;
+/// Every view the shadow map can be drawn from: the sun's cascades (views
+/// 0..4), then the spots (views 4..8). Extraction marks casters with one bit per view.
+pub const MAX_SHADOW_VIEWS: usize = MAX_CASCADES + MAX_SPOT_SHADOWS;
+
+/// The spot lights casting shadows this frame, each drawn from its own
+/// perspective view into a layer of the shadow map after the cascades'.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpotShadows {
+    /// Spots in use.
+    pub count: usize,
+    /// Each one's index in the frame's point lights.
+    pub light: [usize; MAX_SPOT_SHADOWS],
+    /// World to each spot's clip space.
+    pub view_proj: [Mat4; MAX_SPOT_SHADOWS],
+    /// World size of one texel of each spot's map at unit distance from the light.
+    pub texel: [f32; MAX_SPOT_SHADOWS],
+}
+
+impl Default for SpotShadows {
+    fn default() -> Self {
+        Self {
+            count: 0,
+            light: [0; MAX_SPOT_SHADOWS],
+            view_proj: [Mat4::IDENTITY; MAX_SPOT_SHADOWS],
+            texel: [0.0; MAX_SPOT_SHADOWS],
+        }
+    }
+}
+
+impl SpotShadows {
+    /// Adds the spot at `position` shining along `direction` with a cone of
+    /// `cos_outer` reaching `range`, as light `light`; false when full.
+    pub fn push(
+        &mut self,
+        light: usize,
+        (position, direction): (Vec3, Vec3),
+        (cos_outer, range): (f32, f32),
+        settings: &ShadowSettings,
+    ) -> bool {
+        if self.count == MAX_SPOT_SHADOWS {
+            return false;
+        }
+        let direction = direction.normalize_or(Vec3::NEG_Y);
+        // The cone's full width and a texel's margin, short of a half-space.
+        let half_angle = cos_outer.clamp(-1.0, 1.0).acos().clamp(0.01, 1.45);
+        let size = settings.map_size() as f32;
+        let half_tan = half_angle.tan() * (1.0 + 2.0 / size);
+        let range = range.max(1e-2);
+        let near = (range * 0.005).max(0.02);
+        let up = if direction.y.abs() > 0.99 {
+            Vec3::Z
+        } else {
+            Vec3::Y
+        };
+        let view = Mat4::look_to_rh(position, direction, up);
+        let projection = Mat4::perspective_rh(2.0 * half_tan.atan(), 1.0, near, range);
+        let i = self.count;
+        self.light[i] = light;
+        self.view_proj[i] = projection * view;
+        self.texel[i] = 2.0 * half_tan / size;
+        self.count += 1;
+        true
+    }
+}
 
 /// How the sun casts shadows: part of a scene's environment.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

@@ -17,16 +17,17 @@ use super::buffer::GrowableBuffer;
 use super::frame::{FrameData, Globals};
 use super::mesh_pass::{MeshPass, vertex_storage};
 use super::mesh_pipelines::VERTEX_ATTRIBUTES;
-use super::shadow::{Cascades, MAX_CASCADES};
+use super::shadow::{Cascades, MAX_CASCADES, MAX_SHADOW_VIEWS, SpotShadows};
 use crate::assets::{MeshVertex, VertexSkin};
 
 /// Depth format of the shadow map.
 const SHADOW_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
-/// One cascade's GPU objects and caster batches.
+/// One view's GPU objects and caster batches (a cascade of the sun or a
+/// shadowed spot).
 #[derive(Debug)]
 struct CascadeSlot {
-    /// The cascade's world-to-clip matrix.
+    /// The view's world-to-clip matrix.
     uniform: wgpu::Buffer,
     /// The frame's globals as the cascade sees them, for the skinned and
     /// morphed casters (drawn by the mesh shader's deforming vertex stage).
@@ -53,6 +54,7 @@ pub(crate) struct ShadowPass {
     /// Group 2 of `masked`: instance records.
     instance_layout: wgpu::BindGroupLayout,
     layout: wgpu::BindGroupLayout,
+    /// By view: the cascades, then the spots ([`MAX_SHADOW_VIEWS`]).
     slots: Vec<CascadeSlot>,
     /// (side, layers) of the map.
     map_size: (u32, u32),
@@ -60,8 +62,8 @@ pub(crate) struct ShadowPass {
     /// All layers, as the mesh shader samples them.
     array_view: wgpu::TextureView,
     sampler: wgpu::Sampler,
-    /// Cascades drawn by the last `prepare`.
-    active: usize,
+    /// Views drawn by the last `prepare`, with the map layer of each.
+    active: Vec<(usize, usize)>,
 }
 
 impl ShadowPass {
@@ -101,7 +103,7 @@ impl ShadowPass {
                 vertex_storage(1),
             ],
         });
-        let slots = (0..MAX_CASCADES)
+        let slots = (0..MAX_SHADOW_VIEWS)
             .map(|_| {
                 let uniform = device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("shadow pass: cascade matrix"),
@@ -181,7 +183,7 @@ impl ShadowPass {
                 compare: Some(wgpu::CompareFunction::LessEqual),
                 ..wgpu::SamplerDescriptor::default()
             }),
-            active: 0,
+            active: Vec::with_capacity(MAX_SHADOW_VIEWS),
         }
     }
 
@@ -195,37 +197,47 @@ impl ShadowPass {
         &self.sampler
     }
 
-    /// Batches and uploads each cascade's casters. Returns whether the map
+    /// Batches and uploads each view's casters (the sun's cascades, then
+    /// the shadowed spots, one layer of the map each). Returns whether the map
     /// was rebuilt (whatever binds [`ShadowPass::map_view`] must be rebuilt).
     pub(crate) fn prepare(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         frame: &FrameData<'_>,
-        (cascades, globals): (&Cascades, &Globals),
+        (cascades, spots, globals): (&Cascades, &SpotShadows, &Globals),
     ) -> bool {
-        let wanted = if cascades.count == 0 {
+        let layers = cascades.count + spots.count;
+        let wanted = if layers == 0 {
             (1, 1)
         } else {
-            (frame.shadows.map_size(), cascades.count as u32)
+            (frame.shadows.map_size(), layers as u32)
         };
         let rebuilt = wanted != self.map_size;
         if rebuilt {
             (self.layers, self.array_view) = create_map(device, wanted);
             self.map_size = wanted;
         }
-        self.active = cascades.count;
-        for (i, slot) in self.slots.iter_mut().enumerate().take(cascades.count) {
-            let view_proj = cascades.view_proj[i];
+        self.active.clear();
+        self.active.extend((0..cascades.count).map(|i| (i, i)));
+        self.active
+            .extend((0..spots.count).map(|j| (MAX_CASCADES + j, cascades.count + j)));
+        for &(view, _) in &self.active {
+            let slot = &mut self.slots[view];
+            let view_proj = if view < MAX_CASCADES {
+                cascades.view_proj[view]
+            } else {
+                spots.view_proj[view - MAX_CASCADES]
+            };
             queue.write_buffer(&slot.uniform, 0, bytemuck::bytes_of(&view_proj));
             slot.batcher
-                .prepare_casters(view_proj, frame.instances, frame.casters[i]);
+                .prepare_casters(view_proj, frame.instances, frame.casters[view]);
             // For the casters the mesh shader draws (skinned, morphed, masked).
             if !frame.deformed.is_empty() || slot.batcher.groups().iter().any(|g| g.masked) {
                 let seen = globals.with_view_proj(view_proj);
                 queue.write_buffer(&slot.globals, 0, bytemuck::bytes_of(&seen));
             }
-            let packed = frame.casters[i];
+            let packed = frame.casters[view];
             let extracted = bytemuck::cast_slice(&packed.records[..packed.len()]);
             if slot
                 .records
@@ -240,11 +252,11 @@ impl ShadowPass {
         rebuilt
     }
 
-    /// The mesh groups the cascades draw (their meshes must be uploaded).
+    /// The mesh groups the views draw (their meshes must be uploaded).
     pub(crate) fn groups(&self) -> impl Iterator<Item = &DrawGroup> {
-        self.slots[..self.active]
+        self.active
             .iter()
-            .flat_map(|slot| slot.batcher.groups())
+            .flat_map(|&(view, _)| self.slots[view].batcher.groups())
     }
 
     /// Draw calls the last `prepare` set up.
@@ -252,9 +264,10 @@ impl ShadowPass {
         self.groups().count()
     }
 
-    /// Draws every active cascade into its layer of the map.
+    /// Draws every active view into its layer of the map.
     pub(crate) fn record(&self, encoder: &mut wgpu::CommandEncoder, meshes: &MeshPass) {
-        for (slot, layer) in self.slots[..self.active].iter().zip(&self.layers) {
+        for &(view, layer) in &self.active {
+            let (slot, layer) = (&self.slots[view], &self.layers[layer]);
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("shadow pass: cascade"),
                 color_attachments: &[],

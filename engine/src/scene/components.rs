@@ -184,6 +184,10 @@ pub struct Light {
     pub color: Vec3,
     /// Brightness multiplier.
     pub intensity: f32,
+    /// A spot light casts shadows (the sun's are set in the environment's
+    /// shadow settings; point lights cast none).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cast_shadows: bool,
 }
 
 /// One packed column per component kind.

@@ -295,6 +295,7 @@ fn furnished() -> Scene {
                 kind: LightKind::Directional,
                 color: Vec3::ONE,
                 intensity: 2.0,
+                cast_shadows: false,
             },
         )
         .unwrap();

@@ -144,6 +144,7 @@ impl Importer<'_> {
             kind,
             color,
             intensity,
+            cast_shadows: false,
         })
     }
 
