@@ -2,7 +2,8 @@
 //! generated here so the repository needs no downloaded art.
 //!
 //! A rocky island with a few boulders, a tapered tower wrapped in red and white
-//! stripes (a texture made below and stored in the GLB), an iron gallery, a
+//! stripes over stone blocks (a colour texture and a normal map made below and
+//! stored in the GLB), an iron gallery, a
 //! bright lamp room and a red roof: about 6.8 units tall, base at y = 0, every part a
 //! node of its own (island > tower > gallery > lamp room > roof).
 //!
@@ -204,6 +205,52 @@ fn stripes() -> TextureData {
     }
 }
 
+/// The tower's masonry as a tangent-space normal map (glTF's convention: +Y
+/// up the image): courses of stone blocks, staggered, with bevelled mortar
+/// joints and each block tilted a little its own way.
+fn masonry() -> TextureData {
+    let (width, height) = (256_u32, 192_u32);
+    let (columns, courses) = (16_u32, 24_u32);
+    let (block_w, block_h) = ((width / columns) as f32, (height / courses) as f32);
+    // Height at texel (x, y), y down the image: 1 on a block's face, falling
+    // to 0 over the 1.5 texels of bevel at its edges.
+    let height_at = |x: f32, y: f32| {
+        let course = (y / block_h).floor();
+        let stagger = if course as i32 % 2 == 0 {
+            0.0
+        } else {
+            block_w * 0.5
+        };
+        let (bx, by) = ((x + stagger).rem_euclid(block_w), y.rem_euclid(block_h));
+        let edge = bx.min(block_w - bx).min(by).min(block_h - by);
+        let block = ((x + stagger) / block_w).floor() + course * 17.0;
+        // A tilt per block from a cheap hash of its number.
+        let tilt = ((block * 12.9898).sin() * 43758.547).fract() - 0.5;
+        (edge / 1.5).min(1.0) * (1.0 + 0.15 * tilt * (bx / block_w - 0.5))
+    };
+    let strength = 1.2;
+    let mut pixels = Vec::with_capacity((4 * width * height) as usize);
+    for y in 0..height {
+        for x in 0..width {
+            let (fx, fy) = (x as f32 + 0.5, y as f32 + 0.5);
+            let right = height_at(fx + 1.0, fy) - height_at(fx - 1.0, fy);
+            let down = height_at(fx, fy + 1.0) - height_at(fx, fy - 1.0);
+            // Uphill to the right tilts the normal left; uphill down the
+            // image tilts it up the image.
+            let normal = Vec3::new(-right * strength, down * strength, 2.0).normalize();
+            let encode = |c: f32| ((c * 0.5 + 0.5) * 255.0).round() as u8;
+            pixels.extend([encode(normal.x), encode(normal.y), encode(normal.z), 255]);
+        }
+    }
+    TextureData {
+        name: "lighthouse masonry".into(),
+        width,
+        height,
+        mips: mip_chain(width, height, pixels),
+        srgb: false,
+    }
+}
+
 fn material(name: &str, base_color: Vec4, metallic: f32, roughness: f32) -> ModelMaterial {
     ModelMaterial {
         name: name.into(),
@@ -238,6 +285,7 @@ fn lighthouse() -> ModelData {
         material("rock", hex(0x5d564d), 0.0, 0.95),
         ModelMaterial {
             base_color_texture: Some(0),
+            normal_texture: Some((1, 1.0)),
             ..material("painted stone", Vec4::ONE, 0.0, 0.7)
         },
         material("iron", hex(0x23262b), 0.8, 0.45),
@@ -287,7 +335,7 @@ fn lighthouse() -> ModelData {
         path: PathBuf::from("lighthouse.glb"),
         meshes,
         materials,
-        textures: vec![stripes()],
+        textures: vec![stripes(), masonry()],
         nodes,
         animations: Vec::new(),
         skins: Vec::new(),

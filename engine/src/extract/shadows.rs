@@ -99,11 +99,13 @@ impl FrameBuffers {
     /// Packs `record` (mesh `key`) into every shadow view whose bit `marks` has.
     #[inline]
     pub(super) fn push_caster(&mut self, marks: u8, record: &GpuInstance, key: BatchKey) {
-        for (i, buffer) in self.casters.iter_mut().enumerate() {
-            if marks & (1 << i) != 0 {
-                buffer.records.push(*record);
-                buffer.keys.push(key);
-            }
+        // Only the views marked: most casters are in one or two of eight.
+        let mut left = marks;
+        while left != 0 {
+            let buffer = &mut self.casters[left.trailing_zeros() as usize];
+            buffer.records.push(*record);
+            buffer.keys.push(key);
+            left &= left - 1;
         }
     }
 

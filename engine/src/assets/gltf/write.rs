@@ -6,7 +6,7 @@
 //! Only what [`ModelData`] holds is written: TRS nodes, one scene, triangle
 //! lists with positions, normals, `TEXCOORD_0` (and TANGENT, TEXCOORD_1 and
 //! COLOR_0 where a mesh has them), metallic-roughness factors
-//! and base-colour textures as PNG (level 0; the importer rebuilds the mips).
+//! and base-colour and normal textures as PNG (level 0; the importer rebuilds the mips).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -435,6 +435,15 @@ impl Export {
                 roughness_factor: json::material::StrengthFactor(material.roughness),
                 ..Default::default()
             },
+            normal_texture: material.normal_texture.map(|(texture, scale)| {
+                json::material::NormalTexture {
+                    index: index(texture),
+                    scale,
+                    tex_coord: 0,
+                    extensions: None,
+                    extras: json::Extras::default(),
+                }
+            }),
             ..Default::default()
         });
     }
