@@ -62,10 +62,19 @@ fn sky_along(d: vec3<f32>) -> vec3<f32> {
     return textureSampleLevel(sky, linear_clamp, vec2<f32>(u, v), 0.0).rgb;
 }
 
-// Mip 0 of the environment cube: the sky.
+// Mip 0 of the environment cube: the sky, 4 x 4 samples a texel (a large
+// image has many texels under each).
 @fragment
 fn fs_sky(in: Face) -> @location(0) vec4<f32> {
-    return vec4<f32>(sky_along(direction(in.face, in.uv)), 1.0);
+    let texel = 1.0 / bake.params.x;
+    var sum = vec3<f32>(0.0);
+    for (var y = 0; y < 4; y += 1) {
+        for (var x = 0; x < 4; x += 1) {
+            let offset = (vec2<f32>(f32(x), f32(y)) - 1.5) * 0.25 * texel;
+            sum += sky_along(direction(in.face, in.uv + offset));
+        }
+    }
+    return vec4<f32>(sum / 16.0, 1.0);
 }
 
 // Each further mip: the one above, averaged 2 x 2 by the linear sampler

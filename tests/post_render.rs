@@ -358,3 +358,131 @@ fn a_mirror_reflects_the_sky_and_roughness_blurs_it() {
         0.45 * GROUND
     );
 }
+
+/// A sky image: green above the horizon, black below (unit strength).
+fn green_over_black() -> keel_engine::assets::SkyHandle {
+    use keel_engine::assets::{SkyImage, add_sky};
+    let (width, height) = (16, 8);
+    let pixels = (0..height)
+        .flat_map(|row| {
+            let above = row < height / 2;
+            [if above { [0.0, 1.0, 0.0] } else { [0.0; 3] }; 16]
+        })
+        .collect();
+    add_sky(SkyImage {
+        width,
+        height,
+        pixels,
+    })
+}
+
+#[test]
+fn an_image_sky_lights_the_scene_and_shows_behind_it() {
+    let Some(ctx) = gpu_or_skip() else { return };
+    let floor = [MeshInstance {
+        cast_shadows: false,
+        mesh: Primitive::Plane.into(),
+        model: Affine3A::from_scale(Vec3::splat(40.0)),
+        material: Material {
+            roughness: 1.0,
+            ..Material::from_color(Vec4::ONE)
+        },
+    }];
+    // Looking level over the floor: sky above the horizon, floor below.
+    let frame = FrameData {
+        camera: Camera {
+            position: Vec3::new(0.0, 1.0, 0.0),
+            target: Vec3::new(0.0, 1.0, -5.0),
+            ..Camera::default()
+        },
+        clear_color: Vec4::new(1.0, 0.0, 0.0, 1.0),
+        ambient: Vec3::ONE,
+        sun: DirectionalLight {
+            intensity: 0.0,
+            ..DirectionalLight::default()
+        },
+        instances: &floor,
+        sky: Some(green_over_black()),
+        ..FrameData::default()
+    };
+    let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
+    let image = renderer
+        .render_to_image(&ctx, &frame, 32, 32)
+        .expect("renders");
+    let [r, g, b, _] = image.get_pixel(16, 2).0;
+    assert!(
+        g > 240 && r < 10 && b < 10,
+        "the sky, not the red clear colour, above: {r} {g} {b}"
+    );
+    // A white matte floor under a green upper hemisphere and a black lower
+    // one: green irradiance, the half of the hemisphere's (2/3 + 1) / 2... all
+    // of it green. Below the horizon in the image.
+    let [r, g, b, _] = image.get_pixel(16, 28).0;
+    assert!(
+        g > 150 && r < 30 && b < 30,
+        "the floor lit green by the sky: {r} {g} {b}"
+    );
+    // Without the sky: the hemisphere (grey) and the clear colour.
+    let plain = FrameData { sky: None, ..frame };
+    let image = renderer
+        .render_to_image(&ctx, &plain, 32, 32)
+        .expect("renders");
+    let [r, g, _, _] = image.get_pixel(16, 2).0;
+    assert!(r > 240 && g < 10, "the clear colour again: {r} {g}");
+    let [r, g, b, _] = image.get_pixel(16, 28).0;
+    assert!(
+        r.abs_diff(g) < 8 && g.abs_diff(b) < 8,
+        "a grey hemisphere's light: {r} {g} {b}"
+    );
+}
+
+/// The bundled harbour sky behind a mirror, a rough metal and a matte ball,
+/// all lit by it alone (ACES).
+#[test]
+fn the_harbour_sky() {
+    use keel_engine::assets::load_sky;
+    let Some(ctx) = gpu_or_skip() else { return };
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/skies/harbour.hdr");
+    let sky = load_sky(&path).expect("the bundled sky loads");
+    let balls: Vec<MeshInstance> = [
+        (-1.3, 1.0, 0.0, 1.0),
+        (0.0, 1.0, 0.45, 1.0),
+        (1.3, 0.0, 1.0, 0.8),
+    ]
+    .into_iter()
+    .map(|(x, metallic, roughness, grey)| MeshInstance {
+        cast_shadows: false,
+        mesh: Primitive::Sphere.into(),
+        model: Affine3A::from_translation(Vec3::new(x, 0.0, 0.0)),
+        material: Material {
+            metallic,
+            roughness,
+            ..Material::from_color(Vec4::new(grey, grey, grey, 1.0))
+        },
+    })
+    .collect();
+    let frame = FrameData {
+        camera: Camera {
+            position: Vec3::new(0.0, 0.4, 3.2),
+            target: Vec3::new(0.0, 0.1, 0.0),
+            ..Camera::default()
+        },
+        ambient: Vec3::ONE,
+        sun: DirectionalLight {
+            intensity: 0.0,
+            ..DirectionalLight::default()
+        },
+        instances: &balls,
+        sky: Some(sky),
+        post: PostSettings {
+            tonemapper: Tonemapper::AcesFitted,
+            ..PostSettings::default()
+        },
+        ..FrameData::default()
+    };
+    let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
+    let image = renderer
+        .render_to_image(&ctx, &frame, 256, 128)
+        .expect("renders");
+    assert_matches_golden("harbour_sky", &image);
+}

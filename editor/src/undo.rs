@@ -250,7 +250,7 @@ impl Edit {
                 }
             }
             Edit::Environment { before, after } => {
-                scene.environment = if forward { *after } else { *before };
+                scene.environment = if forward { after } else { before }.clone();
             }
             Edit::Group(edits) => {
                 let count = edits.len();
@@ -307,7 +307,7 @@ impl Edit {
     fn absorb(&mut self, next: &Edit) -> bool {
         match (self, next) {
             (Edit::Environment { after, .. }, Edit::Environment { after: a, .. }) => {
-                *after = *a;
+                after.clone_from(a);
                 true
             }
             (
@@ -316,7 +316,7 @@ impl Edit {
                     node: n, after: a, ..
                 },
             ) if node == n => {
-                *after = *a;
+                after.clone_from(a);
                 true
             }
             (

@@ -13,7 +13,7 @@ use keel_engine::scene::MeshRenderer;
 fn with_nothing_selected_the_inspector_edits_the_shadows_undoably() {
     let mut h = editor(small_scene(), None);
     h.run();
-    let before = h.state().doc.scene().environment;
+    let before = h.state().doc.scene().environment.clone();
     h.get_by_label("Depth bias").set_value_accesskit(2.5);
     h.run();
     h.get_by_label("Shadow distance").set_value_accesskit(40.0);
@@ -58,7 +58,7 @@ fn exposure_tonemapper_and_bloom_are_edited_in_the_same_panel() {
 #[test]
 fn an_out_of_range_setting_is_refused_naming_the_field() {
     let mut doc = keel_editor::Document::new(small_scene(), None);
-    let mut env = doc.scene().environment;
+    let mut env = doc.scene().environment.clone();
     env.shadows.cascades = 7;
     let error = doc.set_environment(env, None).unwrap_err().to_string();
     assert!(error.contains("shadows.cascades"), "{error}");
@@ -157,4 +157,47 @@ fn a_spot_light_casts_shadows_from_its_checkbox() {
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
     h.run();
     assert!(!casts(&h), "undone");
+}
+
+#[test]
+fn a_sky_image_is_chosen_cleared_and_undone_in_the_environment_panel() {
+    let mut h = editor(small_scene(), None);
+    h.run();
+    let harbour = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../assets/skies/harbour.hdr")
+        .canonicalize()
+        .unwrap();
+    let sky = |h: &egui_kittest::Harness<'_, keel_editor::EditorApp>| {
+        h.state().doc.scene().environment.sky.clone()
+    };
+    assert_eq!(sky(&h), None);
+    h.get_by_label("Sky image").click();
+    h.run();
+    h.get_by_label("Sky image")
+        .type_text(&harbour.display().to_string());
+    h.run();
+    h.key_press(egui::Key::Enter);
+    h.run();
+    assert_eq!(
+        sky(&h),
+        Some(harbour.clone()),
+        "the typed sky is loaded and set"
+    );
+
+    h.get_by_label("Clear sky").click();
+    h.run();
+    assert_eq!(sky(&h), None, "back to the hemisphere");
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    assert_eq!(sky(&h), Some(harbour), "undone");
+
+    // A file that is no sky: the scene keeps its sky and the status says why.
+    h.get_by_label("Sky image").click();
+    h.run();
+    h.get_by_label("Sky image")
+        .type_text("/nonexistent/none.hdr");
+    h.run();
+    h.key_press(egui::Key::Enter);
+    h.run();
+    assert!(sky(&h).is_some(), "a bad path changes nothing");
 }

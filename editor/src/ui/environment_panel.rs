@@ -1,8 +1,10 @@
 //! The inspector's environment panel, shown when nothing is selected (as a
 //! scene's world settings are in Godot and Unity): background and ambient
 //! colour, exposure, tonemapper and bloom, and the sun's shadows (cascades,
-//! distance, resolution, depth bias and normal offset), each change one
-//! undoable edit.
+//! distance, resolution, depth bias and normal offset), the sky image, each
+//! change one undoable edit.
+
+use std::path::{Path, PathBuf};
 
 use egui::Ui;
 use keel_engine::render::{MAX_CASCADES, Tonemapper};
@@ -115,4 +117,53 @@ pub(super) fn environment_ui(ui: &mut Ui, env: &mut Environment, tracker: &mut T
                 tracker,
             );
         });
+}
+
+/// What the sky row asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum SkyRequest {
+    /// Light the scene with the image at this path (as typed).
+    Set(PathBuf),
+    /// Back to the sky/ground hemisphere.
+    Clear,
+}
+
+/// The sky image row: the path being typed in `draft` (the current sky's
+/// when nothing is being typed), applied with Enter; a button clears it.
+pub(super) fn sky_ui(
+    ui: &mut Ui,
+    draft: &mut Option<String>,
+    current: Option<&Path>,
+) -> Option<SkyRequest> {
+    let mut request = None;
+    egui::Grid::new("sky_grid").num_columns(2).show(ui, |ui| {
+        ui.label("Sky image (.hdr)");
+        let shown = current.map_or_else(String::new, |p| p.display().to_string());
+        let text = draft.get_or_insert(shown);
+        let field = ui
+            .add(egui::TextEdit::singleline(text).hint_text("none: the hemisphere"))
+            .accessible_name("Sky image");
+        if field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
+            let typed = text.trim();
+            request = Some(if typed.is_empty() {
+                SkyRequest::Clear
+            } else {
+                SkyRequest::Set(PathBuf::from(typed))
+            });
+        }
+        if !field.has_focus() && request.is_none() {
+            // Not being typed: follow the scene (undo, another file).
+            *draft = None;
+        }
+        ui.end_row();
+        ui.label("");
+        if ui
+            .add_enabled(current.is_some(), egui::Button::new("Clear sky"))
+            .clicked()
+        {
+            request = Some(SkyRequest::Clear);
+        }
+        ui.end_row();
+    });
+    request
 }

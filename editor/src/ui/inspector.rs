@@ -14,6 +14,8 @@
 //! with the reason in red so the user can finish it (lifetime min dragged past
 //! max, then max raised).
 
+use std::path::Path;
+
 use egui::{DragValue, Ui};
 use glam::{EulerRot, Quat, Vec3, Vec4};
 use keel_engine::assets::{AlphaMode, MeshRef, Primitive, registry};
@@ -27,7 +29,7 @@ use keel_engine::scene::{
 use crate::component::{ComponentKind, ComponentValue};
 use crate::document::{Document, primitive_name};
 use crate::ui::Status;
-use crate::ui::environment_panel::environment_ui;
+use crate::ui::environment_panel::{SkyRequest, environment_ui, sky_ui};
 use crate::ui::widgets::{Tracker, checkbox, color_row, number, vec3_row};
 
 /// State of the inspector panel.
@@ -43,6 +45,8 @@ pub struct Inspector {
     name: Option<(NodeId, String)>,
     /// An emitter edit that failed validation, shown until it is fixed.
     emitter_draft: Option<EmitterDraft>,
+    /// The sky image path being typed.
+    sky_draft: Option<String>,
 }
 
 /// An emitter being edited into a valid state.
@@ -122,11 +126,38 @@ impl Inspector {
 
     fn environment_ui(&mut self, ui: &mut Ui, doc: &mut Document, status: &mut Status) {
         let mut tracker = Tracker::new();
-        let mut env = doc.scene().environment;
+        let mut env = doc.scene().environment.clone();
         egui::ScrollArea::vertical()
             .id_salt("environment_scroll")
             .auto_shrink([false, false])
-            .show(ui, |ui| environment_ui(ui, &mut env, &mut tracker));
+            .show(ui, |ui| {
+                environment_ui(ui, &mut env, &mut tracker);
+                ui.add_space(4.0);
+                ui.strong("Sky");
+                match sky_ui(ui, &mut self.sky_draft, env.sky.as_deref()) {
+                    Some(SkyRequest::Clear) => {
+                        env.sky = None;
+                        tracker.changed = true;
+                    }
+                    Some(SkyRequest::Set(typed)) => {
+                        // Relative paths are the scene file's folder's, as in the file.
+                        let path = match &doc.path {
+                            Some(file) if typed.is_relative() => {
+                                file.parent().unwrap_or(Path::new(".")).join(&typed)
+                            }
+                            _ => typed,
+                        };
+                        match keel_engine::assets::load_sky(&path) {
+                            Ok(_) => {
+                                env.sky = Some(std::fs::canonicalize(&path).unwrap_or(path));
+                                tracker.changed = true;
+                            }
+                            Err(e) => status.error(e.to_string()),
+                        }
+                    }
+                    None => {}
+                }
+            });
         if tracker.changed {
             let key = self.merge_key();
             if let Err(e) = doc.set_environment(env, Some(key)) {

@@ -10,7 +10,7 @@ mod shadows;
 
 use glam::{Affine3A, Vec3, Vec4};
 
-use crate::assets::{AlphaMode, MeshRef};
+use crate::assets::{AlphaMode, MeshRef, loaded_sky};
 use crate::render::{
     BatchKey, Camera, DeformedInstance, DirectionalLight, FrameData, GpuInstance, LineVertex,
     MAX_SHADOW_VIEWS, MeshInstance, OrbitController, PackedInstances, PointLight, Spot, push_aabb,
@@ -361,7 +361,7 @@ impl FrameBuffers {
                 }
             }
         }
-        let env = scene.environment;
+        let env = &scene.environment;
         FrameData {
             camera,
             clear_color: env.clear_color.extend(1.0),
@@ -381,6 +381,8 @@ impl FrameBuffers {
             },
             shadows: env.shadows,
             post: env.post,
+            // Loaded with the scene; never read from disk here.
+            sky: env.sky.as_deref().and_then(loaded_sky),
             casters: self.caster_frames(),
             deformed: &self.deformed,
             joints: &self.palette.matrices,

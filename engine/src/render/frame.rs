@@ -16,7 +16,7 @@ use super::shadow::{
 };
 use std::ops::Range;
 
-use crate::assets::{Material, MeshHandle, MeshRef};
+use crate::assets::{Material, MeshHandle, MeshRef, SkyHandle};
 use crate::particles::ParticleInstance;
 
 /// Point lights beyond this many are ignored (the uniform block has fixed room).
@@ -204,6 +204,10 @@ pub struct FrameData<'a> {
     pub shadows: ShadowSettings,
     /// Exposure, tonemapper and bloom.
     pub post: PostSettings,
+    /// The sky image that lights the frame (image-based, scaled by `ambient`)
+    /// and is drawn behind it; `None`: the sky/ground hemisphere lights it
+    /// and the clear colour shows.
+    pub sky: Option<SkyHandle>,
     /// Per view of the shadow map (the sun's cascades, then the shadowed
     /// spots: [`MAX_SHADOW_VIEWS`]), the casters extraction found in it
     /// (packed like `packed`), drawn with the loose `instances` that cast.
@@ -237,6 +241,7 @@ impl Default for FrameData<'_> {
             packed: PackedInstances::default(),
             shadows: ShadowSettings::default(),
             post: PostSettings::default(),
+            sky: None,
             casters: [PackedInstances::default(); MAX_SHADOW_VIEWS],
             deformed: &[],
             joints: &[],

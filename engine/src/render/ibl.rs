@@ -11,6 +11,8 @@
 use half::f16;
 use wgpu::util::DeviceExt;
 
+use crate::assets::SkyImage;
+
 /// Face size of the cube the sky is drawn into (its mips feed the convolutions).
 const ENVIRONMENT_SIZE: u32 = 128;
 /// Face size of the specular map's first mip (a mirror's reflection).
@@ -23,49 +25,22 @@ const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
 /// Share of the sky that still reaches a surface facing straight down.
 pub(crate) const GROUND_AMBIENT: f32 = 0.35;
 
-/// A sky as an equirectangular image of linear RGB (u: longitude, 0.5 looking
-/// along -Z; v: latitude, 0 straight up).
-#[derive(Clone, Debug, PartialEq)]
-pub struct SkyImage {
-    /// Texels across.
-    pub width: u32,
-    /// Texels down.
-    pub height: u32,
-    /// Linear RGB, row by row from the top.
-    pub pixels: Vec<[f32; 3]>,
-}
-
-impl SkyImage {
-    /// The sky/ground hemisphere at unit strength: 1 straight up, falling
-    /// linearly with height to [`GROUND_AMBIENT`] straight down.
-    #[must_use]
-    pub fn hemisphere() -> Self {
-        let height = 64;
-        let pixels = (0..height)
-            .flat_map(|row| {
-                let latitude = (row as f32 + 0.5) / height as f32 * std::f32::consts::PI;
-                let up = latitude.cos() * 0.5 + 0.5;
-                let value = GROUND_AMBIENT + (1.0 - GROUND_AMBIENT) * up;
-                [[value; 3]; 4]
-            })
-            .collect();
-        Self {
-            width: 4,
-            height,
-            pixels,
-        }
-    }
-}
-
 /// The baked maps, bound with the globals (group 0, bindings 3 to 5).
 #[derive(Debug)]
 pub(crate) struct EnvironmentMaps {
+    /// The sky image itself (the background draws it).
+    sky: wgpu::TextureView,
     specular: wgpu::TextureView,
     irradiance: wgpu::TextureView,
     sampler: wgpu::Sampler,
 }
 
 impl EnvironmentMaps {
+    /// The sky image as uploaded (equirectangular).
+    pub(crate) fn sky(&self) -> &wgpu::TextureView {
+        &self.sky
+    }
+
     /// The prefiltered specular map (a cube view of every mip).
     pub(crate) fn specular(&self) -> &wgpu::TextureView {
         &self.specular
@@ -179,6 +154,7 @@ impl EnvironmentMaps {
         }
         queue.submit([encoder.finish()]);
         Self {
+            sky: sky_view,
             specular: cube_view(&specular, 0, SPECULAR_LEVELS),
             irradiance: cube_view(&irradiance, 0, 1),
             sampler,
@@ -355,7 +331,7 @@ fn upload_sky(device: &wgpu::Device, queue: &wgpu::Queue, sky: &SkyImage) -> wgp
                 sky.height,
                 sky.pixels.len()
             );
-            fallback = SkyImage::hemisphere();
+            fallback = SkyImage::hemisphere(GROUND_AMBIENT);
             &fallback
         };
     let half = |v: f32| f16::from_f32(v).to_bits();

@@ -39,6 +39,7 @@ mod post;
 mod renderer;
 pub mod shadow;
 mod shadow_pass;
+mod sky_pass;
 pub mod surface;
 mod targets;
 mod texture;
@@ -60,7 +61,6 @@ pub use frame::{
     DeformedInstance, DirectionalLight, FrameData, LineVertex, MAX_POINT_LIGHTS, MeshInstance,
     PointLight, Spot, spot_shadows,
 };
-pub use ibl::SkyImage;
 pub use line_pass::{push_aabb, push_axes, push_grid};
 pub use post::{PostSettings, Tonemapper};
 pub use renderer::{RenderStats, Renderer};

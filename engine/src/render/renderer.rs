@@ -10,15 +10,17 @@ use image::RgbaImage;
 
 use super::capture::{CaptureTarget, capture_layout};
 use super::frame::{FrameData, Globals, spot_shadows};
-use super::ibl::{EnvironmentMaps, SkyImage};
+use super::ibl::{EnvironmentMaps, GROUND_AMBIENT};
 use super::line_pass::LinePass;
 use super::mesh_pass::MeshPass;
 use super::particle_pass::ParticlePass;
 use super::post::{PostPass, hdr_format};
 use super::shadow::{Cascades, cascades};
 use super::shadow_pass::ShadowPass;
+use super::sky_pass::SkyPass;
 use super::targets::{RenderTargets, choose_sample_count};
 use super::{GpuContext, RenderError};
+use crate::assets::{SkyHandle, SkyImage, sky};
 
 /// Counts from the last rendered frame.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -49,6 +51,10 @@ pub struct Renderer {
     globals_bind_group: wgpu::BindGroup,
     /// Ambient light: the sky baked for image-based lighting.
     environment: EnvironmentMaps,
+    /// The sky `environment` was baked from (`None`: the hemisphere).
+    baked_sky: Option<SkyHandle>,
+    /// Draws an image sky behind the frame.
+    sky: SkyPass,
     shadows: ShadowPass,
     mesh: MeshPass,
     lines: LinePass,
@@ -115,8 +121,10 @@ impl Renderer {
                 },
             ],
         });
-        let environment = EnvironmentMaps::bake(device, queue, &SkyImage::hemisphere());
+        let environment =
+            EnvironmentMaps::bake(device, queue, &SkyImage::hemisphere(GROUND_AMBIENT));
         let mesh = MeshPass::new(device, queue, &globals_layout, hdr, sample_count);
+        let sky = SkyPass::new(device, &globals_layout, (hdr, sample_count));
         let shadows = ShadowPass::new(device, &mesh);
         let globals_bind_group =
             bind_globals(device, &globals_layout, &globals, (&shadows, &environment));
@@ -132,6 +140,8 @@ impl Renderer {
             globals_layout,
             globals_bind_group,
             environment,
+            baked_sky: None,
+            sky,
             shadows,
             targets: None,
             capture: None,
@@ -211,13 +221,17 @@ impl Renderer {
         } else {
             Cascades::default()
         };
+        let new_sky = frame.sky != self.baked_sky;
+        if new_sky {
+            self.bake_sky(device, queue, frame.sky);
+        }
         let spots = spot_shadows(frame.point_lights, &frame.shadows);
         let globals = Globals::new(frame, aspect, (&cascades, &spots));
         queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
-        if self
+        let new_map = self
             .shadows
-            .prepare(device, queue, frame, (&cascades, &spots, &globals))
-        {
+            .prepare(device, queue, frame, (&cascades, &spots, &globals));
+        if new_map || new_sky {
             self.globals_bind_group = bind_globals(
                 device,
                 &self.globals_layout,
@@ -228,6 +242,7 @@ impl Renderer {
         self.mesh
             .upload_meshes(device, queue, self.shadows.groups());
         let mesh = self.mesh.prepare(device, queue, globals.view_proj(), frame);
+        self.sky.prepare(queue, globals.view_proj());
         self.lines.prepare(device, queue, frame);
         let particles = self.particles.prepare(device, queue, frame);
         self.stats = RenderStats {
@@ -277,11 +292,25 @@ impl Renderer {
             multiview_mask: None,
         });
         pass.set_bind_group(0, &self.globals_bind_group, &[]);
+        self.sky.record(&mut pass);
         self.mesh.record(&mut pass);
         self.lines.record(&mut pass);
         self.particles.record(&mut pass);
         drop(pass);
         self.post.record(encoder, target_view);
+    }
+
+    /// Bakes the lighting of `handle`'s sky (or the hemisphere) and shows it
+    /// behind the frame; a sky no longer loaded falls back to the hemisphere.
+    fn bake_sky(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, handle: Option<SkyHandle>) {
+        let image = handle.and_then(sky);
+        self.environment = match &image {
+            Some(image) => EnvironmentMaps::bake(device, queue, image),
+            None => EnvironmentMaps::bake(device, queue, &SkyImage::hemisphere(GROUND_AMBIENT)),
+        };
+        self.sky
+            .set_sky(device, image.is_some().then_some(&self.environment));
+        self.baked_sky = handle;
     }
 
     /// Renders `frame` offscreen at `width` x `height` and reads it back.

@@ -235,14 +235,20 @@ impl Components {
 }
 
 /// Lighting and background shared by the whole scene.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 #[serde(deny_unknown_fields)]
 pub struct Environment {
-    /// Linear RGB of the sky/background.
+    /// Linear RGB of the background (where no sky image is drawn).
     pub clear_color: Vec3,
-    /// Linear RGB of the light that reaches everything.
+    /// Linear RGB of the light that reaches everything: the sky's colour
+    /// (the sky/ground hemisphere), or the multiplier of the sky image.
     pub ambient: Vec3,
+    /// An equirectangular Radiance HDR image (`.hdr`) that lights the scene
+    /// (image-based) and is drawn behind it; none: the hemisphere. Absolute
+    /// here; scene files store it relative to themselves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sky: Option<std::path::PathBuf>,
     /// How the sun casts shadows.
     pub shadows: ShadowSettings,
     /// Exposure, tonemapper and bloom.
@@ -254,6 +260,7 @@ impl Default for Environment {
         Self {
             clear_color: Vec3::new(0.35, 0.5, 0.7),
             ambient: Vec3::splat(0.15),
+            sky: None,
             shadows: ShadowSettings::default(),
             post: PostSettings::default(),
         }

@@ -205,7 +205,19 @@ impl SceneFile {
         validate::camera(path, &self.camera)?;
         validate::environment(path, &self.environment)?;
         let mut scene = Scene::new();
-        scene.environment = self.environment;
+        scene.environment = self.environment.clone();
+        if let Some(written) = &self.environment.sky {
+            let absolute = resolve_model_path(path, &written.to_string_lossy());
+            let absolute = std::fs::canonicalize(&absolute).unwrap_or(absolute);
+            crate::assets::load_sky(&absolute).map_err(|error| {
+                Check::section(path, "environment").fail(
+                    "sky",
+                    "a readable equirectangular Radiance HDR image (.hdr)",
+                    error.to_string(),
+                )
+            })?;
+            scene.environment.sky = Some(absolute);
+        }
         scene.camera = self.camera;
         let mut ids: Vec<NodeId> = Vec::with_capacity(self.nodes.len());
         for (index, record) in self.nodes.iter().enumerate() {
@@ -326,9 +338,13 @@ impl Scene {
                 }),
             });
         }
+        let mut environment = self.environment.clone();
+        if let (Some(sky), Some(dir)) = (&environment.sky, dir) {
+            environment.sky = Some(relative_model_path(sky, dir).into());
+        }
         SceneFile {
             version: SCENE_VERSION,
-            environment: self.environment,
+            environment,
             camera: self.camera,
             nodes,
         }

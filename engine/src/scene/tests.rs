@@ -549,3 +549,35 @@ proptest! {
         let _ = Scene::from_text(&text, Path::new("mangled.ron"));
     }
 }
+
+#[test]
+fn a_sky_image_is_loaded_relative_to_the_scene_and_saved_so() {
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets");
+    let scene_path = assets.join("scenes/sky_test.ron");
+    let text = "(version: 2, environment: (sky: \"../skies/harbour.hdr\"), nodes: [])";
+    let scene = Scene::from_text(text, &scene_path).expect("the bundled sky loads");
+    let sky = scene.environment.sky.clone().expect("a sky");
+    assert!(
+        sky.is_absolute() && sky.ends_with("skies/harbour.hdr"),
+        "{}",
+        sky.display()
+    );
+    let handle = crate::assets::loaded_sky(&sky).expect("loaded with the scene");
+    let image = crate::assets::sky(handle).unwrap();
+    assert_eq!((image.width, image.height), (1024, 512));
+    let written = scene.to_file_in(Some(&assets.join("scenes")));
+    assert_eq!(
+        written.environment.sky.as_deref(),
+        Some(Path::new("../skies/harbour.hdr")),
+        "written relative to the scene's folder"
+    );
+
+    let missing = "(version: 2, environment: (sky: \"../skies/none.hdr\"), nodes: [])";
+    let error = Scene::from_text(missing, &scene_path)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("sky_test.ron") && error.contains("sky") && error.contains("none.hdr"),
+        "{error}"
+    );
+}

@@ -37,7 +37,8 @@ impl<'a> Check<'a> {
         }
     }
 
-    fn section(path: &'a Path, section: &'static str) -> Self {
+    /// Checks for a section of the file (`environment`, `camera`).
+    pub(super) fn section(path: &'a Path, section: &'static str) -> Self {
         Self {
             path,
             place: Place::Section(section),
