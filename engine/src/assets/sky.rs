@@ -170,18 +170,12 @@ pub fn add_sky(image: SkyImage) -> SkyHandle {
     SkyHandle((skies.len() - 1) as u32)
 }
 
-/// The newest load of the file at `path` (absolute, as scenes hold it), if
-/// any: what extraction hands the renderer. Never reads the disk.
+/// The newest load of the file at `path` (canonical, as [`load_sky`] and
+/// scenes hold it), if any: what extraction hands the renderer each frame.
+/// Never reads the disk, never allocates.
 #[must_use]
 pub fn loaded_sky(path: &Path) -> Option<SkyHandle> {
     let skies = SKIES.read().unwrap_or_else(PoisonError::into_inner);
-    let canonical;
-    let path = if skies.iter().any(|s| s.path == path) {
-        path
-    } else {
-        canonical = std::fs::canonicalize(path).ok()?;
-        canonical.as_path()
-    };
     skies
         .iter()
         .rposition(|s| s.path == path)
@@ -249,7 +243,7 @@ mod tests {
             .unwrap();
         let handle = load_sky(&path).expect("loads");
         assert_eq!(load_sky(&path).unwrap(), handle, "cached");
-        assert_eq!(loaded_sky(&path), Some(handle));
+        assert_eq!(loaded_sky(&path.canonicalize().unwrap()), Some(handle));
         let image = sky(handle).unwrap();
         assert_eq!((image.width, image.height), (MAX_SKY_WIDTH, 2));
         assert!(
