@@ -257,17 +257,14 @@ impl Importer<'_> {
         vertex_count: usize,
         element: &str,
     ) -> Result<Vec<MorphTarget>, ModelError> {
-        let sources = &self.sources;
-        let reader = primitive.reader(|buffer| sources.buffer(buffer.index()));
-        let mut targets = Vec::new();
-        for ((t, target), (positions, normals, _)) in primitive
-            .morph_targets()
-            .enumerate()
-            .zip(reader.read_morph_targets())
-        {
+        // Every accessor is checked before the reader is asked for any: it
+        // builds each target's iterators at once, and trusts their layouts.
+        for (t, target) in primitive.morph_targets().enumerate() {
             for (name, accessor) in [
                 ("POSITION", target.positions()),
                 ("NORMAL", target.normals()),
+                // Not blended (tangents follow the base mesh), but read.
+                ("TANGENT", target.tangents()),
             ] {
                 let Some(accessor) = accessor else { continue };
                 let usage = format!("{name} of {element}.targets[{t}]");
@@ -281,6 +278,11 @@ impl Importer<'_> {
                     });
                 }
             }
+        }
+        let sources = &self.sources;
+        let reader = primitive.reader(|buffer| sources.buffer(buffer.index()));
+        let mut targets = Vec::new();
+        for (positions, normals, _) in reader.read_morph_targets() {
             targets.push(MorphTarget {
                 positions: collect_or_zeros(positions, vertex_count),
                 normals: collect_or_zeros(normals, vertex_count),
