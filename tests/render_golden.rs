@@ -644,30 +644,32 @@ fn materials_read_textures_through_their_set_transform_sampler_and_vertex_colour
     // Black still reflects a little of the sun (a dielectric's 4%).
     let (dark, bright) = (|p: [u8; 2]| p[0] < 60, |p: [u8; 2]| p[0] > 150);
     let halves = |name: &str| (row(name)[3], row(name)[12]);
-    let (left, right) = halves("plain");
-    assert!(
-        dark(left) && bright(right),
-        "black left, white right: {:?}",
-        row("plain")
-    );
-    let (left, right) = halves("second set");
-    assert!(
-        bright(left) && dark(right),
-        "TEXCOORD_1 runs the other way: {:?}",
-        row("second set")
-    );
-    let (left, right) = halves("offset, repeating");
-    assert!(
-        bright(left) && dark(right),
-        "shifted half a texture, wrapped: {:?}",
-        row("offset, repeating")
-    );
-    let (left, right) = halves("offset, clamped");
-    assert!(
-        bright(left) && bright(right),
-        "shifted and clamped to the white edge: {:?}",
-        row("offset, clamped")
-    );
+    // (case, left bright, right bright, why)
+    let expected = [
+        ("plain", false, true, "black left, white right"),
+        ("second set", true, false, "TEXCOORD_1 runs the other way"),
+        (
+            "offset, repeating",
+            true,
+            false,
+            "shifted half a texture, wrapped",
+        ),
+        (
+            "offset, clamped",
+            true,
+            true,
+            "shifted and clamped to the white edge",
+        ),
+    ];
+    for (name, left_bright, right_bright, why) in expected {
+        let (left, right) = halves(name);
+        let looks = |p, lit| if lit { bright(p) } else { dark(p) };
+        assert!(
+            looks(left, left_bright) && looks(right, right_bright),
+            "{name}: {why}: {:?}",
+            row(name)
+        );
+    }
     // Just left of the middle: nearest is the black texel, linear a blend.
     let (nearest, linear) = (row("plain")[7][0], row("linear")[7][0]);
     assert!(

@@ -11,6 +11,7 @@
 use half::f16;
 use wgpu::util::DeviceExt;
 
+use super::post::fullscreen_pipeline;
 use crate::assets::SkyImage;
 
 /// Face size of the cube the sky is drawn into (its mips feed the convolutions).
@@ -216,27 +217,13 @@ impl Baker {
             immediate_size: 0,
         });
         let pipeline = |entry: &str| {
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(entry),
-                layout: Some(&pipeline_layout),
-                vertex: wgpu::VertexState {
-                    module: &shader,
-                    entry_point: Some("vs_face"),
-                    compilation_options: wgpu::PipelineCompilationOptions::default(),
-                    buffers: &[],
-                },
-                primitive: wgpu::PrimitiveState::default(),
-                depth_stencil: None,
-                multisample: wgpu::MultisampleState::default(),
-                fragment: Some(wgpu::FragmentState {
-                    module: &shader,
-                    entry_point: Some(entry),
-                    compilation_options: wgpu::PipelineCompilationOptions::default(),
-                    targets: &[Some(FORMAT.into())],
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
+            fullscreen_pipeline(
+                device,
+                &pipeline_layout,
+                &shader,
+                ("vs_face", entry),
+                FORMAT.into(),
+            )
         };
         Self {
             sky: pipeline("fs_sky"),
