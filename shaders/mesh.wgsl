@@ -120,9 +120,10 @@ struct VertexOut {
     @location(2) uv: vec2<f32>,
     // The instance's base colour times the vertex colour.
     @location(3) color: vec4<f32>,
-    @location(4) emissive: vec3<f32>,
+    // Per instance, so not interpolated (a software rasteriser then skips them).
+    @location(4) @interpolate(flat) emissive: vec3<f32>,
     // Metallic, roughness, alpha cutoff.
-    @location(5) metal_rough: vec4<f32>,
+    @location(5) @interpolate(flat) metal_rough: vec4<f32>,
     // xyz: the world tangent, w: the bitangent's handedness.
     @location(6) world_tangent: vec4<f32>,
     @location(7) uv1: vec2<f32>,
@@ -299,6 +300,23 @@ fn sun_visibility(position: vec3<f32>, n: vec3<f32>) -> f32 {
     return mix(lit, 1.0, fade);
 }
 
+// Light from a point or spot light arriving at a surface point.
+struct Incoming {
+    // Unit direction towards the light.
+    l: vec3<f32>,
+    distance: f32,
+    radiance: vec3<f32>,
+}
+
+fn incoming(light: PointLight, position: vec3<f32>) -> Incoming {
+    let to_light = light.position_range.xyz - position;
+    let distance = length(to_light);
+    let l = to_light / max(distance, 0.0001);
+    let cone = clamp(dot(light.spot.xyz, -l) * light.color.w + light.spot.w, 0.0, 1.0);
+    let radiance = light.color.rgb * range_falloff(distance, light.position_range.w) * cone * cone;
+    return Incoming(l, distance, radiance);
+}
+
 // How much of spot light `light` reaches `position` (1: lit): its layer of
 // the shadow map, sampled 3 x 3 with comparison like the sun's, the receiver
 // moved off the surface and towards the light by texels of the spot's map
@@ -404,18 +422,20 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) ve
     let sun = globals.sun_color.rgb * sun_visibility(in.world_position, n);
     color += shade(albedo, metallic, alpha, n, v, globals.sun_direction.xyz, sun);
 
+    // The lights without shadows first, then the shadowed spots (the
+    // renderer orders them so): two loops of uniform length, so a rasteriser
+    // that runs both sides of a branch never samples shadows it doesn't need.
     let count = min(globals.point_count.x, MAX_POINT_LIGHTS);
-    for (var i = 0u; i < count; i += 1u) {
+    let plain = count - min(globals.point_count.y, count);
+    for (var i = 0u; i < plain; i += 1u) {
+        let c = incoming(globals.point_lights[i], in.world_position);
+        color += shade(albedo, metallic, alpha, n, v, c.l, c.radiance);
+    }
+    for (var i = plain; i < count; i += 1u) {
         let light = globals.point_lights[i];
-        let to_light = light.position_range.xyz - in.world_position;
-        let distance = length(to_light);
-        let l = to_light / max(distance, 0.0001);
-        let cone = clamp(dot(light.spot.xyz, -l) * light.color.w + light.spot.w, 0.0, 1.0);
-        var radiance = light.color.rgb * range_falloff(distance, light.position_range.w) * cone * cone;
-        if light.shadow.x >= 0.0 && cone > 0.0 {
-            radiance *= spot_visibility(light, in.world_position, n, l, distance);
-        }
-        color += shade(albedo, metallic, alpha, n, v, l, radiance);
+        let c = incoming(light, in.world_position);
+        let lit = spot_visibility(light, in.world_position, n, c.l, c.distance);
+        color += shade(albedo, metallic, alpha, n, v, c.l, c.radiance * lit);
     }
     // Alpha mask: all or nothing at the cutoff (z).
     if MASKED && opacity < in.metal_rough.z {

@@ -285,7 +285,8 @@ pub(crate) struct Globals {
     /// Unit vector from the surface towards the sun.
     sun_direction: [f32; 4],
     sun_color: [f32; 4],
-    /// x: number of point lights in use.
+    /// x: number of point lights in use, y: how many of them (the last
+    /// ones) are spots casting shadows.
     point_count: [u32; 4],
     point_lights: [GpuPointLight; MAX_POINT_LIGHTS],
     /// Unit view direction: view depth is `dot(p - camera_position, camera_forward)`.
@@ -336,12 +337,18 @@ impl Globals {
                 shadow: [-1.0, 0.0, 0.0, 0.0],
             };
         }
+        // Shadowed spots go last, in their order, so the shader loops over
+        // the others and then over them (no per-light branch).
+        let mut shadowed = 0;
         for j in 0..spots.count {
-            if let Some(slot) = point_lights.get_mut(spots.light[j]) {
+            if let Some(slot) = point_lights[..used].get_mut(spots.light[j]) {
                 let layer = (cascades.count + j) as f32;
                 slot.shadow = [layer, j as f32, spots.texel[j], 0.0];
+                shadowed += 1;
             }
         }
+        point_lights[..used].sort_by_key(|light| light.shadow[0] >= 0.0);
+        point_lights[used - shadowed..used].sort_by(|a, b| a.shadow[1].total_cmp(&b.shadow[1]));
         let sun = &frame.sun;
         Self {
             view_proj: view_proj.to_cols_array_2d(),
@@ -354,7 +361,12 @@ impl Globals {
                 .extend(0.0)
                 .to_array(),
             sun_color: (sun.color * sun.intensity).extend(0.0).to_array(),
-            point_count: [u32::try_from(used).unwrap_or(0), 0, 0, 0],
+            point_count: [
+                u32::try_from(used).unwrap_or(0),
+                u32::try_from(shadowed).unwrap_or(0),
+                0,
+                0,
+            ],
             point_lights,
             camera_forward: camera.forward().extend(0.0).to_array(),
             shadow_matrices: cascades.view_proj.map(|m| m.to_cols_array_2d()),
@@ -402,6 +414,51 @@ mod tests {
         let globals = Globals::new(&frame, 1.0, (&Cascades::default(), &SpotShadows::default()));
         assert_eq!(globals.point_count[0] as usize, MAX_POINT_LIGHTS);
         assert_eq!(globals.point_lights[7].position_range[0], 7.0);
+    }
+
+    #[test]
+    fn shadowed_spots_are_packed_last_in_their_shadow_order() {
+        let spot = |x: f32, cast_shadows| PointLight {
+            position: Vec3::new(x, 3.0, 0.0),
+            spot: Some(Spot {
+                direction: Vec3::NEG_Y,
+                cos_inner: 0.9,
+                cos_outer: 0.8,
+            }),
+            cast_shadows,
+            ..PointLight::default()
+        };
+        let lights = [
+            spot(0.0, true),
+            spot(1.0, false),
+            spot(2.0, true),
+            spot(3.0, false),
+        ];
+        let frame = FrameData {
+            point_lights: &lights,
+            ..FrameData::default()
+        };
+        let spots = spot_shadows(&lights, &ShadowSettings::default());
+        assert_eq!((spots.count, &spots.light[..2]), (2, &[0, 2][..]));
+        let cascades = Cascades {
+            count: 3,
+            ..Cascades::default()
+        };
+        let globals = Globals::new(&frame, 1.0, (&cascades, &spots));
+        assert_eq!(globals.point_count[..2], [4, 2]);
+        let order: Vec<f32> = globals.point_lights[..4]
+            .iter()
+            .map(|l| l.position_range[0])
+            .collect();
+        assert_eq!(
+            order,
+            [1.0, 3.0, 0.0, 2.0],
+            "plain lights first, then the shadowed in order"
+        );
+        // Layers after the cascades, and each spot's index among the shadowed.
+        assert_eq!(globals.point_lights[2].shadow[..2], [3.0, 0.0]);
+        assert_eq!(globals.point_lights[3].shadow[..2], [4.0, 1.0]);
+        assert_eq!(globals.point_lights[0].shadow[0], -1.0);
     }
 
     #[test]
