@@ -11,7 +11,7 @@
 use half::f16;
 use wgpu::util::DeviceExt;
 
-use super::post::fullscreen_pipeline;
+use super::post::{fullscreen_instance, fullscreen_pipeline};
 use crate::assets::SkyImage;
 
 /// Face size of the cube the sky is drawn into (its mips feed the convolutions).
@@ -243,25 +243,7 @@ impl Baker {
         target: &wgpu::TextureView,
         instance: u32,
     ) {
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("ibl: face"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: target,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
-                    store: wgpu::StoreOp::Store,
-                },
-            })],
-            depth_stencil_attachment: None,
-            timestamp_writes: None,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
-        pass.set_pipeline(pipeline);
-        pass.set_bind_group(0, group, &[]);
-        pass.draw(0..3, instance..instance + 1);
+        fullscreen_instance(encoder, target, (pipeline, group), true, instance);
     }
 }
 

@@ -376,6 +376,18 @@ fn fullscreen(
     group: &wgpu::BindGroup,
     clear: bool,
 ) {
+    fullscreen_instance(encoder, target, (pipeline, group), clear, 0);
+}
+
+/// As [`fullscreen`], drawn as instance `instance` (which the shader may
+/// read: the IBL bake passes its cube face and mip that way).
+pub(super) fn fullscreen_instance(
+    encoder: &mut wgpu::CommandEncoder,
+    target: &wgpu::TextureView,
+    (pipeline, group): (&wgpu::RenderPipeline, &wgpu::BindGroup),
+    clear: bool,
+    instance: u32,
+) {
     let load = if clear {
         wgpu::LoadOp::Clear(wgpu::Color::BLACK)
     } else {
@@ -399,7 +411,7 @@ fn fullscreen(
     });
     pass.set_pipeline(pipeline);
     pass.set_bind_group(0, group, &[]);
-    pass.draw(0..3, 0..1);
+    pass.draw(0..3, instance..instance + 1);
 }
 
 /// A pipeline drawing one triangle over the whole target: no vertex buffers,
