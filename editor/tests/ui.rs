@@ -556,6 +556,65 @@ fn to_screen(h: &Harness<'_, EditorApp>, world: Vec3) -> Pos2 {
     )
 }
 
+/// Grabs the translate gizmo's X arrow of `node` near its tip and drags it
+/// `pixels` along the arrow's screen direction. The arrow runs from the
+/// node's origin along the screen image of +X; its tip is the farthest point
+/// along that line the gizmo picks (plane handles sit off the axis, the
+/// centre handle at the origin).
+fn drag_x_arrow(
+    h: &mut egui_kittest::Harness<'_, keel_editor::EditorApp>,
+    node: keel_engine::scene::NodeId,
+    pixels: f32,
+) {
+    let world = Vec3::from(h.state().doc.scene().world(node).unwrap().translation);
+    let origin = to_screen(h, world);
+    let along_x = (to_screen(h, world + Vec3::X * 0.01) - origin).normalized();
+    let tip = (1..200)
+        .map(|d| origin + along_x * d as f32)
+        .filter(|&p| h.state().viewport.gizmo.handle_at(p))
+        .last()
+        .expect("the gizmo has a handle along the node's x axis");
+    let grab = tip - along_x * 8.0;
+    assert!(
+        (grab - origin).length() > 30.0,
+        "the grabbed point is on the arrow, clear of the centre handle"
+    );
+    drag(h, grab, grab + along_x * pixels);
+}
+
+#[test]
+fn a_snapped_translate_drag_moves_in_whole_steps() {
+    let mut h = editor(small_scene(), None);
+    h.get_by_label("mast").click();
+    h.run();
+    h.run();
+    let mast = node(&h, "mast");
+    let before = h.state().doc.scene().local(mast).unwrap().translation;
+    h.state_mut().gizmo.snap = true;
+    h.state_mut().gizmo.steps.translate = 0.25;
+    drag_x_arrow(&mut h, mast, 90.0);
+    let moved = h.state().doc.scene().local(mast).unwrap().translation - before;
+    let steps = moved.x / 0.25;
+    assert!(moved.x > 0.2, "the drag moved the mast: {moved}");
+    assert!(
+        (steps - steps.round()).abs() < 1e-3,
+        "moved {} along x: not a whole number of 0.25 steps",
+        moved.x
+    );
+    // Without snapping the same drag lands between steps.
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    h.state_mut().gizmo.snap = false;
+    drag_x_arrow(&mut h, mast, 90.0);
+    let free = h.state().doc.scene().local(mast).unwrap().translation - before;
+    let steps = free.x / 0.25;
+    assert!(
+        (steps - steps.round()).abs() > 1e-3,
+        "unsnapped, {} is a whole number of steps only by chance",
+        free.x
+    );
+}
+
 #[test]
 fn dragging_the_translate_gizmos_x_arrow_moves_the_node_along_x_as_one_undo_step() {
     let mut h = editor(small_scene(), None);
@@ -568,22 +627,7 @@ fn dragging_the_translate_gizmos_x_arrow_moves_the_node_along_x_as_one_undo_step
     let orbit_before = h.state().viewport.rig.as_ref().unwrap().orbit;
     let start = h.state().doc.scene().to_file();
 
-    // The X arrow runs from the node's origin along the screen image of +X;
-    // its tip is the farthest point along that line the gizmo picks (plane
-    // handles sit off the axis, the centre handle at the origin).
-    let origin = to_screen(&h, world_before);
-    let along_x = (to_screen(&h, world_before + Vec3::X * 0.01) - origin).normalized();
-    let tip = (1..200)
-        .map(|d| origin + along_x * d as f32)
-        .filter(|&p| h.state().viewport.gizmo.handle_at(p))
-        .last()
-        .expect("the gizmo has a handle along the node's x axis");
-    let grab = tip - along_x * 8.0;
-    assert!(
-        (grab - origin).length() > 30.0,
-        "the grabbed point is on the arrow, clear of the centre handle"
-    );
-    drag(&mut h, grab, grab + along_x * 90.0);
+    drag_x_arrow(&mut h, mast, 90.0);
 
     let doc = &h.state().doc;
     let local = doc.scene().local(mast).unwrap();

@@ -115,6 +115,11 @@ impl TransformGizmo {
                 GizmoSpace::World => GizmoOrientation::Global,
             },
             pixels_per_point: ui.ctx().pixels_per_point(),
+            // The toolbar's toggle, or Ctrl held during the drag.
+            snapping: settings.snap || ui.input(|i| i.modifiers.ctrl),
+            snap_distance: settings.steps.translate.max(1e-4),
+            snap_angle: settings.steps.rotate_degrees.max(1e-3).to_radians(),
+            snap_scale: settings.steps.scale.max(1e-4),
             ..*self.gizmo.config()
         });
 

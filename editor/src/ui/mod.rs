@@ -729,6 +729,32 @@ impl EditorApp {
             for space in [GizmoSpace::Local, GizmoSpace::World] {
                 ui.selectable_value(&mut self.gizmo.space, space, space.label());
             }
+            ui.separator();
+            ui.toggle_value(&mut self.gizmo.snap, "Snap")
+                .on_hover_text("Drags move in whole steps (or hold Ctrl while dragging)");
+            let steps = &mut self.gizmo.steps;
+            let _ = ui
+                .add(
+                    egui::DragValue::new(&mut steps.translate)
+                        .speed(0.05)
+                        .range(0.01..=100.0),
+                )
+                .accessible_name("Snap distance");
+            let _ = ui
+                .add(
+                    egui::DragValue::new(&mut steps.rotate_degrees)
+                        .speed(1.0)
+                        .range(1.0..=180.0)
+                        .suffix("°"),
+                )
+                .accessible_name("Snap angle");
+            let _ = ui
+                .add(
+                    egui::DragValue::new(&mut steps.scale)
+                        .speed(0.01)
+                        .range(0.01..=10.0),
+                )
+                .accessible_name("Snap scale");
         });
     }
 

@@ -108,12 +108,37 @@ impl GizmoSpace {
 }
 
 /// The gizmo settings chosen in the toolbar.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct GizmoSettings {
     /// Translate, rotate or scale.
     pub mode: GizmoMode,
     /// Local or world axes.
     pub space: GizmoSpace,
+    /// Drags move in whole steps (also while Ctrl is held).
+    pub snap: bool,
+    /// The steps.
+    pub steps: SnapSteps,
+}
+
+/// Snapping increments of a gizmo drag (what the drag adds is a whole number of them).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SnapSteps {
+    /// World units a translation moves by.
+    pub translate: f32,
+    /// Degrees a rotation turns by.
+    pub rotate_degrees: f32,
+    /// What a scaling adds to the scale factor.
+    pub scale: f32,
+}
+
+impl Default for SnapSteps {
+    fn default() -> Self {
+        Self {
+            translate: 0.5,
+            rotate_degrees: 15.0,
+            scale: 0.1,
+        }
+    }
 }
 
 /// What the viewport keeps between frames.
