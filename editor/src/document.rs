@@ -880,6 +880,7 @@ pub fn primitive_name(primitive: Primitive) -> &'static str {
     }
 }
 
+mod clipboard;
 mod environment;
 mod recording;
 

@@ -823,3 +823,45 @@ fn importing_a_broken_model_shows_the_file_and_changes_nothing() {
     assert_eq!(h.state().doc.scene().to_file(), before);
     assert!(!h.state().doc.is_dirty());
 }
+
+#[test]
+fn ctrl_c_copies_a_subtree_as_scene_text_and_ctrl_v_pastes_it_into_another_scene() {
+    let mut h = editor(small_scene(), None);
+    h.get_by_label("mast").click();
+    h.run();
+    h.event(egui::Event::Copy);
+    // One frame: the clipboard command is in that frame's output only.
+    h.step();
+    let text = h
+        .output()
+        .platform_output
+        .commands
+        .iter()
+        .find_map(|c| match c {
+            egui::OutputCommand::CopyText(text) => Some(text.clone()),
+            _ => None,
+        })
+        .expect("the copy reached the clipboard");
+    assert!(text.contains("name: \"mast\""), "scene-file text:\n{text}");
+
+    // A second editor on another scene (nothing selected): pasted at the root.
+    let mut other = editor(small_scene(), None);
+    let masts = |h: &egui_kittest::Harness<'_, keel_editor::EditorApp>| {
+        let scene = h.state().doc.scene();
+        scene
+            .nodes()
+            .filter(|&n| scene.name(n) == Some("mast"))
+            .count()
+    };
+    assert_eq!(masts(&other), 1);
+    other.event(egui::Event::Paste(text));
+    other.run();
+    assert_eq!(masts(&other), 2, "the copy is in the second scene");
+    let pasted = other
+        .state()
+        .doc
+        .selection
+        .primary()
+        .expect("the paste is selected");
+    assert_eq!(other.state().doc.scene().parent(pasted), None);
+}

@@ -333,3 +333,53 @@ fn duplicate_delete_and_undo_on_a_100k_node_scene() {
     assert!(!d.scene().contains(copy));
     assert_eq!(d.scene().to_file(), before, "the scene as it was");
 }
+
+#[test]
+fn copied_subtrees_are_scene_text_that_pastes_into_another_scene_as_one_undo_step() {
+    let (source, ids) = doc();
+    let (mast, sea) = (ids[1], ids[3]);
+    // The mast (with its flag) and the sea: the flag comes along, the ship not.
+    let text = source.copy_text(&[mast, sea, ids[2]]).unwrap();
+    assert!(
+        text.contains("name: \"mast\"") && text.contains("rate: 3.0"),
+        "readable RON:\n{text}"
+    );
+    assert!(!text.contains("name: \"ship\""), "{text}");
+
+    let (mut target, target_ids) = doc();
+    let before = target.scene().to_file();
+    target.selection.set_all([target_ids[3]]);
+    let pasted = target.paste_text(&text).unwrap();
+    assert_eq!(pasted.len(), 2, "two roots pasted");
+    let scene = target.scene();
+    let names: Vec<&str> = scene.roots().map(|n| scene.name(n).unwrap()).collect();
+    assert_eq!(
+        names,
+        ["ship", "sea", "mast", "sea"],
+        "after the selected sea, in copy order"
+    );
+    let flag = scene
+        .children(pasted[0])
+        .next()
+        .expect("the flag came along");
+    assert_eq!(scene.get::<Spin>(flag).map(|s| s.rate), Some(3.0));
+    assert_eq!(
+        scene.local(pasted[0]).unwrap().translation,
+        source.scene().local(mast).unwrap().translation,
+        "local transforms kept"
+    );
+    assert_eq!(target.selection.nodes(), &pasted[..]);
+    assert_eq!(target.undo.len(), 1, "one undo entry");
+    target.undo().unwrap();
+    assert_eq!(target.scene().to_file(), before, "undone");
+
+    // Text that is no scene, or a bad value in it, changes nothing.
+    for bad in ["not a scene", &text.replace("rate: 3.0", "rate: inf")] {
+        let error = target.paste_text(bad).unwrap_err().to_string();
+        assert!(
+            error.contains("paste") && error.contains("<clipboard>"),
+            "{error}"
+        );
+        assert_eq!(target.scene().to_file(), before);
+    }
+}

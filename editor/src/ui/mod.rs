@@ -109,6 +109,9 @@ enum Action {
     Undo,
     Redo,
     Duplicate,
+    Copy,
+    Cut,
+    Paste(String),
     Delete,
     Rename,
     FrameSelection,
@@ -148,6 +151,8 @@ pub struct EditorApp {
     config_dir: Option<PathBuf>,
     autosave: Autosave,
     actions: Vec<Action>,
+    /// Text for the system clipboard, handed to egui at the end of the frame.
+    clipboard_out: Option<String>,
     quit: bool,
 }
 
@@ -200,6 +205,7 @@ impl EditorApp {
             config_dir,
             autosave: Autosave::new(AUTOSAVE_INTERVAL),
             actions: Vec::new(),
+            clipboard_out: None,
             quit: false,
         }
     }
@@ -390,6 +396,32 @@ impl EditorApp {
                 }
                 Err(e) => self.status.error(e.to_string()),
             },
+            Action::Copy | Action::Cut => {
+                let nodes = self.doc.selection.nodes().to_vec();
+                if nodes.is_empty() {
+                    return;
+                }
+                match self.doc.copy_text(&nodes) {
+                    Ok(text) => {
+                        self.clipboard_out = Some(text);
+                        if action == Action::Cut {
+                            self.run_action(Action::Delete);
+                        } else {
+                            self.status.info(format!("Copied {} node(s)", nodes.len()));
+                        }
+                    }
+                    Err(e) => self.status.error(e.to_string()),
+                }
+            }
+            Action::Paste(text) => match self.doc.paste_text(&text) {
+                Ok(pasted) => {
+                    for &node in &pasted {
+                        self.hierarchy.reveal(self.doc.scene(), node);
+                    }
+                    self.status.info(format!("Pasted {} node(s)", pasted.len()));
+                }
+                Err(e) => self.status.error(e.to_string()),
+            },
             Action::Delete => match self.doc.delete_selection() {
                 Ok(0) => {}
                 Ok(n) => self.status.info(format!("Deleted {n} node(s)")),
@@ -459,6 +491,15 @@ impl EditorApp {
                 shortcut(Modifiers::NONE, Key::F2, Action::Rename);
                 shortcut(Modifiers::NONE, Key::Comma, Action::StepBack);
                 shortcut(Modifiers::NONE, Key::Period, Action::StepForward);
+                // The platform turns Ctrl+C, X and V into these events.
+                for event in &i.events {
+                    match event {
+                        egui::Event::Copy => actions.push(Action::Copy),
+                        egui::Event::Cut => actions.push(Action::Cut),
+                        egui::Event::Paste(text) => actions.push(Action::Paste(text.clone())),
+                        _ => {}
+                    }
+                }
             }
         });
         self.actions.extend(actions);
@@ -510,6 +551,9 @@ impl EditorApp {
 
         for action in std::mem::take(&mut self.actions) {
             self.run_action(action);
+        }
+        if let Some(text) = self.clipboard_out.take() {
+            ui.ctx().copy_text(text);
         }
     }
 

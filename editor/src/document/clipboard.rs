@@ -1,0 +1,134 @@
+//! Copy, cut and paste of subtrees. The clipboard holds scene-file text (a
+//! version-2 scene whose nodes are the copied subtrees, models by absolute
+//! path), so a copy pastes into any open scene, into another editor, or into
+//! a text editor as readable RON; pasting checks every value as loading a
+//! scene file does before anything changes, and is one undo entry.
+
+use std::path::Path;
+
+use keel_engine::scene::{CameraSetup, Environment, NodeId, NodeRecord, SCENE_VERSION, SceneFile};
+
+use super::{Document, group};
+use crate::subtree::{self, Placement};
+use crate::undo::{Edit, EditError, Remap};
+
+/// What errors name as the file pasted text came from.
+const CLIPBOARD: &str = "<clipboard>";
+
+impl Document {
+    /// The subtrees of `nodes` (the top-most of them) as scene-file text.
+    ///
+    /// # Errors
+    /// [`EditError::NoSuchNode`] for a stale handle.
+    pub fn copy_text(&self, nodes: &[NodeId]) -> Result<String, EditError> {
+        let mut all: Vec<NodeRecord> = Vec::new();
+        for root in self.top_level(nodes)? {
+            let mut records =
+                subtree::extract(self.scene(), root).ok_or(EditError::NoSuchNode { node: root })?;
+            let offset = all.len();
+            for record in &mut records {
+                if let Some(parent) = &mut record.parent {
+                    *parent += offset;
+                }
+            }
+            all.extend(records);
+        }
+        let file = SceneFile {
+            version: SCENE_VERSION,
+            environment: Environment::default(),
+            camera: CameraSetup::default(),
+            nodes: all,
+        };
+        file.to_text(Path::new(CLIPBOARD))
+            .map_err(|source| EditError::Scene {
+                action: "copy".to_owned(),
+                source,
+            })
+    }
+
+    /// Pastes scene-file `text` (what [`Document::copy_text`] makes, or any
+    /// scene file's): its root nodes with their subtrees go right after the
+    /// primary selection, as its siblings (at the end of the roots when
+    /// nothing is selected), and become the selection. One undo entry.
+    ///
+    /// # Errors
+    /// [`EditError::Scene`] naming the line and field for text that is no
+    /// scene or holds a bad value; nothing changes then.
+    pub fn paste_text(&mut self, text: &str) -> Result<Vec<NodeId>, EditError> {
+        let origin = Path::new(CLIPBOARD);
+        let refused = |source| EditError::Scene {
+            action: "paste".to_owned(),
+            source,
+        };
+        let file = SceneFile::parse(text, origin).map_err(refused)?;
+        // Every value checked (and every model loaded) as a scene load does.
+        file.to_scene(origin).map_err(refused)?;
+        let scene = self.scene();
+        let at = match self
+            .selection
+            .primary()
+            .and_then(|n| Placement::of(scene, n))
+        {
+            Some(place) => Placement {
+                index: place.index + 1,
+                ..place
+            },
+            None => Placement {
+                parent: None,
+                index: scene.roots().len(),
+            },
+        };
+        let mut edits = Vec::new();
+        let mut pasted = Vec::new();
+        for (k, records) in subtrees(&file.nodes).into_iter().enumerate() {
+            let mut edit = Edit::Spawn {
+                at: Placement {
+                    index: at.index + k,
+                    ..at
+                },
+                records,
+                ids: vec![],
+            };
+            if let Err(e) = edit.apply(&mut self.world.scene, true, &mut Remap::new()) {
+                self.roll_back(edits);
+                return Err(e);
+            }
+            if let Edit::Spawn { ids, .. } = &edit {
+                pasted.push(ids[0]);
+            }
+            edits.push(edit);
+        }
+        if edits.is_empty() {
+            return Ok(pasted);
+        }
+        let label = match &edits[..] {
+            [Edit::Spawn { records, .. }] => format!("Paste {}", records[0].name),
+            many => format!("Paste {} nodes", many.len()),
+        };
+        self.record(group(edits), label);
+        self.selection.set_all(pasted.iter().copied());
+        Ok(pasted)
+    }
+}
+
+/// `nodes` (a scene file's, parents before children) cut into one list per
+/// root, each with parents relative to its own list.
+fn subtrees(nodes: &[NodeRecord]) -> Vec<Vec<NodeRecord>> {
+    let mut lists: Vec<Vec<NodeRecord>> = Vec::new();
+    // For each node: its list, and its position there.
+    let mut place: Vec<(usize, usize)> = Vec::with_capacity(nodes.len());
+    for record in nodes {
+        let mut record = record.clone();
+        let (list, parent) = match record.parent.and_then(|p| place.get(p).copied()) {
+            Some((list, position)) => (list, Some(position)),
+            None => {
+                lists.push(Vec::new());
+                (lists.len() - 1, None)
+            }
+        };
+        record.parent = parent;
+        place.push((list, lists[list].len()));
+        lists[list].push(record);
+    }
+    lists
+}
