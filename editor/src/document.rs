@@ -883,6 +883,7 @@ pub fn primitive_name(primitive: Primitive) -> &'static str {
 mod clipboard;
 mod environment;
 mod recording;
+mod rename;
 
 #[cfg(test)]
 mod tests;

@@ -47,6 +47,8 @@ pub struct Inspector {
     emitter_draft: Option<EmitterDraft>,
     /// The sky image path being typed.
     sky_draft: Option<String>,
+    /// The pattern being typed to rename a multi-selection.
+    rename_pattern: String,
 }
 
 /// An emitter being edited into a valid state.
@@ -97,6 +99,7 @@ impl Inspector {
                 "{} nodes selected; showing the last one",
                 doc.selection.len()
             ));
+            self.rename_many_ui(ui, doc, status);
         }
         let mut tracker = Tracker::new();
         // Model parts are rebuilt from their file at each load: shown, not edited.
@@ -122,6 +125,30 @@ impl Inspector {
         if !tracker.active {
             self.session = None;
         }
+    }
+
+    /// A pattern that renames every selected node (`*`: its name, `###`:
+    /// its number in the selection), applied with Enter.
+    fn rename_many_ui(&mut self, ui: &mut Ui, doc: &mut Document, status: &mut Status) {
+        ui.horizontal(|ui| {
+            ui.label("Rename all");
+            let field = ui
+                .add(
+                    egui::TextEdit::singleline(&mut self.rename_pattern)
+                        .hint_text("e.g. boat_### or * (old)"),
+                )
+                .accessible_name("Rename selection");
+            if field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
+                let nodes = doc.selection.nodes().to_vec();
+                match doc.rename_many(&nodes, &self.rename_pattern) {
+                    Ok(n) => {
+                        status.info(format!("Renamed {n} node(s)"));
+                        self.rename_pattern.clear();
+                    }
+                    Err(e) => status.error(e.to_string()),
+                }
+            }
+        });
     }
 
     fn environment_ui(&mut self, ui: &mut Ui, doc: &mut Document, status: &mut Status) {
