@@ -16,6 +16,7 @@
 
 mod animation_panel;
 pub mod dialogs;
+mod emitter_panel;
 mod environment_panel;
 mod files;
 pub mod gizmo;
