@@ -596,32 +596,13 @@ impl Document {
             let mut records =
                 subtree::extract(scene, node).ok_or(EditError::NoSuchNode { node })?;
             records[0].name = format!("{} (copy)", records[0].name);
-            let mut edit = Edit::Spawn {
-                at: Placement {
-                    index: place.index + 1,
-                    ..place
-                },
-                records,
-                ids: vec![],
+            let at = Placement {
+                index: place.index + 1,
+                ..place
             };
-            if let Err(e) = edit.apply(&mut self.world.scene, true, &mut Remap::new()) {
-                self.roll_back(edits);
-                return Err(e);
-            }
-            if let Edit::Spawn { ids, .. } = &edit {
-                copies.push(ids[0]);
-            }
-            edits.push(edit);
+            copies.push(self.push_spawn(&mut edits, at, records)?);
         }
-        if edits.is_empty() {
-            return Ok(copies);
-        }
-        let label = match &edits[..] {
-            [Edit::Spawn { records, .. }] => format!("Duplicate {}", records[0].name),
-            many => format!("Duplicate {} nodes", many.len()),
-        };
-        self.record(group(edits), label);
-        self.selection.set_all(copies.iter().copied());
+        self.record_spawns(edits, &copies, "Duplicate");
         Ok(copies)
     }
 
@@ -749,6 +730,45 @@ impl Document {
         self.names_version += 1;
         self.undo.push_applied(edit, label, None);
         self.recording_after_edit();
+    }
+
+    /// Spawns `records` (a subtree) at `at` and appends the edit to `edits`;
+    /// returns the new root. On failure the earlier `edits` are rolled back.
+    fn push_spawn(
+        &mut self,
+        edits: &mut Vec<Edit>,
+        at: Placement,
+        records: Vec<NodeRecord>,
+    ) -> Result<NodeId, EditError> {
+        let mut edit = Edit::Spawn {
+            at,
+            records,
+            ids: vec![],
+        };
+        if let Err(e) = edit.apply(&mut self.world.scene, true, &mut Remap::new()) {
+            self.roll_back(std::mem::take(edits));
+            return Err(e);
+        }
+        let Edit::Spawn { ids, .. } = &edit else {
+            unreachable!("built as a spawn above")
+        };
+        let root = ids[0];
+        edits.push(edit);
+        Ok(root)
+    }
+
+    /// Records the spawns of [`Document::push_spawn`] as one undo entry
+    /// ("`verb` name", or "`verb` n nodes") and selects their `roots`.
+    fn record_spawns(&mut self, edits: Vec<Edit>, roots: &[NodeId], verb: &str) {
+        if edits.is_empty() {
+            return;
+        }
+        let label = match &edits[..] {
+            [Edit::Spawn { records, .. }] => format!("{verb} {}", records[0].name),
+            many => format!("{verb} {} nodes", many.len()),
+        };
+        self.record(group(edits), label);
+        self.selection.set_all(roots.iter().copied());
     }
 
     /// Undoes already-applied parts of a group whose later part failed.

@@ -8,9 +8,9 @@ use std::path::Path;
 
 use keel_engine::scene::{CameraSetup, Environment, NodeId, NodeRecord, SCENE_VERSION, SceneFile};
 
-use super::{Document, group};
+use super::Document;
 use crate::subtree::{self, Placement};
-use crate::undo::{Edit, EditError, Remap};
+use crate::undo::EditError;
 
 /// What errors name as the file pasted text came from.
 const CLIPBOARD: &str = "<clipboard>";
@@ -81,32 +81,13 @@ impl Document {
         let mut edits = Vec::new();
         let mut pasted = Vec::new();
         for (k, records) in subtrees(&file.nodes).into_iter().enumerate() {
-            let mut edit = Edit::Spawn {
-                at: Placement {
-                    index: at.index + k,
-                    ..at
-                },
-                records,
-                ids: vec![],
+            let place = Placement {
+                index: at.index + k,
+                ..at
             };
-            if let Err(e) = edit.apply(&mut self.world.scene, true, &mut Remap::new()) {
-                self.roll_back(edits);
-                return Err(e);
-            }
-            if let Edit::Spawn { ids, .. } = &edit {
-                pasted.push(ids[0]);
-            }
-            edits.push(edit);
+            pasted.push(self.push_spawn(&mut edits, place, records)?);
         }
-        if edits.is_empty() {
-            return Ok(pasted);
-        }
-        let label = match &edits[..] {
-            [Edit::Spawn { records, .. }] => format!("Paste {}", records[0].name),
-            many => format!("Paste {} nodes", many.len()),
-        };
-        self.record(group(edits), label);
-        self.selection.set_all(pasted.iter().copied());
+        self.record_spawns(edits, &pasted, "Paste");
         Ok(pasted)
     }
 }
