@@ -12,6 +12,7 @@ use half::f16;
 use wgpu::util::DeviceExt;
 
 use super::post::{fullscreen_instance, fullscreen_pipeline};
+use super::texture::{fragment_cube, fragment_sampler, fragment_texture};
 use crate::assets::SkyImage;
 
 /// Face size of the cube the sky is drawn into (its mips feed the convolutions).
@@ -24,7 +25,7 @@ pub(super) const SPECULAR_LEVELS: u32 = 6;
 const IRRADIANCE_SIZE: u32 = 32;
 const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
 /// Share of the sky that still reaches a surface facing straight down.
-pub(crate) const GROUND_AMBIENT: f32 = 0.35;
+const GROUND_AMBIENT: f32 = 0.35;
 
 /// The baked maps, bound with the globals (group 0, bindings 3 to 5).
 #[derive(Debug)]
@@ -52,9 +53,15 @@ impl EnvironmentMaps {
         &self.irradiance
     }
 
-    /// Linear, clamped, trilinear between the specular map's mips.
+    /// Linear and trilinear between mips; repeating across the sky image's
+    /// longitude, clamped across its latitude.
     pub(crate) fn sampler(&self) -> &wgpu::Sampler {
         &self.sampler
+    }
+
+    /// The sky/ground hemisphere at unit strength, baked.
+    pub(crate) fn hemisphere(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
+        Self::bake(device, queue, &SkyImage::hemisphere(GROUND_AMBIENT))
     }
 
     /// Draws `sky` into a cube, convolves it and submits the work.
@@ -117,41 +124,49 @@ impl EnvironmentMaps {
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("ibl: bake"),
         });
-        // The sky into mip 0 (the cube bound is one not written here).
+        // The sky into mip 0 (the cube bound is one not written here). Each
+        // draw's instance is its face, plus 6 times the mip for the specular map.
         let unused = cube_view(&irradiance, 0, 1);
         let sky_group = group(&unused);
         for face in 0..6 {
-            baker.draw(
-                &mut encoder,
-                &baker.sky,
-                &sky_group,
-                &face_view(&environment, face, 0),
-                face,
-            );
+            let target = face_view(&environment, face, 0);
+            fullscreen_instance(&mut encoder, &target, (&baker.sky, &sky_group), true, face);
         }
         for mip in 1..environment_mips {
             let finer = group(&cube_view(&environment, mip - 1, 1));
             for face in 0..6 {
                 let target = face_view(&environment, face, mip);
-                baker.draw(&mut encoder, &baker.downsample, &finer, &target, face);
+                fullscreen_instance(
+                    &mut encoder,
+                    &target,
+                    (&baker.downsample, &finer),
+                    true,
+                    face,
+                );
             }
         }
         let whole = group(&cube_view(&environment, 0, environment_mips));
         for level in 0..SPECULAR_LEVELS {
             for face in 0..6 {
                 let target = face_view(&specular, face, level);
-                baker.draw(
+                fullscreen_instance(
                     &mut encoder,
-                    &baker.specular,
-                    &whole,
                     &target,
+                    (&baker.specular, &whole),
+                    true,
                     face + 6 * level,
                 );
             }
         }
         for face in 0..6 {
             let target = face_view(&irradiance, face, 0);
-            baker.draw(&mut encoder, &baker.irradiance, &whole, &target, face);
+            fullscreen_instance(
+                &mut encoder,
+                &target,
+                (&baker.irradiance, &whole),
+                true,
+                face,
+            );
         }
         queue.submit([encoder.finish()]);
         Self {
@@ -178,27 +193,12 @@ impl Baker {
             label: Some("ibl: shader"),
             source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/ibl.wgsl").into()),
         });
-        let texture = |binding, view_dimension| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::FRAGMENT,
-            ty: wgpu::BindingType::Texture {
-                sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                view_dimension,
-                multisampled: false,
-            },
-            count: None,
-        };
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("ibl: bake layout"),
             entries: &[
-                texture(0, wgpu::TextureViewDimension::D2),
-                texture(1, wgpu::TextureViewDimension::Cube),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 2,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-                    count: None,
-                },
+                fragment_texture(0),
+                fragment_cube(1),
+                fragment_sampler(2),
                 wgpu::BindGroupLayoutEntry {
                     binding: 3,
                     visibility: wgpu::ShaderStages::FRAGMENT,
@@ -232,18 +232,6 @@ impl Baker {
             irradiance: pipeline("fs_irradiance"),
             layout,
         }
-    }
-
-    /// One face: `instance` is the face plus 6 times the specular mip.
-    fn draw(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        pipeline: &wgpu::RenderPipeline,
-        group: &wgpu::BindGroup,
-        target: &wgpu::TextureView,
-        instance: u32,
-    ) {
-        fullscreen_instance(encoder, target, (pipeline, group), true, instance);
     }
 }
 

@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::texture::fragment_texture;
+use super::texture::{fragment_sampler, fragment_texture};
 
 /// The HDR target every scene pass draws into: packed 32-bit floats (RGB
 /// 11/11/10, no alpha: nothing reads the frame's alpha) where the device can
@@ -166,12 +166,7 @@ impl PostPass {
                     count: None,
                 },
                 texture_entry(1),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 2,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-                    count: None,
-                },
+                fragment_sampler(2),
                 texture_entry(3),
             ],
         });

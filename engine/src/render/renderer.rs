@@ -10,7 +10,7 @@ use image::RgbaImage;
 
 use super::capture::{CaptureTarget, capture_layout};
 use super::frame::{FrameData, Globals, spot_shadows};
-use super::ibl::{EnvironmentMaps, GROUND_AMBIENT};
+use super::ibl::EnvironmentMaps;
 use super::line_pass::LinePass;
 use super::mesh_pass::MeshPass;
 use super::particle_pass::ParticlePass;
@@ -19,8 +19,9 @@ use super::shadow::{Cascades, cascades};
 use super::shadow_pass::ShadowPass;
 use super::sky_pass::SkyPass;
 use super::targets::{RenderTargets, choose_sample_count};
+use super::texture::{fragment_cube, fragment_sampler};
 use super::{GpuContext, RenderError};
-use crate::assets::{SkyHandle, SkyImage, sky};
+use crate::assets::{SkyHandle, sky};
 
 /// Counts from the last rendered frame.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -111,18 +112,12 @@ impl Renderer {
                     ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
                     count: None,
                 },
-                cube_entry(3),
-                cube_entry(4),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 5,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-                    count: None,
-                },
+                fragment_cube(3),
+                fragment_cube(4),
+                fragment_sampler(5),
             ],
         });
-        let environment =
-            EnvironmentMaps::bake(device, queue, &SkyImage::hemisphere(GROUND_AMBIENT));
+        let environment = EnvironmentMaps::hemisphere(device, queue);
         let mesh = MeshPass::new(device, queue, &globals_layout, hdr, sample_count);
         let sky = SkyPass::new(device, &globals_layout, (hdr, sample_count));
         let shadows = ShadowPass::new(device, &mesh);
@@ -306,7 +301,7 @@ impl Renderer {
         let image = handle.and_then(sky);
         self.environment = match &image {
             Some(image) => EnvironmentMaps::bake(device, queue, image),
-            None => EnvironmentMaps::bake(device, queue, &SkyImage::hemisphere(GROUND_AMBIENT)),
+            None => EnvironmentMaps::hemisphere(device, queue),
         };
         self.sky
             .set_sky(device, image.is_some().then_some(&self.environment));
@@ -363,20 +358,6 @@ impl Renderer {
         };
         self.capture = Some(capture);
         image
-    }
-}
-
-/// A filterable float cube map the fragment stage samples at `binding`.
-fn cube_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::FRAGMENT,
-        ty: wgpu::BindingType::Texture {
-            sample_type: wgpu::TextureSampleType::Float { filterable: true },
-            view_dimension: wgpu::TextureViewDimension::Cube,
-            multisampled: false,
-        },
-        count: None,
     }
 }
 

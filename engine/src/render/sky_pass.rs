@@ -5,6 +5,7 @@
 use glam::Mat4;
 
 use super::ibl::EnvironmentMaps;
+use super::texture::{fragment_sampler, fragment_texture};
 
 /// The pipeline and its bindings.
 #[derive(Debug)]
@@ -30,13 +31,8 @@ impl SkyPass {
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("sky pass: layout"),
             entries: &[
-                super::texture::fragment_texture(0),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-                    count: None,
-                },
+                fragment_texture(0),
+                fragment_sampler(1),
                 wgpu::BindGroupLayoutEntry {
                     binding: 2,
                     visibility: wgpu::ShaderStages::FRAGMENT,

@@ -74,29 +74,45 @@ pub(crate) struct TextureSet {
 
 /// A filterable 2D float texture the fragment stage samples at `binding`.
 pub(super) fn fragment_texture(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    fragment_view(binding, wgpu::TextureViewDimension::D2)
+}
+
+/// A filterable float cube map the fragment stage samples at `binding`.
+pub(super) fn fragment_cube(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    fragment_view(binding, wgpu::TextureViewDimension::Cube)
+}
+
+fn fragment_view(
+    binding: u32,
+    view_dimension: wgpu::TextureViewDimension,
+) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::FRAGMENT,
         ty: wgpu::BindingType::Texture {
             sample_type: wgpu::TextureSampleType::Float { filterable: true },
-            view_dimension: wgpu::TextureViewDimension::D2,
+            view_dimension,
             multisampled: false,
         },
         count: None,
     }
 }
 
+/// A filtering sampler the fragment stage uses at `binding`.
+pub(super) fn fragment_sampler(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+        count: None,
+    }
+}
+
 impl TextureSet {
     pub(crate) fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
-        let sampler_entry = |binding| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::FRAGMENT,
-            ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-            count: None,
-        };
         let mut entries: Vec<wgpu::BindGroupLayoutEntry> =
             [0, 2, 3, 4, 5].into_iter().map(fragment_texture).collect();
-        entries.extend(SAMPLER_BINDINGS.map(sampler_entry));
+        entries.extend(SAMPLER_BINDINGS.map(fragment_sampler));
         entries.push(wgpu::BindGroupLayoutEntry {
             binding: 6,
             visibility: wgpu::ShaderStages::FRAGMENT,
