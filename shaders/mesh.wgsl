@@ -16,8 +16,6 @@ override MAPPED: bool = false;
 // Alpha-masked materials: only their pipelines discard (a shader that may
 // discard loses the early depth test).
 override MASKED: bool = false;
-// Mips of the prefiltered specular map: roughness 0 to 1 (render/ibl.rs).
-const SPECULAR_LEVELS: f32 = 6.0;
 
 struct PointLight {
     position_range: vec4<f32>,
@@ -415,7 +413,8 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) ve
     let n_dot_v = max(dot(n, v), 1e-4);
     let f0 = mix(vec3<f32>(0.04), albedo, metallic);
     let irradiance = textureSampleLevel(irradiance_map, environment_sampler, n, 0.0).rgb;
-    let lod = roughness * (SPECULAR_LEVELS - 1.0);
+    // The specular map's mips step roughness from 0 to 1 (render/ibl.rs).
+    let lod = roughness * f32(textureNumLevels(specular_map) - 1u);
     let prefiltered = textureSampleLevel(specular_map, environment_sampler, reflect(-v, n), lod).rgb;
     var color = globals.ambient.rgb * (irradiance * albedo * (1.0 - metallic)
         + prefiltered * environment_brdf(f0, roughness, n_dot_v)) * occlusion;

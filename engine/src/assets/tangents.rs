@@ -106,18 +106,17 @@ mod tests {
         }
     }
 
-    #[test]
-    fn tangents_follow_u_and_bitangents_point_up_the_image() {
-        let mut mesh = quad(false);
+    /// Every vertex of `mesh` has tangent `along_u` and a bitangent up the
+    /// image (+Y here: v runs down the image).
+    fn assert_frame(mut mesh: MeshData, along_u: Vec3) {
         mesh.generate_tangents();
         for v in &mesh.vertices {
             let t = Vec3::from_slice(&v.tangent);
             assert!(
-                t.abs_diff_eq(Vec3::X, 1e-5),
-                "tangent {t} is not +X (u grows along +X)"
+                t.abs_diff_eq(along_u, 1e-5),
+                "tangent {t} is not {along_u} (the way u grows)"
             );
             let bitangent = Vec3::from(v.normal).cross(t) * v.tangent[3];
-            // v runs down the image, so up the image is +Y here.
             assert!(
                 bitangent.abs_diff_eq(Vec3::Y, 1e-5),
                 "bitangent {bitangent} is not up the image"
@@ -126,21 +125,13 @@ mod tests {
     }
 
     #[test]
+    fn tangents_follow_u_and_bitangents_point_up_the_image() {
+        assert_frame(quad(false), Vec3::X);
+    }
+
+    #[test]
     fn mirrored_texture_coordinates_flip_the_handedness() {
-        let mut mesh = quad(true);
-        mesh.generate_tangents();
-        for v in &mesh.vertices {
-            let t = Vec3::from_slice(&v.tangent);
-            assert!(
-                t.abs_diff_eq(Vec3::NEG_X, 1e-5),
-                "tangent {t} is not -X (u grows along -X)"
-            );
-            let bitangent = Vec3::from(v.normal).cross(t) * v.tangent[3];
-            assert!(
-                bitangent.abs_diff_eq(Vec3::Y, 1e-5),
-                "bitangent {bitangent} is not up the image"
-            );
-        }
+        assert_frame(quad(true), Vec3::NEG_X);
     }
 
     #[test]

@@ -347,8 +347,9 @@ impl Globals {
                 shadowed += 1;
             }
         }
-        point_lights[..used].sort_by_key(|light| light.shadow[0] >= 0.0);
-        point_lights[used - shadowed..used].sort_by(|a, b| a.shadow[1].total_cmp(&b.shadow[1]));
+        // Stable, by layer: the unshadowed (-1) keep their order, then the
+        // shadowed in layer (and so spot) order.
+        point_lights[..used].sort_by(|a, b| a.shadow[0].total_cmp(&b.shadow[0]));
         let sun = &frame.sun;
         Self {
             view_proj: view_proj.to_cols_array_2d(),

@@ -20,7 +20,7 @@ const ENVIRONMENT_SIZE: u32 = 128;
 /// Face size of the specular map's first mip (a mirror's reflection).
 const SPECULAR_SIZE: u32 = 128;
 /// Mips of the specular map: roughness 0, 0.2, .., 1.
-pub(super) const SPECULAR_LEVELS: u32 = 6;
+const SPECULAR_LEVELS: u32 = 6;
 /// Face size of the irradiance map (irradiance varies slowly).
 const IRRADIANCE_SIZE: u32 = 32;
 const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;

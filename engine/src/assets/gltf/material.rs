@@ -8,7 +8,7 @@ use gltf::texture::{MagFilter, MinFilter, WrappingMode};
 use super::texture::TextureCache;
 use super::{Importer, ModelError};
 use crate::assets::{
-    AlphaMode, Filter, ModelMaterial, Sampling, Slot, TextureSlot, UvTransform, Wrap,
+    AlphaMode, Filter, ModelMaterial, SLOTS, Sampling, Slot, TextureSlot, UvTransform, Wrap,
 };
 
 /// `KHR_texture_transform` read from a texture reference: the transform and
@@ -82,8 +82,8 @@ impl Importer<'_> {
             ),
             (material.emissive_texture().map(info), "emissiveTexture"),
         ];
-        let mut found = [None; 5];
-        let mut slots = [TextureSlot::default(); 5];
+        let mut found = [None; SLOTS];
+        let mut slots = [TextureSlot::default(); SLOTS];
         for (slot, (reference, name)) in references.into_iter().enumerate() {
             let Some(reference) = reference else { continue };
             let srgb = slot == Slot::BaseColor as usize || slot == Slot::Emissive as usize;
