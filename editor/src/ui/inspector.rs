@@ -14,11 +14,9 @@
 //! with the reason in red so the user can finish it (lifetime min dragged past
 //! max, then max raised).
 
-use std::path::Path;
-
 use egui::Ui;
 use glam::{EulerRot, Quat, Vec3, Vec4};
-use keel_engine::assets::{AlphaMode, MeshRef, Primitive, registry};
+use keel_engine::assets::{AlphaMode, MeshRef, Primitive, load_scene_sky, registry};
 use keel_engine::particles::Emitter;
 use keel_engine::scene::{
     Light, LightKind, MeshRenderer, ModelInstance, NodeId, Orbit, Oscillate, Spin,
@@ -166,16 +164,10 @@ impl Inspector {
                         tracker.changed = true;
                     }
                     Some(SkyRequest::Set(typed)) => {
-                        // Relative paths are the scene file's folder's, as in the file.
-                        let path = match &doc.path {
-                            Some(file) if typed.is_relative() => {
-                                file.parent().unwrap_or(Path::new(".")).join(&typed)
-                            }
-                            _ => typed,
-                        };
-                        match keel_engine::assets::load_sky(&path) {
-                            Ok(_) => {
-                                env.sky = Some(std::fs::canonicalize(&path).unwrap_or(path));
+                        // Relative to the scene file, as a scene file's sky is.
+                        match load_scene_sky(doc.path.as_deref(), &typed) {
+                            Ok(path) => {
+                                env.sky = Some(path);
                                 tracker.changed = true;
                             }
                             Err(e) => status.error(e.to_string()),

@@ -122,10 +122,29 @@ static SKIES: RwLock<Vec<Loaded>> = RwLock::new(Vec::new());
 /// # Errors
 /// [`SkyError`] naming the file when it cannot be read or decoded.
 pub fn load_sky(path: &Path) -> Result<SkyHandle, SkyError> {
+    load_canonical(path).map(|(handle, _)| handle)
+}
+
+/// Loads the sky a scene file at `scene_file` names as `written` (a relative
+/// path is taken from the scene file's folder, as model paths are; from the
+/// working folder for a scene not saved yet) and returns the canonical path
+/// a scene's environment holds, which [`loaded_sky`] finds.
+///
+/// # Errors
+/// As [`load_sky`].
+pub fn load_scene_sky(scene_file: Option<&Path>, written: &Path) -> Result<PathBuf, SkyError> {
+    let path = match scene_file {
+        Some(file) => crate::scene::model::resolve_model_path(file, &written.to_string_lossy()),
+        None => written.to_path_buf(),
+    };
+    load_canonical(&path).map(|(_, path)| path)
+}
+
+fn load_canonical(path: &Path) -> Result<(SkyHandle, PathBuf), SkyError> {
     let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
     if let Some(handle) = find(&path, modified) {
-        return Ok(handle);
+        return Ok((handle, path));
     }
     let bytes = files::read(&path, FileKind::Image).map_err(|source| SkyError::Io {
         path: path.clone(),
@@ -152,11 +171,11 @@ pub fn load_sky(path: &Path) -> Result<SkyHandle, SkyError> {
     }
     let mut skies = SKIES.write().unwrap_or_else(PoisonError::into_inner);
     skies.push(Loaded {
-        path,
+        path: path.clone(),
         modified,
         image: Arc::new(image),
     });
-    Ok(SkyHandle((skies.len() - 1) as u32))
+    Ok((SkyHandle((skies.len() - 1) as u32), path))
 }
 
 /// Stores a sky made in memory (tests, tools).

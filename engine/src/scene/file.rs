@@ -207,16 +207,14 @@ impl SceneFile {
         let mut scene = Scene::new();
         scene.environment = self.environment.clone();
         if let Some(written) = &self.environment.sky {
-            let absolute = resolve_model_path(path, &written.to_string_lossy());
-            let absolute = std::fs::canonicalize(&absolute).unwrap_or(absolute);
-            crate::assets::load_sky(&absolute).map_err(|error| {
+            let loaded = crate::assets::load_scene_sky(Some(path), written).map_err(|error| {
                 Check::section(path, "environment").fail(
                     "sky",
                     "a readable equirectangular Radiance HDR image (.hdr)",
                     error.to_string(),
                 )
             })?;
-            scene.environment.sky = Some(absolute);
+            scene.environment.sky = Some(loaded);
         }
         scene.camera = self.camera;
         let mut ids: Vec<NodeId> = Vec::with_capacity(self.nodes.len());

@@ -23,7 +23,7 @@ mod handle;
 mod holes;
 pub mod index;
 mod layout;
-mod model;
+pub(crate) mod model;
 mod propagate;
 mod skin;
 mod state;
