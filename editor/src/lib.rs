@@ -29,5 +29,5 @@ pub mod undo;
 pub use app::{Gpu, ShellError, ShellOptions, main_with_default_scene, run};
 pub use document::{Document, Selection};
 pub use ui::stats::EditorStats;
-pub use ui::viewport::{GizmoMode, GizmoSettings, GizmoSpace, SnapSteps, ViewOptions};
+pub use ui::viewport::{GizmoMode, GizmoSettings, GizmoSpace, Pivot, SnapSteps, ViewOptions};
 pub use ui::{EditorApp, EditorOptions, PlayState, Status};

@@ -306,6 +306,15 @@ impl Edit {
     /// node (successive frames of one drag). Returns whether it did.
     fn absorb(&mut self, next: &Edit) -> bool {
         match (self, next) {
+            // One drag of a multi-selection: the same nodes' transforms.
+            (Edit::Group(edits), Edit::Group(next))
+                if edits.len() == next.len()
+                    && edits.iter().zip(next).all(|pair| {
+                        matches!(pair, (Edit::Transform { node, .. }, Edit::Transform { node: n, .. }) if node == n)
+                    }) =>
+            {
+                edits.iter_mut().zip(next).all(|(e, n)| e.absorb(n))
+            }
             (Edit::Environment { after, .. }, Edit::Environment { after: a, .. }) => {
                 after.clone_from(a);
                 true

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use egui::{Modifiers, Pos2, Vec2, vec2};
+use egui::{Modifiers, Vec2, vec2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use glam::Vec3;
@@ -540,20 +540,6 @@ fn f_frames_the_selection_and_the_view_menu_hides_panels() {
         h.query_by_label("ship").is_none(),
         "the hierarchy is hidden"
     );
-}
-
-/// Where `world` lands on screen in the viewport (screen points).
-fn to_screen(h: &Harness<'_, EditorApp>, world: Vec3) -> Pos2 {
-    let state = h.state();
-    let rect = state.viewport.rect.expect("the viewport was drawn");
-    let camera = state.viewport.rig.as_ref().expect("camera placed").camera();
-    let ndc = camera
-        .view_projection(rect.width() / rect.height())
-        .project_point3(world);
-    egui::pos2(
-        rect.min.x + (ndc.x + 1.0) * 0.5 * rect.width(),
-        rect.min.y + (1.0 - ndc.y) * 0.5 * rect.height(),
-    )
 }
 
 /// Grabs the translate gizmo's X arrow of `node` near its tip and drags it

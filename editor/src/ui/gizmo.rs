@@ -1,5 +1,6 @@
-//! The transform gizmo drawn over the viewport on the primary selection:
-//! arrows, rings or boxes to translate, rotate or scale it with the pointer.
+//! The transform gizmo drawn over the viewport on the selection: arrows,
+//! rings or boxes to translate, rotate or scale it with the pointer. A
+//! multi-selection moves as one, about its median or its active node.
 //! Command pattern: every frame of a drag is a transform edit, and all of one
 //! drag share a merge key so the undo stack records the drag as one command.
 //!
@@ -14,7 +15,7 @@ use keel_engine::scene::{NodeId, Scene, Transform};
 use transform_gizmo::math::{DMat4, DQuat, DVec3, Pos2 as GizmoPos2, Transform as GizmoTransform};
 use transform_gizmo::{Gizmo, GizmoConfig, GizmoInteraction, GizmoOrientation, GizmoResult};
 
-use super::viewport::{GizmoMode, GizmoSettings, GizmoSpace};
+use super::viewport::{GizmoMode, GizmoSettings, GizmoSpace, Pivot};
 use crate::document::Document;
 
 /// Merge keys of gizmo drags start here, far above the small counters the
@@ -72,7 +73,7 @@ impl TransformGizmo {
         self.shown && self.gizmo.pick_preview((pointer.x, pointer.y))
     }
 
-    /// Shows the gizmo on the primary selection inside `rect`, with `camera`
+    /// Shows the gizmo on the selection (at the toolbar's pivot) inside `rect`, with `camera`
     /// and the toolbar's `settings`; applies drags to `doc` (one undo entry per
     /// drag). `response` is the viewport's: the gizmo only takes a pointer
     /// that is over the viewport and not already dragging something else.
@@ -85,12 +86,8 @@ impl TransformGizmo {
         doc: &mut Document,
     ) -> GizmoFrame {
         let rect = response.rect;
-        let Some((node, world)) = doc
-            .selection
-            .primary()
-            .filter(|&n| doc.editable(n).is_ok())
-            .and_then(|n| Some((n, doc.scene().world(n)?)))
-        else {
+        let targets = doc.gizmo_targets();
+        let Some(pivot) = pivot_of(doc.scene(), &targets, settings.pivot) else {
             self.drag = None;
             self.shown = false;
             return GizmoFrame::default();
@@ -140,22 +137,33 @@ impl TransformGizmo {
             dragging: down,
         };
         let was_dragging = self.drag.is_some();
-        let update = self.gizmo.update(interaction, &[to_gizmo_transform(world)]);
+        let update = self.gizmo.update(interaction, &[to_gizmo_transform(pivot)]);
 
         let mut moved = false;
         match update {
-            Some((result, targets)) => {
+            Some((result, new_pivot)) => {
                 let key = *self.drag.get_or_insert_with(|| {
                     self.next_key += 1;
                     self.next_key
                 });
-                if let Some(&target) = targets.first() {
-                    let parent = doc.scene().parent(node).and_then(|p| doc.scene().world(p));
-                    let mut local = world_to_local(parent, from_gizmo_transform(target));
-                    keep_untouched_parts(&mut local, doc.scene(), node, &result);
-                    match doc.set_transform(node, local, Some(key)) {
+                if let Some(&new_pivot) = new_pivot.first() {
+                    // What this frame of the drag did, in world space, applied
+                    // to every moved node about the pivot.
+                    let delta = from_gizmo_transform(new_pivot) * pivot.inverse();
+                    let scene = doc.scene();
+                    let changes: Vec<(NodeId, Transform)> = targets
+                        .iter()
+                        .filter_map(|&node| {
+                            let world = scene.world(node)?;
+                            let parent = scene.parent(node).and_then(|p| scene.world(p));
+                            let mut local = world_to_local(parent, delta * world);
+                            keep_untouched_parts(&mut local, scene, node, &result);
+                            Some((node, local))
+                        })
+                        .collect();
+                    match doc.set_transforms(&changes, Some(key)) {
                         Ok(()) => moved = true,
-                        Err(e) => log::warn!("gizmo drag on {node:?} rejected: {e}"),
+                        Err(e) => log::warn!("gizmo drag rejected: {e}"),
                     }
                 }
             }
@@ -191,6 +199,28 @@ impl TransformGizmo {
         };
         ui.painter_at(rect).add(egui::Shape::mesh(mesh));
     }
+}
+
+/// Where the gizmo of `targets` sits (`targets[0]` is the active node): at
+/// the pivot, turned and scaled as the active node is, so local axes are the
+/// active node's. `None` when nothing can be moved.
+fn pivot_of(scene: &Scene, targets: &[NodeId], pivot: Pivot) -> Option<Affine3A> {
+    let active = scene.world(*targets.first()?)?;
+    let (scale, rotation, at) = active.to_scale_rotation_translation();
+    let at = match pivot {
+        Pivot::Active => at,
+        Pivot::Median => {
+            let sum: Vec3 = targets
+                .iter()
+                .filter_map(|&n| scene.world(n))
+                .map(|w| Vec3::from(w.translation))
+                .sum();
+            sum / targets.len() as f32
+        }
+    };
+    Some(Affine3A::from_scale_rotation_translation(
+        scale, rotation, at,
+    ))
 }
 
 /// The local transform that puts a node whose parent sits at `parent_world`

@@ -40,7 +40,7 @@ use dialogs::{Dialog, DialogOutcome, FileDialog, FilePurpose, Pending};
 use hierarchy::Hierarchy;
 use inspector::Inspector;
 use stats::EditorStats;
-use viewport::{GizmoMode, GizmoSettings, GizmoSpace, ViewOptions};
+use viewport::{GizmoMode, GizmoSettings, GizmoSpace, Pivot, ViewOptions};
 
 /// The message line at the bottom of the window.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -773,6 +773,11 @@ impl EditorApp {
             ui.separator();
             for space in [GizmoSpace::Local, GizmoSpace::World] {
                 ui.selectable_value(&mut self.gizmo.space, space, space.label());
+            }
+            ui.separator();
+            for pivot in [Pivot::Median, Pivot::Active] {
+                ui.selectable_value(&mut self.gizmo.pivot, pivot, pivot.label())
+                    .on_hover_text("What a multi-selection turns and scales about");
             }
             ui.separator();
             ui.toggle_value(&mut self.gizmo.snap, "Snap")

@@ -107,6 +107,26 @@ impl GizmoSpace {
     }
 }
 
+/// Where the gizmo of a multi-selection sits, and what it turns and scales about.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Pivot {
+    /// The mean of the moved nodes' origins.
+    #[default]
+    Median,
+    /// The active (primary) node's origin.
+    Active,
+}
+
+impl Pivot {
+    /// The toolbar label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Pivot::Median => "Median",
+            Pivot::Active => "Active",
+        }
+    }
+}
+
 /// The gizmo settings chosen in the toolbar.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct GizmoSettings {
@@ -114,6 +134,8 @@ pub struct GizmoSettings {
     pub mode: GizmoMode,
     /// Local or world axes.
     pub space: GizmoSpace,
+    /// What a multi-selection turns and scales about.
+    pub pivot: Pivot,
     /// Drags move in whole steps (also while Ctrl is held).
     pub snap: bool,
     /// The steps.

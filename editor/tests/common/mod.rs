@@ -136,3 +136,17 @@ pub fn drag(h: &mut Harness<'_, EditorApp>, from: Pos2, to: Pos2) {
     h.drop_at(to);
     h.run();
 }
+
+/// Where `world` lands on screen in the viewport (screen points).
+pub fn to_screen(h: &Harness<'_, EditorApp>, world: Vec3) -> Pos2 {
+    let state = h.state();
+    let rect = state.viewport.rect.expect("the viewport was drawn");
+    let camera = state.viewport.rig.as_ref().expect("camera placed").camera();
+    let ndc = camera
+        .view_projection(rect.width() / rect.height())
+        .project_point3(world);
+    egui::pos2(
+        rect.min.x + (ndc.x + 1.0) * 0.5 * rect.width(),
+        rect.min.y + (1.0 - ndc.y) * 0.5 * rect.height(),
+    )
+}
