@@ -98,6 +98,8 @@ impl World {
         hash_column(w, &c.animator);
         hash_column(w, &c.skin);
         hash_column(w, &c.morph);
+        hash_column(w, &c.prefab);
+        hash_column(w, &c.prefab_part);
         StateHash {
             nodes: nodes.0.digest(),
             components: components.0.digest(),

@@ -14,7 +14,7 @@ use crate::world::World;
 /// Applies `m!` to the list of [`Components`] fields.
 macro_rules! columns {
     ($m:ident) => {
-        $m! { spin, oscillate, orbit, mesh, light, emitter, model, model_part, animator, skin, morph }
+        $m! { spin, oscillate, orbit, mesh, light, emitter, model, model_part, animator, skin, morph, prefab, prefab_part }
     };
 }
 
@@ -43,6 +43,8 @@ pub(super) trait ColumnTypes {
     type animator;
     type skin;
     type morph;
+    type prefab;
+    type prefab_part;
 }
 
 impl ColumnTypes for Components {
@@ -57,6 +59,8 @@ impl ColumnTypes for Components {
     type animator = crate::scene::Animator;
     type skin = crate::scene::Skin;
     type morph = crate::scene::MorphWeights;
+    type prefab = crate::scene::PrefabInstance;
+    type prefab_part = crate::scene::PrefabPart;
 }
 
 columns!(shared_struct);

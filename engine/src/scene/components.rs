@@ -215,6 +215,10 @@ pub struct Components {
     pub skin: Column<super::Skin>,
     /// Morph target weights.
     pub morph: Column<super::MorphWeights>,
+    /// Prefab instances.
+    pub prefab: Column<super::PrefabInstance>,
+    /// Nodes spawned from a prefab.
+    pub prefab_part: Column<super::PrefabPart>,
 }
 
 impl Components {
@@ -231,6 +235,8 @@ impl Components {
         self.animator.remove(node);
         self.skin.remove(node);
         self.morph.remove(node);
+        self.prefab.remove(node);
+        self.prefab_part.remove(node);
     }
 }
 
@@ -323,6 +329,8 @@ component!(
     super::Animator => animator,
     super::Skin => skin,
     super::MorphWeights => morph,
+    super::PrefabInstance => prefab,
+    super::PrefabPart => prefab_part,
 );
 
 impl super::Scene {

@@ -16,11 +16,14 @@
 //! )
 //! ```
 
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use super::model::{relative_model_path, resolve_model_path};
+use super::prefab::Patch;
 use super::validate::{self, Check};
 use crate::assets::load_model;
 use crate::files::FileKind;
@@ -91,6 +94,25 @@ pub struct NodeRecord {
     /// Plays a clip of the model instanced here (or above).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub animator: Option<AnimatorRecord>,
+    /// A scene file whose nodes this node gets as children (a prefab), its
+    /// path relative to this file; see [`super::prefab`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefab: Option<String>,
+    /// On a prefab instance: per key of the prefab's nodes, the fields this
+    /// instance changed (a merge patch of the node's record).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub overrides: BTreeMap<String, Patch>,
+    /// On a prefab instance: keys of the prefab's nodes it does not have.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub removed: Vec<String>,
+    /// On a node added under a prefab instance's part: the part's key (the
+    /// node's `parent` is the instance).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub under: Option<String>,
+    /// In memory only: the node's key when it is a part of the prefab
+    /// instance above it (subtree copies keep the link).
+    #[serde(skip)]
+    pub part: Option<String>,
 }
 
 /// An [`super::Animator`] as a scene file writes it: `animator: (clip: "Walk",
@@ -127,6 +149,11 @@ impl NodeRecord {
             emitter: None,
             model: None,
             animator: None,
+            prefab: None,
+            overrides: BTreeMap::new(),
+            removed: Vec::new(),
+            under: None,
+            part: None,
         }
     }
 }
@@ -217,20 +244,13 @@ impl SceneFile {
             scene.environment.sky = Some(loaded);
         }
         scene.camera = self.camera;
-        let mut ids: Vec<NodeId> = Vec::with_capacity(self.nodes.len());
-        for (index, record) in self.nodes.iter().enumerate() {
-            let check = Check::node(path, index, &record.name);
-            let parent = match record.parent {
-                None => None,
-                Some(p) if p < index => Some(ids[p]),
-                Some(p) => {
-                    return Err(check.fail(
-                        "parent",
-                        "the index of an earlier node (forward references and cycles are refused)",
-                        p.to_string(),
-                    ));
-                }
-            };
+        let expanded = super::prefab::expand(&self.nodes, path)?;
+        let mut ids: Vec<NodeId> = Vec::with_capacity(expanded.len());
+        for node in &expanded {
+            let record = &node.record;
+            let check = Check::node(path, node.origin, &record.name);
+            // Expansion put parents first.
+            let parent = record.parent.map(|p| ids[p]);
             let transform = check.transform(&record.transform)?;
             let id = scene.spawn(parent, record.name.clone(), transform)?;
             check.components(record)?;
@@ -252,6 +272,15 @@ impl SceneFile {
             }
             if let Some(emitter) = &record.emitter {
                 c.emitter.insert(id, emitter.clone());
+            }
+            if let (Some(prefab), Some(source)) = (&node.prefab, &record.prefab) {
+                let source = source.into();
+                let prefab = Arc::clone(prefab);
+                c.prefab.insert(id, super::PrefabInstance { source, prefab });
+            }
+            if let Some(key) = &record.part {
+                let key = key.as_str().into();
+                c.prefab_part.insert(id, super::PrefabPart { key });
             }
             if let Some(written) = &record.model {
                 let model = load_model(&resolve_model_path(path, written)).map_err(|error| {
@@ -278,7 +307,7 @@ impl SceneFile {
 }
 
 /// Reads a scene file's text, within the limits of [`crate::files::read`].
-fn read_text(path: &Path) -> Result<String, SceneError> {
+pub(crate) fn read_text(path: &Path) -> Result<String, SceneError> {
     crate::files::read_to_string(path, FileKind::Scene).map_err(|source| SceneError::Io {
         path: path.to_path_buf(),
         source,
@@ -297,45 +326,6 @@ impl Scene {
     /// As [`Scene::to_file`], with model paths relative to `dir` (the folder of
     /// the scene file being written) when given.
     pub fn to_file_in(&self, dir: Option<&Path>) -> SceneFile {
-        const UNSAVED: usize = usize::MAX;
-        let mut nodes = Vec::with_capacity(self.len());
-        // File position of each dense index, UNSAVED for model parts.
-        let mut position = vec![UNSAVED; self.hot.len()];
-        for id in self.nodes() {
-            // Live: the pre-order walk yields only live nodes.
-            let d = self.slots[id.index() as usize].dense as usize;
-            let c = &self.components;
-            if c.model_part.get(id).is_some() {
-                continue;
-            }
-            let mut parent = self.hot.parent[d];
-            while parent != super::graph::NONE && position[parent as usize] == UNSAVED {
-                parent = self.hot.parent[parent as usize];
-            }
-            position[d] = nodes.len();
-            let model = c.model.get(id).map(|m| match dir {
-                Some(dir) => relative_model_path(&m.source, dir),
-                None => m.source.to_string_lossy().into_owned(),
-            });
-            nodes.push(NodeRecord {
-                name: self.names[id.index() as usize].clone(),
-                // Pre-order: parents are saved before their children.
-                parent: (parent != super::graph::NONE).then(|| position[parent as usize]),
-                transform: self.hot.local[d],
-                spin: c.spin.get(id).copied(),
-                oscillate: c.oscillate.get(id).copied(),
-                orbit: c.orbit.get(id).copied(),
-                mesh: c.mesh.get(id).copied(),
-                light: c.light.get(id).copied(),
-                emitter: c.emitter.get(id).cloned(),
-                model,
-                animator: c.animator.get(id).map(|a| AnimatorRecord {
-                    clip: a.clip.clone(),
-                    speed: a.speed,
-                    mode: a.mode,
-                }),
-            });
-        }
         let mut environment = self.environment.clone();
         if let (Some(sky), Some(dir)) = (&environment.sky, dir) {
             environment.sky = Some(relative_model_path(sky, dir).into());
@@ -344,8 +334,113 @@ impl Scene {
             version: SCENE_VERSION,
             environment,
             camera: self.camera,
-            nodes,
+            nodes: self.to_records(&self.roots().collect::<Vec<_>>(), dir),
         }
+    }
+
+    /// The subtrees of `roots` as a scene file's nodes (pre-order, parents by
+    /// position, `roots` without one): model parts left out, prefab instances
+    /// written as their prefab, overrides and removed nodes (their parts left
+    /// out), paths relative to `dir` when given (else absolute).
+    pub fn to_records(&self, roots: &[NodeId], dir: Option<&Path>) -> Vec<NodeRecord> {
+        /// Where a node went in the file.
+        #[derive(Clone, Copy, PartialEq)]
+        enum Place {
+            /// Not walked, or a model part.
+            None,
+            /// Written at this position.
+            At(usize),
+            /// A prefab instance written at this position.
+            Instance(usize),
+            /// A part of the instance written at this position.
+            Part(usize),
+        }
+        let mut nodes: Vec<NodeRecord> = Vec::new();
+        let mut place = vec![Place::None; self.hot.len()];
+        // Per instance written: its position, and its parts' records by key.
+        let mut instances: Vec<(usize, NodeId, HashMap<Arc<str>, NodeRecord>)> = Vec::new();
+        // The keys of parts, by dense index (for nodes added under them).
+        let mut keys: HashMap<usize, Arc<str>> = HashMap::new();
+        let c = &self.components;
+        for id in roots.iter().flat_map(|&r| self.subtree(r)) {
+            let d = self.slots[id.index() as usize].dense as usize;
+            if c.model_part.get(id).is_some() {
+                continue;
+            }
+            // The nearest written ancestor (parts stand for their instance).
+            let mut up = self.hot.parent[d];
+            while up != super::graph::NONE && place[up as usize] == Place::None {
+                up = self.hot.parent[up as usize];
+            }
+            let up = (up != super::graph::NONE).then_some(up as usize);
+            let above = up.map_or(Place::None, |u| place[u]);
+            let mut record = self.record_of(id, dir);
+            let owner = match above {
+                Place::Instance(i) | Place::Part(i) => Some(i),
+                Place::At(_) | Place::None => None,
+            };
+            if let (Some(part), Some(i)) = (c.prefab_part.get(id), owner) {
+                // A part of an instance in this walk: diffed, not written.
+                place[d] = Place::Part(i);
+                keys.insert(d, Arc::clone(&part.key));
+                if let Some((_, _, parts)) = instances.iter_mut().find(|e| e.0 == i) {
+                    parts.insert(Arc::clone(&part.key), record);
+                }
+                continue;
+            }
+            record.parent = match above {
+                Place::At(i) | Place::Instance(i) => Some(i),
+                Place::Part(i) => {
+                    record.under = up.and_then(|u| keys.get(&u)).map(|k| k.to_string());
+                    Some(i)
+                }
+                Place::None => None,
+            };
+            let at = nodes.len();
+            place[d] = Place::At(at);
+            if let Some(instance) = c.prefab.get(id) {
+                record.prefab = Some(match dir {
+                    Some(dir) => relative_model_path(&instance.source, dir),
+                    None => instance.source.to_string_lossy().into_owned(),
+                });
+                place[d] = Place::Instance(at);
+                instances.push((at, id, HashMap::new()));
+            }
+            nodes.push(record);
+        }
+        for (at, id, parts) in instances {
+            if let Some(instance) = c.prefab.get(id) {
+                let (overrides, removed) = super::prefab::overrides_of(&instance.prefab, &parts);
+                nodes[at].overrides = overrides;
+                nodes[at].removed = removed;
+            }
+        }
+        nodes
+    }
+
+    /// A live node's name, local transform, components and model as a file
+    /// record (no parent, no prefab links); model paths relative to `dir`
+    /// when given.
+    pub fn record_of(&self, id: NodeId, dir: Option<&Path>) -> NodeRecord {
+        let c = &self.components;
+        let mut record = NodeRecord::new(self.name(id).unwrap_or_default());
+        record.transform = self.local(id).unwrap_or(Transform::IDENTITY);
+        record.spin = c.spin.get(id).copied();
+        record.oscillate = c.oscillate.get(id).copied();
+        record.orbit = c.orbit.get(id).copied();
+        record.mesh = c.mesh.get(id).copied();
+        record.light = c.light.get(id).copied();
+        record.emitter = c.emitter.get(id).cloned();
+        record.model = c.model.get(id).map(|m| match dir {
+            Some(dir) => relative_model_path(&m.source, dir),
+            None => m.source.to_string_lossy().into_owned(),
+        });
+        record.animator = c.animator.get(id).map(|a| AnimatorRecord {
+            clip: a.clip.clone(),
+            speed: a.speed,
+            mode: a.mode,
+        });
+        record
     }
 
     /// Loads a scene file.

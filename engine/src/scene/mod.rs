@@ -12,6 +12,7 @@
 //! - `model`: imported glTF models instanced as subtrees.
 //! - `animator`: animation clips played on a model instance's nodes.
 //! - `skin`: skinned and morphed meshes, and the joint palette.
+//! - [`prefab`]: scene files used as pieces of other scenes, with overrides.
 
 pub(crate) mod animator;
 mod column;
@@ -24,6 +25,7 @@ mod holes;
 pub mod index;
 mod layout;
 pub(crate) mod model;
+pub mod prefab;
 mod propagate;
 mod skin;
 mod state;
@@ -45,6 +47,7 @@ pub use graph::{Keep, Scene};
 pub use handle::NodeId;
 pub use index::SpatialIndex;
 pub use layout::{Children, PreOrder};
+pub use prefab::{Prefab, PrefabInstance, PrefabPart, load_prefab};
 pub use skin::{JointPalette, MorphWeights, Skin, skinned_bounds};
 pub use transform::{PropagationStats, Transform};
 
@@ -141,6 +144,12 @@ pub enum SceneError {
         expected: &'static str,
         /// The value found.
         found: String,
+    },
+    /// A prefab contains itself, directly or through others.
+    #[error("prefab cycle: {}", chain.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" -> "))]
+    PrefabCycle {
+        /// The files, from the outermost to the one that comes back.
+        chain: Vec<PathBuf>,
     },
     /// A model file could not be imported (the message names the file and element).
     #[error(transparent)]

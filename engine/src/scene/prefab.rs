@@ -1,0 +1,546 @@
+//! Prefabs: any scene file used as a reusable piece of another. A node that
+//! says `prefab: "../prefabs/boat.ron"` gets the file's nodes as its children
+//! (with their components, models and nested prefabs), and stores only what
+//! it changed:
+//!
+//! ```ron
+//! (name: "boat_007", prefab: "../prefabs/boat.ron",
+//!  overrides: {"body/hull": {"mesh": {"material": {"base_color": (0.3, 0.1, 0.0, 1.0)}}}},
+//!  removed: ["body/flag"]),
+//! (name: "lamp", parent: 12, under: "body"),
+//! ```
+//!
+//! A prefab's nodes are named by **keys**: the path of names from the
+//! prefab's roots (`body/hull`; a name repeated among siblings gets `#1`,
+//! `#2` after the first). An override is a merge patch of the node's record
+//! (the scene file's own fields, nested as in the file): only what differs
+//! from the prefab is written, so a later change to the prefab reaches every
+//! field an instance did not change. Removed nodes are listed by key; added
+//! nodes are ordinary records that name the part they hang under (`under`).
+//!
+//! In memory a scene is flat: an instance's node has a [`PrefabInstance`]
+//! (the expanded prefab it came from), each node spawned from the prefab a
+//! [`PrefabPart`] with its key; saving diffs the parts against the prefab.
+//! Loading expands nested prefabs into one list (their parts become the outer
+//! prefab's, keyed through the nested instance), refuses cycles with the chain
+//! of files, and caches each file's expansion until it or a file it pulls in
+//! changes on disk.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use serde_json::Value;
+
+use super::model::resolve_model_path;
+use super::validate::Check;
+use super::{NodeRecord, SceneError, SceneFile};
+
+/// The expanded form of a prefab file: every node it brings (nested prefabs
+/// flattened), parents before children, each keyed.
+#[derive(Clone, PartialEq)]
+pub struct Prefab {
+    /// The file, canonical.
+    pub path: PathBuf,
+    /// The nodes: `parent` indexes this list (`None`: a root of the prefab,
+    /// under the instance), `part` holds the key, model and prefab paths are
+    /// absolute.
+    pub nodes: Vec<NodeRecord>,
+    /// Every file the expansion read, with what it looked like on disk then.
+    sources: Vec<(PathBuf, Stamp)>,
+}
+
+impl std::fmt::Debug for Prefab {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Prefab({}, {} nodes)", self.path.display(), self.nodes.len())
+    }
+}
+
+impl Prefab {
+    /// The node with `key`, if the prefab has one.
+    pub fn node(&self, key: &str) -> Option<&NodeRecord> {
+        self.nodes.iter().find(|n| n.part.as_deref() == Some(key))
+    }
+
+    /// Whether the prefab's file, or one it pulls in, changed on disk since it was read.
+    pub fn is_stale(&self) -> bool {
+        self.sources.iter().any(|(path, stamp)| stamp_of(path) != *stamp)
+    }
+
+    /// Whether the expansion read `file` (canonical).
+    pub fn depends_on(&self, file: &Path) -> bool {
+        self.sources.iter().any(|(path, _)| path == file)
+    }
+}
+
+/// The node of a prefab instance: its children are the prefab's nodes.
+#[derive(Clone, PartialEq)]
+pub struct PrefabInstance {
+    /// The prefab file, absolute; scene files store it relative to themselves.
+    pub source: PathBuf,
+    /// What the file held when the instance was made (its parts are diffed
+    /// against it when saving).
+    pub prefab: Arc<Prefab>,
+}
+
+impl std::fmt::Debug for PrefabInstance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PrefabInstance({})", self.source.display())
+    }
+}
+
+/// Marks a node spawned from a prefab (by the nearest [`PrefabInstance`] above it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrefabPart {
+    /// Its key in the prefab (`body/hull`).
+    pub key: Arc<str>,
+}
+
+/// A file's modification time and length: enough to see it changed.
+type Stamp = Option<(SystemTime, u64)>;
+
+fn stamp_of(path: &Path) -> Stamp {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.modified().ok()?, meta.len()))
+}
+
+fn cache() -> &'static Mutex<HashMap<PathBuf, Arc<Prefab>>> {
+    static CACHE: std::sync::OnceLock<Mutex<HashMap<PathBuf, Arc<Prefab>>>> =
+        std::sync::OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+/// The expanded prefab at `path` (read again only when it, or a prefab it
+/// pulls in, changed on disk).
+///
+/// # Errors
+/// Any [`SceneError`] of loading the file or a prefab inside it;
+/// [`SceneError::PrefabCycle`] when it contains itself.
+pub fn load_prefab(path: &Path) -> Result<Arc<Prefab>, SceneError> {
+    load_in(path, &mut Vec::new())
+}
+
+fn load_in(path: &Path, chain: &mut Vec<PathBuf>) -> Result<Arc<Prefab>, SceneError> {
+    let canonical = std::fs::canonicalize(path).map_err(|source| SceneError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if chain.contains(&canonical) {
+        let mut files = chain.clone();
+        files.push(canonical);
+        return Err(SceneError::PrefabCycle { chain: files });
+    }
+    let cached = cache()
+        .lock()
+        .ok()
+        .and_then(|c| c.get(&canonical).cloned());
+    if let Some(prefab) = cached.filter(|p| !p.is_stale()) {
+        return Ok(prefab);
+    }
+    let stamp = stamp_of(&canonical);
+    let text = super::file::read_text(&canonical)?;
+    let file = SceneFile::parse(&text, &canonical)?;
+    chain.push(canonical.clone());
+    let expanded = expand_in(&file.nodes, &canonical, chain)
+        .map_err(|e| super::validate::locate(e, &text));
+    chain.pop();
+    let expanded = expanded?;
+    let mut sources = vec![(canonical.clone(), stamp)];
+    for e in &expanded {
+        for (p, s) in e.prefab.iter().flat_map(|p| &p.sources) {
+            if !sources.iter().any(|(q, _)| q == p) {
+                sources.push((p.clone(), *s));
+            }
+        }
+    }
+    let mut nodes: Vec<NodeRecord> = expanded.into_iter().map(|e| e.record).collect();
+    // Nested instances become plain parts of this prefab, keyed from here.
+    let keys = keys_of(&nodes);
+    for (node, key) in nodes.iter_mut().zip(keys) {
+        node.part = Some(key);
+        node.prefab = None;
+    }
+    let prefab = Arc::new(Prefab {
+        path: canonical.clone(),
+        nodes,
+        sources,
+    });
+    if let Ok(mut c) = cache().lock() {
+        c.insert(canonical, Arc::clone(&prefab));
+    }
+    Ok(prefab)
+}
+
+/// Keys of `nodes` (parents before children): the names from the roots down,
+/// `#k` after a name already used by an earlier sibling.
+fn keys_of(nodes: &[NodeRecord]) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::with_capacity(nodes.len());
+    let mut used: HashMap<(Option<usize>, &str), usize> = HashMap::new();
+    for node in nodes {
+        let seen = used.entry((node.parent, node.name.as_str())).or_insert(0);
+        let name = match *seen {
+            0 => node.name.clone(),
+            k => format!("{}#{k}", node.name),
+        };
+        *seen += 1;
+        keys.push(match node.parent.and_then(|p| keys.get(p)) {
+            Some(parent) => format!("{parent}/{name}"),
+            None => name,
+        });
+    }
+    keys
+}
+
+/// One node of a file's expanded list.
+pub(crate) struct Expanded {
+    /// Index of the file's node it comes from (an instance's, for its parts).
+    pub origin: usize,
+    /// The node: parents index the expanded list, paths absolute, `part` set
+    /// on parts of the nearest instance above.
+    pub record: NodeRecord,
+    /// On an instance: its prefab.
+    pub prefab: Option<Arc<Prefab>>,
+}
+
+/// A file's `nodes` with every prefab instance's parts in place (see the
+/// module's documentation); `origin` is the file (relative paths start at its
+/// folder, errors name it).
+///
+/// # Errors
+/// [`SceneError::InvalidField`] naming the file's node and field (a missing
+/// or broken prefab, an override that does not fit, an `under` that names no
+/// part); [`SceneError::PrefabCycle`].
+pub(crate) fn expand(records: &[NodeRecord], origin: &Path) -> Result<Vec<Expanded>, SceneError> {
+    let mut chain = std::fs::canonicalize(origin).ok().into_iter().collect();
+    expand_in(records, origin, &mut chain)
+}
+
+fn expand_in(
+    records: &[NodeRecord],
+    origin: &Path,
+    chain: &mut Vec<PathBuf>,
+) -> Result<Vec<Expanded>, SceneError> {
+    let mut out: Vec<Expanded> = Vec::with_capacity(records.len());
+    let mut position: Vec<usize> = Vec::with_capacity(records.len());
+    // Per instance (by its position in `out`): where each of its parts went.
+    let mut parts: HashMap<usize, HashMap<String, usize>> = HashMap::new();
+    for (index, record) in records.iter().enumerate() {
+        let check = Check::node(origin, index, &record.name);
+        let parent = match (record.parent, &record.under) {
+            (None, _) => None,
+            (Some(p), _) if p >= index => {
+                return Err(check.fail(
+                    "parent",
+                    "the index of an earlier node (forward references and cycles are refused)",
+                    p.to_string(),
+                ));
+            }
+            (Some(p), None) => Some(position[p]),
+            (Some(p), Some(key)) => {
+                let at = parts.get(&position[p]).and_then(|keys| keys.get(key));
+                Some(*at.ok_or_else(|| {
+                    check.fail(
+                        "under",
+                        "the key of a node of the parent's prefab",
+                        format!("{key:?}"),
+                    )
+                })?)
+            }
+        };
+        let mut node = record.clone();
+        node.parent = parent;
+        node.under = None;
+        node.part = None;
+        if let Some(model) = &mut node.model {
+            *model = resolve_model_path(origin, model).to_string_lossy().into_owned();
+        }
+        position.push(out.len());
+        let Some(written) = record.prefab.as_deref() else {
+            out.push(Expanded {
+                origin: index,
+                record: node,
+                prefab: None,
+            });
+            continue;
+        };
+        let file = resolve_model_path(origin, written);
+        let prefab = load_in(&file, chain).map_err(|error| match error {
+            cycle @ SceneError::PrefabCycle { .. } => cycle,
+            error => check.fail("prefab", "a readable scene file", error.to_string()),
+        })?;
+        let spawned = instance_nodes(&prefab, record, origin, &check)?;
+        node.prefab = Some(file.to_string_lossy().into_owned());
+        node.overrides.clear();
+        node.removed.clear();
+        let at = out.len();
+        out.push(Expanded {
+            origin: index,
+            record: node,
+            prefab: Some(prefab),
+        });
+        let keys = parts.entry(at).or_default();
+        for mut part in spawned {
+            part.parent = Some(part.parent.map_or(at, |p| at + 1 + p));
+            if let Some(key) = &part.part {
+                keys.insert(key.clone(), out.len());
+            }
+            out.push(Expanded {
+                origin: index,
+                record: part,
+                prefab: None,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The nodes `instance` (a node of the file `origin`) gets of `prefab`: the
+/// prefab's, less its `removed` keys (with their subtrees), with its
+/// `overrides` merged in. Parents index the returned list; `None` is the
+/// instance.
+fn instance_nodes(
+    prefab: &Prefab,
+    instance: &NodeRecord,
+    origin: &Path,
+    check: &Check<'_>,
+) -> Result<Vec<NodeRecord>, SceneError> {
+    let removed = &instance.removed;
+    let mut kept: Vec<Option<usize>> = Vec::with_capacity(prefab.nodes.len());
+    let mut out: Vec<NodeRecord> = Vec::with_capacity(prefab.nodes.len());
+    for node in &prefab.nodes {
+        let gone = node.part.as_ref().is_some_and(|k| removed.contains(k));
+        let parent = node.parent.map(|p| kept[p]);
+        if gone || parent == Some(None) {
+            kept.push(None);
+            continue;
+        }
+        kept.push(Some(out.len()));
+        let mut node = node.clone();
+        node.parent = parent.flatten();
+        out.push(node);
+    }
+    for (key, patch) in &instance.overrides {
+        let Some(node) = out.iter_mut().find(|n| n.part.as_ref() == Some(key)) else {
+            log::warn!(
+                "{}: node `{}`: prefab {} has no node `{key}` any more; its overrides are dropped",
+                origin.display(),
+                instance.name,
+                prefab.path.display()
+            );
+            continue;
+        };
+        *node = patched(node, &patch.0).map_err(|message| {
+            check.fail(
+                format!("overrides.{key}"),
+                "fields of the prefab node's record",
+                message,
+            )
+        })?;
+    }
+    Ok(out)
+}
+
+/// The fields of a node's record that overrides patch (not its place or links).
+fn fields(record: &NodeRecord) -> Value {
+    let mut plain = record.clone();
+    plain.parent = None;
+    plain.prefab = None;
+    plain.overrides.clear();
+    plain.removed.clear();
+    plain.under = None;
+    plain.part = None;
+    serde_json::to_value(&plain).unwrap_or(Value::Null)
+}
+
+/// `record` with `patch` merged in (RFC 7396: objects merge, `null` removes,
+/// anything else replaces).
+fn patched(record: &NodeRecord, patch: &Value) -> Result<NodeRecord, String> {
+    let mut value = fields(record);
+    merge(&mut value, patch);
+    let mut out: NodeRecord = serde_json::from_value(value).map_err(|e| e.to_string())?;
+    out.parent = record.parent;
+    out.part.clone_from(&record.part);
+    Ok(out)
+}
+
+fn merge(target: &mut Value, patch: &Value) {
+    let Value::Object(patch) = patch else {
+        *target = patch.clone();
+        return;
+    };
+    if !target.is_object() {
+        *target = Value::Object(serde_json::Map::new());
+    }
+    if let Value::Object(map) = target {
+        for (k, v) in patch {
+            if v.is_null() {
+                map.remove(k);
+            } else {
+                merge(map.entry(k.clone()).or_insert(Value::Null), v);
+            }
+        }
+    }
+}
+
+/// The merge patch that turns `from` into `to`; `None` when they are equal.
+fn diff(from: &Value, to: &Value) -> Option<Value> {
+    if from == to {
+        return None;
+    }
+    let (Value::Object(a), Value::Object(b)) = (from, to) else {
+        return Some(to.clone());
+    };
+    let mut out = serde_json::Map::new();
+    for (k, v) in b {
+        if let Some(d) = diff(a.get(k).unwrap_or(&Value::Null), v) {
+            out.insert(k.clone(), d);
+        }
+    }
+    for k in a.keys().filter(|k| !b.contains_key(*k)) {
+        out.insert(k.clone(), Value::Null);
+    }
+    Some(Value::Object(out))
+}
+
+/// What an instance changed of its prefab: per key, the merge patch from the
+/// prefab's node to `current` (the part's record as it is now); and the
+/// prefab's keys no part has any more (only the top of a removed subtree).
+pub(crate) fn overrides_of(
+    prefab: &Prefab,
+    current: &HashMap<Arc<str>, NodeRecord>,
+) -> (BTreeMap<String, Patch>, Vec<String>) {
+    let mut overrides = BTreeMap::new();
+    let mut removed = Vec::new();
+    let mut gone: HashSet<usize> = HashSet::new();
+    for (i, node) in prefab.nodes.iter().enumerate() {
+        let Some(key) = node.part.as_deref() else {
+            continue;
+        };
+        let Some(now) = current.get(key) else {
+            if !node.parent.is_some_and(|p| gone.contains(&p)) {
+                removed.push(key.to_string());
+            }
+            gone.insert(i);
+            continue;
+        };
+        if let Some(patch) = diff(&fields(node), &fields(now)) {
+            overrides.insert(key.to_string(), Patch(patch));
+        }
+    }
+    (overrides, removed)
+}
+
+/// The overridden fields of one part, as dotted paths (`mesh.material.base_color`):
+/// what the inspector shows in bold.
+pub fn overridden_fields(prefab_node: &NodeRecord, current: &NodeRecord) -> Vec<String> {
+    fn walk(prefix: &str, patch: &Value, out: &mut Vec<String>) {
+        match patch {
+            Value::Object(map) if !map.is_empty() => {
+                for (k, v) in map {
+                    let path = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    walk(&path, v, out);
+                }
+            }
+            _ => out.push(prefix.to_string()),
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(patch) = diff(&fields(prefab_node), &fields(current)) {
+        walk("", &patch, &mut out);
+    }
+    out
+}
+
+/// `current` with the dotted `field` put back to the prefab node's value.
+///
+/// # Errors
+/// When the result is no valid record (it always is for a field
+/// [`overridden_fields`] listed).
+pub fn reverted(
+    prefab_node: &NodeRecord,
+    current: &NodeRecord,
+    field: &str,
+) -> Result<NodeRecord, String> {
+    let from = fields(prefab_node);
+    let mut value = fields(current);
+    let parts: Vec<&str> = field.split('.').collect();
+    let original = parts.iter().try_fold(&from, |v, k| v.get(k));
+    let (last, path) = parts.split_last().ok_or("empty field")?;
+    let mut target = &mut value;
+    for k in path {
+        target = target
+            .get_mut(*k)
+            .ok_or_else(|| format!("no field `{field}`"))?;
+    }
+    let map = target
+        .as_object_mut()
+        .ok_or_else(|| format!("no field `{field}`"))?;
+    match original {
+        Some(v) => {
+            map.insert((*last).to_string(), v.clone());
+        }
+        None => {
+            map.remove(*last);
+        }
+    }
+    let mut out: NodeRecord = serde_json::from_value(value).map_err(|e| e.to_string())?;
+    out.parent = current.parent;
+    out.part.clone_from(&current.part);
+    Ok(out)
+}
+
+/// A merge patch as a scene file writes it: numbers that are `f32` values
+/// (every float of a record) are written as `f32`, so `0.1` stays `0.1`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Patch(pub Value);
+
+impl serde::Serialize for Patch {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        struct Short<'a>(&'a Value);
+        impl serde::Serialize for Short<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match self.0 {
+                    Value::Number(n) if n.is_f64() => {
+                        let x = n.as_f64().unwrap_or(0.0);
+                        if f64::from(x as f32) == x {
+                            s.serialize_f32(x as f32)
+                        } else {
+                            s.serialize_f64(x)
+                        }
+                    }
+                    Value::Array(items) => {
+                        let mut seq = s.serialize_seq(Some(items.len()))?;
+                        for item in items {
+                            seq.serialize_element(&Short(item))?;
+                        }
+                        seq.end()
+                    }
+                    Value::Object(map) => {
+                        let mut m = s.serialize_map(Some(map.len()))?;
+                        for (k, v) in map {
+                            m.serialize_entry(k, &Short(v))?;
+                        }
+                        m.end()
+                    }
+                    other => other.serialize(s),
+                }
+            }
+        }
+        Short(&self.0).serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Patch {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Value::deserialize(d).map(Patch)
+    }
+}
+
+#[cfg(test)]
+mod tests;
