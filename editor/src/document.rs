@@ -666,17 +666,7 @@ impl Document {
         let mut edits = Vec::new();
         let mut removed = 0;
         for node in roots {
-            let scene = &self.world.scene;
-            let at = Placement::of(scene, node).ok_or(EditError::NoSuchNode { node })?;
-            let records = subtree::extract(scene, node).ok_or(EditError::NoSuchNode { node })?;
-            let ids: Vec<NodeId> = scene.subtree(node).collect();
-            removed += ids.len();
-            let mut edit = Edit::Despawn { at, records, ids };
-            if let Err(e) = edit.apply(&mut self.world.scene, true, &mut Remap::new()) {
-                self.roll_back(edits);
-                return Err(e);
-            }
-            edits.push(edit);
+            removed += self.push_despawn(&mut edits, node)?;
         }
         if edits.is_empty() {
             return Ok(0);
@@ -780,6 +770,26 @@ impl Document {
         self.names_version += 1;
         self.undo.push_applied(edit, label, None);
         self.recording_after_edit();
+    }
+
+    /// Despawns the subtree of `node` and appends the edit to `edits`; returns
+    /// how many nodes went. On failure the earlier `edits` are rolled back.
+    fn push_despawn(&mut self, edits: &mut Vec<Edit>, node: NodeId) -> Result<usize, EditError> {
+        let scene = &self.world.scene;
+        let found = Placement::of(scene, node).zip(subtree::extract(scene, node));
+        let Some((at, records)) = found else {
+            self.roll_back(std::mem::take(edits));
+            return Err(EditError::NoSuchNode { node });
+        };
+        let ids: Vec<NodeId> = scene.subtree(node).collect();
+        let count = ids.len();
+        let mut edit = Edit::Despawn { at, records, ids };
+        if let Err(e) = edit.apply(&mut self.world.scene, true, &mut Remap::new()) {
+            self.roll_back(std::mem::take(edits));
+            return Err(e);
+        }
+        edits.push(edit);
+        Ok(count)
     }
 
     /// Spawns `records` (a subtree) at `at` and appends the edit to `edits`;
@@ -951,6 +961,8 @@ pub fn primitive_name(primitive: Primitive) -> &'static str {
 }
 
 mod clipboard;
+mod prefab;
+pub use prefab::PrefabLink;
 mod environment;
 mod recording;
 mod rename;

@@ -27,7 +27,7 @@ pub mod ui;
 pub mod undo;
 
 pub use app::{Gpu, ShellError, ShellOptions, main_with_default_scene, run};
-pub use document::{Document, Selection};
+pub use document::{Document, PrefabLink, Selection};
 pub use ui::stats::EditorStats;
 pub use ui::viewport::{GizmoMode, GizmoSettings, GizmoSpace, Pivot, SnapSteps, ViewOptions};
 pub use ui::{EditorApp, EditorOptions, PlayState, Status};

@@ -14,7 +14,9 @@
 use std::path::Path;
 
 use keel_engine::assets::load_model;
-use keel_engine::scene::{ModelInstance, NodeId, NodeRecord, Scene, SceneError};
+use keel_engine::scene::{
+    NodeId, NodeRecord, PrefabInstance, PrefabPart, Scene, SceneError, load_prefab,
+};
 
 use crate::component::ComponentValue;
 
@@ -48,17 +50,18 @@ pub fn sibling_count(scene: &Scene, parent: Option<NodeId>) -> usize {
     }
 }
 
-/// The file record of one node: name, local transform, components and model
-/// reference (an absolute path), no parent.
+/// The record of one node: name, local transform, components, model and
+/// prefab references (absolute paths), its key when it is a prefab's part;
+/// no parent.
 pub fn record_of(scene: &Scene, node: NodeId) -> Option<NodeRecord> {
-    let mut record = NodeRecord::new(scene.name(node)?);
-    record.transform = scene.local(node)?;
-    for value in ComponentValue::all_of(scene, node) {
-        value.store_in(&mut record);
+    if !scene.contains(node) {
+        return None;
     }
-    record.model = scene
-        .get::<ModelInstance>(node)
-        .map(|m| m.source.to_string_lossy().into_owned());
+    let mut record = scene.record_of(node, None);
+    record.prefab = scene
+        .get::<PrefabInstance>(node)
+        .map(|p| p.source.to_string_lossy().into_owned());
+    record.part = scene.get::<PrefabPart>(node).map(|p| p.key.to_string());
     Some(record)
 }
 
@@ -148,6 +151,16 @@ fn spawn_records(
         if let Some(model) = &record.model {
             let model = load_model(Path::new(model))?;
             scene.instantiate_model(id, &model)?;
+        }
+        // The parts are records of their own: link, do not expand again.
+        if let Some(source) = &record.prefab {
+            let prefab = load_prefab(Path::new(source))?;
+            let source = source.into();
+            scene.insert(id, PrefabInstance { source, prefab })?;
+        }
+        if let Some(key) = &record.part {
+            let key = key.as_str().into();
+            scene.insert(id, PrefabPart { key })?;
         }
     }
     Ok(())

@@ -68,6 +68,14 @@ pub enum EditError {
         /// The stale handle.
         node: NodeId,
     },
+    /// A prefab part's field could not be put back to the prefab's value.
+    #[error("revert `{field}` to the prefab: {message}")]
+    Revert {
+        /// The dotted field.
+        field: String,
+        /// Why.
+        message: String,
+    },
     /// The node was spawned from a model file, which is rebuilt at each load:
     /// edits to it could not be saved, so they are refused.
     #[error(

@@ -6,10 +6,12 @@
 
 use std::path::Path;
 
-use keel_engine::scene::{CameraSetup, Environment, NodeId, NodeRecord, SCENE_VERSION, SceneFile};
+use keel_engine::scene::{
+    CameraSetup, Environment, NodeId, NodeRecord, SCENE_VERSION, SceneFile, expand_records,
+};
 
 use super::Document;
-use crate::subtree::{self, Placement};
+use crate::subtree::Placement;
 use crate::undo::EditError;
 
 /// What errors name as the file pasted text came from.
@@ -21,18 +23,9 @@ impl Document {
     /// # Errors
     /// [`EditError::NoSuchNode`] for a stale handle.
     pub fn copy_text(&self, nodes: &[NodeId]) -> Result<String, EditError> {
-        let mut all: Vec<NodeRecord> = Vec::new();
-        for root in self.top_level(nodes)? {
-            let mut records =
-                subtree::extract(self.scene(), root).ok_or(EditError::NoSuchNode { node: root })?;
-            let offset = all.len();
-            for record in &mut records {
-                if let Some(parent) = &mut record.parent {
-                    *parent += offset;
-                }
-            }
-            all.extend(records);
-        }
+        let roots = self.top_level(nodes)?;
+        // Scene-file form: prefab instances as their prefab and overrides.
+        let all = self.scene().to_records(&roots, None);
         let file = SceneFile {
             version: SCENE_VERSION,
             environment: Environment::default(),
@@ -63,6 +56,8 @@ impl Document {
         let file = SceneFile::parse(text, origin).map_err(refused)?;
         // Every value checked (and every model loaded) as a scene load does.
         file.to_scene(origin).map_err(refused)?;
+        let host = self.path.clone();
+        let nodes = expand_records(&file.nodes, origin, host.as_deref()).map_err(refused)?;
         let scene = self.scene();
         let at = match self
             .selection
@@ -80,7 +75,7 @@ impl Document {
         };
         let mut edits = Vec::new();
         let mut pasted = Vec::new();
-        for (k, records) in subtrees(&file.nodes).into_iter().enumerate() {
+        for (k, records) in subtrees(&nodes).into_iter().enumerate() {
             let place = Placement {
                 index: at.index + k,
                 ..at

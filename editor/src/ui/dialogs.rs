@@ -27,6 +27,8 @@ pub enum FilePurpose {
     SaveAs(Option<Pending>),
     /// Pick a glTF model to import.
     Import,
+    /// Pick where to save this node's children as a prefab.
+    SavePrefab(keel_engine::scene::NodeId),
 }
 
 impl FilePurpose {
@@ -34,7 +36,7 @@ impl FilePurpose {
     fn lists(&self, name: &str) -> bool {
         let wanted: &[&str] = match self {
             FilePurpose::Import => &MODEL_EXTENSIONS,
-            FilePurpose::Open | FilePurpose::SaveAs(_) => &["ron"],
+            FilePurpose::Open | FilePurpose::SaveAs(_) | FilePurpose::SavePrefab(_) => &["ron"],
         };
         has_extension(Path::new(name), wanted)
     }
@@ -232,6 +234,7 @@ fn file_ui(ui: &mut Ui, file: &mut FileDialog) -> DialogOutcome {
         FilePurpose::Open => ("Open scene", "Open"),
         FilePurpose::SaveAs(_) => ("Save scene as", "Save"),
         FilePurpose::Import => ("Import glTF model", "Import"),
+        FilePurpose::SavePrefab(_) => ("Save as prefab", "Save"),
     };
     ui.heading(title);
     let field = ui

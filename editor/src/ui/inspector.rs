@@ -46,6 +46,8 @@ pub struct Inspector {
     sky_draft: Option<String>,
     /// The pattern being typed to rename a multi-selection.
     rename_pattern: String,
+    /// What the prefab section asked of the editor this frame.
+    pub prefab_request: Option<super::prefab_panel::PrefabRequest>,
 }
 
 /// An emitter being edited into a valid state.
@@ -106,6 +108,9 @@ impl Inspector {
         }
         if let Some(instance) = doc.scene().get::<ModelInstance>(node) {
             ui.weak(format!("Model: {}", instance.source.display()));
+        }
+        if let Some(request) = super::prefab_panel::prefab_ui(ui, doc, node, status) {
+            self.prefab_request = Some(request);
         }
         egui::ScrollArea::vertical()
             .id_salt("inspector_scroll")

@@ -22,6 +22,8 @@ mod files;
 pub mod gizmo;
 pub mod hierarchy;
 pub mod inspector;
+pub mod prefab_panel;
+mod prefabs;
 pub mod stats;
 mod timeline;
 pub mod viewport;
@@ -154,6 +156,10 @@ pub struct EditorApp {
     actions: Vec<Action>,
     /// Text for the system clipboard, handed to egui at the end of the frame.
     clipboard_out: Option<String>,
+    /// Scenes a prefab was opened from (prefab mode), innermost last.
+    parked: Vec<Document>,
+    /// When the prefab files were last looked at.
+    prefab_checked: f64,
     quit: bool,
 }
 
@@ -207,6 +213,8 @@ impl EditorApp {
             autosave: Autosave::new(AUTOSAVE_INTERVAL),
             actions: Vec::new(),
             clipboard_out: None,
+            parked: Vec::new(),
+            prefab_checked: f64::NEG_INFINITY,
             quit: false,
         }
     }
@@ -537,6 +545,9 @@ impl EditorApp {
                 .show(ui, |ui| {
                     self.inspector.ui(ui, &mut self.doc, &mut self.status)
                 });
+            if let Some(request) = self.inspector.prefab_request.take() {
+                self.prefab_request(request);
+            }
         }
         egui::CentralPanel::no_frame().show(ui, |ui| {
             self.viewport_ui(ui);
@@ -549,6 +560,7 @@ impl EditorApp {
 
         let now = ui.input(|i| i.time);
         self.autosave_if_due(now);
+        self.refresh_prefabs_if_due(now);
 
         for action in std::mem::take(&mut self.actions) {
             self.run_action(action);
@@ -567,6 +579,7 @@ impl EditorApp {
                 match purpose {
                     FilePurpose::Open => self.request(Pending::Open(path)),
                     FilePurpose::Import => self.import_model(&path),
+                    FilePurpose::SavePrefab(node) => self.save_prefab(node, &path),
                     FilePurpose::SaveAs(then) => {
                         if self.save_to(&path)
                             && let Some(then) = then
@@ -731,6 +744,7 @@ impl EditorApp {
 
     fn toolbar_ui(&mut self, ui: &mut egui::Ui) {
         ui.horizontal(|ui| {
+            self.back_button_ui(ui);
             let playing = self.play == PlayState::Playing;
             if ui.add_enabled(!playing, Button::new("Play")).clicked() {
                 self.actions.push(Action::Play);

@@ -276,7 +276,8 @@ impl SceneFile {
             if let (Some(prefab), Some(source)) = (&node.prefab, &record.prefab) {
                 let source = source.into();
                 let prefab = Arc::clone(prefab);
-                c.prefab.insert(id, super::PrefabInstance { source, prefab });
+                c.prefab
+                    .insert(id, super::PrefabInstance { source, prefab });
             }
             if let Some(key) = &record.part {
                 let key = key.as_str().into();

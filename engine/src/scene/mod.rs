@@ -47,7 +47,7 @@ pub use graph::{Keep, Scene};
 pub use handle::NodeId;
 pub use index::SpatialIndex;
 pub use layout::{Children, PreOrder};
-pub use prefab::{Prefab, PrefabInstance, PrefabPart, load_prefab};
+pub use prefab::{Prefab, PrefabInstance, PrefabPart, expand_records, load_prefab};
 pub use skin::{JointPalette, MorphWeights, Skin, skinned_bounds};
 pub use transform::{PropagationStats, Transform};
 

@@ -53,7 +53,12 @@ pub struct Prefab {
 
 impl std::fmt::Debug for Prefab {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Prefab({}, {} nodes)", self.path.display(), self.nodes.len())
+        write!(
+            f,
+            "Prefab({}, {} nodes)",
+            self.path.display(),
+            self.nodes.len()
+        )
     }
 }
 
@@ -65,7 +70,9 @@ impl Prefab {
 
     /// Whether the prefab's file, or one it pulls in, changed on disk since it was read.
     pub fn is_stale(&self) -> bool {
-        self.sources.iter().any(|(path, stamp)| stamp_of(path) != *stamp)
+        self.sources
+            .iter()
+            .any(|(path, stamp)| stamp_of(path) != *stamp)
     }
 
     /// Whether the expansion read `file` (canonical).
@@ -131,10 +138,7 @@ fn load_in(path: &Path, chain: &mut Vec<PathBuf>) -> Result<Arc<Prefab>, SceneEr
         files.push(canonical);
         return Err(SceneError::PrefabCycle { chain: files });
     }
-    let cached = cache()
-        .lock()
-        .ok()
-        .and_then(|c| c.get(&canonical).cloned());
+    let cached = cache().lock().ok().and_then(|c| c.get(&canonical).cloned());
     if let Some(prefab) = cached.filter(|p| !p.is_stale()) {
         return Ok(prefab);
     }
@@ -142,8 +146,8 @@ fn load_in(path: &Path, chain: &mut Vec<PathBuf>) -> Result<Arc<Prefab>, SceneEr
     let text = super::file::read_text(&canonical)?;
     let file = SceneFile::parse(&text, &canonical)?;
     chain.push(canonical.clone());
-    let expanded = expand_in(&file.nodes, &canonical, chain)
-        .map_err(|e| super::validate::locate(e, &text));
+    let expanded =
+        expand_in(&file.nodes, &canonical, chain).map_err(|e| super::validate::locate(e, &text));
     chain.pop();
     let expanded = expanded?;
     let mut sources = vec![(canonical.clone(), stamp)];
@@ -216,6 +220,33 @@ pub(crate) fn expand(records: &[NodeRecord], origin: &Path) -> Result<Vec<Expand
     expand_in(records, origin, &mut chain)
 }
 
+/// `records` (a scene file's nodes, parents before children) with every
+/// prefab instance's parts listed after it, as [`Scene::to_scene`] spawns
+/// them: parts carry their key in `part`, instances their prefab's absolute
+/// path, model paths are absolute. What a subtree copy pastes: `origin`
+/// names the text in errors and is where relative paths start; `host` is the
+/// file the nodes go into, which no prefab among them may contain.
+///
+/// # Errors
+/// As loading the file would (see [`load_prefab`]);
+/// [`SceneError::PrefabCycle`] for a prefab that contains `host`.
+///
+/// [`Scene::to_scene`]: super::SceneFile::to_scene
+pub fn expand_records(
+    records: &[NodeRecord],
+    origin: &Path,
+    host: Option<&Path>,
+) -> Result<Vec<NodeRecord>, SceneError> {
+    let mut chain = host
+        .and_then(|h| std::fs::canonicalize(h).ok())
+        .into_iter()
+        .collect();
+    Ok(expand_in(records, origin, &mut chain)?
+        .into_iter()
+        .map(|e| e.record)
+        .collect())
+}
+
 fn expand_in(
     records: &[NodeRecord],
     origin: &Path,
@@ -253,7 +284,9 @@ fn expand_in(
         node.under = None;
         node.part = None;
         if let Some(model) = &mut node.model {
-            *model = resolve_model_path(origin, model).to_string_lossy().into_owned();
+            *model = resolve_model_path(origin, model)
+                .to_string_lossy()
+                .into_owned();
         }
         position.push(out.len());
         let Some(written) = record.prefab.as_deref() else {

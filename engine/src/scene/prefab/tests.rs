@@ -71,13 +71,20 @@ fn instances_get_the_prefabs_nodes_with_their_overrides_removals_and_additions()
         child(&scene, child(&scene, b, "body"), "hull"),
     );
     assert_eq!(color(&scene, hull_a), Vec4::new(0.3, 0.1, 0.0, 1.0));
-    assert_eq!(color(&scene, hull_b), Vec4::new(1.0, 0.0, 0.0, 1.0), "overridden");
+    assert_eq!(
+        color(&scene, hull_b),
+        Vec4::new(1.0, 0.0, 0.0, 1.0),
+        "overridden"
+    );
     let sail_a = child(&scene, child(&scene, a, "body"), "sail");
     let sail_b = child(&scene, child(&scene, b, "body"), "sail");
     assert_eq!(scene.children(sail_a).count(), 1, "a keeps the flag");
     assert_eq!(scene.children(sail_b).count(), 0, "b removed it");
     let lamp = child(&scene, hull_b, "lamp");
-    assert!(scene.get::<PrefabPart>(lamp).is_none(), "an added node is no part");
+    assert!(
+        scene.get::<PrefabPart>(lamp).is_none(),
+        "an added node is no part"
+    );
     // Parts sit where the prefab puts them, under the instance.
     let world = scene.world(hull_a).unwrap().translation;
     assert!(Vec3::from(world).abs_diff_eq(Vec3::new(5.0, 0.2, 0.0), 1e-6));
@@ -120,7 +127,10 @@ fn edits_to_a_part_become_overrides_and_survive_a_changed_prefab() {
     let patch = &saved.nodes[0].overrides["body/sail"].0;
     assert_eq!(patch["name"], "mainsail");
     assert_eq!(patch["transform"]["translation"][1], 2.0);
-    assert!(patch["transform"].get("rotation").is_none(), "only what changed");
+    assert!(
+        patch["transform"].get("rotation").is_none(),
+        "only what changed"
+    );
     saved.write(&path).unwrap();
 
     // The prefab changes: the sail's colour and the hull's. Instance `a` keeps
@@ -170,7 +180,10 @@ fn nested_prefabs_flatten_and_their_parts_take_overrides_by_key() {
     let boat = scene.find("boat").unwrap();
     let lantern = child(&scene, child(&scene, boat, "hull"), "lantern");
     let bulb = child(&scene, lantern, "bulb");
-    assert_eq!(scene.get::<crate::scene::Light>(bulb).unwrap().intensity, 7.0);
+    assert_eq!(
+        scene.get::<crate::scene::Light>(bulb).unwrap().intensity,
+        7.0
+    );
     assert!(
         scene.get::<PrefabInstance>(lantern).is_none(),
         "a nested instance is a plain part of the outer prefab"
@@ -243,19 +256,29 @@ fn bad_overrides_and_missing_prefabs_name_the_node_and_field() {
         r#"(version: 2, nodes: [(name: "b", prefab: "nowhere.ron")])"#,
     );
     let error = Scene::load(&path).unwrap_err().to_string();
-    assert!(error.contains("field `prefab`") && error.contains("nowhere.ron"), "{error}");
+    assert!(
+        error.contains("field `prefab`") && error.contains("nowhere.ron"),
+        "{error}"
+    );
     let path = write(
         dir.path(),
         "u.ron",
         r#"(version: 2, nodes: [(name: "b", prefab: "boat.ron"), (name: "c", parent: 0, under: "body/mast")])"#,
     );
     let error = Scene::load(&path).unwrap_err().to_string();
-    assert!(error.contains("field `under`") && error.contains("body/mast"), "{error}");
+    assert!(
+        error.contains("field `under`") && error.contains("body/mast"),
+        "{error}"
+    );
 }
 
 #[test]
 fn keys_number_repeated_sibling_names() {
-    let mut nodes = vec![NodeRecord::new("a"), NodeRecord::new("b"), NodeRecord::new("b")];
+    let mut nodes = vec![
+        NodeRecord::new("a"),
+        NodeRecord::new("b"),
+        NodeRecord::new("b"),
+    ];
     nodes[1].parent = Some(0);
     nodes[2].parent = Some(0);
     nodes.push(NodeRecord::new("a"));

@@ -1,0 +1,116 @@
+//! Prefab mode: opening a prefab from one of its instances parks the scene
+//! (unsaved edits and all) and edits the prefab file; "Back" returns to the
+//! scene, whose instances then pick up what was saved. Instances also follow
+//! their prefab files when another program changes them (checked twice a
+//! second, once per distinct prefab).
+
+use std::path::Path;
+
+use super::EditorApp;
+use super::dialogs::{Dialog, FileDialog, FilePurpose};
+use super::prefab_panel::PrefabRequest;
+use crate::document::Document;
+
+/// Seconds between two looks at the prefab files on disk.
+const CHECK_INTERVAL: f64 = 0.5;
+
+impl EditorApp {
+    pub(super) fn prefab_request(&mut self, request: PrefabRequest) {
+        match request {
+            PrefabRequest::Open(path) => self.open_prefab(&path),
+            PrefabRequest::SaveAs(node) => {
+                let start = self.file_dialog_start().with_file_name(format!(
+                    "{}.ron",
+                    self.doc.scene().name(node).unwrap_or("prefab")
+                ));
+                self.dialog = Some(Dialog::File(FileDialog::new(
+                    FilePurpose::SavePrefab(node),
+                    &start,
+                )));
+            }
+        }
+    }
+
+    /// Parks the scene and edits the prefab file at `path`.
+    pub fn open_prefab(&mut self, path: &Path) {
+        match Document::open(path) {
+            Ok(doc) => {
+                let scene = std::mem::replace(&mut self.doc, doc);
+                self.parked.push(scene);
+                self.inspector = Default::default();
+                self.status.info(format!(
+                    "Editing prefab {}: save it, then Back",
+                    self.doc.display_name()
+                ));
+            }
+            Err(e) => self.show_error(&format!("Could not open {}", path.display()), &e),
+        }
+    }
+
+    /// The scene a prefab was opened from, if a prefab is being edited.
+    pub fn parked_scene(&self) -> Option<&Document> {
+        self.parked.last()
+    }
+
+    /// Leaves the prefab for the scene it was opened from and brings the
+    /// scene's instances up to date. Refused (false) while the prefab has
+    /// unsaved edits.
+    pub fn back_from_prefab(&mut self) -> bool {
+        if self.parked.is_empty() {
+            return false;
+        }
+        if self.doc.is_dirty() {
+            self.status.error(format!(
+                "{} has unsaved changes: save or undo them first",
+                self.doc.display_name()
+            ));
+            return false;
+        }
+        if let Some(scene) = self.parked.pop() {
+            self.doc = scene;
+            self.inspector = Default::default();
+            self.refresh_prefabs();
+        }
+        true
+    }
+
+    pub(super) fn save_prefab(&mut self, node: keel_engine::scene::NodeId, path: &Path) {
+        match self.doc.save_as_prefab(node, path) {
+            Ok(_) => self.status.info(format!("Saved prefab {}", path.display())),
+            Err(e) => self.status.error(e.to_string()),
+        }
+    }
+
+    /// Brings instances whose prefab changed on disk up to date.
+    pub fn refresh_prefabs(&mut self) {
+        match self.doc.refresh_prefabs() {
+            Ok(0) => {}
+            Ok(n) => self
+                .status
+                .info(format!("{n} prefab instances updated from their files")),
+            Err(e) => self.status.error(format!("prefab not updated: {e}")),
+        }
+    }
+
+    pub(super) fn refresh_prefabs_if_due(&mut self, now: f64) {
+        if now - self.prefab_checked >= CHECK_INTERVAL && !self.viewport.gizmo.dragging() {
+            self.prefab_checked = now;
+            self.refresh_prefabs();
+        }
+    }
+
+    pub(super) fn back_button_ui(&mut self, ui: &mut egui::Ui) {
+        let Some(scene) = self.parked.last() else {
+            return;
+        };
+        let label = format!("Back to {}", scene.display_name());
+        if ui
+            .button(label)
+            .on_hover_text("Leave the prefab for the scene it was opened from")
+            .clicked()
+        {
+            self.back_from_prefab();
+        }
+        ui.separator();
+    }
+}

@@ -1,0 +1,224 @@
+//! Prefabs driven like a user would (egui_kittest): an instance's override
+//! shown in bold and reverted, a prefab opened from its instance, edited and
+//! saved, updating both instances of the open scene, and a paste that would
+//! make a prefab contain itself refused with the chain of files.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+use egui::Modifiers;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use glam::Vec4;
+use keel_editor::{Document, EditorApp};
+use keel_engine::scene::{MeshRenderer, NodeId, PrefabInstance, Scene};
+
+const BOAT: &str = r#"(
+    version: 2,
+    nodes: [
+        (name: "body"),
+        (name: "hull", parent: 0, transform: (translation: (0.0, 0.2, 0.0)),
+         mesh: (mesh: Cube, material: (base_color: (0.3, 0.1, 0.0, 1.0)))),
+        (name: "sail", parent: 0, transform: (translation: (0.0, 1.3, 0.0)),
+         mesh: (mesh: Cube, material: (base_color: (0.9, 0.9, 0.8, 1.0)))),
+    ],
+)"#;
+
+const HARBOUR: &str = r#"(
+    version: 2,
+    nodes: [
+        (name: "boat_a", prefab: "boat.ron", transform: (translation: (-3.0, 0.0, 0.0))),
+        (name: "boat_b", prefab: "boat.ron", transform: (translation: (3.0, 0.0, 0.0)),
+         overrides: {"body/hull": {"mesh": {"material": {"base_color": (1.0, 0.0, 0.0, 1.0)}}}}),
+    ],
+)"#;
+
+/// A folder with the boat prefab and a harbour scene of two boats.
+fn harbour() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("boat.ron"), BOAT).unwrap();
+    let scene = dir.path().join("harbour.ron");
+    std::fs::write(&scene, HARBOUR).unwrap();
+    (dir, scene)
+}
+
+fn open(path: &Path) -> Harness<'static, EditorApp> {
+    harness(EditorApp::with_document(
+        Document::open(path).unwrap(),
+        None,
+    ))
+}
+
+/// The node at `names` (a path of names from a root).
+fn at(h: &Harness<'_, EditorApp>, names: &[&str]) -> NodeId {
+    let scene = h.state().doc.scene();
+    let mut node = scene.find(names[0]).unwrap();
+    for name in &names[1..] {
+        node = scene
+            .children(node)
+            .find(|&c| scene.name(c) == Some(*name))
+            .unwrap_or_else(|| panic!("no {name}"));
+    }
+    node
+}
+
+fn color(scene: &Scene, node: NodeId) -> Vec4 {
+    scene.get::<MeshRenderer>(node).unwrap().material.base_color
+}
+
+#[test]
+fn an_override_is_shown_in_bold_and_reverted_to_the_prefab() {
+    let (_dir, path) = harbour();
+    let mut h = open(&path);
+    let hull = at(&h, &["boat_b", "body", "hull"]);
+    h.state_mut().doc.selection.select_only(hull);
+    h.run();
+    assert!(
+        h.query_by_label_contains("Part `body/hull` of boat.ron")
+            .is_some()
+    );
+    let field = "mesh.material.base_color";
+    let shown = h.get_by_label(field);
+    assert!(shown.rect().width() > 0.0, "the overridden field is listed");
+    // The other instance's hull changed nothing: no field listed.
+    let plain = at(&h, &["boat_a", "body", "hull"]);
+    h.state_mut().doc.selection.select_only(plain);
+    h.run();
+    assert!(h.query_by_label(field).is_none());
+
+    h.state_mut().doc.selection.select_only(hull);
+    h.run();
+    h.get_by_label(&format!("Revert {field}")).click();
+    h.run();
+    let scene = h.state().doc.scene();
+    assert_eq!(color(scene, hull), Vec4::new(0.3, 0.1, 0.0, 1.0));
+    assert!(h.query_by_label(field).is_none(), "no longer overridden");
+    let saved = h.state().doc.scene().to_file();
+    assert!(saved.nodes.iter().all(|n| n.overrides.is_empty()));
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    let hull = at(&h, &["boat_b", "body", "hull"]);
+    assert_eq!(
+        color(h.state().doc.scene(), hull),
+        Vec4::new(1.0, 0.0, 0.0, 1.0),
+        "undo brings the override back"
+    );
+}
+
+#[test]
+fn a_prefab_opened_from_an_instance_and_saved_updates_both_instances() {
+    let (dir, path) = harbour();
+    let mut h = open(&path);
+    // An edit of the scene that must survive the trip into the prefab.
+    let a = at(&h, &["boat_a"]);
+    h.state_mut().doc.rename(a, "flagship").unwrap();
+    h.state_mut().doc.selection.select_only(a);
+    h.run();
+    h.get_by_label("Open prefab").click();
+    h.run();
+    assert_eq!(
+        h.state()
+            .doc
+            .path
+            .as_deref()
+            .map(|p| p.file_name().unwrap().to_owned()),
+        Some("boat.ron".into())
+    );
+    // Recolour the sail and the hull in the prefab, save.
+    let sail = at(&h, &["body", "sail"]);
+    let hull = at(&h, &["body", "hull"]);
+    for (node, rgb) in [
+        (sail, Vec4::new(0.0, 0.0, 1.0, 1.0)),
+        (hull, Vec4::new(0.0, 1.0, 0.0, 1.0)),
+    ] {
+        let mut mesh = *h.state().doc.scene().get::<MeshRenderer>(node).unwrap();
+        mesh.material.base_color = rgb;
+        h.state_mut()
+            .doc
+            .set_component(
+                node,
+                keel_editor::component::ComponentValue::Mesh(mesh),
+                None,
+            )
+            .unwrap();
+    }
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::S);
+    h.run();
+    assert!(!h.state().doc.is_dirty(), "{}", h.state().status().text());
+    let saved = std::fs::read_to_string(dir.path().join("boat.ron")).unwrap();
+    assert!(saved.contains("0.0, 0.0, 1.0, 1.0"), "{saved}");
+
+    h.get_by_label_contains("Back to harbour.ron").click();
+    h.run();
+    let scene = h.state().doc.scene();
+    assert_eq!(scene.name(scene.roots().next().unwrap()), Some("flagship"));
+    for boat in ["flagship", "boat_b"] {
+        let sail = at(&h, &[boat, "body", "sail"]);
+        assert_eq!(
+            color(h.state().doc.scene(), sail),
+            Vec4::new(0.0, 0.0, 1.0, 1.0),
+            "{boat} has the prefab's new sail"
+        );
+    }
+    let hull_a = at(&h, &["flagship", "body", "hull"]);
+    let hull_b = at(&h, &["boat_b", "body", "hull"]);
+    assert_eq!(
+        color(h.state().doc.scene(), hull_a),
+        Vec4::new(0.0, 1.0, 0.0, 1.0)
+    );
+    assert_eq!(
+        color(h.state().doc.scene(), hull_b),
+        Vec4::new(1.0, 0.0, 0.0, 1.0),
+        "boat_b keeps its own hull colour"
+    );
+}
+
+#[test]
+fn pasting_an_instance_into_its_own_prefab_is_refused_with_the_chain() {
+    let (_dir, path) = harbour();
+    let mut h = open(&path);
+    let a = at(&h, &["boat_a"]);
+    h.state_mut().doc.selection.select_only(a);
+    h.run();
+    h.event(egui::Event::Copy);
+    h.step();
+    let text = h
+        .output()
+        .platform_output
+        .commands
+        .iter()
+        .find_map(|c| match c {
+            egui::OutputCommand::CopyText(text) => Some(text.clone()),
+            _ => None,
+        })
+        .expect("the copy reached the clipboard");
+    assert!(
+        text.contains("prefab:"),
+        "an instance is copied as one:\n{text}"
+    );
+    h.run();
+    h.get_by_label("Open prefab").click();
+    h.run();
+    let before = h.state().doc.scene().to_file();
+    h.event(egui::Event::Paste(text));
+    h.run();
+    let status = h.state().status().text().to_string();
+    assert!(h.state().status().is_error(), "{status}");
+    assert!(
+        status.contains("prefab cycle")
+            && status.contains("boat.ron -> ")
+            && status.ends_with("boat.ron"),
+        "the chain of files is shown: {status}"
+    );
+    assert_eq!(h.state().doc.scene().to_file(), before, "nothing pasted");
+    assert!(
+        h.state().doc.scene().nodes().all(|n| h
+            .state()
+            .doc
+            .scene()
+            .get::<PrefabInstance>(n)
+            .is_none())
+    );
+}
