@@ -126,3 +126,85 @@ fn the_fox_walks_round_the_lighthouse() {
         "every joint moved: the fox walks and its trail turns"
     );
 }
+
+/// Every node's path of names (with its place among same-named siblings)
+/// and world transform, in pre-order.
+fn world_listing(scene: &Scene) -> Vec<(String, [f32; 12])> {
+    let mut paths: std::collections::HashMap<keel_engine::scene::NodeId, String> =
+        std::collections::HashMap::new();
+    let mut out = Vec::new();
+    for node in scene.nodes() {
+        let name = scene.name(node).unwrap_or("?");
+        let parent = scene.parent(node).and_then(|p| paths.get(&p)).cloned();
+        let prefix = parent.map_or(String::new(), |p| format!("{p}/"));
+        let twins = |n: &keel_engine::scene::NodeId| {
+            scene.name(*n) == Some(name) && scene.parent(*n) == scene.parent(node)
+        };
+        let place = match scene.parent(node) {
+            Some(p) => scene
+                .children(p)
+                .take_while(|c| *c != node)
+                .filter(twins)
+                .count(),
+            None => scene
+                .roots()
+                .take_while(|c| *c != node)
+                .filter(twins)
+                .count(),
+        };
+        let path = format!("{prefix}{name}#{place}");
+        paths.insert(node, path.clone());
+        let world = scene.world(node).unwrap();
+        out.push((path, world.to_cols_array()));
+    }
+    out
+}
+
+/// The fleet became instances of one boat prefab: the demo must load to the
+/// world it loaded to when every boat was written out node by node (listed
+/// in `tests/data/demo_worlds.txt`, made from that file), and its file is
+/// smaller for it.
+#[test]
+fn the_demo_with_boat_prefabs_loads_to_the_worlds_of_the_flat_demo() {
+    let listing = world_listing(&demo());
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/demo_worlds.txt");
+    if !fixture.exists() && std::env::var("KEEL_BLESS").as_deref() == Ok("1") {
+        let text: String = listing
+            .iter()
+            .map(|(path, m)| {
+                let numbers: Vec<String> = m.iter().map(|x| format!("{x:?}")).collect();
+                format!("{path}\t{}\n", numbers.join(" "))
+            })
+            .collect();
+        std::fs::create_dir_all(fixture.parent().unwrap()).unwrap();
+        std::fs::write(&fixture, text).unwrap();
+    }
+    let text = std::fs::read_to_string(&fixture)
+        .unwrap_or_else(|e| panic!("{}: {e} (KEEL_BLESS=1 writes it)", fixture.display()));
+    let expected: Vec<(&str, Vec<f32>)> = text
+        .lines()
+        .map(|line| {
+            let (path, numbers) = line.split_once('\t').unwrap();
+            (
+                path,
+                numbers.split(' ').map(|x| x.parse().unwrap()).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(listing.len(), expected.len(), "same number of nodes");
+    for ((path, world), (want_path, want)) in listing.iter().zip(&expected) {
+        assert_eq!(path, want_path, "same hierarchy in the same order");
+        for (a, b) in world.iter().zip(want) {
+            assert!(
+                (a - b).abs() <= 1e-5 * b.abs().max(1.0),
+                "{path}: {world:?} vs {want:?}"
+            );
+        }
+    }
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenes/demo.ron");
+    let bytes = std::fs::metadata(&demo).unwrap().len();
+    assert!(
+        bytes < 250_000,
+        "the flat demo was 420,341 bytes; with prefabs it is {bytes}"
+    );
+}

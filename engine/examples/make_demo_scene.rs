@@ -49,6 +49,21 @@ impl Builder {
             .expect("parents are live while building")
     }
 
+    /// The child of `parent` named `name`.
+    fn child(&self, parent: NodeId, name: &str) -> NodeId {
+        self.scene
+            .children(parent)
+            .find(|&c| self.scene.name(c) == Some(name))
+            .unwrap_or_else(|| panic!("no {name}"))
+    }
+
+    /// Gives the mesh of `node` another look.
+    fn recolor(&mut self, node: NodeId, look: Material) {
+        if let Some(mesh) = self.scene.get_mut::<MeshRenderer>(node) {
+            mesh.material = look;
+        }
+    }
+
     /// A node drawing a primitive, scaled, under `parent`.
     fn part(
         &mut self,
@@ -90,6 +105,42 @@ impl Builder {
             .expect("just spawned");
         id
     }
+}
+
+/// Writes `assets/prefabs/boat.ron` (beside the scene's folder): a body that
+/// rocks, a hull and a sail. Returns its path.
+fn write_boat_prefab(scene_out: &std::path::Path) -> PathBuf {
+    let dir = scene_out
+        .parent()
+        .and_then(|p| p.parent())
+        .map_or_else(|| PathBuf::from("prefabs"), |p| p.join("prefabs"));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let mut b = Builder {
+        scene: Scene::new(),
+    };
+    let body = b.node(None, "body", Transform::IDENTITY);
+    b.scene
+        .insert(body, Oscillate::new(Vec3::Z, 0.1, 0.45, 0.0).rocking())
+        .unwrap();
+    b.part(
+        body,
+        "hull",
+        Primitive::Cube,
+        Vec3::new(0.0, 0.2, 0.0),
+        Vec3::new(0.9, 0.5, 2.4),
+        material(0x8c5a32, 0.15),
+    );
+    b.part(
+        body,
+        "sail",
+        Primitive::Cube,
+        Vec3::new(0.0, 1.3, 0.1),
+        Vec3::new(0.06, 1.7, 1.2),
+        material(0xf4efe2, 0.05),
+    );
+    let path = dir.join("boat.ron");
+    b.scene.save(&path).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::canonicalize(&path).unwrap_or(path)
 }
 
 fn main() {
@@ -455,7 +506,9 @@ fn main() {
         material(0xf2b705, 0.5),
     );
 
-    // The fleet: rings of small boats, each sailing its own circle and bobbing.
+    // The fleet: rings of small boats, each sailing its own circle and bobbing,
+    // each an instance of one boat prefab with its own colours and motion.
+    let boat_prefab = write_boat_prefab(&out);
     let hull_colors = [0x8c5a32, 0x6b3e22, 0x9e6b3f, 0x5a4634];
     let sail_colors = [0xf4efe2, 0xd94f3d, 0xe8c547, 0x3d7dd9, 0xf4efe2];
     let mut seed = 0x2545_f491_u32;
@@ -475,7 +528,10 @@ fn main() {
         let yaw = if clockwise { angle + PI } else { angle };
         let start = Transform::from_translation(Vec3::new(angle.cos(), 0.0, -angle.sin()) * radius)
             .with_rotation(Quat::from_rotation_y(yaw));
-        let boat = b.node(None, &format!("boat_{i:03}"), start);
+        let boat = b
+            .scene
+            .spawn_prefab(None, format!("boat_{i:03}"), start, &boat_prefab)
+            .unwrap_or_else(|e| panic!("{e}"));
         b.scene
             .insert(
                 boat,
@@ -488,7 +544,8 @@ fn main() {
                 },
             )
             .unwrap();
-        let body = b.node(Some(boat), "body", Transform::IDENTITY);
+        // What makes each boat its own: overrides of the prefab's values.
+        let body = b.child(boat, "body");
         b.scene
             .insert(
                 body,
@@ -501,20 +558,9 @@ fn main() {
                 .rocking(),
             )
             .unwrap();
-        b.part(
-            body,
-            "hull",
-            Primitive::Cube,
-            Vec3::new(0.0, 0.2, 0.0),
-            Vec3::new(0.9, 0.5, 2.4),
-            material(hull_colors[i % 4], 0.15),
-        );
-        b.part(
-            body,
-            "sail",
-            Primitive::Cube,
-            Vec3::new(0.0, 1.3, 0.1),
-            Vec3::new(0.06, 1.7, 1.2),
+        b.recolor(b.child(body, "hull"), material(hull_colors[i % 4], 0.15));
+        b.recolor(
+            b.child(body, "sail"),
             material(sail_colors[(i * 7 / 3) % 5], 0.05),
         );
     }

@@ -149,18 +149,16 @@ fn soak_arguments_are_checked() {
 #[test]
 fn a_recording_replays_identical_and_a_change_is_reported_at_its_step() {
     let dir = tempfile::tempdir().unwrap();
-    // The demo and the models it references, where the test may change the scene.
+    // The demo and the models and prefabs it references, where the test may change the scene.
     let assets = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../assets");
-    for sub in ["scenes", "models"] {
+    for sub in ["scenes", "models", "prefabs"] {
         std::fs::create_dir(dir.path().join(sub)).unwrap();
     }
-    for model in std::fs::read_dir(assets.join("models")).unwrap() {
-        let model = model.unwrap().path();
-        std::fs::copy(
-            &model,
-            dir.path().join("models").join(model.file_name().unwrap()),
-        )
-        .unwrap();
+    for sub in ["models", "prefabs"] {
+        for file in std::fs::read_dir(assets.join(sub)).unwrap() {
+            let file = file.unwrap().path();
+            std::fs::copy(&file, dir.path().join(sub).join(file.file_name().unwrap())).unwrap();
+        }
     }
     let scene = dir.path().join("scenes/demo.ron");
     std::fs::copy(assets.join("scenes/demo.ron"), &scene).unwrap();

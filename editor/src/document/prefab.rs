@@ -200,14 +200,15 @@ impl Document {
         // One look at the disk per distinct prefab (a fleet shares one).
         let mut stale_prefab: HashMap<*const Prefab, bool> = HashMap::new();
         let stale: Vec<NodeId> = scene
-            .nodes()
-            .filter(|&n| {
-                scene.get::<PrefabInstance>(n).is_some_and(|p| {
-                    *stale_prefab
-                        .entry(Arc::as_ptr(&p.prefab))
-                        .or_insert_with(|| p.prefab.is_stale())
-                })
+            .components
+            .prefab
+            .iter()
+            .filter(|(_, p)| {
+                *stale_prefab
+                    .entry(Arc::as_ptr(&p.prefab))
+                    .or_insert_with(|| p.prefab.is_stale())
             })
+            .map(|(n, _)| n)
             .collect();
         let mut updated = 0;
         for node in stale {

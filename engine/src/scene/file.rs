@@ -245,16 +245,61 @@ impl SceneFile {
         }
         scene.camera = self.camera;
         let expanded = super::prefab::expand(&self.nodes, path)?;
+        scene.spawn_expanded(None, &expanded, path)?;
+        scene.propagate();
+        scene.snapshot_previous();
+        Ok(scene)
+    }
+}
+
+/// Reads a scene file's text, within the limits of [`crate::files::read`].
+pub(crate) fn read_text(path: &Path) -> Result<String, SceneError> {
+    crate::files::read_to_string(path, FileKind::Scene).map_err(|source| SceneError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+impl Scene {
+    /// Spawns an expanded node list (see [`super::prefab`]) under `parent`;
+    /// `path` names the file in errors and is where relative model paths
+    /// start. Returns the nodes in list order; on error nothing stays behind.
+    pub(crate) fn spawn_expanded(
+        &mut self,
+        parent: Option<NodeId>,
+        expanded: &[super::prefab::Expanded],
+        path: &Path,
+    ) -> Result<Vec<NodeId>, SceneError> {
         let mut ids: Vec<NodeId> = Vec::with_capacity(expanded.len());
-        for node in &expanded {
+        let result = self.spawn_expanded_into(parent, expanded, path, &mut ids);
+        if let Err(error) = result {
+            // Despawning the roots takes their subtrees: every node spawned.
+            for (node, &id) in expanded.iter().zip(&ids) {
+                if node.record.parent.is_none() {
+                    let _ = self.despawn(id);
+                }
+            }
+            return Err(error);
+        }
+        Ok(ids)
+    }
+
+    fn spawn_expanded_into(
+        &mut self,
+        parent: Option<NodeId>,
+        expanded: &[super::prefab::Expanded],
+        path: &Path,
+        ids: &mut Vec<NodeId>,
+    ) -> Result<(), SceneError> {
+        for node in expanded {
             let record = &node.record;
             let check = Check::node(path, node.origin, &record.name);
             // Expansion put parents first.
-            let parent = record.parent.map(|p| ids[p]);
+            let parent = record.parent.map_or(parent, |p| Some(ids[p]));
             let transform = check.transform(&record.transform)?;
-            let id = scene.spawn(parent, record.name.clone(), transform)?;
+            let id = self.spawn(parent, record.name.clone(), transform)?;
             check.components(record)?;
-            let c = &mut scene.components;
+            let c = &mut self.components;
             if let Some(spin) = record.spin {
                 c.spin.insert(id, spin);
             }
@@ -294,28 +339,16 @@ impl SceneFile {
                 for warning in &model.warnings {
                     log::warn!("{}: node `{}`: {warning}", path.display(), record.name);
                 }
-                scene.instantiate_model(id, &model)?;
+                self.instantiate_model(id, &model)?;
             }
             if let Some(record) = &record.animator {
-                scene.insert(id, check.animator(&scene, id, record)?)?;
+                self.insert(id, check.animator(self, id, record)?)?;
             }
             ids.push(id);
         }
-        scene.propagate();
-        scene.snapshot_previous();
-        Ok(scene)
+        Ok(())
     }
-}
 
-/// Reads a scene file's text, within the limits of [`crate::files::read`].
-pub(crate) fn read_text(path: &Path) -> Result<String, SceneError> {
-    crate::files::read_to_string(path, FileKind::Scene).map_err(|source| SceneError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
-impl Scene {
     /// The scene as a file record: nodes in pre-order, parents by position,
     /// model paths absolute. Nodes spawned from models are left out (the model
     /// reference brings them back); a node added under one is kept, under the

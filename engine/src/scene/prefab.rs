@@ -176,6 +176,28 @@ fn load_in(path: &Path, chain: &mut Vec<PathBuf>) -> Result<Arc<Prefab>, SceneEr
     Ok(prefab)
 }
 
+impl super::Scene {
+    /// Spawns an instance of the prefab file at `path`: a node named `name`
+    /// under `parent`, with the prefab's nodes as its children.
+    ///
+    /// # Errors
+    /// As [`load_prefab`]; [`SceneError::StaleNode`] for a dead parent.
+    /// Nothing stays behind on error.
+    pub fn spawn_prefab(
+        &mut self,
+        parent: Option<super::NodeId>,
+        name: impl Into<String>,
+        transform: super::Transform,
+        path: &Path,
+    ) -> Result<super::NodeId, SceneError> {
+        let mut record = NodeRecord::new(name);
+        record.transform = transform;
+        record.prefab = Some(path.to_string_lossy().into_owned());
+        let expanded = expand_in(&[record], path, &mut Vec::new())?;
+        Ok(self.spawn_expanded(parent, &expanded, path)?[0])
+    }
+}
+
 /// Keys of `nodes` (parents before children): the names from the roots down,
 /// `#k` after a name already used by an earlier sibling.
 fn keys_of(nodes: &[NodeRecord]) -> Vec<String> {
