@@ -153,6 +153,14 @@ pub struct Document {
     /// Recorded futures discarded by edits at a past step, by the depth of the
     /// undo history the edit's entry sits at (see `document/recording.rs`).
     futures: Vec<(usize, keel_engine::record::Branch)>,
+    /// The file as this document last read or wrote it (time, length): a
+    /// different one on disk was changed by someone else.
+    disk_stamp: Option<(std::time::SystemTime, u64)>,
+}
+
+fn stamp_of(path: &Path) -> Option<(std::time::SystemTime, u64)> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.modified().ok()?, meta.len()))
 }
 
 /// Source of [`Document::id`]s.
@@ -174,7 +182,26 @@ impl Document {
             names_version: 0,
             id: NEXT_DOCUMENT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             futures: Vec::new(),
+            disk_stamp: None,
         }
+        .with_disk_stamp()
+    }
+
+    fn with_disk_stamp(mut self) -> Self {
+        self.disk_stamp = self.path.as_deref().and_then(stamp_of);
+        self
+    }
+
+    /// Whether the file was changed on disk since this document read or wrote it.
+    pub fn changed_on_disk(&self) -> bool {
+        self.path.is_some() && self.path.as_deref().and_then(stamp_of) != self.disk_stamp
+    }
+
+    /// Takes the file as it is on disk now as the one this document knows
+    /// (the user chose to keep their version): no more questions until it
+    /// changes again.
+    pub fn accept_disk_version(&mut self) {
+        self.disk_stamp = self.path.as_deref().and_then(stamp_of);
     }
 
     /// A number no other document of this process has: caches built from a
@@ -244,6 +271,7 @@ impl Document {
         self.world.scene.save(path)?;
         self.path = Some(path.to_path_buf());
         self.mark_saved();
+        self.accept_disk_version();
         Ok(())
     }
 

@@ -1,7 +1,9 @@
-//! Prefabs driven like a user would (egui_kittest): an instance's override
-//! shown in bold and reverted, a prefab opened from its instance, edited and
-//! saved, updating both instances of the open scene, and a paste that would
-//! make a prefab contain itself refused with the chain of files.
+//! Prefabs and live reload driven like a user would (egui_kittest): an
+//! instance's override shown in bold and reverted, a prefab opened from its
+//! instance, edited and saved, updating both instances of the open scene, a
+//! paste that would make a prefab contain itself refused with the chain of
+//! files, and the open scene changed on disk by another program (reloaded,
+//! or asked about over unsaved edits).
 
 mod common;
 
@@ -221,4 +223,61 @@ fn pasting_an_instance_into_its_own_prefab_is_refused_with_the_chain() {
             .get::<PrefabInstance>(n)
             .is_none())
     );
+}
+
+/// Runs frames (up to 10 s) until `done` holds.
+fn frames_until(
+    h: &mut Harness<'_, EditorApp>,
+    mut done: impl FnMut(&Harness<'_, EditorApp>) -> bool,
+) {
+    let start = std::time::Instant::now();
+    while !done(h) {
+        assert!(
+            start.elapsed().as_secs() < 10,
+            "timed out: {}",
+            h.state().status().text()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        h.run();
+    }
+}
+
+fn first_root(h: &Harness<'_, EditorApp>) -> String {
+    let scene = h.state().doc.scene();
+    scene
+        .name(scene.roots().next().unwrap())
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn a_scene_changed_on_disk_reloads_and_asks_first_over_unsaved_edits() {
+    let (_dir, path) = harbour();
+    let mut h = open(&path);
+    h.run();
+    // No edits: the new file is taken as it is.
+    std::fs::write(&path, HARBOUR.replace("boat_a", "skiff")).unwrap();
+    frames_until(&mut h, |h| first_root(h) == "skiff");
+    assert!(!h.state().doc.is_dirty());
+    assert!(h.state().status().text().contains("changed on disk"));
+
+    // Unsaved edits: asked; "Keep my edits" keeps them.
+    let b = at(&h, &["boat_b"]);
+    h.state_mut().doc.rename(b, "mine").unwrap();
+    std::fs::write(&path, HARBOUR.replace("boat_a", "dinghy")).unwrap();
+    frames_until(&mut h, |h| h.query_by_label("Keep my edits").is_some());
+    h.get_by_label("Keep my edits").click();
+    h.run();
+    assert!(h.state().doc.scene().find("mine").is_some());
+    assert_eq!(first_root(&h), "skiff");
+    assert!(h.state().doc.is_dirty());
+
+    // Changed again: asked again; "Reload from disk" takes the file.
+    std::fs::write(&path, HARBOUR.replace("boat_a", "ketch")).unwrap();
+    frames_until(&mut h, |h| h.query_by_label("Reload from disk").is_some());
+    h.get_by_label("Reload from disk").click();
+    h.run();
+    assert_eq!(first_root(&h), "ketch");
+    assert!(h.state().doc.scene().find("mine").is_none());
+    assert!(!h.state().doc.is_dirty());
 }

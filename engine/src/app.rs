@@ -267,9 +267,57 @@ struct Viewer {
     shift: bool,
     cursor: Option<(f64, f64)>,
     last_frame: Instant,
+    /// Reports changed files (live reload); none when the system offers no watching.
+    watcher: Option<crate::reload::FileWatcher>,
 }
 
 impl Viewer {
+    /// Live reload: the scene's own file loads again (a broken one is logged
+    /// and the world keeps running); shaders, models, textures and prefabs
+    /// reload into the running world.
+    fn reload_changed_files(&mut self) {
+        let Some(watcher) = &mut self.watcher else {
+            return;
+        };
+        let changed = watcher.changed();
+        if changed.is_empty() {
+            return;
+        }
+        let own = std::fs::canonicalize(&self.options.scene).ok();
+        if own.as_ref().is_some_and(|p| changed.contains(p)) {
+            match Scene::load(&self.options.scene) {
+                Ok(scene) => {
+                    watcher.watch_scene(&scene, Some(&self.options.scene));
+                    self.world = World::new(scene);
+                    log::info!("reloaded {}", self.options.scene.display());
+                }
+                Err(e) => log::error!("not reloaded: {e}"),
+            }
+        }
+        let reloaded = crate::reload::reload_assets(&changed, &mut self.world.scene);
+        for error in &reloaded.errors {
+            log::error!("not reloaded: {error}");
+        }
+        if !reloaded.is_empty() {
+            log::info!(
+                "reloaded shaders {:?}, models {:?} ({} instances)",
+                reloaded.shaders,
+                reloaded.models,
+                reloaded.instances
+            );
+        }
+        if changed
+            .iter()
+            .any(|p| p.extension().is_some_and(|e| e == "ron"))
+        {
+            match self.world.scene.refresh_prefabs() {
+                Ok(0) => {}
+                Ok(n) => log::info!("{n} prefab instances updated"),
+                Err(e) => log::error!("prefab not reloaded: {e}"),
+            }
+        }
+    }
+
     fn fail(&mut self, event_loop: &ActiveEventLoop, error: ViewerError) {
         self.error = Some(error);
         event_loop.exit();
@@ -318,6 +366,7 @@ impl Viewer {
         let dt = now.duration_since(self.last_frame).as_secs_f32().min(0.1);
         self.last_frame = now;
         self.rig.update(dt);
+        self.reload_changed_files();
         self.world.frame(&mut self.time);
         let Some(gpu) = &mut self.gpu else {
             return;
@@ -497,7 +546,15 @@ pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
         shift: false,
         cursor: None,
         last_frame: Instant::now(),
+        watcher: None,
     };
+    match crate::reload::FileWatcher::new() {
+        Ok(mut watcher) => {
+            watcher.watch_scene(&viewer.world.scene, Some(&viewer.options.scene));
+            viewer.watcher = Some(watcher);
+        }
+        Err(e) => log::warn!("live reload is off: {e}"),
+    }
     event_loop
         .run_app(&mut viewer)
         .map_err(|e| ViewerError::Window {

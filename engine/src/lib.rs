@@ -22,6 +22,7 @@ pub mod extract;
 pub mod files;
 pub mod particles;
 pub mod record;
+pub mod reload;
 pub mod render;
 pub mod rng;
 pub mod scene;

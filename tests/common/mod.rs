@@ -8,6 +8,9 @@
 //! - `KEEL_BLESS=1`: a missing golden is written from the rendered image instead
 //!   of failing; delete a golden and rerun with this set to update it on purpose.
 
+// Each test binary uses only some of them.
+#![allow(dead_code)]
+
 use std::path::PathBuf;
 
 use keel_engine::render::image::{self, Rgba, RgbaImage};
@@ -129,7 +132,6 @@ pub fn assert_matches_golden(name: &str, actual: &RgbaImage) {
 
 /// Adds a sun to `scene`: a directional light of white `intensity`, turned
 /// by `rotation` (it shines along the node's -Z).
-#[allow(dead_code)]
 pub fn add_sun(
     scene: &mut keel_engine::scene::Scene,
     rotation: glam::Quat,

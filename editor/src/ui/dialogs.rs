@@ -130,6 +130,11 @@ pub enum Dialog {
         /// The full message (file, line, what).
         message: String,
     },
+    /// The open scene's file was changed by another program while it has unsaved edits.
+    ChangedOnDisk {
+        /// The file.
+        path: PathBuf,
+    },
     /// A recovery file newer than its scene was found at start.
     Recovery {
         /// The recovery file.
@@ -154,6 +159,10 @@ pub enum DialogOutcome {
     Restore(PathBuf),
     /// "Discard" in the recovery offer.
     DiscardRecovery(PathBuf),
+    /// "Reload from disk" when the file changed under unsaved edits.
+    ReloadFromDisk,
+    /// "Keep my edits" when the file changed under unsaved edits.
+    KeepMine,
 }
 
 /// Shows `dialog`; returns what the user did.
@@ -198,6 +207,24 @@ pub fn dialog_ui(ui: &mut Ui, dialog: &mut Dialog, document_name: &str) -> Dialo
                 } else {
                     DialogOutcome::Open
                 }
+            }
+            Dialog::ChangedOnDisk { path } => {
+                ui.heading("Changed on disk");
+                ui.label(format!(
+                    "{} was changed by another program, and {document_name} has unsaved edits.",
+                    path.display()
+                ));
+                ui.add_space(8.0);
+                let mut outcome = DialogOutcome::Open;
+                ui.horizontal(|ui| {
+                    if ui.button("Reload from disk").clicked() {
+                        outcome = DialogOutcome::ReloadFromDisk;
+                    }
+                    if ui.button("Keep my edits").clicked() {
+                        outcome = DialogOutcome::KeepMine;
+                    }
+                });
+                outcome
             }
             Dialog::Recovery { recovery } => {
                 ui.heading("Recover unsaved changes?");

@@ -24,6 +24,7 @@ pub mod hierarchy;
 pub mod inspector;
 pub mod prefab_panel;
 mod prefabs;
+mod reload;
 pub mod stats;
 mod timeline;
 pub mod viewport;
@@ -160,6 +161,10 @@ pub struct EditorApp {
     parked: Vec<Document>,
     /// When the prefab files were last looked at.
     prefab_checked: f64,
+    /// Reports files changed on disk (none when the system offers no watching).
+    watcher: Option<keel_engine::reload::FileWatcher>,
+    /// The document the watcher was set up for.
+    watching: Option<u64>,
     quit: bool,
 }
 
@@ -215,6 +220,8 @@ impl EditorApp {
             clipboard_out: None,
             parked: Vec::new(),
             prefab_checked: f64::NEG_INFINITY,
+            watcher: None,
+            watching: None,
             quit: false,
         }
     }
@@ -561,6 +568,7 @@ impl EditorApp {
         let now = ui.input(|i| i.time);
         self.autosave_if_due(now);
         self.refresh_prefabs_if_due(now);
+        self.reload_changed_files();
 
         for action in std::mem::take(&mut self.actions) {
             self.run_action(action);
@@ -622,6 +630,14 @@ impl EditorApp {
                     }
                     Err(e) => self.show_error("Could not restore the autosave", &e),
                 }
+            }
+            DialogOutcome::ReloadFromDisk => {
+                self.dialog = None;
+                self.reload_document();
+            }
+            DialogOutcome::KeepMine => {
+                self.dialog = None;
+                self.doc.accept_disk_version();
             }
             DialogOutcome::DiscardRecovery(recovery) => {
                 self.dialog = None;

@@ -273,6 +273,35 @@ pub fn load_model(path: &Path) -> Result<Arc<Model>, ModelError> {
     Ok(register_model(data, modified))
 }
 
+/// Imports a glTF file again even if it looks unchanged (an image or buffer
+/// file it refers to changed): later [`load_model`] calls get the new copy.
+///
+/// # Errors
+/// [`ModelError`] naming the file and the element at fault; the last good
+/// copy stays then.
+pub fn reload_model(path: &Path) -> Result<Arc<Model>, ModelError> {
+    let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+    let data = gltf::load(&path)?;
+    let mut registry = registry_mut();
+    // The old copy no longer answers for the file.
+    registry.models.retain(|m| m.path != path);
+    drop(registry);
+    Ok(register_model(data, modified))
+}
+
+/// The models imported so far (the newest copy of each file).
+pub fn loaded_models() -> Vec<Arc<Model>> {
+    let registry = registry();
+    let mut out: Vec<Arc<Model>> = Vec::new();
+    for model in registry.models.iter().rev() {
+        if !out.iter().any(|m| m.path == model.path) {
+            out.push(Arc::clone(model));
+        }
+    }
+    out
+}
+
 /// Puts an imported model's meshes and textures in the registry.
 fn register_model(mut data: ModelData, modified: Option<SystemTime>) -> Arc<Model> {
     let file_name = data

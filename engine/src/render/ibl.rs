@@ -189,10 +189,7 @@ struct Baker {
 
 impl Baker {
     fn new(device: &wgpu::Device) -> Self {
-        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("ibl: shader"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/ibl.wgsl").into()),
-        });
+        let shader = super::shaders::module(device, super::shaders::Shader::Ibl);
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("ibl: bake layout"),
             entries: &[

@@ -166,10 +166,7 @@ fn create_pipeline(
     color_format: wgpu::TextureFormat,
     sample_count: u32,
 ) -> wgpu::RenderPipeline {
-    let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("line pass: shader"),
-        source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/lines.wgsl").into()),
-    });
+    let shader = super::shaders::module(device, super::shaders::Shader::Lines);
     let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some("line pass: pipeline layout"),
         bind_group_layouts: &[Some(globals_layout)],

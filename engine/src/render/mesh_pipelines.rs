@@ -68,10 +68,7 @@ impl PipelineSet {
         entry: &'static str,
         second: SecondStream,
     ) -> Self {
-        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("mesh pass: shader"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/mesh.wgsl").into()),
-        });
+        let shader = super::shaders::module(device, super::shaders::Shader::Mesh);
         let bind_group_layouts: Vec<Option<&wgpu::BindGroupLayout>> =
             layouts.iter().copied().map(Some).collect();
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {

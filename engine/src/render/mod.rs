@@ -37,6 +37,7 @@ mod mesh_pipelines;
 mod particle_pass;
 mod post;
 mod renderer;
+pub mod shaders;
 pub mod shadow;
 mod shadow_pass;
 mod sky_pass;

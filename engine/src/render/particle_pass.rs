@@ -36,12 +36,7 @@ impl ParticlePass {
         color_format: wgpu::TextureFormat,
         sample_count: u32,
     ) -> Self {
-        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("particle pass: shader"),
-            source: wgpu::ShaderSource::Wgsl(
-                include_str!("../../../shaders/particles.wgsl").into(),
-            ),
-        });
+        let shader = super::shaders::module(device, super::shaders::Shader::Particles);
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("particle pass: pipeline layout"),
             bind_group_layouts: &[Some(globals_layout)],

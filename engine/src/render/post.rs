@@ -170,10 +170,7 @@ impl PostPass {
                 texture_entry(3),
             ],
         });
-        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("post pass: shader"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/post.wgsl").into()),
-        });
+        let shader = super::shaders::module(device, super::shaders::Shader::Post);
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("post pass: pipeline layout"),
             bind_group_layouts: &[Some(&layout)],

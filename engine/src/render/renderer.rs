@@ -66,6 +66,8 @@ pub struct Renderer {
     targets: Option<RenderTargets>,
     capture: Option<CaptureTarget>,
     stats: RenderStats,
+    /// The shader library's generation the passes were built from.
+    shaders: u64,
 }
 
 impl Renderer {
@@ -73,6 +75,7 @@ impl Renderer {
     /// (an sRGB format gives correct output: the post pass writes linear colour).
     #[must_use]
     pub fn new(ctx: &GpuContext, color_format: wgpu::TextureFormat) -> Self {
+        let shaders = super::shaders::generation();
         let (device, queue) = (&ctx.device, &ctx.queue);
         let hdr = hdr_format(device, &ctx.adapter);
         let sample_count = choose_sample_count(&ctx.adapter, hdr);
@@ -141,6 +144,7 @@ impl Renderer {
             targets: None,
             capture: None,
             stats: RenderStats::default(),
+            shaders,
         }
     }
 
@@ -193,6 +197,11 @@ impl Renderer {
         if size.0 == 0 || size.1 == 0 {
             self.stats = RenderStats::default();
             return;
+        }
+        if self.shaders != super::shaders::generation() {
+            // Shaders were reloaded: every pass again, from the new text.
+            log::info!("shaders changed: rebuilding the renderer's passes");
+            *self = Self::new(ctx, self.color_format);
         }
         let (device, queue) = (&ctx.device, &ctx.queue);
         match &mut self.targets {

@@ -380,10 +380,7 @@ fn create_map(
 /// The static casters' pipeline: `shadow.wgsl`, positions and each
 /// instance's place in the cascade's records.
 fn create_pipeline(device: &wgpu::Device, layout: &wgpu::BindGroupLayout) -> wgpu::RenderPipeline {
-    let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("shadow pass: shader"),
-        source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/shadow.wgsl").into()),
-    });
+    let shader = super::shaders::module(device, super::shaders::Shader::Shadow);
     let positions = wgpu::vertex_attr_array![0 => Float32x3];
     let instance = wgpu::vertex_attr_array![3 => Uint32];
     let streams = [vertices(&positions), instances(&instance)];
@@ -399,10 +396,7 @@ fn create_mesh_shader_pipelines(
     deformed_layouts: &[&wgpu::BindGroupLayout],
     masked_layouts: &[&wgpu::BindGroupLayout],
 ) -> (wgpu::RenderPipeline, wgpu::RenderPipeline) {
-    let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("shadow pass: mesh shader"),
-        source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/mesh.wgsl").into()),
-    });
+    let shader = super::shaders::module(device, super::shaders::Shader::Mesh);
     let vertex = VERTEX_ATTRIBUTES;
     let skin = wgpu::vertex_attr_array![4 => Uint16x4, 5 => Float32x4];
     let instance = wgpu::vertex_attr_array![3 => Uint32];

@@ -24,10 +24,7 @@ impl SkyPass {
         globals_layout: &wgpu::BindGroupLayout,
         (format, sample_count): (wgpu::TextureFormat, u32),
     ) -> Self {
-        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("sky pass: shader"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/sky.wgsl").into()),
-        });
+        let shader = super::shaders::module(device, super::shaders::Shader::Sky);
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("sky pass: layout"),
             entries: &[

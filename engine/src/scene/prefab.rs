@@ -75,9 +75,10 @@ impl Prefab {
             .any(|(path, stamp)| stamp_of(path) != *stamp)
     }
 
-    /// Whether the expansion read `file` (canonical).
-    pub fn depends_on(&self, file: &Path) -> bool {
-        self.sources.iter().any(|(path, _)| path == file)
+    /// The files the expansion read: the prefab's and those of the prefabs
+    /// it pulls in.
+    pub fn files(&self) -> impl Iterator<Item = PathBuf> + '_ {
+        self.sources.iter().map(|(path, _)| path.clone())
     }
 }
 
