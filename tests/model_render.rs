@@ -86,3 +86,34 @@ fn the_flight_helmet_imports_its_whole_material_and_renders() {
     );
     assert_matches_golden("flight_helmet", &with_maps);
 }
+
+/// The asset browser's picture of a model: the model fills the frame (its
+/// bounds framed), drawn over the background.
+#[test]
+fn a_model_thumbnail_frames_the_model() {
+    let Some(ctx) = gpu_or_skip() else { return };
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/models/lighthouse.glb");
+    let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
+    let image = keel_engine::render::thumbnail::model_thumbnail(&ctx, &mut renderer, &path, 64)
+        .expect("the lighthouse draws");
+    assert_eq!((image.width(), image.height()), (64, 64));
+    let background = image.get_pixel(0, 0).0;
+    let covered = image
+        .pixels()
+        .filter(|p| {
+            p.0.iter()
+                .zip(&background)
+                .any(|(a, b)| a.abs_diff(*b) > 12)
+        })
+        .count();
+    let share = covered as f32 / (64.0 * 64.0);
+    assert!(
+        (0.1..0.95).contains(&share),
+        "the model covers {share:.2} of the picture"
+    );
+    let missing = std::path::Path::new("no such model.glb");
+    assert!(
+        keel_engine::render::thumbnail::model_thumbnail(&ctx, &mut renderer, missing, 64).is_none()
+    );
+}

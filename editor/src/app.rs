@@ -240,6 +240,7 @@ impl Shell {
         self.app.frame(&mut self.time);
         // The 3D view first, at the size and camera the UI left last frame.
         win.scene_view.render(&mut win.renderer, &mut self.app);
+        win.scene_view.draw_thumbnail(&mut self.app);
         let input = win.egui.take_egui_input(&win.window);
         let app = &mut self.app;
         let mut output = self.ctx.run_ui(input, |ui| app.ui(ui));

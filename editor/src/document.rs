@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use keel_engine::assets::{ModelWarning, Primitive, load_model};
 use keel_engine::scene::{
     Keep, ModelInstance, NodeId, NodeRecord, Scene, SceneError, SceneFile, Transform,
+    expand_records,
 };
 use keel_engine::world::World;
 
@@ -620,29 +621,80 @@ impl Document {
         parent: Option<NodeId>,
         path: &Path,
     ) -> Result<(NodeId, Vec<ModelWarning>), EditError> {
+        let model = load_model(path).map_err(|e| EditError::Scene {
+            action: format!("import {}", path.display()),
+            source: e.into(),
+        })?;
+        let node = self.spawn_asset(&model.path, parent, None, "Import")?;
+        Ok((node, model.warnings.clone()))
+    }
+
+    /// Adds an instance of the model or prefab (scene file) at `path` under
+    /// `parent` (at the root for `None`), its origin at `world_at` when given;
+    /// one undo entry; selects it.
+    ///
+    /// # Errors
+    /// [`EditError::NotPlaceable`] for another kind of file;
+    /// [`EditError::Scene`] for a file that does not load, or a prefab that
+    /// would contain this document's own file.
+    pub fn place_asset(
+        &mut self,
+        path: &Path,
+        parent: Option<NodeId>,
+        world_at: Option<glam::Vec3>,
+    ) -> Result<NodeId, EditError> {
+        self.spawn_asset(path, parent, world_at, "Place")
+    }
+
+    fn spawn_asset(
+        &mut self,
+        path: &Path,
+        parent: Option<NodeId>,
+        world_at: Option<glam::Vec3>,
+        verb: &str,
+    ) -> Result<NodeId, EditError> {
         if let Some(p) = parent {
             if !self.scene().contains(p) {
                 return Err(EditError::NoSuchNode { node: p });
             }
             self.editable(p)?;
         }
-        let model = load_model(path).map_err(|e| EditError::Scene {
-            action: format!("import {}", path.display()),
-            source: e.into(),
+        let refused = |source: SceneError| EditError::Scene {
+            action: format!("place {}", path.display()),
+            source,
+        };
+        let canonical = std::fs::canonicalize(path).map_err(|source| {
+            refused(SceneError::Io {
+                path: path.to_path_buf(),
+                source,
+            })
         })?;
         let name = path
             .file_stem()
-            .map_or_else(|| "model".to_string(), |s| s.to_string_lossy().into_owned());
+            .map_or_else(|| "asset".to_string(), |s| s.to_string_lossy().into_owned());
         let mut record = NodeRecord::new(&name);
-        record.model = Some(model.path.to_string_lossy().into_owned());
+        let written = canonical.to_string_lossy().into_owned();
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("gltf" | "glb") => record.model = Some(written),
+            Some("ron") => record.prefab = Some(written),
+            _ => {
+                return Err(EditError::NotPlaceable {
+                    path: path.to_path_buf(),
+                });
+            }
+        }
+        if let Some(at) = world_at {
+            let parent_world = parent.and_then(|p| self.scene().world(p));
+            let local = parent_world.map_or(at, |w| w.inverse().transform_point3(at));
+            record.transform = Transform::from_translation(local);
+        }
+        let host = self.path.clone();
+        let records = expand_records(&[record], path, host.as_deref()).map_err(refused)?;
         let index = subtree::sibling_count(self.scene(), parent);
-        let edit = Edit::Spawn {
-            at: Placement { parent, index },
-            records: vec![record],
-            ids: vec![],
-        };
-        let ids = self.apply_spawn(edit, format!("Import {name}"))?;
-        Ok((ids[0], model.warnings.clone()))
+        let mut edits = Vec::new();
+        let root = self.push_spawn(&mut edits, Placement { parent, index }, records)?;
+        self.record_spawns(edits, &[root], verb);
+        Ok(root)
     }
 
     fn apply_spawn(&mut self, mut edit: Edit, label: String) -> Result<Vec<NodeId>, EditError> {

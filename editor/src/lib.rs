@@ -16,6 +16,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod app;
+pub mod assets_index;
 pub mod capture;
 pub mod cli;
 pub mod component;

@@ -27,6 +27,8 @@ pub struct SceneView {
     buffers: FrameBuffers,
     target: Option<(wgpu::Texture, wgpu::TextureView)>,
     texture_id: Option<egui::TextureId>,
+    /// Draws the asset browser's model thumbnails (made on first need).
+    thumbnails: Option<Renderer>,
 }
 
 impl SceneView {
@@ -40,6 +42,7 @@ impl SceneView {
             buffers: FrameBuffers::default(),
             target: None,
             texture_id: None,
+            thumbnails: None,
         }
     }
 
@@ -52,6 +55,24 @@ impl SceneView {
             &self.ctx.queue,
             texture,
         ))
+    }
+
+    /// Draws one waiting model thumbnail for the asset browser (one a frame,
+    /// so a folder of models never stalls the editor).
+    pub fn draw_thumbnail(&mut self, app: &mut EditorApp) {
+        let Some(index) = app.assets.index_mut() else {
+            return;
+        };
+        let Some(path) = index.next_model() else {
+            return;
+        };
+        let renderer = self
+            .thumbnails
+            .get_or_insert_with(|| Renderer::new(&self.ctx, FORMAT));
+        let size = crate::assets_index::THUMBNAIL;
+        let image =
+            keel_engine::render::thumbnail::model_thumbnail(&self.ctx, renderer, &path, size);
+        index.put_model_thumbnail(&path, image);
     }
 
     /// Renders the world as the viewport will show it and hands egui the texture;

@@ -68,6 +68,12 @@ pub enum EditError {
         /// The stale handle.
         node: NodeId,
     },
+    /// Only models and scene files (prefabs) can be placed in a scene.
+    #[error("{}: only glTF models and scene files (prefabs) can be placed in a scene", path.display())]
+    NotPlaceable {
+        /// The file.
+        path: std::path::PathBuf,
+    },
     /// A prefab part's field could not be put back to the prefab's value.
     #[error("revert `{field}` to the prefab: {message}")]
     Revert {

@@ -281,3 +281,109 @@ fn a_scene_changed_on_disk_reloads_and_asks_first_over_unsaved_edits() {
     assert!(h.state().doc.scene().find("mine").is_none());
     assert!(!h.state().doc.is_dirty());
 }
+
+/// A project folder: `assets/scenes/harbour.ron` (the two boats) and
+/// `assets/prefabs/boat.ron`.
+fn project() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let assets = dir.path().join("assets");
+    std::fs::create_dir_all(assets.join("scenes")).unwrap();
+    std::fs::create_dir_all(assets.join("prefabs")).unwrap();
+    std::fs::write(assets.join("prefabs/boat.ron"), BOAT).unwrap();
+    let scene = assets.join("scenes/harbour.ron");
+    std::fs::write(
+        &scene,
+        HARBOUR.replace("\"boat.ron\"", "\"../prefabs/boat.ron\""),
+    )
+    .unwrap();
+    (dir, scene)
+}
+
+#[test]
+fn a_prefab_dragged_from_the_asset_browser_lands_in_the_view_and_under_a_row() {
+    let (_dir, path) = project();
+    let mut h = open(&path);
+    frames_until(&mut h, |h| h.query_by_label("prefabs/boat.ron").is_some());
+    assert!(h.query_by_label("scenes/harbour.ron").is_some());
+    let instances = |h: &Harness<'_, EditorApp>| {
+        let scene = h.state().doc.scene();
+        scene
+            .nodes()
+            .filter(|&n| scene.get::<PrefabInstance>(n).is_some())
+            .count()
+    };
+    assert_eq!(instances(&h), 2);
+
+    // Into the 3D view: a new root where the cursor ray meets the ground.
+    let from = center_of(&h, "prefabs/boat.ron");
+    let view = h.state().viewport.rect.expect("the viewport was drawn");
+    let to = view.center() + egui::vec2(0.0, view.height() * 0.3);
+    drag(&mut h, from, to);
+    assert_eq!(instances(&h), 3, "{}", h.state().status().text());
+    let placed = h
+        .state()
+        .doc
+        .selection
+        .primary()
+        .expect("the new instance is selected");
+    let scene = h.state().doc.scene();
+    assert_eq!(scene.name(placed), Some("boat"));
+    assert_eq!(scene.parent(placed), None);
+    let spot = scene.world(placed).unwrap().translation;
+    assert!(spot.y.abs() < 1e-3, "on the ground plane: {spot:?}");
+    assert_eq!(scene.children(placed).count(), 1, "with the prefab's nodes");
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    assert_eq!(instances(&h), 2, "one undo step");
+
+    // Onto a hierarchy row: a child of that node.
+    let from = center_of(&h, "prefabs/boat.ron");
+    let row = center_of(&h, "boat_b");
+    drag(&mut h, from, row);
+    let boat_b = at(&h, &["boat_b"]);
+    let scene = h.state().doc.scene();
+    let child = scene
+        .children(boat_b)
+        .find(|&c| scene.get::<PrefabInstance>(c).is_some())
+        .unwrap_or_else(|| {
+            panic!(
+                "the prefab went under boat_b: {}",
+                h.state().status().text()
+            )
+        });
+    assert_eq!(scene.name(child), Some("boat"));
+}
+
+#[test]
+fn double_clicking_a_scene_in_the_browser_opens_it() {
+    let (dir, path) = project();
+    let other = dir.path().join("assets/scenes/other.ron");
+    std::fs::write(&other, r#"(version: 2, nodes: [(name: "lonely")])"#).unwrap();
+    // Frames a fiftieth of a second apart (the harness takes a press and
+    // its release in separate frames): two clicks make a double click.
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 860.0))
+        .with_step_dt(0.02)
+        .build_ui_state(
+            |ui, app: &mut EditorApp| app.ui(ui),
+            EditorApp::with_document(Document::open(&path).unwrap(), None),
+        );
+    frames_until(&mut h, |h| h.query_by_label("scenes/other.ron").is_some());
+    // The filter narrows the list to it.
+    h.get_by_label("Filter assets").click();
+    h.run();
+    h.get_by_label("Filter assets").type_text("OTHER");
+    h.run();
+    assert!(h.query_by_label("prefabs/boat.ron").is_none());
+    // Half a second passes, so the click into the filter is not counted
+    // with the next two (that would be a triple click).
+    for _ in 0..25 {
+        h.step();
+    }
+    // Two clicks in one frame: a double click.
+    let row = h.get_by_label("scenes/other.ron");
+    row.click();
+    row.click();
+    h.run();
+    assert_eq!(first_root(&h), "lonely", "{}", h.state().status().text());
+}

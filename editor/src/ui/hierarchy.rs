@@ -14,6 +14,7 @@ use egui::{Align2, Color32, FontId, Id, Key, Rect, Sense, Stroke, StrokeKind, Ve
 use keel_engine::assets::Primitive;
 use keel_engine::scene::{NodeId, Scene};
 
+use super::asset_browser::{AssetDrag, dropped};
 use crate::document::{Document, primitive_name};
 use crate::ui::Status;
 use crate::undo::{EditError, Remap};
@@ -246,7 +247,8 @@ impl Hierarchy {
             vec2(ui.available_width(), ui.spacing().interact_size.y),
             Sense::hover(),
         );
-        let hovering = response.dnd_hover_payload::<DraggedNodes>().is_some();
+        let hovering = response.dnd_hover_payload::<DraggedNodes>().is_some()
+            || response.dnd_hover_payload::<AssetDrag>().is_some();
         if hovering {
             ui.painter().rect_stroke(
                 rect,
@@ -263,7 +265,7 @@ impl Hierarchy {
             ui.visuals().weak_text_color(),
         );
         response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, "Scene root"));
-        if let Some(dragged) = response.dnd_release_payload::<DraggedNodes>() {
+        if let Some(dragged) = dropped::<DraggedNodes>(&response) {
             self.handle(
                 RowEvent::Drop {
                     nodes: dragged.0.clone(),
@@ -272,6 +274,10 @@ impl Hierarchy {
                 doc,
                 status,
             );
+        }
+        if let Some(asset) = dropped::<AssetDrag>(&response) {
+            let path = asset.0.clone();
+            self.handle(RowEvent::PlaceAsset { path, parent: None }, doc, status);
         }
     }
 
@@ -404,10 +410,16 @@ impl Hierarchy {
             );
         }
 
-        if let Some(dragged) = response.dnd_release_payload::<DraggedNodes>() {
+        if let Some(dragged) = dropped::<DraggedNodes>(&response) {
             return Some(RowEvent::Drop {
                 nodes: dragged.0.clone(),
                 target: Some(node),
+            });
+        }
+        if let Some(asset) = dropped::<AssetDrag>(&response) {
+            return Some(RowEvent::PlaceAsset {
+                path: asset.0.clone(),
+                parent: Some(node),
             });
         }
         if response.double_clicked() {
@@ -482,6 +494,14 @@ impl Hierarchy {
                 }
                 Err(e) => status.error(e.to_string()),
             },
+            RowEvent::PlaceAsset { path, parent } => match doc.place_asset(&path, parent, None) {
+                Ok(_) => {
+                    if let Some(p) = parent {
+                        self.set_expanded(p, true);
+                    }
+                }
+                Err(e) => status.error(e.to_string()),
+            },
             RowEvent::AddChild { parent, primitive } => {
                 let added = match primitive {
                     Some(p) => doc.add_primitive(parent, p),
@@ -527,6 +547,11 @@ enum RowEvent {
     Drop {
         nodes: Vec<NodeId>,
         target: Option<NodeId>,
+    },
+    /// A model or prefab dropped from the asset browser.
+    PlaceAsset {
+        path: std::path::PathBuf,
+        parent: Option<NodeId>,
     },
     AddChild {
         parent: Option<NodeId>,

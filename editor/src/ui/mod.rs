@@ -15,6 +15,7 @@
 //!   autosave and recovery.
 
 mod animation_panel;
+pub mod asset_browser;
 pub mod dialogs;
 mod emitter_panel;
 mod environment_panel;
@@ -161,6 +162,8 @@ pub struct EditorApp {
     parked: Vec<Document>,
     /// When the prefab files were last looked at.
     prefab_checked: f64,
+    /// The asset browser (the project's files).
+    pub assets: asset_browser::AssetBrowser,
     /// Reports files changed on disk (none when the system offers no watching).
     watcher: Option<keel_engine::reload::FileWatcher>,
     /// The document the watcher was set up for.
@@ -222,6 +225,7 @@ impl EditorApp {
             prefab_checked: f64::NEG_INFINITY,
             watcher: None,
             watching: None,
+            assets: Default::default(),
             quit: false,
         }
     }
@@ -535,6 +539,16 @@ impl EditorApp {
                 .default_size(130.0)
                 .show(ui, |ui| stats::stats_ui(ui, &self.stats));
         }
+        if self.view.assets {
+            egui::Panel::bottom("assets")
+                .resizable(true)
+                .default_size(170.0)
+                .show(ui, |ui| {
+                    if let Some(request) = self.assets.ui(ui, &self.doc) {
+                        self.browser_request(request);
+                    }
+                });
+        }
         // Last of the bottom panels: right under the 3D view.
         egui::Panel::bottom("timeline").show(ui, |ui| self.timeline_ui(ui));
         if self.view.hierarchy {
@@ -740,6 +754,7 @@ impl EditorApp {
                 ui.checkbox(&mut self.view.hierarchy, "Hierarchy");
                 ui.checkbox(&mut self.view.inspector, "Inspector");
                 ui.checkbox(&mut self.view.stats, "Stats");
+                ui.checkbox(&mut self.view.assets, "Assets");
                 ui.separator();
                 ui.checkbox(&mut self.view.octree_cells, "Octree cells");
                 ui.checkbox(&mut self.view.aabbs, "Bounding boxes");

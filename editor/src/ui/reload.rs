@@ -17,6 +17,8 @@ impl EditorApp {
             return;
         }
         self.watching = Some(self.doc.id());
+        self.assets
+            .set_root(super::asset_browser::project_root(self.doc.path.as_deref()));
         if self.watcher.is_none() {
             match FileWatcher::new() {
                 Ok(watcher) => self.watcher = Some(watcher),
@@ -28,6 +30,11 @@ impl EditorApp {
         }
         if let Some(watcher) = &mut self.watcher {
             watcher.watch_scene(self.doc.scene(), self.doc.path.as_deref());
+            if let Some(index) = self.assets.index_mut()
+                && let Err(e) = watcher.watch(index.root(), true)
+            {
+                log::warn!("cannot watch {}: {e}", index.root().display());
+            }
         }
     }
 
@@ -41,6 +48,7 @@ impl EditorApp {
         if changed.is_empty() {
             return;
         }
+        self.assets.files_changed(&changed);
         let own = self
             .doc
             .path
@@ -82,6 +90,14 @@ impl EditorApp {
             .any(|p| p.extension().is_some_and(|e| e == "ron"))
         {
             self.refresh_prefabs();
+        }
+    }
+
+    pub(super) fn browser_request(&mut self, request: super::asset_browser::BrowserRequest) {
+        match request {
+            super::asset_browser::BrowserRequest::Open(path) => {
+                self.request(super::dialogs::Pending::Open(path));
+            }
         }
     }
 

@@ -27,6 +27,8 @@ pub struct ViewOptions {
     pub inspector: bool,
     /// The stats panel.
     pub stats: bool,
+    /// The asset browser.
+    pub assets: bool,
     /// Overlay: the octree's cells.
     pub octree_cells: bool,
     /// Overlay: each mesh's bounding box.
@@ -41,6 +43,7 @@ impl Default for ViewOptions {
             hierarchy: true,
             inspector: true,
             stats: true,
+            assets: true,
             octree_cells: false,
             aabbs: false,
             dirty_highlight: false,
@@ -191,6 +194,19 @@ impl ViewportState {
     }
 }
 
+/// Where a dropped asset lands: where the ray meets the scene (`hit`: the
+/// node and distance the octree found), else the ground plane (y = 0) in
+/// front of the camera, else 10 units along the ray.
+pub fn drop_point(hit: Option<(NodeId, f32)>, ray: &Ray) -> Option<Vec3> {
+    let t = match hit {
+        Some((_, t)) => t,
+        None if ray.dir.y < -1e-4 => -ray.origin.y / ray.dir.y,
+        None => 10.0,
+    };
+    let point = ray.origin + ray.dir * t;
+    point.is_finite().then_some(point)
+}
+
 /// The world-space ray through a point of the viewport.
 pub fn pick_ray(camera: &Camera, rect: egui::Rect, pointer: egui::Pos2) -> Option<Ray> {
     let aspect = rect.width() / rect.height().max(1.0);
@@ -327,6 +343,21 @@ impl EditorApp {
                 Some((node, _)) => self.doc.selection.select_only(node),
                 None if !toggle => self.doc.selection.clear(),
                 None => {}
+            }
+        }
+        if let Some(asset) =
+            super::asset_browser::dropped::<super::asset_browser::AssetDrag>(&response)
+        {
+            let at = ui
+                .input(|i| i.pointer.interact_pos())
+                .and_then(|p| pick_ray(&camera, rect, p))
+                .and_then(|ray| {
+                    let world = &mut self.doc.world;
+                    drop_point(world.index.raycast(&world.scene, &ray), &ray)
+                });
+            match self.doc.place_asset(&asset.0, None, at) {
+                Ok(_) => self.status.info(format!("Placed {}", asset.0.display())),
+                Err(e) => self.status.error(e.to_string()),
             }
         }
         if self.viewport.texture.is_none() {

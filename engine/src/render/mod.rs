@@ -44,6 +44,7 @@ mod sky_pass;
 pub mod surface;
 mod targets;
 mod texture;
+pub mod thumbnail;
 mod uploaded;
 
 // Re-exported because they appear in this module's API (`wgpu` types in the
