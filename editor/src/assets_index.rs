@@ -230,6 +230,21 @@ impl AssetIndex {
         &self.thumbnails[&entry.path]
     }
 
+    /// How many thumbnails are (pending, made).
+    pub fn thumbnail_counts(&self) -> (usize, usize) {
+        let pending = self
+            .thumbnails
+            .values()
+            .filter(|t| matches!(t, Thumbnail::Pending))
+            .count();
+        let made = self
+            .thumbnails
+            .values()
+            .filter(|t| matches!(t, Thumbnail::Ready(_)))
+            .count();
+        (pending, made)
+    }
+
     /// A model whose thumbnail the shell should draw, if any is waiting.
     pub fn next_model(&mut self) -> Option<PathBuf> {
         self.models.pop_front()

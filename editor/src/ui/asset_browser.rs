@@ -99,6 +99,21 @@ impl AssetBrowser {
         self.shown_for = None;
     }
 
+    /// How many files the last listing found.
+    pub fn listed(&self) -> usize {
+        self.index.as_ref().map_or(0, |i| i.entries().len())
+    }
+
+    /// Thumbnails asked for and not made yet.
+    pub fn pending_thumbnails(&self) -> usize {
+        self.index.as_ref().map_or(0, |i| i.thumbnail_counts().0)
+    }
+
+    /// Thumbnails made.
+    pub fn ready_thumbnails(&self) -> usize {
+        self.index.as_ref().map_or(0, |i| i.thumbnail_counts().1)
+    }
+
     /// The index, once a root is set.
     pub fn index_mut(&mut self) -> Option<&mut AssetIndex> {
         self.index.as_mut()
