@@ -164,7 +164,14 @@ fn a_texture_rewritten_on_disk_shows_in_the_next_frame() {
     let reloaded = reload_assets(&changed, &mut scene);
     assert!(reloaded.errors.is_empty(), "{:?}", reloaded.errors);
     assert_eq!(reloaded.instances, 1, "the sign's model was imported again");
+    assert_eq!(reloaded.released.models, 1, "the old import is let go of");
+    assert!(reloaded.released.textures >= 1 && reloaded.released.bytes > 0);
     let [r, g, b, _] = centre(&draw(&ctx, &mut renderer, &scene));
+    assert_eq!(
+        renderer.uploaded_assets(),
+        (1, 1),
+        "the GPU holds the new mesh and texture only"
+    );
     eprintln!(
         "texture: {} ms from the file write to new pixels (debounce {} ms)",
         written.elapsed().as_millis(),

@@ -290,6 +290,10 @@ impl Viewer {
                     watcher.watch_scene(&scene, Some(&self.options.scene));
                     self.world = World::new(scene);
                     log::info!("reloaded {}", self.options.scene.display());
+                    let released = crate::assets::release_unused();
+                    if released.models > 0 {
+                        log::info!("released {released:?}");
+                    }
                 }
                 Err(e) => log::error!("not reloaded: {e}"),
             }

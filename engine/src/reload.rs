@@ -176,6 +176,8 @@ pub struct Reloaded {
     pub models: Vec<PathBuf>,
     /// Nodes (model and prefab instances) rebuilt.
     pub instances: usize,
+    /// The superseded imports let go of (when no other scene holds them).
+    pub released: crate::assets::Released,
     /// What could not be reloaded (the last good version stays).
     pub errors: Vec<String>,
 }
@@ -205,6 +207,9 @@ pub fn reload_assets(changed: &[PathBuf], scene: &mut Scene) -> Reloaded {
             }
             Err(e) => out.errors.push(e.to_string()),
         }
+    }
+    if !out.models.is_empty() {
+        out.released = crate::assets::release_unused();
     }
     out
 }

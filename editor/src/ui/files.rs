@@ -35,6 +35,11 @@ impl EditorApp {
 
     pub(super) fn replace_document(&mut self, doc: Document) {
         self.doc = doc;
+        // The models only the old scene used are let go of.
+        let released = keel_engine::assets::release_unused();
+        if released.models > 0 {
+            log::info!("released {released:?}");
+        }
         self.viewport.reset_camera();
         self.play = PlayState::Editing;
         self.play_snapshot = None;

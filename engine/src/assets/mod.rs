@@ -20,8 +20,8 @@ pub use model::{
 };
 pub use primitives::{MeshData, MeshVertex, MorphTarget, VertexSkin};
 pub use registry::{
-    MapsHandle, MeshAsset, MeshHandle, MeshRef, Model, Registry, TextureHandle, add_maps, add_mesh,
-    add_texture, load_model, loaded_models, registry, reload_model,
+    MapsHandle, MeshAsset, MeshHandle, MeshRef, Model, Registry, Released, TextureHandle, add_maps,
+    add_mesh, add_texture, load_model, loaded_models, registry, release_unused, reload_model,
 };
 pub use sampling::{Filter, SLOTS, Sampling, Slot, TextureSlot, UvTransform, Wrap};
 pub use sky::{

@@ -127,6 +127,9 @@ pub struct MeshAsset {
     pub bounds: Aabb,
     /// Radius of the smallest origin-centred sphere around every vertex.
     pub radius: f32,
+    /// Its model was released (see [`release_unused`]): the data is gone and
+    /// [`Registry::mesh`] no longer answers for it.
+    pub released: bool,
 }
 
 /// A model file once imported: its hierarchy, with every mesh and texture in the registry.
@@ -147,9 +150,13 @@ pub struct Model {
 #[derive(Debug, Default)]
 pub struct Registry {
     meshes: Vec<MeshAsset>,
-    textures: Vec<Arc<TextureData>>,
+    /// `None` once released.
+    textures: Vec<Option<Arc<TextureData>>>,
     maps: Vec<MaterialMaps>,
     models: Vec<Arc<Model>>,
+    /// How many times assets were released (renderers drop their GPU copies
+    /// when it moves).
+    releases: u64,
 }
 
 static REGISTRY: RwLock<Registry> = RwLock::new(Registry {
@@ -157,6 +164,7 @@ static REGISTRY: RwLock<Registry> = RwLock::new(Registry {
     textures: Vec::new(),
     maps: Vec::new(),
     models: Vec::new(),
+    releases: 0,
 });
 
 /// Shared access to the registry.
@@ -174,13 +182,19 @@ impl Registry {
     /// The mesh behind `handle`.
     #[must_use]
     pub fn mesh(&self, handle: MeshHandle) -> Option<&MeshAsset> {
-        self.meshes.get(handle.index())
+        self.meshes.get(handle.index()).filter(|m| !m.released)
     }
 
     /// The texture behind `handle`.
     #[must_use]
     pub fn texture(&self, handle: TextureHandle) -> Option<&Arc<TextureData>> {
-        self.textures.get(handle.index())
+        self.textures.get(handle.index())?.as_ref()
+    }
+
+    /// How many times assets were released so far.
+    #[must_use]
+    pub fn releases(&self) -> u64 {
+        self.releases
     }
 
     /// The material maps behind `handle`.
@@ -193,6 +207,18 @@ impl Registry {
     #[must_use]
     pub fn meshes(&self) -> &[MeshAsset] {
         &self.meshes
+    }
+
+    /// Whether the mesh at `index` is registered and not released.
+    #[must_use]
+    pub fn has_mesh(&self, index: usize) -> bool {
+        self.meshes.get(index).is_some_and(|m| !m.released)
+    }
+
+    /// Whether the texture at `index` is registered and not released.
+    #[must_use]
+    pub fn has_texture(&self, index: usize) -> bool {
+        self.textures.get(index).is_some_and(Option::is_some)
     }
 
     /// Number of meshes registered so far.
@@ -218,13 +244,14 @@ impl Registry {
             data: Arc::new(data),
             bounds,
             radius,
+            released: false,
         });
         handle
     }
 
     fn add_texture(&mut self, texture: TextureData) -> TextureHandle {
         let handle = TextureHandle(to_u32(self.textures.len()));
-        self.textures.push(Arc::new(texture));
+        self.textures.push(Some(Arc::new(texture)));
         handle
     }
 
@@ -270,7 +297,7 @@ pub fn load_model(path: &Path) -> Result<Arc<Model>, ModelError> {
         return Ok(model);
     }
     let data = gltf::load(&path)?;
-    Ok(register_model(data, modified))
+    Ok(register_model(data, modified, false))
 }
 
 /// Imports a glTF file again even if it looks unchanged (an image or buffer
@@ -283,11 +310,71 @@ pub fn reload_model(path: &Path) -> Result<Arc<Model>, ModelError> {
     let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
     let data = gltf::load(&path)?;
+    // The old copy stays registered (instances hold it) until
+    // `release_unused` finds it held by no one; the new one answers for the
+    // file from now on.
+    Ok(register_model(data, modified, true))
+}
+
+/// What [`release_unused`] let go of.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Released {
+    /// Model files (imports of them).
+    pub models: usize,
+    /// Meshes.
+    pub meshes: usize,
+    /// Textures.
+    pub textures: usize,
+    /// Bytes of vertex, index and texel data freed.
+    pub bytes: usize,
+}
+
+/// Lets go of every imported model no scene holds any more (an instance
+/// holds its model; a superseded import, or the models of a closed scene, are
+/// held by no one): their meshes' and textures' data is freed, their handles
+/// answer `None` from then on, and renderers drop their GPU copies before
+/// their next frame. A later [`load_model`] of the file imports it again.
+pub fn release_unused() -> Released {
     let mut registry = registry_mut();
-    // The old copy no longer answers for the file.
-    registry.models.retain(|m| m.path != path);
-    drop(registry);
-    Ok(register_model(data, modified))
+    let mut out = Released::default();
+    let (unused, kept): (Vec<Arc<Model>>, Vec<Arc<Model>>) = std::mem::take(&mut registry.models)
+        .into_iter()
+        .partition(|m| Arc::strong_count(m) == 1);
+    registry.models = kept;
+    for model in unused {
+        out.models += 1;
+        for (mesh, material) in model.primitives.iter().flatten() {
+            if let Some(asset) = registry.meshes.get_mut(mesh.index())
+                && !asset.released
+            {
+                out.bytes += asset.data.vertices.len() * size_of::<crate::assets::MeshVertex>()
+                    + asset.data.indices.len() * 4;
+                asset.data = Arc::new(MeshData::default());
+                asset.released = true;
+                out.meshes += 1;
+            }
+            let maps = material
+                .maps
+                .and_then(|m| registry.maps.get(m.index()).copied());
+            let textures = [material.texture]
+                .into_iter()
+                .chain(maps.map_or([None; 4], |m| {
+                    [m.metal_rough, m.normal, m.occlusion, m.emissive]
+                }));
+            for texture in textures.flatten() {
+                if let Some(slot) = registry.textures.get_mut(texture.index())
+                    && let Some(data) = slot.take()
+                {
+                    out.bytes += data.mips.iter().map(Vec::len).sum::<usize>();
+                    out.textures += 1;
+                }
+            }
+        }
+    }
+    if out.models > 0 {
+        registry.releases += 1;
+    }
+    out
 }
 
 /// The models imported so far (the newest copy of each file).
@@ -302,8 +389,9 @@ pub fn loaded_models() -> Vec<Arc<Model>> {
     out
 }
 
-/// Puts an imported model's meshes and textures in the registry.
-fn register_model(mut data: ModelData, modified: Option<SystemTime>) -> Arc<Model> {
+/// Puts an imported model's meshes and textures in the registry (`fresh`:
+/// even when a copy of the same file and time is there).
+fn register_model(mut data: ModelData, modified: Option<SystemTime>, fresh: bool) -> Arc<Model> {
     let file_name = data
         .path
         .file_name()
@@ -311,7 +399,7 @@ fn register_model(mut data: ModelData, modified: Option<SystemTime>) -> Arc<Mode
     let mut registry = registry_mut();
     // Another thread may have imported the same file while this one did: one copy is
     // kept, so every world of the process sees the same handles for the same file.
-    if let Some(model) = registry.cached(&data.path, modified) {
+    if !fresh && let Some(model) = registry.cached(&data.path, modified) {
         return model;
     }
     let textures: Vec<TextureHandle> = std::mem::take(&mut data.textures)

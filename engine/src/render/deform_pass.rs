@@ -87,6 +87,11 @@ struct Draw {
 }
 
 impl DeformPass {
+    /// Drops the GPU copies of meshes the registry released.
+    pub(crate) fn forget_released(&mut self, registry: &crate::assets::Registry) {
+        self.meshes.retain(|i| registry.has_mesh(i));
+    }
+
     pub(super) fn new(
         device: &wgpu::Device,
         globals_layout: &wgpu::BindGroupLayout,

@@ -88,6 +88,18 @@ pub(crate) struct MeshPass {
 }
 
 impl MeshPass {
+    /// Drops the GPU copies of meshes and textures the registry released.
+    pub(crate) fn forget_released(&mut self, registry: &crate::assets::Registry) {
+        self.imported.retain(|i| registry.has_mesh(i));
+        self.deform.forget_released(registry);
+        self.textures.forget_released(registry);
+    }
+
+    /// Imported meshes and textures on the GPU.
+    pub(crate) fn uploaded(&self) -> (usize, usize) {
+        (self.imported.len(), self.textures.uploaded())
+    }
+
     /// Uploads every primitive once and builds the lit pipeline.
     pub(crate) fn new(
         device: &wgpu::Device,

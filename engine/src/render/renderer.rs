@@ -68,6 +68,8 @@ pub struct Renderer {
     stats: RenderStats,
     /// The shader library's generation the passes were built from.
     shaders: u64,
+    /// The registry's release count the GPU copies were last checked at.
+    releases: u64,
 }
 
 impl Renderer {
@@ -145,7 +147,14 @@ impl Renderer {
             capture: None,
             stats: RenderStats::default(),
             shaders,
+            releases: crate::assets::registry().releases(),
         }
+    }
+
+    /// Imported meshes and textures this renderer holds on the GPU.
+    #[must_use]
+    pub fn uploaded_assets(&self) -> (usize, usize) {
+        self.mesh.uploaded()
     }
 
     /// The colour format the renderer draws in.
@@ -202,6 +211,13 @@ impl Renderer {
             // Shaders were reloaded: every pass again, from the new text.
             log::info!("shaders changed: rebuilding the renderer's passes");
             *self = Self::new(ctx, self.color_format);
+        }
+        {
+            let registry = crate::assets::registry();
+            if registry.releases() != self.releases {
+                self.mesh.forget_released(&registry);
+                self.releases = registry.releases();
+            }
         }
         let (device, queue) = (&ctx.device, &ctx.queue);
         match &mut self.targets {

@@ -157,8 +157,20 @@ pub fn check(text: &str, file: &Path) -> Result<(), ShaderError> {
     )
     .validate(&module)
     .map_err(|e| {
-        let message = e.as_inner().to_string();
-        fail(e.location(text), message)
+        // The innermost cause and span say what and where (the outer ones
+        // name only the function).
+        let mut message = e.as_inner().to_string();
+        let mut cause = std::error::Error::source(e.as_inner());
+        while let Some(c) = cause {
+            message = format!("{message}: {c}");
+            cause = c.source();
+        }
+        let span = e
+            .spans()
+            .filter(|(span, _)| span.is_defined())
+            .last()
+            .map(|(span, _)| span.location(text));
+        fail(span.or_else(|| e.location(text)), message)
     })?;
     Ok(())
 }

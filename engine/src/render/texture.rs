@@ -109,6 +109,18 @@ pub(super) fn fragment_sampler(binding: u32) -> wgpu::BindGroupLayoutEntry {
 }
 
 impl TextureSet {
+    /// Drops the GPU copies of textures the registry released, and every
+    /// bind group (they are made again, from what is left, when drawn).
+    pub(crate) fn forget_released(&mut self, registry: &crate::assets::Registry) {
+        self.views.retain(|i| registry.has_texture(i));
+        self.groups.clear();
+    }
+
+    /// How many textures are on the GPU.
+    pub(crate) fn uploaded(&self) -> usize {
+        self.views.len()
+    }
+
     pub(crate) fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
         let mut entries: Vec<wgpu::BindGroupLayoutEntry> =
             [0, 2, 3, 4, 5].into_iter().map(fragment_texture).collect();

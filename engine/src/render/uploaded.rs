@@ -20,6 +20,20 @@ impl<T> Uploaded<T> {
         self.0.get(index).and_then(Option::as_ref)
     }
 
+    /// Drops the copies whose index `keep` refuses.
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(usize) -> bool) {
+        for (index, slot) in self.0.iter_mut().enumerate() {
+            if slot.is_some() && !keep(index) {
+                *slot = None;
+            }
+        }
+    }
+
+    /// How many copies are held.
+    pub(crate) fn len(&self) -> usize {
+        self.0.iter().filter(|s| s.is_some()).count()
+    }
+
     /// Makes the copy for `index` unless there is one; `make` gives `None`
     /// when the registry has no such asset (nothing is stored then).
     pub(crate) fn ensure(&mut self, index: usize, make: impl FnOnce() -> Option<T>) {

@@ -87,10 +87,27 @@ pub struct Orbit {
 /// The root of an imported model: its children are the file's hierarchy,
 /// spawned when the model is instanced and rebuilt from the file each time the
 /// scene loads (like a prefab instance), so scene files store only the path.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct ModelInstance {
     /// The model file, absolute; scene files store it relative to themselves.
     pub source: std::path::PathBuf,
+    /// The import its parts came from: held, so the registry keeps its
+    /// meshes and textures while an instance (or a recording) needs them.
+    pub model: std::sync::Arc<crate::assets::Model>,
+}
+
+impl PartialEq for ModelInstance {
+    fn eq(&self, other: &Self) -> bool {
+        self.source == other.source && std::sync::Arc::ptr_eq(&self.model, &other.model)
+    }
+}
+
+impl Eq for ModelInstance {}
+
+impl std::fmt::Debug for ModelInstance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ModelInstance({})", self.source.display())
+    }
 }
 
 /// Marks a node spawned from an imported model: not saved (the model's file is

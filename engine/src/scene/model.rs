@@ -7,6 +7,7 @@
 //! not ten copies of the vertex data.
 
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use super::{
     MeshRenderer, ModelInstance, ModelPart, MorphWeights, NodeId, Scene, SceneError, Skin,
@@ -46,11 +47,16 @@ impl Scene {
     /// # Errors
     /// [`SceneError::StaleNode`] for a dead root; [`SceneError::InvalidTransform`]
     /// for a model node whose transform is not finite (no part stays behind then).
-    pub fn instantiate_model(&mut self, root: NodeId, model: &Model) -> Result<(), SceneError> {
+    pub fn instantiate_model(
+        &mut self,
+        root: NodeId,
+        model: &Arc<Model>,
+    ) -> Result<(), SceneError> {
         self.insert(
             root,
             ModelInstance {
                 source: model.path.clone(),
+                model: Arc::clone(model),
             },
         )?;
         let mut ids: Vec<NodeId> = Vec::with_capacity(model.data.nodes.len());
