@@ -29,6 +29,9 @@ pub(super) mod flag {
     pub const MOVED: u8 = 4;
     /// Written by propagation: the node snapped (itself or an ancestor teleported).
     pub const SNAP: u8 = 8;
+    /// Within one linear propagation pass only: the node waits for a parent
+    /// in an earlier span (see `propagate.rs`).
+    pub const DEFER: u8 = 16;
 }
 
 /// How [`Scene::reparent`] treats the node's transform.
@@ -66,6 +69,8 @@ pub struct Scene {
     pub(super) dirty: Vec<NodeId>,
     /// Reused buffer of dirty positions for the sorted propagation path.
     pub(super) roots_scratch: Vec<u32>,
+    /// Reused outputs of the linear propagation pass's spans (one per span).
+    pub(super) span_scratch: Vec<super::propagate::SpanOut>,
     /// Dense ranges recomputed by the last propagation.
     pub(super) last_changed: Vec<(u32, u32)>,
     /// Dense ranges recomputed since the last snapshot of previous transforms.

@@ -47,50 +47,91 @@ impl Scene {
     /// parent was (the parent's MOVED and SNAP bits are always from this pass,
     /// because the parent comes first).
     /// `first`: where this pass's ranges start in `last_changed`.
+    ///
+    /// Large scenes are cut into spans (at roots where one is near) walked on
+    /// several cores. A node whose parent lies in an earlier span cannot be
+    /// computed until that span is done: it is deferred with its descendants
+    /// in its span (DEFER), and afterwards each deferred subtree is walked
+    /// through the links, in position order, with the same rule.
     fn propagate_linear(&mut self, first: usize) -> PropagationStats {
+        let n = self.hot.len();
+        let threads = rayon::current_num_threads();
+        let spans = if threads < 2 || n < 2 * PARALLEL_SPAN {
+            1
+        } else {
+            (threads * 2).min(n / PARALLEL_SPAN).min(MAX_SPANS).next_power_of_two()
+        };
+        let mut outs = std::mem::take(&mut self.span_scratch);
+        outs.resize_with(spans.max(outs.len()), SpanOut::default);
+        for out in &mut outs {
+            out.clear();
+        }
         let hot = &mut self.hot;
+        let span = Span {
+            start: 0,
+            parent: &hot.parent,
+            local: &hot.local,
+            world: &mut hot.world,
+            prev: &mut hot.prev_world,
+            flags: &mut hot.flags,
+        };
+        span.run_split(&mut outs[..spans]);
         let mut stats = PropagationStats::default();
+        let mut far = 0;
+        for out in &outs[..spans] {
+            self.last_changed.extend_from_slice(&out.ranges);
+            stats.roots += out.roots;
+            far += out.far;
+        }
         let mut run = Run::default();
-        let (mut far, mut last_parent) = (0, NONE);
-        for d in 0..hot.len() {
-            let flags = hot.flags[d];
-            let parent = hot.parent[d];
-            if parent != last_parent {
-                far += usize::from(parent != NONE && d as u32 - parent > FAR);
-                last_parent = parent;
-            }
-            let (parent_world, parent_flags) = if parent == NONE {
-                (&Affine3A::IDENTITY, 0)
-            } else {
-                (&hot.world[parent as usize], hot.flags[parent as usize])
-            };
-            if flags & flag::DIRTY == 0 && parent_flags & flag::MOVED == 0 {
-                if flags & (flag::MOVED | flag::SNAP) != 0 {
-                    hot.flags[d] = flags & !(flag::MOVED | flag::SNAP);
+        for out in &outs[..spans] {
+            for &d in &out.deferred {
+                if self.hot.flags[d as usize] & flag::DEFER != 0 {
+                    stats.roots += self.finish_deferred(d, &mut run);
                 }
-                continue;
             }
-            if parent_flags & flag::MOVED == 0 {
-                stats.roots += 1;
-            }
-            let world = *parent_world * hot.local[d].to_affine();
-            hot.world[d] = world;
-            let snap = (flags & flag::TELEPORT) | (parent_flags & flag::SNAP) != 0;
-            if snap {
-                hot.prev_world[d] = world;
-            }
-            hot.flags[d] = (flags & !(flag::DIRTY | flag::TELEPORT | flag::SNAP))
-                | flag::MOVED
-                | if snap { flag::SNAP } else { 0 };
-            run.add(d as u32, &mut self.last_changed);
         }
         run.finish(&mut self.last_changed);
+        self.span_scratch = outs;
         self.upkeep.disorder = far;
         stats.recomputed = self.last_changed[first..]
             .iter()
             .map(|&(s, e)| (e - s) as usize)
             .sum();
         stats
+    }
+
+    /// Walks the subtree of the deferred node `root` (its parent is final
+    /// now), applying the linear pass's rule to each node and clearing DEFER.
+    /// Returns how many ranges of recomputation started here.
+    fn finish_deferred(&mut self, root: u32, run: &mut Run) -> usize {
+        let hot = &mut self.hot;
+        let mut roots = 0;
+        let mut d = root;
+        while d != NONE {
+            let i = d as usize;
+            let parent = hot.parent[i];
+            let (parent_world, parent_flags) = if parent == NONE {
+                (Affine3A::IDENTITY, 0)
+            } else {
+                (hot.world[parent as usize], hot.flags[parent as usize])
+            };
+            let flags = hot.flags[i] & !flag::DEFER;
+            match step(flags, parent_flags, &parent_world, &hot.local[i]) {
+                Step::Keep(flags) => hot.flags[i] = flags,
+                Step::Moved { world, flags, snap } => {
+                    roots += usize::from(parent_flags & flag::MOVED == 0);
+                    hot.world[i] = world;
+                    if snap {
+                        hot.prev_world[i] = world;
+                    }
+                    hot.flags[i] = flags;
+                    run.add(d, &mut self.last_changed);
+                }
+            }
+            d = hot.next_preorder(d, root);
+        }
+        roots
     }
 
     /// The dirty nodes by position; each one still dirty starts a pre-order walk.
@@ -149,6 +190,164 @@ impl Scene {
             d = hot.next_preorder(d, root);
         }
         count
+    }
+}
+
+/// Positions per span below which the linear pass stays on one core.
+const PARALLEL_SPAN: usize = 32 * 1024;
+/// At most this many spans (a power of two).
+const MAX_SPANS: usize = 16;
+/// How far past an even split a span's start looks for a root.
+const ROOT_SEARCH: usize = 4096;
+
+/// What the linear pass's rule does with one node.
+enum Step {
+    /// Not recomputed: its flags, with last pass's MOVED and SNAP cleared.
+    Keep(u8),
+    /// Recomputed.
+    Moved { world: Affine3A, flags: u8, snap: bool },
+}
+
+/// The linear pass's rule: a node is recomputed when it is dirty or its
+/// parent moved in this pass; a teleport, or a parent that snapped, snaps it.
+#[inline]
+fn step(flags: u8, parent_flags: u8, parent_world: &Affine3A, local: &super::Transform) -> Step {
+    if flags & flag::DIRTY == 0 && parent_flags & flag::MOVED == 0 {
+        return Step::Keep(flags & !(flag::MOVED | flag::SNAP));
+    }
+    let world = *parent_world * local.to_affine();
+    let snap = (flags & flag::TELEPORT) | (parent_flags & flag::SNAP) != 0;
+    Step::Moved {
+        world,
+        flags: (flags & !(flag::DIRTY | flag::TELEPORT | flag::SNAP))
+            | flag::MOVED
+            | if snap { flag::SNAP } else { 0 },
+        snap,
+    }
+}
+
+/// What one span of the linear pass did (kept between passes for its buffers).
+#[derive(Clone, Debug, Default)]
+pub(super) struct SpanOut {
+    /// Ranges recomputed, ascending.
+    ranges: Vec<(u32, u32)>,
+    /// Nodes whose parent lay in an earlier span, ascending.
+    deferred: Vec<u32>,
+    roots: usize,
+    far: usize,
+}
+
+impl SpanOut {
+    fn clear(&mut self) {
+        self.ranges.clear();
+        self.deferred.clear();
+        self.roots = 0;
+        self.far = 0;
+    }
+}
+
+/// A run of positions of the hot columns, walked by one core.
+struct Span<'a> {
+    /// Position of the first.
+    start: u32,
+    parent: &'a [u32],
+    local: &'a [super::Transform],
+    world: &'a mut [Affine3A],
+    prev: &'a mut [Affine3A],
+    flags: &'a mut [u8],
+}
+
+impl Span<'_> {
+    /// Splits into `outs.len()` spans (a power of two), each starting at a
+    /// root near an even split where there is one, walked in parallel.
+    fn run_split(self, outs: &mut [SpanOut]) {
+        if outs.len() <= 1 {
+            self.run(&mut outs[0]);
+            return;
+        }
+        let len = self.parent.len();
+        let even = len / 2;
+        let search = (even + ROOT_SEARCH).min(len);
+        let cut = (even..search)
+            .find(|&i| self.parent[i] == NONE)
+            .unwrap_or(even);
+        let (left_outs, right_outs) = outs.split_at_mut(outs.len() / 2);
+        let (left, right) = self.split_at(cut);
+        rayon::join(|| left.run_split(left_outs), || right.run_split(right_outs));
+    }
+
+    fn split_at(self, at: usize) -> (Self, Self) {
+        let (parent_l, parent_r) = self.parent.split_at(at);
+        let (local_l, local_r) = self.local.split_at(at);
+        let (world_l, world_r) = self.world.split_at_mut(at);
+        let (prev_l, prev_r) = self.prev.split_at_mut(at);
+        let (flags_l, flags_r) = self.flags.split_at_mut(at);
+        (
+            Span {
+                start: self.start,
+                parent: parent_l,
+                local: local_l,
+                world: world_l,
+                prev: prev_l,
+                flags: flags_l,
+            },
+            Span {
+                start: self.start + at as u32,
+                parent: parent_r,
+                local: local_r,
+                world: world_r,
+                prev: prev_r,
+                flags: flags_r,
+            },
+        )
+    }
+
+    /// The linear pass over this span; a node whose parent lies before it is
+    /// deferred, and so (DEFER) are its descendants here.
+    fn run(self, out: &mut SpanOut) {
+        let start = self.start;
+        let mut run = Run::default();
+        let mut last_parent = NONE;
+        for i in 0..self.parent.len() {
+            let d = start + i as u32;
+            let flags = self.flags[i];
+            let parent = self.parent[i];
+            if parent != last_parent {
+                out.far += usize::from(parent != NONE && d - parent > FAR);
+                last_parent = parent;
+            }
+            let (parent_world, parent_flags) = if parent == NONE {
+                (&Affine3A::IDENTITY, 0)
+            } else if parent < start {
+                out.deferred.push(d);
+                self.flags[i] = flags | flag::DEFER;
+                continue;
+            } else {
+                let p = (parent - start) as usize;
+                if self.flags[p] & flag::DEFER != 0 {
+                    self.flags[i] = flags | flag::DEFER;
+                    continue;
+                }
+                (&self.world[p], self.flags[p])
+            };
+            match step(flags, parent_flags, parent_world, &self.local[i]) {
+                Step::Keep(kept) => {
+                    if kept != flags {
+                        self.flags[i] = kept;
+                    }
+                }
+                Step::Moved { world, flags, snap } => {
+                    out.roots += usize::from(parent_flags & flag::MOVED == 0);
+                    self.world[i] = world;
+                    if snap {
+                        self.prev[i] = world;
+                    }
+                    self.flags[i] = flags;
+                    run.add(d, &mut out.ranges);
+                }
+            }
+        }
+        run.finish(&mut out.ranges);
     }
 }
 
@@ -247,6 +446,44 @@ mod tests {
         changed.sort();
         changed.dedup();
         assert_eq!(changed.len(), nodes.len());
+    }
+
+    /// The parallel linear pass with many children whose parents lie in
+    /// earlier spans (deferred, then walked), some of them teleported: the
+    /// same worlds as recursion, every node recorded once, and a teleported
+    /// subtree snapped (previous world = world) wherever its nodes lie.
+    #[test]
+    fn spans_defer_children_of_earlier_spans_and_match_recursion() {
+        let (mut scene, nodes) = forest();
+        assert!(scene.hot.len() >= 2 * PARALLEL_SPAN, "big enough to split");
+        let mut rng = crate::rng::SplitMix64::new(7);
+        for _ in 0..300 {
+            let a = nodes[rng.next_u64() as usize % nodes.len()];
+            let b = nodes[rng.next_u64() as usize % nodes.len()];
+            if !scene.is_ancestor_or_self(a, b) {
+                scene.reparent(a, Some(b), Keep::Local).unwrap();
+            }
+        }
+        scene.propagate();
+        scene.snapshot_previous();
+        dirty_all(&mut scene, &nodes, 0.25);
+        let jumped = nodes[nodes.len() / 3];
+        let mut t = scene.local(jumped).unwrap();
+        t.translation = Vec3::splat(9.0);
+        scene.teleport(jumped, t).unwrap();
+        let stats = scene.propagate();
+        assert_eq!(stats.recomputed, nodes.len());
+        check_against_recursion(&scene);
+        let mut changed: Vec<NodeId> = scene.changed_nodes().collect();
+        changed.sort();
+        changed.dedup();
+        assert_eq!(changed.len(), nodes.len(), "each node recorded once");
+        for node in scene.subtree(jumped).collect::<Vec<_>>() {
+            let d = scene.dense(node).unwrap();
+            assert_eq!(scene.hot.prev_world[d], scene.hot.world[d], "snapped");
+            assert_eq!(scene.hot.flags[d] & flag::DEFER, 0);
+        }
+        assert!(scene.hot.flags.iter().all(|f| f & flag::DEFER == 0));
     }
 
     #[test]

@@ -199,13 +199,10 @@ impl Scene {
     pub fn snapshot_previous(&mut self) {
         let hot = &mut self.hot;
         if self.snapshot_all {
-            hot.prev_world.copy_from_slice(&hot.world);
+            copy_parallel(&mut hot.prev_world, &hot.world);
             self.snapshot_all = false;
         } else {
-            for &(start, end) in &self.unsnapped {
-                let range = start as usize..end as usize;
-                hot.prev_world[range.clone()].copy_from_slice(&hot.world[range]);
-            }
+            copy_ranges(&mut hot.prev_world, &hot.world, 0, &self.unsnapped);
         }
         self.unsnapped.clear();
         // A new step: what changed before it has been consumed.
@@ -250,6 +247,45 @@ impl Scene {
         interpolate(&self.hot.prev_world[d], &self.hot.world[d], alpha, out);
         true
     }
+}
+
+/// `dst[r] = src[r]` for each of the ascending, disjoint `ranges` (positions
+/// counted from `base`, where `dst` and `src` start): many short runs (a
+/// crowd's bones, a run per rig) are split between cores by position too.
+fn copy_ranges(dst: &mut [Affine3A], src: &[Affine3A], base: usize, ranges: &[(u32, u32)]) {
+    const SERIAL: usize = 16 * 1024;
+    let total: usize = ranges.iter().map(|&(s, e)| (e - s) as usize).sum();
+    if ranges.len() < 2 || total <= SERIAL {
+        for &(start, end) in ranges {
+            let range = start as usize - base..end as usize - base;
+            copy_parallel(&mut dst[range.clone()], &src[range]);
+        }
+        return;
+    }
+    let mid = ranges.len() / 2;
+    let cut = ranges[mid].0 as usize - base;
+    let (d0, d1) = dst.split_at_mut(cut);
+    let (s0, s1) = src.split_at(cut);
+    let (r0, r1) = ranges.split_at(mid);
+    rayon::join(
+        || copy_ranges(d0, s0, base, r0),
+        || copy_ranges(d1, s1, base + cut, r1),
+    );
+}
+
+/// `dst` = `src`, long runs split across cores (a crowd's step copies
+/// megabytes of world transforms, bound by memory bandwidth one core cannot
+/// fill).
+fn copy_parallel(dst: &mut [Affine3A], src: &[Affine3A]) {
+    const SERIAL: usize = 16 * 1024;
+    if dst.len() <= SERIAL {
+        dst.copy_from_slice(src);
+        return;
+    }
+    let half = dst.len() / 2;
+    let (d0, d1) = dst.split_at_mut(half);
+    let (s0, s1) = src.split_at(half);
+    rayon::join(|| copy_parallel(d0, s0), || copy_parallel(d1, s1));
 }
 
 /// The interpolation kernel, inlined into the loops over every mesh: the
