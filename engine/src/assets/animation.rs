@@ -114,6 +114,8 @@ impl Clip {
             Property::Rotation => {
                 let q = |i: usize| Quat::from_slice(&values[i..i + 4]);
                 let (a, b) = (q(at(k, value)), q(at(next, value)));
+                // Keys are unit quaternions (normalised on import), and slerp
+                // returns one: only the spline's result needs normalising.
                 let r = match channel.interpolation {
                     Interpolation::Step => a,
                     // Shortest path: slerp flips b when the two are more than 180° apart.
@@ -127,10 +129,10 @@ impl Clip {
                             glam::Vec4::from(q(at(next, 0))) * dt,
                             u,
                         );
-                        Quat::from_vec4(v)
+                        Quat::from_vec4(v).normalize()
                     }
                 };
-                Some(Sample::Quat(r.normalize()))
+                Some(Sample::Quat(r))
             }
             Property::Weights => None,
         }

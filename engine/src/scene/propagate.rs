@@ -55,11 +55,14 @@ impl Scene {
     /// through the links, in position order, with the same rule.
     fn propagate_linear(&mut self, first: usize) -> PropagationStats {
         let n = self.hot.len();
-        let threads = rayon::current_num_threads();
-        let spans = if threads < 2 || n < 2 * PARALLEL_SPAN {
+        // (Asking rayon for its threads builds its pool: small scenes never do.)
+        let spans = if n < 2 * PARALLEL_SPAN {
             1
         } else {
-            (threads * 2).min(n / PARALLEL_SPAN).min(MAX_SPANS).next_power_of_two()
+            (rayon::current_num_threads() * 2)
+                .min(n / PARALLEL_SPAN)
+                .min(MAX_SPANS)
+                .next_power_of_two()
         };
         let mut outs = std::mem::take(&mut self.span_scratch);
         outs.resize_with(spans.max(outs.len()), SpanOut::default);
@@ -205,7 +208,11 @@ enum Step {
     /// Not recomputed: its flags, with last pass's MOVED and SNAP cleared.
     Keep(u8),
     /// Recomputed.
-    Moved { world: Affine3A, flags: u8, snap: bool },
+    Moved {
+        world: Affine3A,
+        flags: u8,
+        snap: bool,
+    },
 }
 
 /// The linear pass's rule: a node is recomputed when it is dirty or its

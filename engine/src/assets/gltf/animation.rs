@@ -163,6 +163,22 @@ impl Importer<'_> {
                 format!("{}", values[i]),
             ));
         }
+        let mut values = values;
+        if property == Property::Rotation {
+            // Sampling trusts key rotations to be unit quaternions (as glTF
+            // asks); a file's rounding is taken off here, once. A zero one
+            // stays the identity.
+            let value = usize::from(per_key == 3);
+            for key in values.chunks_exact_mut(4 * per_key) {
+                let q = &mut key[4 * value..4 * value + 4];
+                let n = q.iter().map(|x| x * x).sum::<f32>().sqrt();
+                if n > 0.0 {
+                    q.iter_mut().for_each(|x| *x /= n);
+                } else {
+                    q.copy_from_slice(&[0.0, 0.0, 0.0, 1.0]);
+                }
+            }
+        }
         let overflow =
             |_| self.bad_animation(element.into(), "fewer than 2^32 keys", "more".into());
         let key_start = u32::try_from(clip.times.len()).map_err(overflow)?;
