@@ -129,16 +129,9 @@ fn centre(image: &RgbaImage) -> [u8; 4] {
 
 /// Waits (up to 10 s) until the watcher reports `file`; returns all it reported.
 fn wait_for(watcher: &FileWatcher, file: &Path) -> Vec<PathBuf> {
-    let file = std::fs::canonicalize(file).unwrap();
-    let start = Instant::now();
-    let mut seen = Vec::new();
-    while start.elapsed() < Duration::from_secs(10) {
-        seen.extend(watcher.wait(Duration::from_millis(100)));
-        if seen.contains(&file) {
-            return seen;
-        }
-    }
-    panic!("the watcher never reported {}", file.display());
+    watcher
+        .wait_for(file, Duration::from_secs(10))
+        .unwrap_or_else(|| panic!("the watcher never reported {}", file.display()))
 }
 
 #[test]

@@ -13,19 +13,7 @@ fn ctrl_c_copies_a_subtree_as_scene_text_and_ctrl_v_pastes_it_into_another_scene
     let mut h = editor(small_scene(), None);
     h.get_by_label("mast").click();
     h.run();
-    h.event(egui::Event::Copy);
-    // One frame: the clipboard command is in that frame's output only.
-    h.step();
-    let text = h
-        .output()
-        .platform_output
-        .commands
-        .iter()
-        .find_map(|c| match c {
-            egui::OutputCommand::CopyText(text) => Some(text.clone()),
-            _ => None,
-        })
-        .expect("the copy reached the clipboard");
+    let text = copy_selection(&mut h);
     assert!(text.contains("name: \"mast\""), "scene-file text:\n{text}");
 
     // A second editor on another scene (nothing selected): pasted at the root.

@@ -184,18 +184,7 @@ fn pasting_an_instance_into_its_own_prefab_is_refused_with_the_chain() {
     let a = at(&h, &["boat_a"]);
     h.state_mut().doc.selection.select_only(a);
     h.run();
-    h.event(egui::Event::Copy);
-    h.step();
-    let text = h
-        .output()
-        .platform_output
-        .commands
-        .iter()
-        .find_map(|c| match c {
-            egui::OutputCommand::CopyText(text) => Some(text.clone()),
-            _ => None,
-        })
-        .expect("the copy reached the clipboard");
+    let text = copy_selection(&mut h);
     assert!(
         text.contains("prefab:"),
         "an instance is copied as one:\n{text}"

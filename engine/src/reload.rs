@@ -133,6 +133,25 @@ impl FileWatcher {
         self.collect(first.into_iter().chain(self.events.try_iter()))
     }
 
+    /// Waits (up to `timeout`) until `file` is among the changes reported;
+    /// returns every change reported meanwhile, or `None` when it never came.
+    pub fn wait_for(&self, file: &Path, timeout: Duration) -> Option<Vec<PathBuf>> {
+        let file = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+        let start = std::time::Instant::now();
+        let mut seen = Vec::new();
+        while start.elapsed() < timeout {
+            for path in self.wait(Duration::from_millis(100)) {
+                if !seen.contains(&path) {
+                    seen.push(path);
+                }
+            }
+            if seen.contains(&file) {
+                return Some(seen);
+            }
+        }
+        None
+    }
+
     fn collect(&self, batches: impl Iterator<Item = DebounceEventResult>) -> Vec<PathBuf> {
         let mut out: Vec<PathBuf> = Vec::new();
         for batch in batches {

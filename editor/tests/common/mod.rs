@@ -150,3 +150,19 @@ pub fn to_screen(h: &Harness<'_, EditorApp>, world: Vec3) -> Pos2 {
         rect.min.y + (1.0 - ndc.y) * 0.5 * rect.height(),
     )
 }
+
+/// Copies the selection (Ctrl+C) and returns the text it put on the clipboard.
+pub fn copy_selection(h: &mut Harness<'_, EditorApp>) -> String {
+    h.event(egui::Event::Copy);
+    // One frame: the clipboard command is in that frame's output only.
+    h.step();
+    h.output()
+        .platform_output
+        .commands
+        .iter()
+        .find_map(|c| match c {
+            egui::OutputCommand::CopyText(text) => Some(text.clone()),
+            _ => None,
+        })
+        .expect("the copy reached the clipboard")
+}

@@ -1,4 +1,4 @@
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use glam::Vec4;
 
@@ -10,16 +10,9 @@ use crate::world::World;
 
 /// Waits (up to 10 s) until the watcher reports `file`.
 fn wait_for(watcher: &FileWatcher, file: &Path) -> Vec<PathBuf> {
-    let file = std::fs::canonicalize(file).unwrap();
-    let start = Instant::now();
-    let mut seen = Vec::new();
-    while start.elapsed() < Duration::from_secs(10) {
-        seen.extend(watcher.wait(Duration::from_millis(200)));
-        if seen.contains(&file) {
-            return seen;
-        }
-    }
-    panic!("the watcher never reported {}: {seen:?}", file.display());
+    watcher
+        .wait_for(file, Duration::from_secs(10))
+        .unwrap_or_else(|| panic!("the watcher never reported {}", file.display()))
 }
 
 #[test]

@@ -119,18 +119,11 @@ impl Scene {
             } else {
                 (hot.world[parent as usize], hot.flags[parent as usize])
             };
-            let flags = hot.flags[i] & !flag::DEFER;
-            match step(flags, parent_flags, &parent_world, &hot.local[i]) {
-                Step::Keep(flags) => hot.flags[i] = flags,
-                Step::Moved { world, flags, snap } => {
-                    roots += usize::from(parent_flags & flag::MOVED == 0);
-                    hot.world[i] = world;
-                    if snap {
-                        hot.prev_world[i] = world;
-                    }
-                    hot.flags[i] = flags;
-                    run.add(d, &mut self.last_changed);
-                }
+            hot.flags[i] &= !flag::DEFER;
+            let node = (&mut hot.flags[i], &mut hot.world[i], &mut hot.prev_world[i]);
+            if let Some(started) = settle(node, parent_flags, &parent_world, &hot.local[i]) {
+                roots += usize::from(started);
+                run.add(d, &mut self.last_changed);
             }
             d = hot.next_preorder(d, root);
         }
@@ -203,34 +196,36 @@ const MAX_SPANS: usize = 16;
 /// How far past an even split a span's start looks for a root.
 const ROOT_SEARCH: usize = 4096;
 
-/// What the linear pass's rule does with one node.
-enum Step {
-    /// Not recomputed: its flags, with last pass's MOVED and SNAP cleared.
-    Keep(u8),
-    /// Recomputed.
-    Moved {
-        world: Affine3A,
-        flags: u8,
-        snap: bool,
-    },
-}
-
-/// The linear pass's rule: a node is recomputed when it is dirty or its
-/// parent moved in this pass; a teleport, or a parent that snapped, snaps it.
+/// The linear pass's rule for one node, written in place: it is recomputed
+/// when dirty or when its parent moved in this pass (a teleport, or a parent
+/// that snapped, snaps it); otherwise last pass's MOVED and SNAP are cleared.
+/// Returns `None` when kept, else whether a run of recomputation starts here
+/// (its parent did not move).
 #[inline]
-fn step(flags: u8, parent_flags: u8, parent_world: &Affine3A, local: &super::Transform) -> Step {
-    if flags & flag::DIRTY == 0 && parent_flags & flag::MOVED == 0 {
-        return Step::Keep(flags & !(flag::MOVED | flag::SNAP));
+fn settle(
+    node: (&mut u8, &mut Affine3A, &mut Affine3A),
+    parent_flags: u8,
+    parent_world: &Affine3A,
+    local: &super::Transform,
+) -> Option<bool> {
+    let (flags, world, prev) = node;
+    let old = *flags;
+    if old & flag::DIRTY == 0 && parent_flags & flag::MOVED == 0 {
+        let kept = old & !(flag::MOVED | flag::SNAP);
+        if kept != old {
+            *flags = kept;
+        }
+        return None;
     }
-    let world = *parent_world * local.to_affine();
-    let snap = (flags & flag::TELEPORT) | (parent_flags & flag::SNAP) != 0;
-    Step::Moved {
-        world,
-        flags: (flags & !(flag::DIRTY | flag::TELEPORT | flag::SNAP))
-            | flag::MOVED
-            | if snap { flag::SNAP } else { 0 },
-        snap,
+    *world = *parent_world * local.to_affine();
+    let snap = (old & flag::TELEPORT) | (parent_flags & flag::SNAP) != 0;
+    if snap {
+        *prev = *world;
     }
+    *flags = (old & !(flag::DIRTY | flag::TELEPORT | flag::SNAP))
+        | flag::MOVED
+        | if snap { flag::SNAP } else { 0 };
+    Some(parent_flags & flag::MOVED == 0)
 }
 
 /// What one span of the linear pass did (kept between passes for its buffers).
@@ -324,7 +319,7 @@ impl Span<'_> {
                 last_parent = parent;
             }
             let (parent_world, parent_flags) = if parent == NONE {
-                (&Affine3A::IDENTITY, 0)
+                (Affine3A::IDENTITY, 0)
             } else if parent < start {
                 out.deferred.push(d);
                 self.flags[i] = flags | flag::DEFER;
@@ -335,23 +330,12 @@ impl Span<'_> {
                     self.flags[i] = flags | flag::DEFER;
                     continue;
                 }
-                (&self.world[p], self.flags[p])
+                (self.world[p], self.flags[p])
             };
-            match step(flags, parent_flags, parent_world, &self.local[i]) {
-                Step::Keep(kept) => {
-                    if kept != flags {
-                        self.flags[i] = kept;
-                    }
-                }
-                Step::Moved { world, flags, snap } => {
-                    out.roots += usize::from(parent_flags & flag::MOVED == 0);
-                    self.world[i] = world;
-                    if snap {
-                        self.prev[i] = world;
-                    }
-                    self.flags[i] = flags;
-                    run.add(d, &mut out.ranges);
-                }
+            let node = (&mut self.flags[i], &mut self.world[i], &mut self.prev[i]);
+            if let Some(started) = settle(node, parent_flags, &parent_world, &self.local[i]) {
+                out.roots += usize::from(started);
+                run.add(d, &mut out.ranges);
             }
         }
         run.finish(&mut out.ranges);

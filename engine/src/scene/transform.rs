@@ -202,7 +202,19 @@ impl Scene {
             copy_parallel(&mut hot.prev_world, &hot.world);
             self.snapshot_all = false;
         } else {
-            copy_ranges(&mut hot.prev_world, &hot.world, 0, &self.unsnapped);
+            let total: usize = self.unsnapped.iter().map(|&(s, e)| (e - s) as usize).sum();
+            if total > PARALLEL_COPY {
+                // Several passes of a step, and walks through the links,
+                // leave ranges out of order and overlapping: in order and
+                // merged, they split between cores by position.
+                sort_and_merge(&mut self.unsnapped);
+                copy_ranges(&mut hot.prev_world, &hot.world, 0, &self.unsnapped);
+            } else {
+                for &(start, end) in &self.unsnapped {
+                    let range = start as usize..end as usize;
+                    hot.prev_world[range.clone()].copy_from_slice(&hot.world[range]);
+                }
+            }
         }
         self.unsnapped.clear();
         // A new step: what changed before it has been consumed.
@@ -249,13 +261,31 @@ impl Scene {
     }
 }
 
+/// Copies of more world transforms than this are split between cores.
+const PARALLEL_COPY: usize = 16 * 1024;
+
+/// `ranges` in ascending order, overlapping and touching ones merged.
+fn sort_and_merge(ranges: &mut Vec<(u32, u32)>) {
+    ranges.sort_unstable();
+    let mut kept = 0;
+    for i in 0..ranges.len() {
+        let (start, end) = ranges[i];
+        if kept > 0 && start <= ranges[kept - 1].1 {
+            ranges[kept - 1].1 = ranges[kept - 1].1.max(end);
+        } else {
+            ranges[kept] = (start, end);
+            kept += 1;
+        }
+    }
+    ranges.truncate(kept);
+}
+
 /// `dst[r] = src[r]` for each of the ascending, disjoint `ranges` (positions
 /// counted from `base`, where `dst` and `src` start): many short runs (a
-/// crowd's bones, a run per rig) are split between cores by position too.
+/// crowd's bones, a run per rig) are split between cores by position.
 fn copy_ranges(dst: &mut [Affine3A], src: &[Affine3A], base: usize, ranges: &[(u32, u32)]) {
-    const SERIAL: usize = 16 * 1024;
     let total: usize = ranges.iter().map(|&(s, e)| (e - s) as usize).sum();
-    if ranges.len() < 2 || total <= SERIAL {
+    if ranges.len() < 2 || total <= PARALLEL_COPY {
         for &(start, end) in ranges {
             let range = start as usize - base..end as usize - base;
             copy_parallel(&mut dst[range.clone()], &src[range]);
@@ -277,8 +307,7 @@ fn copy_ranges(dst: &mut [Affine3A], src: &[Affine3A], base: usize, ranges: &[(u
 /// megabytes of world transforms, bound by memory bandwidth one core cannot
 /// fill).
 fn copy_parallel(dst: &mut [Affine3A], src: &[Affine3A]) {
-    const SERIAL: usize = 16 * 1024;
-    if dst.len() <= SERIAL {
+    if dst.len() <= PARALLEL_COPY {
         dst.copy_from_slice(src);
         return;
     }
@@ -346,6 +375,31 @@ fn interpolate_large(prev: &Affine3A, current: &Affine3A, alpha: f32, out: &mut 
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn ranges_out_of_order_and_overlapping_are_merged_and_copied() {
+        let mut ranges = vec![
+            (40_000, 50_000),
+            (5, 9),
+            (0, 6),
+            (20_000, 40_000),
+            (9, 10),
+            (60, 61),
+        ];
+        sort_and_merge(&mut ranges);
+        assert_eq!(ranges, [(0, 10), (60, 61), (20_000, 50_000)]);
+        let src: Vec<Affine3A> = (0..50_000)
+            .map(|i| Affine3A::from_translation(glam::Vec3::X * i as f32))
+            .collect();
+        let mut dst = vec![Affine3A::IDENTITY; 50_000];
+        copy_ranges(&mut dst, &src, 0, &ranges);
+        for (i, (d, s)) in dst.iter().zip(&src).enumerate() {
+            let inside = ranges
+                .iter()
+                .any(|&(a, b)| (a as usize..b as usize).contains(&i));
+            assert_eq!(d == s, inside || i == 0, "position {i}");
+        }
+    }
     use super::*;
     use crate::scene::Keep;
 
