@@ -60,6 +60,19 @@ impl ComponentKind {
         }
     }
 
+    /// Its field in a scene file's node record (`mesh`, `light`, ...).
+    pub fn record_field(self) -> &'static str {
+        match self {
+            ComponentKind::Spin => "spin",
+            ComponentKind::Oscillate => "oscillate",
+            ComponentKind::Orbit => "orbit",
+            ComponentKind::Mesh => "mesh",
+            ComponentKind::Light => "light",
+            ComponentKind::Emitter => "emitter",
+            ComponentKind::Animator => "animator",
+        }
+    }
+
     /// The value a freshly added component of this kind starts with.
     pub fn default_value(self) -> ComponentValue {
         match self {

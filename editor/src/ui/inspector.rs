@@ -48,6 +48,9 @@ pub struct Inspector {
     rename_pattern: String,
     /// What the prefab section asked of the editor this frame.
     pub prefab_request: Option<super::prefab_panel::PrefabRequest>,
+    /// The fields the shown node overrides of its prefab (dotted paths):
+    /// their sections' headers are bold.
+    overridden: Vec<String>,
 }
 
 /// An emitter being edited into a valid state.
@@ -74,6 +77,18 @@ impl Inspector {
             }
             _ => value,
         }
+    }
+
+    /// A section's title: bold when the shown prefab part overrides `field`
+    /// (the scene file's name for it) or anything in it.
+    fn header(&self, title: &str, field: &str) -> egui::RichText {
+        let overridden = self.overridden.iter().any(|f| {
+            f == field
+                || f.strip_prefix(field)
+                    .is_some_and(|rest| rest.starts_with('.'))
+        });
+        let text = egui::RichText::new(title);
+        if overridden { text.strong() } else { text }
     }
 
     fn merge_key(&mut self) -> u64 {
@@ -112,6 +127,10 @@ impl Inspector {
         if let Some(request) = super::prefab_panel::prefab_ui(ui, doc, node, status) {
             self.prefab_request = Some(request);
         }
+        self.overridden = match doc.prefab_link(node) {
+            Some(crate::document::PrefabLink::Part { overridden, .. }) => overridden,
+            _ => Vec::new(),
+        };
         egui::ScrollArea::vertical()
             .id_salt("inspector_scroll")
             .auto_shrink([false, false])
@@ -201,6 +220,7 @@ impl Inspector {
         {
             status.error(e.to_string());
         }
+        let name_title = self.header("Name", "name");
         let buffer = match &mut self.name {
             Some((n, text)) if *n == node => text,
             other => {
@@ -210,7 +230,7 @@ impl Inspector {
         };
         let response = ui
             .horizontal(|ui| {
-                let label = ui.label("Name");
+                let label = ui.label(name_title);
                 ui.add(egui::TextEdit::singleline(buffer).desired_width(f32::INFINITY))
                     .labelled_by(label.id)
             })
@@ -251,7 +271,7 @@ impl Inspector {
             }
         };
         let mut changed = Tracker::new();
-        egui::CollapsingHeader::new("Transform")
+        egui::CollapsingHeader::new(self.header("Transform", "transform"))
             .id_salt("transform")
             .default_open(true)
             .show(ui, |ui| {
@@ -305,7 +325,7 @@ impl Inspector {
             let start = self.draft_or(node, value);
             let mut edited = start.clone();
             let mut changed = Tracker::new();
-            egui::CollapsingHeader::new(kind.label())
+            egui::CollapsingHeader::new(self.header(kind.label(), kind.record_field()))
                 .id_salt(("component", kind.label()))
                 .default_open(true)
                 .show(ui, |ui| {
