@@ -293,7 +293,13 @@ fn a_prefab_dragged_from_the_asset_browser_lands_in_the_view_and_under_a_row() {
     let (_dir, path) = project();
     let mut h = open(&path);
     frames_until(&mut h, |h| h.query_by_label("prefabs/boat.ron").is_some());
-    assert!(h.query_by_label("scenes/harbour.ron").is_some());
+    // A tree: the folder closes and opens.
+    assert!(h.query_by_label("scenes/").is_some());
+    h.get_by_label("prefabs/").click();
+    h.run();
+    assert!(h.query_by_label("prefabs/boat.ron").is_none(), "closed");
+    h.get_by_label("prefabs/").click();
+    h.run();
     let instances = |h: &Harness<'_, EditorApp>| {
         let scene = h.state().doc.scene();
         scene
@@ -357,12 +363,13 @@ fn double_clicking_a_scene_in_the_browser_opens_it() {
             |ui, app: &mut EditorApp| app.ui(ui),
             EditorApp::with_document(Document::open(&path).unwrap(), None),
         );
-    frames_until(&mut h, |h| h.query_by_label("scenes/other.ron").is_some());
+    frames_until(&mut h, |h| h.query_by_label("scenes/").is_some());
     // The filter narrows the list to it.
     h.get_by_label("Filter assets").click();
     h.run();
     h.get_by_label("Filter assets").type_text("OTHER");
     h.run();
+    assert!(h.query_by_label("scenes/other.ron").is_some());
     assert!(h.query_by_label("prefabs/boat.ron").is_none());
     // Half a second passes, so the click into the filter is not counted
     // with the next two (that would be a triple click).

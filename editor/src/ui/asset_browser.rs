@@ -1,5 +1,6 @@
-//! The asset browser: the project's `assets/` files with a filter and
-//! thumbnails (made off the UI thread, see [`crate::assets_index`]). Drag a
+//! The asset browser: the project's `assets/` folder as a tree (folders open
+//! and close; a filter lists the matching files flat) with thumbnails (made
+//! off the UI thread, see [`crate::assets_index`]). Drag a
 //! model or a prefab (scene file) into the 3D view (placed where the cursor
 //! ray meets the scene, else the ground plane) or onto a hierarchy row (as
 //! its child); double-click a scene to open it. Only the rows in view are
@@ -48,9 +49,14 @@ pub struct AssetBrowser {
     index: Option<AssetIndex>,
     /// What the list is filtered by (part of the path, any case).
     pub filter: String,
-    /// Rows matching the filter, as indices into the index's entries.
-    shown: Vec<usize>,
-    shown_for: Option<(String, u64)>,
+    /// The rows shown: the folder tree (closed folders' contents left out),
+    /// or with a filter, the matching files.
+    shown: Vec<Shown>,
+    shown_for: Option<(String, u64, u64)>,
+    /// Folders closed (paths below the root, `/`-separated); all open at first.
+    closed: std::collections::HashSet<String>,
+    /// Bumped when a folder opens or closes.
+    closed_version: u64,
     textures: HashMap<PathBuf, TextureHandle>,
 }
 
@@ -162,32 +168,148 @@ impl AssetBrowser {
                 .desired_width(f32::INFINITY),
         )
         .accessible_name("Filter assets");
-        let key = (self.filter.to_lowercase(), index.version());
+        let key = (
+            self.filter.to_lowercase(),
+            index.version(),
+            self.closed_version,
+        );
         if self.shown_for.as_ref() != Some(&key) {
-            self.shown = index
-                .entries()
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| key.0.is_empty() || e.relative.to_lowercase().contains(&key.0))
-                .map(|(i, _)| i)
-                .collect();
+            self.shown = if key.0.is_empty() {
+                tree_rows(index.entries(), &self.closed)
+            } else {
+                let matches = |e: &&AssetEntry| e.relative.to_lowercase().contains(&key.0);
+                let files = index
+                    .entries()
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| matches(e));
+                files
+                    .map(|(entry, _)| Shown::File { entry, depth: 0 })
+                    .collect()
+            };
             self.shown_for = Some(key);
         }
         let shown = &self.shown;
         let textures = &mut self.textures;
+        let mut toggle = None;
         egui::ScrollArea::vertical()
             .id_salt("asset_rows")
             .auto_shrink([false, false])
             .show_rows(ui, ROW, shown.len(), |ui, rows| {
                 for row in rows {
-                    let entry = index.entries()[shown[row]].clone();
-                    if let Some(r) = row_ui(ui, index, textures, &entry) {
-                        request = Some(r);
+                    match &shown[row] {
+                        Shown::Folder { path, depth } => {
+                            let open = !self.closed.contains(path);
+                            if folder_ui(ui, path, *depth, open) {
+                                toggle = Some(path.clone());
+                            }
+                        }
+                        &Shown::File { entry, depth } => {
+                            let entry = index.entries()[entry].clone();
+                            if let Some(r) = row_ui(ui, index, textures, &entry, depth) {
+                                request = Some(r);
+                            }
+                        }
                     }
                 }
             });
+        if let Some(path) = toggle {
+            if !self.closed.remove(&path) {
+                self.closed.insert(path);
+            }
+            self.closed_version += 1;
+        }
         request
     }
+}
+
+/// One row of the browser.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Shown {
+    /// A folder: its path below the root (`prefabs/ships`) and depth.
+    Folder { path: String, depth: usize },
+    /// A file: its index in the listing, and depth.
+    File { entry: usize, depth: usize },
+}
+
+/// The folder tree of `entries` (sorted by path): each folder's row before
+/// its contents, the contents of `closed` folders left out.
+fn tree_rows(entries: &[AssetEntry], closed: &std::collections::HashSet<String>) -> Vec<Shown> {
+    let mut rows = Vec::new();
+    let mut open_folders: Vec<&str> = Vec::new();
+    for (index, entry) in entries.iter().enumerate() {
+        let parts: Vec<&str> = entry.relative.split('/').collect();
+        let (folders, _) = parts.split_at(parts.len() - 1);
+        // Folders shared with the previous file stay; the new ones get rows.
+        let shared = open_folders
+            .iter()
+            .zip(folders)
+            .take_while(|(a, b)| a == b)
+            .count();
+        open_folders.truncate(shared);
+        let mut hidden = (1..=shared).any(|d| closed.contains(&folders[..d].join("/")));
+        for depth in shared..folders.len() {
+            open_folders.push(folders[depth]);
+            if !hidden {
+                let path = folders[..=depth].join("/");
+                hidden = closed.contains(&path);
+                rows.push(Shown::Folder { path, depth });
+            }
+        }
+        if !hidden {
+            rows.push(Shown::File {
+                entry: index,
+                depth: folders.len(),
+            });
+        }
+    }
+    rows
+}
+
+/// Indent of one level of the tree, in points.
+const INDENT: f32 = 14.0;
+
+/// A folder's row; returns whether it was clicked (to open or close it).
+fn folder_ui(ui: &mut Ui, path: &str, depth: usize, open: bool) -> bool {
+    let (rect, _) = ui.allocate_exact_size(vec2(ui.available_width(), ROW), Sense::hover());
+    let id = egui::Id::unique(("asset folder", path));
+    let response = ui
+        .interact(rect, id, Sense::click())
+        .accessible_name(format!("{path}/"));
+    if response.hovered() {
+        ui.painter()
+            .rect_filled(rect, 2.0, ui.visuals().widgets.hovered.weak_bg_fill);
+    }
+    let left = rect.left() + 6.0 + depth as f32 * INDENT;
+    let centre = pos2(left + 5.0, rect.center().y);
+    let color = ui.visuals().text_color();
+    let triangle = if open {
+        vec![
+            centre + vec2(-5.0, -3.0),
+            centre + vec2(5.0, -3.0),
+            centre + vec2(0.0, 4.0),
+        ]
+    } else {
+        vec![
+            centre + vec2(-3.0, -5.0),
+            centre + vec2(4.0, 0.0),
+            centre + vec2(-3.0, 5.0),
+        ]
+    };
+    ui.painter().add(egui::Shape::convex_polygon(
+        triangle,
+        color,
+        egui::Stroke::NONE,
+    ));
+    let name = path.rsplit('/').next().unwrap_or(path);
+    ui.painter().text(
+        pos2(left + 16.0, rect.center().y),
+        Align2::LEFT_CENTER,
+        format!("{name}/"),
+        FontId::proportional(14.0),
+        color,
+    );
+    response.clicked()
 }
 
 fn row_ui(
@@ -195,6 +317,7 @@ fn row_ui(
     index: &mut AssetIndex,
     textures: &mut HashMap<PathBuf, TextureHandle>,
     entry: &AssetEntry,
+    depth: usize,
 ) -> Option<BrowserRequest> {
     let (rect, _) = ui.allocate_exact_size(vec2(ui.available_width(), ROW), Sense::hover());
     let id = egui::Id::unique(("asset", &entry.path));
@@ -206,7 +329,11 @@ fn row_ui(
         ui.painter()
             .rect_filled(rect, 2.0, ui.visuals().widgets.hovered.weak_bg_fill);
     }
-    let thumb = egui::Rect::from_min_size(rect.min + vec2(2.0, 2.0), vec2(ROW - 4.0, ROW - 4.0));
+    let indent = depth as f32 * INDENT;
+    let thumb = egui::Rect::from_min_size(
+        rect.min + vec2(2.0 + indent, 2.0),
+        vec2(ROW - 4.0, ROW - 4.0),
+    );
     let texture = match index.thumbnail(entry) {
         Thumbnail::Ready(image) => Some(textures.entry(entry.path.clone()).or_insert_with(|| {
             let size = [image.width() as usize, image.height() as usize];
@@ -268,4 +395,59 @@ fn row_ui(
         return Some(BrowserRequest::Open(entry.path.clone()));
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(relative: &str) -> AssetEntry {
+        AssetEntry {
+            path: PathBuf::from("/p").join(relative),
+            relative: relative.to_string(),
+            kind: AssetKind::of(Path::new(relative)),
+        }
+    }
+
+    #[test]
+    fn the_tree_lists_each_folder_before_its_files_and_hides_closed_ones() {
+        let entries: Vec<AssetEntry> = [
+            "models/a.glb",
+            "models/ships/b.glb",
+            "models/ships/c.glb",
+            "models/z.glb",
+            "readme.txt",
+            "scenes/demo.ron",
+        ]
+        .map(entry)
+        .to_vec();
+        let rows = tree_rows(&entries, &Default::default());
+        let folder = |path: &str, depth| Shown::Folder {
+            path: path.into(),
+            depth,
+        };
+        let file = |entry, depth| Shown::File { entry, depth };
+        assert_eq!(
+            rows,
+            [
+                folder("models", 0),
+                file(0, 1),
+                folder("models/ships", 1),
+                file(1, 2),
+                file(2, 2),
+                file(3, 1),
+                file(4, 0),
+                folder("scenes", 0),
+                file(5, 1),
+            ]
+        );
+        let closed = ["models/ships".to_string()].into_iter().collect();
+        let rows = tree_rows(&entries, &closed);
+        assert!(rows.contains(&folder("models/ships", 1)));
+        assert!(!rows.contains(&file(1, 2)) && rows.contains(&file(3, 1)));
+        let closed = ["models".to_string()].into_iter().collect();
+        let rows = tree_rows(&entries, &closed);
+        assert_eq!(rows[0], folder("models", 0));
+        assert_eq!(rows[1], file(4, 0), "everything under models is hidden");
+    }
 }
