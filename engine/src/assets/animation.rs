@@ -57,7 +57,8 @@ pub struct Clip {
     pub name: String,
     /// Seconds from 0 to the last key of any channel.
     pub duration: f32,
-    /// Every channel's key times, channel after channel, each run increasing.
+    /// Every channel's key times, run after run, each increasing (channels
+    /// with the same times share a run).
     pub times: Vec<f32>,
     /// Every channel's key values.
     pub values: Vec<f32>,
@@ -221,7 +222,7 @@ where
 /// The key `k` at or before `t` (first key before the first, last key after
 /// the last), how far `t` lies towards key `k + 1` (0..1) and the gap between
 /// them in seconds. Moves `cursor` forward when it can, else searches.
-fn locate(keys: &[f32], t: f32, cursor: &mut u32) -> (usize, f32, f32) {
+pub(crate) fn locate(keys: &[f32], t: f32, cursor: &mut u32) -> (usize, f32, f32) {
     let last = keys.len() - 1;
     let mut k = (*cursor as usize).min(last);
     if keys[k] > t {

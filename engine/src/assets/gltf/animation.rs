@@ -181,16 +181,28 @@ impl Importer<'_> {
         }
         let overflow =
             |_| self.bad_animation(element.into(), "fewer than 2^32 keys", "more".into());
-        let key_start = u32::try_from(clip.times.len()).map_err(overflow)?;
         let value_start = u32::try_from(clip.values.len()).map_err(overflow)?;
         clip.duration = clip.duration.max(times.last().copied().unwrap_or(0.0));
-        clip.times.extend_from_slice(&times);
+        // Channels usually share their key times (one input accessor): the
+        // same times as the channel before share its run, so sampling can
+        // place the time once for all of them.
+        let shared = clip.channels.last().map(|c| c.keys.clone()).filter(|keys| {
+            clip.times.get(keys.start as usize..keys.end as usize) == Some(&times[..])
+        });
+        let keys = match shared {
+            Some(keys) => keys,
+            None => {
+                let start = u32::try_from(clip.times.len()).map_err(overflow)?;
+                clip.times.extend_from_slice(&times);
+                start..u32::try_from(clip.times.len()).map_err(overflow)?
+            }
+        };
         clip.values.extend_from_slice(&values);
         clip.channels.push(Channel {
             node,
             property,
             interpolation,
-            keys: key_start..u32::try_from(clip.times.len()).map_err(overflow)?,
+            keys,
             values: value_start..u32::try_from(clip.values.len()).map_err(overflow)?,
             width: width as u32,
         });
