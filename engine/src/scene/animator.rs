@@ -724,7 +724,7 @@ mod tests {
     fn the_shared_keys_path_equals_sampling_each_channel() {
         let clip = clip();
         let mut cursors = vec![0; 3];
-        let mut sample_cursors = vec![0; 3];
+        let mut sample_cursors = [0; 3];
         for t in [0.0, 0.2, 0.5, 0.9, 1.25, 1.9, 2.0, 2.5, 0.1, -1.0] {
             let mut pose = vec![Transform::IDENTITY; 3];
             let mut targets = Targets {
