@@ -128,7 +128,7 @@ fn centre(image: &RgbaImage) -> [u8; 4] {
 }
 
 /// Waits (up to 10 s) until the watcher reports `file`; returns all it reported.
-fn wait_for(watcher: &FileWatcher, file: &Path) -> Vec<PathBuf> {
+fn wait_for(watcher: &mut FileWatcher, file: &Path) -> Vec<PathBuf> {
     watcher
         .wait_for(file, Duration::from_secs(10))
         .unwrap_or_else(|| panic!("the watcher never reported {}", file.display()))
@@ -153,7 +153,7 @@ fn a_texture_rewritten_on_disk_shows_in_the_next_frame() {
     let (_, blue_png) = write_sign(&blue, [20, 20, 230]);
     let written = Instant::now();
     std::fs::copy(&blue_png, &png).unwrap();
-    let changed = wait_for(&watcher, &png);
+    let changed = wait_for(&mut watcher, &png);
     let reloaded = reload_assets(&changed, &mut scene);
     assert!(reloaded.errors.is_empty(), "{:?}", reloaded.errors);
     assert_eq!(reloaded.instances, 1, "the sign's model was imported again");
@@ -208,7 +208,7 @@ fn an_edited_shader_redraws_and_a_broken_one_keeps_the_last_good_pipeline() {
         original.replace(last, "return vec4<f32>(1.0, 0.0, 1.0, 1.0);"),
     )
     .unwrap();
-    let changed = wait_for(&watcher, &post);
+    let changed = wait_for(&mut watcher, &post);
     let reloaded = reload_assets(&changed, &mut scene);
     assert_eq!(reloaded.shaders, [Shader::Post], "{:?}", reloaded.errors);
     let magenta = draw(&ctx, &mut renderer, &scene);
@@ -226,7 +226,7 @@ fn an_edited_shader_redraws_and_a_broken_one_keeps_the_last_good_pipeline() {
         original.replace(last, "return vec4<f32>(1.0, 0.0, 1.0, 1.0) +;"),
     )
     .unwrap();
-    let changed = wait_for(&watcher, &post);
+    let changed = wait_for(&mut watcher, &post);
     let reloaded = reload_assets(&changed, &mut scene);
     assert!(reloaded.shaders.is_empty());
     let error = reloaded.errors.join("\n");

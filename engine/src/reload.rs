@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, channel};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use notify_debouncer_mini::notify::{RecommendedWatcher, RecursiveMode};
 use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer};
@@ -34,6 +34,13 @@ pub struct FileWatcher {
     events: Receiver<DebounceEventResult>,
     /// Folders watched, and whether with their subfolders.
     watched: Vec<(PathBuf, bool)>,
+    /// What each file reported so far looked like (time, length): the system
+    /// also reports files merely opened (a thumbnail read, an import), which
+    /// are not changes.
+    stamps: std::collections::HashMap<PathBuf, Option<(SystemTime, u64)>>,
+    /// When watching began: a file first seen with an older modification time
+    /// was only opened.
+    since: SystemTime,
 }
 
 impl std::fmt::Debug for FileWatcher {
@@ -53,6 +60,10 @@ impl FileWatcher {
             debouncer: new_debouncer(DEBOUNCE, tx)?,
             events,
             watched: Vec::new(),
+            stamps: std::collections::HashMap::new(),
+            // File times come from a coarse clock, a tick or so behind this
+            // one: a second's margin keeps a write right after this moment.
+            since: SystemTime::now() - Duration::from_secs(1),
         })
     }
 
@@ -123,19 +134,22 @@ impl FileWatcher {
     }
 
     /// The files that changed since the last call (canonical, each once).
-    pub fn changed(&self) -> Vec<PathBuf> {
-        self.collect(self.events.try_iter())
+    pub fn changed(&mut self) -> Vec<PathBuf> {
+        let batches: Vec<DebounceEventResult> = self.events.try_iter().collect();
+        self.collect(batches.into_iter())
     }
 
     /// As [`FileWatcher::changed`], waiting up to `timeout` for a first change.
-    pub fn wait(&self, timeout: Duration) -> Vec<PathBuf> {
+    pub fn wait(&mut self, timeout: Duration) -> Vec<PathBuf> {
         let first = self.events.recv_timeout(timeout).ok();
-        self.collect(first.into_iter().chain(self.events.try_iter()))
+        let batches: Vec<DebounceEventResult> =
+            first.into_iter().chain(self.events.try_iter()).collect();
+        self.collect(batches.into_iter())
     }
 
     /// Waits (up to `timeout`) until `file` is among the changes reported;
     /// returns every change reported meanwhile, or `None` when it never came.
-    pub fn wait_for(&self, file: &Path, timeout: Duration) -> Option<Vec<PathBuf>> {
+    pub fn wait_for(&mut self, file: &Path, timeout: Duration) -> Option<Vec<PathBuf>> {
         let file = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
         let start = std::time::Instant::now();
         let mut seen = Vec::new();
@@ -152,14 +166,17 @@ impl FileWatcher {
         None
     }
 
-    fn collect(&self, batches: impl Iterator<Item = DebounceEventResult>) -> Vec<PathBuf> {
+    fn collect(&mut self, batches: impl Iterator<Item = DebounceEventResult>) -> Vec<PathBuf> {
         let mut out: Vec<PathBuf> = Vec::new();
         for batch in batches {
             match batch {
                 Ok(events) => {
                     for event in events {
                         let path = std::fs::canonicalize(&event.path).unwrap_or(event.path.clone());
-                        if !out.contains(&path) && !is_temporary(&path) {
+                        if out.contains(&path) || is_temporary(&path) || path.is_dir() {
+                            continue;
+                        }
+                        if self.changed_since_seen(&path) {
                             out.push(path);
                         }
                     }
@@ -168,6 +185,21 @@ impl FileWatcher {
             }
         }
         out
+    }
+
+    /// Whether `path` differs from when it was last reported (or, first
+    /// seen, was written after watching began, or is gone).
+    fn changed_since_seen(&mut self, path: &Path) -> bool {
+        let now = std::fs::metadata(path)
+            .ok()
+            .and_then(|m| Some((m.modified().ok()?, m.len())));
+        let changed = match (self.stamps.get(path), now) {
+            (Some(before), now) => *before != now,
+            (None, Some((modified, _))) => modified >= self.since,
+            (None, None) => true,
+        };
+        self.stamps.insert(path.to_path_buf(), now);
+        changed
     }
 }
 

@@ -41,7 +41,7 @@ impl EditorApp {
     /// Reloads what changed on disk since the last frame.
     pub fn reload_changed_files(&mut self) {
         self.watch_document();
-        let Some(watcher) = &self.watcher else {
+        let Some(watcher) = &mut self.watcher else {
             return;
         };
         let changed = watcher.changed();

@@ -9,7 +9,7 @@ use crate::scene::{MeshRenderer, Transform};
 use crate::world::World;
 
 /// Waits (up to 10 s) until the watcher reports `file`.
-fn wait_for(watcher: &FileWatcher, file: &Path) -> Vec<PathBuf> {
+fn wait_for(watcher: &mut FileWatcher, file: &Path) -> Vec<PathBuf> {
     watcher
         .wait_for(file, Duration::from_secs(10))
         .unwrap_or_else(|| panic!("the watcher never reported {}", file.display()))
@@ -18,15 +18,35 @@ fn wait_for(watcher: &FileWatcher, file: &Path) -> Vec<PathBuf> {
 #[test]
 fn the_watcher_reports_a_written_file_once_and_skips_temporary_ones() {
     let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old.glb");
+    std::fs::write(&old, "unchanged").unwrap();
+    let past = std::time::SystemTime::now() - Duration::from_secs(60);
+    std::fs::File::options()
+        .write(true)
+        .open(&old)
+        .unwrap()
+        .set_modified(past)
+        .unwrap();
     let mut watcher = FileWatcher::new().unwrap();
     watcher.watch(dir.path(), true).unwrap();
+    // Read (opened) but not changed: not reported.
+    let _ = std::fs::read(&old).unwrap();
     std::fs::write(dir.path().join(".scene.ron.tmp123"), "x").unwrap();
     let file = dir.path().join("scene.ron");
     std::fs::write(&file, "a").unwrap();
     std::fs::write(&file, "ab").unwrap();
-    let seen = wait_for(&watcher, &file);
+    let seen = wait_for(&mut watcher, &file);
     assert_eq!(seen.iter().filter(|p| p.ends_with("scene.ron")).count(), 1);
     assert!(seen.iter().all(|p| !is_temporary(p)), "{seen:?}");
+    assert!(
+        !seen.iter().any(|p| p.ends_with("old.glb")),
+        "opened only: {seen:?}"
+    );
+    // Read again after being seen: still no change.
+    let _ = std::fs::read(&file).unwrap();
+    std::fs::write(dir.path().join("next.ron"), "c").unwrap();
+    let seen = wait_for(&mut watcher, &dir.path().join("next.ron"));
+    assert!(!seen.iter().any(|p| p.ends_with("scene.ron")), "{seen:?}");
 }
 
 const BOAT: &str = r#"(version: 2, nodes: [
@@ -68,7 +88,7 @@ fn a_prefab_changed_on_disk_updates_a_running_worlds_instances_and_keeps_overrid
         BOAT.replace("(0.3, 0.1, 0.0, 1.0)", "(0.0, 0.0, 1.0, 1.0)"),
     )
     .unwrap();
-    wait_for(&watcher, &prefab);
+    wait_for(&mut watcher, &prefab);
     assert_eq!(world.scene.refresh_prefabs().unwrap(), 2);
     world.step();
     let scene = &world.scene;
@@ -89,7 +109,7 @@ fn a_prefab_changed_on_disk_updates_a_running_worlds_instances_and_keeps_overrid
 
     // A broken prefab: refused, the instances stay as they are.
     std::fs::write(&prefab, "(version: 2, nodes: [(name: 3)])").unwrap();
-    wait_for(&watcher, &prefab);
+    wait_for(&mut watcher, &prefab);
     let before = world.scene.to_file();
     let error = world.scene.refresh_prefabs().unwrap_err().to_string();
     assert!(error.contains("boat.ron:1:"), "{error}");
@@ -146,7 +166,7 @@ fn a_re_exported_model_rebuilds_its_instances_and_a_broken_one_keeps_the_last_go
         Export::new(&model("lid, new")).unwrap().to_glb().unwrap(),
     )
     .unwrap();
-    let changed = wait_for(&watcher, &file);
+    let changed = wait_for(&mut watcher, &file);
     let reloaded = reload_assets(&changed, &mut scene);
     assert!(reloaded.errors.is_empty(), "{:?}", reloaded.errors);
     assert_eq!(reloaded.instances, 1);
@@ -158,7 +178,7 @@ fn a_re_exported_model_rebuilds_its_instances_and_a_broken_one_keeps_the_last_go
     );
 
     std::fs::write(&file, b"glTF broken").unwrap();
-    let changed = wait_for(&watcher, &file);
+    let changed = wait_for(&mut watcher, &file);
     let reloaded = reload_assets(&changed, &mut scene);
     assert!(
         reloaded.errors.iter().any(|e| e.contains("crate.glb")),

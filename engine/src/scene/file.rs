@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{relative_model_path, resolve_model_path};
+use super::model::relative_model_path;
 use super::prefab::Patch;
 use super::validate::{self, Check};
 use crate::assets::load_model;
@@ -329,7 +329,8 @@ impl Scene {
                 c.prefab_part.insert(id, super::PrefabPart { key });
             }
             if let Some(written) = &record.model {
-                let model = load_model(&resolve_model_path(path, written)).map_err(|error| {
+                // Expansion resolved it against the file that wrote it.
+                let model = load_model(Path::new(written)).map_err(|error| {
                     check.fail(
                         "model",
                         "a readable glTF 2.0 file (.gltf or .glb)",

@@ -191,6 +191,10 @@ impl super::Scene {
         transform: super::Transform,
         path: &Path,
     ) -> Result<super::NodeId, SceneError> {
+        let path = &std::fs::canonicalize(path).map_err(|source| SceneError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
         let mut record = NodeRecord::new(name);
         record.transform = transform;
         record.prefab = Some(path.to_string_lossy().into_owned());
@@ -307,9 +311,11 @@ fn expand_in(
         node.under = None;
         node.part = None;
         if let Some(model) = &mut node.model {
-            *model = resolve_model_path(origin, model)
-                .to_string_lossy()
-                .into_owned();
+            // Absolute from here on: a prefab's parts are spawned (and their
+            // models read) on behalf of another file, in another folder.
+            let resolved = resolve_model_path(origin, model);
+            let resolved = std::fs::canonicalize(&resolved).unwrap_or(resolved);
+            *model = resolved.to_string_lossy().into_owned();
         }
         position.push(out.len());
         let Some(written) = record.prefab.as_deref() else {
@@ -326,7 +332,7 @@ fn expand_in(
             error => check.fail("prefab", "a readable scene file", error.to_string()),
         })?;
         let spawned = instance_nodes(&prefab, record, origin, &check)?;
-        node.prefab = Some(file.to_string_lossy().into_owned());
+        node.prefab = Some(prefab.path.to_string_lossy().into_owned());
         node.overrides.clear();
         node.removed.clear();
         let at = out.len();

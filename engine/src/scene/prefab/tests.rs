@@ -299,3 +299,62 @@ fn reverting_a_field_puts_the_prefabs_value_back() {
     assert_eq!(back.name, "keel");
     assert_eq!(overridden_fields(&prefab, &back), ["name"]);
 }
+
+/// Opened by a path relative to the working folder (as `keel-editor
+/// assets/scenes/demo.ron` is), a scene's models and prefabs, and a prefab's
+/// own model beside it in another folder, are found once, and saved back
+/// relative to the scene.
+#[test]
+fn a_scene_opened_by_a_relative_path_finds_models_and_prefabs_relative_to_their_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefabs = dir.path().join("prefabs");
+    std::fs::create_dir(&prefabs).unwrap();
+    let glb = crate::assets::gltf::write::Export::new(&crate::assets::ModelData {
+        path: std::path::PathBuf::new(),
+        meshes: Vec::new(),
+        materials: Vec::new(),
+        textures: Vec::new(),
+        nodes: vec![crate::assets::ModelNode {
+            name: "lid".into(),
+            parent: None,
+            transform: crate::scene::Transform::IDENTITY,
+            mesh: None,
+            skin: None,
+            weights: Vec::new(),
+            light: None,
+        }],
+        animations: Vec::new(),
+        skins: Vec::new(),
+        warnings: Vec::new(),
+    })
+    .unwrap()
+    .to_glb()
+    .unwrap();
+    std::fs::write(prefabs.join("crate.glb"), &glb).unwrap();
+    std::fs::write(dir.path().join("crate.glb"), &glb).unwrap();
+    write(
+        &prefabs,
+        "boat.ron",
+        r#"(version: 2, nodes: [(name: "cargo", model: "crate.glb")])"#,
+    );
+    let path = write(
+        dir.path(),
+        "s.ron",
+        r#"(version: 2, nodes: [(name: "boat", prefab: "prefabs/boat.ron"), (name: "spare", model: "crate.glb")])"#,
+    );
+    let cwd = std::env::current_dir().unwrap();
+    let relative =
+        super::super::model::relative_model_path(&std::fs::canonicalize(&path).unwrap(), &cwd);
+    assert!(!Path::new(&relative).is_absolute(), "{relative}");
+    let scene = Scene::load(Path::new(&relative)).unwrap_or_else(|e| panic!("{e}"));
+    let boat = scene.find("boat").unwrap();
+    let cargo = child(&scene, boat, "cargo");
+    let instance = scene.get::<crate::scene::ModelInstance>(cargo).unwrap();
+    assert_eq!(
+        instance.source,
+        std::fs::canonicalize(prefabs.join("crate.glb")).unwrap()
+    );
+    let saved = scene.to_file_in(Some(dir.path()));
+    assert_eq!(saved.nodes[0].prefab.as_deref(), Some("prefabs/boat.ron"));
+    assert_eq!(saved.nodes[1].model.as_deref(), Some("crate.glb"));
+}
