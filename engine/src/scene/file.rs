@@ -419,7 +419,13 @@ impl Scene {
                 place[d] = Place::Part(i);
                 keys.insert(d, Arc::clone(&part.key));
                 if let Some((_, _, parts)) = instances.iter_mut().find(|e| e.0 == i) {
-                    parts.insert(Arc::clone(&part.key), record);
+                    // Compared with the prefab's nodes, whose paths are absolute.
+                    let absolute = if dir.is_some() {
+                        self.record_of(id, None)
+                    } else {
+                        record
+                    };
+                    parts.insert(Arc::clone(&part.key), absolute);
                 }
                 continue;
             }

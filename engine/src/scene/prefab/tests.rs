@@ -356,5 +356,10 @@ fn a_scene_opened_by_a_relative_path_finds_models_and_prefabs_relative_to_their_
     );
     let saved = scene.to_file_in(Some(dir.path()));
     assert_eq!(saved.nodes[0].prefab.as_deref(), Some("prefabs/boat.ron"));
+    assert!(
+        saved.nodes[0].overrides.is_empty(),
+        "{:?}",
+        saved.nodes[0].overrides
+    );
     assert_eq!(saved.nodes[1].model.as_deref(), Some("crate.glb"));
 }
