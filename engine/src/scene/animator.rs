@@ -229,6 +229,14 @@ struct Targets<'a> {
     weights: &'a mut [f32],
 }
 
+impl Targets<'_> {
+    /// The pose of the model node `node`, if the animator animates it.
+    fn pose_of(&mut self, node: u32) -> Option<&mut super::Transform> {
+        let &slot = self.slot.get(node as usize)?;
+        self.pose.get_mut(slot as usize)
+    }
+}
+
 /// The clip time for play time `t` of a clip of `duration` seconds.
 pub fn clip_time(mode: PlayMode, t: f64, duration: f32) -> f32 {
     let d = f64::from(duration);
@@ -331,11 +339,7 @@ fn pose(clip: &Clip, t: f32, cursors: &mut Vec<u32>, weight: f32, mut targets: T
             }
             continue;
         }
-        let Some(local) = targets
-            .slot
-            .get(channel.node as usize)
-            .and_then(|&s| targets.pose.get_mut(s as usize))
-        else {
+        let Some(local) = targets.pose_of(channel.node) else {
             continue;
         };
         let sample = clip.sample(c, t, &mut cursors[c]);
@@ -426,11 +430,7 @@ fn pose_shared(clip: &Clip, t: f32, cursors: &mut [u32], targets: &mut Targets<'
     let (k, u, _) = crate::assets::animation::locate(times, t, &mut cursors[0]);
     let next = (k + 1).min(times.len() - 1);
     for channel in &clip.channels {
-        let Some(local) = targets
-            .slot
-            .get(channel.node as usize)
-            .and_then(|&s| targets.pose.get_mut(s as usize))
-        else {
+        let Some(local) = targets.pose_of(channel.node) else {
             continue;
         };
         let values = &clip.values[channel.values.start as usize..channel.values.end as usize];
