@@ -13,11 +13,8 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use keel_engine::assets::{ModelWarning, Primitive, load_model};
-use keel_engine::scene::{
-    Keep, ModelInstance, NodeId, NodeRecord, Scene, SceneError, SceneFile, Transform,
-    expand_records,
-};
+use keel_engine::assets::Primitive;
+use keel_engine::scene::{Keep, ModelInstance, NodeId, NodeRecord, Scene, SceneError, SceneFile};
 use keel_engine::world::World;
 
 use crate::component::{ComponentKind, ComponentValue};
@@ -26,107 +23,6 @@ use crate::undo::{Applied, Edit, EditError, Remap, UndoStack};
 
 /// A revision no stack ever reaches: a document "saved" at it is always dirty.
 const NEVER_SAVED: u64 = u64::MAX;
-
-/// An ordered set of selected nodes, with a primary one (the inspector's).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Selection {
-    nodes: Vec<NodeId>,
-    set: HashSet<NodeId>,
-    primary: Option<NodeId>,
-}
-
-impl Selection {
-    /// Nothing selected.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Selects only `node`.
-    pub fn select_only(&mut self, node: NodeId) {
-        self.clear();
-        self.add(node);
-    }
-
-    /// Adds `node` (if absent) and makes it primary.
-    pub fn add(&mut self, node: NodeId) {
-        if self.set.insert(node) {
-            self.nodes.push(node);
-        }
-        self.primary = Some(node);
-    }
-
-    /// Adds `node` if absent, removes it if present (Ctrl+click).
-    pub fn toggle(&mut self, node: NodeId) {
-        if self.set.contains(&node) {
-            self.retain(|n| n != node);
-        } else {
-            self.add(node);
-        }
-    }
-
-    /// Replaces the selection with `nodes` (duplicates dropped), the last one primary.
-    pub fn set_all(&mut self, nodes: impl IntoIterator<Item = NodeId>) {
-        self.clear();
-        for n in nodes {
-            self.add(n);
-        }
-    }
-
-    /// Selects nothing.
-    pub fn clear(&mut self) {
-        self.nodes.clear();
-        self.set.clear();
-        self.primary = None;
-    }
-
-    /// Whether `node` is selected.
-    pub fn contains(&self, node: NodeId) -> bool {
-        self.set.contains(&node)
-    }
-
-    /// The primary node: the one last added.
-    pub fn primary(&self) -> Option<NodeId> {
-        self.primary
-    }
-
-    /// Selected nodes in the order they were selected.
-    pub fn nodes(&self) -> &[NodeId] {
-        &self.nodes
-    }
-
-    /// Number of selected nodes.
-    pub fn len(&self) -> usize {
-        self.nodes.len()
-    }
-
-    /// Whether nothing is selected.
-    pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
-    }
-
-    /// Keeps the nodes `keep` accepts; the primary falls back to the last kept.
-    pub fn retain(&mut self, mut keep: impl FnMut(NodeId) -> bool) {
-        let before = self.nodes.len();
-        self.nodes.retain(|&n| keep(n));
-        if self.nodes.len() != before {
-            self.set = self.nodes.iter().copied().collect();
-        }
-        if self.primary.is_some_and(|p| !self.set.contains(&p)) {
-            self.primary = self.nodes.last().copied();
-        }
-    }
-
-    /// Rewrites handles of recreated nodes.
-    pub fn remap(&mut self, map: &Remap) {
-        if map.is_empty() {
-            return;
-        }
-        let fix = |n: NodeId| map.get(&n).copied().unwrap_or(n);
-        self.nodes.iter_mut().for_each(|n| *n = fix(*n));
-        self.set = self.nodes.iter().copied().collect();
-        self.primary = self.primary.map(fix);
-    }
-}
 
 /// The world as it was when Play was pressed, to go back to on Reset.
 #[derive(Clone, Debug)]
@@ -376,95 +272,6 @@ impl Document {
         self.scene().name(node).unwrap_or("?").to_string()
     }
 
-    /// Sets a node's local transform. Edits sharing a `merge` key (one drag) become one undo entry.
-    ///
-    /// # Errors
-    /// [`EditError::NoSuchNode`]; [`EditError::Scene`] for NaN or infinite values.
-    pub fn set_transform(
-        &mut self,
-        node: NodeId,
-        after: Transform,
-        merge: Option<u64>,
-    ) -> Result<(), EditError> {
-        self.set_transforms(&[(node, after)], merge)
-    }
-
-    /// Sets several nodes' local transforms as one edit (a gizmo drag of a
-    /// multi-selection). Edits sharing a `merge` key become one undo entry.
-    ///
-    /// # Errors
-    /// As [`Document::set_transform`], for the first node that fails; nothing
-    /// changes then.
-    pub fn set_transforms(
-        &mut self,
-        changes: &[(NodeId, Transform)],
-        merge: Option<u64>,
-    ) -> Result<(), EditError> {
-        let mut edits = Vec::with_capacity(changes.len());
-        for &(node, after) in changes {
-            self.editable(node)?;
-            let before = self
-                .scene()
-                .local(node)
-                .ok_or(EditError::NoSuchNode { node })?;
-            if !after.is_finite() {
-                return Err(EditError::Scene {
-                    action: "set transform".into(),
-                    source: SceneError::InvalidTransform {
-                        node: self.name_of(node),
-                        transform: after,
-                    },
-                });
-            }
-            edits.push(Edit::Transform {
-                node,
-                before,
-                after,
-            });
-        }
-        // A drag keeps every node in its group, moved this frame or not, so
-        // that its frames merge into one entry.
-        if changes.iter().zip(&edits).all(|(&(_, after), edit)| {
-            matches!(edit, Edit::Transform { before, .. } if *before == after)
-        }) {
-            return Ok(());
-        }
-        if let [(node, _)] = changes {
-            let label = format!("Move {}", self.name_of(*node));
-            return self.apply(edits.remove(0), label, merge);
-        }
-        let label = format!("Move {} nodes", edits.len());
-        self.apply(Edit::Group(edits), label, merge)
-    }
-
-    /// The nodes a gizmo drag moves: the selected ones that can be edited and
-    /// have no selected ancestor (it carries them), the primary first.
-    pub fn gizmo_targets(&self) -> Vec<NodeId> {
-        let scene = self.scene();
-        let selected = self.selection.nodes();
-        let mut out: Vec<NodeId> = selected
-            .iter()
-            .copied()
-            .filter(|&n| scene.contains(n) && self.editable(n).is_ok())
-            .filter(|&n| {
-                let mut at = scene.parent(n);
-                while let Some(p) = at {
-                    if self.selection.contains(p) {
-                        return false;
-                    }
-                    at = scene.parent(p);
-                }
-                true
-            })
-            .collect();
-        if let Some(primary) = self.selection.primary()
-            && let Some(i) = out.iter().position(|&n| n == primary)
-        {
-            out[..=i].rotate_right(1);
-        }
-        out
-    }
-
     /// Renames a node.
     ///
     /// # Errors
@@ -560,155 +367,6 @@ impl Document {
         };
         self.record(group(edits), label);
         Ok(())
-    }
-
-    /// Adds a node with the given components as the last child of `parent`; selects it.
-    ///
-    /// # Errors
-    /// [`EditError::NoSuchNode`] for a dead parent.
-    pub fn add_node(
-        &mut self,
-        parent: Option<NodeId>,
-        name: &str,
-        components: &[ComponentValue],
-    ) -> Result<NodeId, EditError> {
-        if let Some(p) = parent {
-            if !self.scene().contains(p) {
-                return Err(EditError::NoSuchNode { node: p });
-            }
-            self.editable(p)?;
-        }
-        let mut record = NodeRecord::new(name);
-        for c in components {
-            c.clone().store_in(&mut record);
-        }
-        let index = subtree::sibling_count(self.scene(), parent);
-        let edit = Edit::Spawn {
-            at: Placement { parent, index },
-            records: vec![record],
-            ids: vec![],
-        };
-        self.apply_spawn(edit, format!("Add {name}"))
-            .map(|ids| ids[0])
-    }
-
-    /// Adds a node drawing `primitive` with the default material; selects it.
-    ///
-    /// # Errors
-    /// As [`Document::add_node`].
-    pub fn add_primitive(
-        &mut self,
-        parent: Option<NodeId>,
-        primitive: Primitive,
-    ) -> Result<NodeId, EditError> {
-        let name = primitive_name(primitive);
-        let ComponentValue::Mesh(mut mesh) = ComponentKind::Mesh.default_value() else {
-            unreachable!("the default of Mesh is a mesh")
-        };
-        mesh.mesh = primitive.into();
-        self.add_node(parent, name, &[ComponentValue::Mesh(mesh)])
-    }
-
-    /// Imports a glTF model (`.gltf` or `.glb`) as an instance under `parent`
-    /// (last child), named after the file; one undo entry; selects it. Returns
-    /// the instance node and what the import skipped.
-    ///
-    /// # Errors
-    /// [`EditError::Scene`] with the model error (file and element named) when
-    /// the file cannot be imported: nothing changes then. As [`Document::add_node`].
-    pub fn import_model(
-        &mut self,
-        parent: Option<NodeId>,
-        path: &Path,
-    ) -> Result<(NodeId, Vec<ModelWarning>), EditError> {
-        let model = load_model(path).map_err(|e| EditError::Scene {
-            action: format!("import {}", path.display()),
-            source: e.into(),
-        })?;
-        let node = self.spawn_asset(&model.path, parent, None, "Import")?;
-        Ok((node, model.warnings.clone()))
-    }
-
-    /// Adds an instance of the model or prefab (scene file) at `path` under
-    /// `parent` (at the root for `None`), its origin at `world_at` when given;
-    /// one undo entry; selects it.
-    ///
-    /// # Errors
-    /// [`EditError::NotPlaceable`] for another kind of file;
-    /// [`EditError::Scene`] for a file that does not load, or a prefab that
-    /// would contain this document's own file.
-    pub fn place_asset(
-        &mut self,
-        path: &Path,
-        parent: Option<NodeId>,
-        world_at: Option<glam::Vec3>,
-    ) -> Result<NodeId, EditError> {
-        self.spawn_asset(path, parent, world_at, "Place")
-    }
-
-    fn spawn_asset(
-        &mut self,
-        path: &Path,
-        parent: Option<NodeId>,
-        world_at: Option<glam::Vec3>,
-        verb: &str,
-    ) -> Result<NodeId, EditError> {
-        if let Some(p) = parent {
-            if !self.scene().contains(p) {
-                return Err(EditError::NoSuchNode { node: p });
-            }
-            self.editable(p)?;
-        }
-        let refused = |source: SceneError| EditError::Scene {
-            action: format!("place {}", path.display()),
-            source,
-        };
-        let canonical = std::fs::canonicalize(path).map_err(|source| {
-            refused(SceneError::Io {
-                path: path.to_path_buf(),
-                source,
-            })
-        })?;
-        let name = path
-            .file_stem()
-            .map_or_else(|| "asset".to_string(), |s| s.to_string_lossy().into_owned());
-        let mut record = NodeRecord::new(&name);
-        let written = canonical.to_string_lossy().into_owned();
-        match path.extension().and_then(|e| e.to_str()) {
-            Some("gltf" | "glb") => record.model = Some(written),
-            Some("ron") => record.prefab = Some(written),
-            _ => {
-                return Err(EditError::NotPlaceable {
-                    path: path.to_path_buf(),
-                });
-            }
-        }
-        if let Some(at) = world_at {
-            let parent_world = parent.and_then(|p| self.scene().world(p));
-            let local = parent_world.map_or(at, |w| w.inverse().transform_point3(at));
-            record.transform = Transform::from_translation(local);
-        }
-        let host = self.path.clone();
-        let records = expand_records(&[record], path, host.as_deref()).map_err(refused)?;
-        let index = subtree::sibling_count(self.scene(), parent);
-        let mut edits = Vec::new();
-        let root = self.push_spawn(&mut edits, Placement { parent, index }, records)?;
-        self.record_spawns(edits, &[root], verb);
-        Ok(root)
-    }
-
-    fn apply_spawn(&mut self, mut edit: Edit, label: String) -> Result<Vec<NodeId>, EditError> {
-        let mut remap = Remap::new();
-        edit.apply(&mut self.world.scene, true, &mut remap)?;
-        let ids = match &edit {
-            Edit::Spawn { ids, .. } => ids.clone(),
-            _ => Vec::new(),
-        };
-        self.record(edit, label);
-        if let Some(&root) = ids.first() {
-            self.selection.select_only(root);
-        }
-        Ok(ids)
     }
 
     /// Duplicates each node's subtree (components included) right after the
@@ -960,16 +618,7 @@ impl Document {
         let mut out: Vec<NodeId> = set
             .iter()
             .copied()
-            .filter(|&n| {
-                let mut at = scene.parent(n);
-                while let Some(p) = at {
-                    if set.contains(&p) {
-                        return false;
-                    }
-                    at = scene.parent(p);
-                }
-                true
-            })
+            .filter(|&n| !has_ancestor_in(scene, n, |p| set.contains(&p)))
             .collect();
         // Scene order makes multi-node edits independent of click order.
         in_scene_order(scene, &mut out);
@@ -1010,6 +659,11 @@ impl Document {
     }
 }
 
+/// Whether an ancestor of `node` is one that `member` accepts.
+fn has_ancestor_in(scene: &Scene, node: NodeId, member: impl Fn(NodeId) -> bool) -> bool {
+    std::iter::successors(scene.parent(node), |&p| scene.parent(p)).any(member)
+}
+
 /// Sorts live nodes in the scene's pre-order (a walk of the whole scene, only
 /// when there are two or more).
 fn in_scene_order(scene: &Scene, nodes: &mut [NodeId]) {
@@ -1041,7 +695,11 @@ pub fn primitive_name(primitive: Primitive) -> &'static str {
 }
 
 mod clipboard;
+mod place;
+mod selection;
+pub use selection::Selection;
 mod prefab;
+mod transforms;
 pub use prefab::PrefabLink;
 mod environment;
 mod recording;

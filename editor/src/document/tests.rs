@@ -1,5 +1,5 @@
 use glam::Vec3;
-use keel_engine::scene::Spin;
+use keel_engine::scene::{Spin, Transform};
 use proptest::prelude::*;
 
 use super::*;

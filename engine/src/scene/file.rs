@@ -392,8 +392,9 @@ impl Scene {
         }
         let mut nodes: Vec<NodeRecord> = Vec::new();
         let mut place = vec![Place::None; self.hot.len()];
-        // Per instance written: its position, and its parts' records by key.
-        let mut instances: Vec<(usize, NodeId, HashMap<Arc<str>, NodeRecord>)> = Vec::new();
+        // Per instance written (by its position): its node, and its parts'
+        // records by key.
+        let mut instances: HashMap<usize, (NodeId, HashMap<Arc<str>, NodeRecord>)> = HashMap::new();
         // The keys of parts, by dense index (for nodes added under them).
         let mut keys: HashMap<usize, Arc<str>> = HashMap::new();
         let c = &self.components;
@@ -409,7 +410,6 @@ impl Scene {
             }
             let up = (up != super::graph::NONE).then_some(up as usize);
             let above = up.map_or(Place::None, |u| place[u]);
-            let mut record = self.record_of(id, dir);
             let owner = match above {
                 Place::Instance(i) | Place::Part(i) => Some(i),
                 Place::At(_) | Place::None => None,
@@ -418,17 +418,13 @@ impl Scene {
                 // A part of an instance in this walk: diffed, not written.
                 place[d] = Place::Part(i);
                 keys.insert(d, Arc::clone(&part.key));
-                if let Some((_, _, parts)) = instances.iter_mut().find(|e| e.0 == i) {
+                if let Some((_, parts)) = instances.get_mut(&i) {
                     // Compared with the prefab's nodes, whose paths are absolute.
-                    let absolute = if dir.is_some() {
-                        self.record_of(id, None)
-                    } else {
-                        record
-                    };
-                    parts.insert(Arc::clone(&part.key), absolute);
+                    parts.insert(Arc::clone(&part.key), self.record_of(id, None));
                 }
                 continue;
             }
+            let mut record = self.record_of(id, dir);
             record.parent = match above {
                 Place::At(i) | Place::Instance(i) => Some(i),
                 Place::Part(i) => {
@@ -445,11 +441,11 @@ impl Scene {
                     None => instance.source.to_string_lossy().into_owned(),
                 });
                 place[d] = Place::Instance(at);
-                instances.push((at, id, HashMap::new()));
+                instances.insert(at, (id, HashMap::new()));
             }
             nodes.push(record);
         }
-        for (at, id, parts) in instances {
+        for (at, (id, parts)) in instances {
             if let Some(instance) = c.prefab.get(id) {
                 let (overrides, removed) = super::prefab::overrides_of(&instance.prefab, &parts);
                 nodes[at].overrides = overrides;
