@@ -5,12 +5,16 @@
 //! with instances drawn at `interpolated_world(node, alpha)`, so after the
 //! first frames extraction allocates nothing.
 
+mod cull;
 mod deformed;
+mod pack;
 mod shadows;
+
+pub use pack::PACK_SPAN;
 
 use glam::{Affine3A, Vec3, Vec4};
 
-use crate::assets::{AlphaMode, MeshRef, loaded_sky};
+use crate::assets::{MeshRef, loaded_sky};
 use crate::render::{
     BatchKey, Camera, DeformedInstance, DirectionalLight, FrameData, GpuInstance, LineVertex,
     MAX_SHADOW_VIEWS, MeshInstance, OrbitController, PackedInstances, PointLight, Spot, push_aabb,
@@ -49,6 +53,9 @@ pub struct FrameBuffers {
     /// The batch of each record.
     keys: Vec<BatchKey>,
     packed_len: usize,
+    /// Changes whenever the keys do ([`PackedInstances::version`]), with
+    /// the length the keys had then.
+    keys_version: (u64, usize),
     /// Point lights of the last extraction.
     pub point_lights: Vec<PointLight>,
     /// Debug lines of the last extraction.
@@ -57,8 +64,10 @@ pub struct FrameBuffers {
     pub additive: Vec<crate::particles::ParticleInstance>,
     /// Alpha-blended particles.
     pub alpha_particles: Vec<crate::particles::ParticleInstance>,
-    /// Mesh nodes the octree found in the frustum.
-    pub visible: Vec<NodeId>,
+    /// The octree's questions of the last culled extraction (the first
+    /// `asked`), with their answers.
+    queries: Vec<cull::Query>,
+    asked: usize,
     /// Mesh nodes the octree left out of the last extraction.
     pub culled_by_octree: usize,
     /// One bit per node slot: in the frustum this frame.
@@ -73,11 +82,11 @@ pub struct FrameBuffers {
     pub morph_weights: Vec<f32>,
     /// Per view of the shadow map (the sun's cascades, then the shadowed
     /// spots), its casters.
-    casters: [shadows::CasterBuffer; MAX_SHADOW_VIEWS],
+    casters: [pack::CasterBuffer; MAX_SHADOW_VIEWS],
+    /// The spans of the mesh column packed on separate cores.
+    spans: Vec<pack::Span>,
     /// One byte per node slot: bit `i` set when in shadow view `i` this frame.
     caster_marks: Vec<u8>,
-    /// The octree's answer for one view.
-    caster_nodes: Vec<NodeId>,
     /// This frame's shadow views' volumes (empty without shadows).
     cascade_frustums: Vec<Frustum>,
     /// The scene's sun at the last extraction's alpha.
@@ -127,35 +136,12 @@ impl FrameBuffers {
         overlays: &Overlays,
     ) -> FrameData<'a> {
         let frustum = Frustum::from_view_projection(&camera.view_projection(aspect));
-        let mut visible = std::mem::take(&mut self.visible);
-        // Every mesh visible is the most there can be: reserve once, never grow per frame.
-        let meshes = scene.components.mesh.len();
-        visible.clear();
-        visible.reserve(meshes);
         // Culled meshes come packed (below), not as loose instances.
         self.instances.clear();
-        index.visible(&frustum, &mut visible);
-        // The octree answers in its own order, scattered over the hot arrays. Mark the
-        // answer by slot, then walk the packed mesh column front to back: the same set,
-        // read in storage order so transforms stream through the cache.
-        self.visible_marks.clear();
-        self.visible_marks
-            .resize(scene.slot_count().div_ceil(64), 0);
-        // A slice, so its bounds stay in registers while the bits are set.
-        let marks = self.visible_marks.as_mut_slice();
-        for node in &visible {
-            let slot = node.index() as usize;
-            marks[slot / 64] |= 1 << (slot % 64);
-        }
         self.gather_lights(scene, alpha);
-        let views = self.mark_casters(scene, index, (&camera, aspect));
+        let views = self.cull((scene, index), Some(&frustum), (&camera, aspect));
         // Packed straight into the GPU layout (the renderer uploads these
-        // records as they are), over last frame's records: the buffers only
-        // grow, to the octree's largest answer.
-        if self.records.len() < visible.len() {
-            self.records.resize(visible.len(), GpuInstance::default());
-            self.keys.resize(visible.len(), BatchKey::default());
-        }
+        // records as they are), over last frame's records.
         let count = self.pack_meshes(scene, alpha, views);
         self.packed_len = count;
         if overlays.aabbs {
@@ -164,50 +150,9 @@ impl FrameBuffers {
                 outline(&mut self.lines, key.mesh, &record.model(), color);
             }
         }
-        self.culled_by_octree = scene.components.mesh.len().saturating_sub(visible.len());
-        self.visible = visible;
+        let visible = self.visible().count();
+        self.culled_by_octree = scene.components.mesh.len().saturating_sub(visible);
         self.finish(scene, alpha, camera, overlays, Some(&frustum))
-    }
-
-    /// One walk of the mesh column in storage order: every mesh the camera
-    /// sees (marked in `visible_marks`) is packed into the frame's records,
-    /// and every casting mesh marked for a cascade into that cascade's
-    /// casters; a mesh both seen and casting is interpolated and packed
-    /// once. Returns how many records the camera got.
-    fn pack_meshes(&mut self, scene: &Scene, alpha: f32, views: usize) -> usize {
-        let mut count = 0;
-        let mut model = Affine3A::IDENTITY;
-        for (node, mesh) in scene.components.mesh.iter() {
-            let slot = node.index() as usize;
-            let seen = self.visible_marks[slot / 64] & (1 << (slot % 64)) != 0;
-            // See-through meshes cast no shadow.
-            let casts = if mesh.cast_shadows && mesh.material.alpha_mode != AlphaMode::Blend {
-                self.caster_marks_of(node, views)
-            } else {
-                0
-            };
-            if (!seen && casts == 0) || deformed::is_deformed(scene, node) {
-                continue;
-            }
-            if !scene.interpolate_world_into(node, alpha, &mut model) {
-                continue;
-            }
-            let record = GpuInstance::from_parts(&model, &mesh.material);
-            if seen {
-                if count == self.records.len() {
-                    // The octree still files a node whose slot a new mesh reuses.
-                    self.records.push(GpuInstance::default());
-                    self.keys.push(BatchKey::default());
-                }
-                self.records[count] = record;
-                self.keys[count] = BatchKey::new(mesh.mesh, &mesh.material);
-                count += 1;
-            }
-            if casts != 0 {
-                self.push_caster(casts, &record, BatchKey::caster(mesh.mesh, &mesh.material));
-            }
-        }
-        count
     }
 
     /// Extracts a world's scene at its clock's alpha, culled by its octree,
@@ -261,8 +206,7 @@ impl FrameBuffers {
     fn clear(&mut self) {
         self.cascade_frustums.clear();
         for buffer in &mut self.casters {
-            buffer.records.clear();
-            buffer.keys.clear();
+            buffer.len = 0;
         }
         self.point_lights.clear();
         self.lines.clear();
@@ -378,6 +322,7 @@ impl FrameBuffers {
             packed: PackedInstances {
                 records: &self.records[..self.packed_len],
                 keys: &self.keys[..self.packed_len],
+                version: self.keys_version.0,
             },
             shadows: env.shadows,
             post: env.post,
@@ -539,7 +484,8 @@ mod tests {
                 .copied()
                 .zip(packed.keys.iter().copied())
                 .collect();
-            assert_eq!(got, expected(&world, &buffers.visible), "frame {frame}");
+            let visible: Vec<NodeId> = buffers.visible().collect();
+            assert_eq!(got, expected(&world, &visible), "frame {frame}");
             counts.push(got.len());
         }
         assert!(

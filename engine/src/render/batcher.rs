@@ -175,6 +175,10 @@ pub struct PackedInstances<'a> {
     pub records: &'a [GpuInstance],
     /// The batch of each record.
     pub keys: &'a [BatchKey],
+    /// Names this array of keys: whoever fills it gives it a version no
+    /// other keys had whenever they change (0: unknown). A batcher handed
+    /// the keys it grouped last frame keeps that grouping.
+    pub version: u64,
 }
 
 impl PackedInstances<'_> {
@@ -311,6 +315,9 @@ pub struct InstanceBatcher {
     /// Blended instances while sorting: view depth, position, group.
     blended: Vec<(f32, u32, u32)>,
     culled: usize,
+    /// The version of the extracted keys the last `prepare` grouped, when
+    /// they were all it had (0: none).
+    grouped: u64,
 }
 
 /// Bounding-sphere radius of each primitive around its origin, measured from
@@ -432,10 +439,25 @@ impl InstanceBatcher {
         (already_culled, casters_only): (bool, bool),
         packed: PackedInstances<'_>,
     ) {
-        let frustum = Frustum::from_view_projection(view_proj);
-        self.batches.clear();
         let extracted = packed.len();
         let n = instances.len();
+        if n == 0
+            && packed.version != 0
+            && packed.version == self.grouped
+            && extracted == self.extracted
+        {
+            // The same keys as last frame: the same batches, counts and runs.
+            // Only the blended instances' order depends on the view.
+            if self.groups.iter().any(|g| g.blend) {
+                self.lay_out_groups();
+                self.fill_runs();
+                self.sort_blended(view_proj, packed.records);
+            }
+            return;
+        }
+        self.grouped = if n == 0 { packed.version } else { 0 };
+        let frustum = Frustum::from_view_projection(view_proj);
+        self.batches.clear();
         if self.packed.len() < n {
             self.packed.resize(n, GpuInstance::default());
         }
@@ -458,6 +480,13 @@ impl InstanceBatcher {
         );
         self.culled = n - self.visible;
         self.lay_out_groups();
+        self.fill_runs();
+        self.sort_blended(view_proj, packed.records);
+    }
+
+    /// Drops each drawn instance's position into its batch's run of the
+    /// index array (the cursors start where [`Self::lay_out_groups`] put them).
+    fn fill_runs(&mut self) {
         let drawn = self.drawn();
         if self.indices.len() < drawn {
             self.indices.resize(drawn, 0);
@@ -472,7 +501,6 @@ impl InstanceBatcher {
             &mut self.cursors,
             &mut self.indices,
         );
-        self.sort_blended(view_proj, packed.records);
     }
 
     /// Splits the blended groups (ordered last) into one group per

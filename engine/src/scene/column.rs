@@ -110,6 +110,11 @@ impl<T> Column<T> {
         self.owners.iter().copied().zip(self.values.iter())
     }
 
+    /// The packed owners and values, for walks that split them into spans.
+    pub fn parts(&self) -> (&[NodeId], &[T]) {
+        (&self.owners, &self.values)
+    }
+
     /// Owners and mutable values, in storage order.
     pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = (NodeId, &mut T)> {
         self.touched = true;

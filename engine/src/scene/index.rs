@@ -173,6 +173,19 @@ impl SpatialIndex {
         self.tree.query_frustum(frustum, out);
     }
 
+    /// Part `part` of `parts` of [`Self::visible`]'s answer, reading the
+    /// octree only (with the caller's `stack`): parts can be asked on
+    /// separate threads, and together they hold each mesh once.
+    pub fn visible_part(
+        &self,
+        frustum: &Frustum,
+        part: (usize, usize),
+        stack: &mut Vec<u32>,
+        out: &mut Vec<NodeId>,
+    ) {
+        self.tree.query_frustum_part(frustum, part, stack, out);
+    }
+
     /// The nearest mesh the ray hits, tested against the mesh's own shape in
     /// its local space (box, sphere, ...), not just the world box; with the distance.
     pub fn raycast(&mut self, scene: &Scene, ray: &Ray) -> Option<(NodeId, f32)> {

@@ -627,33 +627,30 @@ impl<K: Copy + Eq + Hash + Debug, S: Space> LooseTree<K, S> {
         N: Fn(&S::Bounds) -> Overlap,
         I: Fn(&S::Bounds) -> bool,
     {
+        let mut stack = std::mem::take(&mut self.stack);
+        self.query_part((0, 1), &mut stack, (node_test, item_test), out);
+        self.stack = stack;
+    }
+
+    /// [`Self::query`] for part `part` of `parts` of the tree (the root's
+    /// children dealt out in turn; part 0 also takes the root's and the
+    /// far objects), reading the tree only, with the caller's `stack`: the
+    /// parts of one query run on separate threads, and their answers
+    /// together are the whole query's.
+    pub(super) fn query_part<N, I>(
+        &self,
+        (part, parts): (usize, usize),
+        stack: &mut Vec<u32>,
+        (node_test, item_test): (N, I),
+        out: &mut Vec<K>,
+    ) where
+        N: Fn(&S::Bounds) -> Overlap,
+        I: Fn(&S::Bounds) -> bool,
+    {
         out.clear();
-        out.extend(
-            self.nodes[OUTSIDE as usize]
-                .items
-                .iter()
-                .filter(|item| item_test(&item.bounds))
-                .map(|item| item.key),
-        );
-        let nodes = &self.nodes;
-        let stack = &mut self.stack;
         stack.clear();
-        // Children are tested before they are pushed, so the stack only
-        // holds nodes known to match (flagged when wholly inside).
-        let visit = |n: u32, stack: &mut Vec<u32>| {
-            let node = &nodes[n as usize];
-            if node.count > 0 {
-                match node_test(&node.loose) {
-                    Overlap::Outside => {}
-                    Overlap::Inside => stack.push(n | INSIDE_BIT),
-                    Overlap::Partial => stack.push(n),
-                }
-            }
-        };
-        visit(ROOT, stack);
-        while let Some(entry) = stack.pop() {
-            let node = &nodes[(entry & !INSIDE_BIT) as usize];
-            let inside = entry & INSIDE_BIT != 0;
+        let nodes = &self.nodes;
+        let collect = |node: &Node<K, S>, inside: bool, out: &mut Vec<K>| {
             if inside {
                 out.extend(node.items.iter().map(|item| item.key));
             } else {
@@ -664,16 +661,48 @@ impl<K: Copy + Eq + Hash + Debug, S: Space> LooseTree<K, S> {
                         .map(|item| item.key),
                 );
             }
-            if node.first_child == NONE {
-                continue;
+        };
+        // Children are tested before they are pushed, so the stack only
+        // holds nodes known to match (flagged when wholly inside).
+        let push = |c: u32, inside: bool, stack: &mut Vec<u32>| {
+            let node = &nodes[c as usize];
+            if node.count == 0 {
+                return;
             }
-            for c in node.first_child..node.first_child + S::CHILDREN as u32 {
-                if inside {
-                    if nodes[c as usize].count > 0 {
-                        stack.push(c | INSIDE_BIT);
-                    }
-                } else {
-                    visit(c, stack);
+            let overlap = if inside {
+                Overlap::Inside
+            } else {
+                node_test(&node.loose)
+            };
+            match overlap {
+                Overlap::Outside => {}
+                Overlap::Inside => stack.push(c | INSIDE_BIT),
+                Overlap::Partial => stack.push(c),
+            }
+        };
+        if part == 0 {
+            collect(&nodes[OUTSIDE as usize], false, out);
+        }
+        let root = &nodes[ROOT as usize];
+        let root_inside = match (root.count > 0).then(|| node_test(&root.loose)) {
+            None | Some(Overlap::Outside) => return,
+            Some(overlap) => overlap == Overlap::Inside,
+        };
+        if part == 0 {
+            collect(root, root_inside, out);
+        }
+        if root.first_child != NONE {
+            for c in (0..S::CHILDREN as u32).filter(|c| *c as usize % parts == part) {
+                push(root.first_child + c, root_inside, stack);
+            }
+        }
+        while let Some(entry) = stack.pop() {
+            let node = &nodes[(entry & !INSIDE_BIT) as usize];
+            let inside = entry & INSIDE_BIT != 0;
+            collect(node, inside, out);
+            if node.first_child != NONE {
+                for c in node.first_child..node.first_child + S::CHILDREN as u32 {
+                    push(c, inside, stack);
                 }
             }
         }
@@ -1183,6 +1212,28 @@ impl<K: Copy + Eq + Hash + Debug> LooseOctree<K> {
         );
     }
 
+    /// Part `part` of `parts` of [`Self::query_frustum`]'s answer, reading
+    /// the tree only (with the caller's `stack`): the parts can be asked on
+    /// separate threads, and together they are the whole answer, each key
+    /// once.
+    pub fn query_frustum_part(
+        &self,
+        frustum: &Frustum,
+        (part, parts): (usize, usize),
+        stack: &mut Vec<u32>,
+        out: &mut Vec<K>,
+    ) {
+        self.tree.query_part(
+            (part, parts.max(1)),
+            stack,
+            (
+                |loose: &Aabb| frustum.classify_aabb(loose),
+                |bounds: &Aabb| frustum.intersects_aabb(bounds),
+            ),
+            out,
+        );
+    }
+
     /// Every object the ray enters within `max_distance`, with the entry
     /// distance (0 for an origin inside), nearest first.
     pub fn raycast(&mut self, ray: &Ray, max_distance: f32, out: &mut Vec<(K, f32)>) {
@@ -1660,5 +1711,30 @@ mod tests {
             .collect();
         assert!(!expected.is_empty());
         assert_eq!(out, expected);
+        // Asked in parts (as threads do), the answers together are the
+        // whole answer, each object once: far objects and the root's own
+        // included, whatever the number of parts.
+        tree.insert(5000, cube(Vec3::splat(5000.0), 1.0)).unwrap();
+        tree.insert(5001, cube(Vec3::ZERO, 150.0)).unwrap();
+        let far = Frustum::from_view_projection(
+            &(Mat4::perspective_rh(1.0, 1.3, 0.5, 1e4)
+                * Mat4::look_at_rh(Vec3::splat(4990.0), Vec3::splat(5000.0), Vec3::Y)),
+        );
+        for frustum in [frustum, far] {
+            tree.query_frustum(&frustum, &mut out);
+            out.sort_unstable();
+            for parts in [1, 2, 3, 8, 9] {
+                let mut stack = Vec::new();
+                let mut all = Vec::new();
+                for part in 0..parts {
+                    let mut some = vec![usize::MAX];
+                    tree.query_frustum_part(&frustum, (part, parts), &mut stack, &mut some);
+                    all.extend(some);
+                }
+                all.sort_unstable();
+                assert_eq!(all, out, "{parts} parts");
+            }
+        }
+        assert!(out.contains(&5000), "the far object is answered");
     }
 }

@@ -124,7 +124,11 @@ proptest! {
         let frame = FrameData {
             instances: &loose,
             instances_in_view: true,
-            packed: PackedInstances { records: &records, keys: &keys },
+            packed: PackedInstances {
+                records: &records,
+                keys: &keys,
+                version: 0,
+            },
             ..FrameData::default()
         };
         let mut batcher = InstanceBatcher::new();

@@ -1,0 +1,138 @@
+//! Culling for a frame: the octree asked for what the camera sees and what
+//! every shadow view holds, the questions answered on several cores when the
+//! scene is large, and the answers marked by slot for the walk that packs
+//! the mesh column in storage order.
+
+use super::FrameBuffers;
+use super::pack::PACK_SPAN;
+use crate::render::{Camera, Cascades, MAX_CASCADES, cascades, spot_shadows};
+use crate::scene::{NodeId, Scene, SpatialIndex};
+use crate::spatial::Frustum;
+
+/// One question to the octree and its answer (buffers kept from frame to frame).
+#[derive(Debug)]
+pub(super) struct Query {
+    frustum: Frustum,
+    /// Which part of the tree, of how many.
+    part: (usize, usize),
+    /// The shadow view asking (`None`: the camera).
+    view: Option<usize>,
+    found: Vec<NodeId>,
+    stack: Vec<u32>,
+}
+
+/// Answers `queries`, halves on two cores when `parallel`.
+fn answer(index: &SpatialIndex, queries: &mut [Query], parallel: bool) {
+    if !parallel || queries.len() < 2 {
+        for q in queries {
+            index.visible_part(&q.frustum, q.part, &mut q.stack, &mut q.found);
+        }
+        return;
+    }
+    let (front, back) = queries.split_at_mut(queries.len() / 2);
+    rayon::join(|| answer(index, front, true), || answer(index, back, true));
+}
+
+impl FrameBuffers {
+    /// Asks the octree what `camera` sees (unless `None`: nothing is
+    /// marked seen) and what each shadow view holds (the sun's cascades and
+    /// the shadowed spots, fitted to `view`, from the lights gathered), and
+    /// marks the answers by slot: a bit of `visible_marks` for the camera,
+    /// bit `i` of `caster_marks` for view `i` (cascades from 0, spots from
+    /// [`MAX_CASCADES`]). Returns how many shadow views there are.
+    pub(super) fn cull(
+        &mut self,
+        (scene, index): (&Scene, &SpatialIndex),
+        camera: Option<&Frustum>,
+        (view, aspect): (&Camera, f32),
+    ) -> usize {
+        let settings = &scene.environment.shadows;
+        let set = match &self.sun {
+            Some(sun) if sun.intensity > 0.0 => cascades(view, aspect, sun.direction, settings),
+            _ => Cascades::default(),
+        };
+        let spots = spot_shadows(&self.point_lights, settings);
+        let meshes = scene.components.mesh.len();
+        // A small scene is answered on this thread alone: no other core is woken.
+        let parallel = meshes >= 2 * PACK_SPAN;
+        let mut asked = 0;
+        let mut ask = |queries: &mut Vec<Query>, frustum: Frustum, part, view| {
+            if queries.len() == asked {
+                queries.push(Query {
+                    frustum,
+                    part,
+                    view,
+                    found: Vec::new(),
+                    stack: Vec::new(),
+                });
+            }
+            let query = &mut queries[asked];
+            (query.frustum, query.part, query.view) = (frustum, part, view);
+            // Every mesh is the most an answer can hold: reserved once, never
+            // grown frame by frame.
+            query.found.reserve(meshes);
+            asked += 1;
+        };
+        if let Some(frustum) = camera {
+            let parts = if parallel { 2 } else { 1 };
+            for part in 0..parts {
+                ask(&mut self.queries, *frustum, (part, parts), None);
+            }
+        }
+        let views = (set.view_proj.iter().enumerate().take(set.count)).chain(
+            (spots.view_proj.iter().enumerate().take(spots.count))
+                .map(|(j, m)| (MAX_CASCADES + j, m)),
+        );
+        for (i, view_proj) in views {
+            let frustum = Frustum::from_view_projection(view_proj);
+            self.cascade_frustums.push(frustum);
+            ask(&mut self.queries, frustum, (0, 1), Some(i));
+        }
+        let queries = &mut self.queries[..asked];
+        answer(index, queries, parallel);
+        // The octree answers in its own order, scattered over the hot arrays:
+        // marked by slot, the mesh column is then walked front to back (the
+        // same set, read in storage order so transforms stream through the cache).
+        self.visible_marks.clear();
+        self.visible_marks
+            .resize(scene.slot_count().div_ceil(64), 0);
+        let views = set.count + spots.count;
+        if views > 0 {
+            self.caster_marks.clear();
+            self.caster_marks.resize(scene.slot_count(), 0);
+        }
+        // Slices, so their bounds stay in registers while the marks are set.
+        let (seen, cast) = (
+            self.visible_marks.as_mut_slice(),
+            self.caster_marks.as_mut_slice(),
+        );
+        for query in queries.iter() {
+            match query.view {
+                None => {
+                    for node in &query.found {
+                        let slot = node.index() as usize;
+                        seen[slot / 64] |= 1 << (slot % 64);
+                    }
+                }
+                Some(i) => {
+                    for node in &query.found {
+                        if let Some(mark) = cast.get_mut(node.index() as usize) {
+                            *mark |= 1 << i;
+                        }
+                    }
+                }
+            }
+        }
+        self.asked = asked;
+        views
+    }
+
+    /// Mesh nodes the octree found in the camera's frustum at the last
+    /// culled extraction, in no order.
+    pub fn visible(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.queries[..self.asked]
+            .iter()
+            .filter(|q| q.view.is_none())
+            .flat_map(|q| q.found.iter().copied())
+    }
+}

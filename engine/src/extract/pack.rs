@@ -1,0 +1,486 @@
+//! Packing the mesh column into the frame's records: one walk in storage
+//! order packs every mesh the camera sees into the camera's records and
+//! every casting mesh marked for a shadow view into that view's casters; a
+//! mesh both seen and casting is interpolated and packed once.
+//!
+//! Large scenes are cut into spans of the column packed on several cores.
+//! Each span first counts what it will write (a cheap pass: the marks, the
+//! flags), so every span knows where its records go and writes them in
+//! place: the records stay in column order, contiguous, and are never copied
+//! again.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use glam::Affine3A;
+
+use super::FrameBuffers;
+use crate::assets::AlphaMode;
+use crate::render::{BatchKey, GpuInstance, MAX_SHADOW_VIEWS};
+use crate::scene::{MeshRenderer, NodeId, Scene};
+
+/// Meshes per span: columns shorter than two spans are packed on one core.
+pub const PACK_SPAN: usize = 2 * 1024;
+
+/// What a span of the mesh column writes: camera records and casters per view.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Counts {
+    seen: usize,
+    cast: [usize; MAX_SHADOW_VIEWS],
+}
+
+impl Counts {
+    fn add(&mut self, other: &Self) {
+        self.seen += other.seen;
+        for (a, b) in self.cast.iter_mut().zip(&other.cast) {
+            *a += b;
+        }
+    }
+}
+
+/// One shadow view's casters: grow-only buffers, the first `len` in use, so
+/// spans can write into them in place.
+#[derive(Debug, Default)]
+pub(super) struct CasterBuffer {
+    pub(super) records: Vec<GpuInstance>,
+    pub(super) keys: Vec<BatchKey>,
+    pub(super) len: usize,
+    /// Changes whenever the keys do ([`crate::render::PackedInstances::version`]), with
+    /// the length the keys had then.
+    pub(super) version: (u64, usize),
+}
+
+/// A version no array of keys had before (never 0: "unknown").
+pub(super) fn next_version() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// What the walk reads besides the scene: the camera's marks (a bit per
+/// slot) and the shadow views' (a byte per slot, bit `i` for view `i`).
+#[derive(Clone, Copy)]
+struct Marks<'a> {
+    visible: &'a [u64],
+    casters: &'a [u8],
+    views: usize,
+}
+
+impl Marks<'_> {
+    /// Whether the camera sees `node`, and the shadow views it casts into
+    /// (the one rule both passes follow, so the counts are exact).
+    #[inline]
+    fn of(&self, scene: &Scene, node: NodeId, mesh: &MeshRenderer) -> (bool, u8) {
+        let slot = node.index() as usize;
+        let seen = self.visible[slot / 64] & (1 << (slot % 64)) != 0;
+        // See-through meshes cast no shadow.
+        let casts =
+            if self.views != 0 && mesh.cast_shadows && mesh.material.alpha_mode != AlphaMode::Blend
+            {
+                self.casters.get(slot).copied().unwrap_or(0)
+            } else {
+                0
+            };
+        if (!seen && casts == 0) || super::deformed::is_deformed(scene, node) {
+            return (false, 0);
+        }
+        (seen, casts)
+    }
+}
+
+/// Where one span writes: its part of the camera's records and of each
+/// view's casters.
+struct Out<'a> {
+    records: &'a mut [GpuInstance],
+    keys: &'a mut [BatchKey],
+    casters: [(&'a mut [GpuInstance], &'a mut [BatchKey]); MAX_SHADOW_VIEWS],
+}
+
+impl<'a> Out<'a> {
+    /// The first `counts` of every buffer, and the rest.
+    fn split(self, counts: &Counts) -> (Out<'a>, Out<'a>) {
+        let (records, records_rest) = self.records.split_at_mut(counts.seen);
+        let (keys, keys_rest) = self.keys.split_at_mut(counts.seen);
+        let mut heads = self.casters;
+        let tails = std::array::from_fn(|i| {
+            let (records, keys) = std::mem::take(&mut heads[i]);
+            let (r0, r1) = records.split_at_mut(counts.cast[i]);
+            let (k0, k1) = keys.split_at_mut(counts.cast[i]);
+            heads[i] = (r0, k0);
+            (r1, k1)
+        });
+        let front = Out {
+            records,
+            keys,
+            casters: heads,
+        };
+        let back = Out {
+            records: records_rest,
+            keys: keys_rest,
+            casters: tails,
+        };
+        (front, back)
+    }
+}
+
+/// A span of the mesh column (positions `start..end`) and what it writes.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Span {
+    start: usize,
+    end: usize,
+    counts: Counts,
+}
+
+/// Counts what `spans` write, halves on two cores.
+fn count_spans(scene: &Scene, marks: Marks<'_>, column: Column<'_>, spans: &mut [Span]) {
+    if let [span] = spans {
+        let range = span.start..span.end;
+        span.counts = count(scene, marks, (&column.0[range.clone()], &column.1[range]));
+        return;
+    }
+    let (front, back) = spans.split_at_mut(spans.len() / 2);
+    rayon::join(
+        || count_spans(scene, marks, column, front),
+        || count_spans(scene, marks, column, back),
+    );
+}
+
+/// The mesh column's owners and components, in storage order.
+type Column<'a> = (&'a [NodeId], &'a [MeshRenderer]);
+
+/// Counts what a part of the column writes.
+fn count(scene: &Scene, marks: Marks<'_>, (nodes, meshes): Column<'_>) -> Counts {
+    let mut counts = Counts::default();
+    for (&node, mesh) in nodes.iter().zip(meshes) {
+        let (seen, casts) = marks.of(scene, node, mesh);
+        counts.seen += usize::from(seen);
+        let mut left = casts;
+        while left != 0 {
+            counts.cast[left.trailing_zeros() as usize] += 1;
+            left &= left - 1;
+        }
+    }
+    counts
+}
+
+/// Packs a part of the column into `out`, which holds exactly what it
+/// counted and last frame's keys. Returns which keys changed: bit 0 the
+/// camera's, bit `1 + i` shadow view `i`'s.
+fn pack(
+    scene: &Scene,
+    (marks, alpha): (Marks<'_>, f32),
+    (nodes, meshes): Column<'_>,
+    out: Out<'_>,
+) -> u32 {
+    let Out {
+        records,
+        keys,
+        mut casters,
+    } = out;
+    let mut written = 0;
+    let mut cast = [0usize; MAX_SHADOW_VIEWS];
+    let mut changed = 0;
+    let mut model = Affine3A::IDENTITY;
+    for (&node, mesh) in nodes.iter().zip(meshes) {
+        let (seen, casts) = marks.of(scene, node, mesh);
+        if !seen && casts == 0 {
+            continue;
+        }
+        // A node of the column is alive, so it has a transform; should it
+        // not, the mesh collapses to a point rather than shifting the others.
+        if !scene.interpolate_world_into(node, alpha, &mut model) {
+            model = Affine3A::ZERO;
+        }
+        let record = GpuInstance::from_parts(&model, &mesh.material);
+        if seen {
+            records[written] = record;
+            let key = BatchKey::new(mesh.mesh, &mesh.material);
+            // Compared while its line is being written anyway: an unchanged
+            // array of keys lets the batcher keep last frame's grouping.
+            changed |= u32::from(keys[written] != key);
+            keys[written] = key;
+            written += 1;
+        }
+        // Only the views marked: most casters are in one or two of eight.
+        let mut left = casts;
+        if left != 0 {
+            let key = BatchKey::caster(mesh.mesh, &mesh.material);
+            while left != 0 {
+                let view = left.trailing_zeros() as usize;
+                let (view_records, view_keys) = &mut casters[view];
+                view_records[cast[view]] = record;
+                changed |= u32::from(view_keys[cast[view]] != key) << (1 + view);
+                view_keys[cast[view]] = key;
+                cast[view] += 1;
+                left &= left - 1;
+            }
+        }
+    }
+    changed
+}
+
+/// Packs `spans` into `out`, halves on two cores. Returns which keys
+/// changed (as [`pack`]).
+fn pack_spans(
+    scene: &Scene,
+    context: (Marks<'_>, f32),
+    column: Column<'_>,
+    spans: &[Span],
+    out: Out<'_>,
+) -> u32 {
+    if let [span] = spans {
+        let range = span.start..span.end;
+        return pack(
+            scene,
+            context,
+            (&column.0[range.clone()], &column.1[range]),
+            out,
+        );
+    }
+    let (front, back) = spans.split_at(spans.len() / 2);
+    let mut written = Counts::default();
+    for span in front {
+        written.add(&span.counts);
+    }
+    let (out0, out1) = out.split(&written);
+    let (a, b) = rayon::join(
+        || pack_spans(scene, context, column, front, out0),
+        || pack_spans(scene, context, column, back, out1),
+    );
+    a | b
+}
+
+impl FrameBuffers {
+    /// One walk of the mesh column in storage order: every mesh the camera
+    /// sees (marked in `visible_marks`) is packed into the frame's records,
+    /// and every casting mesh marked for a shadow view into that view's
+    /// casters; a mesh both seen and casting is interpolated and packed
+    /// once. Returns how many records the camera got.
+    pub(super) fn pack_meshes(&mut self, scene: &Scene, alpha: f32, views: usize) -> usize {
+        let column = scene.components.mesh.parts();
+        let total = column.0.len();
+        let marks = Marks {
+            visible: &self.visible_marks,
+            casters: &self.caster_marks,
+            views,
+        };
+        // Spans of the column (one when it is short: no other core is asked).
+        let spans = total.div_ceil(PACK_SPAN).max(1);
+        self.spans.clear();
+        self.spans.extend((0..spans).map(|i| Span {
+            start: total * i / spans,
+            end: total * (i + 1) / spans,
+            counts: Counts::default(),
+        }));
+        count_spans(scene, marks, column, &mut self.spans);
+        let mut sum = Counts::default();
+        for span in &self.spans {
+            sum.add(&span.counts);
+        }
+        // The buffers only grow, to the largest frame's: overwritten in
+        // place, never cleared and refilled. A buffer whose length changes
+        // has new keys.
+        let mut changed = u32::from(self.keys_version.1 != sum.seen);
+        if self.records.len() < sum.seen {
+            self.records.resize(sum.seen, GpuInstance::default());
+            self.keys.resize(sum.seen, BatchKey::default());
+        }
+        for (view, (buffer, &len)) in self.casters.iter_mut().zip(&sum.cast).enumerate() {
+            changed |= u32::from(buffer.version.1 != len) << (1 + view);
+            if buffer.records.len() < len {
+                buffer.records.resize(len, GpuInstance::default());
+                buffer.keys.resize(len, BatchKey::default());
+            }
+            buffer.len = len;
+        }
+        let out = Out {
+            records: &mut self.records[..sum.seen],
+            keys: &mut self.keys[..sum.seen],
+            casters: self
+                .casters
+                .each_mut()
+                .map(|b| (&mut b.records[..b.len], &mut b.keys[..b.len])),
+        };
+        changed |= pack_spans(scene, (marks, alpha), column, &self.spans, out);
+        if changed & 1 != 0 {
+            self.keys_version = (next_version(), sum.seen);
+        }
+        for (view, buffer) in self.casters.iter_mut().enumerate() {
+            if changed & (2 << view) != 0 {
+                buffer.version = (next_version(), buffer.len);
+            }
+        }
+        sum.seen
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use glam::{Mat4, Quat, Vec3};
+
+    use super::*;
+    use crate::assets::Primitive;
+    use crate::extract::Overlays;
+    use crate::render::{Camera, InstanceBatcher};
+    use crate::scene::{Light, LightKind, Material, Orbit, Transform};
+    use crate::world::World;
+
+    /// Groups of orbiting meshes under a low sun: some see-through (they
+    /// cast nothing), some not casting, the rest casting.
+    fn fleet(count: usize) -> World {
+        let mut scene = Scene::new();
+        for g in 0..count.div_ceil(50) {
+            let root = scene.spawn(None, "group", Transform::IDENTITY).unwrap();
+            let orbit = Orbit {
+                center: Vec3::ZERO,
+                radius: 10.0 + (g % 40) as f32,
+                rate: 0.3,
+                angle: g as f32 * 0.41,
+                face_forward: true,
+            };
+            scene.insert(root, orbit).unwrap();
+            for i in 0..50.min(count - g * 50) {
+                let at = Vec3::new((i % 10) as f32 * 0.6, (i / 10) as f32 * 0.6, 0.0);
+                let node = scene
+                    .spawn(Some(root), "part", Transform::from_translation(at))
+                    .unwrap();
+                let mut material = Material::rgb(0.5, (i % 5) as f32 / 5.0, 0.5);
+                if i % 7 == 0 {
+                    material.alpha_mode = AlphaMode::Blend;
+                }
+                let mut mesh = MeshRenderer::new(Primitive::ALL[(g + i) % 5].into(), material);
+                mesh.cast_shadows = i % 11 != 0;
+                scene.insert(node, mesh).unwrap();
+            }
+        }
+        let sun = scene
+            .spawn(
+                None,
+                "sun",
+                Transform::IDENTITY.with_rotation(Quat::from_rotation_x(-0.6)),
+            )
+            .unwrap();
+        let light = Light {
+            kind: LightKind::Directional,
+            color: Vec3::ONE,
+            intensity: 2.0,
+            cast_shadows: true,
+        };
+        scene.insert(sun, light).unwrap();
+        let mut world = World::new(scene);
+        world.step();
+        world.step();
+        world
+    }
+
+    fn camera() -> Camera {
+        Camera {
+            position: Vec3::new(0.0, 4.0, 32.0),
+            target: Vec3::new(10.0, 0.0, 0.0),
+            ..Camera::default()
+        }
+    }
+
+    /// What one buffer must hold, the slow way: the meshes `keep` keys, in
+    /// column order, drawn at `interpolated_world`.
+    fn expected(
+        world: &World,
+        keep: impl Fn(NodeId, &MeshRenderer) -> Option<BatchKey>,
+    ) -> Vec<(GpuInstance, BatchKey)> {
+        let alpha = world.clock.alpha();
+        let scene = &world.scene;
+        (scene.components.mesh.iter())
+            .filter_map(|(node, mesh)| {
+                let key = keep(node, mesh)?;
+                let model = scene.interpolated_world(node, alpha)?;
+                Some((GpuInstance::from_parts(&model, &mesh.material), key))
+            })
+            .collect()
+    }
+
+    fn pairs(packed: crate::render::PackedInstances<'_>) -> Vec<(GpuInstance, BatchKey)> {
+        packed
+            .records
+            .iter()
+            .copied()
+            .zip(packed.keys.iter().copied())
+            .collect()
+    }
+
+    #[test]
+    fn spans_on_several_cores_pack_what_one_walk_would() {
+        let mut world = fleet(3 * PACK_SPAN + 77);
+        let mut buffers = FrameBuffers::default();
+        let frame = buffers.extract_world(&mut world, camera(), 1.5, &Overlays::default());
+        let (seen, casters) = (pairs(frame.packed), frame.casters.map(pairs));
+        assert!(buffers.spans.len() >= 3, "{} spans", buffers.spans.len());
+        let visible: HashSet<NodeId> = buffers.visible().collect();
+        let want = expected(&world, |node, mesh| {
+            visible
+                .contains(&node)
+                .then(|| BatchKey::new(mesh.mesh, &mesh.material))
+        });
+        assert!(want.len() > PACK_SPAN && want.len() < world.scene.components.mesh.len());
+        assert_eq!(seen, want, "the camera's records");
+        let views = buffers.cascade_frustums.clone();
+        assert!(views.len() >= 3, "{} cascades", views.len());
+        for (view, frustum) in views.iter().enumerate() {
+            let mut found = Vec::new();
+            world.index.visible(frustum, &mut found);
+            let found: HashSet<NodeId> = found.into_iter().collect();
+            let want = expected(&world, |node, mesh| {
+                let casts = mesh.cast_shadows && mesh.material.alpha_mode != AlphaMode::Blend;
+                (casts && found.contains(&node))
+                    .then(|| BatchKey::caster(mesh.mesh, &mesh.material))
+            });
+            assert!(!want.is_empty(), "cascade {view} holds casters");
+            assert_eq!(casters[view], want, "cascade {view}'s casters");
+        }
+        for (view, packed) in casters.iter().enumerate().skip(views.len()) {
+            assert!(packed.is_empty(), "view {view} is not in use");
+        }
+    }
+
+    #[test]
+    fn keys_keep_their_version_until_one_changes_and_batchers_keep_their_grouping() {
+        let mut world = fleet(2 * PACK_SPAN + 5);
+        let mut buffers = FrameBuffers::default();
+        let mut batcher = InstanceBatcher::new();
+        let overlays = Overlays::default();
+        // The batcher kept across frames must group as a fresh one does.
+        // `sorted_from`: the view the blended instances are sorted for.
+        let mut check =
+            |world: &mut World, buffers: &mut FrameBuffers, view: Camera, sorted_from: Camera| {
+                let frame = buffers.extract_world(world, view, 1.5, &overlays);
+                let view_proj: Mat4 = sorted_from.view_projection(1.5);
+                batcher.prepare_frame(view_proj, &frame);
+                let mut fresh = InstanceBatcher::new();
+                fresh.prepare_frame(view_proj, &frame);
+                assert_eq!(batcher.groups(), fresh.groups());
+                assert_eq!(batcher.indices(), fresh.indices());
+                (frame.packed.version, frame.casters[0].version)
+            };
+        let first = check(&mut world, &mut buffers, camera(), camera());
+        assert!(first.0 != 0 && first.1 != 0);
+        assert_eq!(check(&mut world, &mut buffers, camera(), camera()), first);
+        // Recoloured: the same keys. The blended instances' order follows
+        // the view even so (the check compares it with a fresh batcher's).
+        let node = buffers.visible().next().unwrap();
+        let mesh = world.scene.get_mut::<MeshRenderer>(node).unwrap();
+        mesh.material.base_color.x = 0.9;
+        let behind = Camera {
+            position: Vec3::new(-30.0, 10.0, -30.0),
+            ..camera()
+        };
+        assert_eq!(check(&mut world, &mut buffers, camera(), behind), first);
+        // Double-sided: a new key for the camera; its shadow key is the same.
+        let mesh = world.scene.get_mut::<MeshRenderer>(node).unwrap();
+        mesh.material.double_sided = !mesh.material.double_sided;
+        let changed = check(&mut world, &mut buffers, camera(), camera());
+        assert_ne!(changed.0, first.0);
+        assert_eq!(changed.1, first.1);
+        // Another view: other meshes seen, new versions.
+        let other = check(&mut world, &mut buffers, behind, behind);
+        assert!(other.0 != changed.0 && other.1 != changed.1);
+    }
+}
