@@ -73,8 +73,11 @@ impl FrameBuffers {
             query.found.reserve(meshes);
             asked += 1;
         };
+        // Each volume in two parts of the tree when parallel: the volumes
+        // differ in size (the far cascade holds most of a scene), the parts
+        // of one far less.
+        let parts = if parallel { 2 } else { 1 };
         if let Some(frustum) = camera {
-            let parts = if parallel { 2 } else { 1 };
             for part in 0..parts {
                 ask(&mut self.queries, *frustum, (part, parts), None);
             }
@@ -86,7 +89,9 @@ impl FrameBuffers {
         for (i, view_proj) in views {
             let frustum = Frustum::from_view_projection(view_proj);
             self.cascade_frustums.push(frustum);
-            ask(&mut self.queries, frustum, (0, 1), Some(i));
+            for part in 0..parts {
+                ask(&mut self.queries, frustum, (part, parts), Some(i));
+            }
         }
         let queries = &mut self.queries[..asked];
         answer(index, queries, parallel);
