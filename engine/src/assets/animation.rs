@@ -171,20 +171,61 @@ impl Clip {
     }
 }
 
-/// Spherical interpolation along the shortest path, the trigonometry done
-/// with polynomials: `acos` by Abramowitz and Stegun 4.4.46 (error 2e-8), `sin`
-/// by its Taylor series to x^11 on [0, π/2] (error under 1e-8), `sin Ω` as
-/// `sqrt(1 - d²)`. Within 1e-6 of glam's slerp per component (tested), at a fraction
-/// of its cost: a crowd samples 272,000 of these a step.
+/// Spherical interpolation along the shortest path without trigonometry.
+/// Keys of a clip are close together (cos Ω ≥ 0.6: at most 106° apart):
+/// there the weights `sin(tΩ) / sin Ω` and `sin((1 - t)Ω) / sin Ω` are
+/// polynomials in `t²` and `cos Ω` (D. Eberly, "A Fast and Accurate Estimate
+/// for SLERP", revised: eight terms, the last corrected by μ), a few dozen
+/// multiply-adds with no square root or division, within 4.2e-7 of glam's
+/// slerp. Farther apart, where that estimate drifts (to 3e-5),
+/// [`slerp_wide`]. Within 1e-6 of glam's slerp per component and of unit
+/// length everywhere (tested): a crowd samples 272,000 of these a step.
+#[inline]
 pub fn slerp(a: Quat, b: Quat, t: f32) -> Quat {
+    const MU: f32 = 1.852_981_1;
+    const U: [f32; 8] = [
+        1.0 / (1.0 * 3.0),
+        1.0 / (2.0 * 5.0),
+        1.0 / (3.0 * 7.0),
+        1.0 / (4.0 * 9.0),
+        1.0 / (5.0 * 11.0),
+        1.0 / (6.0 * 13.0),
+        1.0 / (7.0 * 15.0),
+        MU / (8.0 * 17.0),
+    ];
+    const V: [f32; 8] = [
+        1.0 / 3.0,
+        2.0 / 5.0,
+        3.0 / 7.0,
+        4.0 / 9.0,
+        5.0 / 11.0,
+        6.0 / 13.0,
+        7.0 / 15.0,
+        MU * 8.0 / 17.0,
+    ];
     let d = a.dot(b);
-    let (b, d) = if d < 0.0 { (-b, -d) } else { (b, d) };
-    let (va, vb) = (glam::Vec4::from(a), glam::Vec4::from(b));
-    if d > 0.9995 {
-        // Nearly the same rotation: a normalized lerp is exact to float precision.
-        return Quat::from_vec4(va.lerp(vb, t)).normalize();
+    let (b, x) = if d < 0.0 { (-b, -d) } else { (b, d) };
+    if x < 0.6 {
+        return slerp_wide(a, b, x, t);
     }
-    let x = d.min(1.0);
+    let xm1 = x.min(1.0) - 1.0;
+    let s = 1.0 - t;
+    let (tt, ss) = (t * t, s * s);
+    let (mut ct, mut cs) = (1.0, 1.0);
+    for i in (0..8).rev() {
+        ct = 1.0 + (U[i] * tt - V[i]) * xm1 * ct;
+        cs = 1.0 + (U[i] * ss - V[i]) * xm1 * cs;
+    }
+    let (va, vb) = (glam::Vec4::from(a), glam::Vec4::from(b));
+    Quat::from_vec4(va * (s * cs) + vb * (t * ct))
+}
+
+/// [`slerp`] for rotations far apart (`x` = cos Ω, below 0.6, `b` already
+/// on `a`'s side): `acos` by Abramowitz and Stegun 4.4.46 (error 2e-8), `sin`
+/// by its Taylor series to x^11 on [0, π/2] (error under 1e-8), `sin Ω` as
+/// `sqrt(1 - x²)`.
+#[cold]
+fn slerp_wide(a: Quat, b: Quat, x: f32, t: f32) -> Quat {
     let omega = (1.0 - x).sqrt()
         * (std::f32::consts::FRAC_PI_2
             + x * (-0.214_598_8
@@ -195,6 +236,7 @@ pub fn slerp(a: Quat, b: Quat, t: f32) -> Quat {
     let inv_sin = 1.0 / (1.0 - x * x).sqrt();
     let w0 = sin_quarter_turn((1.0 - t) * omega) * inv_sin;
     let w1 = sin_quarter_turn(t * omega) * inv_sin;
+    let (va, vb) = (glam::Vec4::from(a), glam::Vec4::from(b));
     Quat::from_vec4(va * w0 + vb * w1).normalize()
 }
 

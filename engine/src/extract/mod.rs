@@ -85,6 +85,9 @@ pub struct FrameBuffers {
     casters: [pack::CasterBuffer; MAX_SHADOW_VIEWS],
     /// The spans of the mesh column packed on separate cores.
     spans: Vec<pack::Span>,
+    /// Whether each mesh of the column can cast a shadow (a byte each), and
+    /// the column's stamp they were read at.
+    cast_flags: (Option<(u64, u64)>, Vec<u8>),
     /// One byte per node slot: bit `i` set when in shadow view `i` this frame.
     caster_marks: Vec<u8>,
     /// This frame's shadow views' volumes (empty without shadows).

@@ -66,23 +66,55 @@ struct Marks<'a> {
 
 impl Marks<'_> {
     /// Whether the camera sees `node`, and the shadow views it casts into
-    /// (the one rule both passes follow, so the counts are exact).
+    /// (the one rule both passes follow, so the counts are exact), for a
+    /// mesh that `can_cast` ([`can_cast`]).
     #[inline]
-    fn of(&self, scene: &Scene, node: NodeId, mesh: &MeshRenderer) -> (bool, u8) {
+    fn of(&self, scene: &Scene, node: NodeId, can_cast: bool) -> (bool, u8) {
         let slot = node.index() as usize;
         let seen = self.visible[slot / 64] & (1 << (slot % 64)) != 0;
-        // See-through meshes cast no shadow.
-        let casts =
-            if self.views != 0 && mesh.cast_shadows && mesh.material.alpha_mode != AlphaMode::Blend
-            {
-                self.casters.get(slot).copied().unwrap_or(0)
-            } else {
-                0
-            };
+        let casts = if self.views != 0 && can_cast {
+            self.casters.get(slot).copied().unwrap_or(0)
+        } else {
+            0
+        };
         if (!seen && casts == 0) || super::deformed::is_deformed(scene, node) {
             return (false, 0);
         }
         (seen, casts)
+    }
+}
+
+/// Whether a mesh casts shadows at all (see-through meshes cast none).
+#[inline]
+fn can_cast(mesh: &MeshRenderer) -> bool {
+    mesh.cast_shadows && mesh.material.alpha_mode != AlphaMode::Blend
+}
+
+/// Where the count pass learns whether each mesh can cast: from the meshes
+/// themselves, writing it down (a byte per mesh) for the next frames, or
+/// from what an earlier frame wrote (the column is unchanged since), which
+/// spares reading every mesh twice.
+enum Casting<'a> {
+    /// No shadow view this frame: never asked.
+    Unasked,
+    Learn(&'a mut [u8]),
+    Known(&'a [u8]),
+}
+
+impl<'a> Casting<'a> {
+    /// The first `at` meshes' part, and the rest.
+    fn split_at(self, at: usize) -> (Casting<'a>, Casting<'a>) {
+        match self {
+            Casting::Unasked => (Casting::Unasked, Casting::Unasked),
+            Casting::Learn(flags) => {
+                let (a, b) = flags.split_at_mut(at);
+                (Casting::Learn(a), Casting::Learn(b))
+            }
+            Casting::Known(flags) => {
+                let (a, b) = flags.split_at(at);
+                (Casting::Known(a), Casting::Known(b))
+            }
+        }
     }
 }
 
@@ -129,17 +161,26 @@ pub(super) struct Span {
     counts: Counts,
 }
 
-/// Counts what `spans` write, halves on two cores.
-fn count_spans(scene: &Scene, marks: Marks<'_>, column: Column<'_>, spans: &mut [Span]) {
+/// Counts what `spans` write, halves on two cores; `casting` covers the
+/// spans' meshes.
+fn count_spans(
+    scene: &Scene,
+    marks: Marks<'_>,
+    column: Column<'_>,
+    spans: &mut [Span],
+    casting: Casting<'_>,
+) {
     if let [span] = spans {
         let range = span.start..span.end;
-        span.counts = count(scene, marks, (&column.0[range.clone()], &column.1[range]));
+        let part = (&column.0[range.clone()], &column.1[range]);
+        span.counts = count(scene, marks, part, casting);
         return;
     }
     let (front, back) = spans.split_at_mut(spans.len() / 2);
+    let (casting0, casting1) = casting.split_at(back[0].start - front[0].start);
     rayon::join(
-        || count_spans(scene, marks, column, front),
-        || count_spans(scene, marks, column, back),
+        || count_spans(scene, marks, column, front, casting0),
+        || count_spans(scene, marks, column, back, casting1),
     );
 }
 
@@ -147,10 +188,24 @@ fn count_spans(scene: &Scene, marks: Marks<'_>, column: Column<'_>, spans: &mut 
 type Column<'a> = (&'a [NodeId], &'a [MeshRenderer]);
 
 /// Counts what a part of the column writes.
-fn count(scene: &Scene, marks: Marks<'_>, (nodes, meshes): Column<'_>) -> Counts {
+fn count(
+    scene: &Scene,
+    marks: Marks<'_>,
+    (nodes, meshes): Column<'_>,
+    mut casting: Casting<'_>,
+) -> Counts {
     let mut counts = Counts::default();
-    for (&node, mesh) in nodes.iter().zip(meshes) {
-        let (seen, casts) = marks.of(scene, node, mesh);
+    for (i, (&node, mesh)) in nodes.iter().zip(meshes).enumerate() {
+        let can_cast = match &mut casting {
+            Casting::Unasked => false,
+            Casting::Learn(flags) => {
+                let can = can_cast(mesh);
+                flags[i] = u8::from(can);
+                can
+            }
+            Casting::Known(flags) => flags[i] != 0,
+        };
+        let (seen, casts) = marks.of(scene, node, can_cast);
         counts.seen += usize::from(seen);
         let mut left = casts;
         while left != 0 {
@@ -180,7 +235,7 @@ fn pack(
     let mut changed = 0;
     let mut model = Affine3A::IDENTITY;
     for (&node, mesh) in nodes.iter().zip(meshes) {
-        let (seen, casts) = marks.of(scene, node, mesh);
+        let (seen, casts) = marks.of(scene, node, can_cast(mesh));
         if !seen && casts == 0 {
             continue;
         }
@@ -270,7 +325,17 @@ impl FrameBuffers {
             end: total * (i + 1) / spans,
             counts: Counts::default(),
         }));
-        count_spans(scene, marks, column, &mut self.spans);
+        let stamp = scene.components.mesh.stamp();
+        let casting = if views == 0 {
+            Casting::Unasked
+        } else if self.cast_flags.0 == Some(stamp) {
+            Casting::Known(&self.cast_flags.1)
+        } else {
+            self.cast_flags.0 = Some(stamp);
+            self.cast_flags.1.resize(total, 0);
+            Casting::Learn(&mut self.cast_flags.1)
+        };
+        count_spans(scene, marks, column, &mut self.spans, casting);
         let mut sum = Counts::default();
         for span in &self.spans {
             sum.add(&span.counts);
@@ -407,15 +472,14 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn spans_on_several_cores_pack_what_one_walk_would() {
-        let mut world = fleet(3 * PACK_SPAN + 77);
-        let mut buffers = FrameBuffers::default();
-        let frame = buffers.extract_world(&mut world, camera(), 1.5, &Overlays::default());
+    /// Checks one extraction of `world` against the slow way: the camera's
+    /// records and every cascade's casters.
+    fn check_extraction(world: &mut World, buffers: &mut FrameBuffers) {
+        let frame = buffers.extract_world(world, camera(), 1.5, &Overlays::default());
         let (seen, casters) = (pairs(frame.packed), frame.casters.map(pairs));
         assert!(buffers.spans.len() >= 3, "{} spans", buffers.spans.len());
         let visible: HashSet<NodeId> = buffers.visible().collect();
-        let want = expected(&world, |node, mesh| {
+        let want = expected(world, |node, mesh| {
             visible
                 .contains(&node)
                 .then(|| BatchKey::new(mesh.mesh, &mesh.material))
@@ -428,7 +492,7 @@ mod tests {
             let mut found = Vec::new();
             world.index.visible(frustum, &mut found);
             let found: HashSet<NodeId> = found.into_iter().collect();
-            let want = expected(&world, |node, mesh| {
+            let want = expected(world, |node, mesh| {
                 let casts = mesh.cast_shadows && mesh.material.alpha_mode != AlphaMode::Blend;
                 (casts && found.contains(&node))
                     .then(|| BatchKey::caster(mesh.mesh, &mesh.material))
@@ -439,6 +503,29 @@ mod tests {
         for (view, packed) in casters.iter().enumerate().skip(views.len()) {
             assert!(packed.is_empty(), "view {view} is not in use");
         }
+    }
+
+    #[test]
+    fn spans_on_several_cores_pack_what_one_walk_would() {
+        let mut world = fleet(3 * PACK_SPAN + 77);
+        let mut buffers = FrameBuffers::default();
+        check_extraction(&mut world, &mut buffers);
+        // Frames later, with meshes that stop casting and turn see-through
+        // in between (whether a mesh casts is kept from frame to frame
+        // while the column is unchanged).
+        check_extraction(&mut world, &mut buffers);
+        let nodes: Vec<NodeId> = world.scene.components.mesh.iter().map(|(n, _)| n).collect();
+        for (i, &node) in nodes.iter().enumerate().step_by(13) {
+            let mesh = world.scene.get_mut::<MeshRenderer>(node).unwrap();
+            if i % 2 == 0 {
+                mesh.cast_shadows = !mesh.cast_shadows;
+            } else {
+                mesh.material.alpha_mode = AlphaMode::Blend;
+            }
+        }
+        check_extraction(&mut world, &mut buffers);
+        world.step();
+        check_extraction(&mut world, &mut buffers);
     }
 
     #[test]

@@ -4,12 +4,14 @@
 //! front to back. A per-slot lookup table gives O(1) access by handle, and
 //! removal swaps the last value into the hole so the array never has gaps.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use super::NodeId;
 
 const ABSENT: u32 = u32::MAX;
 
 /// Packed storage of one component type, keyed by node.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Column<T> {
     values: Vec<T>,
     owners: Vec<NodeId>,
@@ -17,6 +19,16 @@ pub struct Column<T> {
     lookup: Vec<u32>,
     /// Set by every mutable access; a recording clears it once it has a copy.
     touched: bool,
+    /// This column's identity (every column and every copy has its own)
+    /// and how many mutable accesses it has had: see [`Column::stamp`].
+    id: u64,
+    edits: u64,
+}
+
+/// An identity no column had before.
+fn fresh_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 impl<T> Default for Column<T> {
@@ -26,6 +38,23 @@ impl<T> Default for Column<T> {
             owners: Vec::new(),
             lookup: Vec::new(),
             touched: false,
+            id: fresh_id(),
+            edits: 0,
+        }
+    }
+}
+
+impl<T: Clone> Clone for Column<T> {
+    /// The same values under a new identity: the copy and the original
+    /// change apart from here on.
+    fn clone(&self) -> Self {
+        Self {
+            values: self.values.clone(),
+            owners: self.owners.clone(),
+            lookup: self.lookup.clone(),
+            touched: self.touched,
+            id: fresh_id(),
+            edits: 0,
         }
     }
 }
@@ -51,6 +80,7 @@ impl<T> Column<T> {
     /// The caller (the scene) guarantees `node` is alive.
     pub(crate) fn insert(&mut self, node: NodeId, value: T) -> Option<T> {
         self.touched = true;
+        self.edits += 1;
         if let Some(at) = self.position(node) {
             return Some(std::mem::replace(&mut self.values[at], value));
         }
@@ -68,6 +98,7 @@ impl<T> Column<T> {
     pub(crate) fn remove(&mut self, node: NodeId) -> Option<T> {
         let at = self.position(node)?;
         self.touched = true;
+        self.edits += 1;
         self.lookup[node.index() as usize] = ABSENT;
         let value = self.values.swap_remove(at);
         self.owners.swap_remove(at);
@@ -86,6 +117,7 @@ impl<T> Column<T> {
     pub fn get_mut(&mut self, node: NodeId) -> Option<&mut T> {
         let at = self.position(node)?;
         self.touched = true;
+        self.edits += 1;
         Some(&mut self.values[at])
     }
 
@@ -98,6 +130,13 @@ impl<T> Column<T> {
     /// (any mutable access counts).
     pub(crate) fn touched(&self) -> bool {
         self.touched
+    }
+
+    /// Names the column's content: equal stamps, equal owners and values (a
+    /// stamp changes with every mutable access, and no two columns share
+    /// one). What is derived from a column can be kept while its stamp holds.
+    pub fn stamp(&self) -> (u64, u64) {
+        (self.id, self.edits)
     }
 
     /// Forgets past mutable accesses (a recording has a copy of the column).
@@ -118,12 +157,14 @@ impl<T> Column<T> {
     /// Owners and mutable values, in storage order.
     pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = (NodeId, &mut T)> {
         self.touched = true;
+        self.edits += 1;
         self.owners.iter().copied().zip(self.values.iter_mut())
     }
 
     /// The packed values and their owners, for systems that walk both in step.
     pub fn parts_mut(&mut self) -> (&[NodeId], &mut [T]) {
         self.touched = true;
+        self.edits += 1;
         (&self.owners, &mut self.values)
     }
 }
