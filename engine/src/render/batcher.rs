@@ -299,6 +299,10 @@ impl Batches {
 #[derive(Debug, Default)]
 pub struct InstanceBatcher {
     batches: Batches,
+    /// The batches of the second half of many extracted keys (grouped on
+    /// another core), and where each went among `batches`.
+    side: Batches,
+    remap: Vec<u32>,
     /// Batch of each packed instance.
     batch_of: Vec<u32>,
     /// Next free slot of each batch's run in `indices` while filling.
@@ -374,6 +378,18 @@ fn pack(
         visible += 1;
     }
     visible
+}
+
+/// Extracted keys from this many on are grouped on two cores.
+const PARALLEL_KEYS: usize = 8 * 1024;
+
+/// Finds and counts the batch of each of `keys` into `out`.
+fn count_keys(batches: &mut Batches, keys: &[BatchKey], out: &mut [u32]) {
+    for (slot, key) in out.iter_mut().zip(keys) {
+        let batch = batches.find(mesh_key(key.mesh), *key);
+        batches.list[batch as usize].count += 1;
+        *slot = batch;
+    }
 }
 
 /// The counting sort's second pass: drops each packed position into its
@@ -464,12 +480,8 @@ impl InstanceBatcher {
         if self.batch_of.len() < extracted + n {
             self.batch_of.resize(extracted + n, 0);
         }
-        // Extracted records first: only their 16-byte keys are read here.
-        for (slot, key) in self.batch_of.iter_mut().zip(&packed.keys[..extracted]) {
-            let batch = self.batches.find(mesh_key(key.mesh), *key);
-            self.batches.list[batch as usize].count += 1;
-            *slot = batch;
-        }
+        // Extracted records first: only their keys are read here.
+        self.count_extracted(&packed.keys[..extracted]);
         self.extracted = extracted;
         self.visible = pack(
             instances,
@@ -501,6 +513,35 @@ impl InstanceBatcher {
             &mut self.cursors,
             &mut self.indices,
         );
+    }
+
+    /// Finds and counts the batch of each extracted key into `batch_of`:
+    /// many keys in two halves on two cores (the second half's batches then
+    /// merged into the first's and its batch numbers mapped), with the same
+    /// result as one pass.
+    fn count_extracted(&mut self, keys: &[BatchKey]) {
+        let n = keys.len();
+        if n < PARALLEL_KEYS {
+            count_keys(&mut self.batches, keys, &mut self.batch_of[..n]);
+            return;
+        }
+        let half = n / 2;
+        let (front, back) = self.batch_of[..n].split_at_mut(half);
+        let (batches, side) = (&mut self.batches, &mut self.side);
+        side.clear();
+        rayon::join(
+            || count_keys(batches, &keys[..half], front),
+            || count_keys(side, &keys[half..], back),
+        );
+        self.remap.clear();
+        for batch in &self.side.list {
+            let at = self.batches.find(mesh_key(batch.key.mesh), batch.key);
+            self.batches.list[at as usize].count += batch.count;
+            self.remap.push(at);
+        }
+        for b in back {
+            *b = self.remap[*b as usize];
+        }
     }
 
     /// Splits the blended groups (ordered last) into one group per

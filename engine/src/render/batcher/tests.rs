@@ -288,3 +288,63 @@ fn blended_instances_come_last_one_each_farthest_first() {
         .collect();
     assert_eq!(order, [-5.0, -1.0, 2.0]);
 }
+
+#[test]
+fn many_extracted_keys_group_on_two_cores_as_on_one() {
+    let (meshes, textures) = assets();
+    let n = 3 * PARALLEL_KEYS + 11;
+    // The second half brings batches the first never saw (meshes 4 and up,
+    // double-sided ones), and shares the others.
+    let keys: Vec<BatchKey> = (0..n)
+        .map(|i| {
+            let late = i >= n / 2 && i % 3 == 0;
+            let material = Material {
+                texture: (i % 4 == 0).then_some(textures[i % 2]),
+                double_sided: late && i % 2 == 0,
+                ..Material::default()
+            };
+            let mesh = match (i * 7) % 5 {
+                k if k < 3 && !late => MeshRef::Asset(meshes[k]),
+                k => Primitive::ALL[k].into(),
+            };
+            BatchKey::new(mesh, &material)
+        })
+        .collect();
+    let records = vec![GpuInstance::default(); n];
+    let frame = FrameData {
+        packed: PackedInstances {
+            records: &records,
+            keys: &keys,
+            version: 0,
+        },
+        ..FrameData::default()
+    };
+    let mut batcher = InstanceBatcher::new();
+    batcher.prepare_frame(view_proj(), &frame);
+    assert!(
+        batcher.side.list.len() > 1,
+        "the second half was grouped apart"
+    );
+    assert_eq!(batcher.drawn(), n);
+    let mut covered = 0;
+    for pair in batcher.groups().windows(2) {
+        let order = |g: &DrawGroup| (g.blend, g.texture, g.maps, g.double_sided, g.masked, g.mesh);
+        assert!(
+            order(&pair[0]) < order(&pair[1]),
+            "groups sorted, each once"
+        );
+    }
+    for group in batcher.groups() {
+        let want: Vec<u32> = (0..n as u32)
+            .filter(|&i| {
+                let k = keys[i as usize];
+                (k.mesh, k.texture, k.double_sided)
+                    == (group.mesh, group.texture, group.double_sided)
+            })
+            .collect();
+        let range = group.instances.start as usize..group.instances.end as usize;
+        assert_eq!(batcher.indices()[range], want[..], "{group:?}");
+        covered += want.len();
+    }
+    assert_eq!(covered, n);
+}
