@@ -6,7 +6,7 @@
 //! key it found last), so playing forward costs a step or two along the keys,
 //! not a binary search per channel per step.
 
-use glam::{Quat, Vec3};
+use glam::{Quat, Vec3, Vec4};
 
 /// How a channel moves between its keys (glTF `sampler.interpolation`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -211,13 +211,15 @@ pub fn slerp(a: Quat, b: Quat, t: f32) -> Quat {
     let xm1 = x.min(1.0) - 1.0;
     let s = 1.0 - t;
     let (tt, ss) = (t * t, s * s);
-    let (mut ct, mut cs) = (1.0, 1.0);
+    // Both weights at once, in two lanes: (t, 1 - t).
+    let sq = Vec4::new(tt, ss, 0.0, 0.0);
+    let xm1 = Vec4::splat(xm1);
+    let mut c = Vec4::ONE;
     for i in (0..8).rev() {
-        ct = 1.0 + (U[i] * tt - V[i]) * xm1 * ct;
-        cs = 1.0 + (U[i] * ss - V[i]) * xm1 * cs;
+        c = Vec4::ONE + (Vec4::splat(U[i]) * sq - Vec4::splat(V[i])) * xm1 * c;
     }
-    let (va, vb) = (glam::Vec4::from(a), glam::Vec4::from(b));
-    Quat::from_vec4(va * (s * cs) + vb * (t * ct))
+    let (va, vb) = (Vec4::from(a), Vec4::from(b));
+    Quat::from_vec4(va * (s * c.y) + vb * (t * c.x))
 }
 
 /// [`slerp`] for rotations far apart (`x` = cos Ω, below 0.6, `b` already

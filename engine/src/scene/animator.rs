@@ -405,12 +405,37 @@ pub(crate) fn animate(scene: &mut Scene, dt: f32) {
     scene.components.animator = column;
 }
 
-/// [`pose`] for the common clip (a rig's): every channel a linear
-/// translation, rotation or scale on one run of key times, so the time is
-/// placed among the keys once (first channel's cursor) and each channel is
-/// two reads and a blend. The same values as the general path (it is the
-/// same arithmetic). False, doing nothing, for any other clip.
-fn pose_shared(clip: &Clip, t: f32, cursors: &mut [u32], targets: &mut Targets<'_>) -> bool {
+/// One channel's sample of a clip whose channels share their keys.
+#[derive(Clone, Copy)]
+enum Sampled {
+    Translation(Vec3),
+    Rotation(Quat),
+    Scale(Vec3),
+}
+
+impl Sampled {
+    fn apply(self, local: &mut super::Transform) {
+        match self {
+            Self::Translation(v) => local.translation = v,
+            Self::Rotation(q) => local.rotation = q,
+            Self::Scale(v) => local.scale = v,
+        }
+    }
+}
+
+/// Samples the common clip (a rig's): every channel a linear translation,
+/// rotation or scale on one run of key times, so the time is placed among
+/// the keys once (first channel's cursor) and each channel is two reads and
+/// a blend, handed to `put` with its model node. The same values as the
+/// general path (it is the same arithmetic). False, sampling nothing, for
+/// any other clip.
+#[inline]
+fn sample_shared(
+    clip: &Clip,
+    t: f32,
+    cursors: &mut [u32],
+    mut put: impl FnMut(u32, Sampled),
+) -> bool {
     let Some(first) = clip.channels.first() else {
         return false;
     };
@@ -421,34 +446,79 @@ fn pose_shared(clip: &Clip, t: f32, cursors: &mut [u32], targets: &mut Targets<'
             && c.property != Property::Weights
     });
     let times = clip.times.get(keys.start as usize..keys.end as usize);
-    let (Some(times), true) = (times, shared) else {
+    let (Some(times), true, Some(cursor)) = (times, shared, cursors.first_mut()) else {
         return false;
     };
     if times.is_empty() {
         return false;
     }
-    let (k, u, _) = crate::assets::animation::locate(times, t, &mut cursors[0]);
+    let (k, u, _) = crate::assets::animation::locate(times, t, cursor);
     let next = (k + 1).min(times.len() - 1);
     for channel in &clip.channels {
-        let Some(local) = targets.pose_of(channel.node) else {
-            continue;
-        };
         let values = &clip.values[channel.values.start as usize..channel.values.end as usize];
         let width = channel.width as usize;
         let (a, b) = (&values[k * width..], &values[next * width..]);
-        match channel.property {
+        let sample = match channel.property {
             Property::Rotation => {
                 let (a, b) = (Quat::from_slice(a), Quat::from_slice(b));
-                local.rotation = if u == 0.0 { a } else { slerp(a, b, u) };
+                Sampled::Rotation(if u == 0.0 { a } else { slerp(a, b, u) })
             }
             Property::Translation => {
-                local.translation = Vec3::from_slice(a).lerp(Vec3::from_slice(b), u);
+                Sampled::Translation(Vec3::from_slice(a).lerp(Vec3::from_slice(b), u))
             }
-            Property::Scale => local.scale = Vec3::from_slice(a).lerp(Vec3::from_slice(b), u),
-            Property::Weights => {}
-        }
+            Property::Scale => Sampled::Scale(Vec3::from_slice(a).lerp(Vec3::from_slice(b), u)),
+            Property::Weights => continue,
+        };
+        put(channel.node, sample);
     }
     true
+}
+
+/// [`pose`] for the common clip ([`sample_shared`]), into the pose.
+fn pose_shared(clip: &Clip, t: f32, cursors: &mut [u32], targets: &mut Targets<'_>) -> bool {
+    sample_shared(clip, t, cursors, |node, sample| {
+        if let Some(local) = targets.pose_of(node) {
+            sample.apply(local);
+        }
+    })
+}
+
+/// [`pose_with`] without a fade, for the common clip ([`sample_shared`]):
+/// each sample goes straight into its bone's local, no pose built and
+/// compared; a bone whose local changes (to a finite value) becomes dirty,
+/// as [`write`] makes it. False, doing nothing, for any other clip.
+fn write_shared(columns: &mut Columns<'_>, state: &mut Binding, clip: &Clip, t: f32) -> bool {
+    let Binding {
+        slot,
+        dense,
+        targets,
+        dirtied,
+        cursors,
+        ..
+    } = state;
+    cursors.resize(clip.channels.len(), 0);
+    sample_shared(clip, t, cursors, |node, sample| {
+        let Some(&at) = slot.get(node as usize) else {
+            return;
+        };
+        let (Some(&d), Some(&target)) = (dense.get(at as usize), targets.get(at as usize)) else {
+            return;
+        };
+        if d == DEAD {
+            return;
+        }
+        let i = d as usize - columns.base;
+        let mut local = columns.local[i];
+        sample.apply(&mut local);
+        if local == columns.local[i] || !local.is_finite() {
+            return;
+        }
+        columns.local[i] = local;
+        if columns.flags[i] & super::graph::flag::DIRTY == 0 {
+            columns.flags[i] |= super::graph::flag::DIRTY;
+            dirtied.push(target);
+        }
+    })
 }
 
 /// Binds the animator if it must, builds the tables of the clips it plays, and
@@ -598,6 +668,11 @@ fn pose_with(columns: &mut Columns<'_>, animator: &mut Animator, model: &Model, 
         }
     }
     let state = &mut animator.state;
+    let t = clip_time(animator.mode, animator.time, clip.duration);
+    if animator.fade.is_none() && write_shared(columns, state, clip, t) {
+        state.posed = Some((animator.time, clip_index));
+        return;
+    }
     // The animated nodes' current locals, for the properties no channel sets.
     for (pose, &d) in state.pose.iter_mut().zip(&state.dense) {
         *pose = if d == DEAD {
@@ -606,7 +681,6 @@ fn pose_with(columns: &mut Columns<'_>, animator: &mut Animator, model: &Model, 
             columns.local[d as usize - columns.base]
         };
     }
-    let t = clip_time(animator.mode, animator.time, clip.duration);
     let (cursors, targets) = state.targets(false);
     pose(clip, t, cursors, 1.0, targets);
     state.posed = Some((animator.time, clip_index));
@@ -757,5 +831,61 @@ mod tests {
             weights: &mut [],
         };
         assert!(!pose_shared(&stepped, 0.3, &mut cursors, &mut targets));
+    }
+
+    /// Writing the samples straight into the locals gives the locals and
+    /// dirty bones that building a pose and writing it gives, over bones
+    /// at rest, moving, already dirty, and one that is gone.
+    #[test]
+    fn writing_shared_samples_in_place_equals_posing_then_writing() {
+        let clip = clip();
+        let nodes: Vec<NodeId> = (1..=3)
+            .map(|i| NodeId::new(i, std::num::NonZeroU32::new(1).unwrap()))
+            .collect();
+        let binding = || Binding {
+            slot: vec![0, 1, 2],
+            // Bone 2 is gone; bones 0 and 1 live at 5 and 3.
+            dense: vec![5, 3, DEAD],
+            targets: nodes.clone(),
+            pose: vec![Transform::IDENTITY; 3],
+            ..Binding::default()
+        };
+        let start = |t: f32| {
+            let mut local = vec![Transform::from_translation(Vec3::splat(9.0)); 8];
+            // Bone 0 already where the clip puts it at t = 0.
+            local[5] = Transform::from_translation(Vec3::ZERO);
+            let mut flags = vec![0u8; 8];
+            flags[3] = super::super::graph::flag::DIRTY * u8::from(t > 1.0);
+            (local, flags)
+        };
+        for t in [0.0, 0.3, 1.25, 1.7, 2.4] {
+            let (mut local, mut flags) = start(t);
+            let mut direct = binding();
+            let mut columns = Columns {
+                base: 0,
+                local: &mut local,
+                flags: &mut flags,
+            };
+            assert!(write_shared(&mut columns, &mut direct, &clip, t));
+            let (mut local2, mut flags2) = start(t);
+            let mut posed = binding();
+            for (pose, &d) in posed.pose.iter_mut().zip(&posed.dense) {
+                if d != DEAD {
+                    *pose = local2[d as usize];
+                }
+            }
+            let (cursors, mut targets) = posed.targets(false);
+            cursors.resize(3, 0);
+            assert!(pose_shared(&clip, t, cursors, &mut targets));
+            let mut columns2 = Columns {
+                base: 0,
+                local: &mut local2,
+                flags: &mut flags2,
+            };
+            write(&mut columns2, &mut posed);
+            assert_eq!(local, local2, "t {t}");
+            assert_eq!(flags, flags2, "t {t}");
+            assert_eq!(direct.dirtied, posed.dirtied, "t {t}");
+        }
     }
 }
