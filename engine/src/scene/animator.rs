@@ -12,7 +12,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::{ModelInstance, ModelPart, MorphWeights, NodeId, Scene};
-use crate::assets::animation::{Clip, Property, Sample, slerp};
+use crate::assets::animation::{Clip, Property, Sample, slerp, slerp_pair};
 use crate::assets::{Model, load_model};
 use glam::{Quat, Vec3};
 
@@ -454,6 +454,8 @@ fn sample_shared(
     }
     let (k, u, _) = crate::assets::animation::locate(times, t, cursor);
     let next = (k + 1).min(times.len() - 1);
+    // Rotations are blended two at a time (one vector, two slerps).
+    let mut pending: Option<(u32, Quat, Quat)> = None;
     for channel in &clip.channels {
         let values = &clip.values[channel.values.start as usize..channel.values.end as usize];
         let width = channel.width as usize;
@@ -461,7 +463,16 @@ fn sample_shared(
         let sample = match channel.property {
             Property::Rotation => {
                 let (a, b) = (Quat::from_slice(a), Quat::from_slice(b));
-                Sampled::Rotation(if u == 0.0 { a } else { slerp(a, b, u) })
+                if u == 0.0 {
+                    Sampled::Rotation(a)
+                } else if let Some((first, a0, b0)) = pending.take() {
+                    let [q0, q1] = slerp_pair([a0, a], [b0, b], u);
+                    put(first, Sampled::Rotation(q0));
+                    Sampled::Rotation(q1)
+                } else {
+                    pending = Some((channel.node, a, b));
+                    continue;
+                }
             }
             Property::Translation => {
                 Sampled::Translation(Vec3::from_slice(a).lerp(Vec3::from_slice(b), u))
@@ -470,6 +481,9 @@ fn sample_shared(
             Property::Weights => continue,
         };
         put(channel.node, sample);
+    }
+    if let Some((node, a, b)) = pending {
+        put(node, Sampled::Rotation(slerp(a, b, u)));
     }
     true
 }

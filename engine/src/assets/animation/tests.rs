@@ -143,3 +143,32 @@ fn the_polynomial_slerp_stays_within_1e_6_of_glams() {
     assert!(worst < 1e-6, "worst component error {worst}");
     assert!(worst_length < 1e-6, "worst length error {worst_length}");
 }
+
+#[test]
+fn paired_slerps_equal_single_ones_bit_for_bit() {
+    let mut rng = crate::rng::SplitMix64::new(9);
+    let rotation = |rng: &mut crate::rng::SplitMix64, spread: f32| {
+        let axis =
+            Vec3::new(rng.unit() - 0.5, rng.unit() - 0.5, rng.unit() - 0.5).normalize_or(Vec3::X);
+        Quat::from_axis_angle(axis, (rng.unit() - 0.5) * spread)
+    };
+    for case in 0..5_000 {
+        // Mostly close keys, some far apart (the wide path), either sign.
+        let spread = if case % 7 == 0 { 6.0 } else { 0.5 };
+        let a = [rotation(&mut rng, 6.0), rotation(&mut rng, 6.0)];
+        let mut b = [
+            a[0] * rotation(&mut rng, spread),
+            a[1] * rotation(&mut rng, spread),
+        ];
+        if case % 3 == 0 {
+            b[1] = -b[1];
+        }
+        let t = rng.unit();
+        let pair = slerp_pair(a, b, t);
+        assert_eq!(
+            pair,
+            [slerp(a[0], b[0], t), slerp(a[1], b[1], t)],
+            "case {case}"
+        );
+    }
+}
