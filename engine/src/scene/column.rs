@@ -11,7 +11,6 @@ use super::NodeId;
 const ABSENT: u32 = u32::MAX;
 
 /// Packed storage of one component type, keyed by node.
-#[derive(Debug)]
 pub struct Column<T> {
     values: Vec<T>,
     owners: Vec<NodeId>,
@@ -41,6 +40,19 @@ impl<T> Default for Column<T> {
             id: fresh_id(),
             edits: 0,
         }
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Column<T> {
+    /// The content only: the stamp names this copy, which two equal
+    /// states (a recording's and a fresh run's) do not share.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Column")
+            .field("values", &self.values)
+            .field("owners", &self.owners)
+            .field("lookup", &self.lookup)
+            .field("touched", &self.touched)
+            .finish()
     }
 }
 
