@@ -178,7 +178,14 @@ struct Deformed {
 }
 
 @group(2) @binding(1) var<storage, read> deformed: array<Deformed>;
-@group(2) @binding(2) var<storage, read> joint_matrices: array<mat4x4<f32>>;
+// A joint's matrix (world x inverse bind): the rows of the 3x4 matrix.
+struct JointRows {
+    x: vec4<f32>,
+    y: vec4<f32>,
+    z: vec4<f32>,
+}
+
+@group(2) @binding(2) var<storage, read> joint_matrices: array<JointRows>;
 @group(2) @binding(3) var<storage, read> morph_weights: array<f32>;
 // Per target, per vertex: the position offset, then the normal offset.
 @group(2) @binding(4) var<storage, read> morph_offsets: array<vec4<f32>>;
@@ -213,10 +220,15 @@ fn vs_deformed(attributes: Attributes, in: DeformedIn) -> VertexOut {
     // Four influences; a joint index past the skin's end reads its last joint.
     let last = d.joints.y - 1u;
     let j = d.joints.x + min(in.joints, vec4<u32>(last));
-    let skin = joint_matrices[j.x] * in.weights.x + joint_matrices[j.y] * in.weights.y
-        + joint_matrices[j.z] * in.weights.z + joint_matrices[j.w] * in.weights.w;
-    let rows = transpose(skin);
-    return place(rows[0], rows[1], rows[2], vertex, surface);
+    let a = joint_matrices[j.x];
+    let b = joint_matrices[j.y];
+    let c = joint_matrices[j.z];
+    let e = joint_matrices[j.w];
+    let w = in.weights;
+    let row_x = a.x * w.x + b.x * w.y + c.x * w.z + e.x * w.w;
+    let row_y = a.y * w.x + b.y * w.y + c.y * w.z + e.y * w.w;
+    let row_z = a.z * w.x + b.z * w.y + c.z * w.z + e.z * w.w;
+    return place(row_x, row_y, row_z, vertex, surface);
 }
 
 const PI: f32 = 3.14159265;

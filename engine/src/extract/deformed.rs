@@ -3,12 +3,12 @@
 //! every morphed mesh's weights, and an instance for each one in view, culled
 //! by bounds that follow its skeleton.
 
-use glam::{Mat4, Vec4};
+use glam::Vec4;
 
 use super::{FrameBuffers, outline_box};
 use crate::assets::{AlphaMode, MeshRef, registry};
 use crate::render::DeformedInstance;
-use crate::scene::{MeshRenderer, MorphWeights, NodeId, Scene, skinned_bounds};
+use crate::scene::{JointMatrix, MeshRenderer, MorphWeights, NodeId, Scene, skinned_bounds};
 use crate::spatial::Frustum;
 
 impl FrameBuffers {
@@ -61,7 +61,7 @@ impl FrameBuffers {
                 _ => 0..0,
             };
             let bounds = if joints.is_empty() {
-                skinned_bounds(&[Mat4::from(model)], asset.radius)
+                skinned_bounds(&[JointMatrix::from_affine(&model)], asset.radius)
             } else {
                 let matrices = &self.palette.matrices[joints.start as usize..joints.end as usize];
                 skinned_bounds(matrices, asset.radius)

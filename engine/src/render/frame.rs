@@ -215,7 +215,7 @@ pub struct FrameData<'a> {
     /// Skinned and morphed meshes (already culled).
     pub deformed: &'a [DeformedInstance],
     /// Joint matrices (world x inverse bind) that `deformed` refers to.
-    pub joints: &'a [Mat4],
+    pub joints: &'a [crate::scene::JointMatrix],
     /// Morph weights that `deformed` refers to.
     pub morph_weights: &'a [f32],
     /// Particles blended additively (order-independent).

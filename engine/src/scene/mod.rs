@@ -48,7 +48,7 @@ pub use handle::NodeId;
 pub use index::SpatialIndex;
 pub use layout::{Children, PreOrder};
 pub use prefab::{Prefab, PrefabInstance, PrefabPart, expand_records, load_prefab};
-pub use skin::{JointPalette, MorphWeights, Skin, skinned_bounds};
+pub use skin::{JointMatrix, JointPalette, MorphWeights, Skin, skinned_bounds};
 pub use transform::{PropagationStats, Transform};
 
 /// Everything that can go wrong with a scene: edits with bad handles or values,

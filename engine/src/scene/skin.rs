@@ -11,9 +11,48 @@
 
 use std::sync::Arc;
 
-use glam::{Affine3A, Mat4, Vec3};
+use glam::{Affine3A, Mat4, Vec3, Vec3A, Vec4};
 
 use super::{NodeId, Scene};
+
+/// One joint's matrix (world x inverse bind) as the vertex shader reads it:
+/// the three rows of the 3x4 affine matrix (rotation-scale, then the
+/// translation in `w`), 48 bytes where a 4x4 matrix takes 64.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct JointMatrix {
+    /// The rows of the 3x4 matrix.
+    pub rows: [[f32; 4]; 3],
+}
+
+impl JointMatrix {
+    /// The rows of `m`.
+    #[inline]
+    #[must_use]
+    pub fn from_affine(m: &Affine3A) -> Self {
+        let t = m.matrix3.transpose();
+        let w = m.translation;
+        Self {
+            rows: [
+                t.x_axis.extend(w.x).to_array(),
+                t.y_axis.extend(w.y).to_array(),
+                t.z_axis.extend(w.z).to_array(),
+            ],
+        }
+    }
+
+    /// The affine matrix back.
+    #[must_use]
+    pub fn to_affine(&self) -> Affine3A {
+        let [x, y, z] = self.rows.map(Vec4::from);
+        Affine3A::from_cols(
+            Vec3A::new(x.x, y.x, z.x),
+            Vec3A::new(x.y, y.y, z.y),
+            Vec3A::new(x.z, y.z, z.z),
+            Vec3A::new(x.w, y.w, z.w),
+        )
+    }
+}
 
 /// Deforms the node's mesh by a skeleton: each vertex follows up to four of
 /// `joints` (by [`crate::assets::VertexSkin`]), so the mesh is drawn where the
@@ -38,7 +77,7 @@ pub struct MorphWeights {
 #[derive(Clone, Debug, Default)]
 pub struct JointPalette {
     /// World x inverse bind of every joint, run after run.
-    pub matrices: Vec<Mat4>,
+    pub matrices: Vec<JointMatrix>,
     /// The mesh's node, and its run's start and length in `matrices`.
     pub runs: Vec<(NodeId, u32, u32)>,
 }
@@ -61,11 +100,13 @@ impl Scene {
         }
         // Every matrix is written below: resizing keeps the old ones rather
         // than clearing and filling 64 bytes a joint first.
-        palette.matrices.resize(total as usize, Mat4::IDENTITY);
+        palette
+            .matrices
+            .resize(total as usize, JointMatrix::default());
         self.pack_runs(alpha, &palette.runs, &mut palette.matrices);
     }
 
-    fn pack_runs(&self, alpha: f32, runs: &[(NodeId, u32, u32)], out: &mut [Mat4]) {
+    fn pack_runs(&self, alpha: f32, runs: &[(NodeId, u32, u32)], out: &mut [JointMatrix]) {
         if runs.len() > PARALLEL_PACK {
             let mid = runs.len() / 2;
             let split = (runs[mid].1 - runs[0].1) as usize;
@@ -91,15 +132,15 @@ impl Scene {
         let Some(skin) = self.get::<Skin>(node) else {
             return 0;
         };
-        let start = out.len();
-        out.resize(start + skin.joints.len(), Mat4::IDENTITY);
-        self.write_joints(skin, 1.0, &mut out[start..]);
+        let mut matrices = vec![JointMatrix::default(); skin.joints.len()];
+        self.write_joints(skin, 1.0, &mut matrices);
+        out.extend(matrices.iter().map(|m| Mat4::from(m.to_affine())));
         skin.joints.len()
     }
 
     /// World (at `alpha`) x inverse bind of each joint into `out` (a joint no
     /// longer in the scene counts as at the origin).
-    fn write_joints(&self, skin: &Skin, alpha: f32, out: &mut [Mat4]) {
+    fn write_joints(&self, skin: &Skin, alpha: f32, out: &mut [JointMatrix]) {
         let mut world = Affine3A::IDENTITY;
         for ((m, &joint), ibm) in out
             .iter_mut()
@@ -109,7 +150,7 @@ impl Scene {
             if !self.interpolate_world_into(joint, alpha, &mut world) {
                 world = Affine3A::IDENTITY;
             }
-            *m = Mat4::from(world * *ibm);
+            *m = JointMatrix::from_affine(&(world * *ibm));
         }
     }
 }
@@ -119,17 +160,18 @@ impl Scene {
 /// bounding sphere (radius `radius` about its origin) to a sphere about the
 /// matrix's translation; the box around those spheres holds the mesh in any pose.
 #[must_use]
-pub fn skinned_bounds(joints: &[Mat4], radius: f32) -> crate::spatial::Aabb {
+pub fn skinned_bounds(joints: &[JointMatrix], radius: f32) -> crate::spatial::Aabb {
     let mut min = Vec3::splat(f32::INFINITY);
     let mut max = Vec3::splat(f32::NEG_INFINITY);
-    for m in joints {
+    for joint in joints {
+        let m = joint.to_affine().matrix3;
         let scale = m
             .x_axis
-            .truncate()
             .length()
-            .max(m.y_axis.truncate().length())
-            .max(m.z_axis.truncate().length());
-        let centre = m.w_axis.truncate();
+            .max(m.y_axis.length())
+            .max(m.z_axis.length());
+        let [x, y, z] = joint.rows;
+        let centre = Vec3::new(x[3], y[3], z[3]);
         let reach = Vec3::splat(radius * scale);
         min = min.min(centre - reach);
         max = max.max(centre + reach);
@@ -147,13 +189,14 @@ mod tests {
     #[test]
     fn skinned_bounds_hold_the_moved_spheres() {
         let joints = [
-            Mat4::from_translation(Vec3::new(1.0, 0.0, 0.0)),
-            Mat4::from_scale_rotation_translation(
+            Affine3A::from_translation(Vec3::new(1.0, 0.0, 0.0)),
+            Affine3A::from_scale_rotation_translation(
                 Vec3::splat(2.0),
                 glam::Quat::from_rotation_z(0.5),
                 Vec3::new(-3.0, 1.0, 0.0),
             ),
-        ];
+        ]
+        .map(|m| JointMatrix::from_affine(&m));
         let bounds = skinned_bounds(&joints, 0.5);
         assert!(
             (bounds.min - Vec3::new(-4.0, -0.5, -1.0)).length() < 1e-5,
