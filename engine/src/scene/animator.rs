@@ -12,9 +12,12 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::{ModelInstance, ModelPart, MorphWeights, NodeId, Scene};
-use crate::assets::animation::{Clip, Property, Sample, slerp, slerp_pair};
+use crate::assets::animation::{Clip, Property};
 use crate::assets::{Model, load_model};
-use glam::{Quat, Vec3};
+
+mod sample;
+
+use sample::{pose, write, write_shared};
 
 /// What happens at the end of a clip.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -324,43 +327,6 @@ impl Scene {
     }
 }
 
-/// Poses the bones of `clip` at `t` into `binding.pose`, blended over what it
-/// holds by `weight` (1 replaces).
-fn pose(clip: &Clip, t: f32, cursors: &mut Vec<u32>, weight: f32, mut targets: Targets<'_>) {
-    cursors.resize(clip.channels.len(), 0);
-    if weight >= 1.0 && pose_shared(clip, t, cursors, &mut targets) {
-        return;
-    }
-    for (c, channel) in clip.channels.iter().enumerate() {
-        if channel.property == Property::Weights {
-            if let Some(&(_, start, len)) = targets.morphs.iter().find(|m| m.0 == channel.node) {
-                let run = &mut targets.weights[start as usize..(start + len) as usize];
-                clip.sample_weights(c, t, &mut cursors[c], weight, run);
-            }
-            continue;
-        }
-        let Some(local) = targets.pose_of(channel.node) else {
-            continue;
-        };
-        let sample = clip.sample(c, t, &mut cursors[c]);
-        match (channel.property, sample, weight >= 1.0) {
-            (Property::Translation, Some(Sample::Vec3(v)), true) => local.translation = v,
-            (Property::Translation, Some(Sample::Vec3(v)), false) => {
-                local.translation = local.translation.lerp(v, weight);
-            }
-            (Property::Scale, Some(Sample::Vec3(v)), true) => local.scale = v,
-            (Property::Scale, Some(Sample::Vec3(v)), false) => {
-                local.scale = local.scale.lerp(v, weight)
-            }
-            (Property::Rotation, Some(Sample::Quat(q)), true) => local.rotation = q,
-            (Property::Rotation, Some(Sample::Quat(q)), false) => {
-                local.rotation = local.rotation.slerp(q, weight);
-            }
-            _ => {}
-        }
-    }
-}
-
 /// Animators below this many are stepped on one thread.
 const PARALLEL_ANIMATORS: usize = 64;
 
@@ -403,136 +369,6 @@ pub(crate) fn animate(scene: &mut Scene, dt: f32) {
         write_weights(scene, animator);
     }
     scene.components.animator = column;
-}
-
-/// One channel's sample of a clip whose channels share their keys.
-#[derive(Clone, Copy)]
-enum Sampled {
-    Translation(Vec3),
-    Rotation(Quat),
-    Scale(Vec3),
-}
-
-impl Sampled {
-    fn apply(self, local: &mut super::Transform) {
-        match self {
-            Self::Translation(v) => local.translation = v,
-            Self::Rotation(q) => local.rotation = q,
-            Self::Scale(v) => local.scale = v,
-        }
-    }
-}
-
-/// Samples the common clip (a rig's): every channel a linear translation,
-/// rotation or scale on one run of key times, so the time is placed among
-/// the keys once (first channel's cursor) and each channel is two reads and
-/// a blend, handed to `put` with its model node. The same values as the
-/// general path (it is the same arithmetic). False, sampling nothing, for
-/// any other clip.
-#[inline]
-fn sample_shared(
-    clip: &Clip,
-    t: f32,
-    cursors: &mut [u32],
-    mut put: impl FnMut(u32, Sampled),
-) -> bool {
-    let Some(first) = clip.channels.first() else {
-        return false;
-    };
-    let keys = first.keys.clone();
-    let shared = clip.channels.iter().all(|c| {
-        c.keys == keys
-            && c.interpolation == crate::assets::animation::Interpolation::Linear
-            && c.property != Property::Weights
-    });
-    let times = clip.times.get(keys.start as usize..keys.end as usize);
-    let (Some(times), true, Some(cursor)) = (times, shared, cursors.first_mut()) else {
-        return false;
-    };
-    if times.is_empty() {
-        return false;
-    }
-    let (k, u, _) = crate::assets::animation::locate(times, t, cursor);
-    let next = (k + 1).min(times.len() - 1);
-    // Rotations are blended two at a time (one vector, two slerps).
-    let mut pending: Option<(u32, Quat, Quat)> = None;
-    for channel in &clip.channels {
-        let values = &clip.values[channel.values.start as usize..channel.values.end as usize];
-        let width = channel.width as usize;
-        let (a, b) = (&values[k * width..], &values[next * width..]);
-        let sample = match channel.property {
-            Property::Rotation => {
-                let (a, b) = (Quat::from_slice(a), Quat::from_slice(b));
-                if u == 0.0 {
-                    Sampled::Rotation(a)
-                } else if let Some((first, a0, b0)) = pending.take() {
-                    let [q0, q1] = slerp_pair([a0, a], [b0, b], u);
-                    put(first, Sampled::Rotation(q0));
-                    Sampled::Rotation(q1)
-                } else {
-                    pending = Some((channel.node, a, b));
-                    continue;
-                }
-            }
-            Property::Translation => {
-                Sampled::Translation(Vec3::from_slice(a).lerp(Vec3::from_slice(b), u))
-            }
-            Property::Scale => Sampled::Scale(Vec3::from_slice(a).lerp(Vec3::from_slice(b), u)),
-            Property::Weights => continue,
-        };
-        put(channel.node, sample);
-    }
-    if let Some((node, a, b)) = pending {
-        put(node, Sampled::Rotation(slerp(a, b, u)));
-    }
-    true
-}
-
-/// [`pose`] for the common clip ([`sample_shared`]), into the pose.
-fn pose_shared(clip: &Clip, t: f32, cursors: &mut [u32], targets: &mut Targets<'_>) -> bool {
-    sample_shared(clip, t, cursors, |node, sample| {
-        if let Some(local) = targets.pose_of(node) {
-            sample.apply(local);
-        }
-    })
-}
-
-/// [`pose_with`] without a fade, for the common clip ([`sample_shared`]):
-/// each sample goes straight into its bone's local, no pose built and
-/// compared; a bone whose local changes (to a finite value) becomes dirty,
-/// as [`write`] makes it. False, doing nothing, for any other clip.
-fn write_shared(columns: &mut Columns<'_>, state: &mut Binding, clip: &Clip, t: f32) -> bool {
-    let Binding {
-        slot,
-        dense,
-        targets,
-        dirtied,
-        cursors,
-        ..
-    } = state;
-    cursors.resize(clip.channels.len(), 0);
-    sample_shared(clip, t, cursors, |node, sample| {
-        let Some(&at) = slot.get(node as usize) else {
-            return;
-        };
-        let (Some(&d), Some(&target)) = (dense.get(at as usize), targets.get(at as usize)) else {
-            return;
-        };
-        if d == DEAD {
-            return;
-        }
-        let i = d as usize - columns.base;
-        let mut local = columns.local[i];
-        sample.apply(&mut local);
-        if local == columns.local[i] || !local.is_finite() {
-            return;
-        }
-        columns.local[i] = local;
-        if columns.flags[i] & super::graph::flag::DIRTY == 0 {
-            columns.flags[i] |= super::graph::flag::DIRTY;
-            dirtied.push(target);
-        }
-    })
 }
 
 /// Binds the animator if it must, builds the tables of the clips it plays, and
@@ -722,25 +558,6 @@ fn pose_with(columns: &mut Columns<'_>, animator: &mut Animator, model: &Model, 
     write(columns, state);
 }
 
-/// Writes the pose at the places [`place`] found: only bones whose local
-/// changes (to a finite value) are written and become dirty.
-fn write(columns: &mut Columns<'_>, state: &mut Binding) {
-    for ((&target, pose), &d) in state.targets.iter().zip(&state.pose).zip(&state.dense) {
-        if d == DEAD {
-            continue;
-        }
-        let i = d as usize - columns.base;
-        if columns.local[i] == *pose || !pose.is_finite() {
-            continue;
-        }
-        columns.local[i] = *pose;
-        if columns.flags[i] & super::graph::flag::DIRTY == 0 {
-            columns.flags[i] |= super::graph::flag::DIRTY;
-            state.dirtied.push(target);
-        }
-    }
-}
-
 /// Writes the morph weights [`pose_with`] computed (the ones that changed).
 fn write_weights(scene: &mut Scene, animator: &Animator) {
     let state = &animator.state;
@@ -759,147 +576,6 @@ fn write_weights(scene: &mut Scene, animator: &Animator) {
                 let n = run.len().min(morph.weights.len());
                 morph.weights[..n].copy_from_slice(&run[..n]);
             }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::assets::animation::{Channel, Interpolation};
-    use crate::scene::Transform;
-
-    /// A clip of three nodes on one run of key times: translation, rotation
-    /// (turning by more than the nlerp shortcut allows) and scale.
-    fn clip() -> Clip {
-        let times = vec![0.0, 0.5, 1.25, 2.0];
-        let mut values = Vec::new();
-        for k in 0..4 {
-            values.extend([k as f32, 2.0 * k as f32, -(k as f32)]);
-        }
-        let rotations_at = values.len() as u32;
-        for k in 0..4 {
-            values.extend(Quat::from_rotation_y(k as f32 * 0.9).to_array());
-        }
-        let scales_at = values.len() as u32;
-        for k in 0..4 {
-            values.extend([1.0 + k as f32, 1.0, 0.5]);
-        }
-        let channel = |node, property, values: std::ops::Range<u32>, width| Channel {
-            node,
-            property,
-            interpolation: Interpolation::Linear,
-            keys: 0..4,
-            values,
-            width,
-        };
-        Clip {
-            name: "shared".into(),
-            duration: 2.0,
-            times,
-            channels: vec![
-                channel(0, Property::Translation, 0..rotations_at, 3),
-                channel(1, Property::Rotation, rotations_at..scales_at, 4),
-                channel(2, Property::Scale, scales_at..values.len() as u32, 3),
-            ],
-            values,
-        }
-    }
-
-    /// The shared-keys path gives exactly what sampling each channel gives,
-    /// at keys, between them, and past either end, moving and jumping back.
-    #[test]
-    fn the_shared_keys_path_equals_sampling_each_channel() {
-        let clip = clip();
-        let mut cursors = vec![0; 3];
-        let mut sample_cursors = [0; 3];
-        for t in [0.0, 0.2, 0.5, 0.9, 1.25, 1.9, 2.0, 2.5, 0.1, -1.0] {
-            let mut pose = vec![Transform::IDENTITY; 3];
-            let mut targets = Targets {
-                slot: &[0, 1, 2],
-                pose: &mut pose,
-                morphs: &[],
-                weights: &mut [],
-            };
-            assert!(pose_shared(&clip, t, &mut cursors, &mut targets));
-            for (c, channel) in clip.channels.iter().enumerate() {
-                let got = pose[channel.node as usize];
-                match clip.sample(c, t, &mut sample_cursors[c]) {
-                    Some(Sample::Vec3(v)) if channel.property == Property::Translation => {
-                        assert_eq!(got.translation, v, "t {t}");
-                    }
-                    Some(Sample::Vec3(v)) => assert_eq!(got.scale, v, "t {t}"),
-                    Some(Sample::Quat(q)) => assert_eq!(got.rotation, q, "t {t}"),
-                    None => panic!("every channel samples"),
-                }
-            }
-        }
-        // Another kind of channel: the general path.
-        let mut stepped = clip.clone();
-        stepped.channels[1].interpolation = Interpolation::Step;
-        let mut pose = vec![Transform::IDENTITY; 3];
-        let mut targets = Targets {
-            slot: &[0, 1, 2],
-            pose: &mut pose,
-            morphs: &[],
-            weights: &mut [],
-        };
-        assert!(!pose_shared(&stepped, 0.3, &mut cursors, &mut targets));
-    }
-
-    /// Writing the samples straight into the locals gives the locals and
-    /// dirty bones that building a pose and writing it gives, over bones
-    /// at rest, moving, already dirty, and one that is gone.
-    #[test]
-    fn writing_shared_samples_in_place_equals_posing_then_writing() {
-        let clip = clip();
-        let nodes: Vec<NodeId> = (1..=3)
-            .map(|i| NodeId::new(i, std::num::NonZeroU32::new(1).unwrap()))
-            .collect();
-        let binding = || Binding {
-            slot: vec![0, 1, 2],
-            // Bone 2 is gone; bones 0 and 1 live at 5 and 3.
-            dense: vec![5, 3, DEAD],
-            targets: nodes.clone(),
-            pose: vec![Transform::IDENTITY; 3],
-            ..Binding::default()
-        };
-        let start = |t: f32| {
-            let mut local = vec![Transform::from_translation(Vec3::splat(9.0)); 8];
-            // Bone 0 already where the clip puts it at t = 0.
-            local[5] = Transform::from_translation(Vec3::ZERO);
-            let mut flags = vec![0u8; 8];
-            flags[3] = super::super::graph::flag::DIRTY * u8::from(t > 1.0);
-            (local, flags)
-        };
-        for t in [0.0, 0.3, 1.25, 1.7, 2.4] {
-            let (mut local, mut flags) = start(t);
-            let mut direct = binding();
-            let mut columns = Columns {
-                base: 0,
-                local: &mut local,
-                flags: &mut flags,
-            };
-            assert!(write_shared(&mut columns, &mut direct, &clip, t));
-            let (mut local2, mut flags2) = start(t);
-            let mut posed = binding();
-            for (pose, &d) in posed.pose.iter_mut().zip(&posed.dense) {
-                if d != DEAD {
-                    *pose = local2[d as usize];
-                }
-            }
-            let (cursors, mut targets) = posed.targets(false);
-            cursors.resize(3, 0);
-            assert!(pose_shared(&clip, t, cursors, &mut targets));
-            let mut columns2 = Columns {
-                base: 0,
-                local: &mut local2,
-                flags: &mut flags2,
-            };
-            write(&mut columns2, &mut posed);
-            assert_eq!(local, local2, "t {t}");
-            assert_eq!(flags, flags2, "t {t}");
-            assert_eq!(direct.dirtied, posed.dirtied, "t {t}");
         }
     }
 }
