@@ -6,7 +6,7 @@
 use glam::Vec4;
 
 use super::{FrameBuffers, outline_box};
-use crate::assets::{AlphaMode, MeshRef, registry};
+use crate::assets::{MeshRef, registry};
 use crate::render::DeformedInstance;
 use crate::scene::{JointMatrix, MeshRenderer, MorphWeights, NodeId, Scene, skinned_bounds};
 use crate::spatial::Frustum;
@@ -68,7 +68,7 @@ impl FrameBuffers {
             };
             let in_view = frustum.is_none_or(|f| f.intersects_aabb(&bounds));
             // Out of view, it may still shade what is in view.
-            let casts = mesh.cast_shadows && mesh.material.alpha_mode != AlphaMode::Blend;
+            let casts = super::pack::can_cast(mesh);
             let shades_view = casts && cascades.iter().any(|c| c.intersects_aabb(&bounds));
             if !(in_view || shades_view) {
                 continue;

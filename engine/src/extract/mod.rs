@@ -16,8 +16,8 @@ use glam::{Affine3A, Vec3, Vec4};
 
 use crate::assets::{MeshRef, loaded_sky};
 use crate::render::{
-    BatchKey, Camera, DeformedInstance, DirectionalLight, FrameData, GpuInstance, LineVertex,
-    MAX_SHADOW_VIEWS, MeshInstance, OrbitController, PackedInstances, PointLight, Spot, push_aabb,
+    Camera, DeformedInstance, DirectionalLight, FrameData, LineVertex, MeshInstance,
+    OrbitController, PointLight, Spot, push_aabb,
 };
 use crate::scene::index::mesh_bounds;
 use crate::scene::{
@@ -46,16 +46,9 @@ pub struct Overlays<'a> {
 pub struct FrameBuffers {
     /// Mesh instances of the last [`FrameBuffers::extract`].
     pub instances: Vec<MeshInstance>,
-    /// Mesh instances of the last [`FrameBuffers::extract_world`], packed for
-    /// the GPU (the first `packed_len`; the rest is kept from larger frames so
-    /// the buffer is overwritten in place, never cleared and refilled).
-    records: Vec<GpuInstance>,
-    /// The batch of each record.
-    keys: Vec<BatchKey>,
-    packed_len: usize,
-    /// Changes whenever the keys do ([`PackedInstances::version`]), with
-    /// the length the keys had then.
-    keys_version: (u64, usize),
+    /// Mesh instances of the last [`FrameBuffers::extract_world`] packed for
+    /// the GPU (buffer 0), and each shadow view's casters (buffer `1 + i`).
+    packed: [pack::PackedBuffer; pack::BUFFERS],
     /// Point lights of the last extraction.
     pub point_lights: Vec<PointLight>,
     /// Debug lines of the last extraction.
@@ -80,9 +73,6 @@ pub struct FrameBuffers {
     pub palette: JointPalette,
     /// Their morph weights.
     pub morph_weights: Vec<f32>,
-    /// Per view of the shadow map (the sun's cascades, then the shadowed
-    /// spots), its casters.
-    casters: [pack::CasterBuffer; MAX_SHADOW_VIEWS],
     /// The spans of the mesh column packed on separate cores.
     spans: Vec<pack::Span>,
     /// Whether each mesh of the column can cast a shadow (a byte each), and
@@ -145,11 +135,11 @@ impl FrameBuffers {
         let views = self.cull((scene, index), Some(&frustum), (&camera, aspect));
         // Packed straight into the GPU layout (the renderer uploads these
         // records as they are), over last frame's records.
-        let count = self.pack_meshes(scene, alpha, views);
-        self.packed_len = count;
+        self.pack_meshes(scene, alpha, views);
         if overlays.aabbs {
             let color = Vec4::new(0.2, 1.0, 0.4, 1.0);
-            for (record, key) in self.records.iter().zip(&self.keys).take(count) {
+            let packed = self.packed[0].packed();
+            for (record, key) in packed.records.iter().zip(packed.keys) {
                 outline(&mut self.lines, key.mesh, &record.model(), color);
             }
         }
@@ -208,12 +198,11 @@ impl FrameBuffers {
     /// Clears the buffers, instances excepted: each path refills those its own way.
     fn clear(&mut self) {
         self.cascade_frustums.clear();
-        for buffer in &mut self.casters {
+        for buffer in &mut self.packed {
             buffer.len = 0;
         }
         self.point_lights.clear();
         self.lines.clear();
-        self.packed_len = 0;
     }
 
     fn push_mesh(
@@ -322,11 +311,7 @@ impl FrameBuffers {
             instances: &self.instances,
             // Culled meshes come packed; loose instances are culled by the renderer.
             instances_in_view: false,
-            packed: PackedInstances {
-                records: &self.records[..self.packed_len],
-                keys: &self.keys[..self.packed_len],
-                version: self.keys_version.0,
-            },
+            packed: self.packed[0].packed(),
             shadows: env.shadows,
             post: env.post,
             // Loaded with the scene; never read from disk here.
@@ -362,6 +347,7 @@ pub fn orbit_from_setup(setup: &CameraSetup) -> OrbitController {
 mod tests {
     use super::*;
     use crate::assets::Primitive;
+    use crate::render::{BatchKey, GpuInstance};
     use crate::scene::{Material, MeshRenderer, Transform};
 
     #[test]

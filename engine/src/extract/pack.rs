@@ -15,42 +15,54 @@ use glam::Affine3A;
 
 use super::FrameBuffers;
 use crate::assets::AlphaMode;
-use crate::render::{BatchKey, GpuInstance, MAX_SHADOW_VIEWS};
+use crate::render::{BatchKey, GpuInstance, MAX_SHADOW_VIEWS, PackedInstances};
 use crate::scene::{MeshRenderer, NodeId, Scene};
 
 /// Meshes per span: columns shorter than two spans are packed on one core.
 pub const PACK_SPAN: usize = 2 * 1024;
 
-/// What a span of the mesh column writes: camera records and casters per view.
+/// The packed buffers of a frame: the camera's records (0), then each
+/// shadow view's casters (`1 + i` for view `i`).
+pub(super) const BUFFERS: usize = 1 + MAX_SHADOW_VIEWS;
+
+/// What a span of the mesh column writes into each buffer.
 #[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Counts {
-    seen: usize,
-    cast: [usize; MAX_SHADOW_VIEWS],
-}
+pub(super) struct Counts([usize; BUFFERS]);
 
 impl Counts {
     fn add(&mut self, other: &Self) {
-        self.seen += other.seen;
-        for (a, b) in self.cast.iter_mut().zip(&other.cast) {
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
             *a += b;
         }
     }
 }
 
-/// One shadow view's casters: grow-only buffers, the first `len` in use, so
-/// spans can write into them in place.
+/// Records packed for the GPU with their batch keys: grow-only buffers, the
+/// first `len` in use (the rest is kept from larger frames), so spans write
+/// into them in place and nothing is cleared and refilled.
 #[derive(Debug, Default)]
-pub(super) struct CasterBuffer {
-    pub(super) records: Vec<GpuInstance>,
-    pub(super) keys: Vec<BatchKey>,
+pub(super) struct PackedBuffer {
+    records: Vec<GpuInstance>,
+    keys: Vec<BatchKey>,
     pub(super) len: usize,
-    /// Changes whenever the keys do ([`crate::render::PackedInstances::version`]), with
+    /// Changes whenever the keys do ([`PackedInstances::version`]), with
     /// the length the keys had then.
-    pub(super) version: (u64, usize),
+    version: (u64, usize),
+}
+
+impl PackedBuffer {
+    /// The records and keys in use.
+    pub(super) fn packed(&self) -> PackedInstances<'_> {
+        PackedInstances {
+            records: &self.records[..self.len],
+            keys: &self.keys[..self.len],
+            version: self.version.0,
+        }
+    }
 }
 
 /// A version no array of keys had before (never 0: "unknown").
-pub(super) fn next_version() -> u64 {
+fn next_version() -> u64 {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
@@ -86,7 +98,7 @@ impl Marks<'_> {
 
 /// Whether a mesh casts shadows at all (see-through meshes cast none).
 #[inline]
-fn can_cast(mesh: &MeshRenderer) -> bool {
+pub(super) fn can_cast(mesh: &MeshRenderer) -> bool {
     mesh.cast_shadows && mesh.material.alpha_mode != AlphaMode::Blend
 }
 
@@ -118,38 +130,21 @@ impl<'a> Casting<'a> {
     }
 }
 
-/// Where one span writes: its part of the camera's records and of each
-/// view's casters.
-struct Out<'a> {
-    records: &'a mut [GpuInstance],
-    keys: &'a mut [BatchKey],
-    casters: [(&'a mut [GpuInstance], &'a mut [BatchKey]); MAX_SHADOW_VIEWS],
-}
+/// Where one span writes: its part of each buffer's records and keys.
+struct Out<'a>([(&'a mut [GpuInstance], &'a mut [BatchKey]); BUFFERS]);
 
 impl<'a> Out<'a> {
     /// The first `counts` of every buffer, and the rest.
     fn split(self, counts: &Counts) -> (Out<'a>, Out<'a>) {
-        let (records, records_rest) = self.records.split_at_mut(counts.seen);
-        let (keys, keys_rest) = self.keys.split_at_mut(counts.seen);
-        let mut heads = self.casters;
-        let tails = std::array::from_fn(|i| {
-            let (records, keys) = std::mem::take(&mut heads[i]);
-            let (r0, r1) = records.split_at_mut(counts.cast[i]);
-            let (k0, k1) = keys.split_at_mut(counts.cast[i]);
-            heads[i] = (r0, k0);
+        let mut heads = self.0;
+        let tails = std::array::from_fn(|b| {
+            let (records, keys) = std::mem::take(&mut heads[b]);
+            let (r0, r1) = records.split_at_mut(counts.0[b]);
+            let (k0, k1) = keys.split_at_mut(counts.0[b]);
+            heads[b] = (r0, k0);
             (r1, k1)
         });
-        let front = Out {
-            records,
-            keys,
-            casters: heads,
-        };
-        let back = Out {
-            records: records_rest,
-            keys: keys_rest,
-            casters: tails,
-        };
-        (front, back)
+        (Out(heads), Out(tails))
     }
 }
 
@@ -206,10 +201,10 @@ fn count(
             Casting::Known(flags) => flags[i] != 0,
         };
         let (seen, casts) = marks.of(scene, node, can_cast);
-        counts.seen += usize::from(seen);
+        counts.0[0] += usize::from(seen);
         let mut left = casts;
         while left != 0 {
-            counts.cast[left.trailing_zeros() as usize] += 1;
+            counts.0[1 + left.trailing_zeros() as usize] += 1;
             left &= left - 1;
         }
     }
@@ -217,21 +212,15 @@ fn count(
 }
 
 /// Packs a part of the column into `out`, which holds exactly what it
-/// counted and last frame's keys. Returns which keys changed: bit 0 the
-/// camera's, bit `1 + i` shadow view `i`'s.
+/// counted and last frame's keys. Returns which buffers' keys changed (bit
+/// `b` for buffer `b`).
 fn pack(
     scene: &Scene,
     (marks, alpha): (Marks<'_>, f32),
     (nodes, meshes): Column<'_>,
-    out: Out<'_>,
+    mut out: Out<'_>,
 ) -> u32 {
-    let Out {
-        records,
-        keys,
-        mut casters,
-    } = out;
-    let mut written = 0;
-    let mut cast = [0usize; MAX_SHADOW_VIEWS];
+    let mut written = [0usize; BUFFERS];
     let mut changed = 0;
     let mut model = Affine3A::IDENTITY;
     for (&node, mesh) in nodes.iter().zip(meshes) {
@@ -245,26 +234,25 @@ fn pack(
             model = Affine3A::ZERO;
         }
         let record = GpuInstance::from_parts(&model, &mesh.material);
-        if seen {
-            records[written] = record;
-            let key = BatchKey::new(mesh.mesh, &mesh.material);
+        let mut write = |b: usize, key: BatchKey| {
+            let (records, keys) = &mut out.0[b];
+            let at = written[b];
+            records[at] = record;
             // Compared while its line is being written anyway: an unchanged
             // array of keys lets the batcher keep last frame's grouping.
-            changed |= u32::from(keys[written] != key);
-            keys[written] = key;
-            written += 1;
+            changed |= u32::from(keys[at] != key) << b;
+            keys[at] = key;
+            written[b] += 1;
+        };
+        if seen {
+            write(0, BatchKey::new(mesh.mesh, &mesh.material));
         }
         // Only the views marked: most casters are in one or two of eight.
         let mut left = casts;
         if left != 0 {
             let key = BatchKey::caster(mesh.mesh, &mesh.material);
             while left != 0 {
-                let view = left.trailing_zeros() as usize;
-                let (view_records, view_keys) = &mut casters[view];
-                view_records[cast[view]] = record;
-                changed |= u32::from(view_keys[cast[view]] != key) << (1 + view);
-                view_keys[cast[view]] = key;
-                cast[view] += 1;
+                write(1 + left.trailing_zeros() as usize, key);
                 left &= left - 1;
             }
         }
@@ -308,8 +296,8 @@ impl FrameBuffers {
     /// sees (marked in `visible_marks`) is packed into the frame's records,
     /// and every casting mesh marked for a shadow view into that view's
     /// casters; a mesh both seen and casting is interpolated and packed
-    /// once. Returns how many records the camera got.
-    pub(super) fn pack_meshes(&mut self, scene: &Scene, alpha: f32, views: usize) -> usize {
+    /// once.
+    pub(super) fn pack_meshes(&mut self, scene: &Scene, alpha: f32, views: usize) {
         let column = scene.components.mesh.parts();
         let total = column.0.len();
         let marks = Marks {
@@ -340,40 +328,26 @@ impl FrameBuffers {
         for span in &self.spans {
             sum.add(&span.counts);
         }
-        // The buffers only grow, to the largest frame's: overwritten in
-        // place, never cleared and refilled. A buffer whose length changes
-        // has new keys.
-        let mut changed = u32::from(self.keys_version.1 != sum.seen);
-        if self.records.len() < sum.seen {
-            self.records.resize(sum.seen, GpuInstance::default());
-            self.keys.resize(sum.seen, BatchKey::default());
-        }
-        for (view, (buffer, &len)) in self.casters.iter_mut().zip(&sum.cast).enumerate() {
-            changed |= u32::from(buffer.version.1 != len) << (1 + view);
+        // A buffer whose length changes has new keys.
+        let mut changed = 0;
+        for (b, (buffer, &len)) in self.packed.iter_mut().zip(&sum.0).enumerate() {
+            changed |= u32::from(buffer.version.1 != len) << b;
             if buffer.records.len() < len {
                 buffer.records.resize(len, GpuInstance::default());
                 buffer.keys.resize(len, BatchKey::default());
             }
             buffer.len = len;
         }
-        let out = Out {
-            records: &mut self.records[..sum.seen],
-            keys: &mut self.keys[..sum.seen],
-            casters: self
-                .casters
-                .each_mut()
-                .map(|b| (&mut b.records[..b.len], &mut b.keys[..b.len])),
-        };
+        let out = Out(self
+            .packed
+            .each_mut()
+            .map(|b| (&mut b.records[..b.len], &mut b.keys[..b.len])));
         changed |= pack_spans(scene, (marks, alpha), column, &self.spans, out);
-        if changed & 1 != 0 {
-            self.keys_version = (next_version(), sum.seen);
-        }
-        for (view, buffer) in self.casters.iter_mut().enumerate() {
-            if changed & (2 << view) != 0 {
+        for (b, buffer) in self.packed.iter_mut().enumerate() {
+            if changed & (1 << b) != 0 {
                 buffer.version = (next_version(), buffer.len);
             }
         }
-        sum.seen
     }
 }
 
@@ -493,8 +467,7 @@ mod tests {
             world.index.visible(frustum, &mut found);
             let found: HashSet<NodeId> = found.into_iter().collect();
             let want = expected(world, |node, mesh| {
-                let casts = mesh.cast_shadows && mesh.material.alpha_mode != AlphaMode::Blend;
-                (casts && found.contains(&node))
+                (can_cast(mesh) && found.contains(&node))
                     .then(|| BatchKey::caster(mesh.mesh, &mesh.material))
             });
             assert!(!want.is_empty(), "cascade {view} holds casters");

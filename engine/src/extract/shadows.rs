@@ -31,13 +31,6 @@ impl FrameBuffers {
 
     /// Every shadow view's casters for the frame.
     pub(super) fn caster_frames(&self) -> [PackedInstances<'_>; MAX_SHADOW_VIEWS] {
-        std::array::from_fn(|i| {
-            let buffer = &self.casters[i];
-            PackedInstances {
-                records: &buffer.records[..buffer.len],
-                keys: &buffer.keys[..buffer.len],
-                version: buffer.version.0,
-            }
-        })
+        std::array::from_fn(|i| self.packed[1 + i].packed())
     }
 }
