@@ -172,17 +172,9 @@ pub(super) fn write_shared(
         if d == DEAD {
             return;
         }
-        let i = d as usize - columns.base;
-        let mut local = columns.local[i];
+        let mut local = columns.local[d as usize - columns.base];
         sample.apply(&mut local);
-        if local == columns.local[i] || !local.is_finite() {
-            return;
-        }
-        columns.local[i] = local;
-        if columns.flags[i] & crate::scene::graph::flag::DIRTY == 0 {
-            columns.flags[i] |= crate::scene::graph::flag::DIRTY;
-            dirtied.push(target);
-        }
+        set_bone(columns, (d, target), local, dirtied);
     })
 }
 
@@ -190,18 +182,30 @@ pub(super) fn write_shared(
 /// changes (to a finite value) are written and become dirty.
 pub(super) fn write(columns: &mut Columns<'_>, state: &mut Binding) {
     for ((&target, pose), &d) in state.targets.iter().zip(&state.pose).zip(&state.dense) {
-        if d == DEAD {
-            continue;
+        if d != DEAD {
+            set_bone(columns, (d, target), *pose, &mut state.dirtied);
         }
-        let i = d as usize - columns.base;
-        if columns.local[i] == *pose || !pose.is_finite() {
-            continue;
-        }
-        columns.local[i] = *pose;
-        if columns.flags[i] & crate::scene::graph::flag::DIRTY == 0 {
-            columns.flags[i] |= crate::scene::graph::flag::DIRTY;
-            state.dirtied.push(target);
-        }
+    }
+}
+
+/// Writes `local` to the bone `target` at dense position `d` when it
+/// changes it (to a finite value); a bone written becomes dirty, and is
+/// listed in `dirtied` the first time.
+#[inline]
+fn set_bone(
+    columns: &mut Columns<'_>,
+    (d, target): (u32, crate::scene::NodeId),
+    local: crate::scene::Transform,
+    dirtied: &mut Vec<crate::scene::NodeId>,
+) {
+    let i = d as usize - columns.base;
+    if columns.local[i] == local || !local.is_finite() {
+        return;
+    }
+    columns.local[i] = local;
+    if columns.flags[i] & crate::scene::graph::flag::DIRTY == 0 {
+        columns.flags[i] |= crate::scene::graph::flag::DIRTY;
+        dirtied.push(target);
     }
 }
 
