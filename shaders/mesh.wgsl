@@ -100,6 +100,21 @@ struct Surface {
 
 @group(2) @binding(0) var<storage, read> instances: array<Instance>;
 
+// A shadow caster (render/records.rs: GpuCaster): the model rows, the base
+// colour's alpha and the packed cutoff; read by the shadow pass's masked
+// casters alone (`vs_caster`).
+struct Caster {
+    row_x: vec4<f32>,
+    row_y: vec4<f32>,
+    row_z: vec4<f32>,
+    alpha: f32,
+    // The alpha cutoff in the third byte (as Instance.metal_rough has it).
+    cutoff: u32,
+    pad: vec2<u32>,
+}
+
+@group(2) @binding(5) var<storage, read> casters: array<Caster>;
+
 // The per-vertex attributes of every mesh (assets::MeshVertex).
 struct Attributes {
     @location(0) position: vec3<f32>,
@@ -133,6 +148,15 @@ fn vs_main(vertex: Attributes, @location(3) index: u32) -> VertexOut {
     let instance = instances[index];
     let surface = Surface(instance.color, instance.emissive, instance.metal_rough);
     return place(instance.row_x, instance.row_y, instance.row_z, vertex, surface);
+}
+
+// A masked shadow caster: placed as `vs_main` places an instance, with the
+// alpha and cutoff its alpha test (`fs_shadow_mask`) reads.
+@vertex
+fn vs_caster(vertex: Attributes, @location(3) index: u32) -> VertexOut {
+    let caster = casters[index];
+    let surface = Surface(vec4<f32>(1.0, 1.0, 1.0, caster.alpha), vec3<f32>(0.0), caster.cutoff);
+    return place(caster.row_x, caster.row_y, caster.row_z, vertex, surface);
 }
 
 // The vertex placed by the model matrix with rows `row_x`, `row_y`, `row_z`.

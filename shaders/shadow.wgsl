@@ -1,18 +1,19 @@
 // Shadow pass: the sun's casters drawn depth-only into one cascade of the
-// shadow map. Reads the same instance records as the mesh pass (only the
-// model rows), positioned by the cascade's world-to-clip matrix.
+// shadow map. Reads the caster records (render/records.rs: GpuCaster; only
+// the model rows here), positioned by the cascade's world-to-clip matrix.
 
-struct Instance {
+struct Caster {
     row_x: vec4<f32>,
     row_y: vec4<f32>,
     row_z: vec4<f32>,
-    color: vec4<f32>,
-    emissive: vec3<f32>,
-    metal_rough: u32,
+    alpha: f32,
+    // The alpha cutoff in the third byte (as Instance.metal_rough has it).
+    cutoff: u32,
+    pad: vec2<u32>,
 }
 
 @group(0) @binding(0) var<uniform> light_view_proj: mat4x4<f32>;
-@group(0) @binding(1) var<storage, read> instances: array<Instance>;
+@group(0) @binding(1) var<storage, read> instances: array<Caster>;
 
 @vertex
 fn vs_shadow(@location(0) position: vec3<f32>, @location(3) instance: u32) -> @builtin(position) vec4<f32> {

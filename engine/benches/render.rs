@@ -13,7 +13,8 @@
 //!   every instance again (`prepare` sees one view: the grouping is kept).
 //! - `prepare_shadows/100000`: the sun's casters of the same frame, all
 //!   cascades: the octree asked for each cascade's volume, every caster
-//!   interpolated and packed once per cascade it touches, grouped by mesh.
+//!   interpolated once and packed (a 64-byte caster record) for each cascade
+//!   it touches, grouped by mesh.
 
 use std::hint::black_box;
 
@@ -21,7 +22,8 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use glam::{Affine3A, Quat, Vec3, Vec4};
 use keel_engine::assets::Primitive;
 use keel_engine::render::{
-    Camera, GpuInstance, InstanceBatcher, MAX_CASCADES, MeshInstance, cascades, prepare_unbatched,
+    Camera, GpuCaster, GpuInstance, InstanceBatcher, MAX_CASCADES, MeshInstance, cascades,
+    prepare_unbatched,
 };
 use keel_engine::scene::Material;
 
@@ -254,7 +256,7 @@ fn frame(c: &mut Criterion) {
     drop((worlds, previous, materials));
     world.scene.environment.shadows.enabled = true;
     let settings = world.scene.environment.shadows;
-    let mut cascade_batchers: Vec<InstanceBatcher> =
+    let mut cascade_batchers: Vec<InstanceBatcher<GpuCaster>> =
         (0..MAX_CASCADES).map(|_| InstanceBatcher::new()).collect();
     let mut cast = 0;
     group.bench_function(BenchmarkId::new("prepare_shadows", COUNT), |b| {

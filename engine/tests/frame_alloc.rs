@@ -11,7 +11,7 @@ use glam::{Quat, Vec3};
 use keel_engine::assets::Primitive;
 use keel_engine::extract::{FrameBuffers, Overlays};
 use keel_engine::particles::Emitter;
-use keel_engine::render::{Camera, InstanceBatcher, MAX_CASCADES, cascades};
+use keel_engine::render::{Camera, GpuCaster, InstanceBatcher, MAX_CASCADES, cascades};
 use keel_engine::scene::{
     Animator, JointPalette, Light, LightKind, Material, MeshRenderer, Orbit, Scene, Transform,
 };
@@ -118,7 +118,7 @@ fn preparing_a_frame_allocates_nothing_once_warm() {
     let view_proj = camera.view_projection(1.5);
     let mut buffers = FrameBuffers::default();
     let mut batcher = InstanceBatcher::new();
-    let mut shadow_batchers: Vec<InstanceBatcher> =
+    let mut shadow_batchers: Vec<InstanceBatcher<GpuCaster>> =
         (0..MAX_CASCADES).map(|_| InstanceBatcher::new()).collect();
     let overlays = Overlays::default();
     let (mut drawn, mut cast) = (0, 0);

@@ -47,8 +47,8 @@ pub struct FrameBuffers {
     /// Mesh instances of the last [`FrameBuffers::extract`].
     pub instances: Vec<MeshInstance>,
     /// Mesh instances of the last [`FrameBuffers::extract_world`] packed for
-    /// the GPU (buffer 0), and each shadow view's casters (buffer `1 + i`).
-    packed: [pack::PackedBuffer; pack::BUFFERS],
+    /// the GPU, and each shadow view's casters.
+    packed: pack::Packed,
     /// Point lights of the last extraction.
     pub point_lights: Vec<PointLight>,
     /// Debug lines of the last extraction.
@@ -138,7 +138,7 @@ impl FrameBuffers {
         self.pack_meshes(scene, alpha, views);
         if overlays.aabbs {
             let color = Vec4::new(0.2, 1.0, 0.4, 1.0);
-            let packed = self.packed[0].packed();
+            let packed = self.packed.camera.packed();
             for (record, key) in packed.records.iter().zip(packed.keys) {
                 outline(&mut self.lines, key.mesh, &record.model(), color);
             }
@@ -198,9 +198,7 @@ impl FrameBuffers {
     /// Clears the buffers, instances excepted: each path refills those its own way.
     fn clear(&mut self) {
         self.cascade_frustums.clear();
-        for buffer in &mut self.packed {
-            buffer.len = 0;
-        }
+        self.packed.clear();
         self.point_lights.clear();
         self.lines.clear();
     }
@@ -311,7 +309,7 @@ impl FrameBuffers {
             instances: &self.instances,
             // Culled meshes come packed; loose instances are culled by the renderer.
             instances_in_view: false,
-            packed: self.packed[0].packed(),
+            packed: self.packed.camera.packed(),
             shadows: env.shadows,
             post: env.post,
             // Loaded with the scene; never read from disk here.

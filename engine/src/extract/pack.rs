@@ -1,7 +1,8 @@
 //! Packing the mesh column into the frame's records: one walk in storage
 //! order packs every mesh the camera sees into the camera's records and
-//! every casting mesh marked for a shadow view into that view's casters; a
-//! mesh both seen and casting is interpolated and packed once.
+//! every casting mesh marked for a shadow view into that view's casters
+//! (the shadow pass's smaller records); a mesh both seen and casting is
+//! interpolated once.
 //!
 //! Large scenes are cut into spans of the column packed on several cores.
 //! Each span first counts what it will write (a cheap pass: the marks, the
@@ -15,7 +16,9 @@ use glam::Affine3A;
 
 use super::FrameBuffers;
 use crate::assets::AlphaMode;
-use crate::render::{BatchKey, GpuInstance, MAX_SHADOW_VIEWS, PackedInstances};
+use crate::render::{
+    BatchKey, GpuCaster, GpuInstance, InstanceRecord, MAX_SHADOW_VIEWS, PackedInstances,
+};
 use crate::scene::{MeshRenderer, NodeId, Scene};
 
 /// Meshes per span: columns shorter than two spans are packed on one core.
@@ -41,22 +44,63 @@ impl Counts {
 /// first `len` in use (the rest is kept from larger frames), so spans write
 /// into them in place and nothing is cleared and refilled.
 #[derive(Debug, Default)]
-pub(super) struct PackedBuffer {
-    records: Vec<GpuInstance>,
+pub(super) struct PackedBuffer<R> {
+    records: Vec<R>,
     keys: Vec<BatchKey>,
-    pub(super) len: usize,
+    len: usize,
     /// Changes whenever the keys do ([`PackedInstances::version`]), with
     /// the length the keys had then.
     version: (u64, usize),
 }
 
-impl PackedBuffer {
+impl<R: InstanceRecord> PackedBuffer<R> {
     /// The records and keys in use.
-    pub(super) fn packed(&self) -> PackedInstances<'_> {
+    pub(super) fn packed(&self) -> PackedInstances<'_, R> {
         PackedInstances {
             records: &self.records[..self.len],
             keys: &self.keys[..self.len],
             version: self.version.0,
+        }
+    }
+
+    /// Takes `len` records and keys (grown if need be, the old ones kept);
+    /// whether that changes the length the version was given for.
+    fn resize(&mut self, len: usize) -> bool {
+        if self.records.len() < len {
+            self.records.resize(len, R::default());
+            self.keys.resize(len, BatchKey::default());
+        }
+        self.len = len;
+        self.version.1 != len
+    }
+
+    /// A new version when `changed`.
+    fn update_version(&mut self, changed: bool) {
+        if changed {
+            self.version = (next_version(), self.len);
+        }
+    }
+
+    /// Where a span writes: the records and keys in use.
+    fn out(&mut self) -> (&mut [R], &mut [BatchKey]) {
+        (&mut self.records[..self.len], &mut self.keys[..self.len])
+    }
+}
+
+/// The frame's packed buffers: the camera's records (buffer 0 of
+/// [`Counts`]) and each shadow view's casters (buffer `1 + i`).
+#[derive(Debug, Default)]
+pub(super) struct Packed {
+    pub(super) camera: PackedBuffer<GpuInstance>,
+    pub(super) casters: [PackedBuffer<GpuCaster>; MAX_SHADOW_VIEWS],
+}
+
+impl Packed {
+    /// Empties every buffer (their memory is kept).
+    pub(super) fn clear(&mut self) {
+        self.camera.len = 0;
+        for buffer in &mut self.casters {
+            buffer.len = 0;
         }
     }
 }
@@ -130,22 +174,44 @@ impl<'a> Casting<'a> {
     }
 }
 
+/// Part of one buffer: records and their keys.
+type Part<'a, R> = (&'a mut [R], &'a mut [BatchKey]);
+
 /// Where one span writes: its part of each buffer's records and keys.
-struct Out<'a>([(&'a mut [GpuInstance], &'a mut [BatchKey]); BUFFERS]);
+struct Out<'a> {
+    camera: Part<'a, GpuInstance>,
+    casters: [Part<'a, GpuCaster>; MAX_SHADOW_VIEWS],
+}
+
+/// The first `at` of `part`, and the rest.
+fn split_part<'a, R>(part: &mut Part<'a, R>, at: usize) -> Part<'a, R> {
+    let (records, keys) = std::mem::take(part);
+    let (r0, r1) = records.split_at_mut(at);
+    let (k0, k1) = keys.split_at_mut(at);
+    *part = (r0, k0);
+    (r1, k1)
+}
 
 impl<'a> Out<'a> {
     /// The first `counts` of every buffer, and the rest.
-    fn split(self, counts: &Counts) -> (Out<'a>, Out<'a>) {
-        let mut heads = self.0;
-        let tails = std::array::from_fn(|b| {
-            let (records, keys) = std::mem::take(&mut heads[b]);
-            let (r0, r1) = records.split_at_mut(counts.0[b]);
-            let (k0, k1) = keys.split_at_mut(counts.0[b]);
-            heads[b] = (r0, k0);
-            (r1, k1)
-        });
-        (Out(heads), Out(tails))
+    fn split(mut self, counts: &Counts) -> (Out<'a>, Out<'a>) {
+        let tails = Out {
+            camera: split_part(&mut self.camera, counts.0[0]),
+            casters: std::array::from_fn(|i| split_part(&mut self.casters[i], counts.0[1 + i])),
+        };
+        (self, tails)
     }
+}
+
+/// Writes `record` and `key` at `at` of `part`; whether the key there changed.
+#[inline]
+fn write<R>((records, keys): &mut Part<'_, R>, at: usize, record: R, key: BatchKey) -> bool {
+    records[at] = record;
+    // Compared while its line is being written anyway: an unchanged array
+    // of keys lets the batcher keep last frame's grouping.
+    let changed = keys[at] != key;
+    keys[at] = key;
+    changed
 }
 
 /// A span of the mesh column (positions `start..end`) and what it writes.
@@ -233,26 +299,21 @@ fn pack(
         if !scene.interpolate_world_into(node, alpha, &mut model) {
             model = Affine3A::ZERO;
         }
-        let record = GpuInstance::from_parts(&model, &mesh.material);
-        let mut write = |b: usize, key: BatchKey| {
-            let (records, keys) = &mut out.0[b];
-            let at = written[b];
-            records[at] = record;
-            // Compared while its line is being written anyway: an unchanged
-            // array of keys lets the batcher keep last frame's grouping.
-            changed |= u32::from(keys[at] != key) << b;
-            keys[at] = key;
-            written[b] += 1;
-        };
         if seen {
-            write(0, BatchKey::new(mesh.mesh, &mesh.material));
+            let record = GpuInstance::from_parts(&model, &mesh.material);
+            let key = BatchKey::new(mesh.mesh, &mesh.material);
+            changed |= u32::from(write(&mut out.camera, written[0], record, key));
+            written[0] += 1;
         }
         // Only the views marked: most casters are in one or two of eight.
         let mut left = casts;
         if left != 0 {
+            let record = GpuCaster::from_parts(&model, &mesh.material);
             let key = BatchKey::caster(mesh.mesh, &mesh.material);
             while left != 0 {
-                write(1 + left.trailing_zeros() as usize, key);
+                let b = 1 + left.trailing_zeros() as usize;
+                changed |= u32::from(write(&mut out.casters[b - 1], written[b], record, key)) << b;
+                written[b] += 1;
                 left &= left - 1;
             }
         }
@@ -329,24 +390,19 @@ impl FrameBuffers {
             sum.add(&span.counts);
         }
         // A buffer whose length changes has new keys.
-        let mut changed = 0;
-        for (b, (buffer, &len)) in self.packed.iter_mut().zip(&sum.0).enumerate() {
-            changed |= u32::from(buffer.version.1 != len) << b;
-            if buffer.records.len() < len {
-                buffer.records.resize(len, GpuInstance::default());
-                buffer.keys.resize(len, BatchKey::default());
-            }
-            buffer.len = len;
+        let packed = &mut self.packed;
+        let mut changed = u32::from(packed.camera.resize(sum.0[0]));
+        for (i, buffer) in packed.casters.iter_mut().enumerate() {
+            changed |= u32::from(buffer.resize(sum.0[1 + i])) << (1 + i);
         }
-        let out = Out(self
-            .packed
-            .each_mut()
-            .map(|b| (&mut b.records[..b.len], &mut b.keys[..b.len])));
+        let out = Out {
+            camera: packed.camera.out(),
+            casters: packed.casters.each_mut().map(PackedBuffer::out),
+        };
         changed |= pack_spans(scene, (marks, alpha), column, &self.spans, out);
-        for (b, buffer) in self.packed.iter_mut().enumerate() {
-            if changed & (1 << b) != 0 {
-                buffer.version = (next_version(), buffer.len);
-            }
+        packed.camera.update_version(changed & 1 != 0);
+        for (i, buffer) in packed.casters.iter_mut().enumerate() {
+            buffer.update_version(changed & (1 << (1 + i)) != 0);
         }
     }
 }
@@ -422,22 +478,22 @@ mod tests {
 
     /// What one buffer must hold, the slow way: the meshes `keep` keys, in
     /// column order, drawn at `interpolated_world`.
-    fn expected(
+    fn expected<R: InstanceRecord>(
         world: &World,
         keep: impl Fn(NodeId, &MeshRenderer) -> Option<BatchKey>,
-    ) -> Vec<(GpuInstance, BatchKey)> {
+    ) -> Vec<(R, BatchKey)> {
         let alpha = world.clock.alpha();
         let scene = &world.scene;
         (scene.components.mesh.iter())
             .filter_map(|(node, mesh)| {
                 let key = keep(node, mesh)?;
                 let model = scene.interpolated_world(node, alpha)?;
-                Some((GpuInstance::from_parts(&model, &mesh.material), key))
+                Some((R::pack(&model, &mesh.material), key))
             })
             .collect()
     }
 
-    fn pairs(packed: crate::render::PackedInstances<'_>) -> Vec<(GpuInstance, BatchKey)> {
+    fn pairs<R: InstanceRecord>(packed: PackedInstances<'_, R>) -> Vec<(R, BatchKey)> {
         packed
             .records
             .iter()
@@ -453,7 +509,7 @@ mod tests {
         let (seen, casters) = (pairs(frame.packed), frame.casters.map(pairs));
         assert!(buffers.spans.len() >= 3, "{} spans", buffers.spans.len());
         let visible: HashSet<NodeId> = buffers.visible().collect();
-        let want = expected(world, |node, mesh| {
+        let want: Vec<(GpuInstance, _)> = expected(world, |node, mesh| {
             visible
                 .contains(&node)
                 .then(|| BatchKey::new(mesh.mesh, &mesh.material))
@@ -466,7 +522,7 @@ mod tests {
             let mut found = Vec::new();
             world.index.visible(frustum, &mut found);
             let found: HashSet<NodeId> = found.into_iter().collect();
-            let want = expected(world, |node, mesh| {
+            let want: Vec<(GpuCaster, _)> = expected(world, |node, mesh| {
                 (can_cast(mesh) && found.contains(&node))
                     .then(|| BatchKey::caster(mesh.mesh, &mesh.material))
             });

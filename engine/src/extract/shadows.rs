@@ -5,7 +5,7 @@
 //! interpolated and packed once.
 
 use super::FrameBuffers;
-use crate::render::{Camera, MAX_SHADOW_VIEWS, PackedInstances};
+use crate::render::{Camera, GpuCaster, MAX_SHADOW_VIEWS, PackedInstances};
 use crate::world::World;
 
 impl FrameBuffers {
@@ -18,7 +18,7 @@ impl FrameBuffers {
         world: &mut World,
         camera: Camera,
         aspect: f32,
-    ) -> [PackedInstances<'_>; MAX_SHADOW_VIEWS] {
+    ) -> [PackedInstances<'_, GpuCaster>; MAX_SHADOW_VIEWS] {
         let alpha = world.clock.alpha();
         let World { scene, index, .. } = world;
         self.clear();
@@ -30,7 +30,7 @@ impl FrameBuffers {
     }
 
     /// Every shadow view's casters for the frame.
-    pub(super) fn caster_frames(&self) -> [PackedInstances<'_>; MAX_SHADOW_VIEWS] {
-        std::array::from_fn(|i| self.packed[1 + i].packed())
+    pub(super) fn caster_frames(&self) -> [PackedInstances<'_, GpuCaster>; MAX_SHADOW_VIEWS] {
+        std::array::from_fn(|i| self.packed.casters[i].packed())
     }
 }

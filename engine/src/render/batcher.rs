@@ -16,85 +16,13 @@
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use glam::{Affine3A, Mat4, Vec3, Vec3A};
+use glam::{Affine3A, Mat4, Vec3};
 
 use super::culling::Frustum;
 use super::frame::{FrameData, MeshInstance};
+use super::records::{GpuCaster, GpuInstance, InstanceRecord};
 use crate::assets::{AlphaMode, Material};
 use crate::assets::{MapsHandle, MeshRef, Primitive, TextureHandle, registry};
-
-/// One instance as the mesh shader reads it from its storage buffer (80 bytes:
-/// four `vec4`s, then a `vec3` and a `u32`, so the Rust and WGSL layouts agree).
-/// The normal matrix is derived in the shader from the model's axes.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct GpuInstance {
-    /// The rows of the 3x4 model matrix (rotation-scale, then translation in `w`).
-    pub rows: [[f32; 4]; 3],
-    /// Linear RGBA base colour.
-    pub color: [f32; 4],
-    /// Linear RGB emitted light.
-    pub emissive: [f32; 3],
-    /// Unorm8s, low byte first: metallic, roughness and the alpha cutoff
-    /// (0 unless alpha masks; masking itself is a pipeline of its own).
-    pub metal_rough: u32,
-}
-
-impl GpuInstance {
-    /// Packs one instance.
-    #[must_use]
-    pub fn new(instance: &MeshInstance) -> Self {
-        Self::from_parts(&instance.model, &instance.material)
-    }
-
-    /// Packs a transform and the material's factors.
-    #[inline]
-    #[must_use]
-    pub fn from_parts(model: &Affine3A, material: &Material) -> Self {
-        // Transposing the SIMD 3x3 and appending the translation keeps every
-        // value in registers (going through `Mat4::row` spills to the stack and
-        // stalls on store forwarding).
-        let Affine3A {
-            matrix3,
-            translation,
-        } = model;
-        let t = matrix3.transpose();
-        Self {
-            rows: [
-                t.x_axis.extend(translation.x).to_array(),
-                t.y_axis.extend(translation.y).to_array(),
-                t.z_axis.extend(translation.z).to_array(),
-            ],
-            color: material.base_color.to_array(),
-            emissive: material.emissive.to_array(),
-            metal_rough: pack_surface(material),
-        }
-    }
-
-    /// The model transform back from the packed rows.
-    #[must_use]
-    pub fn model(&self) -> Affine3A {
-        let [x, y, z] = self.rows.map(glam::Vec4::from);
-        Affine3A::from_cols(
-            Vec3A::new(x.x, y.x, z.x),
-            Vec3A::new(x.y, y.y, z.y),
-            Vec3A::new(x.z, y.z, z.z),
-            Vec3A::new(x.w, y.w, z.w),
-        )
-    }
-}
-
-/// Metallic, roughness and alpha cutoff as WGSL's `unpack4x8unorm` reads
-/// them (metallic in the low byte).
-#[inline]
-fn pack_surface(material: &Material) -> u32 {
-    let q = |v: f32| (v.clamp(0.0, 1.0) * 255.0 + 0.5) as u32;
-    let cutoff = match material.alpha_mode {
-        AlphaMode::Mask { cutoff } => cutoff,
-        _ => 0.0,
-    };
-    q(material.metallic) | (q(material.roughness) << 8) | (q(cutoff) << 16)
-}
 
 /// The batch an already packed instance belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -170,9 +98,9 @@ impl Default for BatchKey {
 /// record `i` belongs to batch `keys[i]`. Drawn as they are, uploaded without
 /// another copy.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct PackedInstances<'a> {
+pub struct PackedInstances<'a, R = GpuInstance> {
     /// The records, in the order the GPU buffer receives them.
-    pub records: &'a [GpuInstance],
+    pub records: &'a [R],
     /// The batch of each record.
     pub keys: &'a [BatchKey],
     /// Names this array of keys: whoever fills it gives it a version no
@@ -181,7 +109,7 @@ pub struct PackedInstances<'a> {
     pub version: u64,
 }
 
-impl PackedInstances<'_> {
+impl<R> PackedInstances<'_, R> {
     /// Number of instances (records without a key are ignored).
     #[must_use]
     pub fn len(&self) -> usize {
@@ -297,7 +225,7 @@ impl Batches {
 /// The per-instance buffers only ever grow (to the largest frame seen) and
 /// are overwritten in place: a frame neither clears nor fills them first.
 #[derive(Debug, Default)]
-pub struct InstanceBatcher {
+pub struct InstanceBatcher<R: InstanceRecord = GpuInstance> {
     batches: Batches,
     /// The batches of the second half of many extracted keys (grouped on
     /// another core), and where each went among `batches`.
@@ -309,7 +237,7 @@ pub struct InstanceBatcher {
     cursors: Vec<u32>,
     order: Vec<u32>,
     /// The visible instances, in input order (the first `visible`).
-    packed: Vec<GpuInstance>,
+    packed: Vec<R>,
     /// Positions in `packed`, grouped: each group's run is contiguous (the first `visible`).
     indices: Vec<u32>,
     /// Records that came packed from extraction (ahead of `packed` on the GPU).
@@ -344,11 +272,11 @@ fn mesh_key(mesh: MeshRef) -> usize {
 /// returns how many were packed. Packed positions do not depend on the
 /// grouping, so each instance is read once: the instances are far larger
 /// than a cache, and a second pass would fetch them all again.
-fn pack(
+fn pack<R: InstanceRecord>(
     instances: &[MeshInstance],
     (frustum, casters_only): (Option<&Frustum>, bool),
     batches: &mut Batches,
-    packed: &mut [GpuInstance],
+    packed: &mut [R],
     batch_of: &mut [u32],
 ) -> usize {
     let mut visible = 0;
@@ -373,7 +301,7 @@ fn pack(
         };
         let batch = batches.find(key, batch_key);
         batches.list[batch as usize].count += 1;
-        packed[visible] = GpuInstance::new(instance);
+        packed[visible] = R::pack(&instance.model, &instance.material);
         batch_of[visible] = batch;
         visible += 1;
     }
@@ -402,13 +330,15 @@ fn scatter(batch_of: &[u32], cursors: &mut [u32], indices: &mut [u32]) {
     }
 }
 
-impl InstanceBatcher {
+impl<R: InstanceRecord> InstanceBatcher<R> {
     /// Creates an empty batcher.
     #[must_use]
     pub fn new() -> Self {
         Self::default()
     }
+}
 
+impl InstanceBatcher<GpuInstance> {
     /// Packs `instances` grouped by (texture, mesh), in input order within a
     /// group. Unless `already_culled` (the caller culled them against this view,
     /// as the octree does), each instance's bounding sphere is first tested
@@ -420,19 +350,6 @@ impl InstanceBatcher {
             (already_culled, false),
             PackedInstances::default(),
         );
-    }
-
-    /// Prepares the shadow casters of one cascade (`view_proj` is the
-    /// cascade's): the records extraction packed for it, and the loose
-    /// instances that cast shadows and touch its volume. Grouped by mesh
-    /// alone: a depth-only pass binds no texture.
-    pub fn prepare_casters(
-        &mut self,
-        view_proj: Mat4,
-        instances: &[MeshInstance],
-        packed: PackedInstances<'_>,
-    ) {
-        self.prepare_with(view_proj, instances, (false, true), packed);
     }
 
     /// Prepares everything `frame` draws: the instances extraction already
@@ -447,13 +364,30 @@ impl InstanceBatcher {
             frame.packed,
         );
     }
+}
 
+impl InstanceBatcher<GpuCaster> {
+    /// Prepares the shadow casters of one cascade (`view_proj` is the
+    /// cascade's): the records extraction packed for it, and the loose
+    /// instances that cast shadows and touch its volume. Grouped by mesh
+    /// alone: a depth-only pass binds no texture.
+    pub fn prepare_casters(
+        &mut self,
+        view_proj: Mat4,
+        instances: &[MeshInstance],
+        packed: PackedInstances<'_, GpuCaster>,
+    ) {
+        self.prepare_with(view_proj, instances, (false, true), packed);
+    }
+}
+
+impl<R: InstanceRecord> InstanceBatcher<R> {
     fn prepare_with(
         &mut self,
         view_proj: Mat4,
         instances: &[MeshInstance],
         (already_culled, casters_only): (bool, bool),
-        packed: PackedInstances<'_>,
+        packed: PackedInstances<'_, R>,
     ) {
         let extracted = packed.len();
         let n = instances.len();
@@ -475,7 +409,7 @@ impl InstanceBatcher {
         let frustum = Frustum::from_view_projection(view_proj);
         self.batches.clear();
         if self.packed.len() < n {
-            self.packed.resize(n, GpuInstance::default());
+            self.packed.resize(n, R::default());
         }
         if self.batch_of.len() < extracted + n {
             self.batch_of.resize(extracted + n, 0);
@@ -547,7 +481,7 @@ impl InstanceBatcher {
     /// Splits the blended groups (ordered last) into one group per
     /// instance, farthest from the camera first, so each is blended over
     /// what lies behind it.
-    fn sort_blended(&mut self, view_proj: Mat4, extracted: &[GpuInstance]) {
+    fn sort_blended(&mut self, view_proj: Mat4, extracted: &[R]) {
         let Some(first) = self.groups.iter().position(|g| g.blend) else {
             return;
         };
@@ -561,8 +495,7 @@ impl InstanceBatcher {
                     Some(record) => record,
                     None => &self.packed[at - self.extracted],
                 };
-                let position = Vec3::new(record.rows[0][3], record.rows[1][3], record.rows[2][3]);
-                let depth = (view_proj * position.extend(1.0)).w;
+                let depth = (view_proj * record.position().extend(1.0)).w;
                 self.blended.push((depth, index, to_u32(g)));
             }
         }
@@ -622,7 +555,7 @@ impl InstanceBatcher {
     /// packed in input order. They follow the extracted records in the GPU
     /// buffer.
     #[must_use]
-    pub fn instances(&self) -> &[GpuInstance] {
+    pub fn instances(&self) -> &[R] {
         &self.packed[..self.visible]
     }
 

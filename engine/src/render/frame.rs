@@ -11,6 +11,7 @@ use glam::{Affine3A, Mat4, Vec3, Vec4};
 use super::batcher::PackedInstances;
 use super::camera::Camera;
 use super::post::PostSettings;
+use super::records::GpuCaster;
 use super::shadow::{
     Cascades, MAX_CASCADES, MAX_SHADOW_VIEWS, MAX_SPOT_SHADOWS, ShadowSettings, SpotShadows,
 };
@@ -210,8 +211,9 @@ pub struct FrameData<'a> {
     pub sky: Option<SkyHandle>,
     /// Per view of the shadow map (the sun's cascades, then the shadowed
     /// spots: [`MAX_SHADOW_VIEWS`]), the casters extraction found in it
-    /// (packed like `packed`), drawn with the loose `instances` that cast.
-    pub casters: [PackedInstances<'a>; MAX_SHADOW_VIEWS],
+    /// (packed like `packed`, as the shadow pass's records), drawn with the
+    /// loose `instances` that cast.
+    pub casters: [PackedInstances<'a, GpuCaster>; MAX_SHADOW_VIEWS],
     /// Skinned and morphed meshes (already culled).
     pub deformed: &'a [DeformedInstance],
     /// Joint matrices (world x inverse bind) that `deformed` refers to.

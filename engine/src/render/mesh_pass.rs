@@ -12,11 +12,12 @@ use std::ops::Range;
 use glam::Mat4;
 use wgpu::util::DeviceExt;
 
-use super::batcher::{DrawGroup, GpuInstance, InstanceBatcher};
+use super::batcher::{DrawGroup, InstanceBatcher};
 use super::buffer::GrowableBuffer;
 use super::deform_pass::DeformPass;
 use super::frame::FrameData;
 use super::mesh_pipelines::{Alpha, PipelineSet, SecondStream, variant};
+use super::records::GpuInstance;
 use super::texture::TextureSet;
 use super::uploaded::Uploaded;
 use crate::assets::{MeshData, MeshRef, MeshVertex, Primitive, Registry, registry};
@@ -273,11 +274,6 @@ impl MeshPass {
     /// The material textures (the shadow pass alpha-tests masked casters).
     pub(crate) fn textures(&self) -> &TextureSet {
         &self.textures
-    }
-
-    /// The layout of the instance records (group 2 of `vs_main`).
-    pub(crate) fn instance_layout(&self) -> &wgpu::BindGroupLayout {
-        &self.instance_layout
     }
 
     /// The skinned and morphed meshes.

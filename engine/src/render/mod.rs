@@ -36,6 +36,7 @@ mod mesh_pass;
 mod mesh_pipelines;
 mod particle_pass;
 mod post;
+mod records;
 mod renderer;
 pub mod shaders;
 pub mod shadow;
@@ -54,8 +55,7 @@ pub use image;
 pub use wgpu;
 
 pub use batcher::{
-    BatchKey, DrawGroup, GpuInstance, InstanceBatcher, PackedInstances, UnbatchedDraw,
-    prepare_unbatched,
+    BatchKey, DrawGroup, InstanceBatcher, PackedInstances, UnbatchedDraw, prepare_unbatched,
 };
 pub use camera::{Camera, FlyController, OrbitController};
 pub use context::{GpuContext, backend_names, parse_backends};
@@ -65,6 +65,7 @@ pub use frame::{
 };
 pub use line_pass::{push_aabb, push_axes, push_grid};
 pub use post::{PostSettings, Tonemapper};
+pub use records::{GpuCaster, GpuInstance, InstanceRecord};
 pub use renderer::{RenderStats, Renderer};
 pub use shadow::{
     Cascades, MAX_CASCADES, MAX_SHADOW_VIEWS, MAX_SPOT_SHADOWS, ShadowSettings, SpotShadows,

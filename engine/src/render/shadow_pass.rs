@@ -12,11 +12,12 @@
 
 use glam::Mat4;
 
-use super::batcher::{DrawGroup, GpuInstance, InstanceBatcher};
+use super::batcher::{DrawGroup, InstanceBatcher};
 use super::buffer::GrowableBuffer;
 use super::frame::{FrameData, Globals};
 use super::mesh_pass::{MeshPass, vertex_storage};
 use super::mesh_pipelines::VERTEX_ATTRIBUTES;
+use super::records::GpuCaster;
 use super::shadow::{Cascades, MAX_CASCADES, MAX_SHADOW_VIEWS, SpotShadows};
 use crate::assets::{MeshVertex, VertexSkin};
 
@@ -33,12 +34,12 @@ struct CascadeSlot {
     /// morphed casters (drawn by the mesh shader's deforming vertex stage).
     globals: wgpu::Buffer,
     globals_group: wgpu::BindGroup,
-    /// The records as `vs_main` reads them (for masked casters).
+    /// The records as `vs_caster` reads them (for masked casters).
     instances_group: wgpu::BindGroup,
     records: GrowableBuffer,
     indices: GrowableBuffer,
     bind_group: wgpu::BindGroup,
-    batcher: InstanceBatcher,
+    batcher: InstanceBatcher<GpuCaster>,
 }
 
 /// The shadow map and everything that draws it.
@@ -49,10 +50,10 @@ pub(crate) struct ShadowPass {
     deformed: wgpu::RenderPipeline,
     /// Group 1 of `deformed`: the stage reads no material.
     empty_group: wgpu::BindGroup,
-    /// Alpha-masked casters: the mesh shader's `vs_main` and its alpha test.
+    /// Alpha-masked casters: the mesh shader's `vs_caster` and its alpha test.
     masked: wgpu::RenderPipeline,
-    /// Group 2 of `masked`: instance records.
-    instance_layout: wgpu::BindGroupLayout,
+    /// Group 2 of `masked`: the caster records.
+    caster_layout: wgpu::BindGroupLayout,
     layout: wgpu::BindGroupLayout,
     /// By view: the cascades, then the spots ([`MAX_SHADOW_VIEWS`]).
     slots: Vec<CascadeSlot>,
@@ -82,6 +83,10 @@ impl ShadowPass {
                 },
                 count: None,
             }],
+        });
+        let caster_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("shadow pass: caster layout"),
+            entries: &[vertex_storage(CASTERS_BINDING)],
         });
         let empty_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("shadow pass: empty layout"),
@@ -115,7 +120,7 @@ impl ShadowPass {
                     device,
                     "shadow pass: casters",
                     wgpu::BufferUsages::STORAGE,
-                    256 * size_of::<GpuInstance>() as u64,
+                    256 * size_of::<GpuCaster>() as u64,
                 );
                 let indices = GrowableBuffer::new(
                     device,
@@ -124,7 +129,7 @@ impl ShadowPass {
                     256 * size_of::<u32>() as u64,
                 );
                 let bind_group = bind_cascade(device, &layout, &uniform, &records);
-                let instances_group = bind_records(device, meshes.instance_layout(), &records);
+                let instances_group = bind_records(device, &caster_layout, &records);
                 let globals = device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("shadow pass: cascade globals"),
                     size: size_of::<Globals>() as u64,
@@ -155,17 +160,13 @@ impl ShadowPass {
         let (deformed, masked) = create_mesh_shader_pipelines(
             device,
             &[&globals_layout, &empty_layout, deform_layout],
-            &[
-                &globals_layout,
-                meshes.textures().layout(),
-                meshes.instance_layout(),
-            ],
+            &[&globals_layout, meshes.textures().layout(), &caster_layout],
         );
         Self {
             pipeline: create_pipeline(device, &layout),
             deformed,
             masked,
-            instance_layout: meshes.instance_layout().clone(),
+            caster_layout,
             empty_group: device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("shadow pass: empty group"),
                 layout: &empty_layout,
@@ -244,7 +245,7 @@ impl ShadowPass {
                 .write_parts(device, queue, &[extracted, slot.batcher.bytes()])
             {
                 slot.bind_group = bind_cascade(device, &self.layout, &slot.uniform, &slot.records);
-                slot.instances_group = bind_records(device, &self.instance_layout, &slot.records);
+                slot.instances_group = bind_records(device, &self.caster_layout, &slot.records);
             }
             slot.indices
                 .write(device, queue, slot.batcher.index_bytes());
@@ -414,7 +415,7 @@ fn create_mesh_shader_pipelines(
         (&shader, "vs_deformed", None),
         &skinned,
     );
-    let stages = (&shader, "vs_main", Some("fs_shadow_mask"));
+    let stages = (&shader, "vs_caster", Some("fs_shadow_mask"));
     let masked = depth_pipeline(
         device,
         masked_layouts,
@@ -441,17 +442,20 @@ fn instances(attributes: &[wgpu::VertexAttribute]) -> Stream<'_> {
     (size_of::<u32>(), wgpu::VertexStepMode::Instance, attributes)
 }
 
-/// The cascade's records as `vs_main` reads them.
+/// Where the mesh shader's `vs_caster` reads the caster records (group 2).
+const CASTERS_BINDING: u32 = 5;
+
+/// The cascade's records as `vs_caster` reads them.
 fn bind_records(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
     records: &GrowableBuffer,
 ) -> wgpu::BindGroup {
     device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("shadow pass: records for vs_main"),
+        label: Some("shadow pass: records for vs_caster"),
         layout,
         entries: &[wgpu::BindGroupEntry {
-            binding: 0,
+            binding: CASTERS_BINDING,
             resource: records.buffer().as_entire_binding(),
         }],
     })
