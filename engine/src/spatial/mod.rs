@@ -17,6 +17,7 @@
 //! the structure untouched.
 
 mod grid;
+mod loose_tree;
 mod octree;
 mod quadtree;
 mod shapes;

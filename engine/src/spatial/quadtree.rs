@@ -8,8 +8,73 @@ use std::hash::Hash;
 
 use glam::Vec2;
 
-use super::octree::{DEFAULT_LEAF_CAPACITY, DEFAULT_MAX_DEPTH, LooseTree, Space2};
+use super::loose_tree::{DEFAULT_LEAF_CAPACITY, DEFAULT_MAX_DEPTH, LooseTree, Space};
 use super::shapes::{Circle, Overlap, Rect, SpatialError};
+
+/// Two dimensions: [`Rect`] bounds, quadrants.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Space2;
+
+impl Space for Space2 {
+    type Point = Vec2;
+    type Bounds = Rect;
+    const CHILDREN: usize = 4;
+
+    fn validate(bounds: &Rect) -> Result<(), SpatialError> {
+        bounds.validate()
+    }
+
+    fn center(bounds: &Rect) -> Vec2 {
+        bounds.center()
+    }
+
+    fn loose(center: Vec2, half: f32) -> Rect {
+        Rect::from_center_half_extents(center, Vec2::splat(2.0 * half))
+    }
+
+    fn child_index(center: Vec2, point: Vec2) -> usize {
+        usize::from(point.x >= center.x) | usize::from(point.y >= center.y) << 1
+    }
+
+    fn child_center(center: Vec2, half: f32, index: usize) -> Vec2 {
+        let q = 0.5 * half;
+        let side = |bit: usize| if index & bit == 0 { -q } else { q };
+        center + Vec2::new(side(1), side(2))
+    }
+
+    fn grow_towards(center: Vec2, half: f32, target: Vec2) -> Vec2 {
+        let side = |c: f32, t: f32| if t >= c { half } else { -half };
+        center + Vec2::new(side(center.x, target.x), side(center.y, target.y))
+    }
+
+    fn enclosing_cell(world: &Rect) -> (Vec2, f32) {
+        (world.center(), world.half_extents().max_element())
+    }
+
+    fn contains(outer: &Rect, inner: &Rect) -> bool {
+        outer.contains(inner)
+    }
+
+    fn intersects(a: &Rect, b: &Rect) -> bool {
+        a.intersects(b)
+    }
+
+    fn empty() -> Rect {
+        Rect::new(Vec2::INFINITY, Vec2::NEG_INFINITY)
+    }
+
+    fn union(a: &Rect, b: &Rect) -> Rect {
+        a.union(b)
+    }
+
+    fn distance_squared(bounds: &Rect, point: Vec2) -> f32 {
+        bounds.distance_squared_to_point(point)
+    }
+
+    fn point_is_finite(point: Vec2) -> bool {
+        point.is_finite()
+    }
+}
 
 /// Loose quadtree over keys `K` with [`Rect`] bounds.
 ///

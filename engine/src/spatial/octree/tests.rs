@@ -3,6 +3,7 @@
 //! own checks, and frustum queries (whole and in parts) against brute force.
 
 use super::*;
+use crate::spatial::loose_tree::MAX_GROWTH;
 use glam::{Mat4, Quat};
 
 fn world() -> Aabb {
@@ -59,12 +60,13 @@ fn small_move_is_in_place() {
     for (i, p) in scatter(200, 3).iter().enumerate() {
         tree.insert(i, cube(*p, 0.5)).unwrap();
     }
-    let before = tree.tree.locs[10];
+    let before = tree.tree.place_of(10);
     let bounds = tree.get(10).unwrap();
     let nudged = Aabb::new(bounds.min + 0.01, bounds.max + 0.01);
     tree.update(10, nudged).unwrap();
-    let after = tree.tree.locs[10];
-    assert_eq!((before.node, before.slot), (after.node, after.slot));
+    let after = tree.tree.place_of(10);
+    assert!(before.is_some());
+    assert_eq!(before, after);
     assert_eq!(tree.get(10), Some(nudged));
     tree.check();
 }
