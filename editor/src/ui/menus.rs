@@ -1,0 +1,221 @@
+//! The editor's menu bar, toolbar and status line: every command they
+//! offer goes through [`EditorApp`]'s actions, as the shortcuts do.
+
+use super::*;
+
+impl EditorApp {
+    pub(super) fn menu_ui(&mut self, ui: &mut egui::Ui) {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| {
+                if ui.add(Button::new("New").shortcut_text("Ctrl+N")).clicked() {
+                    self.actions.push(Action::New);
+                }
+                if ui
+                    .add(Button::new("Open…").shortcut_text("Ctrl+O"))
+                    .clicked()
+                {
+                    self.actions.push(Action::Open);
+                }
+                if ui
+                    .add(Button::new("Save").shortcut_text("Ctrl+S"))
+                    .clicked()
+                {
+                    self.actions.push(Action::Save);
+                }
+                if ui
+                    .add(Button::new("Save As…").shortcut_text("Ctrl+Shift+S"))
+                    .clicked()
+                {
+                    self.actions.push(Action::SaveAs);
+                }
+                ui.separator();
+                if ui.button("Import glTF…").clicked() {
+                    self.actions.push(Action::Import);
+                }
+                ui.separator();
+                ui.menu_button("Recent files", |ui| {
+                    if self.recent.paths.is_empty() {
+                        ui.weak("None yet");
+                    }
+                    for path in &self.recent.paths {
+                        if ui.button(path.display().to_string()).clicked() {
+                            self.actions.push(Action::OpenPath(path.clone()));
+                        }
+                    }
+                });
+                ui.separator();
+                if ui
+                    .add(Button::new("Quit").shortcut_text("Ctrl+Q"))
+                    .clicked()
+                {
+                    self.actions.push(Action::Quit);
+                }
+            });
+            ui.menu_button("Edit", |ui| {
+                let undo = self.doc.undo.undo_label().map(|l| format!("Undo {l}"));
+                let redo = self.doc.undo.redo_label().map(|l| format!("Redo {l}"));
+                if ui
+                    .add_enabled(undo.is_some(), Button::new("Undo").shortcut_text("Ctrl+Z"))
+                    .on_hover_text(undo.unwrap_or_default())
+                    .clicked()
+                {
+                    self.actions.push(Action::Undo);
+                }
+                if ui
+                    .add_enabled(
+                        redo.is_some(),
+                        Button::new("Redo").shortcut_text("Ctrl+Shift+Z"),
+                    )
+                    .on_hover_text(redo.unwrap_or_default())
+                    .clicked()
+                {
+                    self.actions.push(Action::Redo);
+                }
+                ui.separator();
+                let some = !self.doc.selection.is_empty();
+                if ui
+                    .add_enabled(some, Button::new("Duplicate").shortcut_text("Ctrl+D"))
+                    .clicked()
+                {
+                    self.actions.push(Action::Duplicate);
+                }
+                if ui
+                    .add_enabled(some, Button::new("Delete").shortcut_text("Del"))
+                    .clicked()
+                {
+                    self.actions.push(Action::Delete);
+                }
+                if ui
+                    .add_enabled(some, Button::new("Rename").shortcut_text("F2"))
+                    .clicked()
+                {
+                    self.actions.push(Action::Rename);
+                }
+            });
+            ui.menu_button("View", |ui| {
+                ui.checkbox(&mut self.view.hierarchy, "Hierarchy");
+                ui.checkbox(&mut self.view.inspector, "Inspector");
+                ui.checkbox(&mut self.view.stats, "Stats");
+                ui.checkbox(&mut self.view.assets, "Assets");
+                ui.separator();
+                ui.checkbox(&mut self.view.octree_cells, "Octree cells");
+                ui.checkbox(&mut self.view.aabbs, "Bounding boxes");
+                ui.checkbox(
+                    &mut self.view.dirty_highlight,
+                    "Highlight recomputed (dirty flag)",
+                );
+                ui.separator();
+                if ui
+                    .add(Button::new("Frame selection").shortcut_text("F"))
+                    .clicked()
+                {
+                    self.actions.push(Action::FrameSelection);
+                }
+            });
+        });
+    }
+
+    pub(super) fn toolbar_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            self.back_button_ui(ui);
+            let playing = self.play == PlayState::Playing;
+            if ui.add_enabled(!playing, Button::new("Play")).clicked() {
+                self.actions.push(Action::Play);
+            }
+            if ui.add_enabled(playing, Button::new("Pause")).clicked() {
+                self.actions.push(Action::Pause);
+            }
+            if ui
+                .add(Button::new("Step"))
+                .on_hover_text("Run one fixed update")
+                .clicked()
+            {
+                self.actions.push(Action::Step);
+            }
+            if ui
+                .add_enabled(self.play_snapshot.is_some(), Button::new("Reset"))
+                .on_hover_text("Back to the scene as it was when Play was pressed")
+                .clicked()
+            {
+                self.actions.push(Action::Reset);
+            }
+            let state = match self.play {
+                PlayState::Editing => "Editing",
+                PlayState::Playing => "Playing",
+                PlayState::Paused => "Paused",
+            };
+            ui.label(RichText::new(state).weak());
+            ui.separator();
+            let mut scale = self.doc.world.clock.time_scale();
+            let slider = egui::Slider::new(&mut scale, 0.0..=4.0)
+                .text("time scale")
+                .max_decimals(2);
+            if ui.add(slider).changed() {
+                self.doc.world.clock.set_time_scale(scale);
+            }
+            ui.separator();
+            for mode in GizmoMode::ALL {
+                ui.selectable_value(&mut self.gizmo.mode, mode, mode.label());
+            }
+            ui.separator();
+            for space in [GizmoSpace::Local, GizmoSpace::World] {
+                ui.selectable_value(&mut self.gizmo.space, space, space.label());
+            }
+            ui.separator();
+            for pivot in [Pivot::Median, Pivot::Active] {
+                ui.selectable_value(&mut self.gizmo.pivot, pivot, pivot.label())
+                    .on_hover_text("What a multi-selection turns and scales about");
+            }
+            ui.separator();
+            ui.toggle_value(&mut self.gizmo.snap, "Snap")
+                .on_hover_text("Drags move in whole steps (or hold Ctrl while dragging)");
+            let steps = &mut self.gizmo.steps;
+            let _ = ui
+                .add(
+                    egui::DragValue::new(&mut steps.translate)
+                        .speed(0.05)
+                        .range(0.01..=100.0),
+                )
+                .accessible_name("Snap distance");
+            let _ = ui
+                .add(
+                    egui::DragValue::new(&mut steps.rotate_degrees)
+                        .speed(1.0)
+                        .range(1.0..=180.0)
+                        .suffix("°"),
+                )
+                .accessible_name("Snap angle");
+            let _ = ui
+                .add(
+                    egui::DragValue::new(&mut steps.scale)
+                        .speed(0.01)
+                        .range(0.01..=10.0),
+                )
+                .accessible_name("Snap scale");
+        });
+    }
+
+    pub(super) fn status_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            let text = RichText::new(self.status.text());
+            let text = if self.status.is_error() {
+                text.color(Color32::from_rgb(230, 70, 70))
+            } else {
+                text
+            };
+            ui.label(text);
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                let star = if self.doc.is_dirty() {
+                    " (unsaved)"
+                } else {
+                    ""
+                };
+                ui.weak(format!(
+                    "{} nodes · {} selected{star}",
+                    self.doc.scene().len(),
+                    self.doc.selection.len()
+                ));
+            });
+        });
+    }
+}
