@@ -283,3 +283,87 @@ fn an_unknown_clip_is_an_error_that_lists_the_clips() {
         "{error}"
     );
 }
+
+/// Animators and the joint palette keep where their bones are between steps
+/// while nothing moves; when the layout moves them (a sweep closing the holes
+/// of despawned nodes over several steps, a rig reparented to the end), they
+/// play and pack as rigs that never moved.
+#[test]
+fn rigs_the_layout_moves_pose_and_pack_as_rigs_that_stayed() {
+    let fox = shared("Fox.glb");
+    let step = Duration::from_millis(10);
+    let at = |i: usize| Transform::from_translation(Vec3::new(i as f32 * 3.0, 0.0, 0.0));
+    let mut scene = Scene::new();
+    // Nodes ahead of the rigs: despawned, they leave more holes than a
+    // step's sweep closes, so the rigs move steps after the last despawn.
+    let filler: Vec<NodeId> = (0..12_000)
+        .map(|i| {
+            scene
+                .spawn(None, format!("filler {i}"), Transform::IDENTITY)
+                .unwrap()
+        })
+        .collect();
+    let mut roots = Vec::new();
+    for i in 0..3 {
+        let (root, _) = scene.spawn_model(None, "fox", at(i), &fox).unwrap();
+        scene.insert(root, Animator::new("Walk")).unwrap();
+        roots.push(root);
+    }
+    let holder = scene.spawn(None, "holder", Transform::IDENTITY).unwrap();
+    let mut moved = World::new(scene);
+    moved.clock = Clock::new(step);
+    let mut stayed: Vec<(World, NodeId)> = (0..3)
+        .map(|i| {
+            let (mut world, root) = animated("Fox.glb", "Walk", step);
+            world.scene.set_local(root, at(i)).unwrap();
+            (world, root)
+        })
+        .collect();
+    let mut palette = keel_engine::scene::JointPalette::default();
+    // The bones' locals against the rigs that stayed (the roots' own may
+    // differ: a reparented rig keeps its place in the world), and the packed
+    // matrices against each skin's, computed afresh.
+    let mut check = |moved: &mut World, stayed: &mut [(World, NodeId)], seconds, when: &str| {
+        run_for(moved, seconds);
+        for (world, _) in stayed.iter_mut() {
+            run_for(world, seconds);
+        }
+        moved.scene.pack_joints(1.0, &mut palette);
+        for (i, (alone, root)) in stayed.iter().enumerate() {
+            let bones = |w: &World, r: NodeId| locals(w, r)[1..].to_vec();
+            assert_eq!(
+                bones(moved, roots[i]),
+                bones(alone, *root),
+                "fox {i} {when}"
+            );
+        }
+        assert_eq!(palette.runs.len(), 3);
+        for &(mesh, start, len) in &palette.runs {
+            let packed: Vec<Mat4> = palette.matrices[start as usize..(start + len) as usize]
+                .iter()
+                .map(|m| Mat4::from(m.to_affine()))
+                .collect();
+            let mut want = Vec::new();
+            moved.scene.joint_matrices(mesh, &mut want);
+            assert_eq!(packed, want, "the joint matrices of {mesh:?} {when}");
+        }
+    };
+    check(&mut moved, &mut stayed, 0.1, "before any move");
+    for node in filler {
+        moved.scene.despawn(node).unwrap();
+    }
+    check(&mut moved, &mut stayed, 0.01, "the step after the despawns");
+    for n in 0..6 {
+        check(
+            &mut moved,
+            &mut stayed,
+            0.01,
+            &format!("{n} steps into the sweep"),
+        );
+    }
+    // The first rig under a node after it: its nodes move to the end.
+    let keep = keel_engine::scene::Keep::World;
+    moved.scene.reparent(roots[0], Some(holder), keep).unwrap();
+    check(&mut moved, &mut stayed, 0.01, "after a reparent");
+    check(&mut moved, &mut stayed, 0.05, "steps after a reparent");
+}

@@ -116,8 +116,11 @@ struct Binding {
     /// Where each animated node's local lives in the hot column (`DEAD`: the
     /// node is gone), found before posing.
     dense: Vec<u32>,
-    /// The lowest and highest of `dense` (`(u32::MAX, 0)`: none).
+    /// The lowest and highest of `dense` this step (`(u32::MAX, 0)`: none).
     span: (u32, u32),
+    /// The scene's layout stamp `dense` was found under, and its span (0:
+    /// none): while the stamp holds, the targets are where they were.
+    placed_in: (u64, (u32, u32)),
     /// Whether this step poses and writes (placed, and not paused on a pose
     /// already written).
     placed: bool,
@@ -164,6 +167,7 @@ impl Binding {
     /// The tables of animated nodes for `clips` (playing, faded to).
     fn build_targets(&mut self, model: &Model, clips: (Option<usize>, Option<usize>)) {
         self.clips = clips;
+        self.placed_in = (0, (u32::MAX, 0));
         self.animated.clear();
         self.targets.clear();
         self.morphs.clear();
@@ -410,18 +414,25 @@ fn place_with(scene: &Scene, animator: &mut Animator, model: &Model) {
     if state.clips != clips || state.pose.len() != state.animated.len() {
         state.build_targets(model, clips);
     }
-    state.dense.clear();
-    let mut span = (u32::MAX, 0);
-    for &target in &state.targets {
-        let d = scene.dense(target).map_or(DEAD, |d| d as u32);
-        if d == DEAD {
-            state.stale = true;
-        } else {
-            span = (span.0.min(d), span.1.max(d));
+    let layout = scene.layout_stamp();
+    if state.placed_in.0 != layout {
+        state.dense.clear();
+        let mut span = (u32::MAX, 0);
+        let mut dead = false;
+        for &target in &state.targets {
+            let d = scene.dense(target).map_or(DEAD, |d| d as u32);
+            if d == DEAD {
+                dead = true;
+            } else {
+                span = (span.0.min(d), span.1.max(d));
+            }
+            state.dense.push(d);
         }
-        state.dense.push(d);
+        // A node gone: bound again next step (nothing kept till then).
+        state.stale |= dead;
+        state.placed_in = (if dead { 0 } else { layout }, span);
     }
-    state.span = span;
+    state.span = state.placed_in.1;
     // The current weights, for the targets no channel sets.
     for &(model_node, start, len) in &state.morphs {
         let run = &mut state.weights[start as usize..(start + len) as usize];

@@ -196,6 +196,7 @@ impl Scene {
         let before = self.hot.nth_child(parent_dense, index);
         self.hot.link(d, parent_dense, before);
         self.slots[slot as usize].dense = d;
+        self.hot.layout = super::layout::next_layout();
         self.live += 1;
         self.structure_version += 1;
         let id = NodeId::new(slot, self.slots[slot as usize].generation);
@@ -475,6 +476,15 @@ impl Scene {
         self.structure_version
     }
 
+    /// Names where every node is: equal stamps, equal positions for every
+    /// node (a new stamp whenever one moves, appears or goes, the layout's
+    /// upkeep included; no two layouts share one). Positions found through
+    /// handles can be kept while it holds.
+    #[must_use]
+    pub(crate) fn layout_stamp(&self) -> u64 {
+        self.hot.layout.0
+    }
+
     /// Hands over the nodes despawned since the last call (for indices that must forget them).
     pub fn take_despawned(&mut self, out: &mut Vec<NodeId>) {
         out.append(&mut self.despawned);
@@ -507,6 +517,7 @@ impl Scene {
     fn free_slot(&mut self, slot: u32) {
         let entry = &mut self.slots[slot as usize];
         entry.dense = NONE;
+        self.hot.layout = super::layout::next_layout();
         // The name stays until the slot is reused: dropping it here would
         // cost a despawn a cache miss per node.
         // A slot whose generation would wrap is retired rather than risk aliasing an old handle.

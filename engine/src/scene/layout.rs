@@ -108,6 +108,27 @@ pub(super) struct Hot {
     pub meta: Vec<Meta>,
     /// The root level's links: the roots are its children.
     pub roots: Links,
+    /// Names where the nodes are: a new value whenever a node moves, appears
+    /// or goes (see [`Scene::layout_stamp`]).
+    pub layout: LayoutStamp,
+}
+
+/// A value no layout had before (never 0: "none"), unique to the process:
+/// not printed, since the state hash reads the scene's `Debug` form and two
+/// runs of the same steps must hash alike.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) struct LayoutStamp(pub u64);
+
+impl std::fmt::Debug for LayoutStamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LayoutStamp")
+    }
+}
+
+/// A new [`LayoutStamp`].
+pub(super) fn next_layout() -> LayoutStamp {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    LayoutStamp(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
 }
 
 impl Default for Hot {
@@ -120,6 +141,7 @@ impl Default for Hot {
             flags: Vec::new(),
             meta: Vec::new(),
             roots: Links::EMPTY,
+            layout: next_layout(),
         }
     }
 }
@@ -374,6 +396,7 @@ impl Hot {
             moved += 1;
         }
         slots[self.meta[to as usize].slot as usize].dense = to;
+        self.layout = next_layout();
         moved
     }
 }

@@ -80,7 +80,14 @@ pub struct JointPalette {
     pub matrices: Vec<JointMatrix>,
     /// The mesh's node, and its run's start and length in `matrices`.
     pub runs: Vec<(NodeId, u32, u32)>,
+    /// Where each joint's transforms are (`DEAD`: gone), run after run, and
+    /// the layout and skin column they were found in: kept while both hold.
+    places: Vec<u32>,
+    placed_in: Option<(u64, (u64, u64))>,
 }
+
+/// A joint's place that says: the node is gone.
+const DEAD: u32 = u32::MAX;
 
 /// Skinned meshes below this many are packed on one thread.
 const PARALLEL_PACK: usize = 32;
@@ -99,30 +106,46 @@ impl Scene {
             total += len;
         }
         // Every matrix is written below: resizing keeps the old ones rather
-        // than clearing and filling 64 bytes a joint first.
+        // than clearing and filling 48 bytes a joint first.
         palette
             .matrices
             .resize(total as usize, JointMatrix::default());
-        self.pack_runs(alpha, &palette.runs, &mut palette.matrices);
+        // The joints' places, found through their handles only when a node
+        // moved or a skin changed since.
+        let placed_in = (self.layout_stamp(), self.components.skin.stamp());
+        if palette.placed_in != Some(placed_in) {
+            palette.places.clear();
+            for (_, skin) in self.components.skin.iter() {
+                let places =
+                    (skin.joints.iter()).map(|&joint| self.dense(joint).map_or(DEAD, |d| d as u32));
+                palette.places.extend(places);
+            }
+            palette.placed_in = Some(placed_in);
+        }
+        let runs = Runs {
+            skins: self.components.skin.parts().1,
+            places: &palette.places,
+            spans: &palette.runs,
+        };
+        self.pack_runs(alpha, runs, &mut palette.matrices);
     }
 
-    fn pack_runs(&self, alpha: f32, runs: &[(NodeId, u32, u32)], out: &mut [JointMatrix]) {
-        if runs.len() > PARALLEL_PACK {
-            let mid = runs.len() / 2;
-            let split = (runs[mid].1 - runs[0].1) as usize;
-            let (left, right) = out.split_at_mut(split);
+    fn pack_runs(&self, alpha: f32, runs: Runs<'_>, out: &mut [JointMatrix]) {
+        if runs.spans.len() > PARALLEL_PACK {
+            let (front, back) = runs.split();
+            let (left, right) = out.split_at_mut(front.places.len());
             rayon::join(
-                || self.pack_runs(alpha, &runs[..mid], left),
-                || self.pack_runs(alpha, &runs[mid..], right),
+                || self.pack_runs(alpha, front, left),
+                || self.pack_runs(alpha, back, right),
             );
             return;
         }
-        let base = runs.first().map_or(0, |r| r.1) as usize;
-        for &(node, start, len) in runs {
-            if let Some(skin) = self.get::<Skin>(node) {
-                let start = start as usize - base;
-                self.write_joints(skin, alpha, &mut out[start..start + len as usize]);
-            }
+        let mut at = 0;
+        for (skin, &(_, _, len)) in runs.skins.iter().zip(runs.spans) {
+            let range = at..at + len as usize;
+            let places = &runs.places[range.clone()];
+            self.write_joints(places, &skin.inverse_bind, alpha, &mut out[range]);
+            at += len as usize;
         }
     }
 
@@ -133,25 +156,65 @@ impl Scene {
             return 0;
         };
         let mut matrices = vec![JointMatrix::default(); skin.joints.len()];
-        self.write_joints(skin, 1.0, &mut matrices);
+        let places: Vec<u32> = (skin.joints.iter())
+            .map(|&joint| self.dense(joint).map_or(DEAD, |d| d as u32))
+            .collect();
+        self.write_joints(&places, &skin.inverse_bind, 1.0, &mut matrices);
         out.extend(matrices.iter().map(|m| Mat4::from(m.to_affine())));
         skin.joints.len()
     }
 
-    /// World (at `alpha`) x inverse bind of each joint into `out` (a joint no
-    /// longer in the scene counts as at the origin).
-    fn write_joints(&self, skin: &Skin, alpha: f32, out: &mut [JointMatrix]) {
-        let mut world = Affine3A::IDENTITY;
-        for ((m, &joint), ibm) in out
-            .iter_mut()
-            .zip(&skin.joints)
-            .zip(skin.inverse_bind.iter())
-        {
-            if !self.interpolate_world_into(joint, alpha, &mut world) {
-                world = Affine3A::IDENTITY;
-            }
+    /// World (at `alpha`) x inverse bind of each joint, the joints at
+    /// `places`, into `out` (a joint no longer in the scene counts as at the
+    /// origin).
+    fn write_joints(
+        &self,
+        places: &[u32],
+        inverse_bind: &[Affine3A],
+        alpha: f32,
+        out: &mut [JointMatrix],
+    ) {
+        for ((m, &d), ibm) in out.iter_mut().zip(places).zip(inverse_bind) {
+            let world = if d == DEAD {
+                Affine3A::IDENTITY
+            } else {
+                self.interpolated_at(d as usize, alpha)
+            };
             *m = JointMatrix::from_affine(&(world * *ibm));
         }
+    }
+}
+
+/// Runs of the palette with the skins and joint places they are packed from
+/// (in the skin column's order).
+#[derive(Clone, Copy)]
+struct Runs<'a> {
+    skins: &'a [Skin],
+    /// The places of these runs' joints, run after run.
+    places: &'a [u32],
+    spans: &'a [(NodeId, u32, u32)],
+}
+
+impl<'a> Runs<'a> {
+    /// The first half of the runs, and the rest.
+    fn split(self) -> (Runs<'a>, Runs<'a>) {
+        let mid = self.spans.len() / 2;
+        let joints = (self.spans[mid].1 - self.spans[0].1) as usize;
+        let (skins0, skins1) = self.skins.split_at(mid);
+        let (places0, places1) = self.places.split_at(joints);
+        let (spans0, spans1) = self.spans.split_at(mid);
+        (
+            Runs {
+                skins: skins0,
+                places: places0,
+                spans: spans0,
+            },
+            Runs {
+                skins: skins1,
+                places: places1,
+                spans: spans1,
+            },
+        )
     }
 }
 

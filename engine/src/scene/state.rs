@@ -135,6 +135,8 @@ impl Scene {
             flags,
             meta,
             roots,
+            // Read back: positions found in another scene say nothing here.
+            layout: super::layout::next_layout(),
         };
         (scene.slots, scene.free, scene.names) = (slots, free, names);
         scene.components = components;
