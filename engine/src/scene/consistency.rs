@@ -51,9 +51,9 @@ impl Scene {
                 "parent {p} of {d} is a hole"
             );
             ensure!(
-                finite(&hot.world[d]),
+                finite(hot.current_world(d)),
                 "world transform of {d} is not finite: {:?}",
-                hot.world[d]
+                hot.current_world(d)
             );
         }
         // Every child list (the root level's too) is a consistent chain of

@@ -32,6 +32,10 @@ pub(super) mod flag {
     /// Within one linear propagation pass only: the node waits for a parent
     /// in an earlier span (see `propagate.rs`).
     pub const DEFER: u8 = 16;
+    /// Within one step only: the world column holds an older transform and
+    /// the current one is in the previous-world column (the snapshot
+    /// swapped the columns; see `transform.rs`).
+    pub const STALE: u8 = 32;
 }
 
 /// How [`Scene::reparent`] treats the node's transform.
@@ -75,6 +79,9 @@ pub struct Scene {
     pub(super) last_changed: Vec<(u32, u32)>,
     /// Dense ranges recomputed since the last snapshot of previous transforms.
     pub(super) unsnapped: Vec<(u32, u32)>,
+    /// Dense ranges whose nodes may be [`flag::STALE`] (a snapshot swapped
+    /// the columns); empty between steps.
+    pub(super) stale: Vec<(u32, u32)>,
     /// Set by [`Scene::compact`]: positions moved, the next snapshot copies all.
     pub(super) snapshot_all: bool,
     pub(super) last_recomputed: usize,
@@ -298,7 +305,7 @@ impl Scene {
             // Current worlds are needed; propagation moves no position.
             self.propagate();
         }
-        let node_world = self.hot.world[d as usize];
+        let node_world = *self.hot.current_world(d as usize);
         self.hot.unlink(d);
         let d = if parent != NONE && parent > d {
             self.move_to_end(d)
@@ -532,7 +539,7 @@ impl Scene {
         if d == NONE {
             Affine3A::IDENTITY
         } else {
-            self.hot.world[d as usize]
+            *self.hot.current_world(d as usize)
         }
     }
 

@@ -205,6 +205,17 @@ impl Hot {
         }
     }
 
+    /// The current world transform at `d`: in the previous-world column
+    /// while the node is [`flag::STALE`](super::graph::flag::STALE).
+    #[inline]
+    pub fn current_world(&self, d: usize) -> &Affine3A {
+        if self.flags[d] & super::graph::flag::STALE != 0 {
+            &self.prev_world[d]
+        } else {
+            &self.world[d]
+        }
+    }
+
     /// Appends a node with no links; returns its position.
     pub fn push(&mut self, local: Transform, world: Affine3A, flags: u8, slot: u32) -> u32 {
         let d = self.len() as u32;
@@ -416,6 +427,8 @@ impl Scene {
     /// columns, in pre-order, so it may go under a parent that comes later.
     /// Returns the root's new position.
     pub(super) fn move_to_end(&mut self, root: u32) -> u32 {
+        // The stale ranges name positions: none may move while they stand.
+        self.settle_stale();
         let new_root = self.hot.len() as u32;
         let mut d = root;
         let mut bound = root;
@@ -449,6 +462,8 @@ impl Scene {
             self.upkeep.disorder = 0;
             self.upkeep.relayout = self.roots().next();
         }
+        // Positions move: the stale ranges must not stand.
+        self.settle_stale();
         let mut work = 0;
         while work < budget {
             // A despawn of the next node moves it on (see `despawn`).
@@ -488,6 +503,18 @@ impl Scene {
         count
     }
 
+    /// Whether [`Scene::upkeep_step`] would move positions now (a relayout
+    /// or a sweep running or due).
+    pub(super) fn upkeep_due(&self) -> bool {
+        let relayout = self.upkeep.relayout.is_some()
+            || (self.live >= RELAYOUT_MIN_NODES
+                && self.upkeep.disorder * RELAYOUT_FRACTION >= self.live);
+        let holes = self.holes();
+        let sweep = self.upkeep.sweeping
+            || (holes >= SWEEP_MIN_HOLES && holes * SWEEP_FRACTION >= self.hot.len());
+        relayout || sweep
+    }
+
     /// Keeps the layout up: a step of the relayout pass, then of the sweep.
     /// Called once per fixed step, where no dense range is pending. Returns
     /// whether positions moved.
@@ -513,6 +540,8 @@ impl Scene {
             }
             self.start_sweep();
         }
+        // Positions move: the stale ranges must not stand.
+        self.settle_stale();
         let mut work = 0;
         let (mut write, mut read) = (self.upkeep.write, self.upkeep.read);
         let len = self.hot.len() as u32;
@@ -544,6 +573,7 @@ impl Scene {
     /// holes left). O(nodes); the fixed steps do the same a bounded piece at
     /// a time.
     pub fn compact(&mut self) {
+        self.settle_stale();
         // Positions move: pending ranges are void. Outside those ranges the
         // previous world equals the current one, so copying all is exact.
         self.last_changed.clear();

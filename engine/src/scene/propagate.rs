@@ -28,6 +28,7 @@ impl Scene {
     pub fn propagate(&mut self) -> PropagationStats {
         if self.dirty.is_empty() {
             self.last_recomputed = 0;
+            self.settle_stale();
             return PropagationStats::default();
         }
         let first = self.last_changed.len();
@@ -40,6 +41,7 @@ impl Scene {
         self.unsnapped
             .extend_from_slice(&self.last_changed[first..]);
         self.last_recomputed = stats.recomputed;
+        self.settle_stale();
         stats
     }
 
@@ -117,7 +119,8 @@ impl Scene {
             let (parent_world, parent_flags) = if parent == NONE {
                 (Affine3A::IDENTITY, 0)
             } else {
-                (hot.world[parent as usize], hot.flags[parent as usize])
+                let p = parent as usize;
+                (*hot.current_world(p), hot.flags[p])
             };
             hot.flags[i] &= !flag::DEFER;
             let node = (&mut hot.flags[i], &mut hot.world[i], &mut hot.prev_world[i]);
@@ -170,7 +173,8 @@ impl Scene {
                 (Affine3A::IDENTITY, false)
             } else {
                 let p = parent as usize;
-                (hot.world[p], d != root && hot.flags[p] & flag::SNAP != 0)
+                let snap = d != root && hot.flags[p] & flag::SNAP != 0;
+                (*hot.current_world(p), snap)
             };
             let world = parent_world * hot.local[i].to_affine();
             hot.world[i] = world;
@@ -179,7 +183,7 @@ impl Scene {
             if snap {
                 hot.prev_world[i] = world;
             }
-            hot.flags[i] = (flags & !(flag::DIRTY | flag::TELEPORT | flag::SNAP))
+            hot.flags[i] = (flags & !(flag::DIRTY | flag::TELEPORT | flag::SNAP | flag::STALE))
                 | if snap { flag::SNAP } else { 0 };
             run.add(d, &mut self.last_changed);
             count += 1;
@@ -222,7 +226,7 @@ fn settle(
     if snap {
         *prev = *world;
     }
-    *flags = (old & !(flag::DIRTY | flag::TELEPORT | flag::SNAP))
+    *flags = (old & !(flag::DIRTY | flag::TELEPORT | flag::SNAP | flag::STALE))
         | flag::MOVED
         | if snap { flag::SNAP } else { 0 };
     Some(parent_flags & flag::MOVED == 0)
@@ -326,11 +330,19 @@ impl Span<'_> {
                 continue;
             } else {
                 let p = (parent - start) as usize;
-                if self.flags[p] & flag::DEFER != 0 {
+                let parent_flags = self.flags[p];
+                if parent_flags & flag::DEFER != 0 {
                     self.flags[i] = flags | flag::DEFER;
                     continue;
                 }
-                (self.world[p], self.flags[p])
+                // A parent kept this pass and stale since the snapshot has
+                // its current world in the previous column.
+                let world = if parent_flags & flag::STALE != 0 {
+                    self.prev[p]
+                } else {
+                    self.world[p]
+                };
+                (world, parent_flags)
             };
             let node = (&mut self.flags[i], &mut self.world[i], &mut self.prev[i]);
             if let Some(started) = settle(node, parent_flags, &parent_world, &self.local[i]) {

@@ -52,6 +52,8 @@ impl Scene {
     /// Writes the scene's bulk columns to `out` and returns the rest: a scene
     /// without nodes' columns or components (see [`Scene::from_state`]).
     pub(crate) fn save_state(&mut self, out: &mut Vec<u8>) -> Scene {
+        // Both columns as a step leaves them (nothing stale).
+        self.settle_stale();
         let mut w = BulkWriter::new(out);
         let hot = &self.hot;
         w.each(&hot.local, TRANSFORM_BYTES, put_transform);

@@ -13,6 +13,10 @@
 //! Double buffer: before each fixed update, [`Scene::snapshot_previous`] makes
 //! the current world transforms the previous ones, so rendering can draw any
 //! node between its last two fixed-step states ([`Scene::interpolated_world`]).
+//! When many nodes moved in the last step, the two columns are swapped rather
+//! than copied, and the moved nodes are marked stale (their current world is
+//! in the previous column) until propagation writes them again or settles
+//! them back at its end: a scene that keeps moving copies nothing.
 
 use glam::{Affine3A, Quat, Vec3};
 use serde::{Deserialize, Serialize};
@@ -151,7 +155,7 @@ impl Scene {
 
     /// The world transform of `node` as of the last [`Scene::propagate`].
     pub fn world(&self, node: NodeId) -> Option<Affine3A> {
-        self.dense(node).map(|d| self.hot.world[d])
+        self.dense(node).map(|d| *self.hot.current_world(d))
     }
 
     /// The world transform of `node` at the previous fixed step.
@@ -197,13 +201,29 @@ impl Scene {
     /// pending, one bounded step of the layout's upkeep (relayout, sweep) may
     /// move nodes (each carries both its transforms along).
     pub fn snapshot_previous(&mut self) {
+        self.settle_stale();
+        let upkeep_due = self.upkeep_due();
         let hot = &mut self.hot;
         if self.snapshot_all {
             copy_parallel(&mut hot.prev_world, &hot.world);
             self.snapshot_all = false;
         } else {
             let total: usize = self.unsnapped.iter().map(|&(s, e)| (e - s) as usize).sum();
-            if total > PARALLEL_COPY {
+            if total > SWAP_MIN && !upkeep_due {
+                // Swapped, not copied: the previous column is now the
+                // current worlds, every one (outside the ranges the two were
+                // equal). The world column is current outside the ranges;
+                // inside, its nodes are marked stale (a byte each, not 48),
+                // propagation overwrites the ones that move again, and
+                // `settle_stale` copies the rest back when it ends.
+                std::mem::swap(&mut hot.world, &mut hot.prev_world);
+                for &(start, end) in &self.unsnapped {
+                    for f in &mut hot.flags[start as usize..end as usize] {
+                        *f |= flag::STALE;
+                    }
+                }
+                std::mem::swap(&mut self.stale, &mut self.unsnapped);
+            } else if total > PARALLEL_COPY {
                 // Several passes of a step, and walks through the links,
                 // leave ranges out of order and overlapping: in order and
                 // merged, they split between cores by position.
@@ -226,6 +246,28 @@ impl Scene {
         }
     }
 
+    /// Ends the snapshot's swap: every node still [`flag::STALE`] (not
+    /// recomputed since) gets its current world back in the world column.
+    /// Runs at the end of each propagation and before positions move.
+    pub(super) fn settle_stale(&mut self) {
+        if self.stale.is_empty() {
+            return;
+        }
+        let hot = &mut self.hot;
+        for &(start, end) in &self.stale {
+            let range = start as usize..end as usize;
+            let flags = &mut hot.flags[range.clone()];
+            let (world, prev) = (&mut hot.world[range.clone()], &hot.prev_world[range]);
+            for ((f, w), p) in flags.iter_mut().zip(world).zip(prev) {
+                if *f & flag::STALE != 0 {
+                    *w = *p;
+                    *f &= !flag::STALE;
+                }
+            }
+        }
+        self.stale.clear();
+    }
+
     /// `node`'s world transform between the previous and the current fixed step.
     ///
     /// `alpha` 0 is the previous step, 1 the current one: translation and scale
@@ -239,7 +281,12 @@ impl Scene {
     #[inline]
     pub(crate) fn interpolated_at(&self, d: usize, alpha: f32) -> Affine3A {
         let mut out = Affine3A::IDENTITY;
-        interpolate(&self.hot.prev_world[d], &self.hot.world[d], alpha, &mut out);
+        interpolate(
+            &self.hot.prev_world[d],
+            self.hot.current_world(d),
+            alpha,
+            &mut out,
+        );
         out
     }
 
@@ -256,13 +303,23 @@ impl Scene {
         let Some(d) = self.dense(node) else {
             return false;
         };
-        interpolate(&self.hot.prev_world[d], &self.hot.world[d], alpha, out);
+        interpolate(
+            &self.hot.prev_world[d],
+            self.hot.current_world(d),
+            alpha,
+            out,
+        );
         true
     }
 }
 
 /// Copies of more world transforms than this are split between cores.
 const PARALLEL_COPY: usize = 16 * 1024;
+
+/// A snapshot of more recomputed world transforms than this swaps the
+/// columns instead of copying them (the unit tests swap nearly always, so
+/// the reference model checks the swap on every shape of scene).
+const SWAP_MIN: usize = if cfg!(test) { 4 } else { PARALLEL_COPY };
 
 /// `ranges` in ascending order, overlapping and touching ones merged.
 fn sort_and_merge(ranges: &mut Vec<(u32, u32)>) {
@@ -604,6 +661,109 @@ mod tests {
         for node in scene.nodes().collect::<Vec<_>>() {
             assert_eq!(scene.previous_world(node), scene.world(node), "{node}");
         }
+    }
+
+    /// Every node's world, previous world and halfway blend, in both scenes.
+    fn same_transforms(swapped: &Scene, copied: &Scene, when: &str) {
+        let nodes: Vec<NodeId> = copied.nodes().collect();
+        assert_eq!(swapped.nodes().count(), nodes.len(), "{when}");
+        for n in nodes {
+            assert_eq!(swapped.world(n), copied.world(n), "world of {n} {when}");
+            let (a, b) = (swapped.previous_world(n), copied.previous_world(n));
+            assert_eq!(a, b, "previous world of {n} {when}");
+            let (a, b) = (
+                swapped.interpolated_world(n, 0.5),
+                copied.interpolated_world(n, 0.5),
+            );
+            assert_eq!(a, b, "halfway world of {n} {when}");
+        }
+    }
+
+    /// A snapshot that swaps the world columns (much of the scene moved in
+    /// the last step) against one that copies them: the same edits,
+    /// propagations (linear and sparse), teleports, reparents, despawns and
+    /// reads in the middle of a step give the same transforms.
+    #[test]
+    fn a_swapped_snapshot_answers_as_a_copied_one() {
+        let mut scene = Scene::new();
+        let mut roots = Vec::new();
+        let mut kids = Vec::new();
+        for r in 0..12 {
+            let root = scene.spawn(None, "root", at(r as f32)).unwrap();
+            roots.push(root);
+            for _ in 0..4 {
+                let child = scene.spawn(Some(root), "child", at(1.0)).unwrap();
+                let grandchild = scene.spawn(Some(child), "grandchild", at(0.5)).unwrap();
+                kids.push((r, child, grandchild));
+            }
+        }
+        scene.propagate();
+        let mut copied = scene.clone();
+        let turn = |i: usize, k: f32| at(i as f32 + k).with_rotation(Quat::from_rotation_y(k));
+        // Both scenes step alike; the copy's snapshot is told to copy all.
+        let step = |swapped: &mut Scene, copied: &mut Scene, edit: &dyn Fn(&mut Scene)| {
+            // (All but one step follow a step that moved many nodes.)
+            let moved: u32 = swapped.unsnapped.iter().map(|r| r.1 - r.0).sum();
+            let many = moved as usize > SWAP_MIN;
+            swapped.snapshot_previous();
+            assert_eq!(!swapped.stale.is_empty(), many, "the snapshot swapped");
+            copied.snapshot_all = true;
+            copied.snapshot_previous();
+            same_transforms(swapped, copied, "after the snapshot");
+            edit(swapped);
+            edit(copied);
+            same_transforms(swapped, copied, "before propagating");
+            swapped.propagate();
+            copied.propagate();
+            same_transforms(swapped, copied, "after propagating");
+        };
+        // Everything moves.
+        let all = |s: &mut Scene| {
+            for (i, &root) in roots.iter().enumerate() {
+                s.set_local(root, turn(i, 0.1)).unwrap();
+            }
+            // (Ignoring the nodes despawned on the way.)
+            for (i, &(_, child, grandchild)) in kids.iter().enumerate() {
+                let _ = s.set_local(child, turn(i, 0.2));
+                let _ = s.set_local(grandchild, turn(i, 0.3));
+            }
+        };
+        step(&mut scene, &mut copied, &all);
+        // The children of half the roots move (a linear pass: the roots are
+        // kept, their worlds read where the swap left them), one teleports.
+        let children = |s: &mut Scene| {
+            for (i, &(r, child, grandchild)) in kids.iter().enumerate() {
+                if r < 6 {
+                    s.set_local(child, turn(i, 0.4)).unwrap();
+                    s.set_local(grandchild, turn(i, 0.5)).unwrap();
+                }
+            }
+            s.teleport(kids[3].2, at(9.0)).unwrap();
+        };
+        step(&mut scene, &mut copied, &children);
+        // One node under a parent that moved last step and stays put now (a
+        // sparse pass reads the parent where the swap left it).
+        let one = |s: &mut Scene| s.set_local(kids[5].2, turn(5, 0.7)).map(drop).unwrap();
+        step(&mut scene, &mut copied, &one);
+        // The other roots (the children moved before are kept and settled
+        // back), reparents (to the end before anything is propagated, then
+        // keeping the world: a propagation inside the step), a despawn and
+        // a spawn.
+        let others = |s: &mut Scene| {
+            // Moved to the end with nothing propagated yet this step.
+            s.reparent(kids[2].2, Some(roots[10]), Keep::Local).unwrap();
+            for (i, &root) in roots.iter().enumerate().skip(6) {
+                s.set_local(root, turn(i, 0.6)).unwrap();
+            }
+            s.reparent(kids[1].1, Some(roots[11]), Keep::World).unwrap();
+            s.despawn(kids[20].1).unwrap();
+            s.spawn(Some(roots[2]), "late", at(3.0)).unwrap();
+        };
+        step(&mut scene, &mut copied, &others);
+        step(&mut scene, &mut copied, &all);
+        // Swapped and settled: a step leaves nothing stale.
+        assert!(scene.stale.is_empty());
+        assert!(scene.hot.flags.iter().all(|f| f & flag::STALE == 0));
     }
 
     #[test]
