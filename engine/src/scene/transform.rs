@@ -281,12 +281,7 @@ impl Scene {
     #[inline]
     pub(crate) fn interpolated_at(&self, d: usize, alpha: f32) -> Affine3A {
         let mut out = Affine3A::IDENTITY;
-        interpolate(
-            &self.hot.prev_world[d],
-            self.hot.current_world(d),
-            alpha,
-            &mut out,
-        );
+        interpolate(&self.hot.prev_world[d], self.current_at(d), alpha, &mut out);
         out
     }
 
@@ -303,13 +298,19 @@ impl Scene {
         let Some(d) = self.dense(node) else {
             return false;
         };
-        interpolate(
-            &self.hot.prev_world[d],
-            self.hot.current_world(d),
-            alpha,
-            out,
-        );
+        interpolate(&self.hot.prev_world[d], self.current_at(d), alpha, out);
         true
+    }
+
+    /// The current world at `d`; between steps (nothing stale, as whenever
+    /// a frame is drawn) without reading the node's flags.
+    #[inline]
+    fn current_at(&self, d: usize) -> &Affine3A {
+        if self.stale.is_empty() {
+            &self.hot.world[d]
+        } else {
+            self.hot.current_world(d)
+        }
     }
 }
 
