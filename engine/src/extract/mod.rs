@@ -16,8 +16,8 @@ use glam::{Affine3A, Vec3, Vec4};
 
 use crate::assets::{MeshRef, loaded_sky};
 use crate::render::{
-    Camera, DeformedInstance, DirectionalLight, FrameData, LineVertex, MeshInstance,
-    OrbitController, PointLight, Spot, push_aabb,
+    Camera, DeformedInstance, DirectionalLight, FrameData, InstanceRecord, LineVertex,
+    MeshInstance, OrbitController, PointLight, Spot, push_aabb,
 };
 use crate::scene::index::mesh_bounds;
 use crate::scene::{

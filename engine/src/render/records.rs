@@ -25,6 +25,17 @@ pub trait InstanceRecord: bytemuck::Pod + Default + Send + Sync + std::fmt::Debu
         let [x, y, z] = self.rows();
         Vec3::new(x[3], y[3], z[3])
     }
+
+    /// The model transform back from the packed rows.
+    fn model(&self) -> Affine3A {
+        let [x, y, z] = self.rows().map(glam::Vec4::from);
+        Affine3A::from_cols(
+            Vec3A::new(x.x, y.x, z.x),
+            Vec3A::new(x.y, y.y, z.y),
+            Vec3A::new(x.z, y.z, z.z),
+            Vec3A::new(x.w, y.w, z.w),
+        )
+    }
 }
 
 /// One instance as the mesh shader reads it from its storage buffer (80 bytes:
@@ -61,12 +72,6 @@ impl GpuInstance {
             emissive: material.emissive.to_array(),
             metal_rough: pack_surface(material),
         }
-    }
-
-    /// The model transform back from the packed rows.
-    #[must_use]
-    pub fn model(&self) -> Affine3A {
-        rows_model(&self.rows)
     }
 }
 
@@ -114,12 +119,6 @@ impl GpuCaster {
             pad: [0; 2],
         }
     }
-
-    /// The model transform back from the packed rows.
-    #[must_use]
-    pub fn model(&self) -> Affine3A {
-        rows_model(&self.rows)
-    }
 }
 
 impl InstanceRecord for GpuCaster {
@@ -150,17 +149,6 @@ fn model_rows(model: &Affine3A) -> [[f32; 4]; 3] {
         t.y_axis.extend(translation.y).to_array(),
         t.z_axis.extend(translation.z).to_array(),
     ]
-}
-
-/// The model transform of packed rows.
-fn rows_model(rows: &[[f32; 4]; 3]) -> Affine3A {
-    let [x, y, z] = rows.map(glam::Vec4::from);
-    Affine3A::from_cols(
-        Vec3A::new(x.x, y.x, z.x),
-        Vec3A::new(x.y, y.y, z.y),
-        Vec3A::new(x.z, y.z, z.z),
-        Vec3A::new(x.w, y.w, z.w),
-    )
 }
 
 /// Metallic, roughness and alpha cutoff as WGSL's `unpack4x8unorm` reads

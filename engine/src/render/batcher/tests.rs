@@ -7,6 +7,7 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::assets::{MeshHandle, add_mesh, add_texture};
+use crate::render::InstanceRecord;
 use crate::render::camera::Camera;
 use crate::scene::Material;
 
