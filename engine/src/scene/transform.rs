@@ -288,7 +288,8 @@ impl Scene {
     /// [`Scene::interpolated_world`] written into `out`; false (and `out`
     /// untouched) for a dead handle. For loops over every mesh: the result goes
     /// straight to its destination instead of through a temporary on the stack.
-    #[inline]
+    /// Always inlined: it is the body of extraction's loop over every mesh.
+    #[inline(always)]
     pub(crate) fn interpolate_world_into(
         &self,
         node: NodeId,
