@@ -489,6 +489,68 @@ mod tests {
         assert!(scene.hot.flags.iter().all(|f| f & flag::DEFER == 0));
     }
 
+    /// The linear pass on several cores after a swapped snapshot: half the
+    /// nodes move, so kept parents are stale (their world where the swap
+    /// left it), some in an earlier span than their moving children.
+    #[test]
+    fn spans_after_a_swapped_snapshot_read_kept_parents_where_the_swap_left_them() {
+        let (mut scene, nodes) = forest();
+        let mut rng = crate::rng::SplitMix64::new(11);
+        for _ in 0..300 {
+            let a = nodes[rng.next_u64() as usize % nodes.len()];
+            let b = nodes[rng.next_u64() as usize % nodes.len()];
+            if !scene.is_ancestor_or_self(a, b) {
+                scene.reparent(a, Some(b), Keep::Local).unwrap();
+            }
+        }
+        scene.propagate();
+        scene.snapshot_previous();
+        dirty_all(&mut scene, &nodes, 0.25);
+        scene.propagate();
+        let before: Vec<Affine3A> = nodes.iter().map(|&n| scene.world(n).unwrap()).collect();
+        scene.snapshot_previous();
+        assert!(
+            !scene.stale.is_empty(),
+            "every node moved: the snapshot swaps"
+        );
+        for (i, &node) in nodes.iter().enumerate() {
+            assert_eq!(
+                scene.world(node),
+                Some(before[i]),
+                "{node} read through the swap"
+            );
+        }
+        // The chains' last two bones (and what hangs below them): their
+        // parents stay put (stale), and they are enough for the linear pass.
+        let ends: Vec<NodeId> = (nodes.iter().copied())
+            .filter(|&n| scene.depth(n).is_some_and(|d| d >= 10))
+            .collect();
+        assert!(ends.len() * 8 >= scene.hot.len(), "{} nodes", ends.len());
+        dirty_all(&mut scene, &ends, 0.5);
+        let stats = scene.propagate();
+        assert!(
+            stats.recomputed < nodes.len() / 2,
+            "{} recomputed",
+            stats.recomputed
+        );
+        check_against_recursion(&scene);
+        for (i, &node) in nodes.iter().enumerate() {
+            assert_eq!(
+                scene.previous_world(node),
+                Some(before[i]),
+                "previous of {node}"
+            );
+        }
+        assert!(scene.stale.is_empty());
+        assert!(
+            scene
+                .hot
+                .flags
+                .iter()
+                .all(|f| f & (flag::STALE | flag::DEFER) == 0)
+        );
+    }
+
     #[test]
     fn a_child_far_from_its_parent_is_still_recomputed_after_it() {
         let (mut scene, nodes) = forest();
