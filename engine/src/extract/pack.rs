@@ -26,7 +26,7 @@ pub const PACK_SPAN: usize = 2 * 1024;
 
 /// The packed buffers of a frame: the camera's records (0), then each
 /// shadow view's casters (`1 + i` for view `i`).
-pub(super) const BUFFERS: usize = 1 + MAX_SHADOW_VIEWS;
+const BUFFERS: usize = 1 + MAX_SHADOW_VIEWS;
 
 /// What a span of the mesh column writes into each buffer.
 #[derive(Clone, Copy, Debug, Default)]

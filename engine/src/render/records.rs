@@ -112,10 +112,7 @@ impl GpuCaster {
         Self {
             rows: model_rows(model),
             alpha: material.base_color.w,
-            cutoff: match material.alpha_mode {
-                AlphaMode::Mask { cutoff } => unorm8(cutoff) << 16,
-                _ => 0,
-            },
+            cutoff: unorm8(alpha_cutoff(material)) << 16,
             pad: [0; 2],
         }
     }
@@ -155,11 +152,17 @@ fn model_rows(model: &Affine3A) -> [[f32; 4]; 3] {
 /// them (metallic in the low byte).
 #[inline]
 fn pack_surface(material: &Material) -> u32 {
-    let cutoff = match material.alpha_mode {
+    let cutoff = alpha_cutoff(material);
+    unorm8(material.metallic) | (unorm8(material.roughness) << 8) | (unorm8(cutoff) << 16)
+}
+
+/// The alpha cutoff a masked material cuts at (0 for the other modes).
+#[inline]
+fn alpha_cutoff(material: &Material) -> f32 {
+    match material.alpha_mode {
         AlphaMode::Mask { cutoff } => cutoff,
         _ => 0.0,
-    };
-    unorm8(material.metallic) | (unorm8(material.roughness) << 8) | (unorm8(cutoff) << 16)
+    }
 }
 
 /// `v` in 0..=1 as WGSL's `unpack4x8unorm` reads a byte.

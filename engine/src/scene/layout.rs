@@ -454,9 +454,7 @@ impl Scene {
     /// sweep. Returns whether positions moved.
     fn relayout_step(&mut self, budget: usize) -> bool {
         if self.upkeep.relayout.is_none() {
-            if self.live < RELAYOUT_MIN_NODES
-                || self.upkeep.disorder * RELAYOUT_FRACTION < self.live
-            {
+            if !self.relayout_due() {
                 return false;
             }
             self.upkeep.disorder = 0;
@@ -506,13 +504,21 @@ impl Scene {
     /// Whether [`Scene::upkeep_step`] would move positions now (a relayout
     /// or a sweep running or due).
     pub(super) fn upkeep_due(&self) -> bool {
-        let relayout = self.upkeep.relayout.is_some()
-            || (self.live >= RELAYOUT_MIN_NODES
-                && self.upkeep.disorder * RELAYOUT_FRACTION >= self.live);
+        self.upkeep.relayout.is_some()
+            || self.relayout_due()
+            || self.upkeep.sweeping
+            || self.sweep_due()
+    }
+
+    /// Whether enough nodes lie far from their parents to start a relayout.
+    fn relayout_due(&self) -> bool {
+        self.live >= RELAYOUT_MIN_NODES && self.upkeep.disorder * RELAYOUT_FRACTION >= self.live
+    }
+
+    /// Whether enough positions are holes to start a sweep.
+    fn sweep_due(&self) -> bool {
         let holes = self.holes();
-        let sweep = self.upkeep.sweeping
-            || (holes >= SWEEP_MIN_HOLES && holes * SWEEP_FRACTION >= self.hot.len());
-        relayout || sweep
+        holes >= SWEEP_MIN_HOLES && holes * SWEEP_FRACTION >= self.hot.len()
     }
 
     /// Keeps the layout up: a step of the relayout pass, then of the sweep.
@@ -534,8 +540,7 @@ impl Scene {
     /// Returns whether positions moved.
     pub(super) fn compact_step(&mut self, budget: usize) -> bool {
         if !self.upkeep.sweeping {
-            let holes = self.holes();
-            if holes < SWEEP_MIN_HOLES || holes * SWEEP_FRACTION < self.hot.len() {
+            if !self.sweep_due() {
                 return false;
             }
             self.start_sweep();

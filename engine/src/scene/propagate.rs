@@ -428,6 +428,21 @@ mod tests {
         (scene, nodes)
     }
 
+    /// [`forest`] with 300 random reparents (`seed`): children far from
+    /// their parents, many in other spans.
+    fn tangled_forest(seed: u64) -> (Scene, Vec<NodeId>) {
+        let (mut scene, nodes) = forest();
+        let mut rng = crate::rng::SplitMix64::new(seed);
+        for _ in 0..300 {
+            let a = nodes[rng.next_u64() as usize % nodes.len()];
+            let b = nodes[rng.next_u64() as usize % nodes.len()];
+            if !scene.is_ancestor_or_self(a, b) {
+                scene.reparent(a, Some(b), Keep::Local).unwrap();
+            }
+        }
+        (scene, nodes)
+    }
+
     fn dirty_all(scene: &mut Scene, nodes: &[NodeId], angle: f32) {
         for &node in nodes {
             let local = scene.local(node).unwrap();
@@ -457,16 +472,8 @@ mod tests {
     /// subtree snapped (previous world = world) wherever its nodes lie.
     #[test]
     fn spans_defer_children_of_earlier_spans_and_match_recursion() {
-        let (mut scene, nodes) = forest();
+        let (mut scene, nodes) = tangled_forest(7);
         assert!(scene.hot.len() >= 2 * PARALLEL_SPAN, "big enough to split");
-        let mut rng = crate::rng::SplitMix64::new(7);
-        for _ in 0..300 {
-            let a = nodes[rng.next_u64() as usize % nodes.len()];
-            let b = nodes[rng.next_u64() as usize % nodes.len()];
-            if !scene.is_ancestor_or_self(a, b) {
-                scene.reparent(a, Some(b), Keep::Local).unwrap();
-            }
-        }
         scene.propagate();
         scene.snapshot_previous();
         dirty_all(&mut scene, &nodes, 0.25);
@@ -489,20 +496,12 @@ mod tests {
         assert!(scene.hot.flags.iter().all(|f| f & flag::DEFER == 0));
     }
 
-    /// The linear pass on several cores after a swapped snapshot: half the
-    /// nodes move, so kept parents are stale (their world where the swap
-    /// left it), some in an earlier span than their moving children.
+    /// The linear pass on several cores after a swapped snapshot: only the
+    /// chains' ends move, so their kept parents are stale (their world where
+    /// the swap left it), some in an earlier span than their moving children.
     #[test]
     fn spans_after_a_swapped_snapshot_read_kept_parents_where_the_swap_left_them() {
-        let (mut scene, nodes) = forest();
-        let mut rng = crate::rng::SplitMix64::new(11);
-        for _ in 0..300 {
-            let a = nodes[rng.next_u64() as usize % nodes.len()];
-            let b = nodes[rng.next_u64() as usize % nodes.len()];
-            if !scene.is_ancestor_or_self(a, b) {
-                scene.reparent(a, Some(b), Keep::Local).unwrap();
-            }
-        }
+        let (mut scene, nodes) = tangled_forest(11);
         scene.propagate();
         scene.snapshot_previous();
         dirty_all(&mut scene, &nodes, 0.25);
