@@ -116,6 +116,9 @@ struct Binding {
     /// Where each animated node's local lives in the hot column (`DEAD`: the
     /// node is gone), found before posing.
     dense: Vec<u32>,
+    /// Where the bone of each channel of the playing clip lives (`DEAD`:
+    /// none), found with `dense`: the shared-keys path's one lookup a channel.
+    channel_dense: Vec<u32>,
     /// The lowest and highest of `dense` this step (`(u32::MAX, 0)`: none).
     span: (u32, u32),
     /// The scene's layout stamp `dense` was found under, and its span (0:
@@ -125,8 +128,9 @@ struct Binding {
     /// already written).
     placed: bool,
     /// The nodes the last write made dirty (appended to the scene's list after
-    /// the writes, which run in parallel).
+    /// the writes, which run in parallel), when they are listed; how many.
     dirtied: Vec<NodeId>,
+    dirtied_count: usize,
     /// Model nodes whose morph weights those clips animate, with their run
     /// (start, length) in `weights`.
     morphs: Vec<(u32, u32, u32)>,
@@ -361,15 +365,26 @@ pub(crate) fn animate(scene: &mut Scene, dt: f32) {
             place(shared, node, animator);
         }
     }
+    // A crowd's bones are not worth listing: the propagation after this reads
+    // every flag in one linear pass anyway.
+    let posing: usize = (animators.iter().filter(|a| a.state.placed))
+        .map(|a| a.state.animated.len())
+        .sum();
+    let list = posing * 8 < scene.hot.len();
     let hot = &mut scene.hot;
     let columns = Columns {
         base: 0,
         local: &mut hot.local,
         flags: &mut hot.flags,
+        list,
     };
     pose_split(animators, columns, dt);
     for animator in animators.iter() {
-        scene.dirty.extend_from_slice(&animator.state.dirtied);
+        if list {
+            scene.dirty.extend_from_slice(&animator.state.dirtied);
+        } else {
+            scene.dirty_unlisted += animator.state.dirtied_count;
+        }
         write_weights(scene, animator);
     }
     scene.components.animator = column;
@@ -396,7 +411,7 @@ fn place(scene: &Scene, node: NodeId, animator: &mut Animator) {
 
 /// [`place`] with the animator's model lent out.
 fn place_with(scene: &Scene, animator: &mut Animator, model: &Model) {
-    let Some((clip_index, _)) = find_clip(model, &animator.clip) else {
+    let Some((clip_index, clip)) = find_clip(model, &animator.clip) else {
         return;
     };
     let fade_to = animator.fade.as_ref().and_then(|f| find_clip(model, &f.to));
@@ -428,6 +443,12 @@ fn place_with(scene: &Scene, animator: &mut Animator, model: &Model) {
             }
             state.dense.push(d);
         }
+        state.channel_dense.clear();
+        for channel in &clip.channels {
+            let at = state.slot.get(channel.node as usize);
+            let d = at.and_then(|&at| state.dense.get(at as usize));
+            state.channel_dense.push(d.copied().unwrap_or(DEAD));
+        }
         // A node gone: bound again next step (nothing kept till then).
         state.stale |= dead;
         state.placed_in = (if dead { 0 } else { layout }, span);
@@ -449,11 +470,13 @@ fn place_with(scene: &Scene, animator: &mut Animator, model: &Model) {
 const DEAD: u32 = u32::MAX;
 
 /// The part of the hot columns from dense position `base` on that some
-/// animators pose.
+/// animators pose, and whether the bones they make dirty are listed (for the
+/// scene's dirty list) or only counted.
 struct Columns<'a> {
     base: usize,
     local: &'a mut [super::Transform],
     flags: &'a mut [u8],
+    list: bool,
 }
 
 /// Poses `animators` (in storage order): when they split into two halves whose
@@ -482,11 +505,13 @@ fn pose_split(animators: &mut [Animator], columns: Columns<'_>, dt: f32) {
                     base: columns.base,
                     local: local_l,
                     flags: flags_l,
+                    list: columns.list,
                 },
                 Columns {
                     base: pivot as usize,
                     local: local_r,
                     flags: flags_r,
+                    list: columns.list,
                 },
             );
             rayon::join(|| pose_split(left, l, dt), || pose_split(right, r, dt));
@@ -496,6 +521,7 @@ fn pose_split(animators: &mut [Animator], columns: Columns<'_>, dt: f32) {
     let mut columns = columns;
     for animator in animators {
         animator.state.dirtied.clear();
+        animator.state.dirtied_count = 0;
         if !animator.state.placed {
             continue;
         }

@@ -71,6 +71,10 @@ pub struct Scene {
     pub(super) names: Vec<String>,
     /// Nodes whose flags gained DIRTY since the last propagation (may hold stale handles).
     pub(super) dirty: Vec<NodeId>,
+    /// Nodes that gained DIRTY since the last propagation without being
+    /// listed in `dirty`: a crowd's bones, too many to be worth a list. While
+    /// any are, the next propagation is the linear pass, which reads the flags.
+    pub(super) dirty_unlisted: usize,
     /// Reused buffer of dirty positions for the sorted propagation path.
     pub(super) roots_scratch: Vec<u32>,
     /// Reused outputs of the linear propagation pass's spans (one per span).

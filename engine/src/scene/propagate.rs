@@ -19,21 +19,23 @@ impl Scene {
     /// the dirty nodes are sorted by position (parents come before children),
     /// and each one still dirty has its subtree walked once, in pre-order
     /// through the child links, which clears the flags of the dirty nodes
-    /// inside it. When most nodes are dirty, one linear pass over the columns
-    /// costs less than sorting; the result is the same.
+    /// inside it. When many nodes are dirty (or some were not listed: a
+    /// crowd's bones), one linear pass over the columns costs less than
+    /// sorting; the result is the same.
     ///
     /// The recomputed nodes are added to [`Scene::changed_nodes`]: a
     /// propagation in the middle of a step (reparenting with [`Keep::World`](super::Keep::World)
     /// reads current worlds) must not hide its nodes from the one at the end.
     pub fn propagate(&mut self) -> PropagationStats {
-        if self.dirty.is_empty() {
+        if self.dirty.is_empty() && self.dirty_unlisted == 0 {
             self.last_recomputed = 0;
             self.settle_stale();
             return PropagationStats::default();
         }
         let first = self.last_changed.len();
-        let stats = if self.dirty.len() * 8 >= self.hot.len() {
+        let stats = if self.dirty_unlisted > 0 || self.dirty.len() * 8 >= self.hot.len() {
             self.dirty.clear();
+            self.dirty_unlisted = 0;
             self.propagate_linear(first)
         } else {
             self.propagate_sparse()

@@ -72,7 +72,8 @@ impl Sampled {
 /// Samples the common clip (a rig's): every channel a linear translation,
 /// rotation or scale on one run of key times, so the time is placed among
 /// the keys once (first channel's cursor) and each channel is two reads and
-/// a blend, handed to `put` with its model node. The same values as the
+/// a blend, handed to `put` with its channel's index and model node. The
+/// same values as the
 /// general path (it is the same arithmetic). False, sampling nothing, for
 /// any other clip.
 #[inline]
@@ -80,7 +81,7 @@ fn sample_shared(
     clip: &Clip,
     t: f32,
     cursors: &mut [u32],
-    mut put: impl FnMut(u32, Sampled),
+    mut put: impl FnMut(usize, u32, Sampled),
 ) -> bool {
     let Some(first) = clip.channels.first() else {
         return false;
@@ -101,8 +102,8 @@ fn sample_shared(
     let (k, u, _) = crate::assets::animation::locate(times, t, cursor);
     let next = (k + 1).min(times.len() - 1);
     // Rotations are blended two at a time (one vector, two slerps).
-    let mut pending: Option<(u32, Quat, Quat)> = None;
-    for channel in &clip.channels {
+    let mut pending: Option<(usize, Quat, Quat)> = None;
+    for (c, channel) in clip.channels.iter().enumerate() {
         let values = &clip.values[channel.values.start as usize..channel.values.end as usize];
         let width = channel.width as usize;
         let (a, b) = (&values[k * width..], &values[next * width..]);
@@ -113,10 +114,10 @@ fn sample_shared(
                     Sampled::Rotation(a)
                 } else if let Some((first, a0, b0)) = pending.take() {
                     let [q0, q1] = slerp_pair([a0, a], [b0, b], u);
-                    put(first, Sampled::Rotation(q0));
+                    put(first, clip.channels[first].node, Sampled::Rotation(q0));
                     Sampled::Rotation(q1)
                 } else {
-                    pending = Some((channel.node, a, b));
+                    pending = Some((c, a, b));
                     continue;
                 }
             }
@@ -126,17 +127,17 @@ fn sample_shared(
             Property::Scale => Sampled::Scale(Vec3::from_slice(a).lerp(Vec3::from_slice(b), u)),
             Property::Weights => continue,
         };
-        put(channel.node, sample);
+        put(c, channel.node, sample);
     }
-    if let Some((node, a, b)) = pending {
-        put(node, Sampled::Rotation(slerp(a, b, u)));
+    if let Some((c, a, b)) = pending {
+        put(c, clip.channels[c].node, Sampled::Rotation(slerp(a, b, u)));
     }
     true
 }
 
 /// [`pose`] for the common clip ([`sample_shared`]), into the pose.
 fn pose_shared(clip: &Clip, t: f32, cursors: &mut [u32], targets: &mut Targets<'_>) -> bool {
-    sample_shared(clip, t, cursors, |node, sample| {
+    sample_shared(clip, t, cursors, |_, node, sample| {
         if let Some(local) = targets.pose_of(node) {
             sample.apply(local);
         }
@@ -145,8 +146,9 @@ fn pose_shared(clip: &Clip, t: f32, cursors: &mut [u32], targets: &mut Targets<'
 
 /// [`super::pose_with`] without a fade, for the common clip ([`sample_shared`]):
 /// each sample goes straight into its bone's local, no pose built and
-/// compared; a bone whose local changes (to a finite value) becomes dirty,
-/// as [`write`] makes it. False, doing nothing, for any other clip.
+/// compared, each found by its channel (one lookup); a bone whose local
+/// changes (to a finite value) becomes dirty, as [`write`] makes it. False,
+/// doing nothing, for any other clip.
 pub(super) fn write_shared(
     columns: &mut Columns<'_>,
     state: &mut Binding,
@@ -155,18 +157,16 @@ pub(super) fn write_shared(
 ) -> bool {
     let Binding {
         slot,
-        dense,
+        channel_dense,
         targets,
         dirtied,
+        dirtied_count,
         cursors,
         ..
     } = state;
     cursors.resize(clip.channels.len(), 0);
-    sample_shared(clip, t, cursors, |node, sample| {
-        let Some(&at) = slot.get(node as usize) else {
-            return;
-        };
-        let (Some(&d), Some(&target)) = (dense.get(at as usize), targets.get(at as usize)) else {
+    sample_shared(clip, t, cursors, |c, node, sample| {
+        let Some(&d) = channel_dense.get(c) else {
             return;
         };
         if d == DEAD {
@@ -174,7 +174,15 @@ pub(super) fn write_shared(
         }
         let mut local = columns.local[d as usize - columns.base];
         sample.apply(&mut local);
-        set_bone(columns, (d, target), local, dirtied);
+        if set_bone(columns, d, local) {
+            *dirtied_count += 1;
+            let at = slot.get(node as usize);
+            if let Some(&target) = at.and_then(|&at| targets.get(at as usize))
+                && columns.list
+            {
+                dirtied.push(target);
+            }
+        }
     })
 }
 
@@ -182,31 +190,28 @@ pub(super) fn write_shared(
 /// changes (to a finite value) are written and become dirty.
 pub(super) fn write(columns: &mut Columns<'_>, state: &mut Binding) {
     for ((&target, pose), &d) in state.targets.iter().zip(&state.pose).zip(&state.dense) {
-        if d != DEAD {
-            set_bone(columns, (d, target), *pose, &mut state.dirtied);
+        if d != DEAD && set_bone(columns, d, *pose) {
+            state.dirtied_count += 1;
+            if columns.list {
+                state.dirtied.push(target);
+            }
         }
     }
 }
 
-/// Writes `local` to the bone `target` at dense position `d` when it
-/// changes it (to a finite value); a bone written becomes dirty, and is
-/// listed in `dirtied` the first time.
+/// Writes `local` to the bone at dense position `d` when it changes it (to
+/// a finite value); a bone written becomes dirty. True when it was not
+/// dirty before (the caller counts it, and lists it when the columns say so).
 #[inline]
-fn set_bone(
-    columns: &mut Columns<'_>,
-    (d, target): (u32, crate::scene::NodeId),
-    local: crate::scene::Transform,
-    dirtied: &mut Vec<crate::scene::NodeId>,
-) {
+fn set_bone(columns: &mut Columns<'_>, d: u32, local: crate::scene::Transform) -> bool {
     let i = d as usize - columns.base;
     if columns.local[i] == local || !local.is_finite() {
-        return;
+        return false;
     }
     columns.local[i] = local;
-    if columns.flags[i] & crate::scene::graph::flag::DIRTY == 0 {
-        columns.flags[i] |= crate::scene::graph::flag::DIRTY;
-        dirtied.push(target);
-    }
+    let fresh = columns.flags[i] & crate::scene::graph::flag::DIRTY == 0;
+    columns.flags[i] |= crate::scene::graph::flag::DIRTY;
+    fresh
 }
 
 #[cfg(test)]
@@ -295,7 +300,8 @@ mod tests {
 
     /// Writing the samples straight into the locals gives the locals and
     /// dirty bones that building a pose and writing it gives, over bones
-    /// at rest, moving, already dirty, and one that is gone.
+    /// at rest, moving, already dirty, and one that is gone; listed or only
+    /// counted.
     #[test]
     fn writing_shared_samples_in_place_equals_posing_then_writing() {
         let clip = clip();
@@ -306,6 +312,7 @@ mod tests {
             slot: vec![0, 1, 2],
             // Bone 2 is gone; bones 0 and 1 live at 5 and 3.
             dense: vec![5, 3, DEAD],
+            channel_dense: vec![5, 3, DEAD],
             targets: nodes.clone(),
             pose: vec![Transform::IDENTITY; 3],
             ..Binding::default()
@@ -318,13 +325,17 @@ mod tests {
             flags[3] = crate::scene::graph::flag::DIRTY * u8::from(t > 1.0);
             (local, flags)
         };
-        for t in [0.0, 0.3, 1.25, 1.7, 2.4] {
+        for (t, list) in [0.0, 0.3, 1.25, 1.7, 2.4]
+            .into_iter()
+            .flat_map(|t| [(t, true), (t, false)])
+        {
             let (mut local, mut flags) = start(t);
             let mut direct = binding();
             let mut columns = Columns {
                 base: 0,
                 local: &mut local,
                 flags: &mut flags,
+                list,
             };
             assert!(write_shared(&mut columns, &mut direct, &clip, t));
             let (mut local2, mut flags2) = start(t);
@@ -341,11 +352,16 @@ mod tests {
                 base: 0,
                 local: &mut local2,
                 flags: &mut flags2,
+                list,
             };
             write(&mut columns2, &mut posed);
             assert_eq!(local, local2, "t {t}");
             assert_eq!(flags, flags2, "t {t}");
             assert_eq!(direct.dirtied, posed.dirtied, "t {t}");
+            assert_eq!(direct.dirtied_count, posed.dirtied_count, "t {t}");
+            let moved = flags.iter().filter(|&&f| f != 0).count() - usize::from(t > 1.0);
+            assert_eq!(direct.dirtied_count, moved, "t {t}: the bones made dirty");
+            assert_eq!(direct.dirtied.len(), if list { moved } else { 0 }, "t {t}");
         }
     }
 }
