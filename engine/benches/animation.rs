@@ -11,9 +11,10 @@
 //! - `crowd_half_paused/4000`: the same with every other animator paused: a
 //!   paused animator writes nothing, so its bones are not recomputed.
 //! - `floor/4000`: only the bytes a step must move per bone, streamed: the
-//!   pose read and the local written (40 + 40), the world read, written and
-//!   copied to the previous world (48 x 3), the joint matrix written (48:
-//!   the 3x4 rows the vertex shader reads).
+//!   local read and written (40 + 40), the world written and read back
+//!   (48 + 48: 3x4 rows, as the scene stores them; the previous world is
+//!   the column swapped, not copied), the joint matrix written (48: the rows
+//!   the vertex shader reads).
 //!   Hosts differ 2-3x in memory speed; this says how close `crowd` is to it.
 //! - `crowd_naive/4000`: the code this replaces: per rig, each bone's channel
 //!   found by name in a map, keys found by binary search, world matrices
@@ -29,7 +30,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use glam::{Mat4, Quat, Vec3};
 use keel_engine::assets::animation::{Clip, Sample};
 use keel_engine::assets::load_model;
-use keel_engine::scene::{Animator, JointMatrix, JointPalette, Scene, Transform};
+use keel_engine::scene::{Affine3x4, Animator, JointMatrix, JointPalette, Scene, Transform};
 use keel_engine::systems::Systems;
 
 const BONES: usize = 68;
@@ -267,25 +268,22 @@ fn bench(c: &mut Criterion) {
         inverse_bind: data.skins[0].inverse_bind.clone(),
     };
     let bones = RIGS * (BONES + 2);
-    let poses = vec![Transform::IDENTITY; bones];
     let mut locals = vec![Transform::IDENTITY; bones];
-    let mut worlds = vec![glam::Affine3A::IDENTITY; bones];
-    let mut previous = vec![glam::Affine3A::IDENTITY; bones];
+    let mut worlds = vec![Affine3x4::IDENTITY; bones];
     let mut joints = vec![JointMatrix::default(); RIGS * BONES];
     group.bench_function("floor/4000", |b| {
         b.iter(|| {
-            locals.copy_from_slice(&poses);
-            previous.copy_from_slice(&worlds);
-            for w in &mut worlds {
-                w.translation.x += 1.0;
+            for (l, w) in locals.iter_mut().zip(&mut worlds) {
+                l.translation.x += 1.0;
+                w.rows[0].w = l.translation.x;
             }
             for (j, w) in joints.iter_mut().zip(&worlds) {
-                *j = JointMatrix::from_affine(w);
+                *j = JointMatrix::from_rows(w);
             }
-            black_box((&locals, &previous, &joints));
+            black_box((&locals, &joints));
         })
     });
-    drop((poses, locals, worlds, previous, joints));
+    drop((locals, worlds, joints));
     let mut time = 0.0f32;
     group.bench_function("crowd_naive/4000", |b| {
         b.iter(|| {

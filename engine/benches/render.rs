@@ -25,7 +25,7 @@ use keel_engine::render::{
     Camera, GpuCaster, GpuInstance, InstanceBatcher, MAX_CASCADES, MeshInstance, cascades,
     prepare_unbatched,
 };
-use keel_engine::scene::Material;
+use keel_engine::scene::{Affine3x4, Material};
 
 const INSTANCES: usize = 10_000;
 
@@ -232,7 +232,7 @@ fn frame(c: &mut Criterion) {
     // previous and current world transforms and the material read (48 + 48 +
     // 48), the 80-byte record and a 16-byte batch key written. Hosts differ
     // 2-3x in memory speed; this says how close `prepare` is to it.
-    let worlds = vec![Affine3A::from_translation(Vec3::ONE); COUNT];
+    let worlds = vec![Affine3x4::from_affine(&Affine3A::from_translation(Vec3::ONE)); COUNT];
     let previous = worlds.clone();
     let materials = vec![Material::default(); COUNT];
     let mut records = vec![GpuInstance::default(); COUNT];
@@ -242,9 +242,9 @@ fn frame(c: &mut Criterion) {
             for i in 0..COUNT {
                 let (w, p, m) = (&worlds[i], &previous[i], &materials[i]);
                 let r = &mut records[i];
-                r.rows[0] = w.matrix3.x_axis.extend(p.translation.x).to_array();
-                r.rows[1] = w.matrix3.y_axis.extend(p.translation.y).to_array();
-                r.rows[2] = w.matrix3.z_axis.extend(w.translation.z).to_array();
+                r.rows[0] = w.rows[0].to_array();
+                r.rows[1] = p.rows[1].to_array();
+                r.rows[2] = (w.rows[2] + p.rows[0] + p.rows[2]).to_array();
                 r.color = m.base_color.to_array();
                 r.emissive = m.emissive.to_array();
                 r.metal_rough = m.roughness.to_bits();

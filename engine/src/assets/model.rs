@@ -177,6 +177,9 @@ pub struct ModelSkin {
     pub joints: Vec<u32>,
     /// One per joint: from the mesh's space to the joint's space in the bind pose.
     pub inverse_bind: Vec<glam::Mat4>,
+    /// The same matrices as joint packing reads them (rows), shared by every
+    /// instance of the model.
+    pub bind_rows: std::sync::Arc<[crate::scene::Affine3x4]>,
     /// The common root of the joints, if the file names one.
     pub skeleton: Option<u32>,
 }

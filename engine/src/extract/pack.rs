@@ -12,7 +12,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use glam::Affine3A;
+use crate::scene::Affine3x4;
 
 use super::FrameBuffers;
 use crate::assets::AlphaMode;
@@ -288,7 +288,7 @@ fn pack(
 ) -> u32 {
     let mut written = [0usize; BUFFERS];
     let mut changed = 0;
-    let mut model = Affine3A::IDENTITY;
+    let mut model = Affine3x4::IDENTITY;
     for (&node, mesh) in nodes.iter().zip(meshes) {
         let (seen, casts) = marks.of(scene, node, can_cast(mesh));
         if !seen && casts == 0 {
@@ -297,10 +297,10 @@ fn pack(
         // A node of the column is alive, so it has a transform; should it
         // not, the mesh collapses to a point rather than shifting the others.
         if !scene.interpolate_world_into(node, alpha, &mut model) {
-            model = Affine3A::ZERO;
+            model = Affine3x4::ZERO;
         }
         if seen {
-            let record = GpuInstance::from_parts(&model, &mesh.material);
+            let record = GpuInstance::from_rows(&model, &mesh.material);
             let key = BatchKey::new(mesh.mesh, &mesh.material);
             changed |= u32::from(write(&mut out.camera, written[0], record, key));
             written[0] += 1;
@@ -308,7 +308,7 @@ fn pack(
         // Only the views marked: most casters are in one or two of eight.
         let mut left = casts;
         if left != 0 {
-            let record = GpuCaster::from_parts(&model, &mesh.material);
+            let record = GpuCaster::from_rows(&model, &mesh.material);
             let key = BatchKey::caster(mesh.mesh, &mesh.material);
             while left != 0 {
                 let b = 1 + left.trailing_zeros() as usize;

@@ -10,6 +10,7 @@ use glam::{Affine3A, Vec3, Vec3A};
 
 use super::frame::MeshInstance;
 use crate::assets::{AlphaMode, Material};
+use crate::scene::Affine3x4;
 
 /// A record packed from a transform and a material.
 pub trait InstanceRecord: bytemuck::Pod + Default + Send + Sync + std::fmt::Debug {
@@ -66,8 +67,16 @@ impl GpuInstance {
     #[inline]
     #[must_use]
     pub fn from_parts(model: &Affine3A, material: &Material) -> Self {
+        Self::from_rows(&Affine3x4::from_affine(model), material)
+    }
+
+    /// Packs a transform as the scene stores it (already the GPU's rows) and
+    /// the material's factors.
+    #[inline]
+    #[must_use]
+    pub fn from_rows(model: &Affine3x4, material: &Material) -> Self {
         Self {
-            rows: model_rows(model),
+            rows: model.to_array(),
             color: material.base_color.to_array(),
             emissive: material.emissive.to_array(),
             metal_rough: pack_surface(material),
@@ -109,8 +118,16 @@ impl GpuCaster {
     #[inline]
     #[must_use]
     pub fn from_parts(model: &Affine3A, material: &Material) -> Self {
+        Self::from_rows(&Affine3x4::from_affine(model), material)
+    }
+
+    /// Packs a caster's transform as the scene stores it and what its
+    /// material's alpha test reads.
+    #[inline]
+    #[must_use]
+    pub fn from_rows(model: &Affine3x4, material: &Material) -> Self {
         Self {
-            rows: model_rows(model),
+            rows: model.to_array(),
             alpha: material.base_color.w,
             cutoff: unorm8(alpha_cutoff(material)) << 16,
             pad: [0; 2],
@@ -128,24 +145,6 @@ impl InstanceRecord for GpuCaster {
     fn rows(&self) -> &[[f32; 4]; 3] {
         &self.rows
     }
-}
-
-/// The rows of `model`'s 3x4 matrix.
-#[inline]
-fn model_rows(model: &Affine3A) -> [[f32; 4]; 3] {
-    // Transposing the SIMD 3x3 and appending the translation keeps every
-    // value in registers (going through `Mat4::row` spills to the stack and
-    // stalls on store forwarding).
-    let Affine3A {
-        matrix3,
-        translation,
-    } = model;
-    let t = matrix3.transpose();
-    [
-        t.x_axis.extend(translation.x).to_array(),
-        t.y_axis.extend(translation.y).to_array(),
-        t.z_axis.extend(translation.z).to_array(),
-    ]
 }
 
 /// Metallic, roughness and alpha cutoff as WGSL's `unpack4x8unorm` reads

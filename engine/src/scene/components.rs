@@ -361,7 +361,7 @@ impl super::Scene {
             .zip(emitters.iter_mut())
             .map(move |(node, emitter)| {
                 let dense = slots[node.index() as usize].dense as usize;
-                (node.index(), emitter, *hot.current_world(dense))
+                (node.index(), emitter, hot.current_world(dense).to_affine())
             })
     }
 }

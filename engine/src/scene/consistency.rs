@@ -3,8 +3,6 @@
 //!
 //! O(n) in positions, and it allocates: a check, not a hot path.
 
-use glam::Affine3A;
-
 use super::Scene;
 use super::graph::NONE;
 
@@ -133,6 +131,6 @@ impl Scene {
     }
 }
 
-fn finite(m: &Affine3A) -> bool {
-    m.matrix3.is_finite() && m.translation.is_finite()
+fn finite(m: &super::Affine3x4) -> bool {
+    m.is_finite()
 }

@@ -195,7 +195,9 @@ impl Scene {
         }
         let parent_dense = self.parent_dense(parent)?;
         let slot = self.alloc_slot(name);
-        let world = self.world_at(parent_dense) * local.to_affine();
+        let world = super::affine::Affine3x4::from_affine(
+            &(self.world_at(parent_dense) * local.to_affine()),
+        );
         let flags = flag::DIRTY | flag::TELEPORT;
         let d = match self.take_hole(parent_dense) {
             Some(d) => {
@@ -309,7 +311,7 @@ impl Scene {
             // Current worlds are needed; propagation moves no position.
             self.propagate();
         }
-        let node_world = *self.hot.current_world(d as usize);
+        let node_world = self.hot.current_world(d as usize).to_affine();
         self.hot.unlink(d);
         let d = if parent != NONE && parent > d {
             self.move_to_end(d)
@@ -543,7 +545,7 @@ impl Scene {
         if d == NONE {
             Affine3A::IDENTITY
         } else {
-            *self.hot.current_world(d as usize)
+            self.hot.current_world(d as usize).to_affine()
         }
     }
 

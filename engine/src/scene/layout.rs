@@ -22,7 +22,7 @@
 //! stay before children), a bounded number of positions per fixed step: no
 //! frame pays for the whole scene.
 
-use glam::Affine3A;
+use super::affine::Affine3x4;
 
 use super::Scene;
 use super::graph::{NONE, Slot};
@@ -97,8 +97,8 @@ impl Meta {
 #[derive(Clone, Debug)]
 pub(super) struct Hot {
     pub local: Vec<Transform>,
-    pub world: Vec<Affine3A>,
-    pub prev_world: Vec<Affine3A>,
+    pub world: Vec<Affine3x4>,
+    pub prev_world: Vec<Affine3x4>,
     /// Dense position of the parent, or [`NONE`] (roots and holes).
     pub parent: Vec<u32>,
     /// Dirty and teleport marks, and the bits propagation writes (read and
@@ -208,7 +208,7 @@ impl Hot {
     /// The current world transform at `d`: in the previous-world column
     /// while the node is [`flag::STALE`](super::graph::flag::STALE).
     #[inline]
-    pub fn current_world(&self, d: usize) -> &Affine3A {
+    pub fn current_world(&self, d: usize) -> &Affine3x4 {
         if self.flags[d] & super::graph::flag::STALE != 0 {
             &self.prev_world[d]
         } else {
@@ -217,7 +217,7 @@ impl Hot {
     }
 
     /// Appends a node with no links; returns its position.
-    pub fn push(&mut self, local: Transform, world: Affine3A, flags: u8, slot: u32) -> u32 {
+    pub fn push(&mut self, local: Transform, world: Affine3x4, flags: u8, slot: u32) -> u32 {
         let d = self.len() as u32;
         self.local.push(local);
         self.world.push(world);
@@ -229,7 +229,7 @@ impl Hot {
     }
 
     /// Writes a new node with no links into the hole `d`.
-    pub fn place(&mut self, d: u32, local: Transform, world: Affine3A, flags: u8, slot: u32) {
+    pub fn place(&mut self, d: u32, local: Transform, world: Affine3x4, flags: u8, slot: u32) {
         let i = d as usize;
         self.local[i] = local;
         self.world[i] = world;

@@ -6,6 +6,8 @@
 //! - `layout`: the hot columns (parents before children), sibling links, holes
 //!   and their compaction.
 //! - [`transform`]: [`Transform`], the dirty flag and interpolation.
+//! - [`affine`]: [`Affine3x4`], world transforms as stored (3x4 by rows), and
+//!   the interpolation kernel.
 //! - [`components`]: behaviour, mesh and light components.
 //! - [`file`]: RON scene files.
 //! - [`index`]: the octree of mesh bounds, fed by the dirty flag.
@@ -14,6 +16,7 @@
 //! - `skin`: skinned and morphed meshes, and the joint palette.
 //! - [`prefab`]: scene files used as pieces of other scenes, with overrides.
 
+pub mod affine;
 pub(crate) mod animator;
 mod column;
 pub mod components;
@@ -36,6 +39,7 @@ use std::path::PathBuf;
 
 /// Materials are assets; scene code and files name them here too.
 pub use crate::assets::Material;
+pub use affine::Affine3x4;
 pub use animator::{Animator, CrossFade, PlayMode, clip_time};
 pub use column::Column;
 pub use components::{

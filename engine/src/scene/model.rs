@@ -94,11 +94,7 @@ impl Scene {
                 let joints = skin.joints.iter().map(|&j| ids.get(j as usize).copied());
                 Some(Skin {
                     joints: joints.collect::<Option<Vec<_>>>()?,
-                    inverse_bind: skin
-                        .inverse_bind
-                        .iter()
-                        .map(|m| glam::Affine3A::from_mat4(*m))
-                        .collect(),
+                    inverse_bind: skin.bind_rows.clone(),
                 })
             })
             .collect();

@@ -5,7 +5,7 @@
 //!
 //! Pattern: dirty flag, data locality.
 
-use glam::Affine3A;
+use super::affine::Affine3x4;
 
 use super::Scene;
 use super::graph::{NONE, flag};
@@ -119,7 +119,7 @@ impl Scene {
             let i = d as usize;
             let parent = hot.parent[i];
             let (parent_world, parent_flags) = if parent == NONE {
-                (Affine3A::IDENTITY, 0)
+                (Affine3x4::IDENTITY, 0)
             } else {
                 let p = parent as usize;
                 (*hot.current_world(p), hot.flags[p])
@@ -172,13 +172,13 @@ impl Scene {
             let i = d as usize;
             let parent = hot.parent[i];
             let (parent_world, parent_snap) = if parent == NONE {
-                (Affine3A::IDENTITY, false)
+                (Affine3x4::IDENTITY, false)
             } else {
                 let p = parent as usize;
                 let snap = d != root && hot.flags[p] & flag::SNAP != 0;
                 (*hot.current_world(p), snap)
             };
-            let world = parent_world * hot.local[i].to_affine();
+            let world = parent_world.mul(&Affine3x4::from_transform(&hot.local[i]));
             hot.world[i] = world;
             let flags = hot.flags[i];
             let snap = parent_snap || flags & flag::TELEPORT != 0;
@@ -209,9 +209,9 @@ const ROOT_SEARCH: usize = 4096;
 /// (its parent did not move).
 #[inline]
 fn settle(
-    node: (&mut u8, &mut Affine3A, &mut Affine3A),
+    node: (&mut u8, &mut Affine3x4, &mut Affine3x4),
     parent_flags: u8,
-    parent_world: &Affine3A,
+    parent_world: &Affine3x4,
     local: &super::Transform,
 ) -> Option<bool> {
     let (flags, world, prev) = node;
@@ -223,7 +223,7 @@ fn settle(
         }
         return None;
     }
-    *world = *parent_world * local.to_affine();
+    *world = parent_world.mul(&Affine3x4::from_transform(local));
     let snap = (old & flag::TELEPORT) | (parent_flags & flag::SNAP) != 0;
     if snap {
         *prev = *world;
@@ -260,8 +260,8 @@ struct Span<'a> {
     start: u32,
     parent: &'a [u32],
     local: &'a [super::Transform],
-    world: &'a mut [Affine3A],
-    prev: &'a mut [Affine3A],
+    world: &'a mut [Affine3x4],
+    prev: &'a mut [Affine3x4],
     flags: &'a mut [u8],
 }
 
@@ -325,7 +325,7 @@ impl Span<'_> {
                 last_parent = parent;
             }
             let (parent_world, parent_flags) = if parent == NONE {
-                (Affine3A::IDENTITY, 0)
+                (Affine3x4::IDENTITY, 0)
             } else if parent < start {
                 out.deferred.push(d);
                 self.flags[i] = flags | flag::DEFER;
@@ -383,7 +383,7 @@ impl Run {
 
 #[cfg(test)]
 mod tests {
-    use glam::{Quat, Vec3};
+    use glam::{Affine3A, Quat, Vec3};
 
     use super::*;
     use crate::scene::{Keep, NodeId, Transform};

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use glam::{Affine3A, Mat4, Vec3, Vec3A, Vec4};
 
-use super::{NodeId, Scene};
+use super::{Affine3x4, NodeId, Scene};
 
 /// One joint's matrix (world x inverse bind) as the vertex shader reads it:
 /// the three rows of the 3x4 affine matrix (rotation-scale, then the
@@ -41,6 +41,13 @@ impl JointMatrix {
         }
     }
 
+    /// The rows of `m` as stored.
+    #[inline]
+    #[must_use]
+    pub fn from_rows(m: &Affine3x4) -> Self {
+        Self { rows: m.to_array() }
+    }
+
     /// The affine matrix back.
     #[must_use]
     pub fn to_affine(&self) -> Affine3A {
@@ -61,8 +68,9 @@ impl JointMatrix {
 pub struct Skin {
     /// The joint nodes, in the skin's order.
     pub joints: Vec<NodeId>,
-    /// One per joint: from the mesh's space to the joint's, in the bind pose.
-    pub inverse_bind: Arc<[Affine3A]>,
+    /// One per joint: from the mesh's space to the joint's, in the bind pose
+    /// (shared by the model's instances).
+    pub inverse_bind: Arc<[Affine3x4]>,
 }
 
 /// The morph target weights of the node's mesh.
@@ -170,17 +178,17 @@ impl Scene {
     fn write_joints(
         &self,
         places: &[u32],
-        inverse_bind: &[Affine3A],
+        inverse_bind: &[Affine3x4],
         alpha: f32,
         out: &mut [JointMatrix],
     ) {
         for ((m, &d), ibm) in out.iter_mut().zip(places).zip(inverse_bind) {
             let world = if d == DEAD {
-                Affine3A::IDENTITY
+                Affine3x4::IDENTITY
             } else {
                 self.interpolated_at(d as usize, alpha)
             };
-            *m = JointMatrix::from_affine(&(world * *ibm));
+            *m = JointMatrix::from_rows(&world.mul(ibm));
         }
     }
 }

@@ -8,7 +8,9 @@
 
 use std::num::NonZeroU32;
 
-use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A};
+use glam::{Quat, Vec3};
+
+use super::affine::Affine3x4;
 
 use super::Scene;
 use super::components::Components;
@@ -18,7 +20,7 @@ use super::transform::Transform;
 use crate::record::bulk::{BulkError, BulkReader, BulkWriter};
 
 const TRANSFORM_BYTES: usize = size_of::<Vec3>() * 2 + size_of::<Quat>();
-const AFFINE_BYTES: usize = size_of::<Mat3A>() + size_of::<Vec3A>();
+const AFFINE_BYTES: usize = size_of::<Affine3x4>();
 const SLOT_BYTES: usize = 8;
 
 fn put_transform(out: &mut Vec<u8>, t: &Transform) {
@@ -35,16 +37,13 @@ fn get_transform(b: &[u8]) -> Transform {
     }
 }
 
-fn put_affine(out: &mut Vec<u8>, a: &Affine3A) {
-    out.extend_from_slice(bytemuck::bytes_of(&a.matrix3));
-    out.extend_from_slice(bytemuck::bytes_of(&a.translation));
+fn put_affine(out: &mut Vec<u8>, a: &Affine3x4) {
+    out.extend_from_slice(bytemuck::cast_slice(&a.rows));
 }
 
-fn get_affine(b: &[u8]) -> Affine3A {
-    let m = size_of::<Mat3A>();
-    Affine3A {
-        matrix3: bytemuck::pod_read_unaligned(&b[..m]),
-        translation: bytemuck::pod_read_unaligned(&b[m..AFFINE_BYTES]),
+fn get_affine(b: &[u8]) -> Affine3x4 {
+    Affine3x4 {
+        rows: bytemuck::pod_read_unaligned(&b[..AFFINE_BYTES]),
     }
 }
 

@@ -21,6 +21,7 @@
 use glam::{Affine3A, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
+use super::affine::{Affine3x4, interpolate};
 use super::graph::{NONE, flag};
 use super::{NodeId, Scene, SceneError};
 
@@ -89,11 +90,6 @@ impl Transform {
     }
 }
 
-/// Largest change of a world matrix element between two fixed steps, relative
-/// to the matrix's size, that interpolation blends directly: a rotation of
-/// 0.02 rad shrinks the blended axes by at most 0.02^2 / 8 = 5e-5.
-const SMALL_CHANGE: f32 = 0.02;
-
 /// What the last [`Scene::propagate`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PropagationStats {
@@ -155,12 +151,13 @@ impl Scene {
 
     /// The world transform of `node` as of the last [`Scene::propagate`].
     pub fn world(&self, node: NodeId) -> Option<Affine3A> {
-        self.dense(node).map(|d| *self.hot.current_world(d))
+        self.dense(node)
+            .map(|d| self.hot.current_world(d).to_affine())
     }
 
     /// The world transform of `node` at the previous fixed step.
     pub fn previous_world(&self, node: NodeId) -> Option<Affine3A> {
-        self.dense(node).map(|d| self.hot.prev_world[d])
+        self.dense(node).map(|d| self.hot.prev_world[d].to_affine())
     }
 
     /// Whether `node` has a local change that the next propagation will apply.
@@ -274,27 +271,29 @@ impl Scene {
     /// are interpolated linearly, rotation spherically.
     #[inline]
     pub fn interpolated_world(&self, node: NodeId, alpha: f32) -> Option<Affine3A> {
-        self.dense(node).map(|d| self.interpolated_at(d, alpha))
+        self.dense(node)
+            .map(|d| self.interpolated_at(d, alpha).to_affine())
     }
 
-    /// [`Scene::interpolated_world`] by dense index.
+    /// [`Scene::interpolated_world`] by dense index, as stored (rows).
     #[inline]
-    pub(crate) fn interpolated_at(&self, d: usize, alpha: f32) -> Affine3A {
-        let mut out = Affine3A::IDENTITY;
+    pub(crate) fn interpolated_at(&self, d: usize, alpha: f32) -> Affine3x4 {
+        let mut out = Affine3x4::IDENTITY;
         interpolate(&self.hot.prev_world[d], self.current_at(d), alpha, &mut out);
         out
     }
 
-    /// [`Scene::interpolated_world`] written into `out`; false (and `out`
-    /// untouched) for a dead handle. For loops over every mesh: the result goes
-    /// straight to its destination instead of through a temporary on the stack.
-    /// Always inlined: it is the body of extraction's loop over every mesh.
+    /// [`Scene::interpolated_world`] as stored (rows, what the GPU reads)
+    /// written into `out`; false (and `out` untouched) for a dead handle. For
+    /// loops over every mesh: the result goes straight to its destination
+    /// instead of through a temporary on the stack. Always inlined: it is the
+    /// body of extraction's loop over every mesh.
     #[inline(always)]
     pub(crate) fn interpolate_world_into(
         &self,
         node: NodeId,
         alpha: f32,
-        out: &mut Affine3A,
+        out: &mut Affine3x4,
     ) -> bool {
         let Some(d) = self.dense(node) else {
             return false;
@@ -306,7 +305,7 @@ impl Scene {
     /// The current world at `d`; between steps (nothing stale, as whenever
     /// a frame is drawn) without reading the node's flags.
     #[inline]
-    fn current_at(&self, d: usize) -> &Affine3A {
+    fn current_at(&self, d: usize) -> &Affine3x4 {
         if self.stale.is_empty() {
             &self.hot.world[d]
         } else {
@@ -342,7 +341,7 @@ fn sort_and_merge(ranges: &mut Vec<(u32, u32)>) {
 /// `dst[r] = src[r]` for each of the ascending, disjoint `ranges` (positions
 /// counted from `base`, where `dst` and `src` start): many short runs (a
 /// crowd's bones, a run per rig) are split between cores by position.
-fn copy_ranges(dst: &mut [Affine3A], src: &[Affine3A], base: usize, ranges: &[(u32, u32)]) {
+fn copy_ranges(dst: &mut [Affine3x4], src: &[Affine3x4], base: usize, ranges: &[(u32, u32)]) {
     let total: usize = ranges.iter().map(|&(s, e)| (e - s) as usize).sum();
     if ranges.len() < 2 || total <= PARALLEL_COPY {
         for &(start, end) in ranges {
@@ -365,7 +364,7 @@ fn copy_ranges(dst: &mut [Affine3A], src: &[Affine3A], base: usize, ranges: &[(u
 /// `dst` = `src`, long runs split across cores (a crowd's step copies
 /// megabytes of world transforms, bound by memory bandwidth one core cannot
 /// fill).
-fn copy_parallel(dst: &mut [Affine3A], src: &[Affine3A]) {
+fn copy_parallel(dst: &mut [Affine3x4], src: &[Affine3x4]) {
     if dst.len() <= PARALLEL_COPY {
         dst.copy_from_slice(src);
         return;
@@ -374,62 +373,6 @@ fn copy_parallel(dst: &mut [Affine3A], src: &[Affine3A]) {
     let (d0, d1) = dst.split_at_mut(half);
     let (s0, s1) = src.split_at(half);
     rayon::join(|| copy_parallel(d0, s0), || copy_parallel(d1, s1));
-}
-
-/// The interpolation kernel, inlined into the loops over every mesh: the
-/// common small change is a few vector operations, the rare decomposition is
-/// kept out of line.
-#[inline]
-fn interpolate(prev: &Affine3A, current: &Affine3A, alpha: f32, out: &mut Affine3A) {
-    if alpha >= 1.0 {
-        // The current step itself (a frame right on a step, a joint palette for the step).
-        *out = *current;
-        return;
-    }
-    let m0 = prev.matrix3;
-    let m1 = current.matrix3;
-    let change = (m1.x_axis - m0.x_axis)
-        .abs()
-        .max((m1.y_axis - m0.y_axis).abs())
-        .max((m1.z_axis - m0.z_axis).abs())
-        .max_element();
-    let size = m1
-        .x_axis
-        .abs()
-        .max(m1.y_axis.abs())
-        .max(m1.z_axis.abs())
-        .max_element();
-    if change <= SMALL_CHANGE * size {
-        // No change is exact: a node at rest is drawn where it is, not a rounding off.
-        if change == 0.0 && prev.translation == current.translation {
-            *out = *current;
-            return;
-        }
-        // A small change between two fixed steps (the usual case): blending the
-        // matrices is within 1e-4 of lerp + slerp and needs no decomposition.
-        out.matrix3 = m0 * (1.0 - alpha) + m1 * alpha;
-        out.translation = prev.translation.lerp(current.translation, alpha);
-        return;
-    }
-    interpolate_large(prev, current, alpha, out);
-}
-
-/// Interpolation across a large change (or of non-finite matrices): scale and
-/// translation linearly, rotation spherically.
-#[cold]
-#[inline(never)]
-fn interpolate_large(prev: &Affine3A, current: &Affine3A, alpha: f32, out: &mut Affine3A) {
-    if prev == current {
-        *out = *current;
-        return;
-    }
-    let (s0, r0, t0) = prev.to_scale_rotation_translation();
-    let (s1, r1, t1) = current.to_scale_rotation_translation();
-    *out = Affine3A::from_scale_rotation_translation(
-        s0.lerp(s1, alpha),
-        r0.slerp(r1, alpha),
-        t0.lerp(t1, alpha),
-    );
 }
 
 #[cfg(test)]
@@ -447,10 +390,10 @@ mod tests {
         ];
         sort_and_merge(&mut ranges);
         assert_eq!(ranges, [(0, 10), (60, 61), (20_000, 50_000)]);
-        let src: Vec<Affine3A> = (0..50_000)
-            .map(|i| Affine3A::from_translation(glam::Vec3::X * i as f32))
+        let src: Vec<Affine3x4> = (0..50_000)
+            .map(|i| Affine3x4::from_affine(&Affine3A::from_translation(Vec3::X * i as f32)))
             .collect();
-        let mut dst = vec![Affine3A::IDENTITY; 50_000];
+        let mut dst = vec![Affine3x4::IDENTITY; 50_000];
         copy_ranges(&mut dst, &src, 0, &ranges);
         for (i, (d, s)) in dst.iter().zip(&src).enumerate() {
             let inside = ranges

@@ -12,6 +12,7 @@ use super::source::Layout;
 use super::{Importer, ModelError};
 use crate::assets::ModelSkin;
 use crate::assets::animation::{Channel, Clip, Interpolation, Property};
+use crate::scene::Affine3x4;
 
 const TIMES: Layout = Layout {
     dimensions: Dimensions::Scalar,
@@ -252,10 +253,14 @@ impl Importer<'_> {
                 // The glTF default: identity matrices.
                 None => vec![glam::Mat4::IDENTITY; joints.len()],
             };
+            let bind_rows = (inverse_bind.iter())
+                .map(|m| Affine3x4::from_affine(&glam::Affine3A::from_mat4(*m)))
+                .collect();
             skins.push(ModelSkin {
                 name: skin.name().unwrap_or_default().to_owned(),
                 joints,
                 inverse_bind,
+                bind_rows,
                 skeleton: skin
                     .skeleton()
                     .and_then(|n| node_map.get(n.index()).copied().flatten()),
