@@ -103,9 +103,11 @@ impl Affine3x4 {
     pub fn mul(&self, rhs: &Self) -> Self {
         let [a, b, c] = rhs.rows;
         // Row i of the product: the row's first three elements weigh the
-        // rows of `rhs`, and its translation adds in `w`.
+        // rows of `rhs`, and its translation adds in `w`. Summed as a tree:
+        // propagation's chains of bones wait on this (each world is the next
+        // one's parent), and a tree is two additions deep, a chain three.
         let row = |r: Vec4| {
-            r.xxxx() * a + r.yyyy() * b + r.zzzz() * c + Vec4::select(W_LANE, r, Vec4::ZERO)
+            (r.xxxx() * a + r.yyyy() * b) + (r.zzzz() * c + Vec4::select(W_LANE, r, Vec4::ZERO))
         };
         Self {
             rows: [row(self.rows[0]), row(self.rows[1]), row(self.rows[2])],
