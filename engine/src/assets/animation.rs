@@ -175,7 +175,8 @@ impl Clip {
 /// Keys of a clip are close together (cos Ω ≥ 0.6: at most 106° apart):
 /// there the weights `sin(tΩ) / sin Ω` and `sin((1 - t)Ω) / sin Ω` are
 /// polynomials in `t²` and `cos Ω` (D. Eberly, "A Fast and Accurate Estimate
-/// for SLERP", revised: eight terms, the last corrected by μ), a few dozen
+/// for SLERP", revised: eight terms, the last corrected by μ; four for the
+/// usual keys, within 20° of each other: [`NEAR`]), a few dozen
 /// multiply-adds with no square root or division, within 4.2e-7 of glam's
 /// slerp. Farther apart, where that estimate drifts (to 3e-5),
 /// [`slerp_wide`]. Within 1e-6 of glam's slerp per component and of unit
@@ -189,10 +190,15 @@ pub fn slerp(a: Quat, b: Quat, t: f32) -> Quat {
     }
     let s = 1.0 - t;
     // Both weights at once, in two lanes: (t, 1 - t).
-    let c = eberly(
+    let (sq, xm1) = (
         Vec4::new(t * t, s * s, 0.0, 0.0),
         Vec4::splat(x.min(1.0) - 1.0),
     );
+    let c = if x >= NEAR {
+        eberly_near(sq, xm1)
+    } else {
+        eberly(sq, xm1)
+    };
     let (va, vb) = (Vec4::from(a), Vec4::from(b));
     Quat::from_vec4(va * (s * c.y) + vb * (t * c.x))
 }
@@ -205,17 +211,42 @@ pub fn slerp_pair(a: [Quat; 2], b: [Quat; 2], t: f32) -> [Quat; 2] {
     let (d0, d1) = (a[0].dot(b[0]), a[1].dot(b[1]));
     let (b0, x0) = if d0 < 0.0 { (-b[0], -d0) } else { (b[0], d0) };
     let (b1, x1) = if d1 < 0.0 { (-b[1], -d1) } else { (b[1], d1) };
-    if x0 < 0.6 || x1 < 0.6 {
+    // Each lane takes the path `slerp` would take alone.
+    let near = x0 >= NEAR;
+    if x0 < 0.6 || x1 < 0.6 || near != (x1 >= NEAR) {
         return [slerp(a[0], b[0], t), slerp(a[1], b[1], t)];
     }
     let s = 1.0 - t;
     let (tt, ss) = (t * t, s * s);
     let (m0, m1) = (x0.min(1.0) - 1.0, x1.min(1.0) - 1.0);
-    let c = eberly(Vec4::new(tt, ss, tt, ss), Vec4::new(m0, m0, m1, m1));
+    let (sq, xm1) = (Vec4::new(tt, ss, tt, ss), Vec4::new(m0, m0, m1, m1));
+    let c = if near {
+        eberly_near(sq, xm1)
+    } else {
+        eberly(sq, xm1)
+    };
     let blend = |a: Quat, b: Quat, ct: f32, cs: f32| {
         Quat::from_vec4(Vec4::from(a) * (s * cs) + Vec4::from(b) * (t * ct))
     };
     [blend(a[0], b0, c.x, c.y), blend(a[1], b1, c.z, c.w)]
+}
+
+/// From this cos Ω on (Ω, the angle between the two quaternions, within
+/// 20°: keys of a rotation turning less than 40° between them, as a clip's
+/// keys do), four terms of Eberly's series are enough: the next ones add
+/// less than 1e-8, under an `f32`'s rounding.
+const NEAR: f32 = 0.94;
+
+/// [`eberly`] for keys [`NEAR`] each other: the first four terms,
+/// `1 + b0 (1 + b1 (1 + b2 (1 + b3)))`.
+#[inline]
+fn eberly_near(sq: Vec4, xm1: Vec4) -> Vec4 {
+    let b = |i: usize| {
+        let n = (i + 1) as f32;
+        let d = (2 * i + 3) as f32;
+        (Vec4::splat(1.0 / (n * d)) * sq - Vec4::splat(n / d)) * xm1
+    };
+    Vec4::ONE + b(0) * (Vec4::ONE + b(1) * (Vec4::ONE + b(2) * (Vec4::ONE + b(3))))
 }
 
 /// Eberly's estimate of `sin(uΩ) / (u sin Ω)` per lane, for `sq` = u² and

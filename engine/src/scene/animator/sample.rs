@@ -67,6 +67,28 @@ impl Sampled {
             Self::Scale(v) => local.scale = v,
         }
     }
+
+    /// [`Sampled::apply`] when it changes `local` to a finite value (the
+    /// rest of a local is finite already): true when written. Compares and
+    /// checks the one property, not the whole transform.
+    #[inline]
+    fn write(self, local: &mut crate::scene::Transform) -> bool {
+        match self {
+            Self::Translation(v) => put_if_new(&mut local.translation, v, v.is_finite()),
+            Self::Rotation(q) => put_if_new(&mut local.rotation, q, q.is_finite()),
+            Self::Scale(v) => put_if_new(&mut local.scale, v, v.is_finite()),
+        }
+    }
+}
+
+/// `*slot = value` when it differs and is finite; whether it was written.
+#[inline]
+fn put_if_new<T: PartialEq>(slot: &mut T, value: T, finite: bool) -> bool {
+    if *slot == value || !finite {
+        return false;
+    }
+    *slot = value;
+    true
 }
 
 /// Samples the common clip (a rig's): every channel a linear translation,
@@ -172,9 +194,8 @@ pub(super) fn write_shared(
         if d == DEAD {
             return;
         }
-        let mut local = columns.local[d as usize - columns.base];
-        sample.apply(&mut local);
-        if set_bone(columns, d, local) {
+        let i = d as usize - columns.base;
+        if sample.write(&mut columns.local[i]) && mark_dirty(columns, i) {
             *dirtied_count += 1;
             let at = slot.get(node as usize);
             if let Some(&target) = at.and_then(|&at| targets.get(at as usize))
@@ -209,6 +230,12 @@ fn set_bone(columns: &mut Columns<'_>, d: u32, local: crate::scene::Transform) -
         return false;
     }
     columns.local[i] = local;
+    mark_dirty(columns, i)
+}
+
+/// Marks the bone at `i` (in `columns`) dirty; true when it was not yet.
+#[inline]
+fn mark_dirty(columns: &mut Columns<'_>, i: usize) -> bool {
     let fresh = columns.flags[i] & crate::scene::graph::flag::DIRTY == 0;
     columns.flags[i] |= crate::scene::graph::flag::DIRTY;
     fresh
