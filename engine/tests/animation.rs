@@ -387,3 +387,104 @@ fn rigs_the_layout_moves_pose_and_pack_as_rigs_that_stayed() {
     check(&mut moved, &mut stayed, 0.01, "after a reparent");
     check(&mut moved, &mut stayed, 0.05, "steps after a reparent");
 }
+
+/// Packs `world`'s joints into the palette kept between frames and into a
+/// fresh one: they must agree. How many runs the kept one wrote.
+fn pack_kept(world: &World, alpha: f32, kept: &mut keel_engine::scene::JointPalette) -> usize {
+    world.scene.pack_joints(alpha, kept);
+    let mut fresh = keel_engine::scene::JointPalette::default();
+    world.scene.pack_joints(alpha, &mut fresh);
+    assert_eq!(kept.runs, fresh.runs);
+    assert!(
+        kept.matrices == fresh.matrices,
+        "alpha {alpha}: kept matrices differ"
+    );
+    kept.packed_runs()
+}
+
+/// A palette kept between frames writes only the rigs that moved since its
+/// last pack and still matches one packed afresh, at every alpha: rigs
+/// playing, paused, moved or teleported by their root, a frame after several
+/// steps, several frames within one step, a rig gone.
+#[test]
+fn a_kept_palette_packs_only_moving_rigs_and_matches_a_fresh_one() {
+    let fox = shared("Fox.glb");
+    let mut scene = Scene::new();
+    let mut roots = Vec::new();
+    for i in 0..6 {
+        let at = Transform::from_translation(Vec3::new(i as f32 * 3.0, 0.0, 0.0));
+        let (root, _) = scene.spawn_model(None, "fox", at, &fox).unwrap();
+        let mut animator = Animator::new("Walk");
+        // Every other fox stands in its first pose.
+        animator.playing = i % 2 == 0;
+        scene.insert(root, animator).unwrap();
+        roots.push(root);
+    }
+    let mut world = World::new(scene);
+    world.clock = Clock::new(Duration::from_millis(10));
+    let mut kept = keel_engine::scene::JointPalette::default();
+    let frames = |world: &mut World, steps: usize, kept: &mut _| -> Vec<usize> {
+        for _ in 0..steps {
+            world.step();
+        }
+        [0.25, 0.75, 1.0]
+            .map(|alpha| pack_kept(world, alpha, kept))
+            .to_vec()
+    };
+    assert_eq!(
+        frames(&mut world, 1, &mut kept),
+        [6, 6, 6],
+        "the first step moves all"
+    );
+    frames(&mut world, 1, &mut kept);
+    assert_eq!(
+        frames(&mut world, 1, &mut kept),
+        [3, 3, 3],
+        "the three playing"
+    );
+    assert_eq!(
+        frames(&mut world, 4, &mut kept),
+        [3, 3, 3],
+        "after steps unseen"
+    );
+    // Paused: one more pack of the last step's pose, then nothing.
+    for &root in &roots {
+        world.scene.get_mut::<Animator>(root).unwrap().playing = false;
+    }
+    frames(&mut world, 1, &mut kept);
+    frames(&mut world, 1, &mut kept);
+    assert_eq!(frames(&mut world, 1, &mut kept), [0, 0, 0], "all at rest");
+    // A rig carried by its root moves its joints though no bone changed.
+    let root = roots[1];
+    let mut local = world.scene.local(root).unwrap();
+    local.translation.y += 2.0;
+    world.scene.set_local(root, local).unwrap();
+    assert_eq!(
+        frames(&mut world, 1, &mut kept),
+        [1, 1, 1],
+        "the carried rig"
+    );
+    frames(&mut world, 1, &mut kept);
+    assert_eq!(frames(&mut world, 1, &mut kept), [0, 0, 0]);
+    local.translation.x -= 40.0;
+    world.scene.teleport(root, local).unwrap();
+    assert_eq!(
+        frames(&mut world, 1, &mut kept),
+        [1, 1, 1],
+        "the teleported rig"
+    );
+    // One rig plays again; another goes (the layout changes: all packed).
+    world.scene.get_mut::<Animator>(roots[2]).unwrap().playing = true;
+    frames(&mut world, 2, &mut kept);
+    assert_eq!(
+        frames(&mut world, 1, &mut kept),
+        [1, 1, 1],
+        "the one playing"
+    );
+    world.scene.despawn(roots[5]).unwrap();
+    assert_eq!(
+        frames(&mut world, 1, &mut kept),
+        [5, 1, 1],
+        "after a rig went"
+    );
+}

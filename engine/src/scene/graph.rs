@@ -89,6 +89,9 @@ pub struct Scene {
     /// Set by [`Scene::compact`]: positions moved, the next snapshot copies all.
     pub(super) snapshot_all: bool,
     pub(super) last_recomputed: usize,
+    /// Snapshots of previous transforms taken ([`Scene::snapshot_previous`]):
+    /// the epoch propagation writes into `Hot::moved`.
+    pub(super) epoch: u32,
     /// Bumped by every structural change (spawn, despawn, reparent).
     pub(super) structure_version: u64,
     /// Nodes despawned since the last call to [`Scene::take_despawned`].
@@ -198,7 +201,7 @@ impl Scene {
         let world = super::affine::Affine3x4::from_affine(
             &(self.world_at(parent_dense) * local.to_affine()),
         );
-        let flags = flag::DIRTY | flag::TELEPORT;
+        let flags = (flag::DIRTY | flag::TELEPORT, self.epoch);
         let d = match self.take_hole(parent_dense) {
             Some(d) => {
                 self.hot.place(d, local, world, flags, slot);

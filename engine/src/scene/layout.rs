@@ -99,6 +99,11 @@ pub(super) struct Hot {
     pub local: Vec<Transform>,
     pub world: Vec<Affine3x4>,
     pub prev_world: Vec<Affine3x4>,
+    /// The epoch ([`Scene::epoch`]: snapshots taken) in which propagation
+    /// last wrote the node's world: from the next one on, while this stays,
+    /// its world and previous world are equal and unchanging (what the joint
+    /// palette needs to keep a resting skeleton's matrices).
+    pub moved: Vec<u32>,
     /// Dense position of the parent, or [`NONE`] (roots and holes).
     pub parent: Vec<u32>,
     /// Dirty and teleport marks, and the bits propagation writes (read and
@@ -137,6 +142,7 @@ impl Default for Hot {
             local: Vec::new(),
             world: Vec::new(),
             prev_world: Vec::new(),
+            moved: Vec::new(),
             parent: Vec::new(),
             flags: Vec::new(),
             meta: Vec::new(),
@@ -217,11 +223,18 @@ impl Hot {
     }
 
     /// Appends a node with no links; returns its position.
-    pub fn push(&mut self, local: Transform, world: Affine3x4, flags: u8, slot: u32) -> u32 {
+    pub fn push(
+        &mut self,
+        local: Transform,
+        world: Affine3x4,
+        (flags, epoch): (u8, u32),
+        slot: u32,
+    ) -> u32 {
         let d = self.len() as u32;
         self.local.push(local);
         self.world.push(world);
         self.prev_world.push(world);
+        self.moved.push(epoch);
         self.parent.push(NONE);
         self.flags.push(flags);
         self.meta.push(Meta { slot, ..Meta::HOLE });
@@ -229,11 +242,19 @@ impl Hot {
     }
 
     /// Writes a new node with no links into the hole `d`.
-    pub fn place(&mut self, d: u32, local: Transform, world: Affine3x4, flags: u8, slot: u32) {
+    pub fn place(
+        &mut self,
+        d: u32,
+        local: Transform,
+        world: Affine3x4,
+        (flags, epoch): (u8, u32),
+        slot: u32,
+    ) {
         let i = d as usize;
         self.local[i] = local;
         self.world[i] = world;
         self.prev_world[i] = world;
+        self.moved[i] = epoch;
         self.parent[i] = NONE;
         self.flags[i] = flags;
         self.meta[i] = Meta { slot, ..Meta::HOLE };
@@ -362,6 +383,7 @@ impl Hot {
             self.local.push(self.local[from]);
             self.world.push(self.world[from]);
             self.prev_world.push(self.prev_world[from]);
+            self.moved.push(self.moved[from]);
             self.parent.push(self.parent[from]);
             self.flags.push(self.flags[from]);
             self.meta.push(self.meta[from]);
@@ -369,6 +391,7 @@ impl Hot {
             self.local[to] = self.local[from];
             self.world[to] = self.world[from];
             self.prev_world[to] = self.prev_world[from];
+            self.moved[to] = self.moved[from];
             self.parent[to] = self.parent[from];
             self.flags[to] = self.flags[from];
             self.meta[to] = self.meta[from];
@@ -618,6 +641,7 @@ impl Scene {
         hot.local.truncate(end);
         hot.world.truncate(end);
         hot.prev_world.truncate(end);
+        hot.moved.truncate(end);
         hot.parent.truncate(end);
         hot.flags.truncate(end);
         hot.meta.truncate(end);

@@ -76,10 +76,12 @@ impl Scene {
         let hot = &mut self.hot;
         let span = Span {
             start: 0,
+            epoch: self.epoch,
             parent: &hot.parent,
             local: &hot.local,
             world: &mut hot.world,
             prev: &mut hot.prev_world,
+            moved: &mut hot.moved,
             flags: &mut hot.flags,
         };
         span.run_split(&mut outs[..spans]);
@@ -118,16 +120,22 @@ impl Scene {
         while d != NONE {
             let i = d as usize;
             let parent = hot.parent[i];
-            let (parent_world, parent_flags) = if parent == NONE {
-                (Affine3x4::IDENTITY, 0)
+            let parent_flags = if parent == NONE {
+                0
             } else {
-                let p = parent as usize;
-                (*hot.current_world(p), hot.flags[p])
+                hot.flags[parent as usize]
             };
             hot.flags[i] &= !flag::DEFER;
-            let node = (&mut hot.flags[i], &mut hot.world[i], &mut hot.prev_world[i]);
-            if let Some(started) = settle(node, parent_flags, &parent_world, &hot.local[i]) {
-                roots += usize::from(started);
+            if !keep(&mut hot.flags[i], parent_flags) {
+                let parent_world = if parent == NONE {
+                    Affine3x4::IDENTITY
+                } else {
+                    *hot.current_world(parent as usize)
+                };
+                let node = (&mut hot.flags[i], &mut hot.world[i], &mut hot.prev_world[i]);
+                let moved = (&mut hot.moved[i], self.epoch);
+                let local = &hot.local[i];
+                roots += usize::from(recompute(node, moved, parent_flags, &parent_world, local));
                 run.add(d, &mut self.last_changed);
             }
             d = hot.next_preorder(d, root);
@@ -180,6 +188,7 @@ impl Scene {
             };
             let world = parent_world.mul(&Affine3x4::from_transform(&hot.local[i]));
             hot.world[i] = world;
+            hot.moved[i] = self.epoch;
             let flags = hot.flags[i];
             let snap = parent_snap || flags & flag::TELEPORT != 0;
             if snap {
@@ -202,28 +211,38 @@ const MAX_SPANS: usize = 16;
 /// How far past an even split a span's start looks for a root.
 const ROOT_SEARCH: usize = 4096;
 
-/// The linear pass's rule for one node, written in place: it is recomputed
-/// when dirty or when its parent moved in this pass (a teleport, or a parent
-/// that snapped, snaps it); otherwise last pass's MOVED and SNAP are cleared.
-/// Returns `None` when kept, else whether a run of recomputation starts here
-/// (its parent did not move).
+/// The linear pass's rule for one node: it is recomputed when dirty or when
+/// its parent moved in this pass; otherwise it is kept (true), and last
+/// pass's MOVED and SNAP are cleared. Decided before the parent's world is
+/// read: a kept node does not read it.
 #[inline]
-fn settle(
-    node: (&mut u8, &mut Affine3x4, &mut Affine3x4),
-    parent_flags: u8,
-    parent_world: &Affine3x4,
-    local: &super::Transform,
-) -> Option<bool> {
-    let (flags, world, prev) = node;
+fn keep(flags: &mut u8, parent_flags: u8) -> bool {
     let old = *flags;
     if old & flag::DIRTY == 0 && parent_flags & flag::MOVED == 0 {
         let kept = old & !(flag::MOVED | flag::SNAP);
         if kept != old {
             *flags = kept;
         }
-        return None;
+        return true;
     }
+    false
+}
+
+/// Recomputes a node the linear pass does not [`keep`], in place (a
+/// teleport, or a parent that snapped, snaps it). Returns whether a run of
+/// recomputation starts here (its parent did not move).
+#[inline]
+fn recompute(
+    node: (&mut u8, &mut Affine3x4, &mut Affine3x4),
+    (moved, epoch): (&mut u32, u32),
+    parent_flags: u8,
+    parent_world: &Affine3x4,
+    local: &super::Transform,
+) -> bool {
+    let (flags, world, prev) = node;
+    let old = *flags;
     *world = parent_world.mul(&Affine3x4::from_transform(local));
+    *moved = epoch;
     let snap = (old & flag::TELEPORT) | (parent_flags & flag::SNAP) != 0;
     if snap {
         *prev = *world;
@@ -231,7 +250,7 @@ fn settle(
     *flags = (old & !(flag::DIRTY | flag::TELEPORT | flag::SNAP | flag::STALE))
         | flag::MOVED
         | if snap { flag::SNAP } else { 0 };
-    Some(parent_flags & flag::MOVED == 0)
+    parent_flags & flag::MOVED == 0
 }
 
 /// What one span of the linear pass did (kept between passes for its buffers).
@@ -258,10 +277,13 @@ impl SpanOut {
 struct Span<'a> {
     /// Position of the first.
     start: u32,
+    /// What recomputed nodes' `moved` becomes.
+    epoch: u32,
     parent: &'a [u32],
     local: &'a [super::Transform],
     world: &'a mut [Affine3x4],
     prev: &'a mut [Affine3x4],
+    moved: &'a mut [u32],
     flags: &'a mut [u8],
 }
 
@@ -289,22 +311,27 @@ impl Span<'_> {
         let (local_l, local_r) = self.local.split_at(at);
         let (world_l, world_r) = self.world.split_at_mut(at);
         let (prev_l, prev_r) = self.prev.split_at_mut(at);
+        let (moved_l, moved_r) = self.moved.split_at_mut(at);
         let (flags_l, flags_r) = self.flags.split_at_mut(at);
         (
             Span {
                 start: self.start,
+                epoch: self.epoch,
                 parent: parent_l,
                 local: local_l,
                 world: world_l,
                 prev: prev_l,
+                moved: moved_l,
                 flags: flags_l,
             },
             Span {
                 start: self.start + at as u32,
+                epoch: self.epoch,
                 parent: parent_r,
                 local: local_r,
                 world: world_r,
                 prev: prev_r,
+                moved: moved_r,
                 flags: flags_r,
             },
         )
@@ -324,8 +351,8 @@ impl Span<'_> {
                 out.far += usize::from(parent != NONE && d - parent > FAR);
                 last_parent = parent;
             }
-            let (parent_world, parent_flags) = if parent == NONE {
-                (Affine3x4::IDENTITY, 0)
+            let (p, parent_flags) = if parent == NONE {
+                (None, 0)
             } else if parent < start {
                 out.deferred.push(d);
                 self.flags[i] = flags | flag::DEFER;
@@ -337,20 +364,23 @@ impl Span<'_> {
                     self.flags[i] = flags | flag::DEFER;
                     continue;
                 }
+                (Some(p), parent_flags)
+            };
+            if keep(&mut self.flags[i], parent_flags) {
+                continue;
+            }
+            let parent_world = match p {
+                None => Affine3x4::IDENTITY,
                 // A parent kept this pass and stale since the snapshot has
                 // its current world in the previous column.
-                let world = if parent_flags & flag::STALE != 0 {
-                    self.prev[p]
-                } else {
-                    self.world[p]
-                };
-                (world, parent_flags)
+                Some(p) if parent_flags & flag::STALE != 0 => self.prev[p],
+                Some(p) => self.world[p],
             };
             let node = (&mut self.flags[i], &mut self.world[i], &mut self.prev[i]);
-            if let Some(started) = settle(node, parent_flags, &parent_world, &self.local[i]) {
-                out.roots += usize::from(started);
-                run.add(d, &mut out.ranges);
-            }
+            let moved = (&mut self.moved[i], self.epoch);
+            let started = recompute(node, moved, parent_flags, &parent_world, &self.local[i]);
+            out.roots += usize::from(started);
+            run.add(d, &mut out.ranges);
         }
         run.finish(&mut out.ranges);
     }

@@ -82,6 +82,11 @@ pub struct MorphWeights {
 
 /// Every skinned mesh's joint matrices in one buffer, the skinning pass's
 /// storage buffer: one run per mesh node with a [`Skin`].
+///
+/// Kept between packs: a run whose joints were all at rest (not moved since
+/// before the last pack's epoch, so their world and previous world were
+/// equal then and still are) keeps its matrices, whatever the frame's alpha.
+/// A crowd where half the rigs stand still packs the other half.
 #[derive(Clone, Debug, Default)]
 pub struct JointPalette {
     /// World x inverse bind of every joint, run after run.
@@ -92,6 +97,19 @@ pub struct JointPalette {
     /// the layout and skin column they were found in: kept while both hold.
     places: Vec<u32>,
     placed_in: Option<(u64, (u64, u64))>,
+    /// The scene's epoch at the last pack, while the places hold.
+    packed_in: Option<u32>,
+    /// Runs the last pack wrote (the others were at rest).
+    packed: usize,
+}
+
+impl JointPalette {
+    /// How many runs the last [`Scene::pack_joints`] wrote; the others kept
+    /// the matrices of skeletons at rest.
+    #[must_use]
+    pub fn packed_runs(&self) -> usize {
+        self.packed
+    }
 }
 
 /// A joint's place that says: the node is gone.
@@ -122,6 +140,7 @@ impl Scene {
         // moved or a skin changed since.
         let placed_in = (self.layout_stamp(), self.components.skin.stamp());
         if palette.placed_in != Some(placed_in) {
+            palette.packed_in = None;
             palette.places.clear();
             for (_, skin) in self.components.skin.iter() {
                 let places =
@@ -135,26 +154,44 @@ impl Scene {
             places: &palette.places,
             spans: &palette.runs,
         };
-        self.pack_runs(alpha, runs, &mut palette.matrices);
+        // Runs at rest since before the last pack's epoch are as it left them.
+        let rested = palette.packed_in.unwrap_or(0);
+        palette.packed = self.pack_runs((alpha, rested), runs, &mut palette.matrices);
+        palette.packed_in = Some(self.epoch);
     }
 
-    fn pack_runs(&self, alpha: f32, runs: Runs<'_>, out: &mut [JointMatrix]) {
+    /// Packs `runs` into `out`, but those whose joints all last moved before
+    /// epoch `rested` (0: none); how many it packed.
+    fn pack_runs(
+        &self,
+        (alpha, rested): (f32, u32),
+        runs: Runs<'_>,
+        out: &mut [JointMatrix],
+    ) -> usize {
         if runs.spans.len() > PARALLEL_PACK {
             let (front, back) = runs.split();
             let (left, right) = out.split_at_mut(front.places.len());
-            rayon::join(
-                || self.pack_runs(alpha, front, left),
-                || self.pack_runs(alpha, back, right),
+            let (a, b) = rayon::join(
+                || self.pack_runs((alpha, rested), front, left),
+                || self.pack_runs((alpha, rested), back, right),
             );
-            return;
+            return a + b;
         }
+        let moved = &self.hot.moved;
+        let mut packed = 0;
         let mut at = 0;
         for (skin, &(_, _, len)) in runs.skins.iter().zip(runs.spans) {
             let range = at..at + len as usize;
-            let places = &runs.places[range.clone()];
-            self.write_joints(places, &skin.inverse_bind, alpha, &mut out[range]);
             at += len as usize;
+            let places = &runs.places[range.clone()];
+            let at_rest = |&d: &u32| d == DEAD || moved[d as usize] < rested;
+            if rested > 0 && places.iter().all(at_rest) {
+                continue;
+            }
+            self.write_joints(places, &skin.inverse_bind, alpha, &mut out[range]);
+            packed += 1;
         }
+        packed
     }
 
     /// The joint matrices of the skinned mesh on `node` (current world
@@ -256,6 +293,43 @@ pub fn skinned_bounds(joints: &[JointMatrix], radius: f32) -> crate::spatial::Aa
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scene::Transform;
+
+    /// Across the epoch count running out, a kept palette still matches a
+    /// fresh one (every node counts as moved again).
+    #[test]
+    fn a_kept_palette_survives_the_epoch_count_running_out() {
+        let mut scene = Scene::new();
+        let root = scene.spawn(None, "root", Transform::IDENTITY).unwrap();
+        let joints: Vec<NodeId> = (0..3)
+            .map(|i| {
+                let at = Transform::from_translation(Vec3::X * i as f32);
+                scene.spawn(Some(root), "joint", at).unwrap()
+            })
+            .collect();
+        let skin = Skin {
+            inverse_bind: vec![Affine3x4::IDENTITY; joints.len()].into(),
+            joints: joints.clone(),
+        };
+        scene.insert(root, skin).unwrap();
+        scene.epoch = u32::MAX - 3;
+        let mut kept = JointPalette::default();
+        for step in 0..8 {
+            scene.snapshot_previous();
+            if step % 3 == 0 {
+                let at = Transform::from_translation(Vec3::Y * step as f32);
+                scene.set_local(joints[1], at).unwrap();
+            }
+            scene.propagate();
+            for alpha in [0.5, 1.0] {
+                scene.pack_joints(alpha, &mut kept);
+                let mut fresh = JointPalette::default();
+                scene.pack_joints(alpha, &mut fresh);
+                assert_eq!(kept.matrices, fresh.matrices, "step {step}, alpha {alpha}");
+            }
+        }
+        assert!(scene.epoch < 8, "the count started again: {}", scene.epoch);
+    }
 
     #[test]
     fn skinned_bounds_hold_the_moved_spheres() {

@@ -132,6 +132,8 @@ impl Scene {
             local,
             world,
             prev_world,
+            // Not kept: every node counts as moved in the restored epoch.
+            moved: vec![rest.epoch; n],
             parent,
             flags,
             meta,

@@ -236,11 +236,25 @@ impl Scene {
         self.unsnapped.clear();
         // A new step: what changed before it has been consumed.
         self.last_changed.clear();
+        self.next_epoch();
         if self.upkeep_step() {
             // Every previous world equals the current one here, and moves
             // carry both: nothing is left to copy, and old positions are void.
             self.unsnapped.clear();
         }
+    }
+
+    /// Starts the next epoch (of `Hot::moved`). Should the count run out
+    /// (after 4 billion steps), every node counts as moved in epoch 0 and the
+    /// layout stamp is renewed, so no one keeps what it derived from the old
+    /// epochs.
+    fn next_epoch(&mut self) {
+        if self.epoch == u32::MAX {
+            self.hot.moved.fill(0);
+            self.hot.layout = super::layout::next_layout();
+            self.epoch = 0;
+        }
+        self.epoch += 1;
     }
 
     /// Ends the snapshot's swap: every node still [`flag::STALE`] (not
@@ -276,7 +290,8 @@ impl Scene {
     }
 
     /// [`Scene::interpolated_world`] by dense index, as stored (rows).
-    #[inline]
+    /// Always inlined: it is the body of joint packing's loop.
+    #[inline(always)]
     pub(crate) fn interpolated_at(&self, d: usize, alpha: f32) -> Affine3x4 {
         let mut out = Affine3x4::IDENTITY;
         interpolate(&self.hot.prev_world[d], self.current_at(d), alpha, &mut out);
