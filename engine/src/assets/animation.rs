@@ -205,8 +205,9 @@ pub fn slerp(a: Quat, b: Quat, t: f32) -> Quat {
 
 /// Two [`slerp`]s at the same `t` (the rotations of a rig's clip share their
 /// key times) in the lanes of one vector: the same values, bit for bit, for
-/// half the work.
-#[inline]
+/// half the work. Always inlined: returned through memory, the pair waits
+/// on the store.
+#[inline(always)]
 pub fn slerp_pair(a: [Quat; 2], b: [Quat; 2], t: f32) -> [Quat; 2] {
     let (d0, d1) = (a[0].dot(b[0]), a[1].dot(b[1]));
     let (b0, x0) = if d0 < 0.0 { (-b[0], -d0) } else { (b[0], d0) };

@@ -119,6 +119,8 @@ struct Binding {
     /// Where the bone of each channel of the playing clip lives (`DEAD`:
     /// none), found with `dense`: the shared-keys path's one lookup a channel.
     channel_dense: Vec<u32>,
+    /// Whether the playing clip [`sample::shares_keys`].
+    shared_keys: bool,
     /// The lowest and highest of `dense` this step (`(u32::MAX, 0)`: none).
     span: (u32, u32),
     /// The scene's layout stamp `dense` was found under, and its span (0:
@@ -171,6 +173,8 @@ impl Binding {
     /// The tables of animated nodes for `clips` (playing, faded to).
     fn build_targets(&mut self, model: &Model, clips: (Option<usize>, Option<usize>)) {
         self.clips = clips;
+        let playing = clips.0.and_then(|c| model.data.animations.get(c));
+        self.shared_keys = playing.is_some_and(sample::shares_keys);
         self.placed_in = (0, (u32::MAX, 0));
         self.animated.clear();
         self.targets.clear();

@@ -95,27 +95,21 @@ fn put_if_new<T: PartialEq>(slot: &mut T, value: T, finite: bool) -> bool {
 /// rotation or scale on one run of key times, so the time is placed among
 /// the keys once (first channel's cursor) and each channel is two reads and
 /// a blend, handed to `put` with its channel's index and model node. The
-/// same values as the
-/// general path (it is the same arithmetic). False, sampling nothing, for
-/// any other clip.
+/// same values as the general path (it is the same arithmetic). `shared`:
+/// what [`shares_keys`] says of the clip. False, sampling nothing, for any
+/// other clip.
 #[inline]
 fn sample_shared(
-    clip: &Clip,
+    (clip, shared): (&Clip, bool),
     t: f32,
     cursors: &mut [u32],
     mut put: impl FnMut(usize, u32, Sampled),
 ) -> bool {
-    let Some(first) = clip.channels.first() else {
+    let (Some(first), true) = (clip.channels.first(), shared) else {
         return false;
     };
-    let keys = first.keys.clone();
-    let shared = clip.channels.iter().all(|c| {
-        c.keys == keys
-            && c.interpolation == crate::assets::animation::Interpolation::Linear
-            && c.property != Property::Weights
-    });
-    let times = clip.times.get(keys.start as usize..keys.end as usize);
-    let (Some(times), true, Some(cursor)) = (times, shared, cursors.first_mut()) else {
+    let keys = first.keys.start as usize..first.keys.end as usize;
+    let (Some(times), Some(cursor)) = (clip.times.get(keys), cursors.first_mut()) else {
         return false;
     };
     if times.is_empty() {
@@ -157,9 +151,23 @@ fn sample_shared(
     true
 }
 
+/// Whether `clip` is the common clip [`sample_shared`] samples: every
+/// channel a linear translation, rotation or scale on the same key times.
+/// A property of the clip, found once when an animator takes it up.
+pub(super) fn shares_keys(clip: &Clip) -> bool {
+    let Some(first) = clip.channels.first() else {
+        return false;
+    };
+    clip.channels.iter().all(|c| {
+        c.keys == first.keys
+            && c.interpolation == crate::assets::animation::Interpolation::Linear
+            && c.property != Property::Weights
+    })
+}
+
 /// [`pose`] for the common clip ([`sample_shared`]), into the pose.
 fn pose_shared(clip: &Clip, t: f32, cursors: &mut [u32], targets: &mut Targets<'_>) -> bool {
-    sample_shared(clip, t, cursors, |_, node, sample| {
+    sample_shared((clip, shares_keys(clip)), t, cursors, |_, node, sample| {
         if let Some(local) = targets.pose_of(node) {
             sample.apply(local);
         }
@@ -184,10 +192,11 @@ pub(super) fn write_shared(
         dirtied,
         dirtied_count,
         cursors,
+        shared_keys,
         ..
     } = state;
     cursors.resize(clip.channels.len(), 0);
-    sample_shared(clip, t, cursors, |c, node, sample| {
+    sample_shared((clip, *shared_keys), t, cursors, |c, node, sample| {
         let Some(&d) = channel_dense.get(c) else {
             return;
         };
@@ -340,6 +349,7 @@ mod tests {
             // Bone 2 is gone; bones 0 and 1 live at 5 and 3.
             dense: vec![5, 3, DEAD],
             channel_dense: vec![5, 3, DEAD],
+            shared_keys: true,
             targets: nodes.clone(),
             pose: vec![Transform::IDENTITY; 3],
             ..Binding::default()
