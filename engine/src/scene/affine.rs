@@ -80,19 +80,25 @@ impl Affine3x4 {
     #[inline]
     #[must_use]
     pub fn from_transform(local: &Transform) -> Self {
-        let q = local.rotation;
-        let (x2, y2, z2) = (q.x + q.x, q.y + q.y, q.z + q.z);
-        let (xx, xy, xz) = (q.x * x2, q.x * y2, q.x * z2);
-        let (yy, yz, zz) = (q.y * y2, q.y * z2, q.z * z2);
-        let (wx, wy, wz) = (q.w * x2, q.w * y2, q.w * z2);
+        // The rotation's elements three at a time (the lanes of a vector,
+        // `w` unused): the diagonal, and the off-diagonal sums and differences.
+        let q = Vec4::from(local.rotation);
+        let q2 = q + q;
+        let squares = q * q2;
+        let diagonal = Vec4::ONE - (squares.yxxw() + squares.zzyw());
+        let products = q.xxyw() * q2.yzzw();
+        let turns = q.wwww() * q2.zyxw();
+        // (r10, r02, r21) and (r01, r20, r12).
+        let plus = products + turns;
+        let minus = products - turns;
         let t = local.translation;
         // Column j of the rotation scaled by the scale's j-th component.
         let scale = local.scale.extend(1.0);
         Self {
             rows: [
-                Vec4::new(1.0 - (yy + zz), xy - wz, xz + wy, t.x) * scale,
-                Vec4::new(xy + wz, 1.0 - (xx + zz), yz - wx, t.y) * scale,
-                Vec4::new(xz - wy, yz + wx, 1.0 - (xx + yy), t.z) * scale,
+                Vec4::new(diagonal.x, minus.x, plus.y, t.x) * scale,
+                Vec4::new(plus.x, diagonal.y, minus.z, t.y) * scale,
+                Vec4::new(minus.y, plus.z, diagonal.z, t.z) * scale,
             ],
         }
     }
