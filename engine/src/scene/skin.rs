@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 
-use glam::{Affine3A, Mat4, Vec3, Vec3A, Vec4};
+use glam::{Affine3A, Mat4, Vec3, Vec4};
 
 use super::{Affine3x4, NodeId, Scene};
 
@@ -30,15 +30,7 @@ impl JointMatrix {
     #[inline]
     #[must_use]
     pub fn from_affine(m: &Affine3A) -> Self {
-        let t = m.matrix3.transpose();
-        let w = m.translation;
-        Self {
-            rows: [
-                t.x_axis.extend(w.x).to_array(),
-                t.y_axis.extend(w.y).to_array(),
-                t.z_axis.extend(w.z).to_array(),
-            ],
-        }
+        Self::from_rows(&Affine3x4::from_affine(m))
     }
 
     /// The rows of `m` as stored.
@@ -51,13 +43,8 @@ impl JointMatrix {
     /// The affine matrix back.
     #[must_use]
     pub fn to_affine(&self) -> Affine3A {
-        let [x, y, z] = self.rows.map(Vec4::from);
-        Affine3A::from_cols(
-            Vec3A::new(x.x, y.x, z.x),
-            Vec3A::new(x.y, y.y, z.y),
-            Vec3A::new(x.z, y.z, z.z),
-            Vec3A::new(x.w, y.w, z.w),
-        )
+        let rows = self.rows.map(Vec4::from);
+        Affine3x4 { rows }.to_affine()
     }
 }
 
