@@ -160,10 +160,13 @@ pub(super) fn interpolate(prev: &Affine3x4, current: &Affine3x4, alpha: f32, out
     }
     let [p0, p1, p2] = prev.rows;
     let [c0, c1, c2] = current.rows;
-    // The rotation-scale's lanes only (x, y, z of each row).
-    let matrix = |v: Vec4| Vec4::select(W_LANE, Vec4::ZERO, v);
-    let change = matrix((c0 - p0).abs().max((c1 - p1).abs()).max((c2 - p2).abs())).max_element();
-    let size = matrix(c0.abs().max(c1.abs()).max(c2.abs())).max_element();
+    // The largest change and the largest element of the rotation-scale (the
+    // x, y, z lanes of the rows), both found in one vector.
+    let m = (c0 - p0).abs().max((c1 - p1).abs()).max((c2 - p2).abs());
+    let s = c0.abs().max(c1.abs()).max(c2.abs());
+    let pairs = Vec4::new(m.x, m.y, s.x, s.y).max(Vec4::new(m.z, m.z, s.z, s.z));
+    let maxima = pairs.max(pairs.yxwz());
+    let (change, size) = (maxima.x, maxima.z);
     if change <= SMALL_CHANGE * size {
         // No change is exact: a node at rest is drawn where it is, not a rounding off.
         if change == 0.0 && p0.w == c0.w && p1.w == c1.w && p2.w == c2.w {
