@@ -410,7 +410,7 @@ mod tests {
             .filter_map(|(node, mesh)| {
                 let model = world.scene.interpolated_world(node, alpha)?;
                 let key = BatchKey::new(mesh.mesh, &mesh.material);
-                Some((GpuInstance::from_parts(&model, &mesh.material), key))
+                Some((GpuInstance::pack(&model, &mesh.material), key))
             })
             .collect()
     }

@@ -12,6 +12,7 @@
 use bytemuck::Zeroable;
 use wgpu::util::DeviceExt;
 
+use super::InstanceRecord;
 use super::buffer::GrowableBuffer;
 use super::frame::{DeformedInstance, FrameData};
 use super::mesh_pass::vertex_storage;
@@ -323,7 +324,7 @@ impl DeformPass {
 
 /// The record of one instance.
 fn record(instance: &DeformedInstance, first_offset: u32, vertex_count: u32) -> GpuDeformed {
-    let packed = super::GpuInstance::from_parts(&instance.model, &instance.material);
+    let packed = super::GpuInstance::pack(&instance.model, &instance.material);
     GpuDeformed {
         rows: packed.rows,
         color: packed.color,

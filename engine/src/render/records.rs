@@ -6,7 +6,7 @@
 //! cost: a caster, drawn depth-only into every view it touches, carries no
 //! colour it never reads, and is one cache line.
 
-use glam::{Affine3A, Vec3, Vec3A};
+use glam::{Affine3A, Vec3};
 
 use super::frame::MeshInstance;
 use crate::assets::{AlphaMode, Material};
@@ -14,8 +14,15 @@ use crate::scene::Affine3x4;
 
 /// A record packed from a transform and a material.
 pub trait InstanceRecord: bytemuck::Pod + Default + Send + Sync + std::fmt::Debug {
+    /// Packs `model` as the scene stores it (already the GPU's rows) drawn
+    /// with `material`.
+    fn from_rows(model: &Affine3x4, material: &Material) -> Self;
+
     /// Packs `model` drawn with `material`.
-    fn pack(model: &Affine3A, material: &Material) -> Self;
+    #[inline]
+    fn pack(model: &Affine3A, material: &Material) -> Self {
+        Self::from_rows(&Affine3x4::from_affine(model), material)
+    }
 
     /// The rows of the 3x4 model matrix.
     fn rows(&self) -> &[[f32; 4]; 3];
@@ -29,13 +36,8 @@ pub trait InstanceRecord: bytemuck::Pod + Default + Send + Sync + std::fmt::Debu
 
     /// The model transform back from the packed rows.
     fn model(&self) -> Affine3A {
-        let [x, y, z] = self.rows().map(glam::Vec4::from);
-        Affine3A::from_cols(
-            Vec3A::new(x.x, y.x, z.x),
-            Vec3A::new(x.y, y.y, z.y),
-            Vec3A::new(x.z, y.z, z.z),
-            Vec3A::new(x.w, y.w, z.w),
-        )
+        let rows = self.rows().map(glam::Vec4::from);
+        Affine3x4 { rows }.to_affine()
     }
 }
 
@@ -60,34 +62,20 @@ impl GpuInstance {
     /// Packs one instance.
     #[must_use]
     pub fn new(instance: &MeshInstance) -> Self {
-        Self::from_parts(&instance.model, &instance.material)
+        Self::pack(&instance.model, &instance.material)
     }
+}
 
-    /// Packs a transform and the material's factors.
+impl InstanceRecord for GpuInstance {
+    /// The transform and the material's factors.
     #[inline]
-    #[must_use]
-    pub fn from_parts(model: &Affine3A, material: &Material) -> Self {
-        Self::from_rows(&Affine3x4::from_affine(model), material)
-    }
-
-    /// Packs a transform as the scene stores it (already the GPU's rows) and
-    /// the material's factors.
-    #[inline]
-    #[must_use]
-    pub fn from_rows(model: &Affine3x4, material: &Material) -> Self {
+    fn from_rows(model: &Affine3x4, material: &Material) -> Self {
         Self {
             rows: model.to_array(),
             color: material.base_color.to_array(),
             emissive: material.emissive.to_array(),
             metal_rough: pack_surface(material),
         }
-    }
-}
-
-impl InstanceRecord for GpuInstance {
-    #[inline]
-    fn pack(model: &Affine3A, material: &Material) -> Self {
-        Self::from_parts(model, material)
     }
 
     #[inline]
@@ -113,32 +101,16 @@ pub struct GpuCaster {
     pub pad: [u32; 2],
 }
 
-impl GpuCaster {
-    /// Packs a caster's transform and what its material's alpha test reads.
+impl InstanceRecord for GpuCaster {
+    /// The transform and what the material's alpha test reads.
     #[inline]
-    #[must_use]
-    pub fn from_parts(model: &Affine3A, material: &Material) -> Self {
-        Self::from_rows(&Affine3x4::from_affine(model), material)
-    }
-
-    /// Packs a caster's transform as the scene stores it and what its
-    /// material's alpha test reads.
-    #[inline]
-    #[must_use]
-    pub fn from_rows(model: &Affine3x4, material: &Material) -> Self {
+    fn from_rows(model: &Affine3x4, material: &Material) -> Self {
         Self {
             rows: model.to_array(),
             alpha: material.base_color.w,
             cutoff: unorm8(alpha_cutoff(material)) << 16,
             pad: [0; 2],
         }
-    }
-}
-
-impl InstanceRecord for GpuCaster {
-    #[inline]
-    fn pack(model: &Affine3A, material: &Material) -> Self {
-        Self::from_parts(model, material)
     }
 
     #[inline]
@@ -195,8 +167,8 @@ mod tests {
             metallic: 0.9,
             ..Material::default()
         };
-        let instance = GpuInstance::from_parts(&model, &material);
-        let caster = GpuCaster::from_parts(&model, &material);
+        let instance = GpuInstance::pack(&model, &material);
+        let caster = GpuCaster::pack(&model, &material);
         assert_eq!(caster.rows, instance.rows);
         assert_eq!(caster.alpha, 0.35);
         assert_eq!(caster.cutoff, instance.metal_rough & 0xff_0000);

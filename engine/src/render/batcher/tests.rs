@@ -182,7 +182,7 @@ fn packed_rows_give_the_model_back() {
         glam::Quat::from_euler(glam::EulerRot::XYZ, 0.3, -0.9, 1.2),
         Vec3::new(-4.0, 2.0, 7.0),
     );
-    let packed = GpuInstance::from_parts(&model, &Material::default());
+    let packed = GpuInstance::pack(&model, &Material::default());
     assert!(packed.model().abs_diff_eq(model, 1e-6));
 }
 
@@ -206,7 +206,7 @@ fn instances_pack_the_material() {
     let (metallic, roughness) = (byte(0), byte(1));
     assert!((metallic - 0.25).abs() < 2e-3 && (roughness - 0.7).abs() < 2e-3);
     assert_eq!(byte(2), 0.0, "opaque: no cutoff");
-    let masked = GpuInstance::from_parts(
+    let masked = GpuInstance::pack(
         &Affine3A::IDENTITY,
         &Material {
             alpha_mode: AlphaMode::Mask { cutoff: 0.4 },
