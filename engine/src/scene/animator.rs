@@ -374,7 +374,7 @@ pub(crate) fn animate(scene: &mut Scene, dt: f32) {
     let posing: usize = (animators.iter().filter(|a| a.state.placed))
         .map(|a| a.state.animated.len())
         .sum();
-    let list = posing * 8 < scene.hot.len();
+    let list = !scene.propagates_linearly(posing);
     let hot = &mut scene.hot;
     let columns = Columns {
         base: 0,

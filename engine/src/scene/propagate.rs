@@ -33,7 +33,7 @@ impl Scene {
             return PropagationStats::default();
         }
         let first = self.last_changed.len();
-        let stats = if self.dirty_unlisted > 0 || self.dirty.len() * 8 >= self.hot.len() {
+        let stats = if self.dirty_unlisted > 0 || self.propagates_linearly(self.dirty.len()) {
             self.dirty.clear();
             self.dirty_unlisted = 0;
             self.propagate_linear(first)
@@ -45,6 +45,13 @@ impl Scene {
         self.last_recomputed = stats.recomputed;
         self.settle_stale();
         stats
+    }
+
+    /// Whether a propagation with `dirty` nodes dirty is the linear pass (one
+    /// node in eight or more): what it costs is then the scene's size, and a
+    /// list of the dirty nodes is not worth keeping.
+    pub(super) fn propagates_linearly(&self, dirty: usize) -> bool {
+        dirty * 8 >= self.hot.len()
     }
 
     /// Every position in order: a node is recomputed if it is dirty or its
