@@ -1,6 +1,6 @@
 //! Skinned and morphed meshes drawn through extraction and the vertex shader:
-//! goldens of SimpleSkin and the Fox (`../shared/models`, made outside this
-//! project) mid-animation and of a morph-target sheet written here, and checks
+//! goldens of SimpleSkin and the Fox (`tests/models` and `assets/models`, made
+//! outside this project) mid-animation and of a morph-target sheet written here, and checks
 //! that a skinned mesh is drawn where its joints are, not at its node.
 
 mod common;
@@ -15,9 +15,16 @@ use keel_engine::render::{Camera, GpuContext, Renderer, wgpu};
 use keel_engine::scene::{Animator, MorphWeights, NodeId, Scene, Skin, Transform};
 use keel_engine::world::World;
 
-fn shared(name: &str) -> PathBuf {
+/// A bundled model: the Fox is the demo's (`assets/models`), the others are
+/// test inputs (`tests/models`, credits in its `CREDITS.md`).
+fn bundled(name: &str) -> PathBuf {
+    let folder = if name == "Fox.glb" {
+        "assets/models"
+    } else {
+        "tests/models"
+    };
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/models")
+        .join(folder)
         .join(name)
 }
 
@@ -47,10 +54,10 @@ fn animated(model: &Path, transform: Transform, clip: &str, seconds: f32) -> (Wo
     (world, root)
 }
 
-/// The Fox (`../shared/models`, at its usual 1/50 scale) 0.4 s into its walk.
+/// The Fox (`assets/models`, at its usual 1/50 scale) 0.4 s into its walk.
 fn walking_fox() -> World {
     let fox = Transform::IDENTITY.with_scale(Vec3::splat(0.02));
-    animated(&shared("Fox.glb"), fox, "Walk", 0.4).0
+    animated(&bundled("Fox.glb"), fox, "Walk", 0.4).0
 }
 
 fn render(
@@ -70,7 +77,7 @@ fn render(
 fn simple_skin_bends_with_its_joint() {
     let Some(ctx) = gpu_or_skip() else { return };
     let (mut world, _) = animated(
-        &shared("SimpleSkin.gltf"),
+        &bundled("SimpleSkin.gltf"),
         Transform::IDENTITY,
         "animation 0",
         1.0,
@@ -149,7 +156,7 @@ fn the_fox_casts_its_shadow() {
 fn a_skinned_mesh_is_drawn_at_its_joints_not_its_node() {
     let Some(ctx) = gpu_or_skip() else { return };
     let (mut world, root) = animated(
-        &shared("SimpleSkin.gltf"),
+        &bundled("SimpleSkin.gltf"),
         Transform::IDENTITY,
         "animation 0",
         0.0,

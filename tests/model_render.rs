@@ -1,5 +1,5 @@
 //! A real-world glTF model no one here wrote, the Flight Helmet (Khronos
-//! sample, CC0; `../shared/models/FlightHelmet`), imported with its whole
+//! sample, CC0; `tests/models/FlightHelmet`), imported with its whole
 //! material: base colour, metallic-roughness, normal and occlusion maps. The
 //! importer warns about none of them, the maps change the picture, and a
 //! golden of the helmet from the front.
@@ -17,8 +17,7 @@ use keel_engine::scene::{MeshRenderer, Scene, Transform};
 use keel_engine::world::World;
 
 fn helmet_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/models/FlightHelmet/FlightHelmet.gltf")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/models/FlightHelmet/FlightHelmet.gltf")
 }
 
 fn helmet_scene() -> Scene {

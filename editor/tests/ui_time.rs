@@ -144,9 +144,9 @@ fn an_edit_at_a_past_step_branches_and_its_undo_brings_the_future_back() {
     assert_eq!(doc.world.state_hash(), at_90);
 }
 
-/// The Fox (../shared/models) as the only node, with an animator set up by `setup`.
+/// The demo's Fox (assets/models) as the only node, with an animator set up by `setup`.
 fn animated_fox(setup: impl FnOnce(&mut keel_engine::scene::Animator)) -> (Scene, NodeId) {
-    let fox = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/models/Fox.glb");
+    let fox = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/models/Fox.glb");
     let mut scene = Scene::new();
     let (root, _) = scene
         .spawn_model(None, "fox", Transform::IDENTITY, &fox)

@@ -10,9 +10,16 @@ use keel_engine::scene::{Animator, NodeId, PlayMode, Scene, Skin, Transform, cli
 use keel_engine::time::Clock;
 use keel_engine::world::World;
 
-fn shared(name: &str) -> PathBuf {
+/// A bundled model: the Fox is the demo's (`assets/models`), the others are
+/// test inputs (`tests/models`, credits in its `CREDITS.md`).
+fn bundled(name: &str) -> PathBuf {
+    let folder = if name == "Fox.glb" {
+        "../assets/models"
+    } else {
+        "../tests/models"
+    };
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/models")
+        .join(folder)
         .join(name)
 }
 
@@ -20,7 +27,7 @@ fn shared(name: &str) -> PathBuf {
 fn animated(model: &str, clip: &str, step: Duration) -> (World, NodeId) {
     let mut scene = Scene::new();
     let (root, _) = scene
-        .spawn_model(None, "rig", Transform::IDENTITY, &shared(model))
+        .spawn_model(None, "rig", Transform::IDENTITY, &bundled(model))
         .expect("the model loads");
     scene.insert(root, Animator::new(clip)).unwrap();
     let mut world = World::new(scene);
@@ -130,7 +137,7 @@ fn a_crowd_poses_each_rig_as_if_it_were_alone() {
 }
 
 fn crowd_against_alone(still: usize) {
-    let fox = shared("Fox.glb");
+    let fox = bundled("Fox.glb");
     let offset = |i: usize| i as f64 * 0.013;
     let mut scene = Scene::new();
     for i in 0..still {
@@ -183,7 +190,7 @@ fn crowd_against_alone(still: usize) {
 /// (the second a child of the first): a channel on it moves the first.
 #[test]
 fn a_channel_on_a_mesh_of_two_primitives_moves_its_node() {
-    let text = std::fs::read_to_string(shared("SimpleSkin.gltf")).unwrap();
+    let text = std::fs::read_to_string(bundled("SimpleSkin.gltf")).unwrap();
     let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
     let primitive = json["meshes"][0]["primitives"][0].clone();
     json["meshes"][0]["primitives"]
@@ -256,7 +263,7 @@ fn seeking_a_recording_of_animators_matches_a_fresh_run() {
 fn fox_scene(animator: &str) -> String {
     format!(
         "(\n    version: 1,\n    nodes: [\n        (\n            name: \"fox\",\n            model: {:?},\n            animator: {animator},\n        ),\n    ],\n)\n",
-        shared("Fox.glb").display().to_string()
+        bundled("Fox.glb").display().to_string()
     )
 }
 
@@ -310,7 +317,7 @@ fn an_unknown_clip_is_an_error_that_lists_the_clips() {
 /// play and pack as rigs that never moved.
 #[test]
 fn rigs_the_layout_moves_pose_and_pack_as_rigs_that_stayed() {
-    let fox = shared("Fox.glb");
+    let fox = bundled("Fox.glb");
     let step = Duration::from_millis(10);
     let at = |i: usize| Transform::from_translation(Vec3::new(i as f32 * 3.0, 0.0, 0.0));
     let mut scene = Scene::new();
@@ -408,7 +415,7 @@ fn pack_kept(world: &World, alpha: f32, kept: &mut keel_engine::scene::JointPale
 /// steps, several frames within one step, a rig gone.
 #[test]
 fn a_kept_palette_packs_only_moving_rigs_and_matches_a_fresh_one() {
-    let fox = shared("Fox.glb");
+    let fox = bundled("Fox.glb");
     let mut scene = Scene::new();
     let mut roots = Vec::new();
     for i in 0..6 {

@@ -1,5 +1,5 @@
-//! Animation clips and skins imported from real-world files (../shared/models,
-//! made outside this project) and from broken ones.
+//! Animation clips and skins imported from real-world files (the
+//! bundled models, made outside this project) and from broken ones.
 
 use std::path::{Path, PathBuf};
 
@@ -7,15 +7,22 @@ use glam::{Mat4, Quat, Vec3};
 use keel_engine::assets::animation::{Interpolation, Property, Sample};
 use keel_engine::assets::gltf::{self, ModelError};
 
-fn shared(name: &str) -> PathBuf {
+/// A bundled model: the Fox is the demo's (`assets/models`), the others are
+/// test inputs (`tests/models`, credits in its `CREDITS.md`).
+fn bundled(name: &str) -> PathBuf {
+    let folder = if name == "Fox.glb" {
+        "../assets/models"
+    } else {
+        "../tests/models"
+    };
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/models")
+        .join(folder)
         .join(name)
 }
 
 #[test]
 fn the_fox_has_three_clips_and_one_skin_of_24_joints() {
-    let fox = gltf::load(&shared("Fox.glb")).expect("the Fox loads");
+    let fox = gltf::load(&bundled("Fox.glb")).expect("the Fox loads");
     let names: Vec<&str> = fox.animations.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["Survey", "Walk", "Run"]);
     for clip in &fox.animations {
@@ -45,7 +52,7 @@ fn the_fox_has_three_clips_and_one_skin_of_24_joints() {
 
 #[test]
 fn simple_skin_matches_the_file_by_hand() {
-    let model = gltf::load(&shared("SimpleSkin.gltf")).expect("SimpleSkin loads");
+    let model = gltf::load(&bundled("SimpleSkin.gltf")).expect("SimpleSkin loads");
     // nodes[0] (the skinned mesh) -> nodes[1] (joint, y = 1) -> nodes[2] (joint).
     assert_eq!(model.nodes.len(), 3);
     let skin = &model.skins[0];
@@ -85,11 +92,11 @@ fn simple_skin_matches_the_file_by_hand() {
 
 /// SimpleSkin with its JSON changed by `edit`.
 fn broken(edit: impl FnOnce(&mut serde_json::Value)) -> Result<(), ModelError> {
-    let text = std::fs::read_to_string(shared("SimpleSkin.gltf")).unwrap();
+    let text = std::fs::read_to_string(bundled("SimpleSkin.gltf")).unwrap();
     let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
     edit(&mut json);
     let bytes = serde_json::to_vec(&json).unwrap();
-    gltf::from_slice(&bytes, &shared("SimpleSkin.gltf")).map(|_| ())
+    gltf::from_slice(&bytes, &bundled("SimpleSkin.gltf")).map(|_| ())
 }
 
 #[test]

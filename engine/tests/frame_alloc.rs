@@ -160,7 +160,7 @@ fn stepping_animated_rigs_allocates_nothing_once_warm() {
     // its job first) registers the thread with crossbeam's epoch collector,
     // once per thread: done here, not by chance inside the counted steps.
     rayon::broadcast(|_| crossbeam_epoch::is_pinned());
-    let fox = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/models/Fox.glb");
+    let fox = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/models/Fox.glb");
     let mut scene = Scene::new();
     // More rigs than the parallel threshold, two clips, one cross-fading, some paused.
     for i in 0..80 {

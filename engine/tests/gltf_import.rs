@@ -616,11 +616,11 @@ proptest! {
         let _ = import::from_slice(&bytes, Path::new("mangled.gltf"));
     }
 
-    /// SimpleSkin (../shared/models, embedded buffers): mangles reach its skin,
+    /// SimpleSkin (tests/models, embedded buffers): mangles reach its skin,
     /// animation samplers, key times and inverse bind matrices.
     #[test]
     fn mangled_skin_and_animation_never_panic(bytes in mangled(std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/models/SimpleSkin.gltf")
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/SimpleSkin.gltf")
     ).expect("SimpleSkin is there"))) {
         let _ = import::from_slice(&bytes, Path::new("mangled.gltf"));
     }
@@ -845,7 +845,7 @@ fn bad_texture_transforms_and_unknown_coordinate_sets_are_warned_about() {
 #[test]
 fn generated_tangents_agree_with_the_flight_helmets_own() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/models/FlightHelmet/FlightHelmet.gltf");
+        .join("../tests/models/FlightHelmet/FlightHelmet.gltf");
     let model = import::load(&path).expect("the Flight Helmet imports");
     let (mut vertices, mut same_side, mut aligned) = (0_usize, 0_usize, 0_usize);
     for primitive in model.meshes.iter().flat_map(|m| &m.primitives) {
