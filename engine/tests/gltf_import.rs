@@ -426,6 +426,20 @@ fn required_extensions_warn_unless_they_change_the_geometry() {
         model.warnings
     );
 
+    // Extensions the importer reads are no warning wherever they are listed
+    // (Bevy's Cubes.glb requires KHR_lights_punctual); an unknown one beside them still is.
+    let mut export = self::export();
+    export.root.extensions_required = vec![
+        "KHR_lights_punctual".into(),
+        "KHR_texture_transform".into(),
+        "KHR_materials_emissive_strength".into(),
+        "KHR_materials_unlit".into(),
+    ];
+    export.root.extensions_used = export.root.extensions_required.clone();
+    let model = load_glb(export).expect("loads");
+    let warned: Vec<&str> = model.warnings.iter().map(|w| w.element.as_str()).collect();
+    assert_eq!(warned, ["extensionsRequired[3]"], "{:?}", model.warnings);
+
     let mut export = self::export();
     export.root.extensions_required = vec!["KHR_draco_mesh_compression".into()];
     let error = load_glb(export).expect_err("compressed geometry cannot be read");

@@ -228,7 +228,10 @@ fn a_changed_system_diverges_at_the_step_it_first_acts() {
     let recording = Recording::record(&mut world, Path::new("demo.ron"), b"", 200, 1);
     assert_eq!(
         recording.replay(&mut demo()),
-        Verdict::Identical { steps: 200 }
+        Verdict::Identical {
+            steps: 200,
+            hashes: 200
+        }
     );
     let mut changed = demo();
     let node = changed.scene.nodes().nth(5).unwrap();
@@ -332,4 +335,73 @@ fn seeking_through_structural_churn_matches_a_fresh_run() {
             .check_consistency()
             .expect("a restored scene is consistent");
     }
+}
+
+#[test]
+fn a_replay_claims_only_the_steps_it_compared() {
+    use keel_engine::record::file::{Recording, Verdict};
+    // 305 steps hashed every 10: the last 5 have no hash to compare with.
+    let recording = Recording::record(&mut demo(), Path::new("demo.ron"), b"", 305, 10);
+    assert_eq!(recording.hashes.len(), 30);
+    let mut world = demo();
+    assert_eq!(
+        recording.replay(&mut world),
+        Verdict::Identical {
+            steps: 300,
+            hashes: 30
+        }
+    );
+    assert_eq!(
+        world.systems.steps(),
+        300,
+        "no step past the last hash is run"
+    );
+}
+
+#[test]
+fn edited_or_truncated_recordings_are_refused_naming_the_field() {
+    use keel_engine::record::file::{Recording, RecordingError};
+    let dir = tempfile::tempdir().unwrap();
+    let recording = Recording::record(&mut demo(), Path::new("demo.ron"), b"", 40, 4);
+    let good = dir.path().join("good.rec");
+    recording.write(&good).unwrap();
+    assert_eq!(Recording::read(&good).unwrap(), recording);
+
+    let edit = |name: &str, change: &dyn Fn(&mut Recording)| {
+        let mut edited = recording.clone();
+        change(&mut edited);
+        let file = dir.path().join(name);
+        edited.write(&file).unwrap();
+        Recording::read(&file).expect_err("refused")
+    };
+    type Change = dyn Fn(&mut Recording);
+    let cases: [(&str, &Change, &str); 5] = [
+        // A million times more steps than it holds hashes for: it once printed "identical: 1000000000000 steps".
+        ("steps.rec", &|r| r.steps = 1_000_000_000_000, "hashes"),
+        (
+            "truncated.rec",
+            &|r| {
+                r.hashes.pop();
+            },
+            "hashes",
+        ),
+        ("extra.rec", &|r| r.hashes.push(r.hashes[0]), "hashes"),
+        ("every.rec", &|r| r.hash_every = 0, "hash_every"),
+        ("step.rec", &|r| r.step_ns = 0, "step_ns"),
+    ];
+    for (name, change, field) in cases {
+        let error = edit(name, change);
+        let RecordingError::Invalid { field: found, .. } = &error else {
+            panic!("{name}: expected an invalid field, got {error}");
+        };
+        assert_eq!(*found, field, "{error}");
+        let text = error.to_string();
+        assert!(text.contains(name) && text.contains(field), "{text}");
+    }
+    // A file cut off mid-way is not a recording at all.
+    let text = std::fs::read_to_string(&good).unwrap();
+    let cut = dir.path().join("cut.rec");
+    std::fs::write(&cut, &text[..text.len() / 2]).unwrap();
+    let error = Recording::read(&cut).expect_err("refused");
+    assert!(matches!(error, RecordingError::Parse { .. }), "{error}");
 }

@@ -184,7 +184,10 @@ fn a_recording_replays_identical_and_a_change_is_reported_at_its_step() {
     };
     let (code, text) = replay(&file);
     assert_eq!(code, Some(0), "{text}");
-    assert!(text.contains("identical: 300 steps"), "{text}");
+    assert!(
+        text.contains("identical: 300 steps (300 hashes compared)"),
+        "{text}"
+    );
 
     // A recording whose step 123 differs (as a changed system would make it).
     let recording = std::fs::read_to_string(&file).unwrap();
@@ -231,5 +234,126 @@ fn a_recording_file_that_is_not_one_is_named_in_the_error() {
     assert!(
         stderr.contains("junk.rec") && stderr.contains("not a recording"),
         "{stderr}"
+    );
+}
+
+/// Writes a prefab bomb into `dir`: `level0.ron` is one node, and each
+/// `levelK.ron` pulls in `level{K-1}.ron` ten times, so `level{levels}.ron`
+/// expands to 10^levels nodes and more. Returns the top file.
+fn prefab_bomb(dir: &std::path::Path, levels: u32) -> PathBuf {
+    std::fs::write(
+        dir.join("level0.ron"),
+        "(version: 2, nodes: [(name: \"leaf\")])",
+    )
+    .unwrap();
+    for level in 1..=levels {
+        let nodes: Vec<String> = (0..10)
+            .map(|i| format!("(name: \"copy{i}\", prefab: \"level{}.ron\")", level - 1))
+            .collect();
+        let text = format!("(version: 2, nodes: [{}])", nodes.join(", "));
+        std::fs::write(dir.join(format!("level{level}.ron")), text).unwrap();
+    }
+    dir.join(format!("level{levels}.ron"))
+}
+
+/// The process's peak resident memory so far, in bytes (Linux: `VmHWM`).
+fn peak_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+#[test]
+fn a_prefab_bomb_is_refused_at_once_in_bounded_memory_naming_its_files() {
+    use keel_engine::scene::{Scene, SceneError};
+    let dir = tempfile::tempdir().unwrap();
+    // 10^12 nodes once expanded: before the budget this ran 41 s and aborted on a failed allocation.
+    let top = prefab_bomb(dir.path(), 12);
+    let started = std::time::Instant::now();
+    let error = Scene::load(&top).expect_err("the bomb is refused");
+    let elapsed = started.elapsed();
+    let SceneError::TooManyNodes {
+        chain,
+        reached,
+        max,
+    } = &error
+    else {
+        panic!("expected TooManyNodes, got {error}");
+    };
+    assert_eq!(*max, keel_engine::scene::budget::DEFAULT_MAX_NODES);
+    assert!(*reached > *max, "{error}");
+    // The files from the scene down to the level whose count passed the budget
+    // (level K holds 10 * (1 + level K-1's) nodes: level 6 about 2.1 million, level 7 21 million).
+    let names: Vec<String> = chain
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names.first().map(String::as_str),
+        Some("level12.ron"),
+        "{error}"
+    );
+    assert_eq!(
+        names.last().map(String::as_str),
+        Some("level7.ron"),
+        "{error}"
+    );
+    assert!(error.to_string().contains("KEEL_MAX_NODES"), "{error}");
+    assert!(elapsed.as_secs_f64() < 1.0, "refused after {elapsed:?}");
+    if let Some(peak) = peak_memory() {
+        assert!(peak < 200 << 20, "peak memory {} MB", peak >> 20);
+    }
+
+    // The viewer says so and exits 2, nothing else.
+    let out = viewer()
+        .arg(&top)
+        .args(["--steps", "1", "--record"])
+        .arg(dir.path().join("never.rec"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("too many nodes") && stderr.contains("level12.ron"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn keel_max_nodes_sets_the_budget_and_a_scene_under_it_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    // Level K holds 10 * (1 + level K-1's) nodes: 20, 210, 2110; under the default budget it loads.
+    let top = prefab_bomb(dir.path(), 3);
+    let record = |budget: Option<&str>| {
+        let mut viewer = viewer();
+        if let Some(budget) = budget {
+            viewer.env("KEEL_MAX_NODES", budget);
+        }
+        viewer
+            .arg(&top)
+            .args(["--steps", "1", "--record"])
+            .arg(dir.path().join("out.rec"))
+            .output()
+            .unwrap()
+    };
+    let out = record(None);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let scene = keel_engine::scene::Scene::load(&top).unwrap();
+    assert_eq!(scene.len(), 2110);
+
+    let out = record(Some("2109"));
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("over the budget of 2109"), "{stderr}");
+    let out = record(Some("2110"));
+    assert!(
+        out.status.success(),
+        "exactly the budget loads: {}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }

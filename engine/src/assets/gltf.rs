@@ -40,6 +40,14 @@ const GEOMETRY_EXTENSIONS: [&str; 3] = [
     "KHR_mesh_quantization",
 ];
 
+/// Extensions the importer reads (lights, texture transforms, emission
+/// strength): a file that lists them as required loads without a warning.
+const SUPPORTED_EXTENSIONS: [&str; 3] = [
+    "KHR_lights_punctual",
+    "KHR_texture_transform",
+    "KHR_materials_emissive_strength",
+];
+
 /// Why a model file could not be imported. Every message starts with the file
 /// and names the element (as a glTF JSON path) and what was wrong with it.
 #[derive(Debug, thiserror::Error)]
@@ -277,6 +285,9 @@ fn validate(
                 path: path.to_path_buf(),
                 extension: extension.clone(),
             });
+        }
+        if SUPPORTED_EXTENSIONS.contains(&extension.as_str()) {
+            continue;
         }
         warnings.push(warning(
             path,

@@ -146,6 +146,26 @@ pub struct Model {
     modified: Option<SystemTime>,
 }
 
+impl Model {
+    /// How many nodes an instance of the model spawns under its root: one a
+    /// glTF node, and one more for each primitive of its mesh after the first.
+    #[must_use]
+    pub fn instance_nodes(&self) -> usize {
+        let extra = |mesh: usize| {
+            self.primitives
+                .get(mesh)
+                .map_or(0, |p| p.len().saturating_sub(1))
+        };
+        let nodes = &self.data.nodes;
+        nodes.len()
+            + nodes
+                .iter()
+                .filter_map(|n| n.mesh)
+                .map(extra)
+                .sum::<usize>()
+    }
+}
+
 /// Every asset the process has loaded.
 #[derive(Debug, Default)]
 pub struct Registry {

@@ -79,15 +79,35 @@ pub enum RecordingError {
         /// [`RECORDING_VERSION`].
         expected: u32,
     },
+    /// A field holds a value no recording can have (a truncated or edited file).
+    #[error("{}: field `{field}`: expected {expected}, found {found}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The field at fault.
+        field: &'static str,
+        /// What a recording holds there.
+        expected: String,
+        /// What the file holds.
+        found: String,
+    },
 }
+
+/// The shortest fixed step a recording may have, in nanoseconds (10 kHz).
+pub const MIN_STEP_NS: u64 = 100_000;
+/// The longest fixed step a recording may have, in nanoseconds (one second).
+pub const MAX_STEP_NS: u64 = 1_000_000_000;
 
 /// What a replay found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
     /// Every hash matched.
     Identical {
-        /// Steps replayed.
+        /// Steps replayed and checked: through the last recorded hash (steps
+        /// after it have nothing to compare with and are not run).
         steps: u64,
+        /// Hashes compared.
+        hashes: usize,
     },
     /// The first hash that differs.
     Diverged {
@@ -133,21 +153,24 @@ impl Recording {
     pub fn replay(&self, world: &mut World) -> Verdict {
         world.clock = crate::time::Clock::new(std::time::Duration::from_nanos(self.step_ns));
         let every = u64::from(self.hash_every.max(1));
-        let mut expected = self.hashes.iter();
-        for step in 1..=self.steps {
-            world.step();
-            if step % every == 0 {
-                let Some(want) = expected.next() else { break };
-                let got = world.state_hash();
-                if got != *want {
-                    return Verdict::Diverged {
-                        step,
-                        parts: got.differing(want),
-                    };
-                }
+        let mut step = 0_u64;
+        for want in &self.hashes {
+            for _ in 0..every {
+                world.step();
+            }
+            step += every;
+            let got = world.state_hash();
+            if got != *want {
+                return Verdict::Diverged {
+                    step,
+                    parts: got.differing(want),
+                };
             }
         }
-        Verdict::Identical { steps: self.steps }
+        Verdict::Identical {
+            steps: step,
+            hashes: self.hashes.len(),
+        }
     }
 
     /// Writes the recording (atomically).
@@ -171,7 +194,8 @@ impl Recording {
     /// Reads a recording.
     ///
     /// # Errors
-    /// [`RecordingError`] naming the file (and the line of a parse error).
+    /// [`RecordingError`] naming the file (and the line of a parse error, or
+    /// the field of a value no recording has: see [`Recording::check`]).
     pub fn read(path: &Path) -> Result<Recording, RecordingError> {
         let bytes = files::read(path, FileKind::Scene).map_err(|source| RecordingError::Io {
             path: path.to_path_buf(),
@@ -189,6 +213,44 @@ impl Recording {
                 expected: RECORDING_VERSION,
             });
         }
+        recording.check(path)?;
         Ok(recording)
+    }
+
+    /// Refuses values no recording has: a `hash_every` of 0, a step outside
+    /// [`MIN_STEP_NS`]..=[`MAX_STEP_NS`], or a count of `hashes` other than
+    /// `steps / hash_every` (a truncated file, or `steps` edited).
+    ///
+    /// # Errors
+    /// [`RecordingError::Invalid`] naming `path` and the field.
+    pub fn check(&self, path: &Path) -> Result<(), RecordingError> {
+        let invalid = |field, expected: String, found: String| RecordingError::Invalid {
+            path: path.to_path_buf(),
+            field,
+            expected,
+            found,
+        };
+        if self.hash_every == 0 {
+            return Err(invalid("hash_every", "at least 1".into(), "0".into()));
+        }
+        if !(MIN_STEP_NS..=MAX_STEP_NS).contains(&self.step_ns) {
+            return Err(invalid(
+                "step_ns",
+                format!("a fixed step of {MIN_STEP_NS} to {MAX_STEP_NS} ns"),
+                self.step_ns.to_string(),
+            ));
+        }
+        let due = self.steps / u64::from(self.hash_every);
+        if self.hashes.len() as u64 != due {
+            return Err(invalid(
+                "hashes",
+                format!(
+                    "{due} hashes (steps {} / hash_every {})",
+                    self.steps, self.hash_every
+                ),
+                format!("{} hashes", self.hashes.len()),
+            ));
+        }
+        Ok(())
     }
 }

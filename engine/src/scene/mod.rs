@@ -15,9 +15,11 @@
 //! - `animator`: animation clips played on a model instance's nodes.
 //! - `skin`: skinned and morphed meshes, and the joint palette.
 //! - [`prefab`]: scene files used as pieces of other scenes, with overrides.
+//! - [`budget`]: how many nodes one expansion may spawn, counted before any is.
 
 pub mod affine;
 pub(crate) mod animator;
+pub mod budget;
 mod column;
 pub mod components;
 mod consistency;
@@ -51,7 +53,7 @@ pub use graph::{Keep, Scene};
 pub use handle::NodeId;
 pub use index::SpatialIndex;
 pub use layout::{Children, PreOrder};
-pub use prefab::{Prefab, PrefabInstance, PrefabPart, expand_records, load_prefab};
+pub use prefab::{Orphans, Prefab, PrefabInstance, PrefabPart, expand_records, load_prefab};
 pub use skin::{JointMatrix, JointPalette, MorphWeights, Skin, skinned_bounds};
 pub use transform::{PropagationStats, Transform};
 
@@ -154,6 +156,17 @@ pub enum SceneError {
     PrefabCycle {
         /// The files, from the outermost to the one that comes back.
         chain: Vec<PathBuf>,
+    },
+    /// Expanding the records (their prefabs and models) would spawn more
+    /// nodes than the budget allows (see [`budget`]).
+    #[error("too many nodes: expanding {} reaches {reached} nodes, over the budget of {max} (set KEEL_MAX_NODES to change it)", chain.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" -> "))]
+    TooManyNodes {
+        /// The files, from the one expanded to the prefab whose count passed the budget.
+        chain: Vec<PathBuf>,
+        /// The count when it passed the budget (a lower bound of the whole).
+        reached: u64,
+        /// The budget.
+        max: u64,
     },
     /// A model file could not be imported (the message names the file and element).
     #[error(transparent)]

@@ -253,6 +253,7 @@ fn punctual_lights_import_as_keel_lights_and_bad_ones_are_named() {
     let json = br#"{
         "asset": {"version": "2.0"},
         "extensionsUsed": ["KHR_lights_punctual"],
+        "extensionsRequired": ["KHR_lights_punctual"],
         "extensions": {"KHR_lights_punctual": {"lights": [
             {"type": "directional", "color": [1.0, 0.9, 0.8], "intensity": 3.14159265},
             {"type": "point", "intensity": 31.4159265, "range": 12.0},
@@ -268,6 +269,7 @@ fn punctual_lights_import_as_keel_lights_and_bad_ones_are_named() {
         ]
     }"#;
     let model = from_slice(json, Path::new("lights.gltf")).expect("loads");
+    assert!(model.warnings.is_empty(), "{:?}", model.warnings);
     let light = |i: usize| model.nodes[i].light;
     let sun = light(0).expect("a sun");
     assert_eq!(sun.kind, LightKind::Directional);

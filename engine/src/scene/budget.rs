@@ -1,0 +1,143 @@
+//! The node budget: how many nodes one expansion of scene records (a scene
+//! file, a pasted subtree, a prefab instance) may spawn, counted before a
+//! single node is made.
+//!
+//! A prefab that pulls in another ten times, at each of a dozen levels, is a
+//! few hundred bytes of text that expands to 10^12 nodes. Expansion flattens
+//! prefabs into node lists, so it would allocate its way to that total (and
+//! abort the process on a failed allocation) before any check on the result.
+//! Instead, [`check`] walks the files first, counting each record as one node,
+//! each prefab instance as its file's count (each file counted once, however
+//! often it is pulled in) and each model instance as the nodes its import
+//! spawns; it stops at the first file whose running count passes the budget,
+//! so the walk itself is bounded by the budget and the number of files.
+//! `removed` keys are not subtracted: the count is an upper bound.
+//!
+//! The budget is [`DEFAULT_MAX_NODES`], or `KEEL_MAX_NODES` where set.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::model::resolve_model_path;
+use super::{NodeRecord, SceneError, SceneFile};
+
+/// Nodes one expansion may spawn unless `KEEL_MAX_NODES` says otherwise:
+/// four times the largest scene the benches load (a million nodes).
+pub const DEFAULT_MAX_NODES: u64 = 4_000_000;
+
+/// The environment variable that sets the budget (a whole number of nodes).
+pub const MAX_NODES_VARIABLE: &str = "KEEL_MAX_NODES";
+
+/// The budget in force: `KEEL_MAX_NODES` where it holds a whole number, else
+/// [`DEFAULT_MAX_NODES`] (a value that is not a number is reported and ignored).
+#[must_use]
+pub fn max_nodes() -> u64 {
+    let Some(value) = std::env::var_os(MAX_NODES_VARIABLE) else {
+        return DEFAULT_MAX_NODES;
+    };
+    match value.to_str().and_then(|v| v.trim().parse::<u64>().ok()) {
+        Some(max) => max,
+        None => {
+            log::warn!(
+                "{MAX_NODES_VARIABLE}: expected a whole number of nodes, found {value:?}; keeping {DEFAULT_MAX_NODES}"
+            );
+            DEFAULT_MAX_NODES
+        }
+    }
+}
+
+/// Refuses `records` (written in the file `origin`) when expanding them
+/// would spawn more than `max` nodes.
+///
+/// `chain` holds the files already being expanded around them (cycles through
+/// them are refused as expansion would). Files that cannot be read or parsed
+/// count as nothing here: expansion reports them with their place.
+///
+/// # Errors
+/// [`SceneError::TooManyNodes`] with the chain of files down to the one
+/// whose count passed the budget; [`SceneError::PrefabCycle`].
+pub(crate) fn check(
+    records: &[NodeRecord],
+    origin: &Path,
+    chain: &[PathBuf],
+    max: u64,
+) -> Result<u64, SceneError> {
+    let mut counter = Counter {
+        max,
+        top: origin,
+        outer: chain,
+        nested: Vec::new(),
+        files: HashMap::new(),
+    };
+    counter.records(records, origin)
+}
+
+struct Counter<'a> {
+    max: u64,
+    /// The file (or text) whose records are counted: first in an error's chain.
+    top: &'a Path,
+    /// Files being expanded around it.
+    outer: &'a [PathBuf],
+    /// The prefab files being counted, outermost first.
+    nested: Vec<PathBuf>,
+    /// Each prefab file's count, once known.
+    files: HashMap<PathBuf, u64>,
+}
+
+impl Counter<'_> {
+    fn records(&mut self, records: &[NodeRecord], origin: &Path) -> Result<u64, SceneError> {
+        let mut count = 0_u64;
+        for record in records {
+            count = count.saturating_add(1);
+            if let Some(model) = &record.model {
+                count = count.saturating_add(model_nodes(&resolve_model_path(origin, model)));
+            }
+            if let Some(prefab) = &record.prefab {
+                count = count.saturating_add(self.file(&resolve_model_path(origin, prefab))?);
+            }
+            if count > self.max {
+                let chain = std::iter::once(self.top.to_path_buf())
+                    .chain(self.nested.iter().cloned())
+                    .collect();
+                return Err(SceneError::TooManyNodes {
+                    chain,
+                    reached: count,
+                    max: self.max,
+                });
+            }
+        }
+        Ok(count)
+    }
+
+    fn file(&mut self, path: &Path) -> Result<u64, SceneError> {
+        let Ok(canonical) = std::fs::canonicalize(path) else {
+            return Ok(0);
+        };
+        if let Some(&count) = self.files.get(&canonical) {
+            return Ok(count);
+        }
+        if self.outer.contains(&canonical) || self.nested.contains(&canonical) {
+            let mut chain: Vec<PathBuf> = self.outer.iter().chain(&self.nested).cloned().collect();
+            chain.push(canonical);
+            return Err(SceneError::PrefabCycle { chain });
+        }
+        let Ok(text) = super::file::read_text(&canonical) else {
+            return Ok(0);
+        };
+        let Ok(file) = SceneFile::parse(&text, &canonical) else {
+            return Ok(0);
+        };
+        self.nested.push(canonical.clone());
+        let count = self.records(&file.nodes, &canonical);
+        self.nested.pop();
+        let count = count?;
+        self.files.insert(canonical, count);
+        Ok(count)
+    }
+}
+
+/// The nodes an instance of the model at `path` spawns below its root (0 when
+/// it does not import: spawning reports that).
+fn model_nodes(path: &Path) -> u64 {
+    crate::assets::load_model(path).map_or(0, |model| model.instance_nodes() as u64)
+}
