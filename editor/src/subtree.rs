@@ -155,8 +155,9 @@ fn spawn_records(
         // The parts are records of their own: link, do not expand again.
         if let Some(source) = &record.prefab {
             let prefab = load_prefab(Path::new(source))?;
-            let source = source.into();
-            scene.insert(id, PrefabInstance { source, prefab })?;
+            let instance =
+                PrefabInstance::new(source.into(), prefab, &record.overrides, &record.removed);
+            scene.insert(id, instance)?;
         }
         if let Some(key) = &record.part {
             let key = key.as_str().into();

@@ -18,7 +18,9 @@
 
 use std::collections::HashMap;
 
-use keel_engine::scene::{Environment, Keep, NodeId, NodeRecord, Scene, SceneError, Transform};
+use keel_engine::scene::{
+    Environment, Keep, NodeId, NodeRecord, Orphans, PrefabInstance, Scene, SceneError, Transform,
+};
 
 use crate::component::{ComponentKind, ComponentValue};
 use crate::subtree::{self, Placement};
@@ -165,6 +167,15 @@ pub enum Edit {
         /// After the change.
         after: Option<ComponentValue>,
     },
+    /// What a prefab instance keeps for keys its prefab lacks.
+    Orphans {
+        /// The instance.
+        node: NodeId,
+        /// Before the change.
+        before: Orphans,
+        /// After the change.
+        after: Orphans,
+    },
     /// The scene's environment (background, ambient light, shadows).
     Environment {
         /// Before the change.
@@ -263,6 +274,17 @@ impl Edit {
                     }
                 }
             }
+            Edit::Orphans {
+                node,
+                before,
+                after,
+            } => {
+                let value = if forward { after } else { before }.clone();
+                let instance = scene
+                    .get_mut::<PrefabInstance>(*node)
+                    .ok_or(EditError::NoSuchNode { node: *node })?;
+                instance.orphans = value;
+            }
             Edit::Environment { before, after } => {
                 scene.environment = if forward { after } else { before }.clone();
             }
@@ -301,6 +323,7 @@ impl Edit {
         match self {
             Edit::Transform { node, .. }
             | Edit::Rename { node, .. }
+            | Edit::Orphans { node, .. }
             | Edit::Component { node, .. } => fix(node),
             Edit::Reparent { node, from, to, .. } => {
                 fix(node);

@@ -110,6 +110,44 @@ fn an_override_is_shown_in_bold_and_reverted_to_the_prefab() {
 }
 
 #[test]
+fn an_override_of_a_node_the_prefab_lost_is_shown_kept_and_removed_on_request() {
+    let (dir, path) = harbour();
+    // The prefab loses its hull, which boat_b overrides.
+    let without_hull = BOAT.replace(
+        "        (name: \"hull\", parent: 0, transform: (translation: (0.0, 0.2, 0.0)),\n         mesh: (mesh: Cube, material: (base_color: (0.3, 0.1, 0.0, 1.0)))),\n",
+        "",
+    );
+    assert_ne!(without_hull, BOAT);
+    std::fs::write(dir.path().join("boat.ron"), without_hull).unwrap();
+    let mut h = open(&path);
+    let boat = at(&h, &["boat_b"]);
+    h.state_mut().doc.selection.select_only(boat);
+    h.run();
+    let warning = "Orphaned `body/hull`: the prefab has no such node any more";
+    assert!(h.query_by_label(warning).is_some(), "the orphan is shown");
+    // Saved as it was read: the override stays in the file.
+    let saved = h.state().doc.scene().to_file();
+    assert_eq!(
+        saved.nodes[1].overrides.keys().collect::<Vec<_>>(),
+        ["body/hull"]
+    );
+
+    h.get_by_label("Remove orphaned body/hull").click();
+    h.run();
+    assert!(h.query_by_label(warning).is_none());
+    let saved = h.state().doc.scene().to_file();
+    assert!(saved.nodes[1].overrides.is_empty(), "removed by the user");
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    assert!(h.query_by_label(warning).is_some(), "undo brings it back");
+    let saved = h.state().doc.scene().to_file();
+    assert_eq!(
+        saved.nodes[1].overrides.keys().collect::<Vec<_>>(),
+        ["body/hull"]
+    );
+}
+
+#[test]
 fn a_prefab_opened_from_an_instance_and_saved_updates_both_instances() {
     let (dir, path) = harbour();
     let mut h = open(&path);

@@ -31,6 +31,9 @@ pub enum PrefabLink {
         source: PathBuf,
         /// Keys of the prefab's nodes this instance removed.
         removed: Vec<String>,
+        /// Keys the instance's file overrides or removes that the prefab no
+        /// longer has (kept and saved until removed).
+        orphans: Vec<String>,
     },
     /// The node is a part of an instance.
     Part {
@@ -68,9 +71,13 @@ impl Document {
         let scene = self.scene();
         if let Some(instance) = scene.get::<PrefabInstance>(node) {
             let records = scene.to_records(&[node], None);
+            let orphans: Vec<String> = instance.orphans.keys().map(str::to_owned).collect();
+            let mut removed = records.into_iter().next()?.removed;
+            removed.retain(|key| !orphans.contains(key));
             return Some(PrefabLink::Instance {
                 source: instance.source.clone(),
-                removed: records.into_iter().next()?.removed,
+                removed,
+                orphans,
             });
         }
         let (instance, prefab, key) = self.owner_of(node)?;
@@ -108,6 +115,33 @@ impl Document {
                 }
             })?;
         self.set_record(node, &record, format!("Revert {field}"))
+    }
+
+    /// Forgets what the instance `node` kept for `key`, a key its prefab no
+    /// longer has (see [`keel_engine::scene::Orphans`]); one undo entry.
+    ///
+    /// # Errors
+    /// [`EditError::NoSuchNode`] when `node` is no instance or keeps nothing for `key`.
+    pub fn remove_orphan(&mut self, node: NodeId, key: &str) -> Result<(), EditError> {
+        self.editable(node)?;
+        let instance = self
+            .scene()
+            .get::<PrefabInstance>(node)
+            .ok_or(EditError::NoSuchNode { node })?;
+        let before = instance.orphans.clone();
+        let mut after = before.clone();
+        if !after.remove(key) {
+            return Err(EditError::NoSuchNode { node });
+        }
+        self.apply(
+            Edit::Orphans {
+                node,
+                before,
+                after,
+            },
+            format!("Remove orphaned override {key}"),
+            None,
+        )
     }
 
     /// Makes `node`'s name, transform and components those of `record`, as

@@ -1,5 +1,6 @@
 //! The inspector's prefab section: for an instance, its prefab file (open it,
-//! what it removed); for a part, its key and the fields this instance changed,
+//! what it removed, and with a warning and "Remove" each key its file names
+//! that the prefab no longer has); for a part, its key and the fields this instance changed,
 //! in bold, each with "Revert to prefab"; for any other node with children,
 //! "Save as prefab".
 
@@ -29,7 +30,11 @@ pub fn prefab_ui(
 ) -> Option<PrefabRequest> {
     let mut request = None;
     match doc.prefab_link(node) {
-        Some(PrefabLink::Instance { source, removed }) => {
+        Some(PrefabLink::Instance {
+            source,
+            removed,
+            orphans,
+        }) => {
             ui.horizontal(|ui| {
                 ui.label(format!("Prefab: {}", file_name(&source)))
                     .on_hover_text(source.display().to_string());
@@ -39,6 +44,25 @@ pub fn prefab_ui(
             });
             if !removed.is_empty() {
                 ui.label(RichText::new(format!("Removed: {}", removed.join(", "))).strong());
+            }
+            for key in orphans {
+                ui.horizontal(|ui| {
+                    ui.colored_label(
+                        ui.visuals().warn_fg_color,
+                        format!("Orphaned `{key}`: the prefab has no such node any more"),
+                    )
+                    .on_hover_text(
+                        "This instance's overrides of it are kept and saved unchanged, unused, until removed",
+                    );
+                    let remove = ui
+                        .small_button("Remove")
+                        .accessible_name(format!("Remove orphaned {key}"));
+                    if remove.clicked()
+                        && let Err(e) = doc.remove_orphan(node, &key)
+                    {
+                        status.error(e.to_string());
+                    }
+                });
             }
         }
         Some(PrefabLink::Part {

@@ -320,9 +320,12 @@ impl Scene {
             }
             if let (Some(prefab), Some(source)) = (&node.prefab, &record.prefab) {
                 let source = source.into();
-                let prefab = Arc::clone(prefab);
-                c.prefab
-                    .insert(id, super::PrefabInstance { source, prefab });
+                let instance = super::PrefabInstance {
+                    source,
+                    prefab: Arc::clone(prefab),
+                    orphans: node.orphans.clone(),
+                };
+                c.prefab.insert(id, instance);
             }
             if let Some(key) = &record.part {
                 let key = key.as_str().into();
@@ -447,7 +450,12 @@ impl Scene {
         }
         for (at, (id, parts)) in instances {
             if let Some(instance) = c.prefab.get(id) {
-                let (overrides, removed) = super::prefab::overrides_of(&instance.prefab, &parts);
+                let (mut overrides, mut removed) =
+                    super::prefab::overrides_of(&instance.prefab, &parts);
+                // Kept as the file wrote them, for keys the prefab lacks.
+                let orphans = &instance.orphans;
+                overrides.extend(orphans.overrides.clone());
+                removed.extend(orphans.removed.iter().cloned());
                 nodes[at].overrides = overrides;
                 nodes[at].removed = removed;
             }

@@ -90,6 +90,85 @@ pub struct PrefabInstance {
     /// What the file held when the instance was made (its parts are diffed
     /// against it when saving).
     pub prefab: Arc<Prefab>,
+    /// What the instance's file said of keys the prefab no longer has: kept,
+    /// shown, and written back on save until the user removes them.
+    pub orphans: Orphans,
+}
+
+impl PrefabInstance {
+    /// An instance of `prefab` (read from `source`) whose file wrote
+    /// `overrides` and `removed`: those naming keys the prefab lacks are kept
+    /// as its [`Orphans`].
+    pub fn new(
+        source: PathBuf,
+        prefab: Arc<Prefab>,
+        overrides: &BTreeMap<String, Patch>,
+        removed: &[String],
+    ) -> Self {
+        let orphans = Orphans::of(&prefab, overrides, removed);
+        Self {
+            source,
+            prefab,
+            orphans,
+        }
+    }
+}
+
+/// Overrides and removals an instance's file names for keys its prefab does
+/// not have (the prefab was edited since): nothing in the scene shows them,
+/// but they are not dropped, so a prefab whose node comes back (or a build
+/// that reads it) finds them again.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Orphans {
+    /// Overrides of keys the prefab lacks.
+    pub overrides: BTreeMap<String, Patch>,
+    /// Removed keys the prefab lacks.
+    pub removed: Vec<String>,
+}
+
+impl Orphans {
+    /// The entries of `overrides` and `removed` whose key `prefab` lacks.
+    #[must_use]
+    pub fn of(prefab: &Prefab, overrides: &BTreeMap<String, Patch>, removed: &[String]) -> Self {
+        let keys: HashSet<&str> = prefab
+            .nodes
+            .iter()
+            .filter_map(|n| n.part.as_deref())
+            .collect();
+        Orphans {
+            overrides: overrides
+                .iter()
+                .filter(|(key, _)| !keys.contains(key.as_str()))
+                .map(|(key, patch)| (key.clone(), patch.clone()))
+                .collect(),
+            removed: removed
+                .iter()
+                .filter(|key| !keys.contains(key.as_str()))
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// Whether there are none.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.overrides.is_empty() && self.removed.is_empty()
+    }
+
+    /// The orphaned keys, overrides first, each once.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        let overridden = self.overrides.keys().map(String::as_str);
+        let removed = self.removed.iter().map(String::as_str);
+        overridden.chain(removed.filter(|k| !self.overrides.contains_key(*k)))
+    }
+
+    /// Forgets everything kept for `key`; whether there was anything.
+    pub fn remove(&mut self, key: &str) -> bool {
+        let before = self.overrides.len() + self.removed.len();
+        self.overrides.remove(key);
+        self.removed.retain(|k| k != key);
+        before != self.overrides.len() + self.removed.len()
+    }
 }
 
 impl std::fmt::Debug for PrefabInstance {
@@ -124,9 +203,17 @@ fn cache() -> &'static Mutex<HashMap<PathBuf, Arc<Prefab>>> {
 ///
 /// # Errors
 /// Any [`SceneError`] of loading the file or a prefab inside it;
-/// [`SceneError::PrefabCycle`] when it contains itself.
+/// [`SceneError::PrefabCycle`] when it contains itself;
+/// [`SceneError::TooManyNodes`] when it would expand past the node budget.
 pub fn load_prefab(path: &Path) -> Result<Arc<Prefab>, SceneError> {
-    load_in(path, &mut Vec::new())
+    let canonical = std::fs::canonicalize(path).map_err(|source| SceneError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut instance = NodeRecord::new("");
+    instance.prefab = Some(canonical.to_string_lossy().into_owned());
+    super::budget::check(&[instance], &canonical, &[], super::budget::max_nodes())?;
+    load_in(&canonical, &mut Vec::new())
 }
 
 fn load_in(path: &Path, chain: &mut Vec<PathBuf>) -> Result<Arc<Prefab>, SceneError> {
@@ -198,7 +285,9 @@ impl super::Scene {
         let mut record = NodeRecord::new(name);
         record.transform = transform;
         record.prefab = Some(path.to_string_lossy().into_owned());
-        let expanded = expand_in(&[record], path, &mut Vec::new())?;
+        let records = [record];
+        super::budget::check(&records, path, &[], super::budget::max_nodes())?;
+        let expanded = expand_in(&records, path, &mut Vec::new())?;
         Ok(self.spawn_expanded(parent, &expanded, path)?[0])
     }
 }
@@ -232,6 +321,8 @@ pub(crate) struct Expanded {
     pub record: NodeRecord,
     /// On an instance: its prefab.
     pub prefab: Option<Arc<Prefab>>,
+    /// On an instance: what its record said of keys the prefab lacks.
+    pub orphans: Orphans,
 }
 
 /// A file's `nodes` with every prefab instance's parts in place (see the
@@ -243,7 +334,8 @@ pub(crate) struct Expanded {
 /// or broken prefab, an override that does not fit, an `under` that names no
 /// part); [`SceneError::PrefabCycle`].
 pub(crate) fn expand(records: &[NodeRecord], origin: &Path) -> Result<Vec<Expanded>, SceneError> {
-    let mut chain = std::fs::canonicalize(origin).ok().into_iter().collect();
+    let mut chain: Vec<PathBuf> = std::fs::canonicalize(origin).ok().into_iter().collect();
+    super::budget::check(records, origin, &chain, super::budget::max_nodes())?;
     expand_in(records, origin, &mut chain)
 }
 
@@ -264,10 +356,11 @@ pub fn expand_records(
     origin: &Path,
     host: Option<&Path>,
 ) -> Result<Vec<NodeRecord>, SceneError> {
-    let mut chain = host
+    let mut chain: Vec<PathBuf> = host
         .and_then(|h| std::fs::canonicalize(h).ok())
         .into_iter()
         .collect();
+    super::budget::check(records, origin, &chain, super::budget::max_nodes())?;
     Ok(expand_in(records, origin, &mut chain)?
         .into_iter()
         .map(|e| e.record)
@@ -323,6 +416,7 @@ fn expand_in(
                 origin: index,
                 record: node,
                 prefab: None,
+                orphans: Orphans::default(),
             });
             continue;
         };
@@ -332,6 +426,7 @@ fn expand_in(
             error => check.fail("prefab", "a readable scene file", error.to_string()),
         })?;
         let spawned = instance_nodes(&prefab, record, origin, &check)?;
+        let orphans = Orphans::of(&prefab, &record.overrides, &record.removed);
         node.prefab = Some(prefab.path.to_string_lossy().into_owned());
         node.overrides.clear();
         node.removed.clear();
@@ -340,6 +435,7 @@ fn expand_in(
             origin: index,
             record: node,
             prefab: Some(prefab),
+            orphans,
         });
         let keys = parts.entry(at).or_default();
         for mut part in spawned {
@@ -351,6 +447,7 @@ fn expand_in(
                 origin: index,
                 record: part,
                 prefab: None,
+                orphans: Orphans::default(),
             });
         }
     }
@@ -385,7 +482,7 @@ fn instance_nodes(
     for (key, patch) in &instance.overrides {
         let Some(node) = out.iter_mut().find(|n| n.part.as_ref() == Some(key)) else {
             log::warn!(
-                "{}: node `{}`: prefab {} has no node `{key}` any more; its overrides are dropped",
+                "{}: node `{}`: prefab {} has no node `{key}` any more; its overrides are kept, unused, until removed in the inspector",
                 origin.display(),
                 instance.name,
                 prefab.path.display()

@@ -363,3 +363,66 @@ fn a_scene_opened_by_a_relative_path_finds_models_and_prefabs_relative_to_their_
     );
     assert_eq!(saved.nodes[1].model.as_deref(), Some("crate.glb"));
 }
+
+#[test]
+fn overrides_of_nodes_the_prefab_lost_are_kept_and_saved_until_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let boat = write(dir.path(), "boat.ron", BOAT);
+    let path = write(dir.path(), "harbour.ron", SCENE);
+    // The prefab loses its hull and flag: `b` overrides the one and removes the other.
+    let without = BOAT
+        .replace(
+            "        (name: \"hull\", parent: 0, transform: (translation: (0.0, 0.2, 0.0)),\n         mesh: (mesh: Cube, material: (base_color: (0.3, 0.1, 0.0, 1.0)))),\n",
+            "",
+        )
+        .replace("parent: 2", "parent: 1");
+    assert_ne!(without, BOAT);
+    let only_sail = without.replace(
+        "        (name: \"flag\", parent: 1, transform: (translation: (0.0, 1.0, 0.0))),\n",
+        "",
+    );
+    assert_ne!(only_sail, without);
+    rewrite(&boat, &only_sail);
+    // The lamp hung under the hull: an `under` naming no part is still refused.
+    let scene_text = SCENE.replace(
+        "        (name: \"lamp\", parent: 1, under: \"body/hull\", transform: (translation: (0.0, 1.0, 0.0))),\n",
+        "",
+    );
+    rewrite(&path, &scene_text);
+    let mut scene = Scene::load(&path).expect("loads without the lost nodes");
+    let b = scene.find("b").unwrap();
+    let orphans = &scene.get::<PrefabInstance>(b).unwrap().orphans;
+    assert_eq!(
+        orphans.keys().collect::<Vec<_>>(),
+        ["body/hull", "body/sail/flag"]
+    );
+    let a = scene.find("a").unwrap();
+    assert!(scene.get::<PrefabInstance>(a).unwrap().orphans.is_empty());
+
+    // Saved unchanged: the override and the removal are still in the file.
+    let saved = scene.to_file_in(Some(dir.path()));
+    assert_eq!(
+        saved.nodes[1].overrides.keys().collect::<Vec<_>>(),
+        ["body/hull"]
+    );
+    assert_eq!(saved.nodes[1].removed, ["body/sail/flag"]);
+    saved.write(&path).unwrap();
+
+    // The prefab gets its nodes back: the kept override and removal apply again.
+    rewrite(&boat, BOAT);
+    let again = Scene::load(&path).unwrap();
+    let b2 = again.find("b").unwrap();
+    assert!(again.get::<PrefabInstance>(b2).unwrap().orphans.is_empty());
+    let hull = child(&again, child(&again, b2, "body"), "hull");
+    assert_eq!(color(&again, hull), Vec4::new(1.0, 0.0, 0.0, 1.0));
+    let sail = child(&again, child(&again, b2, "body"), "sail");
+    assert_eq!(again.children(sail).count(), 0, "the flag stays removed");
+
+    // Removed by the user, they are gone from the file.
+    let instance = scene.get_mut::<PrefabInstance>(b).unwrap();
+    assert!(instance.orphans.remove("body/hull"));
+    assert!(instance.orphans.remove("body/sail/flag"));
+    assert!(!instance.orphans.remove("body/sail/flag"));
+    let saved = scene.to_file_in(Some(dir.path()));
+    assert!(saved.nodes[1].overrides.is_empty() && saved.nodes[1].removed.is_empty());
+}
