@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use keel_engine::render::{GpuContext, RenderError};
+use keel_engine::render::{GpuContext, GpuProblem, RenderError};
 use keel_engine::time::RealTime;
 use winit::application::ApplicationHandler;
 use winit::dpi::LogicalSize;
@@ -38,6 +38,8 @@ pub struct ShellOptions {
     pub screenshot: Option<PathBuf>,
     /// Write the 3D view's last frame here (PNG).
     pub view_screenshot: Option<PathBuf>,
+    /// Destroy the GPU device after this frame (to try the recovery).
+    pub lose_device_at: Option<u64>,
 }
 
 /// Why the editor could not run.
@@ -138,6 +140,8 @@ struct Shell {
     error: Option<ShellError>,
     title: String,
     captured: bool,
+    /// Times the GPU objects were made again after the device was lost.
+    gpu_rebuilds: u32,
 }
 
 /// Opens the editor window and runs until it is closed (or `frame_limit` frames are drawn).
@@ -159,6 +163,7 @@ pub fn run(options: ShellOptions) -> Result<(), ShellError> {
         frames: 0,
         error: None,
         captured: false,
+        gpu_rebuilds: 0,
     };
     event_loop.run_app(&mut shell)?;
     if let Some(e) = shell.error {
@@ -176,6 +181,16 @@ impl Shell {
             .with_title(self.app.title())
             .with_inner_size(LogicalSize::new(1600.0, 900.0));
         let window = Arc::new(event_loop.create_window(attributes)?);
+        self.attach_gpu(event_loop, window)
+    }
+
+    /// Opens the GPU objects that draw into `window`: the device (unless there
+    /// is one), the surface, egui's renderer and the 3D view.
+    fn attach_gpu(
+        &mut self,
+        event_loop: &ActiveEventLoop,
+        window: Arc<Window>,
+    ) -> Result<(), ShellError> {
         let instance = match &self.gpu {
             Some(gpu) => gpu.ctx.instance.clone(),
             None => {
@@ -227,6 +242,37 @@ impl Shell {
         Ok(())
     }
 
+    /// Files what the device reported this frame in the status line; when it
+    /// was lost, drops every GPU object (and egui's context, whose textures
+    /// lived on it) and makes them again for the same window. The document,
+    /// its undo history and the running world are untouched.
+    fn handle_gpu_problems(&mut self, event_loop: &ActiveEventLoop) {
+        let Some(gpu) = &self.gpu else {
+            return;
+        };
+        let problems = gpu.ctx.errors.take();
+        let lost = problems.iter().any(|p| matches!(p, GpuProblem::Lost(_)));
+        for problem in &problems {
+            self.app.report_gpu_problem(problem);
+        }
+        if !lost {
+            return;
+        }
+        let Some(window) = self.win.take().map(|win| win.window) else {
+            return;
+        };
+        self.gpu = None;
+        self.ctx = egui::Context::default();
+        self.app.forget_gpu_textures();
+        match self.attach_gpu(event_loop, window) {
+            Ok(()) => {
+                self.gpu_rebuilds += 1;
+                log::warn!("the GPU device was lost; its objects were made again on a new one");
+            }
+            Err(error) => self.fail(event_loop, error),
+        }
+    }
+
     fn fail(&mut self, event_loop: &ActiveEventLoop, error: ShellError) {
         log::error!("{error}");
         self.error = Some(error);
@@ -234,6 +280,12 @@ impl Shell {
     }
 
     fn redraw(&mut self, event_loop: &ActiveEventLoop) {
+        // A device lost since the last frame says so when polled: rebuilt
+        // before anything is drawn with it.
+        if let Some(gpu) = &self.gpu {
+            let _ = gpu.ctx.device.poll(wgpu::PollType::Poll);
+        }
+        self.handle_gpu_problems(event_loop);
         let (Some(win), Some(gpu)) = (self.win.as_mut(), self.gpu.as_ref()) else {
             return;
         };
@@ -332,6 +384,17 @@ impl Shell {
                 win.renderer.free_texture(id);
             }
         }
+        if self.options.lose_device_at == Some(self.frames)
+            && self.gpu_rebuilds == 0
+            && let Some(gpu) = &self.gpu
+        {
+            log::warn!(
+                "--lose-device-at {}: destroying the GPU device",
+                self.frames
+            );
+            gpu.ctx.device.destroy();
+        }
+        self.handle_gpu_problems(event_loop);
     }
 }
 
@@ -503,6 +566,7 @@ pub fn main_with_default_scene(default_scene: Option<PathBuf>) -> std::process::
         frame_limit: cli.frame_limit(),
         screenshot: cli.screenshot.clone(),
         view_screenshot: cli.view_screenshot.clone(),
+        lose_device_at: cli.lose_device_at,
     };
     match run(options) {
         Ok(()) => ExitCode::SUCCESS,

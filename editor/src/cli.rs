@@ -1,6 +1,7 @@
 //! The editor's command line: `keel-editor [SCENE] [--frames N] [--screenshot OUT.png]
 //! [--view-screenshot OUT.png] [--play]`.
-//! `--frames` bounds the game loop, so the window can be driven from scripts and CI.
+//! `--frames` bounds the game loop, so the window can be driven from scripts and CI;
+//! `--lose-device-at N` destroys the GPU device after frame N, to try the shell's recovery.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -21,6 +22,8 @@ pub const USAGE: &str = "usage: keel-editor [SCENE] [--frames N] [--screenshot O
                      write the last frame of the 3D view alone, as the
                      renderer drew it (same frame rule)
   --play             start simulating at once
+  --lose-device-at N destroy the GPU device after frame N (to try how the
+                     editor rebuilds its GPU objects and goes on)
   -h, --help         show this text";
 
 /// Parsed arguments.
@@ -36,6 +39,8 @@ pub struct Cli {
     pub view_screenshot: Option<PathBuf>,
     /// Start in play mode.
     pub play: bool,
+    /// Destroy the GPU device after this frame.
+    pub lose_device_at: Option<u64>,
 }
 
 /// A command line that can't be used.
@@ -106,11 +111,16 @@ impl Cli {
                 "--" => positional_only = true,
                 "-h" | "--help" => return Err(CliError::Help),
                 "--play" => cli.play = true,
-                "--frames" => {
+                "--frames" | "--lose-device-at" => {
                     let v = value(&flag)?.to_string_lossy().into_owned();
-                    match v.parse::<u64>() {
-                        Ok(n) if n > 0 => cli.frames = Some(n),
+                    let n = match v.parse::<u64>() {
+                        Ok(n) if n > 0 => n,
                         _ => return Err(CliError::BadNumber { flag, value: v }),
+                    };
+                    if flag == "--frames" {
+                        cli.frames = Some(n);
+                    } else {
+                        cli.lose_device_at = Some(n);
                     }
                 }
                 "--screenshot" => cli.screenshot = Some(PathBuf::from(value(&flag)?)),
@@ -146,6 +156,8 @@ mod tests {
             "5",
             "--screenshot=out.png",
             "--play",
+            "--lose-device-at",
+            "2",
         ])
         .unwrap();
         assert_eq!(
@@ -156,6 +168,7 @@ mod tests {
                 screenshot: Some("out.png".into()),
                 view_screenshot: None,
                 play: true,
+                lose_device_at: Some(2),
             }
         );
         assert_eq!(cli.frame_limit(), Some(5));

@@ -3,8 +3,9 @@
 
 use std::process::Command;
 
-#[test]
-fn the_editor_window_shows_panels_and_the_scene() {
+/// Runs the editor on the demo under Xvfb with `args` and a screenshot;
+/// returns the picture and what it wrote to stderr (`None`: no Xvfb here, skipped).
+fn demo_screenshot(args: &[&str]) -> Option<(image::RgbaImage, String)> {
     let require = std::env::var("KEEL_REQUIRE_GPU").as_deref() == Ok("1");
     if Command::new("xvfb-run").arg("--help").output().is_err() {
         assert!(
@@ -12,7 +13,7 @@ fn the_editor_window_shows_panels_and_the_scene() {
             "KEEL_REQUIRE_GPU=1 but xvfb-run is missing (scripts/install-deps.sh installs it)"
         );
         eprintln!("skipping: xvfb-run is not installed");
-        return;
+        return None;
     }
     let dir = tempfile::tempdir().unwrap();
     let shot = dir.path().join("editor.png");
@@ -20,18 +21,23 @@ fn the_editor_window_shows_panels_and_the_scene() {
     let out = Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1600x900x24"])
         .arg(env!("CARGO_BIN_EXE_keel-editor"))
-        .args([demo, "--frames", "6", "--screenshot"])
+        .arg(demo)
+        .args(args)
+        .arg("--screenshot")
         .arg(&shot)
         .env("HOME", dir.path())
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "editor failed: {stderr}");
-    let image = image::open(&shot).unwrap().to_rgba8();
+    Some((image::open(&shot).unwrap().to_rgba8(), stderr))
+}
+
+/// The editor's picture of the demo: dark grey panels around a 3D view of
+/// sky, sea and boats (many colours, none of them panel grey).
+fn assert_shows_panels_and_the_demo(image: &image::RgbaImage) {
     let (w, h) = image.dimensions();
     assert!(w >= 800 && h >= 500, "window-sized picture, got {w}x{h}");
-    // The side panels are egui's dark grey; the viewport in the middle shows the
-    // scene: sky, sea and boats, many colours, none of them panel grey.
     let panel = image.get_pixel(w / 100, h / 2).0;
     assert!(
         panel[0] < 60 && panel[0] == panel[1] && panel[1] == panel[2],
@@ -55,8 +61,29 @@ fn the_editor_window_shows_panels_and_the_scene() {
         blue > 1_000,
         "sky and sea should fill much of the viewport: {blue} blue samples"
     );
+}
+
+#[test]
+fn the_editor_window_shows_panels_and_the_scene() {
+    let Some((image, _)) = demo_screenshot(&["--frames", "6"]) else {
+        return;
+    };
+    assert_shows_panels_and_the_demo(&image);
     // That the window shows the view's pixels unaltered (neither encoded nor
     // decoded twice) is checked on a still scene below.
+}
+
+#[test]
+fn the_editor_makes_its_gpu_objects_again_when_the_device_is_lost_and_goes_on() {
+    // The device is destroyed after frame 3; the frames after it are drawn on a new one.
+    let Some((image, stderr)) = demo_screenshot(&["--frames", "9", "--lose-device-at", "3"]) else {
+        return;
+    };
+    assert!(
+        stderr.contains("destroying the GPU device") && stderr.contains("made again"),
+        "{stderr}"
+    );
+    assert_shows_panels_and_the_demo(&image);
 }
 
 /// A still scene (nothing moves before Play) that uses the whole colour

@@ -65,6 +65,10 @@ pub enum ViewerError {
         /// What the platform said.
         message: String,
     },
+    /// The device refused work it was given, or was lost (reported by its
+    /// handlers instead of a panic; see [`crate::render::GpuErrors`]).
+    #[error("{0}")]
+    Gpu(crate::render::GpuProblem),
     /// The screenshot could not be written.
     #[error("{}: could not write the screenshot: {source}", path.display())]
     Screenshot {
@@ -222,6 +226,9 @@ pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, View
         }
         draw_calls += renderer.stats().draw_calls;
         shadow_draw_calls += renderer.stats().shadow_draw_calls;
+        if let Some(problem) = ctx.errors.take().into_iter().next() {
+            return Err(ViewerError::Gpu(problem));
+        }
     }
     let image = last.expect("frames >= 1, and the last one is read back");
     let seconds = start.elapsed().as_secs_f64();
@@ -394,6 +401,9 @@ impl Viewer {
             .render(&gpu.ctx, &frame, &view, gpu.surface.size());
         gpu.window.pre_present_notify();
         gpu.ctx.queue.present(frame_texture);
+        if let Some(problem) = gpu.ctx.errors.take().into_iter().next() {
+            return self.fail(event_loop, ViewerError::Gpu(problem));
+        }
         self.frames += 1;
         if self.options.frames.is_some_and(|n| self.frames >= n) {
             if let Some(path) = self.options.screenshot.clone() {

@@ -105,6 +105,12 @@ impl AssetBrowser {
         self.shown_for = None;
     }
 
+    /// Drops the thumbnails' textures (their device is gone); they are made
+    /// again from the cached images as rows are shown.
+    pub fn forget_textures(&mut self) {
+        self.textures.clear();
+    }
+
     /// How many files the last listing found.
     pub fn listed(&self) -> usize {
         self.index.as_ref().map_or(0, |i| i.entries().len())

@@ -260,6 +260,19 @@ impl EditorApp {
         self.doc.title()
     }
 
+    /// Shows what the GPU reported in the status line (the frame goes on: a
+    /// refused pass is skipped, a lost device is rebuilt by the shell).
+    pub fn report_gpu_problem(&mut self, problem: &keel_engine::render::GpuProblem) {
+        self.status.error(problem.to_string());
+    }
+
+    /// Forgets every texture that lived on the GPU device (thumbnails, the 3D
+    /// view's target): after the device is lost they are made again.
+    pub fn forget_gpu_textures(&mut self) {
+        self.assets.forget_textures();
+        self.viewport.texture = None;
+    }
+
     /// The status line.
     pub fn status(&self) -> &Status {
         &self.status

@@ -302,8 +302,8 @@ fn run_replay(file: &Path, scene: Option<&Path>) -> ExitCode {
         );
     }
     match recording.replay(&mut world) {
-        Verdict::Identical { steps } => {
-            println!("identical: {steps} steps");
+        Verdict::Identical { steps, hashes } => {
+            println!("identical: {steps} steps ({hashes} hashes compared)");
             ExitCode::SUCCESS
         }
         Verdict::Diverged { step, parts } => {
@@ -347,7 +347,8 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(error @ ViewerError::Scene(_)) => {
+        // A scene the engine refuses, or GPU work the device refused: the input's fault, code 2.
+        Err(error @ (ViewerError::Scene(_) | ViewerError::Gpu(_))) => {
             eprintln!("keel-viewer: {error}");
             ExitCode::from(2)
         }

@@ -19,8 +19,11 @@ use super::pool::ParticleInit;
 use super::sampler::{Cone, DRAWS_PER_PARTICLE, Draw, SAMPLE_BATCH, Sampler};
 use crate::rng::SplitMix64;
 
-/// Largest capacity a [`Overflow::Grow`] policy may ask for (about 1.2 GB of particle columns).
-pub const MAX_POOL_CAPACITY: u32 = 1 << 24;
+/// Largest pool a system may have, and the largest capacity a [`Overflow::Grow`] policy may
+/// ask for: as many particles as one GPU buffer holds on every device (256 MiB, wgpu's default
+/// `max_buffer_size`, of [`ParticleInstance`](super::ParticleInstance)s: 8,388,608), so every
+/// particle a valid scene makes can be drawn.
+pub const MAX_POOL_CAPACITY: u32 = ((256 << 20) / size_of::<super::ParticleInstance>()) as u32;
 
 /// Samples per emitter in an [`OverLifeTable`]: a particle's colour and size change in steps of
 /// 1/255 of its life, finer than a frame for any lifetime under about four seconds at 60 Hz and

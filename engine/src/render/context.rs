@@ -5,6 +5,7 @@
 //! either headless (tests, captures) or for a window surface (the viewer).
 
 use super::RenderError;
+use super::gpu_errors::GpuErrors;
 
 /// The wgpu objects every pass needs, created together.
 #[derive(Clone, Debug)]
@@ -17,6 +18,9 @@ pub struct GpuContext {
     pub device: wgpu::Device,
     /// The queue that uploads data and runs command buffers.
     pub queue: wgpu::Queue,
+    /// What the device reported outside error scopes (validation errors,
+    /// loss): filed here instead of panicking; the owner takes them each frame.
+    pub errors: GpuErrors,
 }
 
 impl GpuContext {
@@ -46,7 +50,21 @@ impl GpuContext {
     /// [`RenderError::RequestDevice`] when the adapter refuses a device.
     pub fn headless(backends: wgpu::Backends) -> Result<Self, RenderError> {
         let instance = Self::new_instance(backends, None);
-        Self::from_instance(instance, backends, None)
+        Self::from_instance(instance, backends, None, None)
+    }
+
+    /// Creates a context with no window whose device has `limits` instead of
+    /// the engine's usual ones: to see what a smaller GPU would do with a
+    /// scene (each limit must be within what the adapter offers).
+    ///
+    /// # Errors
+    /// As [`GpuContext::headless`].
+    pub fn headless_with_limits(
+        backends: wgpu::Backends,
+        limits: wgpu::Limits,
+    ) -> Result<Self, RenderError> {
+        let instance = Self::new_instance(backends, None);
+        Self::from_instance(instance, backends, None, Some(limits))
     }
 
     /// Creates a context whose adapter can present to `surface`, which must have
@@ -61,13 +79,14 @@ impl GpuContext {
         backends: wgpu::Backends,
         surface: &wgpu::Surface<'_>,
     ) -> Result<Self, RenderError> {
-        Self::from_instance(instance, backends, Some(surface))
+        Self::from_instance(instance, backends, Some(surface), None)
     }
 
     fn from_instance(
         instance: wgpu::Instance,
         backends: wgpu::Backends,
         surface: Option<&wgpu::Surface<'_>>,
+        limits: Option<wgpu::Limits>,
     ) -> Result<Self, RenderError> {
         let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
             power_preference: wgpu::PowerPreference::HighPerformance,
@@ -82,7 +101,9 @@ impl GpuContext {
         // Ask for no more than the downlevel baseline (what GL and software
         // rasterisers offer) but allow textures as large as the adapter supports,
         // so big windows and captures still work.
-        let required_limits = wgpu::Limits::downlevel_defaults().using_resolution(adapter.limits());
+        let required_limits = limits.unwrap_or_else(|| {
+            wgpu::Limits::downlevel_defaults().using_resolution(adapter.limits())
+        });
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("keel device"),
             // A packed float target halves the HDR frame's bytes where the
@@ -97,11 +118,13 @@ impl GpuContext {
             adapter: adapter.get_info().name,
             source,
         })?;
+        let errors = GpuErrors::watch(&device);
         Ok(Self {
             instance,
             adapter,
             device,
             queue,
+            errors,
         })
     }
 

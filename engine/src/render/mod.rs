@@ -3,7 +3,8 @@
 //!
 //! Layout (one struct per pass, owned by the [`Renderer`]):
 //!
-//! - [`context`]: [`GpuContext`] (instance, adapter, device, queue) and backend parsing.
+//! - [`context`]: [`GpuContext`] (instance, adapter, device, queue) and backend parsing;
+//!   `gpu_errors`: [`GpuErrors`], what the device reports instead of panicking.
 //! - [`camera`]: [`Camera`] plus the orbit and fly controllers.
 //! - [`frame`]: [`FrameData`] and its parts, and the shared uniform block.
 //! - `batcher`, `mesh_pass`, `texture`, `uploaded`: culled, batched, instanced
@@ -30,6 +31,7 @@ pub mod context;
 mod culling;
 mod deform_pass;
 pub mod frame;
+mod gpu_errors;
 mod ibl;
 pub mod line_pass;
 mod mesh_pass;
@@ -63,6 +65,7 @@ pub use frame::{
     DeformedInstance, DirectionalLight, FrameData, LineVertex, MAX_POINT_LIGHTS, MeshInstance,
     PointLight, Spot, spot_shadows,
 };
+pub use gpu_errors::{GpuErrors, GpuProblem};
 pub use line_pass::{push_aabb, push_axes, push_grid};
 pub use post::{PostSettings, Tonemapper};
 pub use records::{GpuCaster, GpuInstance, InstanceRecord};

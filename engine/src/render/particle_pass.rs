@@ -26,6 +26,8 @@ pub(crate) struct ParticlePass {
     staging: Vec<ParticleInstance>,
     additive_count: u32,
     alpha_count: u32,
+    /// Whether a frame had more particles than the buffer can hold (warned once).
+    clamped: bool,
 }
 
 impl ParticlePass {
@@ -92,6 +94,7 @@ impl ParticlePass {
             staging: Vec::new(),
             additive_count: 0,
             alpha_count: 0,
+            clamped: false,
         }
     }
 
@@ -104,15 +107,33 @@ impl ParticlePass {
         queue: &wgpu::Queue,
         frame: &FrameData<'_>,
     ) -> usize {
+        // What one buffer on this device holds: the rest is not drawn (additive
+        // particles first, then the nearest alpha ones), said once.
+        let room = (self.instances.max_bytes() / size_of::<ParticleInstance>() as u64) as usize;
+        let additive = &frame.additive[..frame.additive.len().min(room)];
+        let alpha_room = room - additive.len();
+        if frame.additive.len() + frame.alpha.len() > room && !self.clamped {
+            self.clamped = true;
+            log::warn!(
+                "{} particles are more than one GPU buffer holds on this device ({room}); the rest are not drawn",
+                frame.additive.len() + frame.alpha.len()
+            );
+        }
         self.staging.clear();
-        self.staging.extend_from_slice(frame.additive);
+        self.staging.extend_from_slice(additive);
         self.staging.extend_from_slice(frame.alpha);
         let eye = frame.camera.position;
         let forward = frame.camera.forward();
         let depth = |p: &ParticleInstance| (Vec3::from(p.position) - eye).dot(forward);
-        self.staging[frame.additive.len()..].sort_unstable_by(|a, b| depth(b).total_cmp(&depth(a)));
-        self.additive_count = to_u32(frame.additive.len());
-        self.alpha_count = to_u32(frame.alpha.len());
+        let alpha = &mut self.staging[additive.len()..];
+        alpha.sort_unstable_by(|a, b| depth(b).total_cmp(&depth(a)));
+        if alpha.len() > alpha_room {
+            // Back to front: the farthest come first, and are the ones left out.
+            let skipped = alpha.len() - alpha_room;
+            self.staging.drain(additive.len()..additive.len() + skipped);
+        }
+        self.additive_count = to_u32(additive.len());
+        self.alpha_count = to_u32(self.staging.len() - additive.len());
         self.instances
             .write(device, queue, bytemuck::cast_slice(&self.staging));
         self.staging.len()

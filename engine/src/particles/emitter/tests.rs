@@ -422,3 +422,24 @@ fn round_trips_through_ron_without_runtime_state() {
     assert_eq!(back, e);
     assert_eq!(back.state.time(), 0.0);
 }
+
+#[test]
+fn a_pool_that_could_never_be_drawn_is_refused() {
+    // MAX_POOL_CAPACITY particles fill exactly the buffer every device allows.
+    let bytes = u64::from(MAX_POOL_CAPACITY) * size_of::<super::super::ParticleInstance>() as u64;
+    assert_eq!(bytes, wgpu::Limits::default().max_buffer_size);
+    assert_eq!(
+        bytes,
+        wgpu::Limits::downlevel_defaults().max_buffer_size,
+        "the limits the engine asks its device for"
+    );
+    let grow = |max| Emitter {
+        overflow: Overflow::Grow { max },
+        ..Emitter::default()
+    };
+    assert_eq!(grow(MAX_POOL_CAPACITY).validate(), Ok(()));
+    // 16,777,216 (once accepted) asked the renderer for a 512 MB buffer, over the device's 256 MB.
+    let error = grow(1 << 24).validate().unwrap_err();
+    assert_eq!(error.field(), "overflow.max");
+    assert!(error.to_string().contains("8388608"), "{error}");
+}
