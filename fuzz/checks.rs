@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use keel_engine::assets::gltf;
+use keel_engine::record::file::Recording;
 use keel_engine::scene::{Scene, SceneFile};
 
 /// An empty folder of its own in the temporary folder, created once: fuzzed
@@ -52,4 +53,55 @@ pub fn gltf(data: &[u8]) {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     let path: &Path = PATH.get_or_init(|| home("gltf").join("fuzz.glb"));
     let _ = gltf::from_slice(data, path);
+}
+
+/// Splits `data` at each `\n===\n` into up to four files `p0.ron` .. `p3.ron`
+/// (prefabs naming each other as `"p1.ron"`, ...) in a fresh folder, and loads
+/// `p0.ron` as a scene, so the fuzzer reaches prefab expansion: nesting,
+/// cycles, overrides, removals, `under` keys and the node budget.
+///
+/// # Panics
+/// When expansion does something a fuzz input must never make it do.
+pub fn prefab(data: &[u8]) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static ROUND: AtomicU64 = AtomicU64::new(0);
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    // A folder per input: the prefab cache knows files by path and stamp.
+    let dir = home("prefab").join(ROUND.fetch_add(1, Ordering::Relaxed).to_string());
+    std::fs::create_dir_all(&dir).expect("create the input's folder");
+    for (i, part) in text.split("\n===\n").take(4).enumerate() {
+        std::fs::write(dir.join(format!("p{i}.ron")), part).expect("write a prefab file");
+    }
+    if let Ok(scene) = Scene::load(&dir.join("p0.ron")) {
+        // Whatever loads saves, and the saved file loads again.
+        let file = scene.to_file_in(Some(&dir));
+        let written = file
+            .to_text(&dir.join("again.ron"))
+            .expect("a loaded scene can be written");
+        if let Err(error) = Scene::from_text(&written, &dir.join("again.ron")) {
+            panic!("a saved prefab scene does not load again: {error}\n{written}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Reads `data` as a recording file (`keel-viewer --replay`); one that reads
+/// must be one a replay can trust: a hash for every `hash_every` steps.
+///
+/// # Panics
+/// When the reader accepts a recording that claims more than it holds.
+pub fn recording(data: &[u8]) {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    let path: &Path = PATH.get_or_init(|| home("recording").join("fuzz.rec"));
+    std::fs::write(path, data).expect("write the recording");
+    if let Ok(recording) = Recording::read(path) {
+        assert!(recording.hash_every > 0, "hash_every 0 accepted");
+        assert_eq!(
+            recording.hashes.len() as u64,
+            recording.steps / u64::from(recording.hash_every),
+            "a recording claiming steps it holds no hashes for was accepted"
+        );
+    }
 }

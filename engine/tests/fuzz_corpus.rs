@@ -51,3 +51,13 @@ fn scene_corpus_and_regressions_load_without_panicking() {
 fn gltf_corpus_and_regressions_import_without_panicking() {
     replay("gltf", checks::gltf);
 }
+
+#[test]
+fn prefab_corpus_and_regressions_expand_without_panicking() {
+    replay("prefab", checks::prefab);
+}
+
+#[test]
+fn recording_corpus_and_regressions_read_without_panicking() {
+    replay("recording", checks::recording);
+}
