@@ -4,8 +4,10 @@
 //!
 //! The chaos system is an ordinary user system. Each step it spawns nodes
 //! (plain, with meshes, point lights, particle emitters, and now and then a
-//! whole glTF model instance), despawns subtrees (directly and through the
-//! command buffer), reparents subtrees, and edits transforms and materials,
+//! whole glTF model instance, an animated rig with an animator, or a prefab
+//! instance whose parts it then edits into overrides), despawns subtrees
+//! (directly and through the command buffer), reparents subtrees, edits
+//! transforms and materials and starts and stops animators,
 //! keeping its own nodes around a target count so the world reaches a steady
 //! size. After the step the runner extracts a frame the way the viewer does,
 //! and checks the scene's storage, the spatial index against the scene, the
@@ -26,8 +28,11 @@ use crate::app::CameraRig;
 use crate::assets::{MeshRef, Model, Primitive, load_model};
 use crate::extract::{FrameBuffers, Overlays};
 use crate::particles::{Emitter, FloatRange};
+use crate::record::RecordSettings;
 use crate::rng::SplitMix64;
-use crate::scene::{Keep, Light, LightKind, Material, MeshRenderer, NodeId, Scene, Transform};
+use crate::scene::{
+    Animator, Keep, Light, LightKind, Material, MeshRenderer, NodeId, Scene, Transform,
+};
 use crate::systems::{Commands, StepContext};
 use crate::world::World;
 
@@ -50,12 +55,20 @@ pub struct SoakOptions {
     pub check_every: u64,
     /// A glTF model the chaos system instances now and then.
     pub model: Option<PathBuf>,
+    /// An animated glTF model the chaos system instances with an animator.
+    pub rig: Option<PathBuf>,
+    /// A prefab the chaos system instances (and edits the parts of).
+    pub prefab: Option<PathBuf>,
+    /// Record every step, and every this many steps seek back into the
+    /// recording and go on from there (a branch); `None`: no recording.
+    pub seek_every: Option<u64>,
 }
 
 impl SoakOptions {
     /// A soak of `duration` with a warm-up of a fifth of it (at least 10 s,
     /// at most 2 minutes), 2,000 churned nodes and 32 MB of allowed growth.
     pub fn new(duration: Duration) -> Self {
+        let assets = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../assets");
         Self {
             duration,
             max_steps: None,
@@ -64,9 +77,10 @@ impl SoakOptions {
             warm_up: (duration / 5).clamp(Duration::from_secs(10), Duration::from_secs(120)),
             growth_limit: 32 << 20,
             check_every: 10,
-            model: Some(
-                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../assets/models/lighthouse.glb"),
-            ),
+            model: Some(assets.join("models/lighthouse.glb")),
+            rig: Some(assets.join("models/Fox.glb")),
+            prefab: Some(assets.join("prefabs/boat.ron")),
+            seek_every: Some(500),
         }
     }
 }
@@ -90,6 +104,14 @@ pub struct SoakReport {
     pub edits: u64,
     /// glTF model instances made.
     pub models: u64,
+    /// Animated rigs made (each with an animator).
+    pub rigs: u64,
+    /// Animators started or stopped.
+    pub animator_toggles: u64,
+    /// Prefab instances made.
+    pub prefabs: u64,
+    /// Seeks back into the recording (each followed by a new branch).
+    pub seeks: u64,
     /// Full invariant checks passed.
     pub checks: u64,
     /// Nodes in the scene now.
@@ -122,7 +144,8 @@ impl std::fmt::Display for SoakReport {
         write!(
             f,
             "{} steps in {:.0} s ({:.0} steps/s); {} structural edits ({} spawned, {} despawned, \
-             {} reparented, {} reparents refused), {} transform/material edits, {} models; \
+             {} reparented, {} reparents refused), {} transform/material edits, {} models, \
+             {} rigs ({} animator starts/stops), {} prefab instances, {} seeks; \
              {} checks passed; nodes {} (peak {}), particles {}; memory: start {}, after warm-up {}, \
              peak after warm-up {}, end {}",
             self.steps,
@@ -135,6 +158,10 @@ impl std::fmt::Display for SoakReport {
             self.refused_reparents,
             self.edits,
             self.models,
+            self.rigs,
+            self.animator_toggles,
+            self.prefabs,
+            self.seeks,
             self.checks,
             self.nodes,
             self.peak_nodes,
@@ -183,6 +210,10 @@ pub enum SoakError {
     Model(#[from] crate::assets::gltf::ModelError),
 }
 
+/// The recording's byte budget when the soak seeks: small, so the ring of
+/// keyframes fills early and memory is flat after the warm-up.
+const SEEK_BUDGET: usize = 16 << 20;
+
 /// Resident bytes of this process (Linux; `None` elsewhere).
 pub fn resident_bytes() -> Option<u64> {
     let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
@@ -199,6 +230,8 @@ struct Chaos {
     original: Vec<NodeId>,
     target: usize,
     model: Option<Arc<Model>>,
+    rig: Option<Arc<Model>>,
+    prefab: Option<PathBuf>,
     report: SoakReport,
 }
 
@@ -337,6 +370,31 @@ impl Chaos {
                     }
                 }
             }
+            35 => {
+                if let Some(rig) = self.rig.clone() {
+                    let before = scene.len();
+                    if scene.instantiate_model(node, &rig).is_ok() {
+                        let clips = &rig.data.animations;
+                        if !clips.is_empty() {
+                            let clip = &clips[self.below(clips.len())].name;
+                            let _ = scene.insert(node, Animator::new(clip.clone()));
+                        }
+                        self.report.rigs += 1;
+                        self.report.spawned += (scene.len() - before) as u64;
+                    }
+                }
+            }
+            36 => {
+                if let Some(prefab) = self.prefab.clone() {
+                    let before = scene.len();
+                    if let Ok(instance) = scene.spawn_prefab(Some(node), "prefab", at, &prefab) {
+                        self.report.prefabs += 1;
+                        self.report.spawned += (scene.len() - before) as u64;
+                        // Its parts are edited later like any node: overrides.
+                        self.made.extend(scene.children(instance));
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -366,6 +424,11 @@ impl Chaos {
         let Some(node) = node else {
             return;
         };
+        if let Some(animator) = scene.get_mut::<Animator>(node) {
+            animator.playing = !animator.playing;
+            self.report.animator_toggles += 1;
+            return;
+        }
         if let Some(mesh) = scene.get_mut::<MeshRenderer>(node)
             && self.below(2) == 0
         {
@@ -430,12 +493,23 @@ pub fn run(
     mut progress: impl FnMut(&SoakReport),
 ) -> Result<SoakReport, SoakError> {
     let model = options.model.as_deref().map(load_model).transpose()?;
+    let rig = options.rig.as_deref().map(load_model).transpose()?;
+    if let Some(every) = options.seek_every {
+        world.start_recording(RecordSettings {
+            budget_bytes: SEEK_BUDGET,
+            ..RecordSettings::default()
+        });
+        debug_assert!(every > 0);
+    }
+    let mut seeker = SplitMix64::new(options.seed ^ 0x5EE4);
     let chaos = Arc::new(Mutex::new(Chaos {
         rng: SplitMix64::new(options.seed),
         made: Vec::new(),
         original: world.scene.nodes().collect(),
         target: options.churn_nodes,
         model,
+        rig,
+        prefab: options.prefab.clone(),
         report: SoakReport::default(),
     }));
     let shared = Arc::clone(&chaos);
@@ -450,6 +524,7 @@ pub fn run(
     let start = Instant::now();
     let mut tally = Tally {
         steps: 0,
+        seeks: 0,
         deferred_despawns: 0,
         peak_nodes: world.scene.len(),
         rss_start: resident_bytes(),
@@ -465,6 +540,7 @@ pub fn run(
         report.steps = tally.steps;
         report.elapsed = start.elapsed();
         report.despawned += tally.deferred_despawns;
+        report.seeks = tally.seeks;
         report.nodes = world.scene.len();
         report.peak_nodes = tally.peak_nodes;
         report.particles = world.particles.pool().len();
@@ -500,6 +576,19 @@ pub fn run(
         }
         world.step();
         tally.steps += 1;
+        if options
+            .seek_every
+            .is_some_and(|every| tally.steps.is_multiple_of(every.max(1)))
+        {
+            // Back up to a few hundred steps into the recording and go on from
+            // there: the future is discarded as an edit at a past step would.
+            let now = world.systems.steps();
+            let back = 1 + seeker.below(400);
+            if world.seek(now.saturating_sub(back)).is_ok() {
+                drop(world.note_edit());
+                tally.seeks += 1;
+            }
+        }
         tally.deferred_despawns += world.systems.last_applied().despawned as u64;
         tally.peak_nodes = tally.peak_nodes.max(world.scene.len());
         // Drawn as the viewer would, so the frame path churns too.
@@ -537,6 +626,7 @@ pub fn run(
 /// The runner's own counts.
 struct Tally {
     steps: u64,
+    seeks: u64,
     /// Nodes despawned through the command buffer (the chaos system counts its direct ones).
     deferred_despawns: u64,
     peak_nodes: usize,

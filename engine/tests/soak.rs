@@ -21,6 +21,7 @@ fn steps(n: u64) -> SoakOptions {
     options.max_steps = Some(n);
     options.churn_nodes = 300;
     options.check_every = 1;
+    options.seek_every = Some(100);
     options
 }
 
@@ -37,6 +38,13 @@ fn a_short_soak_of_the_demo_churns_everything_and_passes_every_check() {
     assert!(report.reparented > 100, "{report}");
     assert!(report.edits > 1000, "{report}");
     assert!(report.models > 0, "a model instance was made: {report}");
+    assert!(report.rigs > 0, "an animated rig was made: {report}");
+    assert!(
+        report.animator_toggles > 0,
+        "animators were started and stopped: {report}"
+    );
+    assert!(report.prefabs > 0, "a prefab instance was made: {report}");
+    assert!(report.seeks >= 3, "the recording was sought into: {report}");
     assert!(report.particles > 0, "emitters spawned particles: {report}");
     assert!(
         report.peak_nodes > report.nodes.min(600),
