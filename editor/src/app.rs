@@ -543,7 +543,11 @@ impl ApplicationHandler for Shell {
 /// command line (opening `default_scene` when none is named) and runs the editor.
 pub fn main_with_default_scene(default_scene: Option<PathBuf>) -> std::process::ExitCode {
     use std::process::ExitCode;
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    // Warnings and errors go to stderr as before and to the editor's Log tab.
+    let log = crate::LogBook::default();
+    if let Err(e) = crate::CaptureLogger::install(log.clone()) {
+        eprintln!("keel-editor: no log capture: {e}");
+    }
     // The event loop runs the fixed updates on this thread.
     keel_engine::workers::join_pool();
     let cli = match crate::cli::Cli::parse(std::env::args_os().skip(1)) {
@@ -562,6 +566,7 @@ pub fn main_with_default_scene(default_scene: Option<PathBuf>) -> std::process::
             scene: cli.scene.clone().or(default_scene),
             config_dir: crate::persist::default_config_dir(),
             play: cli.play,
+            log,
         },
         frame_limit: cli.frame_limit(),
         screenshot: cli.screenshot.clone(),

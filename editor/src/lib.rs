@@ -7,6 +7,7 @@
 //! - [`subtree`]: subtrees as scene-file records, for delete and duplicate.
 //! - [`component`]: every component kind as one value type.
 //! - [`persist`]: recent files, autosave and recovery files.
+//! - [`log_book`]: the warnings and errors the Log tab lists.
 //! - [`ui`]: [`EditorApp`], the panels, drawn with egui, testable without a window.
 //! - [`app`]: the window shell (winit, wgpu surface, egui-winit, egui-wgpu).
 //! - [`cli`]: the command line; [`capture`]: screenshots of the window.
@@ -21,6 +22,7 @@ pub mod capture;
 pub mod cli;
 pub mod component;
 pub mod document;
+pub mod log_book;
 pub mod persist;
 pub mod scene_view;
 pub mod subtree;
@@ -29,6 +31,7 @@ pub mod undo;
 
 pub use app::{Gpu, ShellError, ShellOptions, main_with_default_scene, run};
 pub use document::{Document, PrefabLink, Selection};
+pub use log_book::{CaptureLogger, LogBook, LogEntry};
 pub use ui::stats::EditorStats;
 pub use ui::viewport::{GizmoMode, GizmoSettings, GizmoSpace, Pivot, SnapSteps, ViewOptions};
 pub use ui::{EditorApp, EditorOptions, PlayState, Status};

@@ -2,7 +2,8 @@
 //! instance's override shown in bold and reverted, a prefab opened from its
 //! instance, edited and saved, updating both instances of the open scene, a
 //! paste that would make a prefab contain itself refused with the chain of
-//! files, and the open scene changed on disk by another program (reloaded,
+//! files, an override of a node the prefab lost kept, listed in the Log and
+//! removed on request, and the open scene changed on disk by another program (reloaded,
 //! or asked about over unsaved edits).
 
 mod common;
@@ -14,7 +15,7 @@ use egui::Modifiers;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use glam::Vec4;
-use keel_editor::{Document, EditorApp};
+use keel_editor::{CaptureLogger, Document, EditorApp, EditorOptions, LogBook};
 use keel_engine::scene::{MeshRenderer, NodeId, PrefabInstance, Scene};
 
 const BOAT: &str = r#"(
@@ -119,10 +120,26 @@ fn an_override_of_a_node_the_prefab_lost_is_shown_kept_and_removed_on_request() 
     );
     assert_ne!(without_hull, BOAT);
     std::fs::write(dir.path().join("boat.ron"), without_hull).unwrap();
-    let mut h = open(&path);
-    let boat = at(&h, &["boat_b"]);
-    h.state_mut().doc.selection.select_only(boat);
+    // The engine's warning reaches the Log tab as it does in the editor binary.
+    let book = LogBook::default();
+    CaptureLogger::install(book.clone()).expect("the only logger of this test binary");
+    let mut h = harness(EditorApp::new(EditorOptions {
+        scene: Some(path.clone()),
+        log: book,
+        ..EditorOptions::default()
+    }));
     h.run();
+    h.get_by_label_contains("new warning").click();
+    h.run();
+    let said = "has no node `body/hull` any more";
+    h.get_by_label_contains(said).click();
+    h.run();
+    let boat = at(&h, &["boat_b"]);
+    assert_eq!(
+        h.state().doc.selection.primary(),
+        Some(boat),
+        "the entry names boat_b"
+    );
     let warning = "Orphaned `body/hull`: the prefab has no such node any more";
     assert!(h.query_by_label(warning).is_some(), "the orphan is shown");
     // Saved as it was read: the override stays in the file.

@@ -205,6 +205,17 @@ impl EditorApp {
             };
             ui.label(text);
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                let unseen = self.log_panel.unseen(&self.log);
+                if unseen > 0
+                    && (!self.view.stats || self.bottom_tab != super::log_panel::BottomTab::Log)
+                {
+                    let plural = if unseen == 1 { "" } else { "s" };
+                    let label = RichText::new(format!("{unseen} new warning{plural}"))
+                        .color(ui.visuals().warn_fg_color);
+                    if ui.button(label).on_hover_text("Open the Log").clicked() {
+                        self.show_log();
+                    }
+                }
                 let star = if self.doc.is_dirty() {
                     " (unsaved)"
                 } else {

@@ -14,6 +14,7 @@
 //! - `files`: the document on disk: open, save, import, recent files,
 //!   autosave and recovery.
 //! - `menus`: the menu bar, the toolbar and the status line.
+//! - [`log_panel`]: the Log tab beside Stats: warnings and errors, filtered.
 
 mod animation_panel;
 pub mod asset_browser;
@@ -24,6 +25,7 @@ mod files;
 pub mod gizmo;
 pub mod hierarchy;
 pub mod inspector;
+pub mod log_panel;
 mod menus;
 pub mod prefab_panel;
 mod prefabs;
@@ -100,6 +102,9 @@ pub struct EditorOptions {
     pub config_dir: Option<PathBuf>,
     /// Start simulating at once.
     pub play: bool,
+    /// Where the warnings and errors the Log tab lists are filed (the binary
+    /// installs a [`crate::CaptureLogger`] filing into it).
+    pub log: crate::LogBook,
 }
 
 /// Something the user asked for through a menu, the toolbar or a shortcut.
@@ -171,6 +176,10 @@ pub struct EditorApp {
     /// The document the watcher was set up for.
     watching: Option<u64>,
     quit: bool,
+    /// Warnings and errors, listed in the Log tab.
+    log: crate::LogBook,
+    log_panel: log_panel::LogPanel,
+    bottom_tab: log_panel::BottomTab,
 }
 
 impl EditorApp {
@@ -179,6 +188,7 @@ impl EditorApp {
     /// offers a recovery file newer than the scene.
     pub fn new(options: EditorOptions) -> Self {
         let mut app = Self::with_document(Document::untitled(), options.config_dir);
+        app.log = options.log;
         if let Some(path) = options.scene {
             app.open_now(&path);
         } else {
@@ -229,6 +239,9 @@ impl EditorApp {
             watching: None,
             assets: Default::default(),
             quit: false,
+            log: crate::LogBook::default(),
+            log_panel: log_panel::LogPanel::default(),
+            bottom_tab: log_panel::BottomTab::default(),
         }
     }
 
@@ -271,6 +284,36 @@ impl EditorApp {
     pub fn forget_gpu_textures(&mut self) {
         self.assets.forget_textures();
         self.viewport.texture = None;
+    }
+
+    /// The warnings and errors the Log tab lists.
+    pub fn log(&self) -> &crate::LogBook {
+        &self.log
+    }
+
+    /// The bottom panel: Stats and Log, as tabs.
+    fn bottom_ui(&mut self, ui: &mut egui::Ui) {
+        use log_panel::BottomTab;
+        let unseen = self.log_panel.unseen(&self.log);
+        ui.horizontal(|ui| {
+            ui.selectable_value(&mut self.bottom_tab, BottomTab::Stats, "Stats");
+            let log = if unseen > 0 && self.bottom_tab != BottomTab::Log {
+                format!("Log ({unseen} new)")
+            } else {
+                "Log".to_owned()
+            };
+            ui.selectable_value(&mut self.bottom_tab, BottomTab::Log, log);
+        });
+        match self.bottom_tab {
+            BottomTab::Stats => stats::stats_ui(ui, &self.stats),
+            BottomTab::Log => self.log_panel.ui(ui, &self.log, &mut self.doc),
+        }
+    }
+
+    /// Opens the Log tab (the status line's count of new warnings does).
+    fn show_log(&mut self) {
+        self.view.stats = true;
+        self.bottom_tab = log_panel::BottomTab::Log;
     }
 
     /// The status line.
@@ -552,7 +595,7 @@ impl EditorApp {
             egui::Panel::bottom("stats")
                 .resizable(true)
                 .default_size(130.0)
-                .show(ui, |ui| stats::stats_ui(ui, &self.stats));
+                .show(ui, |ui| self.bottom_ui(ui));
         }
         if self.view.assets {
             egui::Panel::bottom("assets")
