@@ -40,6 +40,9 @@ pub struct ShellOptions {
     pub view_screenshot: Option<PathBuf>,
     /// Destroy the GPU device after this frame (to try the recovery).
     pub lose_device_at: Option<u64>,
+    /// Every this many frames rename the first root node, and half as many
+    /// frames later save (the crash tests kill the editor meanwhile).
+    pub save_every: Option<u64>,
 }
 
 /// Why the editor could not run.
@@ -395,6 +398,32 @@ impl Shell {
             gpu.ctx.device.destroy();
         }
         self.handle_gpu_problems(event_loop);
+        if let Some(every) = self.options.save_every {
+            self.rename_and_save(every);
+        }
+    }
+
+    /// `--save-every`: an edit as a user makes one, then a save as Ctrl+S
+    /// does, each announced on stdout (`saving F` before the file is
+    /// touched, `saved F` after) for the crash tests that kill the editor.
+    fn rename_and_save(&mut self, every: u64) {
+        use std::io::Write as _;
+        let frame = self.frames;
+        if frame % every == 0 {
+            let root = self.app.doc.scene().roots().next();
+            if let Some(root) = root
+                && let Err(e) = self.app.doc.rename(root, format!("saved at frame {frame}"))
+            {
+                log::error!("--save-every: {e}");
+            }
+        } else if frame % every == every / 2 && self.app.doc.is_dirty() {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "saving {frame}");
+            let _ = out.flush();
+            self.app.save();
+            let _ = writeln!(out, "saved {frame}");
+            let _ = out.flush();
+        }
     }
 }
 
@@ -567,11 +596,13 @@ pub fn main_with_default_scene(default_scene: Option<PathBuf>) -> std::process::
             config_dir: crate::persist::default_config_dir(),
             play: cli.play,
             log,
+            autosave: cli.autosave,
         },
         frame_limit: cli.frame_limit(),
         screenshot: cli.screenshot.clone(),
         view_screenshot: cli.view_screenshot.clone(),
         lose_device_at: cli.lose_device_at,
+        save_every: cli.save_every,
     };
     match run(options) {
         Ok(()) => ExitCode::SUCCESS,

@@ -12,7 +12,7 @@ pub const SCREENSHOT_FRAMES: u64 = 3;
 
 /// The usage text.
 pub const USAGE: &str = "usage: keel-editor [SCENE] [--frames N] [--screenshot OUT.png]
-                   [--view-screenshot OUT.png] [--play]
+                   [--view-screenshot OUT.png] [--play] [--autosave SECONDS]
 
   SCENE              scene file to open (RON)
   --frames N         render N frames, then exit
@@ -22,6 +22,11 @@ pub const USAGE: &str = "usage: keel-editor [SCENE] [--frames N] [--screenshot O
                      write the last frame of the 3D view alone, as the
                      renderer drew it (same frame rule)
   --play             start simulating at once
+  --autosave SECONDS write the recovery file of unsaved edits this often
+                     (default 30)
+  --save-every N     every N frames rename the first root node (an unsaved
+                     edit), and N/2 frames later save, printing `saving F` and
+                     `saved F` (the crash tests kill the editor meanwhile)
   --lose-device-at N destroy the GPU device after frame N (to try how the
                      editor rebuilds its GPU objects and goes on)
   -h, --help         show this text";
@@ -41,6 +46,10 @@ pub struct Cli {
     pub play: bool,
     /// Destroy the GPU device after this frame.
     pub lose_device_at: Option<u64>,
+    /// Time between autosaves of unsaved edits.
+    pub autosave: Option<std::time::Duration>,
+    /// Rename and save every this many frames.
+    pub save_every: Option<u64>,
 }
 
 /// A command line that can't be used.
@@ -61,7 +70,8 @@ pub enum CliError {
         /// The option.
         flag: String,
     },
-    /// `--frames` with something other than a positive whole number.
+    /// `--frames` (or another count) with something other than a positive whole
+    /// number, or `--autosave` with something other than a positive number.
     #[error("`{flag}` expects a positive whole number, got `{value}`")]
     BadNumber {
         /// The option.
@@ -111,16 +121,25 @@ impl Cli {
                 "--" => positional_only = true,
                 "-h" | "--help" => return Err(CliError::Help),
                 "--play" => cli.play = true,
-                "--frames" | "--lose-device-at" => {
+                "--frames" | "--lose-device-at" | "--save-every" => {
                     let v = value(&flag)?.to_string_lossy().into_owned();
                     let n = match v.parse::<u64>() {
                         Ok(n) if n > 0 => n,
                         _ => return Err(CliError::BadNumber { flag, value: v }),
                     };
-                    if flag == "--frames" {
-                        cli.frames = Some(n);
-                    } else {
-                        cli.lose_device_at = Some(n);
+                    match flag.as_str() {
+                        "--frames" => cli.frames = Some(n),
+                        "--save-every" => cli.save_every = Some(n),
+                        _ => cli.lose_device_at = Some(n),
+                    }
+                }
+                "--autosave" => {
+                    let v = value(&flag)?.to_string_lossy().into_owned();
+                    match v.parse::<f64>() {
+                        Ok(s) if s.is_finite() && s > 0.0 && s < 1e9 => {
+                            cli.autosave = Some(std::time::Duration::from_secs_f64(s));
+                        }
+                        _ => return Err(CliError::BadNumber { flag, value: v }),
                     }
                 }
                 "--screenshot" => cli.screenshot = Some(PathBuf::from(value(&flag)?)),
@@ -158,6 +177,9 @@ mod tests {
             "--play",
             "--lose-device-at",
             "2",
+            "--autosave=0.5",
+            "--save-every",
+            "8",
         ])
         .unwrap();
         assert_eq!(
@@ -169,6 +191,8 @@ mod tests {
                 view_screenshot: None,
                 play: true,
                 lose_device_at: Some(2),
+                autosave: Some(std::time::Duration::from_millis(500)),
+                save_every: Some(8),
             }
         );
         assert_eq!(cli.frame_limit(), Some(5));

@@ -7,6 +7,9 @@
 //! kills of the autosave, restarting the editor must offer the recovery, and
 //! restoring it must bring back everything but the interval being written.
 //!
+//! Then the program users run is killed the same way (see `kill/binary.rs`):
+//! `keel-editor` itself, in an X display, saving and autosaving.
+//!
 //! `harness = false`: the same binary is the child (`--child ...`). The kill
 //! moments come from a seed printed at the start (`KEEL_KILL_SEED` repeats a run).
 
@@ -24,6 +27,9 @@ use keel_editor::{Document, EditorApp, EditorOptions};
 use keel_engine::assets::Primitive;
 use keel_engine::rng::SplitMix64;
 use keel_engine::scene::{Material, MeshRenderer, NodeId, Scene, Transform};
+
+#[path = "kill/binary.rs"]
+mod binary;
 
 /// Nodes in the scene that is saved.
 const NODES: usize = 100_000;
@@ -362,7 +368,11 @@ fn main() -> ExitCode {
             start.parse().expect("a generation"),
         );
     }
-    let tests = ["kill_during_save", "kill_during_autosave"];
+    let tests = [
+        "kill_during_save",
+        "kill_during_autosave",
+        "kill_the_editor_binary",
+    ];
     if args.iter().any(|a| a == "--list") {
         for t in tests {
             println!("{t}: test");
@@ -397,6 +407,24 @@ fn main() -> ExitCode {
             "{name}: only {mid_write} of {KILLS} kills came while a file was written"
         );
         ran += 1;
+    }
+    if filter.is_none_or(|f| tests[2].contains(f.as_str())) {
+        let start = Instant::now();
+        if let Some((mid_save, recoveries)) = binary::kill_the_editor_binary(&mut rng) {
+            println!(
+                "test {} ... ok: {} kills, {mid_save} of them while saving, {recoveries} left a recovery to offer, {:.1} s",
+                tests[2],
+                binary::BINARY_KILLS,
+                start.elapsed().as_secs_f64()
+            );
+            assert!(
+                mid_save >= binary::BINARY_KILLS / 2,
+                "only {mid_save} of {} kills came while the editor saved",
+                binary::BINARY_KILLS
+            );
+            assert!(recoveries > 0, "no kill left a recovery file to offer");
+            ran += 1;
+        }
     }
     println!("test result: ok. {ran} passed");
     ExitCode::SUCCESS

@@ -105,6 +105,9 @@ pub struct EditorOptions {
     /// Where the warnings and errors the Log tab lists are filed (the binary
     /// installs a [`crate::CaptureLogger`] filing into it).
     pub log: crate::LogBook,
+    /// Time between autosaves of unsaved edits (`None`: every
+    /// [`crate::persist::AUTOSAVE_INTERVAL`]).
+    pub autosave: Option<std::time::Duration>,
 }
 
 /// Something the user asked for through a menu, the toolbar or a shortcut.
@@ -189,6 +192,9 @@ impl EditorApp {
     pub fn new(options: EditorOptions) -> Self {
         let mut app = Self::with_document(Document::untitled(), options.config_dir);
         app.log = options.log;
+        if let Some(interval) = options.autosave {
+            app.autosave = Autosave::new(interval);
+        }
         if let Some(path) = options.scene {
             app.open_now(&path);
         } else {
