@@ -8,9 +8,10 @@
 //! abort the process on a failed allocation) before any check on the result.
 //! Instead, [`check`] walks the files first, counting each record as one node,
 //! each prefab instance as its file's count (each file counted once, however
-//! often it is pulled in) and each model instance as the nodes its import
-//! spawns; it stops at the first file whose running count passes the budget,
-//! so the walk itself is bounded by the budget and the number of files.
+//! often it is pulled in; a file whose expansion is cached, from that without
+//! reading it) and each model instance as the nodes its import spawns; it
+//! stops at the first file whose running count passes the budget, so the walk
+//! itself is bounded by the budget and the number of files.
 //! `removed` keys are not subtracted: the count is an upper bound.
 //!
 //! The budget is [`DEFAULT_MAX_NODES`], or `KEEL_MAX_NODES` where set.
@@ -121,6 +122,19 @@ impl Counter<'_> {
             chain.push(canonical);
             return Err(SceneError::PrefabCycle { chain });
         }
+        // An expansion already made is counted from its flat node list (nested
+        // prefabs in it, models not), without reading a file.
+        if let Some(prefab) = super::prefab::cached(&canonical) {
+            let count = prefab.nodes.iter().fold(0_u64, |count, node| {
+                let model = node
+                    .model
+                    .as_deref()
+                    .map_or(0, |m| model_nodes(Path::new(m)));
+                count.saturating_add(1).saturating_add(model)
+            });
+            self.files.insert(canonical, count);
+            return Ok(count);
+        }
         let Ok(text) = super::file::read_text(&canonical) else {
             return Ok(0);
         };
@@ -140,4 +154,62 @@ impl Counter<'_> {
 /// it does not import: spawning reports that).
 fn model_nodes(path: &Path) -> u64 {
     crate::assets::load_model(path).map_or(0, |model| model.instance_nodes() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn instance(prefab: &str) -> NodeRecord {
+        let mut record = NodeRecord::new("instance");
+        record.prefab = Some(prefab.to_owned());
+        record
+    }
+
+    #[test]
+    fn counts_records_prefabs_once_each_and_models_cached_or_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let prefab = dir.path().join("three.ron");
+        std::fs::write(
+            &prefab,
+            r#"(version: 2, nodes: [(name: "a"), (name: "b", parent: 0), (name: "c")])"#,
+        )
+        .unwrap();
+        let origin = dir.path().join("scene.ron");
+        let records = [instance("three.ron"), instance("three.ron")];
+        assert_eq!(
+            check(&records, &origin, &[], 100).unwrap(),
+            8,
+            "2 x (1 + 3)"
+        );
+        // Counted again from the cached expansion, without reading the file.
+        crate::scene::load_prefab(&prefab).unwrap();
+        assert_eq!(check(&records, &origin, &[], 100).unwrap(), 8);
+        let error = check(&records, &origin, &[], 7).unwrap_err();
+        assert!(
+            matches!(&error, SceneError::TooManyNodes { reached: 8, max: 7, chain } if chain.as_slice() == std::slice::from_ref(&origin)),
+            "{error}"
+        );
+
+        let fox = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/models/Fox.glb");
+        let mut rig = NodeRecord::new("rig");
+        rig.model = Some(fox.to_string_lossy().into_owned());
+        let parts = crate::assets::load_model(&fox).unwrap().instance_nodes() as u64;
+        assert!(parts > 20, "the Fox's hierarchy: {parts}");
+        assert_eq!(check(&[rig], &origin, &[], 100).unwrap(), 1 + parts);
+    }
+
+    #[test]
+    fn a_prefab_that_contains_a_file_being_expanded_is_a_cycle() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.ron");
+        std::fs::write(&a, r#"(version: 2, nodes: [(name: "b", prefab: "b.ron")])"#).unwrap();
+        std::fs::write(
+            dir.path().join("b.ron"),
+            r#"(version: 2, nodes: [(name: "a", prefab: "a.ron")])"#,
+        )
+        .unwrap();
+        let error = check(&[instance("a.ron")], &a, &[], 100).unwrap_err();
+        assert!(matches!(error, SceneError::PrefabCycle { .. }), "{error}");
+    }
 }

@@ -198,6 +198,12 @@ fn cache() -> &'static Mutex<HashMap<PathBuf, Arc<Prefab>>> {
     CACHE.get_or_init(Default::default)
 }
 
+/// The cached expansion of the prefab file at `canonical`, while it is fresh.
+pub(super) fn cached(canonical: &Path) -> Option<Arc<Prefab>> {
+    let cached = cache().lock().ok()?.get(canonical).cloned();
+    cached.filter(|p| !p.is_stale())
+}
+
 /// The expanded prefab at `path` (read again only when it, or a prefab it
 /// pulls in, changed on disk).
 ///
@@ -226,8 +232,7 @@ fn load_in(path: &Path, chain: &mut Vec<PathBuf>) -> Result<Arc<Prefab>, SceneEr
         files.push(canonical);
         return Err(SceneError::PrefabCycle { chain: files });
     }
-    let cached = cache().lock().ok().and_then(|c| c.get(&canonical).cloned());
-    if let Some(prefab) = cached.filter(|p| !p.is_stale()) {
+    if let Some(prefab) = cached(&canonical) {
         return Ok(prefab);
     }
     let stamp = stamp_of(&canonical);
