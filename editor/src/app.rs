@@ -409,7 +409,7 @@ impl Shell {
     fn rename_and_save(&mut self, every: u64) {
         use std::io::Write as _;
         let frame = self.frames;
-        if frame % every == 0 {
+        if frame.is_multiple_of(every) {
             let root = self.app.doc.scene().roots().next();
             if let Some(root) = root
                 && let Err(e) = self.app.doc.rename(root, format!("saved at frame {frame}"))

@@ -189,16 +189,7 @@ fn run_child(target: Target, path: &Path, start: u64, delay: Duration, saves: Op
         .stdout(Stdio::piped())
         .spawn()
         .expect("starts the child");
-    let stdout = child.stdout.take().expect("piped");
-    let (tx, rx) = mpsc::channel();
-    let reader = std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if tx.send((Instant::now(), line)).is_err() {
-                break;
-            }
-        }
-    });
+    let (rx, reader) = timed_lines(child.stdout.take().expect("piped"));
     let (mut run, mut ready_at) = (
         Run {
             done: None,
@@ -254,6 +245,26 @@ fn run_child(target: Target, path: &Path, start: u64, delay: Duration, saves: Op
     run
 }
 
+/// The lines a child prints, each with the moment it arrived, read on a
+/// thread of their own (joined once the child is dead).
+fn timed_lines(
+    stdout: std::process::ChildStdout,
+) -> (
+    mpsc::Receiver<(Instant, String)>,
+    std::thread::JoinHandle<()>,
+) {
+    let (tx, rx) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send((Instant::now(), line)).is_err() {
+                break;
+            }
+        }
+    });
+    (rx, reader)
+}
+
 /// Temporary files of saves left in the folder.
 fn temporaries(dir: &Path) -> Vec<PathBuf> {
     std::fs::read_dir(dir)
@@ -267,8 +278,8 @@ fn temporaries(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Restarts the editor on the scene: it must offer the recovery file, and
-/// "Restore" must bring back generation `g`, unsaved.
-fn restart_restores(path: &Path, versions: &Versions, g: u64) {
+/// "Restore" must bring back unsaved changes; returns the restored scene's text.
+fn restart_and_restore(path: &Path) -> Vec<u8> {
     let mut h = Harness::builder()
         .with_size(vec2(1400.0, 860.0))
         .build_ui_state(
@@ -286,8 +297,13 @@ fn restart_restores(path: &Path, versions: &Versions, g: u64) {
     h.run();
     let doc = &h.state().doc;
     assert!(doc.is_dirty(), "restored changes are not saved yet");
+    text_of(doc.scene(), path).into_bytes()
+}
+
+/// Restarts the editor on the scene: "Restore" must bring back generation `g`.
+fn restart_restores(path: &Path, versions: &Versions, g: u64) {
     assert!(
-        text_of(doc.scene(), path).into_bytes() == versions.of(g),
+        restart_and_restore(path) == versions.of(g),
         "the restored scene is not generation {g}"
     );
 }

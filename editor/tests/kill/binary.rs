@@ -9,16 +9,11 @@
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use egui::vec2;
-use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
-use keel_editor::{EditorApp, EditorOptions};
 use keel_engine::rng::SplitMix64;
 
-use super::{base_scene, temporaries, text_of};
+use super::{base_scene, restart_and_restore, temporaries, text_of, timed_lines};
 
 /// Kills of the editor binary.
 pub const BINARY_KILLS: usize = 50;
@@ -117,16 +112,7 @@ fn run_editor(display: &Display, path: &Path, home: &Path, delay: Option<Duratio
         .stderr(Stdio::null())
         .spawn()
         .expect("starts keel-editor");
-    let stdout = child.stdout.take().expect("piped");
-    let (tx, rx) = mpsc::channel();
-    let reader = std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if tx.send((Instant::now(), line)).is_err() {
-                break;
-            }
-        }
-    });
+    let (rx, reader) = timed_lines(child.stdout.take().expect("piped"));
     let mut said = Said::default();
     let mut began: Option<Instant> = None;
     let mut take = |(at, line): (Instant, String), said: &mut Said| {
@@ -175,24 +161,7 @@ fn run_editor(display: &Display, path: &Path, home: &Path, delay: Option<Duratio
 /// Starts the editor (in-process) on the scene: it must offer the recovery,
 /// and "Restore" must bring back an edit of the first root, unsaved.
 fn restart_offers_recovery(path: &Path, names: &RootNames) {
-    let mut h = Harness::builder()
-        .with_size(vec2(1400.0, 860.0))
-        .build_ui_state(
-            |ui, app: &mut EditorApp| app.ui(ui),
-            EditorApp::new(EditorOptions {
-                scene: Some(path.to_path_buf()),
-                ..EditorOptions::default()
-            }),
-        );
-    assert!(
-        h.state().has_dialog(),
-        "the recovery is offered after a kill"
-    );
-    h.get_by_label("Restore").click();
-    h.run();
-    let doc = &h.state().doc;
-    assert!(doc.is_dirty(), "restored changes are not saved yet");
-    let text = text_of(doc.scene(), path).into_bytes();
+    let text = restart_and_restore(path);
     let name = names
         .name_in(&text)
         .expect("the restored scene is a whole version");
