@@ -5,7 +5,8 @@
 //!
 //! `log` has one logger per process by design; [`CaptureLogger`] is that
 //! logger for the editor binary: it hands every record to `env_logger` (so
-//! `RUST_LOG` works as usual) and files warnings and errors in the
+//! `RUST_LOG` works as usual) and files the engine's and the editor's
+//! warnings and errors (not other crates') in the
 //! [`LogBook`] the [`EditorApp`](crate::EditorApp) was given. The book itself
 //! is owned state, passed in: tests give an editor a book of their own.
 
@@ -144,7 +145,9 @@ impl log::Log for CaptureLogger {
     }
 
     fn log(&self, record: &log::Record<'_>) {
-        if record.level() <= log::Level::Warn {
+        // The engine's and the editor's own (the platform's chatter about X
+        // settings stays on stderr).
+        if record.level() <= log::Level::Warn && record.target().starts_with("keel") {
             self.book
                 .push(record.level(), record.target(), record.args().to_string());
         }
@@ -180,13 +183,24 @@ mod tests {
         ] {
             logger.log(
                 &log::Record::builder()
+                    .level(log::Level::Warn)
+                    .target("winit::platform_impl::linux::x11::xdisplay")
+                    .args(format_args!("error setting XSETTINGS"))
+                    .build(),
+            );
+            logger.log(
+                &log::Record::builder()
                     .level(level)
                     .target("keel_engine::scene::prefab")
                     .args(format_args!("{text}"))
                     .build(),
             );
         }
-        assert_eq!(book.total(), 2, "info is not filed");
+        assert_eq!(
+            book.total(),
+            2,
+            "info and other crates' warnings are not filed"
+        );
         let entries = book.matching("");
         assert_eq!(entries[0].level, log::Level::Warn);
         assert_eq!(entries[0].node(), Some("boat_b"));
