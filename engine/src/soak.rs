@@ -212,7 +212,7 @@ pub enum SoakError {
 
 /// The recording's byte budget when the soak seeks: small, so the ring of
 /// keyframes fills early and memory is flat after the warm-up.
-const SEEK_BUDGET: usize = 16 << 20;
+const SEEK_BUDGET: usize = 4 << 20;
 
 /// Resident bytes of this process (Linux; `None` elsewhere).
 pub fn resident_bytes() -> Option<u64> {
