@@ -34,7 +34,7 @@ pub fn scene(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let _ = Scene::from_text(text, origin);
+    let _ = Scene::from_text(text, origin, &keel_engine::Assets::new());
     if let Ok(file) = SceneFile::parse(text, origin) {
         let written = file
             .to_text(origin)
@@ -52,7 +52,7 @@ pub fn scene(data: &[u8]) {
 pub fn gltf(data: &[u8]) {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     let path: &Path = PATH.get_or_init(|| home("gltf").join("fuzz.glb"));
-    let _ = gltf::from_slice(data, path);
+    let _ = gltf::from_slice(data, path, &keel_engine::files::ReadLimits::DEFAULT);
 }
 
 /// Splits `data` at each `\n===\n` into up to four files `p0.ron` .. `p3.ron`
@@ -74,13 +74,13 @@ pub fn prefab(data: &[u8]) {
     for (i, part) in text.split("\n===\n").take(4).enumerate() {
         std::fs::write(dir.join(format!("p{i}.ron")), part).expect("write a prefab file");
     }
-    if let Ok(scene) = Scene::load(&dir.join("p0.ron")) {
+    if let Ok(scene) = Scene::load(&dir.join("p0.ron"), &keel_engine::Assets::new()) {
         // Whatever loads saves, and the saved file loads again.
         let file = scene.to_file_in(Some(&dir));
         let written = file
             .to_text(&dir.join("again.ron"))
             .expect("a loaded scene can be written");
-        if let Err(error) = Scene::from_text(&written, &dir.join("again.ron")) {
+        if let Err(error) = Scene::from_text(&written, &dir.join("again.ron"), &keel_engine::Assets::new()) {
             panic!("a saved prefab scene does not load again: {error}\n{written}");
         }
     }

@@ -7,12 +7,13 @@ mod common;
 
 use common::{assert_matches_golden, gpu_or_skip};
 use glam::{Affine3A, Quat, Vec3, Vec4};
-use keel_engine::assets::{AlphaMode, Primitive, TextureData, add_texture};
+use keel_engine::Assets;
+use keel_engine::assets::{AlphaMode, Primitive, TextureData};
 use keel_engine::render::image::RgbaImage;
 use keel_engine::render::{Camera, FrameData, GpuContext, MeshInstance, Renderer, wgpu};
 use keel_engine::scene::Material;
 
-fn checker() -> keel_engine::assets::TextureHandle {
+fn checker(assets: &Assets) -> keel_engine::assets::TextureHandle {
     let mut pixels = Vec::new();
     for y in 0..8 {
         for x in 0..8 {
@@ -20,7 +21,7 @@ fn checker() -> keel_engine::assets::TextureHandle {
             pixels.extend([v, v, v, 255]);
         }
     }
-    add_texture(TextureData {
+    assets.add_texture(TextureData {
         name: "checker".into(),
         width: 8,
         height: 8,
@@ -30,7 +31,7 @@ fn checker() -> keel_engine::assets::TextureHandle {
 }
 
 /// Opaque inside a disc, transparent outside.
-fn disc() -> keel_engine::assets::TextureHandle {
+fn disc(assets: &Assets) -> keel_engine::assets::TextureHandle {
     let mut pixels = Vec::new();
     for y in 0..32 {
         for x in 0..32 {
@@ -43,7 +44,7 @@ fn disc() -> keel_engine::assets::TextureHandle {
             pixels.extend([255, 255, 255, a]);
         }
     }
-    add_texture(TextureData {
+    assets.add_texture(TextureData {
         name: "disc".into(),
         width: 32,
         height: 32,
@@ -74,12 +75,12 @@ fn glass(rgb: Vec3) -> Material {
     }
 }
 
-fn scene(reverse_panes: bool) -> Vec<MeshInstance> {
+fn scene(reverse_panes: bool, assets: &Assets) -> Vec<MeshInstance> {
     let floor = MeshInstance {
         mesh: Primitive::Plane.into(),
         model: Affine3A::from_scale(Vec3::new(8.0, 1.0, 8.0)),
         material: Material {
-            texture: Some(checker()),
+            texture: Some(checker(assets)),
             ..Material::from_color(Vec4::ONE)
         },
         cast_shadows: false,
@@ -87,7 +88,7 @@ fn scene(reverse_panes: bool) -> Vec<MeshInstance> {
     let cutout = pane(
         Vec3::new(-1.4, 0.9, 0.0),
         Material {
-            texture: Some(disc()),
+            texture: Some(disc(assets)),
             alpha_mode: AlphaMode::Mask { cutoff: 0.5 },
             double_sided: true,
             ..Material::from_color(Vec4::new(0.9, 0.6, 0.2, 1.0))
@@ -106,10 +107,16 @@ fn scene(reverse_panes: bool) -> Vec<MeshInstance> {
     all
 }
 
-fn render(ctx: &GpuContext, instances: &[MeshInstance], camera: Camera) -> RgbaImage {
+fn render(
+    ctx: &GpuContext,
+    instances: &[MeshInstance],
+    camera: Camera,
+    assets: &Assets,
+) -> RgbaImage {
     let frame = FrameData {
         camera,
         instances,
+        assets: Some(assets),
         ..FrameData::default()
     };
     Renderer::new(ctx, wgpu::TextureFormat::Rgba8UnormSrgb)
@@ -128,10 +135,11 @@ fn front() -> Camera {
 #[test]
 fn masked_and_blended_materials_over_a_checkerboard() {
     let Some(ctx) = gpu_or_skip() else { return };
-    let image = render(&ctx, &scene(false), front());
+    let assets = Assets::new();
+    let image = render(&ctx, &scene(false, &assets), front(), &assets);
     // The same panes given back to front or front to back blend alike: the
     // renderer sorts them.
-    let reversed = render(&ctx, &scene(true), front());
+    let reversed = render(&ctx, &scene(true, &assets), front(), &assets);
     let differing = image
         .pixels()
         .zip(reversed.pixels())
@@ -195,9 +203,10 @@ fn a_double_sided_plane_is_seen_from_below() {
             cast_shadows: false,
         }]
     };
-    let one = render(&ctx, &plane(false), below);
-    let two = render(&ctx, &plane(true), below);
-    let background = render(&ctx, &[], below);
+    let assets = Assets::new();
+    let one = render(&ctx, &plane(false), below, &assets);
+    let two = render(&ctx, &plane(true), below, &assets);
+    let background = render(&ctx, &[], below, &assets);
     assert_eq!(
         one.get_pixel(128, 96),
         background.get_pixel(128, 96),
@@ -217,6 +226,7 @@ fn a_double_sided_plane_is_seen_from_below() {
 #[test]
 fn a_masked_caster_casts_only_its_opaque_part() {
     let Some(ctx) = gpu_or_skip() else { return };
+    let assets = Assets::new();
     let ground = MeshInstance {
         mesh: Primitive::Plane.into(),
         model: Affine3A::from_scale(Vec3::new(8.0, 1.0, 8.0)),
@@ -230,7 +240,7 @@ fn a_masked_caster_casts_only_its_opaque_part() {
         mesh: Primitive::Plane.into(),
         model: Affine3A::from_translation(Vec3::Y),
         material: Material {
-            texture: Some(disc()),
+            texture: Some(disc(&assets)),
             alpha_mode: AlphaMode::Mask { cutoff: 0.5 },
             double_sided: true,
             ..Material::from_color(Vec4::ONE)
@@ -252,6 +262,7 @@ fn a_masked_caster_casts_only_its_opaque_part() {
             ..keel_engine::render::DirectionalLight::default()
         },
         instances: &instances,
+        assets: Some(&assets),
         ..FrameData::default()
     };
     let image = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb)

@@ -8,7 +8,7 @@ use keel_engine::world::World;
 
 fn demo() -> Scene {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenes/demo.ron");
-    Scene::load(&path).unwrap_or_else(|e| panic!("{e}"))
+    Scene::load(&path, &keel_engine::Assets::new()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]

@@ -360,8 +360,8 @@ fn a_mirror_reflects_the_sky_and_roughness_blurs_it() {
 }
 
 /// A sky image: green above the horizon, black below (unit strength).
-fn green_over_black() -> keel_engine::assets::SkyHandle {
-    use keel_engine::assets::{SkyImage, add_sky};
+fn green_over_black(assets: &keel_engine::Assets) -> keel_engine::assets::SkyHandle {
+    use keel_engine::assets::SkyImage;
     let (width, height) = (16, 8);
     let pixels = (0..height)
         .flat_map(|row| {
@@ -369,7 +369,7 @@ fn green_over_black() -> keel_engine::assets::SkyHandle {
             [if above { [0.0, 1.0, 0.0] } else { [0.0; 3] }; 16]
         })
         .collect();
-    add_sky(SkyImage {
+    assets.add_sky(SkyImage {
         width,
         height,
         pixels,
@@ -379,6 +379,7 @@ fn green_over_black() -> keel_engine::assets::SkyHandle {
 #[test]
 fn an_image_sky_lights_the_scene_and_shows_behind_it() {
     let Some(ctx) = gpu_or_skip() else { return };
+    let assets = keel_engine::Assets::new();
     let floor = [MeshInstance {
         cast_shadows: false,
         mesh: Primitive::Plane.into(),
@@ -402,7 +403,8 @@ fn an_image_sky_lights_the_scene_and_shows_behind_it() {
             ..DirectionalLight::default()
         },
         instances: &floor,
-        sky: Some(green_over_black()),
+        sky: Some(green_over_black(&assets)),
+        assets: Some(&assets),
         ..FrameData::default()
     };
     let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
@@ -440,10 +442,10 @@ fn an_image_sky_lights_the_scene_and_shows_behind_it() {
 /// all lit by it alone (ACES).
 #[test]
 fn the_harbour_sky() {
-    use keel_engine::assets::load_sky;
     let Some(ctx) = gpu_or_skip() else { return };
+    let assets = keel_engine::Assets::new();
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/skies/harbour.hdr");
-    let sky = load_sky(&path).expect("the bundled sky loads");
+    let sky = assets.load_sky(&path).expect("the bundled sky loads");
     let balls: Vec<MeshInstance> = [
         (-1.3, 1.0, 0.0, 1.0),
         (0.0, 1.0, 0.45, 1.0),
@@ -478,6 +480,7 @@ fn the_harbour_sky() {
             tonemapper: Tonemapper::AcesFitted,
             ..PostSettings::default()
         },
+        assets: Some(&assets),
         ..FrameData::default()
     };
     let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);

@@ -4,13 +4,12 @@
 //! the last good pipeline drawing and names its line. Each prints the time
 //! from the file write to the new pixels.
 //!
-//! The shader library is process-wide, so these tests run one at a time and
-//! put the repository's shaders back when done.
+//! Each test's scene has an asset store of its own (shaders included), so
+//! they run side by side without seeing each other's reloads.
 
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use common::{add_sun, gpu_or_skip};
@@ -24,11 +23,9 @@ use keel_engine::assets::{
 };
 use keel_engine::extract::{FrameBuffers, Overlays};
 use keel_engine::reload::{FileWatcher, reload_assets};
-use keel_engine::render::shaders::{self, Shader};
+use keel_engine::assets::shaders::{self, Shader};
 use keel_engine::render::{Camera, GpuContext, Renderer, image::RgbaImage, wgpu};
 use keel_engine::scene::{MeshRenderer, Scene, Transform};
-
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// A 2 x 2 texture of one colour.
 fn solid(rgb: [u8; 3]) -> TextureData {
@@ -137,7 +134,6 @@ fn wait_for(watcher: &mut FileWatcher, file: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn a_texture_rewritten_on_disk_shows_in_the_next_frame() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let Some(ctx) = gpu_or_skip() else { return };
     let dir = tempfile::tempdir().unwrap();
     let (gltf, png) = write_sign(dir.path(), [230, 20, 20]);
@@ -166,14 +162,15 @@ fn a_texture_rewritten_on_disk_shows_in_the_next_frame() {
     let reloaded = reload_assets(&changed, &mut scene);
     assert!(reloaded.errors.is_empty(), "{:?}", reloaded.errors);
     assert_eq!(reloaded.instances, 1, "the sign's model was imported again");
-    // (The registry is the process's: an earlier test's import, held by no
-    // scene any more, may go in the same release.)
-    assert!(reloaded.released.models >= 1, "the old import is let go of");
+    // The scene's store holds this test's imports only: exactly the old one goes.
+    assert_eq!(reloaded.released.models, 1, "the old import is let go of");
     assert!(
-        keel_engine::assets::registry().mesh(old_mesh).is_none(),
+        scene.assets().registry().mesh(old_mesh).is_none(),
         "the old import's mesh is released"
     );
-    assert!(reloaded.released.textures >= 1 && reloaded.released.bytes > 0);
+    assert_eq!(reloaded.released.meshes, 1);
+    assert_eq!(reloaded.released.textures, 1);
+    assert!(reloaded.released.bytes > 0);
     let [r, g, b, _] = centre(&draw(&ctx, &mut renderer, &scene));
     assert_eq!(
         renderer.uploaded_assets(),
@@ -193,7 +190,6 @@ fn a_texture_rewritten_on_disk_shows_in_the_next_frame() {
 
 #[test]
 fn an_edited_shader_redraws_and_a_broken_one_keeps_the_last_good_pipeline() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let Some(ctx) = gpu_or_skip() else { return };
     let dir = tempfile::tempdir().unwrap();
     let (gltf, _) = write_sign(dir.path(), [230, 20, 20]);
@@ -206,7 +202,7 @@ fn an_edited_shader_redraws_and_a_broken_one_keeps_the_last_good_pipeline() {
     let shader_dir = dir.path().join("shaders");
     std::fs::create_dir(&shader_dir).unwrap();
     let post = shader_dir.join("post.wgsl");
-    let original = shaders::source(Shader::Post);
+    let original = scene.assets().shaders().source(Shader::Post);
     std::fs::write(&post, original.as_bytes()).unwrap();
     let mut watcher = FileWatcher::new().unwrap();
     watcher.watch(&shader_dir, false).unwrap();
@@ -254,7 +250,10 @@ fn an_edited_shader_redraws_and_a_broken_one_keeps_the_last_good_pipeline() {
 
     // The repository's shader back, and the frame as it was.
     let repo = shaders::source_dir().join("post.wgsl");
-    assert_eq!(shaders::reload(&[repo]).unwrap(), [Shader::Post]);
+    assert_eq!(
+        scene.assets().shaders().reload(&[repo]).unwrap(),
+        [Shader::Post]
+    );
     let again = draw(&ctx, &mut renderer, &scene);
     assert_eq!(centre(&again), centre(&before));
 }

@@ -446,16 +446,17 @@ fn a_spot_light_lights_its_cone_and_nothing_outside() {
 /// under both without the map.
 #[test]
 fn a_normal_map_tilts_the_surface_the_way_gltf_says() {
-    use keel_engine::assets::{MaterialMaps, TextureData, add_maps, add_texture};
+    use keel_engine::assets::{MaterialMaps, TextureData};
+    let assets = keel_engine::Assets::new();
     let Some(ctx) = gpu_or_skip() else { return };
-    let tilted = add_texture(TextureData {
+    let tilted = assets.add_texture(TextureData {
         name: "tilted normals".into(),
         width: 1,
         height: 1,
         mips: vec![vec![128, 220, 200, 255]],
         srgb: false,
     });
-    let maps = add_maps(MaterialMaps {
+    let maps = assets.add_maps(MaterialMaps {
         normal: Some(tilted),
         ..MaterialMaps::default()
     });
@@ -488,6 +489,7 @@ fn a_normal_map_tilts_the_surface_the_way_gltf_says() {
                 ..DirectionalLight::default()
             },
             instances: &instances,
+            assets: Some(&assets),
             ..FrameData::default()
         };
         let image = renderer
@@ -518,10 +520,11 @@ type Row = Vec<[u8; 2]>;
 fn texture_slot_rows() -> Option<Vec<(&'static str, Row)>> {
     use keel_engine::assets::{
         Filter, MaterialMaps, MeshData, MeshVertex, Slot, TextureData, TextureSlot, UvTransform,
-        Wrap, add_maps, add_mesh, add_texture,
+        Wrap,
     };
     let ctx = gpu_or_skip()?;
-    let texture = add_texture(TextureData {
+    let assets = keel_engine::Assets::new();
+    let texture = assets.add_texture(TextureData {
         name: "black | white".into(),
         width: 2,
         height: 1,
@@ -541,7 +544,7 @@ fn texture_slot_rows() -> Option<Vec<(&'static str, Row)>> {
                 }
             })
             .to_vec();
-        add_mesh(
+        assets.add_mesh(
             "floor",
             MeshData {
                 vertices,
@@ -589,7 +592,7 @@ fn texture_slot_rows() -> Option<Vec<(&'static str, Row)>> {
     for (name, slot, mesh) in cases {
         let mut slots = [TextureSlot::default(); 5];
         slots[Slot::BaseColor as usize] = slot;
-        let maps = add_maps(MaterialMaps {
+        let maps = assets.add_maps(MaterialMaps {
             slots,
             ..MaterialMaps::default()
         });
@@ -617,6 +620,7 @@ fn texture_slot_rows() -> Option<Vec<(&'static str, Row)>> {
                 ..DirectionalLight::default()
             },
             instances: &instances,
+            assets: Some(&assets),
             ..FrameData::default()
         };
         let image = renderer

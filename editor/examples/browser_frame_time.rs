@@ -38,7 +38,7 @@ fn main() {
     Scene::new().save(&scene).expect("a scene");
 
     let start = Instant::now();
-    let doc = Document::open(&scene).expect("the scene opens");
+    let doc = Document::open(&scene, &keel_engine::Assets::new()).expect("the scene opens");
     let mut h = Harness::builder()
         .with_size(egui::vec2(1400.0, 900.0))
         .build_ui_state(

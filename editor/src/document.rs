@@ -13,6 +13,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use keel_engine::Assets;
 use keel_engine::assets::Primitive;
 use keel_engine::scene::{Keep, ModelInstance, NodeId, NodeRecord, Scene, SceneError, SceneFile};
 use keel_engine::world::World;
@@ -107,17 +108,22 @@ impl Document {
         self.id
     }
 
-    /// An empty, untitled document.
+    /// An empty, untitled document with an asset store of its own.
     pub fn untitled() -> Self {
         Self::new(Scene::new(), None)
     }
 
-    /// Loads a scene file.
+    /// An empty, untitled document whose imports go into `assets`.
+    pub fn untitled_in(assets: &Assets) -> Self {
+        Self::new(Scene::with_assets(assets), None)
+    }
+
+    /// Loads a scene file, its models, prefabs and sky into `assets`.
     ///
     /// # Errors
     /// Whatever [`Scene::load`] reports (file, line, node and field).
-    pub fn open(path: &Path) -> Result<Self, SceneError> {
-        Ok(Self::new(Scene::load(path)?, Some(path.to_path_buf())))
+    pub fn open(path: &Path, assets: &Assets) -> Result<Self, SceneError> {
+        Ok(Self::new(Scene::load(path, assets)?, Some(path.to_path_buf())))
     }
 
     /// The scene being edited.
@@ -645,7 +651,8 @@ impl Document {
     /// A [`SceneError`] if the snapshot can't be rebuilt (values the scene
     /// refuses); the world is unchanged then.
     pub fn restore_play_snapshot(&mut self, snapshot: PlaySnapshot) -> Result<Remap, SceneError> {
-        let scene = snapshot.file.to_scene(Path::new("<play snapshot>"))?;
+        let assets = self.world.scene.assets().clone();
+        let scene = snapshot.file.to_scene(Path::new("<play snapshot>"), &assets)?;
         let remap: Remap = snapshot.ids.iter().copied().zip(scene.nodes()).collect();
         self.world.scene = scene;
         self.world.clock.reset_lag();

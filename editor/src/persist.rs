@@ -75,7 +75,8 @@ impl RecentFiles {
     /// # Errors
     /// [`PersistError::Io`] for an unreadable file, [`PersistError::Parse`] for a broken one.
     pub fn load(path: &Path) -> Result<Self, PersistError> {
-        let text = match keel_engine::files::read_to_string(path, FileKind::Scene) {
+        let limits = keel_engine::files::ReadLimits::DEFAULT;
+        let text = match keel_engine::files::read_to_string(path, FileKind::Scene, &limits) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
             Err(source) => {

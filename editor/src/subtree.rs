@@ -13,7 +13,6 @@
 
 use std::path::Path;
 
-use keel_engine::assets::load_model;
 use keel_engine::scene::{
     NodeId, NodeRecord, PrefabInstance, PrefabPart, Scene, SceneError, load_prefab,
 };
@@ -149,12 +148,12 @@ fn spawn_records(
             value.insert(scene, id)?;
         }
         if let Some(model) = &record.model {
-            let model = load_model(Path::new(model))?;
+            let model = scene.assets().load_model(Path::new(model))?;
             scene.instantiate_model(id, &model)?;
         }
         // The parts are records of their own: link, do not expand again.
         if let Some(source) = &record.prefab {
-            let prefab = load_prefab(Path::new(source))?;
+            let prefab = load_prefab(Path::new(source), &scene.assets().clone())?;
             let instance =
                 PrefabInstance::new(source.into(), prefab, &record.overrides, &record.removed);
             scene.insert(id, instance)?;

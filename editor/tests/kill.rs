@@ -146,7 +146,7 @@ fn text_of(scene: &Scene, path: &Path) -> String {
 /// The child: opens the scene file, then forever renames the two ends to the
 /// next generation and saves (or autosaves), saying `begin g` and `done g`.
 fn child(target: &str, path: &Path, start: u64) -> ExitCode {
-    let doc = Document::open(path).expect("the child opens the scene");
+    let doc = Document::open(path, &keel_engine::Assets::new()).expect("the child opens the scene");
     let mut app = EditorApp::with_document(doc, None);
     let (first, last) = ends(app.doc.scene());
     println!("ready");

@@ -240,7 +240,7 @@ fn saving_and_reopening_gives_the_same_scene() {
     assert!(!app.has_dialog());
     assert!(!app.doc.is_dirty(), "{}", app.status().text());
     assert_eq!(app.title(), "Keel — boat.ron");
-    let reopened = Document::open(&path).unwrap();
+    let reopened = Document::open(&path, &keel_engine::Assets::new()).unwrap();
     assert_eq!(reopened.scene().to_file(), app.doc.scene().to_file());
     assert_eq!(app.recent_files(), std::slice::from_ref(&path));
     let recent = std::fs::read_to_string(config.join("recent.ron")).unwrap();
@@ -255,7 +255,7 @@ fn saving_and_reopening_gives_the_same_scene() {
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::S);
     h.run();
     assert!(!h.state().has_dialog());
-    let reopened = Document::open(&path).unwrap();
+    let reopened = Document::open(&path, &keel_engine::Assets::new()).unwrap();
     assert_eq!(reopened.scene().to_file(), h.state().doc.scene().to_file());
     let mut again = harness(EditorApp::new(EditorOptions {
         scene: Some(path.clone()),
@@ -779,7 +779,7 @@ fn dropping_a_model_file_on_the_window_imports_it_and_saving_keeps_the_reference
 
     let path = dir.path().join("with_model.ron");
     h.state_mut().doc.save_to(&path).unwrap();
-    let reopened = Document::open(&path).unwrap();
+    let reopened = Document::open(&path, &keel_engine::Assets::new()).unwrap();
     assert_eq!(reopened.scene().len(), h.state().doc.scene().len());
     assert_eq!(reopened.scene().to_file(), h.state().doc.scene().to_file());
 

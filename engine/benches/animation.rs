@@ -29,7 +29,6 @@ use base64::Engine as _;
 use criterion::{Criterion, criterion_group, criterion_main};
 use glam::{Mat4, Quat, Vec3};
 use keel_engine::assets::animation::{Clip, Sample};
-use keel_engine::assets::load_model;
 use keel_engine::scene::{Affine3x4, Animator, JointMatrix, JointPalette, Scene, Transform};
 use keel_engine::systems::Systems;
 
@@ -252,7 +251,9 @@ fn bench(c: &mut Criterion) {
     });
     drop(scene);
 
-    let model = load_model(&path).expect("loaded above");
+    let model = keel_engine::Assets::new()
+        .load_model(&path)
+        .expect("loaded above");
     let data = &model.data;
     let rig = NaiveRig {
         names: data.nodes.iter().map(|n| n.name.clone()).collect(),

@@ -67,12 +67,14 @@ fn prepare(c: &mut Criterion) {
     let mut group = c.benchmark_group("render");
     group.throughput(Throughput::Elements(INSTANCES as u64));
     let mut batcher = InstanceBatcher::new();
+    // Primitives only: no imported mesh to look up.
+    let registry = keel_engine::assets::Registry::default();
     group.bench_with_input(
         BenchmarkId::new("prepare/batched", INSTANCES),
         &instances,
         |b, instances| {
             b.iter(|| {
-                batcher.prepare(view_proj, black_box(instances), false);
+                batcher.prepare(view_proj, black_box(instances), false, &registry);
                 black_box((batcher.bytes().len(), batcher.groups().len()))
             });
         },
@@ -82,7 +84,7 @@ fn prepare(c: &mut Criterion) {
         &instances,
         |b, instances| {
             b.iter(|| {
-                let draws = prepare_unbatched(view_proj, black_box(instances));
+                let draws = prepare_unbatched(view_proj, black_box(instances), &registry);
                 black_box(draws.len())
             });
         },
@@ -97,11 +99,12 @@ const MESHES: usize = 300;
 /// in the last step: interpolation, octree culling and packing all do real work.
 /// They draw 300 registered meshes, a third of them textured: 300 batches.
 fn moving_world(count: usize) -> keel_engine::world::World {
-    use keel_engine::assets::{MeshRef, TextureData, add_mesh, add_texture};
+    use keel_engine::assets::{MeshRef, TextureData};
     use keel_engine::scene::{MeshRenderer, Orbit, Scene, Transform};
     let mut scene = Scene::new();
+    let assets = scene.assets().clone();
     let textures = [0u8, 1].map(|k| {
-        add_texture(TextureData {
+        assets.add_texture(TextureData {
             name: format!("bench texture {k}"),
             width: 1,
             height: 1,
@@ -111,7 +114,7 @@ fn moving_world(count: usize) -> keel_engine::world::World {
     });
     let meshes: Vec<(MeshRef, Option<_>)> = (0..MESHES)
         .map(|k| {
-            let mesh = add_mesh(format!("bench mesh {k}"), Primitive::ALL[k % 5].mesh());
+            let mesh = assets.add_mesh(format!("bench mesh {k}"), Primitive::ALL[k % 5].mesh());
             (
                 MeshRef::Asset(mesh),
                 (k % 3 == 0).then_some(textures[k % 2]),
@@ -191,12 +194,13 @@ fn frame(c: &mut Criterion) {
     group.sample_size(20);
     let mut buffers = keel_engine::extract::FrameBuffers::default();
     let mut batcher = InstanceBatcher::new();
+    let assets = world.scene.assets().clone();
     // The camera's frame alone here; the shadow casters have their own bench.
     world.scene.environment.shadows.enabled = false;
     group.bench_function(BenchmarkId::new("prepare", COUNT), |b| {
         b.iter(|| {
             let frame = buffers.extract_world(&mut world, camera, aspect, &overlays);
-            batcher.prepare_frame(view_proj, &frame);
+            batcher.prepare_frame(view_proj, &frame, &assets.registry());
             black_box((batcher.bytes().len(), batcher.groups().len()))
         });
     });
@@ -213,7 +217,7 @@ fn frame(c: &mut Criterion) {
             flip = !flip;
             let seen = if flip { turned } else { camera };
             let frame = buffers.extract_world(&mut world, seen, aspect, &overlays);
-            batcher.prepare_frame(seen.view_projection(aspect), &frame);
+            batcher.prepare_frame(seen.view_projection(aspect), &frame, &assets.registry());
             black_box((batcher.bytes().len(), batcher.groups().len()))
         });
     });
@@ -225,7 +229,7 @@ fn frame(c: &mut Criterion) {
         b.iter(|| {
             let alpha = world.clock.alpha();
             let frame = naive_buffers.extract(&world.scene, alpha, camera, &overlays);
-            black_box(prepare_unbatched(view_proj, frame.instances).len())
+            black_box(prepare_unbatched(view_proj, frame.instances, &assets.registry()).len())
         });
     });
     // The floor: only the bytes prepare must move per instance, streamed: the
@@ -266,7 +270,7 @@ fn frame(c: &mut Criterion) {
             let casters = buffers.extract_shadow_casters(&mut world, camera, aspect);
             cast = 0;
             for (i, batcher) in cascade_batchers.iter_mut().enumerate().take(set.count) {
-                batcher.prepare_casters(set.view_proj[i], &[], casters[i]);
+                batcher.prepare_casters(set.view_proj[i], &[], casters[i], &assets.registry());
                 cast += batcher.drawn();
             }
             black_box(cast)

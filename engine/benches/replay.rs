@@ -28,7 +28,7 @@ use keel_engine::world::World;
 
 fn demo() -> World {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/demo.ron");
-    World::new(Scene::load(&path).expect("the demo scene loads"))
+    World::new(Scene::load(&path, &keel_engine::Assets::new()).expect("the demo scene loads"))
 }
 
 /// 100,000 spinning cubes in 1,000 groups of 100 (every node moves every step).

@@ -36,10 +36,11 @@ fn bench(c: &mut Criterion) {
     let origin = Path::new("bench.ron");
     for (name, n, chain) in [("chain", 100_000usize, true), ("flat", 1_000_000, false)] {
         let text = scene_text(n, chain);
+        let assets = keel_engine::Assets::new();
         group.bench_with_input(BenchmarkId::new(format!("load_{name}"), n), &n, |b, _| {
             b.iter_batched(
                 || (),
-                |()| Scene::from_text(&text, origin).expect("loads"),
+                |()| Scene::from_text(&text, origin, &assets).expect("loads"),
                 BatchSize::PerIteration,
             )
         });
@@ -54,7 +55,7 @@ fn bench(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new(format!("build_{name}"), n), &n, |b, _| {
             b.iter_batched(
                 || (),
-                |()| file.to_scene(origin).expect("builds"),
+                |()| file.to_scene(origin, &assets).expect("builds"),
                 BatchSize::PerIteration,
             )
         });

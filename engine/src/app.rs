@@ -20,6 +20,7 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Window, WindowId};
 
+use crate::assets::Assets;
 use crate::extract::{FrameBuffers, Overlays, orbit_from_setup};
 use crate::render::{
     Camera, FlyController, GpuContext, OrbitController, PresentModeChoice, RenderError, Renderer,
@@ -188,7 +189,7 @@ impl CameraRig {
 /// # Errors
 /// Scene, GPU and image errors.
 pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, ViewerError> {
-    let mut world = World::new(Scene::load(&options.scene)?);
+    let mut world = World::new(Scene::load(&options.scene, &Assets::new())?);
     let ctx = GpuContext::headless(options.backends)?;
     log::info!("adapter: {}", ctx.adapter_summary());
     let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
@@ -292,12 +293,13 @@ impl Viewer {
         }
         let own = std::fs::canonicalize(&self.options.scene).ok();
         if own.as_ref().is_some_and(|p| changed.contains(p)) {
-            match Scene::load(&self.options.scene) {
+            let assets = self.world.scene.assets().clone();
+            match Scene::load(&self.options.scene, &assets) {
                 Ok(scene) => {
                     watcher.watch_scene(&scene, Some(&self.options.scene));
                     self.world = World::new(scene);
                     log::info!("reloaded {}", self.options.scene.display());
-                    let released = crate::assets::release_unused();
+                    let released = assets.release_unused();
                     if released.models > 0 {
                         log::info!("released {released:?}");
                     }
@@ -542,7 +544,7 @@ impl ApplicationHandler for Viewer {
 /// # Errors
 /// Scene, windowing, GPU and screenshot errors.
 pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
-    let scene = Scene::load(&options.scene)?;
+    let scene = Scene::load(&options.scene, &Assets::new())?;
     let event_loop = EventLoop::new().map_err(|e| ViewerError::Window {
         message: e.to_string(),
     })?;

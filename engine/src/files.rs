@@ -8,10 +8,11 @@
 //! its [`FileKind`] before reading a byte of it (and stops at the cap should
 //! the file grow while it is read).
 //!
-//! The caps are process-wide [`ReadLimits`]: defaults that fit real assets,
-//! raised or lowered with [`set_limits`] or the `KEEL_MAX_SCENE_MB`,
-//! `KEEL_MAX_MODEL_MB` and `KEEL_MAX_IMAGE_MB` environment variables (read
-//! once, at the first read).
+//! The caps are a [`ReadLimits`] value, held by whoever reads (an
+//! [`Assets`](crate::Assets) holds the ones its imports obey): defaults that
+//! fit real assets, raised or lowered in code or with the `KEEL_MAX_SCENE_MB`,
+//! `KEEL_MAX_MODEL_MB` and `KEEL_MAX_IMAGE_MB` environment variables
+//! ([`ReadLimits::from_env`]).
 //!
 //! [`write_atomically`] never leaves a half-written file where a whole one
 //! was: the bytes go to a temporary file beside the target, are flushed to
@@ -20,8 +21,7 @@
 
 use std::fs;
 use std::io::{self, Read, Write};
-use std::path::Path;
-use std::sync::RwLock;
+use std::path::{Component, Path, PathBuf};
 
 /// What a file is read as; each kind has its own size cap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,23 +118,7 @@ impl Default for ReadLimits {
     }
 }
 
-static LIMITS: RwLock<Option<ReadLimits>> = RwLock::new(None);
-
-/// The caps in force: those given to [`set_limits`], else [`ReadLimits::from_env`].
-pub fn limits() -> ReadLimits {
-    if let Some(limits) = *LIMITS.read().unwrap_or_else(|e| e.into_inner()) {
-        return limits;
-    }
-    let mut slot = LIMITS.write().unwrap_or_else(|e| e.into_inner());
-    *slot.get_or_insert_with(ReadLimits::from_env)
-}
-
-/// Sets the caps for every later read in this process.
-pub fn set_limits(limits: ReadLimits) {
-    *LIMITS.write().unwrap_or_else(|e| e.into_inner()) = Some(limits);
-}
-
-/// Reads a whole user file of `kind`.
+/// Reads a whole user file of `kind`, no larger than `limits` allow.
 ///
 /// # Errors
 /// The OS's error for a missing or unreadable file; an
@@ -143,8 +127,8 @@ pub fn set_limits(limits: ReadLimits) {
 /// [`io::ErrorKind::FileTooLarge`] error giving the size and the cap when the
 /// file is larger than the cap for `kind`. None of them names the path: the
 /// caller's error does.
-pub fn read(path: &Path, kind: FileKind) -> io::Result<Vec<u8>> {
-    let cap = limits().of(kind);
+pub fn read(path: &Path, kind: FileKind, limits: &ReadLimits) -> io::Result<Vec<u8>> {
+    let cap = limits.of(kind);
     // Checked before opening: opening a FIFO blocks until a writer appears.
     check(&fs::metadata(path)?, kind, cap)?;
     let file = fs::File::open(path)?;
@@ -168,8 +152,8 @@ pub fn read(path: &Path, kind: FileKind) -> io::Result<Vec<u8>> {
 ///
 /// # Errors
 /// Those of [`read`], and [`io::ErrorKind::InvalidData`] when the bytes are not UTF-8.
-pub fn read_to_string(path: &Path, kind: FileKind) -> io::Result<String> {
-    String::from_utf8(read(path, kind)?).map_err(|e| {
+pub fn read_to_string(path: &Path, kind: FileKind, limits: &ReadLimits) -> io::Result<String> {
+    String::from_utf8(read(path, kind, limits)?).map_err(|e| {
         io::Error::new(
             io::ErrorKind::InvalidData,
             format!(
@@ -296,6 +280,48 @@ fn describe(file_type: &fs::FileType) -> &'static str {
     }
 }
 
+/// Where a path written in the file at `scene_path` (a model, a prefab, a
+/// sky) points: relative paths are taken from that file's folder.
+pub(crate) fn resolve_written_path(scene_path: &Path, written: &str) -> PathBuf {
+    let written = Path::new(written);
+    if written.is_absolute() {
+        return written.to_path_buf();
+    }
+    scene_path
+        .parent()
+        .unwrap_or_else(|| Path::new(""))
+        .join(written)
+}
+
+/// How a file in `dir` should write the path of `model`: relative to
+/// `dir`, with `/` separators so the file reads the same on every platform;
+/// absolute when the two share no root.
+pub(crate) fn written_path(model: &Path, dir: &Path) -> String {
+    // A bare file name's folder is the empty path: the working directory.
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let (model_parts, dir_parts): (Vec<Component>, Vec<Component>) =
+        (model.components().collect(), dir.components().collect());
+    let common = model_parts
+        .iter()
+        .zip(&dir_parts)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let shares_root = common > 0 && model.is_absolute() == dir.is_absolute();
+    if !shares_root {
+        return model.to_string_lossy().replace('\\', "/");
+    }
+    let ups = std::iter::repeat_n("..".to_string(), dir_parts.len() - common);
+    let downs = model_parts[common..]
+        .iter()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned());
+    ups.chain(downs).collect::<Vec<_>>().join("/")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -303,19 +329,19 @@ mod tests {
     #[test]
     fn devices_folders_and_pipes_are_refused_before_reading() {
         let dir = tempfile::tempdir().unwrap();
-        let error = read(dir.path(), FileKind::Scene).unwrap_err();
+        let error = read(dir.path(), FileKind::Scene, &ReadLimits::DEFAULT).unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::InvalidInput);
         assert!(error.to_string().contains("found a folder"), "{error}");
         #[cfg(unix)]
         {
             // /dev/zero never ends: read whole, it would exhaust memory.
-            let error = read(Path::new("/dev/zero"), FileKind::Model).unwrap_err();
+            let error = read(Path::new("/dev/zero"), FileKind::Model, &ReadLimits::DEFAULT).unwrap_err();
             assert!(error.to_string().contains("a character device"), "{error}");
             let fifo = dir.path().join("pipe.ron");
             let made = std::process::Command::new("mkfifo").arg(&fifo).status();
             if made.is_ok_and(|s| s.success()) {
                 // Opening would block forever: the check must come first.
-                let error = read(&fifo, FileKind::Scene).unwrap_err();
+                let error = read(&fifo, FileKind::Scene, &ReadLimits::DEFAULT).unwrap_err();
                 assert!(error.to_string().contains("a named pipe"), "{error}");
             }
         }
@@ -340,7 +366,9 @@ mod tests {
         );
         assert!(text.contains("KEEL_MAX_IMAGE_MB"), "{text}");
         assert!(check(&fs::metadata(&path).unwrap(), FileKind::Image, 4096).is_ok());
-        assert_eq!(read(&path, FileKind::Image).unwrap().len(), 4096);
+        assert_eq!(read(&path, FileKind::Image, &ReadLimits::DEFAULT).unwrap().len(), 4096);
+        let error = read(&path, FileKind::Image, &small).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::FileTooLarge, "the limits given are the ones obeyed");
     }
 
     #[test]
@@ -374,7 +402,37 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bad.ron");
         fs::write(&path, b"(version: \xff)").unwrap();
-        let error = read_to_string(&path, FileKind::Scene).unwrap_err();
+        let error = read_to_string(&path, FileKind::Scene, &ReadLimits::DEFAULT).unwrap_err();
         assert!(error.to_string().contains("offset 10"), "{error}");
+    }
+
+    #[test]
+    fn relative_paths_walk_up_and_down() {
+        let model = Path::new("/project/assets/models/lighthouse.glb");
+        assert_eq!(
+            written_path(model, Path::new("/project/assets/scenes")),
+            "../models/lighthouse.glb"
+        );
+        assert_eq!(
+            written_path(model, Path::new("/project/assets/models")),
+            "lighthouse.glb"
+        );
+        assert_eq!(
+            written_path(model, Path::new("/elsewhere")),
+            "../project/assets/models/lighthouse.glb"
+        );
+    }
+
+    #[test]
+    fn written_paths_resolve_against_the_scene_folder() {
+        let scene = Path::new("/project/assets/scenes/demo.ron");
+        assert_eq!(
+            resolve_written_path(scene, "../models/a.glb"),
+            Path::new("/project/assets/scenes/../models/a.glb")
+        );
+        assert_eq!(
+            resolve_written_path(scene, "/abs/a.glb"),
+            Path::new("/abs/a.glb")
+        );
     }
 }

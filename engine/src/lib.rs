@@ -32,3 +32,5 @@ pub mod systems;
 pub mod time;
 pub mod workers;
 pub mod world;
+
+pub use assets::Assets;

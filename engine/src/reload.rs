@@ -20,8 +20,8 @@ use std::time::{Duration, SystemTime};
 use notify_debouncer_mini::notify::{RecommendedWatcher, RecursiveMode};
 use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer};
 
-use crate::assets::{Model, loaded_models, reload_model};
-use crate::render::shaders::{self, Shader};
+use crate::assets::shaders::{self, Shader};
+use crate::assets::{Assets, Model};
 use crate::scene::{Keep, ModelInstance, ModelPart, NodeId, PrefabInstance, Scene, SceneError};
 
 /// How long a file must be quiet before its change is reported: an editor's
@@ -246,12 +246,13 @@ impl Reloaded {
 /// entry in the editor), and so is the scene's own file.
 pub fn reload_assets(changed: &[PathBuf], scene: &mut Scene) -> Reloaded {
     let mut out = Reloaded::default();
-    match shaders::reload(changed) {
+    let assets = scene.assets().clone();
+    match assets.shaders().reload(changed) {
         Ok(swapped) => out.shaders = swapped,
         Err(e) => out.errors.push(e.to_string()),
     }
-    for model in models_touched(changed) {
-        match reload_model(&model) {
+    for model in models_touched(changed, &assets) {
+        match assets.reload_model(&model) {
             Ok(fresh) => {
                 out.instances += scene.reinstantiate_model(&fresh);
                 out.models.push(model);
@@ -260,15 +261,15 @@ pub fn reload_assets(changed: &[PathBuf], scene: &mut Scene) -> Reloaded {
         }
     }
     if !out.models.is_empty() {
-        out.released = crate::assets::release_unused();
+        out.released = assets.release_unused();
     }
     out
 }
 
 /// The loaded models a change to `changed` reaches: the model files
 /// themselves, and `.gltf` files that name a changed file beside them.
-fn models_touched(changed: &[PathBuf]) -> Vec<PathBuf> {
-    let loaded = loaded_models();
+fn models_touched(changed: &[PathBuf], assets: &Assets) -> Vec<PathBuf> {
+    let loaded = assets.loaded_models();
     let mut out: Vec<PathBuf> = Vec::new();
     for path in changed {
         let direct = matches!(extension(path).as_str(), "gltf" | "glb");
@@ -350,7 +351,8 @@ impl Scene {
             }
             let file = self.to_records(&[node], None);
             let origin = Path::new("<prefab instance>");
-            let expanded = crate::scene::prefab::expand(&file, origin)?;
+            let assets = self.assets().clone();
+            let expanded = crate::scene::prefab::expand(&file, origin, &assets)?;
             let parent = self.parent(node);
             let place = self.sibling_index(node).unwrap_or(usize::MAX);
             let ids = self.spawn_expanded(parent, &expanded, origin)?;

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use glam::{Quat, Vec3, Vec4};
 
 use crate::app::CameraRig;
-use crate::assets::{MeshRef, Model, Primitive, load_model};
+use crate::assets::{MeshRef, Model, Primitive};
 use crate::extract::{FrameBuffers, Overlays};
 use crate::particles::{Emitter, FloatRange};
 use crate::record::RecordSettings;
@@ -492,8 +492,9 @@ pub fn run(
     options: &SoakOptions,
     mut progress: impl FnMut(&SoakReport),
 ) -> Result<SoakReport, SoakError> {
-    let model = options.model.as_deref().map(load_model).transpose()?;
-    let rig = options.rig.as_deref().map(load_model).transpose()?;
+    let assets = world.scene.assets().clone();
+    let model = options.model.as_deref().map(|p| assets.load_model(p)).transpose()?;
+    let rig = options.rig.as_deref().map(|p| assets.load_model(p)).transpose()?;
     if let Some(every) = options.seek_every {
         world.start_recording(RecordSettings {
             budget_bytes: SEEK_BUDGET,

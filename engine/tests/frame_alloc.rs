@@ -127,12 +127,14 @@ fn preparing_a_frame_allocates_nothing_once_warm() {
         COUNTING.store(frame >= 100, Ordering::Relaxed);
         let data = buffers.extract_world(&mut world, camera, 1.5, &overlays);
         drawn += data.packed.len() + data.alpha.len();
-        batcher.prepare_frame(view_proj, &data);
+        let registry = data.assets.expect("extraction names the scene's store").registry();
+        batcher.prepare_frame(view_proj, &data, &registry);
         let set = cascades(&camera, 1.5, data.sun.direction, &data.shadows);
         for (i, shadow) in shadow_batchers.iter_mut().enumerate().take(set.count) {
-            shadow.prepare_casters(set.view_proj[i], data.instances, data.casters[i]);
+            shadow.prepare_casters(set.view_proj[i], data.instances, data.casters[i], &registry);
             cast += shadow.drawn();
         }
+        drop(registry);
         COUNTING.store(false, Ordering::Relaxed);
     }
     assert!(

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use glam::{Mat4, Quat, Vec3, Vec4};
 use gltf::json;
 use json::validation::{Checked, USize64};
+use keel_engine::files::ReadLimits;
 use keel_engine::assets::gltf::write::{Export, Resources};
 use keel_engine::assets::gltf::{self as import, ModelError, mip_chain};
 use keel_engine::assets::{
@@ -115,7 +116,7 @@ fn glb(export: Export) -> Vec<u8> {
 }
 
 fn load_glb(export: Export) -> Result<ModelData, ModelError> {
-    import::from_slice(&glb(export), Path::new("sample.glb"))
+    import::from_slice(&glb(export), Path::new("sample.glb"), &ReadLimits::DEFAULT)
 }
 
 /// `model` with rotations compared to a tolerance (they are normalised on
@@ -193,7 +194,7 @@ fn glb_gltf_with_files_and_gltf_with_data_uris_load_the_same() {
     std::fs::write(&files_path, files.json).expect("write gltf");
 
     for path in [glb_path, embedded_path, files_path] {
-        let model = import::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        let model = import::load(&path, &ReadLimits::DEFAULT).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(model.path, path);
         assert_same(&model, &sample());
     }
@@ -268,7 +269,7 @@ fn missing_normals_become_flat_face_normals() {
 #[test]
 fn missing_file_is_an_io_error_naming_it() {
     let path = Path::new("/nonexistent/boat.glb");
-    let error = import::load(path).expect_err("no such file");
+    let error = import::load(path, &ReadLimits::DEFAULT).expect_err("no such file");
     assert!(matches!(error, ModelError::Io { .. }), "{error:?}");
     assert!(
         error.to_string().starts_with("/nonexistent/boat.glb: "),
@@ -293,7 +294,7 @@ fn truncated_glb_is_an_error_at_every_cut() {
         bytes.len() - 1,
     ];
     for cut in cuts {
-        let error = import::from_slice(&bytes[..cut], Path::new("cut.glb"))
+        let error = import::from_slice(&bytes[..cut], Path::new("cut.glb"), &ReadLimits::DEFAULT)
             .expect_err(&format!("cut at {cut} of {}", bytes.len()));
         assert!(error.to_string().starts_with("cut.glb: "), "{error}");
     }
@@ -303,7 +304,7 @@ fn truncated_glb_is_an_error_at_every_cut() {
 fn glb_header_shorter_than_itself_is_a_parse_error() {
     let mut bytes = glb(export());
     bytes[8..12].copy_from_slice(&4_u32.to_le_bytes());
-    let error = import::from_slice(&bytes, Path::new("h.glb")).expect_err("length 4");
+    let error = import::from_slice(&bytes, Path::new("h.glb"), &ReadLimits::DEFAULT).expect_err("length 4");
     assert!(matches!(error, ModelError::Parse { .. }), "{error:?}");
 }
 
@@ -349,7 +350,7 @@ fn missing_buffer_file_names_the_buffer_and_the_file() {
         .expect("serialise");
     let path = dir.path().join("lost.gltf");
     std::fs::write(&path, files.json).expect("write gltf");
-    match import::load(&path) {
+    match import::load(&path, &ReadLimits::DEFAULT) {
         Err(ModelError::MissingFile { element, file, .. }) => {
             assert_eq!(element, "buffers[0]");
             assert_eq!(file, dir.path().join("lost.bin"));
@@ -616,18 +617,18 @@ proptest! {
 
     #[test]
     fn mangled_glb_never_panics(bytes in mangled(glb(export()))) {
-        let _ = import::from_slice(&bytes, Path::new("mangled.glb"));
+        let _ = import::from_slice(&bytes, Path::new("mangled.glb"), &ReadLimits::DEFAULT);
     }
 
     #[test]
     fn mangled_gltf_never_panics(bytes in mangled(export().to_gltf(Resources::Embedded).expect("serialise").json)) {
-        let _ = import::from_slice(&bytes, Path::new("mangled.gltf"));
+        let _ = import::from_slice(&bytes, Path::new("mangled.gltf"), &ReadLimits::DEFAULT);
     }
 
     /// Mangles reach the morph target's accessors, the weights and the skin.
     #[test]
     fn mangled_morph_targets_never_panic(bytes in mangled(deformed_export().to_gltf(Resources::Embedded).expect("serialise").json)) {
-        let _ = import::from_slice(&bytes, Path::new("mangled.gltf"));
+        let _ = import::from_slice(&bytes, Path::new("mangled.gltf"), &ReadLimits::DEFAULT);
     }
 
     /// SimpleSkin (tests/models, embedded buffers): mangles reach its skin,
@@ -636,14 +637,14 @@ proptest! {
     fn mangled_skin_and_animation_never_panic(bytes in mangled(std::fs::read(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/SimpleSkin.gltf")
     ).expect("SimpleSkin is there"))) {
-        let _ = import::from_slice(&bytes, Path::new("mangled.gltf"));
+        let _ = import::from_slice(&bytes, Path::new("mangled.gltf"), &ReadLimits::DEFAULT);
     }
 }
 
 #[test]
 fn the_lighthouse_loads_whole() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/models/lighthouse.glb");
-    let model = import::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let model = import::load(&path, &ReadLimits::DEFAULT).unwrap_or_else(|e| panic!("{e}"));
     assert!(model.warnings.is_empty(), "{:?}", model.warnings);
     assert!(model.nodes.len() >= 4, "{} nodes", model.nodes.len());
     assert!(model.materials.len() >= 2);
@@ -860,7 +861,7 @@ fn bad_texture_transforms_and_unknown_coordinate_sets_are_warned_about() {
 fn generated_tangents_agree_with_the_flight_helmets_own() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../tests/models/FlightHelmet/FlightHelmet.gltf");
-    let model = import::load(&path).expect("the Flight Helmet imports");
+    let model = import::load(&path, &ReadLimits::DEFAULT).expect("the Flight Helmet imports");
     let (mut vertices, mut same_side, mut aligned) = (0_usize, 0_usize, 0_usize);
     for primitive in model.meshes.iter().flat_map(|m| &m.primitives) {
         let mut generated = primitive.mesh.clone();

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use glam::Vec3;
-use keel_engine::assets::{MeshRef, registry};
+use keel_engine::assets::MeshRef;
 use keel_engine::scene::{MeshRenderer, ModelInstance, Scene, SceneError, Transform};
 
 fn lighthouse() -> PathBuf {
@@ -41,7 +41,7 @@ fn a_model_instance_spawns_its_hierarchy_with_shared_meshes() {
         .iter()
         .find_map(|m| m.material.texture)
         .expect("a textured part");
-    assert!(registry().texture(textured).expect("registered").mips.len() > 1);
+    assert!(scene.assets().registry().texture(textured).expect("registered").mips.len() > 1);
 
     // A second instance shares every mesh: the file is imported once.
     let (second, _) = scene
@@ -94,7 +94,7 @@ fn saving_writes_the_reference_and_loading_rebuilds_the_parts() {
         "parts are not listed, only the instance and the buoy"
     );
 
-    let loaded = Scene::load(&scene_path).expect("loads");
+    let loaded = Scene::load(&scene_path, &keel_engine::Assets::new()).expect("loads");
     let root2 = loaded.find("lighthouse").expect("instance");
     assert_eq!(loaded.subtree(root2).count() - 1, parts);
     assert!(loaded.get::<ModelInstance>(root2).is_some());
@@ -119,7 +119,7 @@ fn a_missing_model_names_the_scene_line_node_and_file() {
     let scene_path = dir.path().join("scenes/broken.ron");
     let text = "(\n    version: 1,\n    nodes: [\n        (name: \"ghost\", model: \"../models/nowhere.glb\"),\n    ],\n)\n";
     std::fs::write(&scene_path, text).expect("writes");
-    let error = Scene::load(&scene_path).expect_err("the model is missing");
+    let error = Scene::load(&scene_path, &keel_engine::Assets::new()).expect_err("the model is missing");
     let message = error.to_string();
     assert!(
         matches!(error, SceneError::InvalidField { line: 4, .. }),

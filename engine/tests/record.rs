@@ -10,7 +10,7 @@ use keel_engine::world::World;
 
 fn demo() -> World {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/demo.ron");
-    World::new(Scene::load(&path).expect("the demo scene loads"))
+    World::new(Scene::load(&path, &keel_engine::Assets::new()).expect("the demo scene loads"))
 }
 
 /// Hashes of a fresh run at each of `steps` (sorted).

@@ -202,7 +202,7 @@ fn line_of(text: &str, at: usize) -> u32 {
 /// Loads `text`; the error must name a field whose dotted path has `key` in
 /// it, on `line`.
 fn expect_refused(text: &str, key: &str, line: u32, what: &str) {
-    let error = match Scene::from_text(text, origin()) {
+    let error = match Scene::from_text(text, origin(), &keel_engine::Assets::new()) {
         Ok(_) => panic!("{what}: accepted"),
         Err(error) => error,
     };
@@ -230,7 +230,7 @@ fn expect_refused(text: &str, key: &str, line: u32, what: &str) {
 
 #[test]
 fn the_file_with_everything_loads() {
-    let scene = Scene::from_text(&text(), origin()).expect("a valid file loads");
+    let scene = Scene::from_text(&text(), origin(), &keel_engine::Assets::new()).expect("a valid file loads");
     assert_eq!(scene.len(), 4);
 }
 
@@ -383,7 +383,7 @@ fn a_model_path_that_is_not_a_regular_file_is_refused_before_reading() {
             nodes: vec![node],
         };
         let text = file.to_text(&scene_path).expect("serialises");
-        let error = Scene::from_text(&text, &scene_path).expect_err("refused");
+        let error = Scene::from_text(&text, &scene_path, &keel_engine::Assets::new()).expect_err("refused");
         let message = error.to_string();
         assert!(
             matches!(&error, SceneError::InvalidField { field, .. } if field == "model"),
@@ -394,7 +394,7 @@ fn a_model_path_that_is_not_a_regular_file_is_refused_before_reading() {
     }
     // A scene path that is a device is refused the same way.
     if cfg!(unix) {
-        let error = Scene::load(Path::new("/dev/zero")).expect_err("refused");
+        let error = Scene::load(Path::new("/dev/zero"), &keel_engine::Assets::new()).expect_err("refused");
         assert!(
             error
                 .to_string()

@@ -13,7 +13,7 @@ use keel_engine::world::World;
 
 fn demo() -> World {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/demo.ron");
-    World::new(Scene::load(&path).expect("the demo loads"))
+    World::new(Scene::load(&path, &keel_engine::Assets::new()).expect("the demo loads"))
 }
 
 fn steps(n: u64) -> SoakOptions {

@@ -271,7 +271,7 @@ fn a_prefab_bomb_is_refused_at_once_in_bounded_memory_naming_its_files() {
     // 10^12 nodes once expanded: before the budget this ran 41 s and aborted on a failed allocation.
     let top = prefab_bomb(dir.path(), 12);
     let started = std::time::Instant::now();
-    let error = Scene::load(&top).expect_err("the bomb is refused");
+    let error = Scene::load(&top, &keel_engine::Assets::new()).expect_err("the bomb is refused");
     let elapsed = started.elapsed();
     let SceneError::TooManyNodes {
         chain,
@@ -343,7 +343,7 @@ fn keel_max_nodes_sets_the_budget_and_a_scene_under_it_loads() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let scene = keel_engine::scene::Scene::load(&top).unwrap();
+    let scene = keel_engine::scene::Scene::load(&top, &keel_engine::Assets::new()).unwrap();
     assert_eq!(scene.len(), 2110);
 
     let out = record(Some("2109"));

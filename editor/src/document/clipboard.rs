@@ -55,9 +55,11 @@ impl Document {
         };
         let file = SceneFile::parse(text, origin).map_err(refused)?;
         // Every value checked (and every model loaded) as a scene load does.
-        file.to_scene(origin).map_err(refused)?;
+        let assets = self.scene().assets().clone();
+        file.to_scene(origin, &assets).map_err(refused)?;
         let host = self.path.clone();
-        let nodes = expand_records(&file.nodes, origin, host.as_deref()).map_err(refused)?;
+        let nodes =
+            expand_records(&file.nodes, origin, host.as_deref(), &assets).map_err(refused)?;
         let scene = self.scene();
         let at = match self
             .selection

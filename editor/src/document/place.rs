@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use keel_engine::assets::{ModelWarning, Primitive, load_model};
+use keel_engine::assets::{ModelWarning, Primitive};
 use keel_engine::scene::{NodeId, NodeRecord, SceneError, Transform, expand_records};
 
 use super::{Document, primitive_name};
@@ -60,7 +60,7 @@ impl Document {
         parent: Option<NodeId>,
         path: &Path,
     ) -> Result<(NodeId, Vec<ModelWarning>), EditError> {
-        let model = load_model(path).map_err(|e| EditError::Scene {
+        let model = self.scene().assets().load_model(path).map_err(|e| EditError::Scene {
             action: format!("import {}", path.display()),
             source: e.into(),
         })?;
@@ -123,7 +123,9 @@ impl Document {
             record.transform = Transform::from_translation(local);
         }
         let host = self.path.clone();
-        let records = expand_records(&[record], path, host.as_deref()).map_err(refused)?;
+        let assets = self.scene().assets().clone();
+        let records =
+            expand_records(&[record], path, host.as_deref(), &assets).map_err(refused)?;
         self.spawn_last(parent, records, verb)
     }
 

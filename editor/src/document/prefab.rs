@@ -272,8 +272,9 @@ impl Document {
         let at = Placement::of(self.scene(), node).ok_or(EditError::NoSuchNode { node })?;
         let origin = Path::new("<prefab instance>");
         let host = self.path.clone();
-        let records =
-            expand_records(file, origin, host.as_deref()).map_err(scene_error("update prefab"))?;
+        let assets = self.scene().assets().clone();
+        let records = expand_records(file, origin, host.as_deref(), &assets)
+            .map_err(scene_error("update prefab"))?;
         let mut edits = Vec::new();
         self.push_despawn(&mut edits, node)?;
         let root = self.push_spawn(&mut edits, at, records)?;

@@ -124,7 +124,7 @@ fn save_and_reopen_give_the_same_scene() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("scene.ron");
     d.save_to(&path).unwrap();
-    let reopened = Document::open(&path).unwrap();
+    let reopened = Document::open(&path, &keel_engine::Assets::new()).unwrap();
     assert_eq!(reopened.scene().to_file(), d.scene().to_file());
     assert!(!reopened.is_dirty());
 }

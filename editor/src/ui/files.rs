@@ -16,7 +16,8 @@ impl EditorApp {
     /// Opens a scene now, asking nothing (a failure keeps the current scene
     /// and shows the error).
     pub fn open_now(&mut self, path: &Path) {
-        match Document::open(path) {
+        let assets = self.doc.scene().assets().clone();
+        match Document::open(path, &assets) {
             Ok(doc) => {
                 self.replace_document(doc);
                 self.touch_recent(path);
@@ -36,7 +37,7 @@ impl EditorApp {
     pub(super) fn replace_document(&mut self, doc: Document) {
         self.doc = doc;
         // The models only the old scene used are let go of.
-        let released = keel_engine::assets::release_unused();
+        let released = self.doc.scene().assets().release_unused();
         if released.models > 0 {
             log::info!("released {released:?}");
         }

@@ -16,7 +16,8 @@
 
 use egui::Ui;
 use glam::{EulerRot, Quat, Vec3, Vec4};
-use keel_engine::assets::{AlphaMode, MeshRef, Primitive, load_scene_sky, registry};
+use keel_engine::Assets;
+use keel_engine::assets::{AlphaMode, MeshRef, Primitive};
 use keel_engine::particles::Emitter;
 use keel_engine::scene::{
     Light, LightKind, MeshRenderer, ModelInstance, NodeId, Orbit, Oscillate, Spin,
@@ -189,7 +190,7 @@ impl Inspector {
                     }
                     Some(SkyRequest::Set(typed)) => {
                         // Relative to the scene file, as a scene file's sky is.
-                        match load_scene_sky(doc.path.as_deref(), &typed) {
+                        match doc.scene().assets().load_scene_sky(doc.path.as_deref(), &typed) {
                             Ok(path) => {
                                 env.sky = Some(path);
                                 tracker.changed = true;
@@ -318,6 +319,7 @@ impl Inspector {
         let mut remove = None;
         // The clips an animator here can play (none outside a model instance).
         let clips = doc.scene().animator_clips(node).unwrap_or_default();
+        let assets = doc.scene().assets().clone();
         for kind in ComponentKind::ALL {
             let Some(value) = kind.get(doc.scene(), node) else {
                 continue;
@@ -329,7 +331,7 @@ impl Inspector {
                 .id_salt(("component", kind.label()))
                 .default_open(true)
                 .show(ui, |ui| {
-                    component_ui(ui, &mut edited, &clips, &mut changed);
+                    component_ui(ui, &mut edited, (&clips, &assets), &mut changed);
                     if let Some(problem) = problem_of(&edited) {
                         ui.colored_label(ui.visuals().error_fg_color, problem);
                     }
@@ -399,7 +401,7 @@ impl Inspector {
 fn component_ui(
     ui: &mut Ui,
     value: &mut ComponentValue,
-    clips: &[(String, f32)],
+    (clips, assets): (&[(String, f32)], &Assets),
     tracker: &mut Tracker,
 ) {
     egui::Grid::new(("component_grid", value.kind().label()))
@@ -409,7 +411,7 @@ fn component_ui(
             ComponentValue::Spin(s) => spin_ui(ui, s, tracker),
             ComponentValue::Oscillate(o) => oscillate_ui(ui, o, tracker),
             ComponentValue::Orbit(o) => orbit_ui(ui, o, tracker),
-            ComponentValue::Mesh(m) => mesh_ui(ui, m, tracker),
+            ComponentValue::Mesh(m) => mesh_ui(ui, m, assets, tracker),
             ComponentValue::Light(l) => light_ui(ui, l, tracker),
             ComponentValue::Emitter(e) => emitter_ui(ui, e, tracker),
             ComponentValue::Animator(a) => {
@@ -463,20 +465,21 @@ fn orbit_ui(ui: &mut Ui, o: &mut Orbit, tracker: &mut Tracker) {
 }
 
 /// A primitive's name, or an imported mesh's (`lighthouse.glb: tower #1.0`).
-fn mesh_name(mesh: MeshRef) -> String {
+fn mesh_name(mesh: MeshRef, assets: &Assets) -> String {
     match mesh {
         MeshRef::Primitive(p) => primitive_name(p).to_owned(),
-        MeshRef::Asset(handle) => registry()
+        MeshRef::Asset(handle) => assets
+            .registry()
             .mesh(handle)
             .map_or_else(|| "(missing mesh)".to_owned(), |m| m.name.clone()),
     }
 }
 
-fn mesh_ui(ui: &mut Ui, m: &mut MeshRenderer, tracker: &mut Tracker) {
+fn mesh_ui(ui: &mut Ui, m: &mut MeshRenderer, assets: &Assets, tracker: &mut Tracker) {
     ui.label("Mesh");
     let before = m.mesh;
     let combo = egui::ComboBox::from_id_salt("mesh_primitive")
-        .selected_text(mesh_name(m.mesh))
+        .selected_text(mesh_name(m.mesh, assets))
         .show_ui(ui, |ui| {
             for p in Primitive::ALL {
                 ui.selectable_value(&mut m.mesh, p.into(), primitive_name(p));

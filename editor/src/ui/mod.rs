@@ -374,7 +374,8 @@ impl EditorApp {
     fn perform(&mut self, pending: Pending) {
         match pending {
             Pending::New => {
-                self.replace_document(Document::untitled());
+                let assets = self.doc.scene().assets().clone();
+                self.replace_document(Document::untitled_in(&assets));
                 self.status.info("New scene");
             }
             Pending::Open(path) => self.open_now(&path),
@@ -698,7 +699,8 @@ impl EditorApp {
             }
             DialogOutcome::Restore(recovery) => {
                 self.dialog = None;
-                match Scene::load(&recovery) {
+                let assets = self.doc.scene().assets().clone();
+                match Scene::load(&recovery, &assets) {
                     Ok(scene) => {
                         let mut doc = Document::new(scene, self.doc.path.clone());
                         doc.mark_unsaved();

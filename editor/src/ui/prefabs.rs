@@ -33,7 +33,8 @@ impl EditorApp {
 
     /// Parks the scene and edits the prefab file at `path`.
     pub fn open_prefab(&mut self, path: &Path) {
-        match Document::open(path) {
+        let assets = self.doc.scene().assets().clone();
+        match Document::open(path, &assets) {
             Ok(doc) => {
                 let scene = std::mem::replace(&mut self.doc, doc);
                 self.parked.push(scene);

@@ -106,7 +106,8 @@ impl EditorApp {
         let Some(path) = self.doc.path.clone() else {
             return;
         };
-        match Document::open(&path) {
+        let assets = self.doc.scene().assets().clone();
+        match Document::open(&path, &assets) {
             Ok(doc) => {
                 let rig = self.viewport.rig.take();
                 self.replace_document(doc);

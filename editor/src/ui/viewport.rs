@@ -227,7 +227,7 @@ fn selection_bounds(scene: &Scene, nodes: &[NodeId]) -> Option<(Vec3, f32)> {
                 continue;
             };
             let b = if let Some(mesh) = scene.get::<MeshRenderer>(part) {
-                mesh_bounds(mesh.mesh, &world)
+                mesh_bounds(mesh.mesh, &world, &scene.assets().registry())
             } else {
                 let p = Vec3::from(world.translation);
                 Aabb {

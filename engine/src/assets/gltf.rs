@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 use gltf::json;
 
 use super::{ModelData, ModelMesh, ModelNode, ModelSkin, ModelWarning};
+use crate::files::ReadLimits;
 use source::Sources;
 use texture::TextureCache;
 pub use texture::{mip_chain, srgb_to_linear};
@@ -211,14 +212,14 @@ pub enum ModelError {
 /// # Errors
 ///
 /// [`ModelError::Io`] if the file cannot be read, and every error of [`from_slice`].
-pub fn load(path: &Path) -> Result<ModelData, ModelError> {
-    let bytes = crate::files::read(path, crate::files::FileKind::Model).map_err(|source| {
-        ModelError::Io {
+pub fn load(path: &Path, limits: &ReadLimits) -> Result<ModelData, ModelError> {
+    let bytes = crate::files::read(path, crate::files::FileKind::Model, limits).map_err(
+        |source| ModelError::Io {
             path: path.to_path_buf(),
             source,
-        }
-    })?;
-    from_slice(&bytes, path)
+        },
+    )?;
+    from_slice(&bytes, path, limits)
 }
 
 /// Imports a model from the bytes of a `.gltf` or `.glb` file. `path` names
@@ -229,7 +230,11 @@ pub fn load(path: &Path) -> Result<ModelData, ModelError> {
 /// A [`ModelError`] naming the element at fault when the document is malformed,
 /// an external file is missing, data lies outside its buffer, an index is out
 /// of range, an image does not decode or the hierarchy is not a tree.
-pub fn from_slice(bytes: &[u8], path: &Path) -> Result<ModelData, ModelError> {
+pub fn from_slice(
+    bytes: &[u8],
+    path: &Path,
+    limits: &ReadLimits,
+) -> Result<ModelData, ModelError> {
     let parse_error = |message: String| ModelError::Parse {
         path: path.to_path_buf(),
         message,
@@ -239,7 +244,7 @@ pub fn from_slice(bytes: &[u8], path: &Path) -> Result<ModelData, ModelError> {
         gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| parse_error(e.to_string()))?;
     let mut warnings = Vec::new();
     validate(document.as_json(), path, &mut warnings)?;
-    let sources = Sources::resolve(&document, blob, path)?;
+    let sources = Sources::resolve(&document, blob, path, limits)?;
     Importer {
         path,
         document: &document,

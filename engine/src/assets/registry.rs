@@ -1,21 +1,20 @@
-//! The asset registry: every imported mesh, texture and model, loaded once and
-//! shared by every node (and every scene) that uses it.
+//! The asset registry: every imported mesh, texture and model of one
+//! [`Assets`], loaded once and shared by every node (and every scene) that
+//! uses it.
 //!
-//! Pattern: flyweight, the book's companion to data locality. A node stores a
-//! 4-byte handle; the heavy data (vertices, decoded images) exists once in the
-//! registry and once on the GPU, however many nodes draw it. The registry is
-//! process-wide and append-only, like the resource caches of the big engines:
-//! handles never dangle, scenes can be cloned or reloaded without re-importing,
-//! and the renderer uploads a handle's data the first time it draws it.
+//! The registry is append-only, like the resource caches of the big engines:
+//! handles never dangle (a released one answers `None`), scenes can be cloned
+//! or reloaded without re-importing, and the renderer uploads a handle's data
+//! the first time it draws it.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
-use super::MaterialMaps;
+use super::{Assets, MaterialMaps};
 use super::gltf::{self, ModelError};
 use super::{MeshData, ModelData, ModelMaterial, ModelWarning, Primitive, TextureData};
 use crate::scene::Material;
@@ -76,13 +75,13 @@ impl From<Primitive> for MeshRef {
 }
 
 impl MeshRef {
-    /// The mesh's bounds in its own space.
+    /// The mesh's bounds in its own space (an imported one's from `registry`).
     #[must_use]
-    pub fn local_bounds(self) -> Aabb {
+    pub fn local_bounds(self, registry: &Registry) -> Aabb {
         match self {
             // Every primitive fits the unit cube around the origin.
             MeshRef::Primitive(_) => Aabb::from_center_half_extents(Vec3::ZERO, Vec3::splat(0.5)),
-            MeshRef::Asset(handle) => registry().mesh(handle).map_or(
+            MeshRef::Asset(handle) => registry.mesh(handle).map_or(
                 Aabb::from_center_half_extents(Vec3::ZERO, Vec3::ZERO),
                 |m| m.bounds,
             ),
@@ -127,7 +126,7 @@ pub struct MeshAsset {
     pub bounds: Aabb,
     /// Radius of the smallest origin-centred sphere around every vertex.
     pub radius: f32,
-    /// Its model was released (see [`release_unused`]): the data is gone and
+    /// Its model was released (see [`Assets::release_unused`]): the data is gone and
     /// [`Registry::mesh`] no longer answers for it.
     pub released: bool,
 }
@@ -166,7 +165,7 @@ impl Model {
     }
 }
 
-/// Every asset the process has loaded.
+/// Every mesh, texture and model one [`Assets`] has loaded.
 #[derive(Debug, Default)]
 pub struct Registry {
     meshes: Vec<MeshAsset>,
@@ -177,25 +176,6 @@ pub struct Registry {
     /// How many times assets were released (renderers drop their GPU copies
     /// when it moves).
     releases: u64,
-}
-
-static REGISTRY: RwLock<Registry> = RwLock::new(Registry {
-    meshes: Vec::new(),
-    textures: Vec::new(),
-    maps: Vec::new(),
-    models: Vec::new(),
-    releases: 0,
-});
-
-/// Shared access to the registry.
-pub fn registry() -> RwLockReadGuard<'static, Registry> {
-    // The registry is append-only: a panic elsewhere cannot leave it half-written
-    // in a way readers would trip on, so a poisoned lock is still usable.
-    REGISTRY.read().unwrap_or_else(PoisonError::into_inner)
-}
-
-fn registry_mut() -> RwLockWriteGuard<'static, Registry> {
-    REGISTRY.write().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Registry {
@@ -288,55 +268,7 @@ fn to_u32(len: usize) -> u32 {
     u32::try_from(len).expect("fewer than 2^32 assets")
 }
 
-/// Registers a mesh made in code (not from a file) and returns its handle.
-pub fn add_mesh(name: impl Into<String>, data: MeshData) -> MeshHandle {
-    registry_mut().add_mesh(name.into(), data)
-}
-
-/// Registers a texture made in code and returns its handle.
-pub fn add_texture(texture: TextureData) -> TextureHandle {
-    registry_mut().add_texture(texture)
-}
-
-/// Registers material maps made in code (textures already registered).
-pub fn add_maps(maps: MaterialMaps) -> MapsHandle {
-    let mut registry = registry_mut();
-    registry.maps.push(maps);
-    MapsHandle(to_u32(registry.maps.len() - 1))
-}
-
-/// Imports a glTF file, or returns the model already imported from it (the
-/// same path, unchanged on disk since).
-///
-/// # Errors
-/// [`ModelError`] naming the file and the element at fault.
-pub fn load_model(path: &Path) -> Result<Arc<Model>, ModelError> {
-    let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
-    if let Some(model) = registry().cached(&path, modified) {
-        return Ok(model);
-    }
-    let data = gltf::load(&path)?;
-    Ok(register_model(data, modified, false))
-}
-
-/// Imports a glTF file again even if it looks unchanged (an image or buffer
-/// file it refers to changed): later [`load_model`] calls get the new copy.
-///
-/// # Errors
-/// [`ModelError`] naming the file and the element at fault; the last good
-/// copy stays then.
-pub fn reload_model(path: &Path) -> Result<Arc<Model>, ModelError> {
-    let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
-    let data = gltf::load(&path)?;
-    // The old copy stays registered (instances hold it) until
-    // `release_unused` finds it held by no one; the new one answers for the
-    // file from now on.
-    Ok(register_model(data, modified, true))
-}
-
-/// What [`release_unused`] let go of.
+/// What [`Assets::release_unused`] let go of.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Released {
     /// Model files (imports of them).
@@ -349,139 +281,194 @@ pub struct Released {
     pub bytes: usize,
 }
 
-/// Lets go of every imported model no scene holds any more (an instance
-/// holds its model; a superseded import, or the models of a closed scene, are
-/// held by no one): their meshes' and textures' data is freed, their handles
-/// answer `None` from then on, and renderers drop their GPU copies before
-/// their next frame. A later [`load_model`] of the file imports it again.
-pub fn release_unused() -> Released {
-    let mut registry = registry_mut();
-    let mut out = Released::default();
-    let (unused, kept): (Vec<Arc<Model>>, Vec<Arc<Model>>) = std::mem::take(&mut registry.models)
-        .into_iter()
-        .partition(|m| Arc::strong_count(m) == 1);
-    registry.models = kept;
-    for model in unused {
-        out.models += 1;
-        for (mesh, material) in model.primitives.iter().flatten() {
-            if let Some(asset) = registry.meshes.get_mut(mesh.index())
-                && !asset.released
-            {
-                out.bytes += asset.data.vertices.len() * size_of::<crate::assets::MeshVertex>()
-                    + asset.data.indices.len() * 4;
-                asset.data = Arc::new(MeshData::default());
-                asset.released = true;
-                out.meshes += 1;
-            }
-            let maps = material
-                .maps
-                .and_then(|m| registry.maps.get(m.index()).copied());
-            let textures = [material.texture]
-                .into_iter()
-                .chain(maps.map_or([None; 4], |m| {
-                    [m.metal_rough, m.normal, m.occlusion, m.emissive]
-                }));
-            for texture in textures.flatten() {
-                if let Some(slot) = registry.textures.get_mut(texture.index())
-                    && let Some(data) = slot.take()
+impl Assets {
+    /// Registers a mesh made in code (not from a file) and returns its handle.
+    pub fn add_mesh(&self, name: impl Into<String>, data: MeshData) -> MeshHandle {
+        self.registry_mut().add_mesh(name.into(), data)
+    }
+
+    /// Registers a texture made in code and returns its handle.
+    pub fn add_texture(&self, texture: TextureData) -> TextureHandle {
+        self.registry_mut().add_texture(texture)
+    }
+
+    /// Registers material maps made in code (textures already registered).
+    pub fn add_maps(&self, maps: MaterialMaps) -> MapsHandle {
+        let mut registry = self.registry_mut();
+        registry.maps.push(maps);
+        MapsHandle(to_u32(registry.maps.len() - 1))
+    }
+
+    /// Imports a glTF file, or returns the model already imported from it (the
+    /// same path, unchanged on disk since).
+    ///
+    /// # Errors
+    /// [`ModelError`] naming the file and the element at fault.
+    pub fn load_model(&self, path: &Path) -> Result<Arc<Model>, ModelError> {
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+        if let Some(model) = self.registry().cached(&path, modified) {
+            return Ok(model);
+        }
+        let data = gltf::load(&path, self.limits())?;
+        Ok(self.register_model(data, modified, false))
+    }
+
+    /// Imports a glTF file again even if it looks unchanged (an image or buffer
+    /// file it refers to changed): later [`Assets::load_model`] calls get the new copy.
+    ///
+    /// # Errors
+    /// [`ModelError`] naming the file and the element at fault; the last good
+    /// copy stays then.
+    pub fn reload_model(&self, path: &Path) -> Result<Arc<Model>, ModelError> {
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+        let data = gltf::load(&path, self.limits())?;
+        // The old copy stays registered (instances hold it) until
+        // `release_unused` finds it held by no one; the new one answers for the
+        // file from now on.
+        Ok(self.register_model(data, modified, true))
+    }
+
+    /// Lets go of every imported model no scene holds any more (an instance
+    /// holds its model; a superseded import, or the models of a closed scene, are
+    /// held by no one): their meshes' and textures' data is freed, their handles
+    /// answer `None` from then on, and renderers drop their GPU copies before
+    /// their next frame. A later [`Assets::load_model`] of the file imports it again.
+    pub fn release_unused(&self) -> Released {
+        let mut registry = self.registry_mut();
+        let mut out = Released::default();
+        let (unused, kept): (Vec<Arc<Model>>, Vec<Arc<Model>>) = std::mem::take(&mut registry.models)
+            .into_iter()
+            .partition(|m| Arc::strong_count(m) == 1);
+        registry.models = kept;
+        for model in unused {
+            out.models += 1;
+            for (mesh, material) in model.primitives.iter().flatten() {
+                if let Some(asset) = registry.meshes.get_mut(mesh.index())
+                    && !asset.released
                 {
-                    out.bytes += data.mips.iter().map(Vec::len).sum::<usize>();
-                    out.textures += 1;
+                    out.bytes += asset.data.vertices.len() * size_of::<crate::assets::MeshVertex>()
+                        + asset.data.indices.len() * 4;
+                    asset.data = Arc::new(MeshData::default());
+                    asset.released = true;
+                    out.meshes += 1;
+                }
+                let maps = material
+                    .maps
+                    .and_then(|m| registry.maps.get(m.index()).copied());
+                let textures = [material.texture]
+                    .into_iter()
+                    .chain(maps.map_or([None; 4], |m| {
+                        [m.metal_rough, m.normal, m.occlusion, m.emissive]
+                    }));
+                for texture in textures.flatten() {
+                    if let Some(slot) = registry.textures.get_mut(texture.index())
+                        && let Some(data) = slot.take()
+                    {
+                        out.bytes += data.mips.iter().map(Vec::len).sum::<usize>();
+                        out.textures += 1;
+                    }
                 }
             }
         }
-    }
-    if out.models > 0 {
-        registry.releases += 1;
-    }
-    out
-}
-
-/// The models imported so far (the newest copy of each file).
-pub fn loaded_models() -> Vec<Arc<Model>> {
-    let registry = registry();
-    let mut out: Vec<Arc<Model>> = Vec::new();
-    for model in registry.models.iter().rev() {
-        if !out.iter().any(|m| m.path == model.path) {
-            out.push(Arc::clone(model));
+        if out.models > 0 {
+            registry.releases += 1;
         }
+        out
     }
-    out
-}
 
-/// Puts an imported model's meshes and textures in the registry (`fresh`:
-/// even when a copy of the same file and time is there).
-fn register_model(mut data: ModelData, modified: Option<SystemTime>, fresh: bool) -> Arc<Model> {
-    let file_name = data
-        .path
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let mut registry = registry_mut();
-    // Another thread may have imported the same file while this one did: one copy is
-    // kept, so every world of the process sees the same handles for the same file.
-    if !fresh && let Some(model) = registry.cached(&data.path, modified) {
-        return model;
+    /// The models imported so far (the newest copy of each file).
+    pub fn loaded_models(&self) -> Vec<Arc<Model>> {
+        let registry = self.registry();
+        let mut out: Vec<Arc<Model>> = Vec::new();
+        for model in registry.models.iter().rev() {
+            if !out.iter().any(|m| m.path == model.path) {
+                out.push(Arc::clone(model));
+            }
+        }
+        out
     }
-    let textures: Vec<TextureHandle> = std::mem::take(&mut data.textures)
-        .into_iter()
-        .map(|texture| registry.add_texture(texture))
-        .collect();
-    let texture = |t: Option<usize>| t.and_then(|t| textures.get(t).copied());
-    let mut import = |m: &ModelMaterial| {
-        let maps = MaterialMaps {
-            metal_rough: texture(m.metal_rough_texture),
-            normal: texture(m.normal_texture.map(|(t, _)| t)),
-            normal_scale: m.normal_texture.map_or(1.0, |(_, s)| s),
-            occlusion: texture(m.occlusion_texture.map(|(t, _)| t)),
-            occlusion_strength: m.occlusion_texture.map_or(1.0, |(_, s)| s),
-            emissive: texture(m.emissive_texture),
-            slots: m.slots,
+
+    /// Puts an imported model's meshes and textures in the registry (`fresh`:
+    /// even when a copy of the same file and time is there).
+    fn register_model(
+        &self,
+        mut data: ModelData,
+        modified: Option<SystemTime>,
+        fresh: bool,
+    ) -> Arc<Model> {
+        let file_name = data
+            .path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let mut registry = self.registry_mut();
+        // Another thread may have imported the same file while this one did: one copy is
+        // kept, so every world of this store sees the same handles for the same file.
+        if !fresh && let Some(model) = registry.cached(&data.path, modified) {
+            return model;
+        }
+        let textures: Vec<TextureHandle> = std::mem::take(&mut data.textures)
+            .into_iter()
+            .map(|texture| registry.add_texture(texture))
+            .collect();
+        let texture = |t: Option<usize>| t.and_then(|t| textures.get(t).copied());
+        let mut import = |m: &ModelMaterial| {
+            let maps = MaterialMaps {
+                metal_rough: texture(m.metal_rough_texture),
+                normal: texture(m.normal_texture.map(|(t, _)| t)),
+                normal_scale: m.normal_texture.map_or(1.0, |(_, s)| s),
+                occlusion: texture(m.occlusion_texture.map(|(t, _)| t)),
+                occlusion_strength: m.occlusion_texture.map_or(1.0, |(_, s)| s),
+                emissive: texture(m.emissive_texture),
+                slots: m.slots,
+            };
+            let maps = (!maps.is_empty()).then(|| {
+                registry.maps.push(maps);
+                MapsHandle(to_u32(registry.maps.len() - 1))
+            });
+            Material {
+                base_color: m.base_color,
+                metallic: m.metallic,
+                roughness: m.roughness,
+                emissive: m.emissive,
+                alpha_mode: m.alpha_mode,
+                double_sided: m.double_sided,
+                texture: texture(m.base_color_texture),
+                maps,
+            }
         };
-        let maps = (!maps.is_empty()).then(|| {
-            registry.maps.push(maps);
-            MapsHandle(to_u32(registry.maps.len() - 1))
+        let materials: Vec<Material> = data.materials.iter().map(&mut import).collect();
+        let default_material = import(&ModelMaterial::default());
+        let primitives = data
+            .meshes
+            .iter_mut()
+            .enumerate()
+            .map(|(m, mesh)| {
+                std::mem::take(&mut mesh.primitives)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(p, primitive)| {
+                        let name = format!("{file_name}: {} #{m}.{p}", mesh.name);
+                        let material = primitive
+                            .material
+                            .and_then(|i| materials.get(i).copied())
+                            .unwrap_or(default_material);
+                        (registry.add_mesh(name, primitive.mesh), material)
+                    })
+                    .collect()
+            })
+            .collect();
+        let model = Arc::new(Model {
+            path: data.path.clone(),
+            warnings: data.warnings.clone(),
+            data,
+            primitives,
+            modified,
         });
-        Material {
-            base_color: m.base_color,
-            metallic: m.metallic,
-            roughness: m.roughness,
-            emissive: m.emissive,
-            alpha_mode: m.alpha_mode,
-            double_sided: m.double_sided,
-            texture: texture(m.base_color_texture),
-            maps,
-        }
-    };
-    let materials: Vec<Material> = data.materials.iter().map(&mut import).collect();
-    let default_material = import(&ModelMaterial::default());
-    let primitives = data
-        .meshes
-        .iter_mut()
-        .enumerate()
-        .map(|(m, mesh)| {
-            std::mem::take(&mut mesh.primitives)
-                .into_iter()
-                .enumerate()
-                .map(|(p, primitive)| {
-                    let name = format!("{file_name}: {} #{m}.{p}", mesh.name);
-                    let material = primitive
-                        .material
-                        .and_then(|i| materials.get(i).copied())
-                        .unwrap_or(default_material);
-                    (registry.add_mesh(name, primitive.mesh), material)
-                })
-                .collect()
-        })
-        .collect();
-    let model = Arc::new(Model {
-        path: data.path.clone(),
-        warnings: data.warnings.clone(),
-        data,
-        primitives,
-        modified,
-    });
-    registry.models.push(Arc::clone(&model));
-    model
+        registry.models.push(Arc::clone(&model));
+        model
+    }
 }
 
 #[cfg(test)]
@@ -490,20 +477,21 @@ mod tests {
 
     #[test]
     fn registered_meshes_keep_their_bounds_and_data() {
+        let assets = Assets::new();
         let data = Primitive::Cone.mesh();
         let count = data.indices.len();
-        let handle = add_mesh("test cone", data);
-        let reg = registry();
+        let handle = assets.add_mesh("test cone", data);
+        let reg = assets.registry();
         let asset = reg.mesh(handle).expect("registered");
         assert_eq!(asset.data.indices.len(), count);
         assert!((asset.radius - Primitive::Cone.mesh().bounding_radius()).abs() < 1e-6);
         assert!(asset.bounds.max.abs_diff_eq(Vec3::splat(0.5), 1e-5));
-        drop(reg);
-        assert_eq!(MeshRef::Asset(handle).local_bounds(), asset_bounds(handle));
-    }
-
-    fn asset_bounds(handle: MeshHandle) -> Aabb {
-        registry().mesh(handle).expect("registered").bounds
+        assert_eq!(MeshRef::Asset(handle).local_bounds(&reg), asset.bounds);
+        assert_eq!(
+            MeshRef::Asset(handle).local_bounds(&Registry::default()),
+            Aabb::from_center_half_extents(Vec3::ZERO, Vec3::ZERO),
+            "another store never issued it"
+        );
     }
 
     #[test]
@@ -512,7 +500,7 @@ mod tests {
         assert_eq!(text, "Sphere");
         let back: MeshRef = ron::from_str(&text).expect("parses");
         assert_eq!(back, MeshRef::Primitive(Primitive::Sphere));
-        let handle = add_mesh("unsaved", Primitive::Cube.mesh());
+        let handle = Assets::new().add_mesh("unsaved", Primitive::Cube.mesh());
         assert!(ron::to_string(&MeshRef::Asset(handle)).is_err());
     }
 }

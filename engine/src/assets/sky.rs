@@ -1,14 +1,15 @@
 //! Sky images: equirectangular Radiance HDR files (`.hdr`) the environment
 //! lights a scene with (image-based lighting) and shows behind it. Loaded
-//! once per file and kept in a process-wide store beside the registry; a
+//! once per file and kept in the [`Assets`] beside the registry; a
 //! [`SkyHandle`] names one (4 bytes, `Copy`, what frames carry).
 //!
 //! Pattern: flyweight: every scene naming the same file shares one image.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::Arc;
 use std::time::SystemTime;
 
+use super::Assets;
 use crate::files::{self, FileKind};
 
 /// Widest sky kept: wider images are halved (box-filtered) down to it. The
@@ -115,46 +116,106 @@ struct Loaded {
     image: Arc<SkyImage>,
 }
 
-static SKIES: RwLock<Vec<Loaded>> = RwLock::new(Vec::new());
+/// The sky images one [`Assets`] has loaded, newest last.
+#[derive(Debug, Default)]
+pub(super) struct Skies(Vec<Loaded>);
 
-/// Loads the sky image at `path` (once per file and modification time).
-///
-/// # Errors
-/// [`SkyError`] naming the file when it cannot be read or decoded.
-pub fn load_sky(path: &Path) -> Result<SkyHandle, SkyError> {
-    load_canonical(path).map(|(handle, _)| handle)
-}
-
-/// Loads the sky a scene file at `scene_file` names as `written` (a relative
-/// path is taken from the scene file's folder, as model paths are; from the
-/// working folder for a scene not saved yet) and returns the canonical path
-/// a scene's environment holds, which [`loaded_sky`] finds.
-///
-/// # Errors
-/// As [`load_sky`].
-pub fn load_scene_sky(scene_file: Option<&Path>, written: &Path) -> Result<PathBuf, SkyError> {
-    let path = match scene_file {
-        Some(file) => crate::scene::model::resolve_model_path(file, &written.to_string_lossy()),
-        None => written.to_path_buf(),
-    };
-    load_canonical(&path).map(|(_, path)| path)
-}
-
-fn load_canonical(path: &Path) -> Result<(SkyHandle, PathBuf), SkyError> {
-    let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
-    if let Some(handle) = find(&path, modified) {
-        return Ok((handle, path));
+impl Skies {
+    fn push(&mut self, path: PathBuf, modified: Option<SystemTime>, image: SkyImage) -> SkyHandle {
+        self.0.push(Loaded {
+            path,
+            modified,
+            image: Arc::new(image),
+        });
+        SkyHandle((self.0.len() - 1) as u32)
     }
-    let bytes = files::read(&path, FileKind::Image).map_err(|source| SkyError::Io {
-        path: path.clone(),
-        source,
-    })?;
-    let decoded = image::load_from_memory_with_format(&bytes, image::ImageFormat::Hdr)
-        .map_err(|error| SkyError::Decode {
+
+    fn find(&self, path: &Path, modified: Option<SystemTime>) -> Option<SkyHandle> {
+        self.0
+            .iter()
+            .rposition(|s| s.path == path && s.modified == modified)
+            .map(|i| SkyHandle(i as u32))
+    }
+}
+
+impl Assets {
+    /// Loads the sky image at `path` (once per file and modification time).
+    ///
+    /// # Errors
+    /// [`SkyError`] naming the file when it cannot be read or decoded.
+    pub fn load_sky(&self, path: &Path) -> Result<SkyHandle, SkyError> {
+        self.load_canonical_sky(path).map(|(handle, _)| handle)
+    }
+
+    /// Loads the sky a scene file at `scene_file` names as `written` (a
+    /// relative path is taken from the scene file's folder, as model paths
+    /// are; from the working folder for a scene not saved yet) and returns
+    /// the canonical path a scene's environment holds, which
+    /// [`Assets::loaded_sky`] finds.
+    ///
+    /// # Errors
+    /// As [`Assets::load_sky`].
+    pub fn load_scene_sky(
+        &self,
+        scene_file: Option<&Path>,
+        written: &Path,
+    ) -> Result<PathBuf, SkyError> {
+        let path = match scene_file {
+            Some(file) => files::resolve_written_path(file, &written.to_string_lossy()),
+            None => written.to_path_buf(),
+        };
+        self.load_canonical_sky(&path).map(|(_, path)| path)
+    }
+
+    fn load_canonical_sky(&self, path: &Path) -> Result<(SkyHandle, PathBuf), SkyError> {
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+        if let Some(handle) = self.skies().find(&path, modified) {
+            return Ok((handle, path));
+        }
+        let bytes =
+            files::read(&path, FileKind::Image, self.limits()).map_err(|source| SkyError::Io {
+                path: path.clone(),
+                source,
+            })?;
+        let image = decode(&bytes).map_err(|message| SkyError::Decode {
             path: path.clone(),
-            message: error.to_string(),
-        })?
+            message,
+        })?;
+        let handle = self.skies_mut().push(path.clone(), modified, image);
+        Ok((handle, path))
+    }
+
+    /// Stores a sky made in memory (tests, tools).
+    pub fn add_sky(&self, image: SkyImage) -> SkyHandle {
+        self.skies_mut().push(PathBuf::new(), None, image)
+    }
+
+    /// The newest load of the file at `path` (canonical, as
+    /// [`Assets::load_sky`] and scenes hold it), if any: what extraction
+    /// hands the renderer each frame. Never reads the disk, never allocates.
+    #[must_use]
+    pub fn loaded_sky(&self, path: &Path) -> Option<SkyHandle> {
+        self.skies()
+            .0
+            .iter()
+            .rposition(|s| s.path == path)
+            .map(|i| SkyHandle(i as u32))
+    }
+
+    /// The image behind `handle`.
+    #[must_use]
+    pub fn sky(&self, handle: SkyHandle) -> Option<Arc<SkyImage>> {
+        let skies = self.skies();
+        skies.0.get(handle.0 as usize).map(|s| Arc::clone(&s.image))
+    }
+}
+
+/// Decodes a Radiance HDR image, clamping what is not a finite, positive
+/// radiance and halving it until it is at most [`MAX_SKY_WIDTH`] wide.
+fn decode(bytes: &[u8]) -> Result<SkyImage, String> {
+    let decoded = image::load_from_memory_with_format(bytes, image::ImageFormat::Hdr)
+        .map_err(|error| error.to_string())?
         .to_rgb32f();
     let (width, height) = decoded.dimensions();
     let pixels = decoded
@@ -169,51 +230,7 @@ fn load_canonical(path: &Path) -> Result<(SkyHandle, PathBuf), SkyError> {
     while image.width > MAX_SKY_WIDTH {
         image = image.halved();
     }
-    let mut skies = SKIES.write().unwrap_or_else(PoisonError::into_inner);
-    skies.push(Loaded {
-        path: path.clone(),
-        modified,
-        image: Arc::new(image),
-    });
-    Ok((SkyHandle((skies.len() - 1) as u32), path))
-}
-
-/// Stores a sky made in memory (tests, tools).
-pub fn add_sky(image: SkyImage) -> SkyHandle {
-    let mut skies = SKIES.write().unwrap_or_else(PoisonError::into_inner);
-    skies.push(Loaded {
-        path: PathBuf::new(),
-        modified: None,
-        image: Arc::new(image),
-    });
-    SkyHandle((skies.len() - 1) as u32)
-}
-
-/// The newest load of the file at `path` (canonical, as [`load_sky`] and
-/// scenes hold it), if any: what extraction hands the renderer each frame.
-/// Never reads the disk, never allocates.
-#[must_use]
-pub fn loaded_sky(path: &Path) -> Option<SkyHandle> {
-    let skies = SKIES.read().unwrap_or_else(PoisonError::into_inner);
-    skies
-        .iter()
-        .rposition(|s| s.path == path)
-        .map(|i| SkyHandle(i as u32))
-}
-
-/// The image behind `handle`.
-#[must_use]
-pub fn sky(handle: SkyHandle) -> Option<Arc<SkyImage>> {
-    let skies = SKIES.read().unwrap_or_else(PoisonError::into_inner);
-    skies.get(handle.0 as usize).map(|s| Arc::clone(&s.image))
-}
-
-fn find(path: &Path, modified: Option<SystemTime>) -> Option<SkyHandle> {
-    let skies = SKIES.read().unwrap_or_else(PoisonError::into_inner);
-    skies
-        .iter()
-        .rposition(|s| s.path == path && s.modified == modified)
-        .map(|i| SkyHandle(i as u32))
+    Ok(image)
 }
 
 #[cfg(test)]
@@ -237,11 +254,12 @@ mod tests {
     fn bad_files_are_errors_naming_them() {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("missing.hdr");
-        let error = load_sky(&missing).unwrap_err().to_string();
+        let assets = Assets::new();
+        let error = assets.load_sky(&missing).unwrap_err().to_string();
         assert!(error.contains("missing.hdr"), "{error}");
         let garbage = dir.path().join("garbage.hdr");
         std::fs::write(&garbage, b"#?RADIANCE\nnot really\n").unwrap();
-        let error = load_sky(&garbage).unwrap_err().to_string();
+        let error = assets.load_sky(&garbage).unwrap_err().to_string();
         assert!(
             error.contains("garbage.hdr") && error.contains("Radiance"),
             "{error}"
@@ -260,10 +278,12 @@ mod tests {
         image::codecs::hdr::HdrEncoder::new(file)
             .encode(&pixels, width, height)
             .unwrap();
-        let handle = load_sky(&path).expect("loads");
-        assert_eq!(load_sky(&path).unwrap(), handle, "cached");
-        assert_eq!(loaded_sky(&path.canonicalize().unwrap()), Some(handle));
-        let image = sky(handle).unwrap();
+        let assets = Assets::new();
+        let handle = assets.load_sky(&path).expect("loads");
+        assert_eq!(assets.load_sky(&path).unwrap(), handle, "cached");
+        assert_eq!(assets.loaded_sky(&path.canonicalize().unwrap()), Some(handle));
+        assert_eq!(Assets::new().loaded_sky(&path.canonicalize().unwrap()), None, "another store's");
+        let image = assets.sky(handle).unwrap();
         assert_eq!((image.width, image.height), (MAX_SKY_WIDTH, 2));
         assert!(
             (image.pixels[0][2] - 2.0).abs() < 0.02,

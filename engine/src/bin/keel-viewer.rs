@@ -7,6 +7,7 @@ use std::time::Duration;
 use keel_engine::app::{self, ViewerError, ViewerOptions};
 use keel_engine::record::file::{Recording, Verdict};
 use keel_engine::render::{PresentModeChoice, parse_backends};
+use keel_engine::Assets;
 use keel_engine::scene::Scene;
 use keel_engine::soak::{self, SoakOptions};
 use keel_engine::world::World;
@@ -204,7 +205,7 @@ fn parse_args() -> Result<Mode, String> {
 
 /// Runs a soak and prints its progress and report; failure is exit code 1.
 fn run_soak(scene: &Path, options: &SoakOptions) -> ExitCode {
-    let world = match Scene::load(scene) {
+    let world = match Scene::load(scene, &Assets::new()) {
         Ok(scene) => World::new(scene),
         Err(error) => {
             eprintln!("keel-viewer: {error}");
@@ -240,9 +241,10 @@ fn run_soak(scene: &Path, options: &SoakOptions) -> ExitCode {
 
 /// Loads a scene for a recording or a replay: its bytes (for the content hash) and its world.
 fn load_world(scene: &Path) -> Result<(Vec<u8>, World), ExitCode> {
-    let loaded = keel_engine::files::read(scene, keel_engine::files::FileKind::Scene)
+    let assets = Assets::new();
+    let loaded = keel_engine::files::read(scene, keel_engine::files::FileKind::Scene, assets.limits())
         .map_err(|e| format!("{}: {e}", scene.display()))
-        .and_then(|bytes| Ok((bytes, Scene::load(scene).map_err(|e| e.to_string())?)));
+        .and_then(|bytes| Ok((bytes, Scene::load(scene, &assets).map_err(|e| e.to_string())?)));
     match loaded {
         Ok((bytes, scene)) => Ok((bytes, World::new(scene))),
         Err(message) => {

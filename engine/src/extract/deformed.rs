@@ -6,7 +6,7 @@
 use glam::Vec4;
 
 use super::{FrameBuffers, outline_box};
-use crate::assets::{MeshRef, registry};
+use crate::assets::MeshRef;
 use crate::render::DeformedInstance;
 use crate::scene::{JointMatrix, MeshRenderer, MorphWeights, NodeId, Scene, skinned_bounds};
 use crate::spatial::Frustum;
@@ -33,7 +33,7 @@ impl FrameBuffers {
         // room is kept from frame to frame.
         let cascades = std::mem::take(&mut self.cascade_frustums);
         scene.pack_joints(alpha, &mut self.palette);
-        let registry = registry();
+        let registry = scene.assets().registry();
         let runs = self
             .palette
             .runs

@@ -14,7 +14,7 @@ pub use pack::PACK_SPAN;
 
 use glam::{Affine3A, Vec3, Vec4};
 
-use crate::assets::{MeshRef, loaded_sky};
+use crate::assets::{Assets, MeshRef};
 use crate::render::{
     Camera, DeformedInstance, DirectionalLight, FrameData, InstanceRecord, LineVertex,
     MeshInstance, OrbitController, PointLight, Spot, push_aabb,
@@ -84,11 +84,19 @@ pub struct FrameBuffers {
     cascade_frustums: Vec<Frustum>,
     /// The scene's sun at the last extraction's alpha.
     sun: Option<DirectionalLight>,
+    /// The store of the last extracted scene (what its frames' handles mean).
+    assets: Option<Assets>,
 }
 
 /// Outlines the bounds of `mesh` under `model`.
-fn outline(lines: &mut Vec<LineVertex>, mesh: MeshRef, model: &Affine3A, color: Vec4) {
-    outline_box(lines, &mesh_bounds(mesh, model), color);
+fn outline(
+    lines: &mut Vec<LineVertex>,
+    mesh: MeshRef,
+    model: &Affine3A,
+    color: Vec4,
+    assets: &Assets,
+) {
+    outline_box(lines, &mesh_bounds(mesh, model, &assets.registry()), color);
 }
 
 fn outline_box(lines: &mut Vec<LineVertex>, bounds: &Aabb, color: Vec4) {
@@ -140,7 +148,7 @@ impl FrameBuffers {
             let color = Vec4::new(0.2, 1.0, 0.4, 1.0);
             let packed = self.packed.camera.packed();
             for (record, key) in packed.records.iter().zip(packed.keys) {
-                outline(&mut self.lines, key.mesh, &record.model(), color);
+                outline(&mut self.lines, key.mesh, &record.model(), color, scene.assets());
             }
         }
         let visible = self.visible().count();
@@ -177,7 +185,7 @@ impl FrameBuffers {
                     && let Some(model) = world.scene.interpolated_world(node, alpha)
                 {
                     let color = Vec4::new(1.0, 0.15, 0.6, 1.0);
-                    outline(&mut self.lines, mesh.mesh, &model, color);
+                    outline(&mut self.lines, mesh.mesh, &model, color, world.scene.assets());
                 }
             }
         }
@@ -222,7 +230,7 @@ impl FrameBuffers {
         });
         if overlays.aabbs {
             let color = Vec4::new(0.2, 1.0, 0.4, 1.0);
-            outline(&mut self.lines, mesh.mesh, &model, color);
+            outline(&mut self.lines, mesh.mesh, &model, color, scene.assets());
         }
     }
 
@@ -291,11 +299,14 @@ impl FrameBuffers {
                     && let Some(model) = scene.interpolated_world(part, alpha)
                 {
                     let color = Vec4::new(1.0, 0.6, 0.1, 1.0);
-                    outline(&mut self.lines, mesh.mesh, &model, color);
+                    outline(&mut self.lines, mesh.mesh, &model, color, scene.assets());
                 }
             }
         }
         let env = &scene.environment;
+        if !self.assets.as_ref().is_some_and(|a| a.same(scene.assets())) {
+            self.assets = Some(scene.assets().clone());
+        }
         FrameData {
             camera,
             clear_color: env.clear_color.extend(1.0),
@@ -313,7 +324,7 @@ impl FrameBuffers {
             shadows: env.shadows,
             post: env.post,
             // Loaded with the scene; never read from disk here.
-            sky: env.sky.as_deref().and_then(loaded_sky),
+            sky: env.sky.as_deref().and_then(|s| scene.assets().loaded_sky(s)),
             casters: self.caster_frames(),
             deformed: &self.deformed,
             joints: &self.palette.matrices,
@@ -322,6 +333,7 @@ impl FrameBuffers {
             alpha: &self.alpha_particles,
             lines: &self.lines,
             grid: overlays.grid,
+            assets: self.assets.as_ref(),
         }
     }
 }

@@ -569,9 +569,9 @@ mod tests {
             |world: &mut World, buffers: &mut FrameBuffers, view: Camera, sorted_from: Camera| {
                 let frame = buffers.extract_world(world, view, 1.5, &overlays);
                 let view_proj: Mat4 = sorted_from.view_projection(1.5);
-                batcher.prepare_frame(view_proj, &frame);
+                batcher.prepare_frame(view_proj, &frame, &crate::assets::Registry::default());
                 let mut fresh = InstanceBatcher::new();
-                fresh.prepare_frame(view_proj, &frame);
+                fresh.prepare_frame(view_proj, &frame, &crate::assets::Registry::default());
                 assert_eq!(batcher.groups(), fresh.groups());
                 assert_eq!(batcher.indices(), fresh.indices());
                 (frame.packed.version, frame.casters[0].version)

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::StateHash;
-use crate::files::{self, FileKind};
+use crate::files::{self, FileKind, ReadLimits};
 use crate::world::World;
 
 /// Version of the recording format this build reads and writes.
@@ -197,7 +197,7 @@ impl Recording {
     /// [`RecordingError`] naming the file (and the line of a parse error, or
     /// the field of a value no recording has: see [`Recording::check`]).
     pub fn read(path: &Path) -> Result<Recording, RecordingError> {
-        let bytes = files::read(path, FileKind::Scene).map_err(|source| RecordingError::Io {
+        let bytes = files::read(path, FileKind::Scene, &ReadLimits::from_env()).map_err(|source| RecordingError::Io {
             path: path.to_path_buf(),
             source,
         })?;

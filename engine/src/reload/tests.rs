@@ -78,7 +78,7 @@ fn a_prefab_changed_on_disk_updates_a_running_worlds_instances_and_keeps_overrid
         ])"#,
     )
     .unwrap();
-    let mut world = World::new(Scene::load(&path).unwrap());
+    let mut world = World::new(Scene::load(&path, &crate::Assets::new()).unwrap());
     let mut watcher = FileWatcher::new().unwrap();
     watcher.watch_scene(&world.scene, Some(&path));
     world.step();

@@ -22,7 +22,7 @@ use super::culling::Frustum;
 use super::frame::{FrameData, MeshInstance};
 use super::records::{GpuCaster, GpuInstance, InstanceRecord};
 use crate::assets::{AlphaMode, Material};
-use crate::assets::{MapsHandle, MeshRef, Primitive, TextureHandle, registry};
+use crate::assets::{MapsHandle, MeshRef, Primitive, Registry, TextureHandle};
 
 /// The batch an already packed instance belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -158,6 +158,9 @@ struct Batch {
 struct Batches {
     /// Bounding-sphere radius by mesh key (primitives, then registry meshes).
     radii: Vec<f32>,
+    /// Registry meshes whose radius `radii` holds (keys past them that a
+    /// frame named hold 0 until the registry has them).
+    learned: usize,
     /// First batch of each mesh key this frame, or `NONE`.
     first: Vec<u32>,
     list: Vec<Batch>,
@@ -172,11 +175,11 @@ impl Batches {
         self.list.clear();
     }
 
-    /// Radius of mesh key `key`, learning meshes registered since the last call.
+    /// Radius of mesh key `key` (0 for a handle `registry` never issued).
     #[inline]
     fn radius(&mut self, key: usize) -> f32 {
         if key >= self.radii.len() {
-            self.learn_radii(key);
+            self.grow(key);
         }
         self.radii[key]
     }
@@ -185,7 +188,7 @@ impl Batches {
     #[inline]
     fn find(&mut self, key: usize, batch_key: BatchKey) -> u32 {
         if key >= self.first.len() {
-            self.learn_radii(key);
+            self.grow(key);
         }
         let mut at = self.first[key];
         while let Some(batch) = self.list.get(at as usize) {
@@ -204,17 +207,34 @@ impl Batches {
         id
     }
 
-    /// Extends the radius table to cover mesh key `key` (a mesh registered since).
-    #[cold]
-    fn learn_radii(&mut self, key: usize) {
+    /// Learns the radii of the meshes `registry` gained since the last call
+    /// (what a frame's keys are looked up in).
+    fn learn(&mut self, registry: &Registry) {
         if self.radii.is_empty() {
             self.radii.extend_from_slice(primitive_radii());
         }
-        let registry = registry();
-        let known = self.radii.len() - Primitive::ALL.len();
-        let new = registry.meshes().get(known..).unwrap_or_default();
-        self.radii.extend(new.iter().map(|m| m.radius));
-        // A handle the registry never issued draws nothing but must not panic.
+        let new = registry.meshes().get(self.learned..).unwrap_or_default();
+        if new.is_empty() {
+            return;
+        }
+        let start = Primitive::ALL.len() + self.learned;
+        if self.radii.len() < start + new.len() {
+            self.radii.resize(start + new.len(), 0.0);
+        }
+        for (radius, mesh) in self.radii[start..].iter_mut().zip(new) {
+            *radius = mesh.radius;
+        }
+        self.learned += new.len();
+        self.first.resize(self.radii.len(), NONE);
+    }
+
+    /// Extends the tables to cover mesh key `key`: a handle the registry never
+    /// issued draws nothing but must not panic.
+    #[cold]
+    fn grow(&mut self, key: usize) {
+        if self.radii.is_empty() {
+            self.radii.extend_from_slice(primitive_radii());
+        }
         self.radii.resize(self.radii.len().max(key + 1), 0.0);
         self.first.resize(self.radii.len(), NONE);
     }
@@ -342,26 +362,34 @@ impl InstanceBatcher<GpuInstance> {
     /// Packs `instances` grouped by (texture, mesh), in input order within a
     /// group. Unless `already_culled` (the caller culled them against this view,
     /// as the octree does), each instance's bounding sphere is first tested
-    /// against `view_proj`'s frustum.
-    pub fn prepare(&mut self, view_proj: Mat4, instances: &[MeshInstance], already_culled: bool) {
+    /// against `view_proj`'s frustum. Imported meshes are `registry`'s.
+    pub fn prepare(
+        &mut self,
+        view_proj: Mat4,
+        instances: &[MeshInstance],
+        already_culled: bool,
+        registry: &Registry,
+    ) {
         self.prepare_with(
             view_proj,
             instances,
             (already_culled, false),
             PackedInstances::default(),
+            registry,
         );
     }
 
     /// Prepares everything `frame` draws: the instances extraction already
     /// packed (grouped, not copied: their records are uploaded as they are,
     /// ahead of the batcher's own) and the loose [`MeshInstance`]s (culled
-    /// unless `instances_in_view`, then packed).
-    pub fn prepare_frame(&mut self, view_proj: Mat4, frame: &FrameData<'_>) {
+    /// unless `instances_in_view`, then packed). Imported meshes are `registry`'s.
+    pub fn prepare_frame(&mut self, view_proj: Mat4, frame: &FrameData<'_>, registry: &Registry) {
         self.prepare_with(
             view_proj,
             frame.instances,
             (frame.instances_in_view, false),
             frame.packed,
+            registry,
         );
     }
 }
@@ -376,8 +404,9 @@ impl InstanceBatcher<GpuCaster> {
         view_proj: Mat4,
         instances: &[MeshInstance],
         packed: PackedInstances<'_, GpuCaster>,
+        registry: &Registry,
     ) {
-        self.prepare_with(view_proj, instances, (false, true), packed);
+        self.prepare_with(view_proj, instances, (false, true), packed, registry);
     }
 }
 
@@ -388,7 +417,10 @@ impl<R: InstanceRecord> InstanceBatcher<R> {
         instances: &[MeshInstance],
         (already_culled, casters_only): (bool, bool),
         packed: PackedInstances<'_, R>,
+        registry: &Registry,
     ) {
+        self.batches.learn(registry);
+        self.side.learn(registry);
         let extracted = packed.len();
         let n = instances.len();
         if n == 0
@@ -609,13 +641,17 @@ pub struct UnbatchedDraw {
 /// every visible one its own upload and its own draw, in input order. Kept as
 /// the reference the batcher is tested and benchmarked against.
 #[must_use]
-pub fn prepare_unbatched(view_proj: Mat4, instances: &[MeshInstance]) -> Vec<UnbatchedDraw> {
+pub fn prepare_unbatched(
+    view_proj: Mat4,
+    instances: &[MeshInstance],
+    registry: &Registry,
+) -> Vec<UnbatchedDraw> {
     let frustum = Frustum::from_view_projection(view_proj);
     let mut draws = Vec::new();
     for instance in instances {
         let radius = match instance.mesh {
             MeshRef::Primitive(p) => primitive_radii()[p as usize],
-            MeshRef::Asset(handle) => registry().mesh(handle).map_or(0.0, |m| m.radius),
+            MeshRef::Asset(handle) => registry.mesh(handle).map_or(0.0, |m| m.radius),
         };
         if is_visible(&frustum, radius, &instance.model) {
             draws.push(UnbatchedDraw {

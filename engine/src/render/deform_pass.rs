@@ -97,8 +97,8 @@ impl DeformPass {
         device: &wgpu::Device,
         globals_layout: &wgpu::BindGroupLayout,
         textures: &TextureSet,
-        color_format: wgpu::TextureFormat,
-        sample_count: u32,
+        (color_format, sample_count): (wgpu::TextureFormat, u32),
+        shader: &wgpu::ShaderModule,
     ) -> Self {
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("deform pass: layout"),
@@ -121,6 +121,7 @@ impl DeformPass {
                 step_mode: wgpu::VertexStepMode::Vertex,
                 attributes: skin_attributes.to_vec(),
             },
+            shader,
         );
         Self {
             pipelines,

@@ -17,7 +17,7 @@ use super::shadow::{
 };
 use std::ops::Range;
 
-use crate::assets::{Material, MeshHandle, MeshRef, SkyHandle};
+use crate::assets::{Assets, Material, MeshHandle, MeshRef, SkyHandle};
 use crate::particles::ParticleInstance;
 
 /// Point lights beyond this many are ignored (the uniform block has fixed room).
@@ -228,6 +228,9 @@ pub struct FrameData<'a> {
     pub lines: &'a [LineVertex],
     /// Draws a ground grid on the XZ plane around the camera's target.
     pub grid: bool,
+    /// The store the frame's mesh, texture and sky handles belong to (the
+    /// scene's); `None`: the renderer's last one (primitives need none).
+    pub assets: Option<&'a Assets>,
 }
 
 impl Default for FrameData<'_> {
@@ -252,6 +255,7 @@ impl Default for FrameData<'_> {
             alpha: &[],
             lines: &[],
             grid: false,
+            assets: None,
         }
     }
 }

@@ -13,7 +13,7 @@ use wgpu::util::DeviceExt;
 
 use super::post::{fullscreen_instance, fullscreen_pipeline};
 use super::texture::{fragment_cube, fragment_sampler, fragment_texture};
-use crate::assets::SkyImage;
+use crate::assets::{Shader, ShaderLibrary, SkyImage};
 
 /// Face size of the cube the sky is drawn into (its mips feed the convolutions).
 const ENVIRONMENT_SIZE: u32 = 128;
@@ -60,12 +60,21 @@ impl EnvironmentMaps {
     }
 
     /// The sky/ground hemisphere at unit strength, baked.
-    pub(crate) fn hemisphere(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
-        Self::bake(device, queue, &SkyImage::hemisphere(GROUND_AMBIENT))
+    pub(crate) fn hemisphere(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        shaders: &ShaderLibrary,
+    ) -> Self {
+        Self::bake(device, queue, &SkyImage::hemisphere(GROUND_AMBIENT), shaders)
     }
 
     /// Draws `sky` into a cube, convolves it and submits the work.
-    pub(crate) fn bake(device: &wgpu::Device, queue: &wgpu::Queue, sky: &SkyImage) -> Self {
+    pub(crate) fn bake(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        sky: &SkyImage,
+        shaders: &ShaderLibrary,
+    ) -> Self {
         let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
             label: Some("ibl: linear sampler"),
             mag_filter: wgpu::FilterMode::Linear,
@@ -96,7 +105,7 @@ impl EnvironmentMaps {
             contents: bytemuck::cast_slice(&params),
             usage: wgpu::BufferUsages::UNIFORM,
         });
-        let baker = Baker::new(device);
+        let baker = Baker::new(device, shaders);
         let group = |cube_view: &wgpu::TextureView| {
             device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("ibl: bake bind group"),
@@ -188,8 +197,8 @@ struct Baker {
 }
 
 impl Baker {
-    fn new(device: &wgpu::Device) -> Self {
-        let shader = super::shaders::module(device, super::shaders::Shader::Ibl);
+    fn new(device: &wgpu::Device, shaders: &ShaderLibrary) -> Self {
+        let shader = shaders.module(device, Shader::Ibl);
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("ibl: bake layout"),
             entries: &[

@@ -10,6 +10,7 @@ use glam::{Affine3A, Vec3, Vec4};
 use super::buffer::GrowableBuffer;
 use super::frame::{FrameData, LineVertex};
 use super::targets::DEPTH_FORMAT;
+use crate::assets::{Shader, ShaderLibrary};
 
 /// Grid lines run this many units either side of the grid's centre.
 const GRID_HALF_EXTENT: i32 = 20;
@@ -107,11 +108,11 @@ impl LinePass {
     pub(crate) fn new(
         device: &wgpu::Device,
         globals_layout: &wgpu::BindGroupLayout,
-        color_format: wgpu::TextureFormat,
-        sample_count: u32,
+        (color_format, sample_count): (wgpu::TextureFormat, u32),
+        shaders: &ShaderLibrary,
     ) -> Self {
         Self {
-            pipeline: create_pipeline(device, globals_layout, color_format, sample_count),
+            pipeline: create_pipeline(device, globals_layout, color_format, sample_count, shaders),
             vertices: GrowableBuffer::new(
                 device,
                 "line pass: vertices",
@@ -165,8 +166,9 @@ fn create_pipeline(
     globals_layout: &wgpu::BindGroupLayout,
     color_format: wgpu::TextureFormat,
     sample_count: u32,
+    shaders: &ShaderLibrary,
 ) -> wgpu::RenderPipeline {
-    let shader = super::shaders::module(device, super::shaders::Shader::Lines);
+    let shader = shaders.module(device, Shader::Lines);
     let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some("line pass: pipeline layout"),
         bind_group_layouts: &[Some(globals_layout)],

@@ -20,7 +20,7 @@ use super::mesh_pipelines::{Alpha, PipelineSet, SecondStream, variant};
 use super::records::GpuInstance;
 use super::texture::TextureSet;
 use super::uploaded::Uploaded;
-use crate::assets::{MeshData, MeshRef, MeshVertex, Primitive, Registry, registry};
+use crate::assets::{MeshData, MeshRef, MeshVertex, Primitive, Registry, Shader, ShaderLibrary};
 
 /// Where one primitive lives in the shared buffers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -106,9 +106,10 @@ impl MeshPass {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         globals_layout: &wgpu::BindGroupLayout,
-        color_format: wgpu::TextureFormat,
-        sample_count: u32,
+        (color_format, sample_count): (wgpu::TextureFormat, u32),
+        shaders: &ShaderLibrary,
     ) -> Self {
+        let shader = shaders.module(device, Shader::Mesh);
         let mut vertices: Vec<MeshVertex> = Vec::new();
         let mut indices: Vec<u32> = Vec::new();
         let ranges = Primitive::ALL.map(|primitive| {
@@ -154,8 +155,8 @@ impl MeshPass {
             device,
             globals_layout,
             &textures,
-            color_format,
-            sample_count,
+            (color_format, sample_count),
+            &shader,
         );
         Self {
             // The second stream is each instance's position in the storage buffer.
@@ -169,6 +170,7 @@ impl MeshPass {
                     step_mode: wgpu::VertexStepMode::Instance,
                     attributes: wgpu::vertex_attr_array![3 => Uint32].to_vec(),
                 },
+                &shader,
             ),
             vertices: vertex_buffer,
             indices: index_buffer,
@@ -192,8 +194,9 @@ impl MeshPass {
         queue: &wgpu::Queue,
         view_proj: Mat4,
         frame: &FrameData<'_>,
+        registry: &Registry,
     ) -> MeshStats {
-        self.batcher.prepare_frame(view_proj, frame);
+        self.batcher.prepare_frame(view_proj, frame, registry);
         let packed = frame.packed;
         let extracted = bytemuck::cast_slice(&packed.records[..packed.len()]);
         if self
@@ -215,14 +218,14 @@ impl MeshPass {
             matches!(g.mesh, MeshRef::Asset(_)) || g.texture.is_some() || g.maps.is_some()
         };
         if self.batcher.groups().iter().any(imports) {
-            self.upload_assets(device, queue, &registry());
+            self.upload_assets(device, queue, registry);
         }
         let deformed_calls = if frame.deformed.is_empty() {
             self.deform.clear();
             0
         } else {
             self.deform
-                .prepare(device, queue, frame, &registry(), &mut self.textures)
+                .prepare(device, queue, frame, registry, &mut self.textures)
         };
         MeshStats {
             drawn: self.batcher.drawn() + deformed_calls,
@@ -238,16 +241,14 @@ impl MeshPass {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         groups: impl Iterator<Item = &'g DrawGroup>,
+        registry: &Registry,
     ) {
-        let mut guard = None;
         for group in groups {
             if group.texture.is_some() || group.maps.is_some() {
-                let registry = guard.get_or_insert_with(registry);
                 self.textures
                     .ensure(device, queue, registry, (group.texture, group.maps));
             }
             if let MeshRef::Asset(handle) = group.mesh {
-                let registry = guard.get_or_insert_with(registry);
                 self.imported.ensure(handle.index(), || {
                     let asset = registry.mesh(handle)?;
                     Some(GpuMesh::new(device, &asset.name, &asset.data))

@@ -67,8 +67,9 @@ impl PipelineSet {
         (color_format, sample_count): (wgpu::TextureFormat, u32),
         entry: &'static str,
         second: SecondStream,
+        shader: &wgpu::ShaderModule,
     ) -> Self {
-        let shader = super::shaders::module(device, super::shaders::Shader::Mesh);
+        let shader = shader.clone();
         let bind_group_layouts: Vec<Option<&wgpu::BindGroupLayout>> =
             layouts.iter().copied().map(Some).collect();
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {

@@ -40,7 +40,6 @@ mod particle_pass;
 mod post;
 mod records;
 mod renderer;
-pub mod shaders;
 pub mod shadow;
 mod shadow_pass;
 mod sky_pass;

@@ -11,6 +11,7 @@ use glam::Vec3;
 use super::buffer::GrowableBuffer;
 use super::frame::FrameData;
 use super::targets::DEPTH_FORMAT;
+use crate::assets::{Shader, ShaderLibrary};
 use crate::particles::ParticleInstance;
 
 /// Vertices per billboard: two triangles, corners picked by vertex index.
@@ -35,10 +36,10 @@ impl ParticlePass {
     pub(crate) fn new(
         device: &wgpu::Device,
         globals_layout: &wgpu::BindGroupLayout,
-        color_format: wgpu::TextureFormat,
-        sample_count: u32,
+        (color_format, sample_count): (wgpu::TextureFormat, u32),
+        shaders: &ShaderLibrary,
     ) -> Self {
-        let shader = super::shaders::module(device, super::shaders::Shader::Particles);
+        let shader = shaders.module(device, Shader::Particles);
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("particle pass: pipeline layout"),
             bind_group_layouts: &[Some(globals_layout)],

@@ -13,6 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::texture::{fragment_sampler, fragment_texture};
+use crate::assets::{Shader, ShaderLibrary};
 
 /// The HDR target every scene pass draws into: packed 32-bit floats (RGB
 /// 11/11/10, no alpha: nothing reads the frame's alpha) where the device can
@@ -150,6 +151,7 @@ impl PostPass {
         device: &wgpu::Device,
         hdr_format: wgpu::TextureFormat,
         output_format: wgpu::TextureFormat,
+        shaders: &ShaderLibrary,
     ) -> Self {
         let texture_entry = fragment_texture;
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -170,7 +172,7 @@ impl PostPass {
                 texture_entry(3),
             ],
         });
-        let shader = super::shaders::module(device, super::shaders::Shader::Post);
+        let shader = shaders.module(device, Shader::Post);
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("post pass: pipeline layout"),
             bind_group_layouts: &[Some(&layout)],

@@ -21,7 +21,7 @@ use super::sky_pass::SkyPass;
 use super::targets::{RenderTargets, choose_sample_count};
 use super::texture::{fragment_cube, fragment_sampler};
 use super::{GpuContext, RenderError};
-use crate::assets::{SkyHandle, sky};
+use crate::assets::{Assets, SkyHandle};
 
 /// Counts from the last rendered frame.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -66,6 +66,11 @@ pub struct Renderer {
     targets: Option<RenderTargets>,
     capture: Option<CaptureTarget>,
     stats: RenderStats,
+    /// The store whose handles the GPU copies are of, and whose shaders the
+    /// passes were built from (an empty one until a frame brings one).
+    assets: Assets,
+    /// Whether a frame brought `assets` (another store after that is a new start).
+    adopted: bool,
     /// The shader library's generation the passes were built from.
     shaders: u64,
     /// The registry's release count the GPU copies were last checked at.
@@ -77,7 +82,14 @@ impl Renderer {
     /// (an sRGB format gives correct output: the post pass writes linear colour).
     #[must_use]
     pub fn new(ctx: &GpuContext, color_format: wgpu::TextureFormat) -> Self {
-        let shaders = super::shaders::generation();
+        Self::with_assets(ctx, color_format, Assets::default())
+    }
+
+    /// As [`Renderer::new`], drawing the handles of `assets` with its shaders.
+    fn with_assets(ctx: &GpuContext, color_format: wgpu::TextureFormat, assets: Assets) -> Self {
+        let library = assets.shaders();
+        let shaders = library.generation();
+        let releases = assets.registry().releases();
         let (device, queue) = (&ctx.device, &ctx.queue);
         let hdr = hdr_format(device, &ctx.adapter);
         let sample_count = choose_sample_count(&ctx.adapter, hdr);
@@ -122,19 +134,25 @@ impl Renderer {
                 fragment_sampler(5),
             ],
         });
-        let environment = EnvironmentMaps::hemisphere(device, queue);
-        let mesh = MeshPass::new(device, queue, &globals_layout, hdr, sample_count);
-        let sky = SkyPass::new(device, &globals_layout, (hdr, sample_count));
-        let shadows = ShadowPass::new(device, &mesh);
+        let environment = EnvironmentMaps::hemisphere(device, queue, library);
+        let mesh = MeshPass::new(
+            device,
+            queue,
+            &globals_layout,
+            (hdr, sample_count),
+            library,
+        );
+        let sky = SkyPass::new(device, &globals_layout, (hdr, sample_count), library);
+        let shadows = ShadowPass::new(device, &mesh, library);
         let globals_bind_group =
             bind_globals(device, &globals_layout, &globals, (&shadows, &environment));
         Self {
             color_format,
             sample_count,
             mesh,
-            lines: LinePass::new(device, &globals_layout, hdr, sample_count),
-            particles: ParticlePass::new(device, &globals_layout, hdr, sample_count),
-            post: PostPass::new(device, hdr, color_format),
+            lines: LinePass::new(device, &globals_layout, (hdr, sample_count), library),
+            particles: ParticlePass::new(device, &globals_layout, (hdr, sample_count), library),
+            post: PostPass::new(device, hdr, color_format, library),
             hdr_format: hdr,
             globals,
             globals_layout,
@@ -147,7 +165,9 @@ impl Renderer {
             capture: None,
             stats: RenderStats::default(),
             shaders,
-            releases: crate::assets::registry().releases(),
+            releases,
+            adopted: false,
+            assets,
         }
     }
 
@@ -207,17 +227,32 @@ impl Renderer {
             self.stats = RenderStats::default();
             return;
         }
-        if self.shaders != super::shaders::generation() {
+        if let Some(assets) = frame.assets
+            && !assets.same(&self.assets)
+        {
+            if self.adopted || assets.shaders().generation() != self.shaders {
+                // Another store's handles mean other meshes: start again.
+                log::info!("frames of another asset store: rebuilding the renderer");
+                *self = Self::with_assets(ctx, self.color_format, assets.clone());
+            } else {
+                // Nothing of the empty store it was made with is on the GPU.
+                self.releases = assets.registry().releases();
+                self.assets = assets.clone();
+            }
+            self.adopted = true;
+        }
+        if self.shaders != self.assets.shaders().generation() {
             // Shaders were reloaded: every pass again, from the new text.
             log::info!("shaders changed: rebuilding the renderer's passes");
-            *self = Self::new(ctx, self.color_format);
+            let adopted = self.adopted;
+            *self = Self::with_assets(ctx, self.color_format, self.assets.clone());
+            self.adopted = adopted;
         }
-        {
-            let registry = crate::assets::registry();
-            if registry.releases() != self.releases {
-                self.mesh.forget_released(&registry);
-                self.releases = registry.releases();
-            }
+        let assets = self.assets.clone();
+        let registry = assets.registry();
+        if registry.releases() != self.releases {
+            self.mesh.forget_released(&registry);
+            self.releases = registry.releases();
         }
         let (device, queue) = (&ctx.device, &ctx.queue);
         match &mut self.targets {
@@ -250,7 +285,7 @@ impl Renderer {
         queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
         let new_map = self
             .shadows
-            .prepare(device, queue, frame, (&cascades, &spots, &globals));
+            .prepare(device, queue, frame, (&cascades, &spots, &globals), &registry);
         if new_map || new_sky {
             self.globals_bind_group = bind_globals(
                 device,
@@ -260,8 +295,11 @@ impl Renderer {
             );
         }
         self.mesh
-            .upload_meshes(device, queue, self.shadows.groups());
-        let mesh = self.mesh.prepare(device, queue, globals.view_proj(), frame);
+            .upload_meshes(device, queue, self.shadows.groups(), &registry);
+        let mesh = self
+            .mesh
+            .prepare(device, queue, globals.view_proj(), frame, &registry);
+        drop(registry);
         self.sky.prepare(queue, globals.view_proj());
         self.lines.prepare(device, queue, frame);
         let particles = self.particles.prepare(device, queue, frame);
@@ -323,10 +361,11 @@ impl Renderer {
     /// Bakes the lighting of `handle`'s sky (or the hemisphere) and shows it
     /// behind the frame; a sky no longer loaded falls back to the hemisphere.
     fn bake_sky(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, handle: Option<SkyHandle>) {
-        let image = handle.and_then(sky);
+        let image = handle.and_then(|h| self.assets.sky(h));
+        let library = self.assets.shaders();
         self.environment = match &image {
-            Some(image) => EnvironmentMaps::bake(device, queue, image),
-            None => EnvironmentMaps::hemisphere(device, queue),
+            Some(image) => EnvironmentMaps::bake(device, queue, image, library),
+            None => EnvironmentMaps::hemisphere(device, queue, library),
         };
         self.sky
             .set_sky(device, image.is_some().then_some(&self.environment));

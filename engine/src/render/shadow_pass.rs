@@ -19,7 +19,7 @@ use super::mesh_pass::{MeshPass, vertex_storage};
 use super::mesh_pipelines::VERTEX_ATTRIBUTES;
 use super::records::GpuCaster;
 use super::shadow::{Cascades, MAX_CASCADES, MAX_SHADOW_VIEWS, SpotShadows};
-use crate::assets::{MeshVertex, VertexSkin};
+use crate::assets::{MeshVertex, Registry, Shader, ShaderLibrary, VertexSkin};
 
 /// Depth format of the shadow map.
 const SHADOW_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
@@ -69,7 +69,7 @@ pub(crate) struct ShadowPass {
 
 impl ShadowPass {
     /// The pass; `deform_layout` is the deformed meshes' group 2.
-    pub(crate) fn new(device: &wgpu::Device, meshes: &MeshPass) -> Self {
+    pub(crate) fn new(device: &wgpu::Device, meshes: &MeshPass, shaders: &ShaderLibrary) -> Self {
         let deform_layout = meshes.deform().layout();
         let globals_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("shadow pass: cascade globals layout"),
@@ -161,9 +161,10 @@ impl ShadowPass {
             device,
             &[&globals_layout, &empty_layout, deform_layout],
             &[&globals_layout, meshes.textures().layout(), &caster_layout],
+            shaders,
         );
         Self {
-            pipeline: create_pipeline(device, &layout),
+            pipeline: create_pipeline(device, &layout, shaders),
             deformed,
             masked,
             caster_layout,
@@ -207,6 +208,7 @@ impl ShadowPass {
         queue: &wgpu::Queue,
         frame: &FrameData<'_>,
         (cascades, spots, globals): (&Cascades, &SpotShadows, &Globals),
+        registry: &Registry,
     ) -> bool {
         let layers = cascades.count + spots.count;
         let wanted = if layers == 0 {
@@ -232,7 +234,7 @@ impl ShadowPass {
             };
             queue.write_buffer(&slot.uniform, 0, bytemuck::bytes_of(&view_proj));
             slot.batcher
-                .prepare_casters(view_proj, frame.instances, frame.casters[view]);
+                .prepare_casters(view_proj, frame.instances, frame.casters[view], registry);
             // For the casters the mesh shader draws (skinned, morphed, masked).
             if !frame.deformed.is_empty() || slot.batcher.groups().iter().any(|g| g.masked) {
                 let seen = globals.with_view_proj(view_proj);
@@ -380,8 +382,12 @@ fn create_map(
 
 /// The static casters' pipeline: `shadow.wgsl`, positions and each
 /// instance's place in the cascade's records.
-fn create_pipeline(device: &wgpu::Device, layout: &wgpu::BindGroupLayout) -> wgpu::RenderPipeline {
-    let shader = super::shaders::module(device, super::shaders::Shader::Shadow);
+fn create_pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    shaders: &ShaderLibrary,
+) -> wgpu::RenderPipeline {
+    let shader = shaders.module(device, Shader::Shadow);
     let positions = wgpu::vertex_attr_array![0 => Float32x3];
     let instance = wgpu::vertex_attr_array![3 => Uint32];
     let streams = [vertices(&positions), instances(&instance)];
@@ -396,8 +402,9 @@ fn create_mesh_shader_pipelines(
     device: &wgpu::Device,
     deformed_layouts: &[&wgpu::BindGroupLayout],
     masked_layouts: &[&wgpu::BindGroupLayout],
+    shaders: &ShaderLibrary,
 ) -> (wgpu::RenderPipeline, wgpu::RenderPipeline) {
-    let shader = super::shaders::module(device, super::shaders::Shader::Mesh);
+    let shader = shaders.module(device, Shader::Mesh);
     let vertex = VERTEX_ATTRIBUTES;
     let skin = wgpu::vertex_attr_array![4 => Uint16x4, 5 => Float32x4];
     let instance = wgpu::vertex_attr_array![3 => Uint32];

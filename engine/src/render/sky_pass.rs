@@ -6,6 +6,7 @@ use glam::Mat4;
 
 use super::ibl::EnvironmentMaps;
 use super::texture::{fragment_sampler, fragment_texture};
+use crate::assets::{Shader, ShaderLibrary};
 
 /// The pipeline and its bindings.
 #[derive(Debug)]
@@ -23,8 +24,9 @@ impl SkyPass {
         device: &wgpu::Device,
         globals_layout: &wgpu::BindGroupLayout,
         (format, sample_count): (wgpu::TextureFormat, u32),
+        shaders: &ShaderLibrary,
     ) -> Self {
-        let shader = super::shaders::module(device, super::shaders::Shader::Sky);
+        let shader = shaders.module(device, Shader::Sky);
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("sky pass: layout"),
             entries: &[

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{ModelInstance, ModelPart, MorphWeights, NodeId, Scene};
 use crate::assets::animation::{Clip, Property};
-use crate::assets::{Model, load_model};
+use crate::assets::Model;
 
 mod sample;
 
@@ -300,7 +300,7 @@ impl Scene {
             return;
         };
         let source = &self.get::<ModelInstance>(root).expect("found above").source;
-        let Ok(model) = load_model(source) else {
+        let Ok(model) = self.assets().load_model(source) else {
             binding.failed_at = failed;
             return;
         };
@@ -326,7 +326,7 @@ impl Scene {
     pub fn animator_clips(&self, node: NodeId) -> Option<Vec<(String, f32)>> {
         let root = self.instance_of(node)?;
         let source = &self.get::<ModelInstance>(root)?.source;
-        let model = load_model(source).ok()?;
+        let model = self.assets().load_model(source).ok()?;
         let clips = model.data.animations.iter();
         Some(clips.map(|c| (c.name.clone(), c.duration)).collect())
     }

@@ -19,8 +19,9 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::model::resolve_model_path;
 use super::{NodeRecord, SceneError, SceneFile};
+use crate::assets::Assets;
+use crate::files::resolve_written_path;
 
 /// Nodes one expansion may spawn unless `KEEL_MAX_NODES` says otherwise:
 /// four times the largest scene the benches load (a million nodes).
@@ -62,9 +63,11 @@ pub(crate) fn check(
     origin: &Path,
     chain: &[PathBuf],
     max: u64,
+    assets: &Assets,
 ) -> Result<u64, SceneError> {
     let mut counter = Counter {
         max,
+        assets,
         top: origin,
         outer: chain,
         nested: Vec::new(),
@@ -75,6 +78,8 @@ pub(crate) fn check(
 
 struct Counter<'a> {
     max: u64,
+    /// Where models are imported and prefab expansions cached.
+    assets: &'a Assets,
     /// The file (or text) whose records are counted: first in an error's chain.
     top: &'a Path,
     /// Files being expanded around it.
@@ -91,10 +96,10 @@ impl Counter<'_> {
         for record in records {
             count = count.saturating_add(1);
             if let Some(model) = &record.model {
-                count = count.saturating_add(model_nodes(&resolve_model_path(origin, model)));
+                count = count.saturating_add(model_nodes(&resolve_written_path(origin, model), self.assets));
             }
             if let Some(prefab) = &record.prefab {
-                count = count.saturating_add(self.file(&resolve_model_path(origin, prefab))?);
+                count = count.saturating_add(self.file(&resolve_written_path(origin, prefab))?);
             }
             if count > self.max {
                 let chain = std::iter::once(self.top.to_path_buf())
@@ -124,18 +129,18 @@ impl Counter<'_> {
         }
         // An expansion already made is counted from its flat node list (nested
         // prefabs in it, models not), without reading a file.
-        if let Some(prefab) = super::prefab::cached(&canonical) {
+        if let Some(prefab) = super::prefab::cached(&canonical, self.assets) {
             let count = prefab.nodes.iter().fold(0_u64, |count, node| {
                 let model = node
                     .model
                     .as_deref()
-                    .map_or(0, |m| model_nodes(Path::new(m)));
+                    .map_or(0, |m| model_nodes(Path::new(m), self.assets));
                 count.saturating_add(1).saturating_add(model)
             });
             self.files.insert(canonical, count);
             return Ok(count);
         }
-        let Ok(text) = super::file::read_text(&canonical) else {
+        let Ok(text) = super::file::read_text(&canonical, self.assets.limits()) else {
             return Ok(0);
         };
         let Ok(file) = SceneFile::parse(&text, &canonical) else {
@@ -152,8 +157,8 @@ impl Counter<'_> {
 
 /// The nodes an instance of the model at `path` spawns below its root (0 when
 /// it does not import: spawning reports that).
-fn model_nodes(path: &Path) -> u64 {
-    crate::assets::load_model(path).map_or(0, |model| model.instance_nodes() as u64)
+fn model_nodes(path: &Path, assets: &Assets) -> u64 {
+    assets.load_model(path).map_or(0, |model| model.instance_nodes() as u64)
 }
 
 #[cfg(test)]
@@ -176,16 +181,17 @@ mod tests {
         )
         .unwrap();
         let origin = dir.path().join("scene.ron");
+        let assets = Assets::new();
         let records = [instance("three.ron"), instance("three.ron")];
         assert_eq!(
-            check(&records, &origin, &[], 100).unwrap(),
+            check(&records, &origin, &[], 100, &assets).unwrap(),
             8,
             "2 x (1 + 3)"
         );
         // Counted again from the cached expansion, without reading the file.
-        crate::scene::load_prefab(&prefab).unwrap();
-        assert_eq!(check(&records, &origin, &[], 100).unwrap(), 8);
-        let error = check(&records, &origin, &[], 7).unwrap_err();
+        crate::scene::load_prefab(&prefab, &assets).unwrap();
+        assert_eq!(check(&records, &origin, &[], 100, &assets).unwrap(), 8);
+        let error = check(&records, &origin, &[], 7, &assets).unwrap_err();
         assert!(
             matches!(&error, SceneError::TooManyNodes { reached: 8, max: 7, chain } if chain.as_slice() == std::slice::from_ref(&origin)),
             "{error}"
@@ -194,9 +200,9 @@ mod tests {
         let fox = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/models/Fox.glb");
         let mut rig = NodeRecord::new("rig");
         rig.model = Some(fox.to_string_lossy().into_owned());
-        let parts = crate::assets::load_model(&fox).unwrap().instance_nodes() as u64;
+        let parts = assets.load_model(&fox).unwrap().instance_nodes() as u64;
         assert!(parts > 20, "the Fox's hierarchy: {parts}");
-        assert_eq!(check(&[rig], &origin, &[], 100).unwrap(), 1 + parts);
+        assert_eq!(check(&[rig], &origin, &[], 100, &assets).unwrap(), 1 + parts);
     }
 
     #[test]
@@ -209,7 +215,8 @@ mod tests {
             r#"(version: 2, nodes: [(name: "a", prefab: "a.ron")])"#,
         )
         .unwrap();
-        let error = check(&[instance("a.ron")], &a, &[], 100).unwrap_err();
+        let assets = Assets::new();
+        let error = check(&[instance("a.ron")], &a, &[], 100, &assets).unwrap_err();
         assert!(matches!(error, SceneError::PrefabCycle { .. }), "{error}");
     }
 }

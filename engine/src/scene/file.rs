@@ -22,11 +22,11 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::model::relative_model_path;
+use crate::files::written_path;
 use super::prefab::Patch;
 use super::validate::{self, Check};
-use crate::assets::load_model;
-use crate::files::FileKind;
+use crate::assets::Assets;
+use crate::files::{FileKind, ReadLimits};
 use crate::particles::Emitter;
 
 use super::{
@@ -186,12 +186,12 @@ impl SceneFile {
         Ok(file)
     }
 
-    /// Reads and parses a scene file.
+    /// Reads (within `limits`) and parses a scene file.
     ///
     /// # Errors
     /// [`SceneError::Io`], and those of [`SceneFile::parse`].
-    pub fn read(path: &Path) -> Result<Self, SceneError> {
-        Self::parse(&read_text(path)?, path)
+    pub fn read(path: &Path, limits: &ReadLimits) -> Result<Self, SceneError> {
+        Self::parse(&read_text(path, limits)?, path)
     }
 
     /// The file as pretty RON text.
@@ -224,17 +224,18 @@ impl SceneFile {
         })
     }
 
-    /// Checks every value and builds the scene.
+    /// Checks every value and builds the scene, its models, prefabs and sky
+    /// loaded into `assets`.
     ///
     /// # Errors
     /// [`SceneError::InvalidField`] naming the node and the field.
-    pub fn to_scene(&self, path: &Path) -> Result<Scene, SceneError> {
+    pub fn to_scene(&self, path: &Path, assets: &Assets) -> Result<Scene, SceneError> {
         validate::camera(path, &self.camera)?;
         validate::environment(path, &self.environment)?;
-        let mut scene = Scene::new();
+        let mut scene = Scene::with_assets(assets);
         scene.environment = self.environment.clone();
         if let Some(written) = &self.environment.sky {
-            let loaded = crate::assets::load_scene_sky(Some(path), written).map_err(|error| {
+            let loaded = assets.load_scene_sky(Some(path), written).map_err(|error| {
                 Check::section(path, "environment").fail(
                     "sky",
                     "a readable equirectangular Radiance HDR image (.hdr)",
@@ -244,7 +245,7 @@ impl SceneFile {
             scene.environment.sky = Some(loaded);
         }
         scene.camera = self.camera;
-        let expanded = super::prefab::expand(&self.nodes, path)?;
+        let expanded = super::prefab::expand(&self.nodes, path, assets)?;
         scene.spawn_expanded(None, &expanded, path)?;
         scene.propagate();
         scene.snapshot_previous();
@@ -252,9 +253,9 @@ impl SceneFile {
     }
 }
 
-/// Reads a scene file's text, within the limits of [`crate::files::read`].
-pub(crate) fn read_text(path: &Path) -> Result<String, SceneError> {
-    crate::files::read_to_string(path, FileKind::Scene).map_err(|source| SceneError::Io {
+/// Reads a scene file's text, within `limits`.
+pub(crate) fn read_text(path: &Path, limits: &ReadLimits) -> Result<String, SceneError> {
+    crate::files::read_to_string(path, FileKind::Scene, limits).map_err(|source| SceneError::Io {
         path: path.to_path_buf(),
         source,
     })
@@ -333,7 +334,7 @@ impl Scene {
             }
             if let Some(written) = &record.model {
                 // Expansion resolved it against the file that wrote it.
-                let model = load_model(Path::new(written)).map_err(|error| {
+                let model = self.assets().load_model(Path::new(written)).map_err(|error| {
                     check.fail(
                         "model",
                         "a readable glTF 2.0 file (.gltf or .glb)",
@@ -366,7 +367,7 @@ impl Scene {
     pub fn to_file_in(&self, dir: Option<&Path>) -> SceneFile {
         let mut environment = self.environment.clone();
         if let (Some(sky), Some(dir)) = (&environment.sky, dir) {
-            environment.sky = Some(relative_model_path(sky, dir).into());
+            environment.sky = Some(written_path(sky, dir).into());
         }
         SceneFile {
             version: SCENE_VERSION,
@@ -440,7 +441,7 @@ impl Scene {
             place[d] = Place::At(at);
             if let Some(instance) = c.prefab.get(id) {
                 record.prefab = Some(match dir {
-                    Some(dir) => relative_model_path(&instance.source, dir),
+                    Some(dir) => written_path(&instance.source, dir),
                     None => instance.source.to_string_lossy().into_owned(),
                 });
                 place[d] = Place::Instance(at);
@@ -477,7 +478,7 @@ impl Scene {
         record.light = c.light.get(id).copied();
         record.emitter = c.emitter.get(id).cloned();
         record.model = c.model.get(id).map(|m| match dir {
-            Some(dir) => relative_model_path(&m.source, dir),
+            Some(dir) => written_path(&m.source, dir),
             None => m.source.to_string_lossy().into_owned(),
         });
         record.animator = c.animator.get(id).map(|a| AnimatorRecord {
@@ -488,21 +489,21 @@ impl Scene {
         record
     }
 
-    /// Loads a scene file.
+    /// Loads a scene file; its models, prefabs and sky load into `assets`.
     ///
     /// # Errors
     /// Any [`SceneError`] of reading, parsing or validating, naming the file.
-    pub fn load(path: &Path) -> Result<Scene, SceneError> {
-        Self::from_text(&read_text(path)?, path)
+    pub fn load(path: &Path, assets: &Assets) -> Result<Scene, SceneError> {
+        Self::from_text(&read_text(path, assets.limits())?, path, assets)
     }
 
     /// Parses scene text; `origin` names it in errors.
     ///
     /// # Errors
     /// As [`Scene::load`], less the I/O.
-    pub fn from_text(text: &str, origin: &Path) -> Result<Scene, SceneError> {
+    pub fn from_text(text: &str, origin: &Path, assets: &Assets) -> Result<Scene, SceneError> {
         SceneFile::parse(text, origin)?
-            .to_scene(origin)
+            .to_scene(origin, assets)
             .map_err(|error| validate::locate(error, text))
     }
 

@@ -15,6 +15,7 @@ use super::components::Components;
 use super::layout::{Children, Hot, PreOrder, Upkeep};
 use super::transform::Transform;
 use super::{NodeId, SceneError};
+use crate::assets::Assets;
 
 /// Marker for "no node" in the dense columns (no parent, no sibling, a hole's slot).
 pub(super) const NONE: u32 = u32::MAX;
@@ -104,12 +105,28 @@ pub struct Scene {
     pub environment: super::Environment,
     /// Where the scene's camera starts.
     pub camera: super::CameraSetup,
+    /// The store its meshes, models and skies come from (shared by its clones).
+    assets: Assets,
 }
 
 impl Scene {
-    /// An empty scene.
+    /// An empty scene with an empty [`Assets`] of its own.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty scene whose models and skies load into `assets` (shared
+    /// with every other scene of the same owner).
+    pub fn with_assets(assets: &Assets) -> Self {
+        Self {
+            assets: assets.clone(),
+            ..Self::default()
+        }
+    }
+
+    /// The store this scene's handles (meshes, textures, skies) belong to.
+    pub fn assets(&self) -> &Assets {
+        &self.assets
     }
 
     /// Number of live nodes.

@@ -11,15 +11,15 @@ use std::collections::HashSet;
 use glam::{Affine3A, Vec3};
 
 use super::{MeshRenderer, NodeId, Scene};
-use crate::assets::{MeshRef, Primitive, registry};
+use crate::assets::{Assets, MeshRef, Primitive, Registry};
 use crate::spatial::{Aabb, Frustum, LooseOctree, Ray, Sphere};
 
 /// Half the side of the octree's initial cube; objects outside it are still found.
 const WORLD_HALF: f32 = 512.0;
 
-/// World bounds of `mesh` under `model`.
-pub fn mesh_bounds(mesh: MeshRef, model: &Affine3A) -> Aabb {
-    mesh.local_bounds().transformed(model)
+/// World bounds of `mesh` (an imported one's from `registry`) under `model`.
+pub fn mesh_bounds(mesh: MeshRef, model: &Affine3A, registry: &Registry) -> Aabb {
+    mesh.local_bounds(registry).transformed(model)
 }
 
 /// Loose octree over every node that draws a mesh.
@@ -73,11 +73,11 @@ impl SpatialIndex {
         &self.tree
     }
 
-    fn file(&mut self, scene: &Scene, node: NodeId) -> bool {
+    fn file(&mut self, scene: &Scene, node: NodeId, registry: &Registry) -> bool {
         let (Some(world), Some(mesh)) = (scene.world(node), scene.get::<MeshRenderer>(node)) else {
             return false;
         };
-        let bounds = mesh_bounds(mesh.mesh, &world);
+        let bounds = mesh_bounds(mesh.mesh, &world, registry);
         let filed = if self.tree.contains_key(node) {
             self.tree.update(node, bounds)
         } else {
@@ -103,9 +103,12 @@ impl SpatialIndex {
         scene.take_despawned(&mut self.despawned);
         self.despawned.clear();
         self.refiled = 0;
+        let assets = scene.assets().clone();
+        let registry = assets.registry();
         for (node, _) in scene.components.mesh.iter() {
-            self.refiled += usize::from(self.file(scene, node));
+            self.refiled += usize::from(self.file(scene, node, &registry));
         }
+        drop(registry);
         scene.clear_changed();
     }
 
@@ -125,11 +128,14 @@ impl SpatialIndex {
             return self.rebuild(scene);
         }
         self.refiled = 0;
+        let assets = scene.assets().clone();
+        let registry = assets.registry();
         for node in scene.changed_nodes() {
             if scene.get::<MeshRenderer>(node).is_some() {
-                self.refiled += usize::from(self.file(scene, node));
+                self.refiled += usize::from(self.file(scene, node, &registry));
             }
         }
+        drop(registry);
         scene.clear_changed();
     }
 
@@ -140,11 +146,12 @@ impl SpatialIndex {
     /// The first node missing, filed with stale bounds, or filed without a mesh.
     pub fn check(&self, scene: &Scene) -> Result<(), String> {
         let mut filed = 0;
+        let registry = scene.assets().registry();
         for (node, mesh) in scene.components.mesh.iter() {
             let world = scene
                 .world(node)
                 .ok_or_else(|| format!("the mesh of {node} outlived its node"))?;
-            let bounds = mesh_bounds(mesh.mesh, &world);
+            let bounds = mesh_bounds(mesh.mesh, &world, &registry);
             match self.tree.get(node) {
                 Some(found) if found == bounds => filed += 1,
                 Some(found) => {
@@ -200,7 +207,7 @@ impl SpatialIndex {
             else {
                 continue;
             };
-            if let Some(t) = hit_mesh(&world, mesh.mesh, ray)
+            if let Some(t) = hit_mesh(&world, mesh.mesh, ray, scene.assets())
                 && best.is_none_or(|(_, b)| t < b)
             {
                 best = Some((node, t));
@@ -230,7 +237,7 @@ impl SpatialIndex {
 }
 
 /// Distance along `ray` (world units) to where it enters `mesh` under `model`.
-fn hit_mesh(model: &Affine3A, mesh: MeshRef, ray: &Ray) -> Option<f32> {
+fn hit_mesh(model: &Affine3A, mesh: MeshRef, ray: &Ray, assets: &Assets) -> Option<f32> {
     let inverse = model.inverse();
     let origin = inverse.transform_point3(ray.origin);
     let dir = inverse.transform_vector3(ray.dir);
@@ -240,7 +247,7 @@ fn hit_mesh(model: &Affine3A, mesh: MeshRef, ray: &Ray) -> Option<f32> {
     let mesh = match mesh {
         MeshRef::Primitive(primitive) => primitive,
         MeshRef::Asset(handle) => {
-            let registry = registry();
+            let registry = assets.registry();
             let asset = registry.mesh(handle)?;
             local.intersect_aabb(&asset.bounds)?;
             return hit_triangles(&asset.data, &local).map(to_world);
@@ -334,7 +341,7 @@ mod tests {
             .with_rotation(glam::Quat::from_rotation_y(0.7))
             .with_scale(Vec3::new(2.0, 1.0, 3.0))
             .to_affine();
-        let Aabb { min, max } = mesh_bounds(Primitive::Cube.into(), &model);
+        let Aabb { min, max } = mesh_bounds(Primitive::Cube.into(), &model, &Registry::default());
         for corner in 0..8 {
             let c = Vec3::new(
                 if corner & 1 == 0 { -0.5 } else { 0.5 },
@@ -351,10 +358,11 @@ mod tests {
 
     #[test]
     fn raycast_tests_the_triangles_of_imported_meshes() {
-        use crate::assets::{MeshData, MeshVertex, add_mesh};
+        use crate::assets::{MeshData, MeshVertex};
         // One triangle filling the lower-left half of the unit square at z = 0.
         let vertex = |x: f32, y: f32| MeshVertex::new([x, y, 0.0], [0.0, 0.0, 1.0], [x, y]);
-        let wedge = add_mesh(
+        let mut scene = Scene::new();
+        let wedge = scene.assets().add_mesh(
             "wedge",
             MeshData {
                 vertices: vec![vertex(0.0, 0.0), vertex(1.0, 0.0), vertex(0.0, 1.0)],
@@ -362,7 +370,6 @@ mod tests {
                 ..MeshData::default()
             },
         );
-        let mut scene = Scene::new();
         let node = add(
             &mut scene,
             MeshRef::Asset(wedge),

@@ -6,13 +6,13 @@
 //! textures the registry loaded once; ten lighthouses cost ten small subtrees,
 //! not ten copies of the vertex data.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use super::{
     MeshRenderer, ModelInstance, ModelPart, MorphWeights, NodeId, Scene, SceneError, Skin,
 };
-use crate::assets::{MeshRef, Model, ModelWarning, load_model};
+use crate::assets::{MeshRef, Model, ModelWarning};
 
 impl Scene {
     /// Imports the model file at `path` (or reuses the registry's copy) and
@@ -30,7 +30,7 @@ impl Scene {
         transform: super::Transform,
         path: &Path,
     ) -> Result<(NodeId, Vec<ModelWarning>), SceneError> {
-        let model = load_model(path)?;
+        let model = self.assets().load_model(path)?;
         let root = self.spawn(parent, name, transform)?;
         if let Err(error) = self.instantiate_model(root, &model) {
             // The root was spawned just above, so it is alive.
@@ -165,82 +165,5 @@ impl Scene {
     #[must_use]
     pub fn is_model_part(&self, node: NodeId) -> bool {
         self.get::<ModelPart>(node).is_some()
-    }
-}
-
-/// Where a model path written in the scene file at `scene_path` points: relative
-/// paths are taken from the scene file's folder.
-pub(crate) fn resolve_model_path(scene_path: &Path, written: &str) -> PathBuf {
-    let written = Path::new(written);
-    if written.is_absolute() {
-        return written.to_path_buf();
-    }
-    scene_path
-        .parent()
-        .unwrap_or_else(|| Path::new(""))
-        .join(written)
-}
-
-/// How a scene file in `dir` should write the path of `model`: relative to
-/// `dir`, with `/` separators so the file reads the same on every platform;
-/// absolute when the two share no root.
-pub(crate) fn relative_model_path(model: &Path, dir: &Path) -> String {
-    // A bare file name's folder is the empty path: the working directory.
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
-    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let (model_parts, dir_parts): (Vec<Component>, Vec<Component>) =
-        (model.components().collect(), dir.components().collect());
-    let common = model_parts
-        .iter()
-        .zip(&dir_parts)
-        .take_while(|(a, b)| a == b)
-        .count();
-    let shares_root = common > 0 && model.is_absolute() == dir.is_absolute();
-    if !shares_root {
-        return model.to_string_lossy().replace('\\', "/");
-    }
-    let ups = std::iter::repeat_n("..".to_string(), dir_parts.len() - common);
-    let downs = model_parts[common..]
-        .iter()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned());
-    ups.chain(downs).collect::<Vec<_>>().join("/")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn relative_paths_walk_up_and_down() {
-        let model = Path::new("/project/assets/models/lighthouse.glb");
-        assert_eq!(
-            relative_model_path(model, Path::new("/project/assets/scenes")),
-            "../models/lighthouse.glb"
-        );
-        assert_eq!(
-            relative_model_path(model, Path::new("/project/assets/models")),
-            "lighthouse.glb"
-        );
-        assert_eq!(
-            relative_model_path(model, Path::new("/elsewhere")),
-            "../project/assets/models/lighthouse.glb"
-        );
-    }
-
-    #[test]
-    fn written_paths_resolve_against_the_scene_folder() {
-        let scene = Path::new("/project/assets/scenes/demo.ron");
-        assert_eq!(
-            resolve_model_path(scene, "../models/a.glb"),
-            Path::new("/project/assets/scenes/../models/a.glb")
-        );
-        assert_eq!(
-            resolve_model_path(scene, "/abs/a.glb"),
-            Path::new("/abs/a.glb")
-        );
     }
 }

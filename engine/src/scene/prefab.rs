@@ -28,12 +28,13 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use serde_json::Value;
 
-use super::model::resolve_model_path;
+use crate::assets::Assets;
+use crate::files::resolve_written_path;
 use super::validate::Check;
 use super::{NodeRecord, SceneError, SceneFile};
 
@@ -192,16 +193,11 @@ fn stamp_of(path: &Path) -> Stamp {
     Some((meta.modified().ok()?, meta.len()))
 }
 
-fn cache() -> &'static Mutex<HashMap<PathBuf, Arc<Prefab>>> {
-    static CACHE: std::sync::OnceLock<Mutex<HashMap<PathBuf, Arc<Prefab>>>> =
-        std::sync::OnceLock::new();
-    CACHE.get_or_init(Default::default)
-}
-
 /// The cached expansion of the prefab file at `canonical`, while it is fresh.
-pub(super) fn cached(canonical: &Path) -> Option<Arc<Prefab>> {
-    let cached = cache().lock().ok()?.get(canonical).cloned();
-    cached.filter(|p| !p.is_stale())
+pub(super) fn cached(canonical: &Path, assets: &Assets) -> Option<Arc<Prefab>> {
+    assets
+        .prefab::<Prefab>(canonical)
+        .filter(|p| !p.is_stale())
 }
 
 /// The expanded prefab at `path` (read again only when it, or a prefab it
@@ -211,18 +207,22 @@ pub(super) fn cached(canonical: &Path) -> Option<Arc<Prefab>> {
 /// Any [`SceneError`] of loading the file or a prefab inside it;
 /// [`SceneError::PrefabCycle`] when it contains itself;
 /// [`SceneError::TooManyNodes`] when it would expand past the node budget.
-pub fn load_prefab(path: &Path) -> Result<Arc<Prefab>, SceneError> {
+pub fn load_prefab(path: &Path, assets: &Assets) -> Result<Arc<Prefab>, SceneError> {
     let canonical = std::fs::canonicalize(path).map_err(|source| SceneError::Io {
         path: path.to_path_buf(),
         source,
     })?;
     let mut instance = NodeRecord::new("");
     instance.prefab = Some(canonical.to_string_lossy().into_owned());
-    super::budget::check(&[instance], &canonical, &[], super::budget::max_nodes())?;
-    load_in(&canonical, &mut Vec::new())
+    super::budget::check(&[instance], &canonical, &[], super::budget::max_nodes(), assets)?;
+    load_in(&canonical, &mut Vec::new(), assets)
 }
 
-fn load_in(path: &Path, chain: &mut Vec<PathBuf>) -> Result<Arc<Prefab>, SceneError> {
+fn load_in(
+    path: &Path,
+    chain: &mut Vec<PathBuf>,
+    assets: &Assets,
+) -> Result<Arc<Prefab>, SceneError> {
     let canonical = std::fs::canonicalize(path).map_err(|source| SceneError::Io {
         path: path.to_path_buf(),
         source,
@@ -232,15 +232,15 @@ fn load_in(path: &Path, chain: &mut Vec<PathBuf>) -> Result<Arc<Prefab>, SceneEr
         files.push(canonical);
         return Err(SceneError::PrefabCycle { chain: files });
     }
-    if let Some(prefab) = cached(&canonical) {
+    if let Some(prefab) = cached(&canonical, assets) {
         return Ok(prefab);
     }
     let stamp = stamp_of(&canonical);
-    let text = super::file::read_text(&canonical)?;
+    let text = super::file::read_text(&canonical, assets.limits())?;
     let file = SceneFile::parse(&text, &canonical)?;
     chain.push(canonical.clone());
     let expanded =
-        expand_in(&file.nodes, &canonical, chain).map_err(|e| super::validate::locate(e, &text));
+        expand_in(&file.nodes, &canonical, chain, assets).map_err(|e| super::validate::locate(e, &text));
     chain.pop();
     let expanded = expanded?;
     let mut sources = vec![(canonical.clone(), stamp)];
@@ -263,9 +263,7 @@ fn load_in(path: &Path, chain: &mut Vec<PathBuf>) -> Result<Arc<Prefab>, SceneEr
         nodes,
         sources,
     });
-    if let Ok(mut c) = cache().lock() {
-        c.insert(canonical, Arc::clone(&prefab));
-    }
+    assets.keep_prefab(canonical, Arc::clone(&prefab));
     Ok(prefab)
 }
 
@@ -291,8 +289,9 @@ impl super::Scene {
         record.transform = transform;
         record.prefab = Some(path.to_string_lossy().into_owned());
         let records = [record];
-        super::budget::check(&records, path, &[], super::budget::max_nodes())?;
-        let expanded = expand_in(&records, path, &mut Vec::new())?;
+        let assets = self.assets().clone();
+        super::budget::check(&records, path, &[], super::budget::max_nodes(), &assets)?;
+        let expanded = expand_in(&records, path, &mut Vec::new(), &assets)?;
         Ok(self.spawn_expanded(parent, &expanded, path)?[0])
     }
 }
@@ -338,10 +337,14 @@ pub(crate) struct Expanded {
 /// [`SceneError::InvalidField`] naming the file's node and field (a missing
 /// or broken prefab, an override that does not fit, an `under` that names no
 /// part); [`SceneError::PrefabCycle`].
-pub(crate) fn expand(records: &[NodeRecord], origin: &Path) -> Result<Vec<Expanded>, SceneError> {
+pub(crate) fn expand(
+    records: &[NodeRecord],
+    origin: &Path,
+    assets: &Assets,
+) -> Result<Vec<Expanded>, SceneError> {
     let mut chain: Vec<PathBuf> = std::fs::canonicalize(origin).ok().into_iter().collect();
-    super::budget::check(records, origin, &chain, super::budget::max_nodes())?;
-    expand_in(records, origin, &mut chain)
+    super::budget::check(records, origin, &chain, super::budget::max_nodes(), assets)?;
+    expand_in(records, origin, &mut chain, assets)
 }
 
 /// `records` (a scene file's nodes, parents before children) with every
@@ -360,13 +363,14 @@ pub fn expand_records(
     records: &[NodeRecord],
     origin: &Path,
     host: Option<&Path>,
+    assets: &Assets,
 ) -> Result<Vec<NodeRecord>, SceneError> {
     let mut chain: Vec<PathBuf> = host
         .and_then(|h| std::fs::canonicalize(h).ok())
         .into_iter()
         .collect();
-    super::budget::check(records, origin, &chain, super::budget::max_nodes())?;
-    Ok(expand_in(records, origin, &mut chain)?
+    super::budget::check(records, origin, &chain, super::budget::max_nodes(), assets)?;
+    Ok(expand_in(records, origin, &mut chain, assets)?
         .into_iter()
         .map(|e| e.record)
         .collect())
@@ -376,6 +380,7 @@ fn expand_in(
     records: &[NodeRecord],
     origin: &Path,
     chain: &mut Vec<PathBuf>,
+    assets: &Assets,
 ) -> Result<Vec<Expanded>, SceneError> {
     let mut out: Vec<Expanded> = Vec::with_capacity(records.len());
     let mut position: Vec<usize> = Vec::with_capacity(records.len());
@@ -411,7 +416,7 @@ fn expand_in(
         if let Some(model) = &mut node.model {
             // Absolute from here on: a prefab's parts are spawned (and their
             // models read) on behalf of another file, in another folder.
-            let resolved = resolve_model_path(origin, model);
+            let resolved = resolve_written_path(origin, model);
             let resolved = std::fs::canonicalize(&resolved).unwrap_or(resolved);
             *model = resolved.to_string_lossy().into_owned();
         }
@@ -425,8 +430,8 @@ fn expand_in(
             });
             continue;
         };
-        let file = resolve_model_path(origin, written);
-        let prefab = load_in(&file, chain).map_err(|error| match error {
+        let file = resolve_written_path(origin, written);
+        let prefab = load_in(&file, chain, assets).map_err(|error| match error {
             cycle @ SceneError::PrefabCycle { .. } => cycle,
             error => check.fail("prefab", "a readable scene file", error.to_string()),
         })?;

@@ -327,7 +327,7 @@ fn save_then_load_gives_back_the_same_scene() {
         systems.run_step(&mut scene, 1.0 / 60.0);
     }
     scene.save(&path).unwrap();
-    let loaded = Scene::load(&path).unwrap();
+    let loaded = Scene::load(&path, &crate::Assets::new()).unwrap();
     assert_eq!(loaded.to_file(), scene.to_file());
     for (a, b) in scene.nodes().zip(loaded.nodes()) {
         assert_eq!(scene.name(a), loaded.name(b));
@@ -361,7 +361,7 @@ fn a_failed_save_leaves_the_old_file_whole() {
 #[test]
 fn syntax_errors_name_the_file_and_the_line() {
     let text = "(\n    version: 1,\n    nodes: [\n        (name: \"a\", transform: (translation: (1.0, 2.0))),\n    ],\n)\n";
-    let err = Scene::from_text(text, Path::new("bad.ron")).unwrap_err();
+    let err = Scene::from_text(text, Path::new("bad.ron"), &crate::Assets::new()).unwrap_err();
     let message = err.to_string();
     assert!(
         matches!(err, SceneError::Parse { line: 4, .. }),
@@ -376,7 +376,7 @@ fn version_1_gloss_loads_as_roughness_and_saves_as_version_2() {
         (name: \"a\", mesh: (mesh: Cube, material: (base_color: (0.5, 0.5, 0.5, 1.0), gloss: 0.9))),\
         (name: \"b\", mesh: (mesh: Cube, material: (base_color: (0.5, 0.5, 0.5, 1.0)))),\
     ])";
-    let scene = Scene::from_text(text, Path::new("old.ron")).unwrap();
+    let scene = Scene::from_text(text, Path::new("old.ron"), &crate::Assets::new()).unwrap();
     let materials: Vec<Material> = scene
         .roots()
         .map(|n| scene.get::<MeshRenderer>(n).unwrap().material)
@@ -390,14 +390,14 @@ fn version_1_gloss_loads_as_roughness_and_saves_as_version_2() {
     let saved = scene.to_file().to_text(Path::new("old.ron")).unwrap();
     assert!(saved.contains("version: 2"), "{saved}");
     assert!(!saved.contains("gloss"), "{saved}");
-    let again = Scene::from_text(&saved, Path::new("old.ron")).unwrap();
+    let again = Scene::from_text(&saved, Path::new("old.ron"), &crate::Assets::new()).unwrap();
     let first = again.roots().next().unwrap();
     assert_eq!(
         again.get::<MeshRenderer>(first).unwrap().material,
         materials[0]
     );
     let bad = text.replace("gloss: 0.9", "gloss: 1.5");
-    let err = Scene::from_text(&bad, Path::new("old.ron")).unwrap_err();
+    let err = Scene::from_text(&bad, Path::new("old.ron"), &crate::Assets::new()).unwrap_err();
     let message = err.to_string();
     assert!(
         message.starts_with("old.ron:") && message.contains("gloss") && message.contains("1.5"),
@@ -409,11 +409,11 @@ fn version_1_gloss_loads_as_roughness_and_saves_as_version_2() {
 fn unknown_fields_and_versions_are_reported() {
     let err = Scene::from_text(
         "(version: 1, nodes: [(name: \"a\", colour: 3)])",
-        Path::new("x.ron"),
+        Path::new("x.ron"), &crate::Assets::new(),
     )
     .unwrap_err();
     assert!(err.to_string().contains("colour"), "{err}");
-    let err = Scene::from_text("(version: 99, nodes: [])", Path::new("x.ron")).unwrap_err();
+    let err = Scene::from_text("(version: 99, nodes: [])", Path::new("x.ron"), &crate::Assets::new()).unwrap_err();
     assert!(
         matches!(
             err,
@@ -425,7 +425,7 @@ fn unknown_fields_and_versions_are_reported() {
         ),
         "{err}"
     );
-    let err = Scene::load(Path::new("/no/such/scene.ron")).unwrap_err();
+    let err = Scene::load(Path::new("/no/such/scene.ron"), &crate::Assets::new()).unwrap_err();
     assert!(err.to_string().contains("/no/such/scene.ron"), "{err}");
 }
 
@@ -453,7 +453,7 @@ fn bad_values_name_the_node_and_the_field() {
     for (node, field) in cases {
         let text =
             format!("(\n  version: 1,\n  nodes: [\n    (name: \"a\"),\n    {node},\n  ],\n)");
-        let err = Scene::from_text(&text, Path::new("v.ron")).unwrap_err();
+        let err = Scene::from_text(&text, Path::new("v.ron"), &crate::Assets::new()).unwrap_err();
         match &err {
             SceneError::InvalidField {
                 index,
@@ -496,7 +496,7 @@ fn hand_written_files_may_omit_defaults_and_some() {
         (name: "flag", parent: 0, transform: (translation: (0.0, 3.0, 0.0), rotation: (0.0, 0.0, 0.0, 2.0))),
     ],
 )"#;
-    let scene = Scene::from_text(text, Path::new("hand.ron")).unwrap();
+    let scene = Scene::from_text(text, Path::new("hand.ron"), &crate::Assets::new()).unwrap();
     let flag = scene.find_path("ship/flag").unwrap();
     assert_eq!(
         scene.local(flag).unwrap().rotation,
@@ -513,14 +513,14 @@ fn hand_written_files_may_omit_defaults_and_some() {
 #[test]
 fn missing_fields_and_unknown_components_are_named_with_their_line() {
     let text = "(\n  version: 1,\n  nodes: [\n    (name: \"a\", orbit: (radius: 2.0)),\n  ],\n)";
-    let err = Scene::from_text(text, Path::new("m.ron")).unwrap_err();
+    let err = Scene::from_text(text, Path::new("m.ron"), &crate::Assets::new()).unwrap_err();
     assert!(matches!(err, SceneError::Parse { line: 4, .. }), "{err}");
     assert!(
         err.to_string().contains("center"),
         "names the missing field: {err}"
     );
     let text = "(\n  version: 1,\n  nodes: [\n    (name: \"a\", rigidbody: (mass: 2.0)),\n  ],\n)";
-    let err = Scene::from_text(text, Path::new("u.ron")).unwrap_err();
+    let err = Scene::from_text(text, Path::new("u.ron"), &crate::Assets::new()).unwrap_err();
     assert!(matches!(err, SceneError::Parse { line: 4, .. }), "{err}");
     assert!(err.to_string().contains("rigidbody"), "{err}");
 }
@@ -546,7 +546,7 @@ proptest! {
             }
         }
         let text = String::from_utf8_lossy(&text);
-        let _ = Scene::from_text(&text, Path::new("mangled.ron"));
+        let _ = Scene::from_text(&text, Path::new("mangled.ron"), &crate::Assets::new());
     }
 }
 
@@ -555,15 +555,16 @@ fn a_sky_image_is_loaded_relative_to_the_scene_and_saved_so() {
     let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets");
     let scene_path = assets.join("scenes/sky_test.ron");
     let text = "(version: 2, environment: (sky: \"../skies/harbour.hdr\"), nodes: [])";
-    let scene = Scene::from_text(text, &scene_path).expect("the bundled sky loads");
+    let store = crate::Assets::new();
+    let scene = Scene::from_text(text, &scene_path, &store).expect("the bundled sky loads");
     let sky = scene.environment.sky.clone().expect("a sky");
     assert!(
         sky.is_absolute() && sky.ends_with("skies/harbour.hdr"),
         "{}",
         sky.display()
     );
-    let handle = crate::assets::loaded_sky(&sky).expect("loaded with the scene");
-    let image = crate::assets::sky(handle).unwrap();
+    let handle = store.loaded_sky(&sky).expect("loaded with the scene");
+    let image = store.sky(handle).unwrap();
     assert_eq!((image.width, image.height), (1024, 512));
     let written = scene.to_file_in(Some(&assets.join("scenes")));
     assert_eq!(
@@ -573,7 +574,7 @@ fn a_sky_image_is_loaded_relative_to_the_scene_and_saved_so() {
     );
 
     let missing = "(version: 2, environment: (sky: \"../skies/none.hdr\"), nodes: [])";
-    let error = Scene::from_text(missing, &scene_path)
+    let error = Scene::from_text(missing, &scene_path, &crate::Assets::new())
         .unwrap_err()
         .to_string();
     assert!(

@@ -11,7 +11,7 @@ use gltf::accessor::{DataType, Dimensions};
 use gltf::buffer;
 
 use super::ModelError;
-use crate::files::FileKind;
+use crate::files::{FileKind, ReadLimits};
 
 /// Accessors with no buffer view are all zeros (plus sparse values); their
 /// count is not bounded by any data, so it is bounded here to keep a
@@ -33,6 +33,8 @@ pub(super) struct Layout {
 pub(super) struct Sources {
     path: PathBuf,
     buffers: Vec<Vec<u8>>,
+    /// The caps external files are read within.
+    limits: ReadLimits,
 }
 
 impl Sources {
@@ -42,6 +44,7 @@ impl Sources {
         document: &gltf::Document,
         mut blob: Option<Vec<u8>>,
         path: &Path,
+        limits: &ReadLimits,
     ) -> Result<Self, ModelError> {
         let mut buffers = Vec::with_capacity(document.buffers().len());
         for buffer in document.buffers() {
@@ -55,7 +58,7 @@ impl Sources {
                     (data, "the BIN chunk".to_owned())
                 }
                 buffer::Source::Uri(uri) => {
-                    (read_uri(uri, &element, path)?, format!("`{}`", quote(uri)))
+                    (read_uri(uri, &element, path, limits)?, format!("`{}`", quote(uri)))
                 }
             };
             if data.len() < buffer.length() {
@@ -73,6 +76,7 @@ impl Sources {
         Ok(Self {
             path: path.to_path_buf(),
             buffers,
+            limits: *limits,
         })
     }
 
@@ -227,7 +231,7 @@ impl Sources {
             return self.view_bytes(&view).map(Cow::Borrowed);
         }
         match &image.uri {
-            Some(uri) => read_uri(uri, element, &self.path).map(Cow::Owned),
+            Some(uri) => read_uri(uri, element, &self.path, &self.limits).map(Cow::Owned),
             None => Err(ModelError::Texture {
                 path: self.path.clone(),
                 element: element.to_owned(),
@@ -238,8 +242,13 @@ impl Sources {
 }
 
 /// The bytes a buffer or image URI names: a base64 `data:` URI or a file
-/// relative to the model file's folder.
-pub(super) fn read_uri(uri: &str, element: &str, path: &Path) -> Result<Vec<u8>, ModelError> {
+/// relative to the model file's folder (read within `limits`).
+pub(super) fn read_uri(
+    uri: &str,
+    element: &str,
+    path: &Path,
+    limits: &ReadLimits,
+) -> Result<Vec<u8>, ModelError> {
     let bad = |reason: &str| ModelError::BadUri {
         path: path.to_path_buf(),
         element: element.to_owned(),
@@ -269,7 +278,7 @@ pub(super) fn read_uri(uri: &str, element: &str, path: &Path) -> Result<Vec<u8>,
     } else {
         FileKind::Model
     };
-    crate::files::read(&file, kind).map_err(|source| ModelError::MissingFile {
+    crate::files::read(&file, kind, limits).map_err(|source| ModelError::MissingFile {
         path: path.to_path_buf(),
         element: element.to_owned(),
         file,

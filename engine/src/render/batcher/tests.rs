@@ -6,7 +6,7 @@ use glam::Vec4;
 use proptest::prelude::*;
 
 use super::*;
-use crate::assets::{MeshHandle, add_mesh, add_texture};
+use crate::assets::{Assets, MeshHandle};
 use crate::render::InstanceRecord;
 use crate::render::camera::Camera;
 use crate::scene::Material;
@@ -24,12 +24,13 @@ fn view_proj() -> Mat4 {
     .view_projection(1.5)
 }
 
-/// Three imported meshes and two textures shared by every case.
-fn assets() -> &'static ([MeshHandle; 3], [TextureHandle; 2]) {
-    static ASSETS: OnceLock<([MeshHandle; 3], [TextureHandle; 2])> = OnceLock::new();
+/// Three imported meshes and two textures shared by every case, and their store.
+fn assets() -> &'static (Assets, [MeshHandle; 3], [TextureHandle; 2]) {
+    static ASSETS: OnceLock<(Assets, [MeshHandle; 3], [TextureHandle; 2])> = OnceLock::new();
     ASSETS.get_or_init(|| {
+        let store = Assets::new();
         let meshes = [Primitive::Cone, Primitive::Cube, Primitive::Sphere]
-            .map(|p| add_mesh(format!("batcher test {p:?}"), p.mesh()));
+            .map(|p| store.add_mesh(format!("batcher test {p:?}"), p.mesh()));
         let texture = || crate::assets::TextureData {
             name: "batcher test".into(),
             width: 1,
@@ -37,7 +38,8 @@ fn assets() -> &'static ([MeshHandle; 3], [TextureHandle; 2]) {
             mips: vec![vec![255; 4]],
             srgb: true,
         };
-        (meshes, [add_texture(texture()), add_texture(texture())])
+        let textures = [store.add_texture(texture()), store.add_texture(texture())];
+        (store, meshes, textures)
     })
 }
 
@@ -51,7 +53,7 @@ fn instance_strategy() -> impl Strategy<Value = MeshInstance> {
         prop::array::uniform3(0.0f32..1.0),
     )
         .prop_map(|(mesh, texture, position, scale, angle, color)| {
-            let (meshes, textures) = assets();
+            let (_, meshes, textures) = assets();
             MeshInstance {
                 cast_shadows: true,
                 mesh: match mesh {
@@ -81,9 +83,9 @@ proptest! {
         let mut batcher = InstanceBatcher::new();
         // Twice: the second frame reuses every buffer of the first.
         for _ in 0..2 {
-            batcher.prepare(view_proj(), &instances, false);
+            batcher.prepare(view_proj(), &instances, false, &assets().0.registry());
         }
-        let reference = prepare_unbatched(view_proj(), &instances);
+        let reference = prepare_unbatched(view_proj(), &instances, &assets().0.registry());
 
         prop_assert_eq!(batcher.instances().len() + batcher.culled(), instances.len());
         prop_assert_eq!(batcher.instances().len(), reference.len());
@@ -133,7 +135,7 @@ proptest! {
             ..FrameData::default()
         };
         let mut batcher = InstanceBatcher::new();
-        batcher.prepare_frame(view_proj(), &frame);
+        batcher.prepare_frame(view_proj(), &frame, &assets().0.registry());
         prop_assert_eq!(batcher.drawn(), extracted.len() + loose.len());
         // What the GPU buffer holds: the extracted records, then the batcher's.
         let gpu: Vec<GpuInstance> = records.iter().chain(batcher.instances()).copied().collect();
@@ -156,7 +158,7 @@ proptest! {
         instances in prop::collection::vec(instance_strategy(), 0..100),
     ) {
         let mut batcher = InstanceBatcher::new();
-        batcher.prepare(view_proj(), &instances, true);
+        batcher.prepare(view_proj(), &instances, true, &assets().0.registry());
         prop_assert_eq!(batcher.instances().len(), instances.len());
         prop_assert_eq!(batcher.culled(), 0);
     }
@@ -166,8 +168,8 @@ proptest! {
 fn a_smaller_frame_after_a_larger_one_exposes_only_its_own_instances() {
     let one = MeshInstance::default();
     let mut batcher = InstanceBatcher::new();
-    batcher.prepare(Mat4::IDENTITY, &[one; 10], true);
-    batcher.prepare(Mat4::IDENTITY, &[one; 3], true);
+    batcher.prepare(Mat4::IDENTITY, &[one; 10], true, &assets().0.registry());
+    batcher.prepare(Mat4::IDENTITY, &[one; 3], true, &assets().0.registry());
     assert_eq!(batcher.instances().len(), 3);
     assert_eq!(batcher.bytes().len(), 3 * size_of::<GpuInstance>());
     assert_eq!(batcher.indices(), [0, 1, 2]);
@@ -275,7 +277,7 @@ fn blended_instances_come_last_one_each_farthest_first() {
         at(1.0, AlphaMode::Opaque),
     ];
     let mut batcher = InstanceBatcher::new();
-    batcher.prepare(view_proj(), &instances, true);
+    batcher.prepare(view_proj(), &instances, true, &assets().0.registry());
     let groups = batcher.groups();
     assert_eq!(groups.len(), 4, "{groups:?}");
     assert!(!groups[0].blend && groups[0].instances.len() == 2);
@@ -292,7 +294,7 @@ fn blended_instances_come_last_one_each_farthest_first() {
 
 #[test]
 fn many_extracted_keys_group_on_two_cores_as_on_one() {
-    let (meshes, textures) = assets();
+    let (_, meshes, textures) = assets();
     let n = 3 * PARALLEL_KEYS + 11;
     // The second half brings batches the first never saw (meshes 4 and up,
     // double-sided ones), and shares the others.
@@ -321,7 +323,7 @@ fn many_extracted_keys_group_on_two_cores_as_on_one() {
         ..FrameData::default()
     };
     let mut batcher = InstanceBatcher::new();
-    batcher.prepare_frame(view_proj(), &frame);
+    batcher.prepare_frame(view_proj(), &frame, &assets().0.registry());
     assert!(
         batcher.side.list.len() > 1,
         "the second half was grouped apart"

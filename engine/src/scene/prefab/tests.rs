@@ -58,7 +58,7 @@ fn instances_get_the_prefabs_nodes_with_their_overrides_removals_and_additions()
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "boat.ron", BOAT);
     let path = write(dir.path(), "harbour.ron", SCENE);
-    let scene = Scene::load(&path).unwrap();
+    let scene = Scene::load(&path, &crate::Assets::new()).unwrap();
     let a = scene.find("a").unwrap();
     let b = scene.find("b").unwrap();
     for instance in [a, b] {
@@ -107,7 +107,7 @@ fn instances_get_the_prefabs_nodes_with_their_overrides_removals_and_additions()
             || text.contains("\"base_color\": [1.0, 0.0, 0.0, 1.0]"),
         "overrides are written as the file's own numbers:\n{text}"
     );
-    let again = Scene::from_text(&text, &path).unwrap();
+    let again = Scene::from_text(&text, &path, &crate::Assets::new()).unwrap();
     assert_eq!(again.to_file_in(Some(dir.path())), saved);
 }
 
@@ -116,7 +116,7 @@ fn edits_to_a_part_become_overrides_and_survive_a_changed_prefab() {
     let dir = tempfile::tempdir().unwrap();
     let boat = write(dir.path(), "boat.ron", BOAT);
     let path = write(dir.path(), "harbour.ron", SCENE);
-    let mut scene = Scene::load(&path).unwrap();
+    let mut scene = Scene::load(&path, &crate::Assets::new()).unwrap();
     let a = scene.find("a").unwrap();
     let sail = child(&scene, child(&scene, a, "body"), "sail");
     scene.set_name(sail, "mainsail").unwrap();
@@ -141,7 +141,7 @@ fn edits_to_a_part_become_overrides_and_survive_a_changed_prefab() {
             .replace("(0.9, 0.9, 0.8, 1.0)", "(0.0, 0.0, 1.0, 1.0)")
             .replace("(0.3, 0.1, 0.0, 1.0)", "(0.0, 1.0, 0.0, 1.0)"),
     );
-    let scene = Scene::load(&path).unwrap();
+    let scene = Scene::load(&path, &crate::Assets::new()).unwrap();
     let (a, b) = (scene.find("a").unwrap(), scene.find("b").unwrap());
     let sail = child(&scene, child(&scene, a, "body"), "mainsail");
     assert_eq!(color(&scene, sail), Vec4::new(0.0, 0.0, 1.0, 1.0));
@@ -176,7 +176,7 @@ fn nested_prefabs_flatten_and_their_parts_take_overrides_by_key() {
              overrides: {"hull/lantern/bulb": {"light": {"intensity": 7.0}}}),
         ])"#,
     );
-    let scene = Scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let scene = Scene::load(&path, &crate::Assets::new()).unwrap_or_else(|e| panic!("{e}"));
     let boat = scene.find("boat").unwrap();
     let lantern = child(&scene, child(&scene, boat, "hull"), "lantern");
     let bulb = child(&scene, lantern, "bulb");
@@ -214,7 +214,7 @@ fn a_prefab_that_contains_itself_is_refused_with_the_chain_of_files() {
         "s.ron",
         r#"(version: 2, nodes: [(name: "top", prefab: "a.ron")])"#,
     );
-    let error = Scene::load(&path).unwrap_err();
+    let error = Scene::load(&path, &crate::Assets::new()).unwrap_err();
     let SceneError::PrefabCycle { chain } = &error else {
         panic!("expected a cycle, got {error}");
     };
@@ -231,7 +231,7 @@ fn a_prefab_that_contains_itself_is_refused_with_the_chain_of_files() {
         r#"(version: 2, nodes: [(name: "me", prefab: "own.ron")])"#,
     );
     assert!(matches!(
-        Scene::load(&own),
+        Scene::load(&own, &crate::Assets::new()),
         Err(SceneError::PrefabCycle { .. })
     ));
 }
@@ -245,7 +245,7 @@ fn bad_overrides_and_missing_prefabs_name_the_node_and_field() {
         "s.ron",
         "(version: 2, nodes: [\n(name: \"b\", prefab: \"boat.ron\",\n overrides: {\"body/hull\": {\"mesh\": {\"matrial\": 1}}}),\n])",
     );
-    let error = Scene::load(&path).unwrap_err().to_string();
+    let error = Scene::load(&path, &crate::Assets::new()).unwrap_err().to_string();
     assert!(
         error.contains("overrides.body/hull") && error.contains("`b`") && error.contains("matrial"),
         "{error}"
@@ -255,7 +255,7 @@ fn bad_overrides_and_missing_prefabs_name_the_node_and_field() {
         "t.ron",
         r#"(version: 2, nodes: [(name: "b", prefab: "nowhere.ron")])"#,
     );
-    let error = Scene::load(&path).unwrap_err().to_string();
+    let error = Scene::load(&path, &crate::Assets::new()).unwrap_err().to_string();
     assert!(
         error.contains("field `prefab`") && error.contains("nowhere.ron"),
         "{error}"
@@ -265,7 +265,7 @@ fn bad_overrides_and_missing_prefabs_name_the_node_and_field() {
         "u.ron",
         r#"(version: 2, nodes: [(name: "b", prefab: "boat.ron"), (name: "c", parent: 0, under: "body/mast")])"#,
     );
-    let error = Scene::load(&path).unwrap_err().to_string();
+    let error = Scene::load(&path, &crate::Assets::new()).unwrap_err().to_string();
     assert!(
         error.contains("field `under`") && error.contains("body/mast"),
         "{error}"
@@ -344,9 +344,9 @@ fn a_scene_opened_by_a_relative_path_finds_models_and_prefabs_relative_to_their_
     );
     let cwd = std::env::current_dir().unwrap();
     let relative =
-        super::super::model::relative_model_path(&std::fs::canonicalize(&path).unwrap(), &cwd);
+        crate::files::written_path(&std::fs::canonicalize(&path).unwrap(), &cwd);
     assert!(!Path::new(&relative).is_absolute(), "{relative}");
-    let scene = Scene::load(Path::new(&relative)).unwrap_or_else(|e| panic!("{e}"));
+    let scene = Scene::load(Path::new(&relative), &crate::Assets::new()).unwrap_or_else(|e| panic!("{e}"));
     let boat = scene.find("boat").unwrap();
     let cargo = child(&scene, boat, "cargo");
     let instance = scene.get::<crate::scene::ModelInstance>(cargo).unwrap();
@@ -389,7 +389,7 @@ fn overrides_of_nodes_the_prefab_lost_are_kept_and_saved_until_removed() {
         "",
     );
     rewrite(&path, &scene_text);
-    let mut scene = Scene::load(&path).expect("loads without the lost nodes");
+    let mut scene = Scene::load(&path, &crate::Assets::new()).expect("loads without the lost nodes");
     let b = scene.find("b").unwrap();
     let orphans = &scene.get::<PrefabInstance>(b).unwrap().orphans;
     assert_eq!(
@@ -410,7 +410,7 @@ fn overrides_of_nodes_the_prefab_lost_are_kept_and_saved_until_removed() {
 
     // The prefab gets its nodes back: the kept override and removal apply again.
     rewrite(&boat, BOAT);
-    let again = Scene::load(&path).unwrap();
+    let again = Scene::load(&path, &crate::Assets::new()).unwrap();
     let b2 = again.find("b").unwrap();
     assert!(again.get::<PrefabInstance>(b2).unwrap().orphans.is_empty());
     let hull = child(&again, child(&again, b2, "body"), "hull");

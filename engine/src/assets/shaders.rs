@@ -1,16 +1,16 @@
-//! The WGSL the renderer builds its pipelines from: process-wide, like the
-//! asset registry. Each shader starts as the text compiled into the binary
-//! (`shaders/*.wgsl`); [`reload`] swaps in new text from disk after naga has
-//! parsed and validated it, and bumps a generation that every [`Renderer`]
-//! checks before its next frame (it then rebuilds its passes). A shader that
-//! fails keeps the last good one drawing: the error names its file, line and
-//! column.
+//! The WGSL the renderer builds its pipelines from: a [`ShaderLibrary`], one
+//! per [`Assets`](super::Assets). Each shader starts as the text compiled into
+//! the binary (`shaders/*.wgsl`); [`ShaderLibrary::reload`] swaps in new text
+//! from disk after naga has parsed and validated it, and bumps a generation
+//! that every [`Renderer`] drawing the library's frames checks before its
+//! next frame (it then rebuilds its passes). A shader that fails keeps the
+//! last good one drawing: the error names its file, line and column.
 //!
-//! [`Renderer`]: super::Renderer
+//! [`Renderer`]: crate::render::Renderer
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, PoisonError, RwLock};
 
 /// One WGSL file of `shaders/`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -101,41 +101,78 @@ pub struct ShaderError {
     pub message: String,
 }
 
-struct Library {
-    texts: [Arc<str>; 7],
+/// The current text of every [`Shader`] (see the [module docs](self)).
+#[derive(Debug, Default)]
+pub struct ShaderLibrary {
+    /// Texts swapped in by [`ShaderLibrary::reload`]; `None`: the embedded one.
+    texts: RwLock<[Option<Arc<str>>; Shader::ALL.len()]>,
+    generation: AtomicU64,
 }
 
-fn library() -> &'static RwLock<Library> {
-    static LIBRARY: std::sync::OnceLock<RwLock<Library>> = std::sync::OnceLock::new();
-    LIBRARY.get_or_init(|| {
-        RwLock::new(Library {
-            texts: Shader::ALL.map(|s| Arc::from(s.embedded())),
+impl ShaderLibrary {
+    /// How many times shaders were swapped: a renderer built at another
+    /// generation rebuilds its passes (0: every shader is the embedded one).
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    /// The current text of `shader`.
+    pub fn source(&self, shader: Shader) -> Arc<str> {
+        let texts = self.texts.read().unwrap_or_else(PoisonError::into_inner);
+        texts[shader.index()]
+            .clone()
+            .unwrap_or_else(|| Arc::from(shader.embedded()))
+    }
+
+    /// A module of `shader`'s current text.
+    pub(crate) fn module(&self, device: &wgpu::Device, shader: Shader) -> wgpu::ShaderModule {
+        device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(shader.file_name()),
+            source: wgpu::ShaderSource::Wgsl(self.source(shader).as_ref().into()),
         })
-    })
-}
+    }
 
-static GENERATION: AtomicU64 = AtomicU64::new(0);
-
-/// How many times shaders were swapped: a renderer built at another
-/// generation rebuilds its passes.
-pub fn generation() -> u64 {
-    GENERATION.load(Ordering::Acquire)
-}
-
-/// The current text of `shader`.
-pub fn source(shader: Shader) -> Arc<str> {
-    let library = library()
-        .read()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    Arc::clone(&library.texts[shader.index()])
-}
-
-/// A module of `shader`'s current text.
-pub(crate) fn module(device: &wgpu::Device, shader: Shader) -> wgpu::ShaderModule {
-    device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some(shader.file_name()),
-        source: wgpu::ShaderSource::Wgsl(source(shader).as_ref().into()),
-    })
+    /// Reads the shaders among `files` (others are ignored), checks each,
+    /// and swaps them in if all are good. Returns the shaders swapped.
+    ///
+    /// # Errors
+    /// The first file that cannot be read or does not compile; nothing is
+    /// swapped then, and the last good shaders keep drawing.
+    pub fn reload(&self, files: &[PathBuf]) -> Result<Vec<Shader>, ShaderError> {
+        let mut fresh: Vec<(Shader, Arc<str>)> = Vec::new();
+        for file in files {
+            let Some(shader) = file
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(Shader::from_file_name)
+            else {
+                continue;
+            };
+            let text = std::fs::read_to_string(file).map_err(|e| ShaderError {
+                file: file.clone(),
+                line: 0,
+                column: 0,
+                message: e.to_string(),
+            })?;
+            check(&text, file)?;
+            fresh.push((shader, text.into()));
+        }
+        if fresh.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut swapped = Vec::new();
+        for (shader, text) in fresh {
+            if *self.source(shader) != *text {
+                let mut texts = self.texts.write().unwrap_or_else(PoisonError::into_inner);
+                texts[shader.index()] = Some(text);
+                swapped.push(shader);
+            }
+        }
+        if !swapped.is_empty() {
+            self.generation.fetch_add(1, Ordering::AcqRel);
+        }
+        Ok(swapped)
+    }
 }
 
 /// Parses and validates WGSL `text` (from `file`, named in the error).
@@ -173,51 +210,6 @@ pub fn check(text: &str, file: &Path) -> Result<(), ShaderError> {
         fail(span.or_else(|| e.location(text)), message)
     })?;
     Ok(())
-}
-
-/// Reads the shaders among `files` (others are ignored), checks each, and
-/// swaps them in if all are good. Returns the shaders swapped.
-///
-/// # Errors
-/// The first file that cannot be read or does not compile; nothing is
-/// swapped then, and the last good shaders keep drawing.
-pub fn reload(files: &[PathBuf]) -> Result<Vec<Shader>, ShaderError> {
-    let mut fresh: Vec<(Shader, Arc<str>)> = Vec::new();
-    for file in files {
-        let Some(shader) = file
-            .file_name()
-            .and_then(|n| n.to_str())
-            .and_then(Shader::from_file_name)
-        else {
-            continue;
-        };
-        let text = std::fs::read_to_string(file).map_err(|e| ShaderError {
-            file: file.clone(),
-            line: 0,
-            column: 0,
-            message: e.to_string(),
-        })?;
-        check(&text, file)?;
-        fresh.push((shader, text.into()));
-    }
-    if fresh.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut library = library()
-        .write()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let mut swapped = Vec::new();
-    for (shader, text) in fresh {
-        if *library.texts[shader.index()] != *text {
-            library.texts[shader.index()] = text;
-            swapped.push(shader);
-        }
-    }
-    drop(library);
-    if !swapped.is_empty() {
-        GENERATION.fetch_add(1, Ordering::AcqRel);
-    }
-    Ok(swapped)
 }
 
 #[cfg(test)]

@@ -1,0 +1,147 @@
+//! [`Assets`]: everything a world loads from disk or makes once and shares,
+//! owned by whoever runs worlds (the editor, the viewer, a test), never by
+//! the process.
+//!
+//! Pattern: flyweight, the book's companion to data locality. A node stores
+//! a 4-byte handle; the heavy data (vertices, decoded images) exists once in
+//! its `Assets` and once on the GPU, however many nodes (and scenes) draw it.
+//! A handle means something only in the `Assets` that issued it: a scene
+//! holds the `Assets` it was loaded with, and extraction hands it to the
+//! renderer with each frame.
+//!
+//! An `Assets` is a cheap handle (like egui's `Context`): clones share one
+//! store, so a scene, its copies and the renderer that draws them see the
+//! same imports; two `Assets` made apart share nothing (a preview world, a
+//! thumbnail scene or a server simulation has its own). Inside, each part
+//! has its own lock, taken for a lookup or an import and never across a
+//! frame.
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use super::registry::Registry;
+use super::shaders::ShaderLibrary;
+use super::sky::Skies;
+use crate::files::ReadLimits;
+
+/// The meshes, textures, models, skies, shaders and prefab expansions one
+/// owner's worlds share (see the [module docs](self)).
+#[derive(Clone, Default)]
+pub struct Assets {
+    shared: Arc<Shared>,
+}
+
+#[derive(Default)]
+struct Shared {
+    registry: RwLock<Registry>,
+    skies: RwLock<Skies>,
+    shaders: ShaderLibrary,
+    /// Expanded prefab files by canonical path. The scene layer, above this
+    /// one, keeps its type; the store only keeps the value for it.
+    prefabs: Mutex<HashMap<PathBuf, Arc<dyn Any + Send + Sync>>>,
+    limits: ReadLimits,
+}
+
+impl std::fmt::Debug for Assets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let registry = self.registry();
+        f.debug_struct("Assets")
+            .field("meshes", &registry.mesh_count())
+            .field("textures", &registry.texture_count())
+            .field("limits", &self.shared.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Assets {
+    /// An empty store whose imports read files within the limits of the
+    /// environment ([`ReadLimits::from_env`]).
+    #[must_use]
+    pub fn new() -> Self {
+        Self::with_limits(ReadLimits::from_env())
+    }
+
+    /// An empty store whose imports read files within `limits`.
+    #[must_use]
+    pub fn with_limits(limits: ReadLimits) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                limits,
+                ..Shared::default()
+            }),
+        }
+    }
+
+    /// Whether `self` and `other` are the same store (clones of one handle).
+    #[must_use]
+    pub fn same(&self, other: &Assets) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    /// The caps every file this store imports is read within.
+    #[must_use]
+    pub fn limits(&self) -> &ReadLimits {
+        &self.shared.limits
+    }
+
+    /// Shared access to the meshes, textures and models.
+    pub fn registry(&self) -> RwLockReadGuard<'_, Registry> {
+        // Every write leaves the registry whole (appends and flag flips), so a
+        // panic elsewhere cannot leave it half-written: a poisoned lock is still usable.
+        self.shared
+            .registry
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(super) fn registry_mut(&self) -> RwLockWriteGuard<'_, Registry> {
+        self.shared
+            .registry
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(super) fn skies(&self) -> RwLockReadGuard<'_, Skies> {
+        self.shared
+            .skies
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(super) fn skies_mut(&self) -> RwLockWriteGuard<'_, Skies> {
+        self.shared
+            .skies
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The WGSL the renderers drawing this store's frames build from.
+    #[must_use]
+    pub fn shaders(&self) -> &ShaderLibrary {
+        &self.shared.shaders
+    }
+
+    /// The expansion kept for the prefab file at `canonical`, of the type the
+    /// scene layer stored it as.
+    pub(crate) fn prefab<T: Any + Send + Sync>(&self, canonical: &Path) -> Option<Arc<T>> {
+        let prefabs = self
+            .shared
+            .prefabs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        prefabs
+            .get(canonical)
+            .and_then(|p| Arc::clone(p).downcast().ok())
+    }
+
+    /// Keeps `expansion` as the prefab file at `canonical`'s.
+    pub(crate) fn keep_prefab<T: Any + Send + Sync>(&self, canonical: PathBuf, expansion: Arc<T>) {
+        self.shared
+            .prefabs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(canonical, expansion);
+    }
+}
