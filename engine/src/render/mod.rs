@@ -40,6 +40,7 @@ mod particle_pass;
 mod post;
 mod records;
 mod renderer;
+pub mod shader_imports;
 pub mod shaders;
 pub mod shadow;
 mod shadow_pass;
