@@ -27,7 +27,11 @@ use super::shaders::ShaderError;
 
 /// The imported pieces of `shaders/` (no entry points of their own), by file
 /// name, as compiled into the binary.
-pub const EMBEDDED: [(&str, &str); 0] = [];
+pub const EMBEDDED: [(&str, &str); 3] = [
+    ("caster.wgsl", include_str!("../../../shaders/caster.wgsl")),
+    ("frame.wgsl", include_str!("../../../shaders/frame.wgsl")),
+    ("lights.wgsl", include_str!("../../../shaders/lights.wgsl")),
+];
 
 /// How deep imports may nest (a chain of distinct files; circles are caught
 /// before this).
