@@ -17,41 +17,8 @@ override MAPPED: bool = false;
 // discard loses the early depth test).
 override MASKED: bool = false;
 
-struct PointLight {
-    position_range: vec4<f32>,
-    // w: a spot's cone scale (0 for a point light).
-    color: vec4<f32>,
-    // xyz: the direction a spot shines, w: its cone offset (1 for a point light).
-    spot: vec4<f32>,
-    // x: the shadow map layer of a shadowed spot (-1: none), y: its index
-    // among the shadowed spots, z: a texel's world size at unit distance.
-    shadow: vec4<f32>,
-}
+#import "frame.wgsl"
 
-struct Globals {
-    view_proj: mat4x4<f32>,
-    camera_position: vec4<f32>,
-    camera_right: vec4<f32>,
-    camera_up: vec4<f32>,
-    ambient: vec4<f32>,
-    sun_direction: vec4<f32>,
-    sun_color: vec4<f32>,
-    point_count: vec4<u32>,
-    point_lights: array<PointLight, 8>,
-    camera_forward: vec4<f32>,
-    // The sun's shadow cascades: world to each cascade's clip space, the view
-    // depth where each ends, the world size of one of its texels, and
-    // x: cascades in use, y: depth bias, z: normal offset (both in texels),
-    // w: one texel in texture coordinates.
-    shadow_matrices: array<mat4x4<f32>, 4>,
-    shadow_far: vec4<f32>,
-    shadow_texel: vec4<f32>,
-    shadow_params: vec4<f32>,
-    // World to each shadowed spot's clip space.
-    spot_matrices: array<mat4x4<f32>, 4>,
-}
-
-@group(0) @binding(0) var<uniform> globals: Globals;
 @group(0) @binding(1) var shadow_map: texture_depth_2d_array;
 @group(0) @binding(2) var shadow_sampler: sampler_comparison;
 // The sky at unit strength (times the ambient colour), baked for image-based
@@ -100,19 +67,9 @@ struct Surface {
 
 @group(2) @binding(0) var<storage, read> instances: array<Instance>;
 
-// A shadow caster (render/records.rs: GpuCaster): the model rows, the base
-// colour's alpha and the packed cutoff; read by the shadow pass's masked
-// casters alone (`vs_caster`).
-struct Caster {
-    row_x: vec4<f32>,
-    row_y: vec4<f32>,
-    row_z: vec4<f32>,
-    alpha: f32,
-    // The alpha cutoff in the third byte (as Instance.metal_rough has it).
-    cutoff: u32,
-    pad: vec2<u32>,
-}
+#import "caster.wgsl"
 
+// Read by the shadow pass's masked casters alone (`vs_caster`).
 @group(2) @binding(5) var<storage, read> casters: array<Caster>;
 
 // The per-vertex attributes of every mesh (assets::MeshVertex).

@@ -2,15 +2,7 @@
 // shadow map. Reads the caster records (render/records.rs: GpuCaster; only
 // the model rows here), positioned by the cascade's world-to-clip matrix.
 
-struct Caster {
-    row_x: vec4<f32>,
-    row_y: vec4<f32>,
-    row_z: vec4<f32>,
-    alpha: f32,
-    // The alpha cutoff in the third byte (as Instance.metal_rough has it).
-    cutoff: u32,
-    pad: vec2<u32>,
-}
+#import "caster.wgsl"
 
 @group(0) @binding(0) var<uniform> light_view_proj: mat4x4<f32>;
 @group(0) @binding(1) var<storage, read> instances: array<Caster>;

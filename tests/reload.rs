@@ -2,7 +2,8 @@
 //! texture image beside a `.gltf` rewritten on disk shows in the next frame;
 //! a shader edited on disk (valid) changes the pixels, then (broken) leaves
 //! the last good pipeline drawing and names its line. Each prints the time
-//! from the file write to the new pixels.
+//! from the file write to the new pixels. A piece the shaders `#import`
+//! edited on disk reloads every shader that imports it.
 //!
 //! Each test's scene has an asset store of its own (shaders included), so
 //! they run side by side without seeing each other's reloads.
@@ -256,4 +257,62 @@ fn an_edited_shader_redraws_and_a_broken_one_keeps_the_last_good_pipeline() {
     );
     let again = draw(&ctx, &mut renderer, &scene);
     assert_eq!(centre(&again), centre(&before));
+}
+
+#[test]
+fn an_edited_piece_reloads_every_shader_that_imports_it() {
+    // The shader library alone: no GPU needed.
+    let dir = tempfile::tempdir().unwrap();
+    let shader_dir = dir.path().join("shaders");
+    std::fs::create_dir(&shader_dir).unwrap();
+    for entry in std::fs::read_dir(shaders::source_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "wgsl") {
+            std::fs::copy(&path, shader_dir.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let mut watcher = FileWatcher::new().unwrap();
+    watcher.watch(&shader_dir, false).unwrap();
+    let mut scene = Scene::new();
+
+    // Valid: the lights, imported by the frame block, reach its four shaders.
+    let lights = shader_dir.join("lights.wgsl");
+    let original = std::fs::read_to_string(&lights).unwrap();
+    let marker = "const LIGHTS_EDITED: f32 = 1.0;";
+    std::fs::write(&lights, format!("{original}{marker}\n")).unwrap();
+    let changed = wait_for(&mut watcher, &lights);
+    let reloaded = reload_assets(&changed, &mut scene);
+    let mut swapped: Vec<&str> = reloaded.shaders.iter().map(|s| s.file_name()).collect();
+    swapped.sort_unstable();
+    assert_eq!(
+        swapped,
+        ["lines.wgsl", "mesh.wgsl", "particles.wgsl", "sky.wgsl"],
+        "{:?}",
+        reloaded.errors
+    );
+    assert!(scene.assets().shaders().source(Shader::Mesh).contains(marker));
+    assert!(!scene.assets().shaders().source(Shader::Shadow).contains(marker));
+
+    // Broken: the error names the piece and its own line; nothing is swapped.
+    let broken = original.replace("spot: vec4<f32>,", "spot vec4<f32>,");
+    let line = broken
+        .lines()
+        .position(|l| l.contains("spot vec4"))
+        .unwrap()
+        + 1;
+    std::fs::write(&lights, broken).unwrap();
+    let changed = wait_for(&mut watcher, &lights);
+    let reloaded = reload_assets(&changed, &mut scene);
+    assert!(reloaded.shaders.is_empty());
+    let error = reloaded.errors.join("\n");
+    assert!(error.contains(&format!("lights.wgsl:{line}:")), "{error}");
+    assert!(
+        scene.assets().shaders().source(Shader::Lines).contains(marker),
+        "the last good one stays"
+    );
+
+    // The repository's pieces back.
+    let repo = shaders::source_dir().join("lights.wgsl");
+    assert_eq!(scene.assets().shaders().reload(&[repo]).unwrap().len(), 4);
+    assert!(!scene.assets().shaders().source(Shader::Mesh).contains(marker));
 }

@@ -2,8 +2,10 @@
 //! project's folders, and what a changed file does to a running world.
 //!
 //! - WGSL shaders: checked by naga and swapped into the shader library; every
-//!   renderer rebuilds its passes before its next frame. A broken one keeps
-//!   the last good pipelines drawing and its error names the file and line.
+//!   renderer rebuilds its passes before its next frame. A changed piece that
+//!   shaders `#import` reloads every shader beside it that imports it. A
+//!   broken one keeps the last good pipelines drawing and its error names the
+//!   file and line (the piece's own, when the mistake is in a piece).
 //! - glTF models, and the images and buffers a `.gltf` names: imported
 //!   again, and every instance of the model rebuilt from the new copy. A
 //!   broken file keeps the last good copy.
@@ -240,8 +242,9 @@ impl Reloaded {
     }
 }
 
-/// Reloads the shaders and models among `changed` (models that name a
-/// changed image or buffer too) and rebuilds their instances in `scene`.
+/// Reloads the shaders and models among `changed` (shaders that import a
+/// changed piece, and models that name a changed image or buffer, too) and
+/// rebuilds the models' instances in `scene`.
 /// Prefabs are left to the caller ([`Scene::refresh_prefabs`] here, an undo
 /// entry in the editor), and so is the scene's own file.
 pub fn reload_assets(changed: &[PathBuf], scene: &mut Scene) -> Reloaded {

@@ -1,16 +1,19 @@
-//! Every WGSL file in `shaders/` must parse and validate with naga (the
-//! compiler wgpu uses), so a broken shader fails `cargo test` instead of the
-//! first frame on someone's machine.
+//! Every shader in `shaders/` must parse and validate with naga (the
+//! compiler wgpu uses), its `#import`s written in, so a broken shader fails
+//! `cargo test` instead of the first frame on someone's machine. Every other
+//! WGSL file there is a piece a shader imports, compiled into the binary.
 
 use std::path::{Path, PathBuf};
 
+use keel_engine::assets::shader_imports::{self, Composed};
+use keel_engine::assets::Shader;
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
 fn shader_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shaders")
 }
 
-fn shader_files() -> Vec<PathBuf> {
+fn wgsl_files() -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(shader_dir())
         .expect("shaders/ directory at the repository root")
         .map(|entry| entry.expect("readable shaders/ entry").path())
@@ -20,12 +23,43 @@ fn shader_files() -> Vec<PathBuf> {
     files
 }
 
-fn parse(path: &Path) -> naga::Module {
+fn is_shader(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|name| name.to_str())
+        .and_then(Shader::from_file_name)
+        .is_some()
+}
+
+/// The shaders (the WGSL files with entry points; the others are imported).
+fn shader_files() -> Vec<PathBuf> {
+    wgsl_files().into_iter().filter(|p| is_shader(p)).collect()
+}
+
+fn read(path: &Path) -> std::io::Result<String> {
+    std::fs::read_to_string(path)
+}
+
+/// The shader at `path` with its imports written in.
+fn compose(path: &Path) -> Composed {
     let source = std::fs::read_to_string(path).expect("readable shader");
-    naga::front::wgsl::parse_str(&source).unwrap_or_else(|error| {
+    shader_imports::compose(path, &source, &mut read).unwrap_or_else(|error| panic!("{error}"))
+}
+
+/// naga's report of an error at `location`, led by the file and line it is in.
+fn report(composed: &Composed, location: Option<naga::SourceLocation>, text: String) -> String {
+    format!("{}\n{text}", composed.error(location, String::new()))
+}
+
+fn parse(composed: &Composed) -> naga::Module {
+    let source = composed.text();
+    naga::front::wgsl::parse_str(source).unwrap_or_else(|error| {
         panic!(
             "{}",
-            error.emit_to_string_with_path(&source, &path.display().to_string())
+            report(
+                composed,
+                error.location(source),
+                error.emit_to_string(source)
+            )
         )
     })
 }
@@ -33,20 +67,22 @@ fn parse(path: &Path) -> naga::Module {
 #[test]
 fn every_shader_parses_and_validates() {
     let files = shader_files();
-    assert!(
-        files.len() >= 3,
-        "expected the mesh, particle and line shaders, found {files:?}"
-    );
+    assert_eq!(files.len(), Shader::ALL.len(), "{files:?}");
     for path in files {
-        let module = parse(&path);
+        let composed = compose(&path);
+        let module = parse(&composed);
         // Default capabilities: what every wgpu backend (GL included) must support.
         Validator::new(ValidationFlags::all(), Capabilities::default())
             .validate(&module)
             .unwrap_or_else(|error| {
-                let source = std::fs::read_to_string(&path).unwrap_or_default();
+                let source = composed.text();
                 panic!(
                     "{}",
-                    error.emit_to_string_with_path(&source, &path.display().to_string())
+                    report(
+                        &composed,
+                        error.location(source),
+                        error.emit_to_string(source)
+                    )
                 )
             });
         let stages: Vec<naga::ShaderStage> = module.entry_points.iter().map(|e| e.stage).collect();
@@ -113,7 +149,7 @@ fn every_shader_declares_the_same_globals_block() {
         .into_iter()
         .filter(|path| !is_depth_only(path) && !is_post(path))
         .map(|path| {
-            let module = parse(&path);
+            let module = parse(&compose(&path));
             let layout = struct_layout(&module, "Globals")
                 .unwrap_or_else(|| panic!("{} has no Globals struct", path.display()));
             (path, layout)
@@ -129,4 +165,29 @@ fn every_shader_declares_the_same_globals_block() {
             first_path.display()
         );
     }
+}
+
+#[test]
+fn every_other_wgsl_file_is_a_piece_a_shader_imports_compiled_into_the_binary() {
+    let pieces: Vec<PathBuf> = wgsl_files().into_iter().filter(|p| !is_shader(p)).collect();
+    assert!(!pieces.is_empty(), "shaders/ shares its common blocks");
+    for piece in &pieces {
+        let name = piece.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let embedded = shader_imports::EMBEDDED
+            .iter()
+            .find(|(n, _)| *n == name)
+            .unwrap_or_else(|| panic!("{name} is missing from shader_imports::EMBEDDED"));
+        assert_eq!(
+            std::fs::read_to_string(piece).unwrap(),
+            embedded.1,
+            "{name} as compiled in"
+        );
+        assert!(
+            shader_files()
+                .iter()
+                .any(|shader| shader_imports::imports_reach(shader, piece, &mut read)),
+            "no shader imports {name}"
+        );
+    }
+    assert_eq!(pieces.len(), shader_imports::EMBEDDED.len());
 }

@@ -9,6 +9,7 @@ mod model;
 mod primitives;
 mod registry;
 mod sampling;
+pub mod shader_imports;
 pub mod shaders;
 mod sky;
 mod store;

@@ -6,11 +6,19 @@
 //! next frame (it then rebuilds its passes). A shader that fails keeps the
 //! last good one drawing: the error names its file, line and column.
 //!
+//! A shader may take shared WGSL from other files of its folder with a line
+//! `#import "frame.wgsl"` (see [`shader_imports`]): the pieces of `shaders/`
+//! are compiled into the binary too, an error in one names that file and its
+//! own line, and a piece changed on disk reloads every shader beside it that
+//! imports it.
+//!
 //! [`Renderer`]: crate::render::Renderer
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock};
+
+use super::shader_imports::{self, Composed};
 
 /// One WGSL file of `shaders/`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -73,6 +81,12 @@ impl Shader {
         }
     }
 
+    /// Its text as compiled into the binary, imports written in.
+    pub(crate) fn composed_embedded(self) -> Result<Composed, ShaderError> {
+        let file = Path::new(self.file_name());
+        shader_imports::compose(file, self.embedded(), &mut shader_imports::embedded)
+    }
+
     fn index(self) -> usize {
         Self::ALL.iter().position(|&s| s == self).unwrap_or(0)
     }
@@ -106,6 +120,8 @@ pub struct ShaderError {
 pub struct ShaderLibrary {
     /// Texts swapped in by [`ShaderLibrary::reload`]; `None`: the embedded one.
     texts: RwLock<[Option<Arc<str>>; Shader::ALL.len()]>,
+    /// The embedded texts with their imports in place, composed at first use.
+    embedded: OnceLock<[Arc<str>; Shader::ALL.len()]>,
     generation: AtomicU64,
 }
 
@@ -116,12 +132,23 @@ impl ShaderLibrary {
         self.generation.load(Ordering::Acquire)
     }
 
-    /// The current text of `shader`.
+    /// The current text of `shader`, its imports in place.
     pub fn source(&self, shader: Shader) -> Arc<str> {
         let texts = self.texts.read().unwrap_or_else(PoisonError::into_inner);
-        texts[shader.index()]
-            .clone()
-            .unwrap_or_else(|| Arc::from(shader.embedded()))
+        if let Some(text) = &texts[shader.index()] {
+            return Arc::clone(text);
+        }
+        drop(texts);
+        let embedded = self.embedded.get_or_init(|| {
+            Shader::ALL.map(|s| match s.composed_embedded() {
+                Ok(composed) => Arc::from(composed.into_text()),
+                Err(e) => {
+                    log::error!("{e}");
+                    Arc::from(s.embedded())
+                }
+            })
+        });
+        Arc::clone(&embedded[shader.index()])
     }
 
     /// A module of `shader`'s current text.
@@ -132,30 +159,25 @@ impl ShaderLibrary {
         })
     }
 
-    /// Reads the shaders among `files` (others are ignored), checks each,
-    /// and swaps them in if all are good. Returns the shaders swapped.
+    /// Reads the shaders among `files`, and those beside a `.wgsl` file
+    /// among them that import it (others are ignored), checks each, and
+    /// swaps them in if all are good. Returns the shaders swapped.
     ///
     /// # Errors
     /// The first file that cannot be read or does not compile; nothing is
     /// swapped then, and the last good shaders keep drawing.
     pub fn reload(&self, files: &[PathBuf]) -> Result<Vec<Shader>, ShaderError> {
         let mut fresh: Vec<(Shader, Arc<str>)> = Vec::new();
-        for file in files {
-            let Some(shader) = file
-                .file_name()
-                .and_then(|n| n.to_str())
-                .and_then(Shader::from_file_name)
-            else {
-                continue;
-            };
-            let text = std::fs::read_to_string(file).map_err(|e| ShaderError {
+        for (shader, file) in reached(files) {
+            let text = std::fs::read_to_string(&file).map_err(|e| ShaderError {
                 file: file.clone(),
                 line: 0,
                 column: 0,
                 message: e.to_string(),
             })?;
-            check(&text, file)?;
-            fresh.push((shader, text.into()));
+            let composed = shader_imports::compose(&file, &text, &mut read)?;
+            validate(&composed)?;
+            fresh.push((shader, composed.into_text().into()));
         }
         if fresh.is_empty() {
             return Ok(Vec::new());
@@ -175,17 +197,21 @@ impl ShaderLibrary {
     }
 }
 
-/// Parses and validates WGSL `text` (from `file`, named in the error).
+/// Parses and validates WGSL `text` (from `file`, named in the error), its
+/// imports read from disk beside `file`.
 ///
 /// # Errors
-/// The first parse or validation error, with its line and column.
+/// The first import, parse or validation error, with the file it is in and
+/// its line and column there.
 pub fn check(text: &str, file: &Path) -> Result<(), ShaderError> {
-    let fail = |location: Option<naga::SourceLocation>, message: String| ShaderError {
-        file: file.to_path_buf(),
-        line: location.map_or(1, |l| l.line_number),
-        column: location.map_or(1, |l| l.line_position),
-        message,
-    };
+    validate(&shader_imports::compose(file, text, &mut read)?)
+}
+
+/// Parses and validates a composed shader; errors name the file and line
+/// each part came from.
+fn validate(composed: &Composed) -> Result<(), ShaderError> {
+    let text = composed.text();
+    let fail = |location, message| composed.error(location, message);
     let module = naga::front::wgsl::parse_str(text)
         .map_err(|e| fail(e.location(text), e.message().to_string()))?;
     naga::valid::Validator::new(
@@ -212,6 +238,39 @@ pub fn check(text: &str, file: &Path) -> Result<(), ShaderError> {
     Ok(())
 }
 
+/// The shaders a change to `files` reaches, each with the file to read it
+/// from: the shaders among them, and the shaders beside a changed `.wgsl`
+/// file that import it (directly or through another piece).
+fn reached(files: &[PathBuf]) -> Vec<(Shader, PathBuf)> {
+    let mut out: Vec<(Shader, PathBuf)> = Vec::new();
+    let mut add = |shader: Shader, file: PathBuf| {
+        if !out.iter().any(|(s, _)| *s == shader) {
+            out.push((shader, file));
+        }
+    };
+    for file in files {
+        let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if let Some(shader) = Shader::from_file_name(name) {
+            add(shader, file.clone());
+        }
+        let Some(dir) = file.parent().filter(|_| name.ends_with(".wgsl")) else {
+            continue;
+        };
+        for shader in Shader::ALL {
+            let beside = dir.join(shader.file_name());
+            if beside != *file && shader_imports::imports_reach(&beside, file, &mut read) {
+                add(shader, beside);
+            }
+        }
+    }
+    out
+}
+
+/// Reads a shader or a piece it imports from disk.
+fn read(file: &Path) -> std::io::Result<String> {
+    std::fs::read_to_string(file)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,7 +278,7 @@ mod tests {
     #[test]
     fn every_embedded_shader_checks_and_is_found_by_its_file_name() {
         for shader in Shader::ALL {
-            check(shader.embedded(), Path::new(shader.file_name())).unwrap();
+            validate(&shader.composed_embedded().unwrap()).unwrap();
             assert_eq!(Shader::from_file_name(shader.file_name()), Some(shader));
         }
         assert_eq!(Shader::from_file_name("notes.txt"), None);

@@ -495,8 +495,10 @@ mod tests {
 
     #[test]
     fn globals_match_the_shader_block_size() {
-        let module = naga::front::wgsl::parse_str(include_str!("../../../shaders/mesh.wgsl"))
-            .expect("mesh shader parses");
+        let mesh = crate::assets::Shader::Mesh
+            .composed_embedded()
+            .expect("mesh shader's imports compose");
+        let module = naga::front::wgsl::parse_str(mesh.text()).expect("mesh shader parses");
         let mut layouter = naga::proc::Layouter::default();
         layouter
             .update(module.to_ctx())
