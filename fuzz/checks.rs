@@ -80,7 +80,11 @@ pub fn prefab(data: &[u8]) {
         let written = file
             .to_text(&dir.join("again.ron"))
             .expect("a loaded scene can be written");
-        if let Err(error) = Scene::from_text(&written, &dir.join("again.ron"), &keel_engine::Assets::new()) {
+        if let Err(error) = Scene::from_text(
+            &written,
+            &dir.join("again.ron"),
+            &keel_engine::Assets::new(),
+        ) {
             panic!("a saved prefab scene does not load again: {error}\n{written}");
         }
     }

@@ -18,13 +18,13 @@ use glam::{Quat, Vec3, Vec4};
 use keel_engine::assets::MeshRef;
 use keel_engine::assets::gltf::mip_chain;
 use keel_engine::assets::gltf::write::{Export, Resources};
+use keel_engine::assets::shaders::{self, Shader};
 use keel_engine::assets::{
     MeshData, MeshVertex, ModelData, ModelMaterial, ModelMesh, ModelNode, ModelPrimitive,
     TextureData,
 };
 use keel_engine::extract::{FrameBuffers, Overlays};
 use keel_engine::reload::{FileWatcher, reload_assets};
-use keel_engine::assets::shaders::{self, Shader};
 use keel_engine::render::{Camera, GpuContext, Renderer, image::RgbaImage, wgpu};
 use keel_engine::scene::{MeshRenderer, Scene, Transform};
 
@@ -290,8 +290,20 @@ fn an_edited_piece_reloads_every_shader_that_imports_it() {
         "{:?}",
         reloaded.errors
     );
-    assert!(scene.assets().shaders().source(Shader::Mesh).contains(marker));
-    assert!(!scene.assets().shaders().source(Shader::Shadow).contains(marker));
+    assert!(
+        scene
+            .assets()
+            .shaders()
+            .source(Shader::Mesh)
+            .contains(marker)
+    );
+    assert!(
+        !scene
+            .assets()
+            .shaders()
+            .source(Shader::Shadow)
+            .contains(marker)
+    );
 
     // Broken: the error names the piece and its own line; nothing is swapped.
     let broken = original.replace("spot: vec4<f32>,", "spot vec4<f32>,");
@@ -307,12 +319,22 @@ fn an_edited_piece_reloads_every_shader_that_imports_it() {
     let error = reloaded.errors.join("\n");
     assert!(error.contains(&format!("lights.wgsl:{line}:")), "{error}");
     assert!(
-        scene.assets().shaders().source(Shader::Lines).contains(marker),
+        scene
+            .assets()
+            .shaders()
+            .source(Shader::Lines)
+            .contains(marker),
         "the last good one stays"
     );
 
     // The repository's pieces back.
     let repo = shaders::source_dir().join("lights.wgsl");
     assert_eq!(scene.assets().shaders().reload(&[repo]).unwrap().len(), 4);
-    assert!(!scene.assets().shaders().source(Shader::Mesh).contains(marker));
+    assert!(
+        !scene
+            .assets()
+            .shaders()
+            .source(Shader::Mesh)
+            .contains(marker)
+    );
 }

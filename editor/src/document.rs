@@ -123,7 +123,10 @@ impl Document {
     /// # Errors
     /// Whatever [`Scene::load`] reports (file, line, node and field).
     pub fn open(path: &Path, assets: &Assets) -> Result<Self, SceneError> {
-        Ok(Self::new(Scene::load(path, assets)?, Some(path.to_path_buf())))
+        Ok(Self::new(
+            Scene::load(path, assets)?,
+            Some(path.to_path_buf()),
+        ))
     }
 
     /// The scene being edited.
@@ -652,7 +655,9 @@ impl Document {
     /// refuses); the world is unchanged then.
     pub fn restore_play_snapshot(&mut self, snapshot: PlaySnapshot) -> Result<Remap, SceneError> {
         let assets = self.world.scene.assets().clone();
-        let scene = snapshot.file.to_scene(Path::new("<play snapshot>"), &assets)?;
+        let scene = snapshot
+            .file
+            .to_scene(Path::new("<play snapshot>"), &assets)?;
         let remap: Remap = snapshot.ids.iter().copied().zip(scene.nodes()).collect();
         self.world.scene = scene;
         self.world.clock.reset_lag();

@@ -12,10 +12,6 @@
 //! - [`app`]: the window shell (winit, wgpu surface, egui-winit, egui-wgpu).
 //! - [`cli`]: the command line; [`capture`]: screenshots of the window.
 
-// The engine's `SceneError` names the file, node and field of a failure, which
-// makes it large; the editor passes it on unboxed, and only on failure paths.
-#![allow(clippy::result_large_err)]
-
 pub mod app;
 pub mod assets_index;
 pub mod capture;

@@ -14,7 +14,7 @@
 use std::path::Path;
 
 use keel_engine::scene::{
-    NodeId, NodeRecord, PrefabInstance, PrefabPart, Scene, SceneError, load_prefab,
+    NodeFieldError, NodeId, NodeRecord, PrefabInstance, PrefabPart, Scene, SceneError, load_prefab,
 };
 
 use crate::component::ComponentValue;
@@ -130,7 +130,7 @@ fn spawn_records(
             (0, _) => (at.parent, at.index),
             (_, Some(p)) if p < i => (Some(ids[p]), usize::MAX),
             (_, p) => {
-                return Err(SceneError::InvalidField {
+                return Err(SceneError::InvalidField(Box::new(NodeFieldError {
                     path: "<subtree>".into(),
                     line: 0,
                     column: 0,
@@ -139,7 +139,7 @@ fn spawn_records(
                     field: "parent".into(),
                     expected: "the index of an earlier node",
                     found: format!("{p:?}"),
-                });
+                })));
             }
         };
         let id = scene.spawn_at(parent, index, record.name.clone(), record.transform)?;
@@ -232,7 +232,7 @@ mod tests {
                 index: 0,
             },
         );
-        assert!(matches!(err, Err(SceneError::InvalidField { .. })));
+        assert!(matches!(err, Err(SceneError::InvalidField(_))));
         assert_eq!(s.to_file(), before);
     }
 }

@@ -416,7 +416,10 @@ fn double_clicking_a_scene_in_the_browser_opens_it() {
         .with_step_dt(0.02)
         .build_ui_state(
             |ui, app: &mut EditorApp| app.ui(ui),
-            EditorApp::with_document(Document::open(&path, &keel_engine::Assets::new()).unwrap(), None),
+            EditorApp::with_document(
+                Document::open(&path, &keel_engine::Assets::new()).unwrap(),
+                None,
+            ),
         );
     frames_until(&mut h, |h| h.query_by_label("scenes/").is_some());
     // The filter narrows the list to it.

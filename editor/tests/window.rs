@@ -190,7 +190,9 @@ fn the_editor_view_and_the_viewer_show_the_same_pixels() {
     assert!(width > 200 && height > 200, "a view of {width}x{height}");
 
     let ctx = GpuContext::headless(wgpu::Backends::all()).expect("an adapter");
-    let mut world = World::new(keel_engine::scene::Scene::load(&scene_path, &keel_engine::Assets::new()).unwrap());
+    let mut world = World::new(
+        keel_engine::scene::Scene::load(&scene_path, &keel_engine::Assets::new()).unwrap(),
+    );
     let camera = CameraRig::new(&world.scene).camera();
     let overlays = Overlays {
         grid: true,

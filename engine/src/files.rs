@@ -335,7 +335,12 @@ mod tests {
         #[cfg(unix)]
         {
             // /dev/zero never ends: read whole, it would exhaust memory.
-            let error = read(Path::new("/dev/zero"), FileKind::Model, &ReadLimits::DEFAULT).unwrap_err();
+            let error = read(
+                Path::new("/dev/zero"),
+                FileKind::Model,
+                &ReadLimits::DEFAULT,
+            )
+            .unwrap_err();
             assert!(error.to_string().contains("a character device"), "{error}");
             let fifo = dir.path().join("pipe.ron");
             let made = std::process::Command::new("mkfifo").arg(&fifo).status();
@@ -366,9 +371,18 @@ mod tests {
         );
         assert!(text.contains("KEEL_MAX_IMAGE_MB"), "{text}");
         assert!(check(&fs::metadata(&path).unwrap(), FileKind::Image, 4096).is_ok());
-        assert_eq!(read(&path, FileKind::Image, &ReadLimits::DEFAULT).unwrap().len(), 4096);
+        assert_eq!(
+            read(&path, FileKind::Image, &ReadLimits::DEFAULT)
+                .unwrap()
+                .len(),
+            4096
+        );
         let error = read(&path, FileKind::Image, &small).unwrap_err();
-        assert_eq!(error.kind(), io::ErrorKind::FileTooLarge, "the limits given are the ones obeyed");
+        assert_eq!(
+            error.kind(),
+            io::ErrorKind::FileTooLarge,
+            "the limits given are the ones obeyed"
+        );
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod app;
 pub mod assets;
 pub mod extract;
 pub mod files;
+mod identity;
 pub mod particles;
 pub mod record;
 pub mod reload;

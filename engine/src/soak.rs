@@ -493,8 +493,16 @@ pub fn run(
     mut progress: impl FnMut(&SoakReport),
 ) -> Result<SoakReport, SoakError> {
     let assets = world.scene.assets().clone();
-    let model = options.model.as_deref().map(|p| assets.load_model(p)).transpose()?;
-    let rig = options.rig.as_deref().map(|p| assets.load_model(p)).transpose()?;
+    let model = options
+        .model
+        .as_deref()
+        .map(|p| assets.load_model(p))
+        .transpose()?;
+    let rig = options
+        .rig
+        .as_deref()
+        .map(|p| assets.load_model(p))
+        .transpose()?;
     if let Some(every) = options.seek_every {
         world.start_recording(RecordSettings {
             budget_bytes: SEEK_BUDGET,

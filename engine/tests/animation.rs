@@ -270,7 +270,8 @@ fn fox_scene(animator: &str) -> String {
 #[test]
 fn a_scene_file_animator_loads_plays_and_saves_back() {
     let text = fox_scene("(clip: \"Run\", speed: 1.5, mode: PingPong)");
-    let scene = Scene::from_text(&text, Path::new("fox.ron"), &keel_engine::Assets::new()).expect("loads");
+    let scene =
+        Scene::from_text(&text, Path::new("fox.ron"), &keel_engine::Assets::new()).expect("loads");
     let fox = scene.find("fox").unwrap();
     let animator = scene.get::<Animator>(fox).expect("an animator");
     assert_eq!((animator.clip.as_str(), animator.speed), ("Run", 1.5));
@@ -301,7 +302,8 @@ fn an_unknown_clip_is_an_error_that_lists_the_clips() {
     );
     let error = Scene::from_text(
         "(version: 1, nodes: [(name: \"box\", animator: (clip: \"Walk\"))])",
-        Path::new("box.ron"), &keel_engine::Assets::new(),
+        Path::new("box.ron"),
+        &keel_engine::Assets::new(),
     )
     .unwrap_err()
     .to_string();

@@ -22,7 +22,11 @@ fn bundled(name: &str) -> PathBuf {
 
 #[test]
 fn the_fox_has_three_clips_and_one_skin_of_24_joints() {
-    let fox = gltf::load(&bundled("Fox.glb"), &keel_engine::files::ReadLimits::DEFAULT).expect("the Fox loads");
+    let fox = gltf::load(
+        &bundled("Fox.glb"),
+        &keel_engine::files::ReadLimits::DEFAULT,
+    )
+    .expect("the Fox loads");
     let names: Vec<&str> = fox.animations.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["Survey", "Walk", "Run"]);
     for clip in &fox.animations {
@@ -52,7 +56,11 @@ fn the_fox_has_three_clips_and_one_skin_of_24_joints() {
 
 #[test]
 fn simple_skin_matches_the_file_by_hand() {
-    let model = gltf::load(&bundled("SimpleSkin.gltf"), &keel_engine::files::ReadLimits::DEFAULT).expect("SimpleSkin loads");
+    let model = gltf::load(
+        &bundled("SimpleSkin.gltf"),
+        &keel_engine::files::ReadLimits::DEFAULT,
+    )
+    .expect("SimpleSkin loads");
     // nodes[0] (the skinned mesh) -> nodes[1] (joint, y = 1) -> nodes[2] (joint).
     assert_eq!(model.nodes.len(), 3);
     let skin = &model.skins[0];
@@ -96,7 +104,12 @@ fn broken(edit: impl FnOnce(&mut serde_json::Value)) -> Result<(), ModelError> {
     let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
     edit(&mut json);
     let bytes = serde_json::to_vec(&json).unwrap();
-    gltf::from_slice(&bytes, &bundled("SimpleSkin.gltf"), &keel_engine::files::ReadLimits::DEFAULT).map(|_| ())
+    gltf::from_slice(
+        &bytes,
+        &bundled("SimpleSkin.gltf"),
+        &keel_engine::files::ReadLimits::DEFAULT,
+    )
+    .map(|_| ())
 }
 
 #[test]

@@ -4,6 +4,11 @@
 //! the extraction of their skinned meshes.
 //! The tests take turns: the counter is global, and rayon's workers count too.
 
+#![expect(
+    unsafe_code,
+    reason = "the counting global allocator forwards to the system one"
+)]
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -22,6 +27,8 @@ struct Counting;
 static COUNTING: AtomicBool = AtomicBool::new(false);
 static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 
+// SAFETY: every method forwards to `System` with the caller's arguments unchanged;
+// counting touches only atomics, which do not allocate.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if COUNTING.load(Ordering::Relaxed) {
@@ -127,7 +134,10 @@ fn preparing_a_frame_allocates_nothing_once_warm() {
         COUNTING.store(frame >= 100, Ordering::Relaxed);
         let data = buffers.extract_world(&mut world, camera, 1.5, &overlays);
         drawn += data.packed.len() + data.alpha.len();
-        let registry = data.assets.expect("extraction names the scene's store").registry();
+        let registry = data
+            .assets
+            .expect("extraction names the scene's store")
+            .registry();
         batcher.prepare_frame(view_proj, &data, &registry);
         let set = cascades(&camera, 1.5, data.sun.direction, &data.shadows);
         for (i, shadow) in shadow_batchers.iter_mut().enumerate().take(set.count) {

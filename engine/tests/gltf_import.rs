@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 use glam::{Mat4, Quat, Vec3, Vec4};
 use gltf::json;
 use json::validation::{Checked, USize64};
-use keel_engine::files::ReadLimits;
 use keel_engine::assets::gltf::write::{Export, Resources};
 use keel_engine::assets::gltf::{self as import, ModelError, mip_chain};
 use keel_engine::assets::{
     MeshData, MeshVertex, ModelData, ModelMaterial, ModelMesh, ModelNode, ModelPrimitive,
     Primitive, TextureData,
 };
+use keel_engine::files::ReadLimits;
 use keel_engine::scene::Transform;
 use proptest::prelude::*;
 
@@ -304,7 +304,8 @@ fn truncated_glb_is_an_error_at_every_cut() {
 fn glb_header_shorter_than_itself_is_a_parse_error() {
     let mut bytes = glb(export());
     bytes[8..12].copy_from_slice(&4_u32.to_le_bytes());
-    let error = import::from_slice(&bytes, Path::new("h.glb"), &ReadLimits::DEFAULT).expect_err("length 4");
+    let error =
+        import::from_slice(&bytes, Path::new("h.glb"), &ReadLimits::DEFAULT).expect_err("length 4");
     assert!(matches!(error, ModelError::Parse { .. }), "{error:?}");
 }
 

@@ -41,7 +41,16 @@ fn a_model_instance_spawns_its_hierarchy_with_shared_meshes() {
         .iter()
         .find_map(|m| m.material.texture)
         .expect("a textured part");
-    assert!(scene.assets().registry().texture(textured).expect("registered").mips.len() > 1);
+    assert!(
+        scene
+            .assets()
+            .registry()
+            .texture(textured)
+            .expect("registered")
+            .mips
+            .len()
+            > 1
+    );
 
     // A second instance shares every mesh: the file is imported once.
     let (second, _) = scene
@@ -119,10 +128,11 @@ fn a_missing_model_names_the_scene_line_node_and_file() {
     let scene_path = dir.path().join("scenes/broken.ron");
     let text = "(\n    version: 1,\n    nodes: [\n        (name: \"ghost\", model: \"../models/nowhere.glb\"),\n    ],\n)\n";
     std::fs::write(&scene_path, text).expect("writes");
-    let error = Scene::load(&scene_path, &keel_engine::Assets::new()).expect_err("the model is missing");
+    let error =
+        Scene::load(&scene_path, &keel_engine::Assets::new()).expect_err("the model is missing");
     let message = error.to_string();
     assert!(
-        matches!(error, SceneError::InvalidField { line: 4, .. }),
+        matches!(&error, SceneError::InvalidField(e) if e.line == 4),
         "{message}"
     );
     assert!(message.contains("broken.ron"), "{message}");

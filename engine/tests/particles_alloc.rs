@@ -3,6 +3,11 @@
 //! no allocation after the warm-up; then the same load twenty times over, a pool big enough that
 //! its updates are split across rayon's workers, with the workers counted too.
 
+#![expect(
+    unsafe_code,
+    reason = "the counting global allocator forwards to the system one"
+)]
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};

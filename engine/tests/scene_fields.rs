@@ -207,13 +207,8 @@ fn expect_refused(text: &str, key: &str, line: u32, what: &str) {
         Err(error) => error,
     };
     let (field, found_line) = match &error {
-        SceneError::InvalidField { field, line, .. } => (field.to_string(), *line),
-        SceneError::InvalidSetting {
-            section,
-            field,
-            line,
-            ..
-        } => (format!("{section}.{field}"), *line),
+        SceneError::InvalidField(e) => (e.field.to_string(), e.line),
+        SceneError::InvalidSetting(e) => (format!("{}.{}", e.section, e.field), e.line),
         other => panic!("{what}: expected a field error, got {other}"),
     };
     assert!(
@@ -230,7 +225,8 @@ fn expect_refused(text: &str, key: &str, line: u32, what: &str) {
 
 #[test]
 fn the_file_with_everything_loads() {
-    let scene = Scene::from_text(&text(), origin(), &keel_engine::Assets::new()).expect("a valid file loads");
+    let scene = Scene::from_text(&text(), origin(), &keel_engine::Assets::new())
+        .expect("a valid file loads");
     assert_eq!(scene.len(), 4);
 }
 
@@ -383,10 +379,11 @@ fn a_model_path_that_is_not_a_regular_file_is_refused_before_reading() {
             nodes: vec![node],
         };
         let text = file.to_text(&scene_path).expect("serialises");
-        let error = Scene::from_text(&text, &scene_path, &keel_engine::Assets::new()).expect_err("refused");
+        let error =
+            Scene::from_text(&text, &scene_path, &keel_engine::Assets::new()).expect_err("refused");
         let message = error.to_string();
         assert!(
-            matches!(&error, SceneError::InvalidField { field, .. } if field == "model"),
+            matches!(&error, SceneError::InvalidField(e) if e.field == "model"),
             "{message}"
         );
         assert!(message.contains(described), "{target}: {message}");
@@ -394,7 +391,8 @@ fn a_model_path_that_is_not_a_regular_file_is_refused_before_reading() {
     }
     // A scene path that is a device is refused the same way.
     if cfg!(unix) {
-        let error = Scene::load(Path::new("/dev/zero"), &keel_engine::Assets::new()).expect_err("refused");
+        let error =
+            Scene::load(Path::new("/dev/zero"), &keel_engine::Assets::new()).expect_err("refused");
         assert!(
             error
                 .to_string()

@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use keel_engine::assets::shader_imports::{self, Composed};
 use keel_engine::assets::Shader;
+use keel_engine::assets::shader_imports::{self, Composed};
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
 fn shader_dir() -> PathBuf {

@@ -56,12 +56,22 @@ fn two_worlds_with_their_own_assets_do_not_see_each_others() {
     // A third world on the first store shares its imports: the same handles.
     let third = Scene::load(&demo, &a).expect("loads");
     assert_eq!(imported_meshes(&third), imported_meshes(&first.scene));
-    assert_eq!(a.loaded_models().len(), models_a.len(), "nothing imported twice");
+    assert_eq!(
+        a.loaded_models().len(),
+        models_a.len(),
+        "nothing imported twice"
+    );
 
     // Prefab expansions are kept per store.
     let boat = repo("assets/prefabs/boat.ron");
-    let (pa, pb) = (load_prefab(&boat, &a).unwrap(), load_prefab(&boat, &b).unwrap());
-    assert!(Arc::ptr_eq(&pa, &load_prefab(&boat, &a).unwrap()), "cached in a");
+    let (pa, pb) = (
+        load_prefab(&boat, &a).unwrap(),
+        load_prefab(&boat, &b).unwrap(),
+    );
+    assert!(
+        Arc::ptr_eq(&pa, &load_prefab(&boat, &a).unwrap()),
+        "cached in a"
+    );
     assert!(!Arc::ptr_eq(&pa, &pb), "each store expands it once");
 
     // Skies.
@@ -85,7 +95,11 @@ fn two_worlds_with_their_own_assets_do_not_see_each_others() {
     drop(third);
     let spare = first.scene.clone();
     first.scene = Scene::with_assets(&a);
-    assert_eq!(a.release_unused().models, 0, "held (a clone of the scene, the list above)");
+    assert_eq!(
+        a.release_unused().models,
+        0,
+        "held (a clone of the scene, the list above)"
+    );
     drop(spare);
     let imported = models_a.len();
     drop(models_a);
@@ -93,7 +107,10 @@ fn two_worlds_with_their_own_assets_do_not_see_each_others() {
     assert_eq!(released.models, imported);
     assert!(a.loaded_models().is_empty());
     for handle in imported_meshes(&second.scene) {
-        assert!(b.registry().mesh(handle).is_some(), "b's {handle:?} released");
+        assert!(
+            b.registry().mesh(handle).is_some(),
+            "b's {handle:?} released"
+        );
     }
     assert_eq!(b.release_unused().models, 0, "b's scene holds all of b's");
 }
@@ -106,9 +123,14 @@ fn read_limits_belong_to_the_store_that_reads() {
         ..ReadLimits::DEFAULT
     });
     let roomy = Assets::with_limits(ReadLimits::DEFAULT);
-    let error = tight.load_model(&fox).expect_err("over the tight store's cap");
+    let error = tight
+        .load_model(&fox)
+        .expect_err("over the tight store's cap");
     assert!(error.to_string().contains("Fox.glb"), "{error}");
-    assert!(roomy.load_model(&fox).is_ok(), "the other store's cap is its own");
+    assert!(
+        roomy.load_model(&fox).is_ok(),
+        "the other store's cap is its own"
+    );
     let mut scene = Scene::with_assets(&tight);
     let refused = scene.spawn_model(None, "fox", Transform::IDENTITY, &fox);
     assert!(refused.is_err(), "a scene imports through its own store");

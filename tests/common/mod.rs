@@ -8,8 +8,7 @@
 //! - `KEEL_BLESS=1`: a missing golden is written from the rendered image instead
 //!   of failing; delete a golden and rerun with this set to update it on purpose.
 
-// Each test binary uses only some of them.
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test binary uses only some of them")]
 
 use std::path::PathBuf;
 

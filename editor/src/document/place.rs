@@ -60,10 +60,14 @@ impl Document {
         parent: Option<NodeId>,
         path: &Path,
     ) -> Result<(NodeId, Vec<ModelWarning>), EditError> {
-        let model = self.scene().assets().load_model(path).map_err(|e| EditError::Scene {
-            action: format!("import {}", path.display()),
-            source: e.into(),
-        })?;
+        let model = self
+            .scene()
+            .assets()
+            .load_model(path)
+            .map_err(|e| EditError::Scene {
+                action: format!("import {}", path.display()),
+                source: e.into(),
+            })?;
         let node = self.spawn_asset(&model.path, parent, None, "Import")?;
         Ok((node, model.warnings.clone()))
     }
@@ -124,8 +128,7 @@ impl Document {
         }
         let host = self.path.clone();
         let assets = self.scene().assets().clone();
-        let records =
-            expand_records(&[record], path, host.as_deref(), &assets).map_err(refused)?;
+        let records = expand_records(&[record], path, host.as_deref(), &assets).map_err(refused)?;
         self.spawn_last(parent, records, verb)
     }
 

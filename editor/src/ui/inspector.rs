@@ -190,7 +190,11 @@ impl Inspector {
                     }
                     Some(SkyRequest::Set(typed)) => {
                         // Relative to the scene file, as a scene file's sky is.
-                        match doc.scene().assets().load_scene_sky(doc.path.as_deref(), &typed) {
+                        match doc
+                            .scene()
+                            .assets()
+                            .load_scene_sky(doc.path.as_deref(), &typed)
+                        {
                             Ok(path) => {
                                 env.sky = Some(path);
                                 tracker.changed = true;

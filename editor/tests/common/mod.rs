@@ -1,8 +1,7 @@
 //! Shared helpers of the editor's UI tests: the small scene they edit, the
 //! harness, and pointer gestures.
 
-// Each test binary uses only some of them.
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test binary uses only some of them")]
 
 use std::path::{Path, PathBuf};
 

@@ -2,6 +2,11 @@
 //! its own heap allocation with an ordered list of child pointers, plus a
 //! dirty list and the list of nodes recomputed since the last snapshot.
 
+#![expect(
+    unsafe_code,
+    reason = "the naive twin is the pointer tree a C++ engine would write"
+)]
+
 use std::ptr::NonNull;
 
 use glam::Affine3A;
@@ -63,6 +68,7 @@ impl PointerTree {
     fn unlink(&mut self, p: NonNull<PNode>) {
         // SAFETY: `p` is live, so is its parent; they are distinct nodes.
         let siblings = match unsafe { p.as_ref() }.parent {
+            // SAFETY: the parent of a live node is live, and no other reference to it is held.
             Some(q) => unsafe { &mut (*q.as_ptr()).children },
             None => &mut self.roots,
         };
@@ -170,6 +176,7 @@ impl Tree for PointerTree {
         self.unlink(node.0);
         // SAFETY: both live and distinct (checked above); one reference at a time.
         unsafe { (*parent.0.as_ptr()).children.push(node.0) };
+        // SAFETY: live, and the parent's reference above has ended.
         let moved = unsafe { &mut *node.0.as_ptr() };
         moved.parent = Some(parent.0);
         moved.dirty = true;

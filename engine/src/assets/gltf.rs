@@ -213,12 +213,13 @@ pub enum ModelError {
 ///
 /// [`ModelError::Io`] if the file cannot be read, and every error of [`from_slice`].
 pub fn load(path: &Path, limits: &ReadLimits) -> Result<ModelData, ModelError> {
-    let bytes = crate::files::read(path, crate::files::FileKind::Model, limits).map_err(
-        |source| ModelError::Io {
-            path: path.to_path_buf(),
-            source,
-        },
-    )?;
+    let bytes =
+        crate::files::read(path, crate::files::FileKind::Model, limits).map_err(|source| {
+            ModelError::Io {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
     from_slice(&bytes, path, limits)
 }
 
@@ -230,11 +231,7 @@ pub fn load(path: &Path, limits: &ReadLimits) -> Result<ModelData, ModelError> {
 /// A [`ModelError`] naming the element at fault when the document is malformed,
 /// an external file is missing, data lies outside its buffer, an index is out
 /// of range, an image does not decode or the hierarchy is not a tree.
-pub fn from_slice(
-    bytes: &[u8],
-    path: &Path,
-    limits: &ReadLimits,
-) -> Result<ModelData, ModelError> {
+pub fn from_slice(bytes: &[u8], path: &Path, limits: &ReadLimits) -> Result<ModelData, ModelError> {
     let parse_error = |message: String| ModelError::Parse {
         path: path.to_path_buf(),
         message,

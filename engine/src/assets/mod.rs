@@ -55,4 +55,19 @@ impl Primitive {
         Primitive::Cylinder,
         Primitive::Cone,
     ];
+
+    /// Radius of the smallest origin-centred sphere around it: the half
+    /// diagonal of its unit box (every corner of the cube; the rims of the
+    /// plane, cylinder and cone), the radius of the sphere.
+    #[must_use]
+    pub const fn bounding_radius(self) -> f32 {
+        match self {
+            // sqrt(3) / 2
+            Primitive::Cube => 0.866_025_4,
+            Primitive::Sphere => 0.5,
+            Primitive::Plane | Primitive::Cylinder | Primitive::Cone => {
+                std::f32::consts::FRAC_1_SQRT_2
+            }
+        }
+    }
 }

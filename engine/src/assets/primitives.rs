@@ -439,6 +439,7 @@ mod tests {
             (Primitive::Cone, half_diagonal(2.0)),
         ] {
             let radius = primitive.mesh().bounding_radius();
+            assert!((primitive.bounding_radius() - expected).abs() < 1e-6);
             assert!(
                 (radius - expected).abs() < 1e-5,
                 "{primitive:?}: radius {radius}, expected {expected}"

@@ -14,8 +14,8 @@ use std::time::SystemTime;
 use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
-use super::{Assets, MaterialMaps};
 use super::gltf::{self, ModelError};
+use super::{Assets, MaterialMaps};
 use super::{MeshData, ModelData, ModelMaterial, ModelWarning, Primitive, TextureData};
 use crate::scene::Material;
 use crate::spatial::Aabb;
@@ -338,9 +338,10 @@ impl Assets {
     pub fn release_unused(&self) -> Released {
         let mut registry = self.registry_mut();
         let mut out = Released::default();
-        let (unused, kept): (Vec<Arc<Model>>, Vec<Arc<Model>>) = std::mem::take(&mut registry.models)
-            .into_iter()
-            .partition(|m| Arc::strong_count(m) == 1);
+        let (unused, kept): (Vec<Arc<Model>>, Vec<Arc<Model>>) =
+            std::mem::take(&mut registry.models)
+                .into_iter()
+                .partition(|m| Arc::strong_count(m) == 1);
         registry.models = kept;
         for model in unused {
             out.models += 1;

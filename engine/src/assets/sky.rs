@@ -281,8 +281,15 @@ mod tests {
         let assets = Assets::new();
         let handle = assets.load_sky(&path).expect("loads");
         assert_eq!(assets.load_sky(&path).unwrap(), handle, "cached");
-        assert_eq!(assets.loaded_sky(&path.canonicalize().unwrap()), Some(handle));
-        assert_eq!(Assets::new().loaded_sky(&path.canonicalize().unwrap()), None, "another store's");
+        assert_eq!(
+            assets.loaded_sky(&path.canonicalize().unwrap()),
+            Some(handle)
+        );
+        assert_eq!(
+            Assets::new().loaded_sky(&path.canonicalize().unwrap()),
+            None,
+            "another store's"
+        );
         let image = assets.sky(handle).unwrap();
         assert_eq!((image.width, image.height), (MAX_SKY_WIDTH, 2));
         assert!(

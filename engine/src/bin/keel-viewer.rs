@@ -4,10 +4,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+use keel_engine::Assets;
 use keel_engine::app::{self, ViewerError, ViewerOptions};
 use keel_engine::record::file::{Recording, Verdict};
 use keel_engine::render::{PresentModeChoice, parse_backends};
-use keel_engine::Assets;
 use keel_engine::scene::Scene;
 use keel_engine::soak::{self, SoakOptions};
 use keel_engine::world::World;
@@ -242,9 +242,15 @@ fn run_soak(scene: &Path, options: &SoakOptions) -> ExitCode {
 /// Loads a scene for a recording or a replay: its bytes (for the content hash) and its world.
 fn load_world(scene: &Path) -> Result<(Vec<u8>, World), ExitCode> {
     let assets = Assets::new();
-    let loaded = keel_engine::files::read(scene, keel_engine::files::FileKind::Scene, assets.limits())
-        .map_err(|e| format!("{}: {e}", scene.display()))
-        .and_then(|bytes| Ok((bytes, Scene::load(scene, &assets).map_err(|e| e.to_string())?)));
+    let loaded =
+        keel_engine::files::read(scene, keel_engine::files::FileKind::Scene, assets.limits())
+            .map_err(|e| format!("{}: {e}", scene.display()))
+            .and_then(|bytes| {
+                Ok((
+                    bytes,
+                    Scene::load(scene, &assets).map_err(|e| e.to_string())?,
+                ))
+            });
     match loaded {
         Ok((bytes, scene)) => Ok((bytes, World::new(scene))),
         Err(message) => {

@@ -148,7 +148,13 @@ impl FrameBuffers {
             let color = Vec4::new(0.2, 1.0, 0.4, 1.0);
             let packed = self.packed.camera.packed();
             for (record, key) in packed.records.iter().zip(packed.keys) {
-                outline(&mut self.lines, key.mesh, &record.model(), color, scene.assets());
+                outline(
+                    &mut self.lines,
+                    key.mesh,
+                    &record.model(),
+                    color,
+                    scene.assets(),
+                );
             }
         }
         let visible = self.visible().count();
@@ -185,7 +191,13 @@ impl FrameBuffers {
                     && let Some(model) = world.scene.interpolated_world(node, alpha)
                 {
                     let color = Vec4::new(1.0, 0.15, 0.6, 1.0);
-                    outline(&mut self.lines, mesh.mesh, &model, color, world.scene.assets());
+                    outline(
+                        &mut self.lines,
+                        mesh.mesh,
+                        &model,
+                        color,
+                        world.scene.assets(),
+                    );
                 }
             }
         }
@@ -324,7 +336,10 @@ impl FrameBuffers {
             shadows: env.shadows,
             post: env.post,
             // Loaded with the scene; never read from disk here.
-            sky: env.sky.as_deref().and_then(|s| scene.assets().loaded_sky(s)),
+            sky: env
+                .sky
+                .as_deref()
+                .and_then(|s| scene.assets().loaded_sky(s)),
             casters: self.caster_frames(),
             deformed: &self.deformed,
             joints: &self.palette.matrices,

@@ -10,8 +10,6 @@
 //! place: the records stay in column order, contiguous, and are never copied
 //! again.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use crate::scene::Affine3x4;
 
 use super::FrameBuffers;
@@ -107,8 +105,7 @@ impl Packed {
 
 /// A version no array of keys had before (never 0: "unknown").
 fn next_version() -> u64 {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    NEXT.fetch_add(1, Ordering::Relaxed)
+    crate::identity::fresh()
 }
 
 /// What the walk reads besides the scene: the camera's marks (a bit per

@@ -7,8 +7,6 @@
 //! Colour and size over life are baked into [`OverLifeTable`], a per-emitter lookup table the
 //! pool's update pass indexes without branching on the number of gradient stops.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use glam::{Affine3A, Mat3A, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -646,9 +644,6 @@ pub struct OverLifeTable {
     stamp: u64,
 }
 
-/// Source of [`OverLifeTable::stamp`]s: unique across every table of the process.
-static NEXT_STAMP: AtomicU64 = AtomicU64::new(1);
-
 impl OverLifeTable {
     /// A table with room for `slots` emitters (more are added by [`OverLifeTable::bake`]).
     #[must_use]
@@ -692,7 +687,7 @@ impl OverLifeTable {
         {
             *half = to_half4(color.to_array());
         }
-        self.stamp = NEXT_STAMP.fetch_add(1, Ordering::Relaxed);
+        self.stamp = crate::identity::fresh();
     }
 
     /// Identifies the table's contents: a new value after every [`OverLifeTable::bake`], unique

@@ -30,7 +30,10 @@ macro_rules! shared_struct {
 }
 
 /// Names the element type of each column (lets the macros spell `Column<T>`).
-#[allow(non_camel_case_types)]
+#[expect(
+    non_camel_case_types,
+    reason = "the associated types are named after the columns the macros spell"
+)]
 pub(super) trait ColumnTypes {
     type spin;
     type oscillate;

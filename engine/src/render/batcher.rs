@@ -14,7 +14,6 @@
 //! to frame, so a steady scene allocates nothing.
 
 use std::ops::Range;
-use std::sync::OnceLock;
 
 use glam::{Affine3A, Mat4, Vec3};
 
@@ -211,7 +210,7 @@ impl Batches {
     /// (what a frame's keys are looked up in).
     fn learn(&mut self, registry: &Registry) {
         if self.radii.is_empty() {
-            self.radii.extend_from_slice(primitive_radii());
+            self.radii.extend_from_slice(&PRIMITIVE_RADII);
         }
         let new = registry.meshes().get(self.learned..).unwrap_or_default();
         if new.is_empty() {
@@ -233,7 +232,7 @@ impl Batches {
     #[cold]
     fn grow(&mut self, key: usize) {
         if self.radii.is_empty() {
-            self.radii.extend_from_slice(primitive_radii());
+            self.radii.extend_from_slice(&PRIMITIVE_RADII);
         }
         self.radii.resize(self.radii.len().max(key + 1), 0.0);
         self.first.resize(self.radii.len(), NONE);
@@ -272,12 +271,16 @@ pub struct InstanceBatcher<R: InstanceRecord = GpuInstance> {
     grouped: u64,
 }
 
-/// Bounding-sphere radius of each primitive around its origin, measured from
-/// the generated meshes once per process.
-fn primitive_radii() -> &'static [f32; Primitive::ALL.len()] {
-    static RADII: OnceLock<[f32; Primitive::ALL.len()]> = OnceLock::new();
-    RADII.get_or_init(|| Primitive::ALL.map(|p| p.mesh().bounding_radius()))
-}
+/// Bounding-sphere radius of each primitive around its origin.
+const PRIMITIVE_RADII: [f32; Primitive::ALL.len()] = {
+    let mut radii = [0.0; Primitive::ALL.len()];
+    let mut i = 0;
+    while i < radii.len() {
+        radii[i] = Primitive::ALL[i].bounding_radius();
+        i += 1;
+    }
+    radii
+};
 
 /// Dense index of a mesh: primitives first, then registry meshes.
 fn mesh_key(mesh: MeshRef) -> usize {
@@ -650,7 +653,7 @@ pub fn prepare_unbatched(
     let mut draws = Vec::new();
     for instance in instances {
         let radius = match instance.mesh {
-            MeshRef::Primitive(p) => primitive_radii()[p as usize],
+            MeshRef::Primitive(p) => PRIMITIVE_RADII[p as usize],
             MeshRef::Asset(handle) => registry.mesh(handle).map_or(0.0, |m| m.radius),
         };
         if is_visible(&frustum, radius, &instance.model) {

@@ -65,7 +65,12 @@ impl EnvironmentMaps {
         queue: &wgpu::Queue,
         shaders: &ShaderLibrary,
     ) -> Self {
-        Self::bake(device, queue, &SkyImage::hemisphere(GROUND_AMBIENT), shaders)
+        Self::bake(
+            device,
+            queue,
+            &SkyImage::hemisphere(GROUND_AMBIENT),
+            shaders,
+        )
     }
 
     /// Draws `sky` into a cube, convolves it and submits the work.

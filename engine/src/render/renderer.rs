@@ -135,13 +135,7 @@ impl Renderer {
             ],
         });
         let environment = EnvironmentMaps::hemisphere(device, queue, library);
-        let mesh = MeshPass::new(
-            device,
-            queue,
-            &globals_layout,
-            (hdr, sample_count),
-            library,
-        );
+        let mesh = MeshPass::new(device, queue, &globals_layout, (hdr, sample_count), library);
         let sky = SkyPass::new(device, &globals_layout, (hdr, sample_count), library);
         let shadows = ShadowPass::new(device, &mesh, library);
         let globals_bind_group =
@@ -283,9 +277,13 @@ impl Renderer {
         let spots = spot_shadows(frame.point_lights, &frame.shadows);
         let globals = Globals::new(frame, aspect, (&cascades, &spots));
         queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
-        let new_map = self
-            .shadows
-            .prepare(device, queue, frame, (&cascades, &spots, &globals), &registry);
+        let new_map = self.shadows.prepare(
+            device,
+            queue,
+            frame,
+            (&cascades, &spots, &globals),
+            &registry,
+        );
         if new_map || new_sky {
             self.globals_bind_group = bind_globals(
                 device,

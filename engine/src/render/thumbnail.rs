@@ -48,7 +48,11 @@ pub fn model_thumbnail(
         .nodes()
         .filter_map(|n| {
             let mesh = scene.get::<MeshRenderer>(n)?;
-            Some(mesh.mesh.local_bounds(&registry).transformed(&scene.world(n)?))
+            Some(
+                mesh.mesh
+                    .local_bounds(&registry)
+                    .transformed(&scene.world(n)?),
+            )
         })
         .reduce(|a, b| a.union(&b))
         .unwrap_or(Aabb::new(Vec3::splat(-0.5), Vec3::splat(0.5)));

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::{ModelInstance, ModelPart, MorphWeights, NodeId, Scene};
-use crate::assets::animation::{Clip, Property};
 use crate::assets::Model;
+use crate::assets::animation::{Clip, Property};
 
 mod sample;
 

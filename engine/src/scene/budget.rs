@@ -96,7 +96,10 @@ impl Counter<'_> {
         for record in records {
             count = count.saturating_add(1);
             if let Some(model) = &record.model {
-                count = count.saturating_add(model_nodes(&resolve_written_path(origin, model), self.assets));
+                count = count.saturating_add(model_nodes(
+                    &resolve_written_path(origin, model),
+                    self.assets,
+                ));
             }
             if let Some(prefab) = &record.prefab {
                 count = count.saturating_add(self.file(&resolve_written_path(origin, prefab))?);
@@ -158,7 +161,9 @@ impl Counter<'_> {
 /// The nodes an instance of the model at `path` spawns below its root (0 when
 /// it does not import: spawning reports that).
 fn model_nodes(path: &Path, assets: &Assets) -> u64 {
-    assets.load_model(path).map_or(0, |model| model.instance_nodes() as u64)
+    assets
+        .load_model(path)
+        .map_or(0, |model| model.instance_nodes() as u64)
 }
 
 #[cfg(test)]
@@ -202,7 +207,10 @@ mod tests {
         rig.model = Some(fox.to_string_lossy().into_owned());
         let parts = assets.load_model(&fox).unwrap().instance_nodes() as u64;
         assert!(parts > 20, "the Fox's hierarchy: {parts}");
-        assert_eq!(check(&[rig], &origin, &[], 100, &assets).unwrap(), 1 + parts);
+        assert_eq!(
+            check(&[rig], &origin, &[], 100, &assets).unwrap(),
+            1 + parts
+        );
     }
 
     #[test]

@@ -4,8 +4,6 @@
 //! front to back. A per-slot lookup table gives O(1) access by handle, and
 //! removal swaps the last value into the hole so the array never has gaps.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use super::NodeId;
 
 const ABSENT: u32 = u32::MAX;
@@ -26,8 +24,7 @@ pub struct Column<T> {
 
 /// An identity no column had before.
 fn fresh_id() -> u64 {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    NEXT.fetch_add(1, Ordering::Relaxed)
+    crate::identity::fresh()
 }
 
 impl<T> Default for Column<T> {

@@ -22,10 +22,10 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::files::written_path;
 use super::prefab::Patch;
 use super::validate::{self, Check};
 use crate::assets::Assets;
+use crate::files::written_path;
 use crate::files::{FileKind, ReadLimits};
 use crate::particles::Emitter;
 
@@ -235,13 +235,15 @@ impl SceneFile {
         let mut scene = Scene::with_assets(assets);
         scene.environment = self.environment.clone();
         if let Some(written) = &self.environment.sky {
-            let loaded = assets.load_scene_sky(Some(path), written).map_err(|error| {
-                Check::section(path, "environment").fail(
-                    "sky",
-                    "a readable equirectangular Radiance HDR image (.hdr)",
-                    error.to_string(),
-                )
-            })?;
+            let loaded = assets
+                .load_scene_sky(Some(path), written)
+                .map_err(|error| {
+                    Check::section(path, "environment").fail(
+                        "sky",
+                        "a readable equirectangular Radiance HDR image (.hdr)",
+                        error.to_string(),
+                    )
+                })?;
             scene.environment.sky = Some(loaded);
         }
         scene.camera = self.camera;
@@ -334,13 +336,16 @@ impl Scene {
             }
             if let Some(written) = &record.model {
                 // Expansion resolved it against the file that wrote it.
-                let model = self.assets().load_model(Path::new(written)).map_err(|error| {
-                    check.fail(
-                        "model",
-                        "a readable glTF 2.0 file (.gltf or .glb)",
-                        error.to_string(),
-                    )
-                })?;
+                let model = self
+                    .assets()
+                    .load_model(Path::new(written))
+                    .map_err(|error| {
+                        check.fail(
+                            "model",
+                            "a readable glTF 2.0 file (.gltf or .glb)",
+                            error.to_string(),
+                        )
+                    })?;
                 for warning in &model.warnings {
                     log::warn!("{}: node `{}`: {warning}", path.display(), record.name);
                 }

@@ -132,8 +132,7 @@ impl std::fmt::Debug for LayoutStamp {
 
 /// A new [`LayoutStamp`].
 pub(super) fn next_layout() -> LayoutStamp {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-    LayoutStamp(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    LayoutStamp(crate::identity::fresh())
 }
 
 impl Default for Hot {

@@ -57,6 +57,54 @@ pub use prefab::{Orphans, Prefab, PrefabInstance, PrefabPart, expand_records, lo
 pub use skin::{JointMatrix, JointPalette, MorphWeights, Skin, skinned_bounds};
 pub use transform::{PropagationStats, Transform};
 
+/// A field holds a value the engine cannot use.
+#[derive(Debug, thiserror::Error)]
+#[error("{}:{line}:{column}: node {index} (`{node}`), field `{field}`: expected {expected}, found {found}", path.display())]
+pub struct NodeFieldError {
+    /// The file.
+    pub path: PathBuf,
+    /// 1-based line of the field (of the node when the field is not written out).
+    pub line: u32,
+    /// 1-based column of the field.
+    pub column: u32,
+    /// Position of the node in the file's `nodes` list.
+    pub index: u32,
+    /// Name of the node.
+    pub node: String,
+    /// Dotted path of the field, e.g. `orbit.radius`.
+    pub field: std::borrow::Cow<'static, str>,
+    /// What a valid value looks like.
+    pub expected: &'static str,
+    /// The value found.
+    pub found: String,
+}
+
+/// A value of the `camera` or `environment` section the engine cannot use.
+#[derive(Debug, thiserror::Error)]
+#[error("{}:{line}:{column}: {section}, field `{field}`: expected {expected}, found {found}", path.display())]
+pub struct SettingError {
+    /// The file.
+    pub path: PathBuf,
+    /// 1-based line of the field (of the section when the field is not written out).
+    pub line: u32,
+    /// 1-based column of the field.
+    pub column: u32,
+    /// `camera` or `environment`.
+    pub section: &'static str,
+    /// Name of the field within the section, e.g. `fov_y_degrees`.
+    pub field: std::borrow::Cow<'static, str>,
+    /// What a valid value looks like.
+    pub expected: &'static str,
+    /// The value found.
+    pub found: String,
+}
+
+impl From<crate::assets::gltf::ModelError> for SceneError {
+    fn from(error: crate::assets::gltf::ModelError) -> Self {
+        SceneError::Model(Box::new(error))
+    }
+}
+
 /// Everything that can go wrong with a scene: edits with bad handles or values,
 /// and scene files that can't be read, parsed or trusted.
 #[derive(Debug, thiserror::Error)]
@@ -114,43 +162,11 @@ pub enum SceneError {
         expected: u32,
     },
     /// A field holds a value the engine cannot use.
-    #[error("{}:{line}:{column}: node {index} (`{node}`), field `{field}`: expected {expected}, found {found}", path.display())]
-    InvalidField {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line of the field (of the node when the field is not written out).
-        line: u32,
-        /// 1-based column of the field.
-        column: u32,
-        /// Position of the node in the file's `nodes` list.
-        index: u32,
-        /// Name of the node.
-        node: String,
-        /// Dotted path of the field, e.g. `orbit.radius`.
-        field: std::borrow::Cow<'static, str>,
-        /// What a valid value looks like.
-        expected: &'static str,
-        /// The value found.
-        found: String,
-    },
+    #[error(transparent)]
+    InvalidField(Box<NodeFieldError>),
     /// A value of the `camera` or `environment` section the engine cannot use.
-    #[error("{}:{line}:{column}: {section}, field `{field}`: expected {expected}, found {found}", path.display())]
-    InvalidSetting {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line of the field (of the section when the field is not written out).
-        line: u32,
-        /// 1-based column of the field.
-        column: u32,
-        /// `camera` or `environment`.
-        section: &'static str,
-        /// Name of the field within the section, e.g. `fov_y_degrees`.
-        field: std::borrow::Cow<'static, str>,
-        /// What a valid value looks like.
-        expected: &'static str,
-        /// The value found.
-        found: String,
-    },
+    #[error(transparent)]
+    InvalidSetting(Box<SettingError>),
     /// A prefab contains itself, directly or through others.
     #[error("prefab cycle: {}", chain.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" -> "))]
     PrefabCycle {
@@ -170,7 +186,7 @@ pub enum SceneError {
     },
     /// A model file could not be imported (the message names the file and element).
     #[error(transparent)]
-    Model(#[from] crate::assets::gltf::ModelError),
+    Model(Box<crate::assets::gltf::ModelError>),
     /// The scene could not be turned into text.
     #[error("{}: could not write the scene: {message}", path.display())]
     Serialize {

@@ -33,10 +33,10 @@ use std::time::SystemTime;
 
 use serde_json::Value;
 
-use crate::assets::Assets;
-use crate::files::resolve_written_path;
 use super::validate::Check;
 use super::{NodeRecord, SceneError, SceneFile};
+use crate::assets::Assets;
+use crate::files::resolve_written_path;
 
 /// The expanded form of a prefab file: every node it brings (nested prefabs
 /// flattened), parents before children, each keyed.
@@ -195,9 +195,7 @@ fn stamp_of(path: &Path) -> Stamp {
 
 /// The cached expansion of the prefab file at `canonical`, while it is fresh.
 pub(super) fn cached(canonical: &Path, assets: &Assets) -> Option<Arc<Prefab>> {
-    assets
-        .prefab::<Prefab>(canonical)
-        .filter(|p| !p.is_stale())
+    assets.prefab::<Prefab>(canonical).filter(|p| !p.is_stale())
 }
 
 /// The expanded prefab at `path` (read again only when it, or a prefab it
@@ -214,7 +212,13 @@ pub fn load_prefab(path: &Path, assets: &Assets) -> Result<Arc<Prefab>, SceneErr
     })?;
     let mut instance = NodeRecord::new("");
     instance.prefab = Some(canonical.to_string_lossy().into_owned());
-    super::budget::check(&[instance], &canonical, &[], super::budget::max_nodes(), assets)?;
+    super::budget::check(
+        &[instance],
+        &canonical,
+        &[],
+        super::budget::max_nodes(),
+        assets,
+    )?;
     load_in(&canonical, &mut Vec::new(), assets)
 }
 
@@ -239,8 +243,8 @@ fn load_in(
     let text = super::file::read_text(&canonical, assets.limits())?;
     let file = SceneFile::parse(&text, &canonical)?;
     chain.push(canonical.clone());
-    let expanded =
-        expand_in(&file.nodes, &canonical, chain, assets).map_err(|e| super::validate::locate(e, &text));
+    let expanded = expand_in(&file.nodes, &canonical, chain, assets)
+        .map_err(|e| super::validate::locate(e, &text));
     chain.pop();
     let expanded = expanded?;
     let mut sources = vec![(canonical.clone(), stamp)];

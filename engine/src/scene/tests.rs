@@ -409,11 +409,17 @@ fn version_1_gloss_loads_as_roughness_and_saves_as_version_2() {
 fn unknown_fields_and_versions_are_reported() {
     let err = Scene::from_text(
         "(version: 1, nodes: [(name: \"a\", colour: 3)])",
-        Path::new("x.ron"), &crate::Assets::new(),
+        Path::new("x.ron"),
+        &crate::Assets::new(),
     )
     .unwrap_err();
     assert!(err.to_string().contains("colour"), "{err}");
-    let err = Scene::from_text("(version: 99, nodes: [])", Path::new("x.ron"), &crate::Assets::new()).unwrap_err();
+    let err = Scene::from_text(
+        "(version: 99, nodes: [])",
+        Path::new("x.ron"),
+        &crate::Assets::new(),
+    )
+    .unwrap_err();
     assert!(
         matches!(
             err,
@@ -455,14 +461,9 @@ fn bad_values_name_the_node_and_the_field() {
             format!("(\n  version: 1,\n  nodes: [\n    (name: \"a\"),\n    {node},\n  ],\n)");
         let err = Scene::from_text(&text, Path::new("v.ron"), &crate::Assets::new()).unwrap_err();
         match &err {
-            SceneError::InvalidField {
-                index,
-                node,
-                field: f,
-                line,
-                column,
-                ..
-            } => {
+            SceneError::InvalidField(e) => {
+                let (index, node, f, line, column) =
+                    (&e.index, &e.node, &e.field, &e.line, &e.column);
                 assert_eq!(
                     (*index, node.as_str(), f.as_ref()),
                     (1, "b", field),

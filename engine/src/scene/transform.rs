@@ -738,7 +738,12 @@ mod tests {
             .to_text(std::path::Path::new("chain.ron"))
             .unwrap();
         // Loading propagates.
-        let mut loaded = Scene::from_text(&text, std::path::Path::new("chain.ron"), &crate::Assets::new()).unwrap();
+        let mut loaded = Scene::from_text(
+            &text,
+            std::path::Path::new("chain.ron"),
+            &crate::Assets::new(),
+        )
+        .unwrap();
         let tip = loaded.nodes().last().unwrap();
         assert_eq!(loaded.depth(tip), Some(99_999));
         assert_eq!(loaded.world(tip).unwrap().translation.x, 100_000.0);

@@ -13,7 +13,9 @@ use glam::{Vec3, Vec4};
 use super::file::NodeRecord;
 use crate::render::MAX_CASCADES;
 
-use super::{CameraSetup, Environment, LightKind, SceneError, Transform};
+use super::{
+    CameraSetup, Environment, LightKind, NodeFieldError, SceneError, SettingError, Transform,
+};
 
 /// Where a checked value sits in the file.
 #[derive(Clone, Copy)]
@@ -53,7 +55,7 @@ impl<'a> Check<'a> {
     ) -> SceneError {
         let path = self.path.to_path_buf();
         match self.place {
-            Place::Node { index, name } => SceneError::InvalidField {
+            Place::Node { index, name } => SceneError::InvalidField(Box::new(NodeFieldError {
                 path,
                 line: 0,
                 column: 0,
@@ -62,8 +64,8 @@ impl<'a> Check<'a> {
                 field: field.into(),
                 expected,
                 found,
-            },
-            Place::Section(section) => SceneError::InvalidSetting {
+            })),
+            Place::Section(section) => SceneError::InvalidSetting(Box::new(SettingError {
                 path,
                 line: 0,
                 column: 0,
@@ -71,7 +73,7 @@ impl<'a> Check<'a> {
                 field: field.into(),
                 expected,
                 found,
-            },
+            })),
         }
     }
 
@@ -347,11 +349,11 @@ pub(super) fn environment(path: &Path, environment: &Environment) -> Result<(), 
 /// Fills in the line and column of a field error from the source text.
 pub(super) fn locate(mut error: SceneError, text: &str) -> SceneError {
     let range = match &error {
-        SceneError::InvalidField { index, field, .. } => {
-            node_range(text, *index as usize).map(|r| (r, field.as_ref()))
+        SceneError::InvalidField(e) => {
+            node_range(text, e.index as usize).map(|r| (r, e.field.as_ref()))
         }
-        SceneError::InvalidSetting { section, field, .. } => {
-            section_range(text, section).map(|r| (r, field.as_ref()))
+        SceneError::InvalidSetting(e) => {
+            section_range(text, e.section).map(|r| (r, e.field.as_ref()))
         }
         _ => return error,
     };
@@ -361,10 +363,10 @@ pub(super) fn locate(mut error: SceneError, text: &str) -> SceneError {
         before.matches('\n').count() as u32 + 1,
         (before.len() - before.rfind('\n').map_or(0, |i| i + 1)) as u32 + 1,
     );
-    if let SceneError::InvalidField { line, column, .. }
-    | SceneError::InvalidSetting { line, column, .. } = &mut error
-    {
-        (*line, *column) = (found_line, found_column);
+    match &mut error {
+        SceneError::InvalidField(e) => (e.line, e.column) = (found_line, found_column),
+        SceneError::InvalidSetting(e) => (e.line, e.column) = (found_line, found_column),
+        _ => {}
     }
     error
 }

@@ -57,9 +57,10 @@ impl Sources {
                     })?;
                     (data, "the BIN chunk".to_owned())
                 }
-                buffer::Source::Uri(uri) => {
-                    (read_uri(uri, &element, path, limits)?, format!("`{}`", quote(uri)))
-                }
+                buffer::Source::Uri(uri) => (
+                    read_uri(uri, &element, path, limits)?,
+                    format!("`{}`", quote(uri)),
+                ),
             };
             if data.len() < buffer.length() {
                 return Err(ModelError::OutOfBounds {

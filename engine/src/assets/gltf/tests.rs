@@ -233,7 +233,12 @@ fn trs_matrices_decompose_without_a_warning_and_shears_warn() {
 #[test]
 fn tiny_inputs_are_parse_errors() {
     for bytes in [&b""[..], b"{", b"glTF", b"glTF\x02\0\0\0\x04\0\0\0", b"[]"] {
-        let error = from_slice(bytes, Path::new("t.glb"), &crate::files::ReadLimits::DEFAULT).expect_err("not a model");
+        let error = from_slice(
+            bytes,
+            Path::new("t.glb"),
+            &crate::files::ReadLimits::DEFAULT,
+        )
+        .expect_err("not a model");
         assert!(
             matches!(error, ModelError::Parse { .. }),
             "{bytes:?}: {error:?}"
@@ -243,8 +248,12 @@ fn tiny_inputs_are_parse_errors() {
 
 #[test]
 fn minimal_document_without_buffers_loads_empty() {
-    let model = from_slice(br#"{"asset":{"version":"2.0"}}"#, Path::new("e.gltf"), &crate::files::ReadLimits::DEFAULT)
-        .expect("a document may be empty");
+    let model = from_slice(
+        br#"{"asset":{"version":"2.0"}}"#,
+        Path::new("e.gltf"),
+        &crate::files::ReadLimits::DEFAULT,
+    )
+    .expect("a document may be empty");
     assert!(model.nodes.is_empty() && model.meshes.is_empty());
 }
 
@@ -269,7 +278,12 @@ fn punctual_lights_import_as_keel_lights_and_bad_ones_are_named() {
             {"name": "plain"}
         ]
     }"#;
-    let model = from_slice(json, Path::new("lights.gltf"), &crate::files::ReadLimits::DEFAULT).expect("loads");
+    let model = from_slice(
+        json,
+        Path::new("lights.gltf"),
+        &crate::files::ReadLimits::DEFAULT,
+    )
+    .expect("loads");
     assert!(model.warnings.is_empty(), "{:?}", model.warnings);
     let light = |i: usize| model.nodes[i].light;
     let sun = light(0).expect("a sun");
@@ -308,9 +322,13 @@ fn punctual_lights_import_as_keel_lights_and_bad_ones_are_named() {
         ),
         (text.replace(r#"{"light": 2}"#, r#"{"light": 9}"#), "light"),
     ] {
-        let error = from_slice(broken.as_bytes(), Path::new("lights.gltf"), &crate::files::ReadLimits::DEFAULT)
-            .expect_err("refused")
-            .to_string();
+        let error = from_slice(
+            broken.as_bytes(),
+            Path::new("lights.gltf"),
+            &crate::files::ReadLimits::DEFAULT,
+        )
+        .expect_err("refused")
+        .to_string();
         assert!(error.contains(element), "{error}");
     }
 }

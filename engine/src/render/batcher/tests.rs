@@ -3,6 +3,8 @@
 //! drawn one by one, back to front.
 
 use glam::Vec4;
+use std::sync::OnceLock;
+
 use proptest::prelude::*;
 
 use super::*;

@@ -245,7 +245,9 @@ fn bad_overrides_and_missing_prefabs_name_the_node_and_field() {
         "s.ron",
         "(version: 2, nodes: [\n(name: \"b\", prefab: \"boat.ron\",\n overrides: {\"body/hull\": {\"mesh\": {\"matrial\": 1}}}),\n])",
     );
-    let error = Scene::load(&path, &crate::Assets::new()).unwrap_err().to_string();
+    let error = Scene::load(&path, &crate::Assets::new())
+        .unwrap_err()
+        .to_string();
     assert!(
         error.contains("overrides.body/hull") && error.contains("`b`") && error.contains("matrial"),
         "{error}"
@@ -255,7 +257,9 @@ fn bad_overrides_and_missing_prefabs_name_the_node_and_field() {
         "t.ron",
         r#"(version: 2, nodes: [(name: "b", prefab: "nowhere.ron")])"#,
     );
-    let error = Scene::load(&path, &crate::Assets::new()).unwrap_err().to_string();
+    let error = Scene::load(&path, &crate::Assets::new())
+        .unwrap_err()
+        .to_string();
     assert!(
         error.contains("field `prefab`") && error.contains("nowhere.ron"),
         "{error}"
@@ -265,7 +269,9 @@ fn bad_overrides_and_missing_prefabs_name_the_node_and_field() {
         "u.ron",
         r#"(version: 2, nodes: [(name: "b", prefab: "boat.ron"), (name: "c", parent: 0, under: "body/mast")])"#,
     );
-    let error = Scene::load(&path, &crate::Assets::new()).unwrap_err().to_string();
+    let error = Scene::load(&path, &crate::Assets::new())
+        .unwrap_err()
+        .to_string();
     assert!(
         error.contains("field `under`") && error.contains("body/mast"),
         "{error}"
@@ -343,10 +349,10 @@ fn a_scene_opened_by_a_relative_path_finds_models_and_prefabs_relative_to_their_
         r#"(version: 2, nodes: [(name: "boat", prefab: "prefabs/boat.ron"), (name: "spare", model: "crate.glb")])"#,
     );
     let cwd = std::env::current_dir().unwrap();
-    let relative =
-        crate::files::written_path(&std::fs::canonicalize(&path).unwrap(), &cwd);
+    let relative = crate::files::written_path(&std::fs::canonicalize(&path).unwrap(), &cwd);
     assert!(!Path::new(&relative).is_absolute(), "{relative}");
-    let scene = Scene::load(Path::new(&relative), &crate::Assets::new()).unwrap_or_else(|e| panic!("{e}"));
+    let scene =
+        Scene::load(Path::new(&relative), &crate::Assets::new()).unwrap_or_else(|e| panic!("{e}"));
     let boat = scene.find("boat").unwrap();
     let cargo = child(&scene, boat, "cargo");
     let instance = scene.get::<crate::scene::ModelInstance>(cargo).unwrap();
@@ -389,7 +395,8 @@ fn overrides_of_nodes_the_prefab_lost_are_kept_and_saved_until_removed() {
         "",
     );
     rewrite(&path, &scene_text);
-    let mut scene = Scene::load(&path, &crate::Assets::new()).expect("loads without the lost nodes");
+    let mut scene =
+        Scene::load(&path, &crate::Assets::new()).expect("loads without the lost nodes");
     let b = scene.find("b").unwrap();
     let orphans = &scene.get::<PrefabInstance>(b).unwrap().orphans;
     assert_eq!(
