@@ -9,10 +9,9 @@
 //! - [`persist`]: recent files, autosave and recovery files.
 //! - [`log_book`]: the warnings and errors the Log tab lists.
 //! - [`ui`]: [`EditorApp`], the panels, drawn with egui, testable without a window.
-//! - [`app`]: the window shell (winit, wgpu surface, egui-winit, egui-wgpu).
+//! - [`shell`]: the window shell (winit, wgpu surface, egui-winit, egui-wgpu).
 //! - [`cli`]: the command line; [`capture`]: screenshots of the window.
 
-pub mod app;
 pub mod assets_index;
 pub mod capture;
 pub mod cli;
@@ -21,13 +20,14 @@ pub mod document;
 pub mod log_book;
 pub mod persist;
 pub mod scene_view;
+pub mod shell;
 pub mod subtree;
 pub mod ui;
 pub mod undo;
 
-pub use app::{Gpu, ShellError, ShellOptions, main_with_default_scene, run};
 pub use document::{Document, PrefabLink, Selection};
 pub use log_book::{CaptureLogger, LogBook, LogEntry};
+pub use shell::{Gpu, ShellError, ShellOptions, main_with_default_scene, run};
 pub use ui::stats::EditorStats;
 pub use ui::viewport::{GizmoMode, GizmoSettings, GizmoSpace, Pivot, SnapSteps, ViewOptions};
 pub use ui::{EditorApp, EditorOptions, PlayState, Status};

@@ -7,7 +7,7 @@
 use keel_engine::extract::FrameBuffers;
 use keel_engine::render::{GpuContext, Renderer};
 
-use crate::app::Gpu;
+use crate::shell::Gpu;
 use crate::ui::EditorApp;
 
 /// Colour format the renderer draws the 3D view in: sRGB, as the viewer's

@@ -157,9 +157,9 @@ fn still_scene(path: &std::path::Path) {
 /// output encoding (the editor's grid included on both sides).
 #[test]
 fn the_editor_view_and_the_viewer_show_the_same_pixels() {
-    use keel_engine::app::CameraRig;
     use keel_engine::extract::{FrameBuffers, Overlays};
     use keel_engine::render::{GpuContext, Renderer, wgpu};
+    use keel_engine::viewer::CameraRig;
     use keel_engine::world::World;
     let require = std::env::var("KEEL_REQUIRE_GPU").as_deref() == Ok("1");
     if Command::new("xvfb-run").arg("--help").output().is_err() {

@@ -8,6 +8,39 @@
 //! step queues the change in [`Commands`]; the queue is applied after every
 //! system has run, so no node is skipped or updated twice in the step where
 //! the hierarchy changes under it.
+//!
+//! # One fixed step, and the frame after it
+//!
+//! 1. `snapshot_previous`: current world transforms become the previous ones
+//!    (only the ranges recomputed since the last snapshot are copied, or, when
+//!    they are many, the columns swapped and those ranges marked stale until
+//!    the step's propagation); then one bounded step of the layout's upkeep
+//!    (relayout, sweep).
+//! 2. Built-in systems (animators, spin, oscillate, orbit), then user systems; structural
+//!    changes go to `Commands`.
+//! 3. `Commands::apply`: spawns and despawns happen now.
+//! 4. `propagate`: world transforms of dirty subtrees.
+//!
+//! `World` then steps the particle system from the emitters' fresh world
+//! transforms, and the spatial index re-files the nodes the propagation changed.
+//! A recorder, when one runs, looks before the step (a keyframe an edit forced,
+//! a branch when the world was sought back) and after it (an adaptive keyframe).
+//!
+//! Rendering (variable rate): `FrameBuffers::extract_world` asks the octree for
+//! the meshes in the frustum, packs them at `interpolated_world(node, alpha)` with
+//! `alpha = lag / step` from the clock, packs the live particle range
+//! (interpolated), and hands a borrowed `FrameData` to the `Renderer`. The
+//! renderer first draws each shadow cascade's casters (the octree found them per
+//! cascade during extraction; one draw per mesh per cascade) into the shadow map,
+//! then batches instances per (texture, maps, sidedness, mesh) (one draw call
+//! each; alpha-blended instances last, one draw each, back to front), then draws
+//! particles (one draw call per blend mode) and debug lines, all into the HDR
+//! target; the post pass blooms, exposes and tonemaps it into the surface
+//! texture, which is presented. Skinned and morphed meshes skip the octree (their node is not
+//! where their vertices are): extraction packs every skinned mesh's joint matrices
+//! at the same alpha into one palette, culls each mesh by the box its joints'
+//! spheres span, and the mesh pass draws each with `vs_deformed` (one call each). The editor renders the same frame into a texture shown in its
+//! viewport.
 
 use glam::{Quat, Vec3};
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use glam::Vec3;
 use keel_engine::scene::{Scene, Transform};
-use keel_engine::soak::{self, SoakError, SoakOptions};
+use keel_engine::viewer::soak::{self, SoakError, SoakOptions};
 use keel_engine::world::World;
 
 fn demo() -> World {

@@ -15,9 +15,8 @@ use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
 use super::gltf::{self, ModelError};
-use super::{Assets, MaterialMaps};
+use super::{Assets, Material, MaterialMaps};
 use super::{MeshData, ModelData, ModelMaterial, ModelWarning, Primitive, TextureData};
-use crate::scene::Material;
 use crate::spatial::Aabb;
 
 /// An imported mesh in the registry.

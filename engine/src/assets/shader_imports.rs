@@ -23,7 +23,19 @@
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use super::shaders::ShaderError;
+/// A shader that does not compile: where and why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}:{line}:{column}: {message}", file.display())]
+pub struct ShaderError {
+    /// The file.
+    pub file: PathBuf,
+    /// 1-based line (0 when the file could not be read).
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+    /// What naga (or the file system) said.
+    pub message: String,
+}
 
 /// The imported pieces of `shaders/` (no entry points of their own), by file
 /// name, as compiled into the binary.

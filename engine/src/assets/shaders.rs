@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
+pub use super::shader_imports::ShaderError;
 use super::shader_imports::{self, Composed};
 
 /// One WGSL file of `shaders/`.
@@ -99,20 +100,6 @@ pub fn source_dir() -> PathBuf {
         || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shaders"),
         PathBuf::from,
     )
-}
-
-/// A shader that does not compile: where and why.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{}:{line}:{column}: {message}", file.display())]
-pub struct ShaderError {
-    /// The file.
-    pub file: PathBuf,
-    /// 1-based line (0 when the file could not be read).
-    pub line: u32,
-    /// 1-based column.
-    pub column: u32,
-    /// What naga (or the file system) said.
-    pub message: String,
 }
 
 /// The current text of every [`Shader`] (see the [module docs](self)).

@@ -5,11 +5,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use keel_engine::Assets;
-use keel_engine::app::{self, ViewerError, ViewerOptions};
 use keel_engine::record::file::{Recording, Verdict};
 use keel_engine::render::{PresentModeChoice, parse_backends};
 use keel_engine::scene::Scene;
-use keel_engine::soak::{self, SoakOptions};
+use keel_engine::viewer::soak::{self, SoakOptions};
+use keel_engine::viewer::{self, ViewerError, ViewerOptions};
 use keel_engine::world::World;
 
 const USAGE: &str = "\
@@ -349,9 +349,9 @@ fn main() -> ExitCode {
         }
     };
     let result = if options.headless {
-        app::render_headless(&options).map(|_| ())
+        viewer::render_headless(&options).map(|_| ())
     } else {
-        app::run_windowed(options)
+        viewer::run_windowed(options)
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,10 +5,10 @@
 //! with instances drawn at `interpolated_world(node, alpha)`, so after the
 //! first frames extraction allocates nothing.
 
-mod cull;
 mod deformed;
 mod pack;
 mod shadows;
+mod view_queries;
 
 pub use pack::PACK_SPAN;
 
@@ -19,7 +19,7 @@ use crate::render::{
     Camera, DeformedInstance, DirectionalLight, FrameData, InstanceRecord, LineVertex,
     MeshInstance, OrbitController, PointLight, Spot, push_aabb,
 };
-use crate::scene::index::mesh_bounds;
+use crate::scene::spatial_index::mesh_bounds;
 use crate::scene::{
     CameraSetup, JointPalette, LightKind, MeshRenderer, NodeId, Scene, SpatialIndex,
 };
@@ -59,7 +59,7 @@ pub struct FrameBuffers {
     pub alpha_particles: Vec<crate::particles::ParticleInstance>,
     /// The octree's questions of the last culled extraction (the first
     /// `asked`), with their answers.
-    queries: Vec<cull::Query>,
+    queries: Vec<view_queries::Query>,
     asked: usize,
     /// Mesh nodes the octree left out of the last extraction.
     pub culled_by_octree: usize,

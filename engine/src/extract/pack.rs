@@ -9,6 +9,39 @@
 //! flags), so every span knows where its records go and writes them in
 //! place: the records stay in column order, contiguous, and are never copied
 //! again.
+//!
+//! # Mesh instances on the GPU, in full
+//!
+//! Extraction writes each visible mesh once, straight in the GPU layout (a
+//! sequential stream of 80-byte records: the 3x4 model matrix's rows, RGBA base
+//! colour, emission, metallic, roughness and alpha cutoff as unorm8s) with its batch key beside it (`PackedInstances` in `FrameData`);
+//! the renderer uploads those records as they are into a storage buffer. A
+//! shadow view's casters are smaller records (`GpuCaster`, 64 bytes, a cache
+//! line: the rows, the base colour's alpha and the alpha cutoff, all a
+//! depth-only pass and a masked caster's alpha test read; `render/records.rs`
+//! holds both record types). Large
+//! scenes (two spans of 2,048 meshes or more) are packed on several cores: each
+//! span of the mesh column first counts what it writes (camera records, casters
+//! per view), a prefix sum gives it its place, and the spans then write in place,
+//! so the records stay in column order and are never copied again. While writing
+//! a key, extraction compares it with the one there from last frame; an array of
+//! keys that did not change keeps its `version`, and a batcher handed the version
+//! it grouped last frame keeps that grouping (only blended instances are sorted
+//! again for the view). Many extracted keys are grouped in two halves on two
+//! cores, the second half's batches merged into the first's, with the same
+//! groups and runs as one pass. The caster count learns whether each mesh can
+//! cast from the meshes once and keeps a byte per mesh while the mesh column's
+//! stamp holds. Loose
+//! `MeshInstance`s (hand-built frames, tests) are culled and packed by the batcher
+//! and uploaded after them. Grouping is a counting sort of 4-byte
+//! indices: one pass counts each (texture, mesh) batch, a prefix sum gives each
+//! batch a run of the index array, and the packing pass drops every instance's
+//! index into its batch's run. The index array is the per-instance vertex stream;
+//! the vertex shader fetches the record and derives the normal matrix (cofactor)
+//! itself. Scattering the 64-byte records into hundreds of runs instead missed the
+//! cache on nearly every write. Imported meshes and textures are uploaded the first
+//! time a batch draws them (`GpuMesh` per registry mesh, a bind group per texture
+//! with its full mip chain; a 1x1 white texture stands in for none).
 
 use crate::scene::Affine3x4;
 

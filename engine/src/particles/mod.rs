@@ -6,6 +6,37 @@
 //! emitter's key and world transform; the renderer calls [`ParticleSystem::instances`] once per
 //! frame. Emitters are filed under dense slots so that the update passes index small per-slot
 //! tables (forces, colour and size curves) instead of hashing keys per particle.
+//!
+//! # A particle step in full
+//!
+//! One `ParticlePool` per world holds every particle as columns (position,
+//! velocity, age, lifetime, half-float colour, size, owner slot, blend), live
+//! ones packed at the front. A step:
+//!
+//! 1. Update. Below 96K particles the live range is one span; above, it is cut
+//!    into spans of 48K (the cut depends on the count alone, so results are the
+//!    same bits on any number of threads) that rayon's workers step at once.
+//!    Within a span, tiles of 128 particles go through age, integrate
+//!    (semi-implicit Euler, positions in place), and colour/size (skipped when
+//!    the over-life sample did not change), then the expired particles listed
+//!    along the way are killed, highest first, each replaced by the span's last
+//!    live particle. The gaps left at the ends of spans are closed by moving the
+//!    pool's last particles into them, a block at a time; only then are the
+//!    deaths reported to their emitter slots.
+//! 2. Spawn. Each emitter's due particles take slots at the end of the live
+//!    range (the shared columns filled at once) and the emitter hands out the
+//!    draws of its generator (SplitMix64 advances by a constant, so any part of a
+//!    run can be drawn on its own). The runs are turned into velocities and
+//!    lifetimes together, split across workers when large, with an AVX2 build of
+//!    the loop where the CPU has it (same bits). Runs are drawn before an
+//!    overflow policy may move particles.
+//!
+//! Drawing needs the position a step ago: it is `position - velocity * dt`
+//! (exact for this integrator), except for particles not stepped yet. The thread
+//! that runs fixed steps joins rayon's pool at startup (`workers::join_pool`), so
+//! it keeps a share of each split and hands work over without rayon's shared
+//! queue (which allocates); the steady-state test counts the workers'
+//! allocations too.
 
 mod emitter;
 pub mod half;

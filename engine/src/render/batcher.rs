@@ -17,9 +17,9 @@ use std::ops::Range;
 
 use glam::{Affine3A, Mat4, Vec3};
 
-use super::culling::Frustum;
 use super::frame::{FrameData, MeshInstance};
 use super::records::{GpuCaster, GpuInstance, InstanceRecord};
+use super::sphere_culling::Frustum;
 use crate::assets::{AlphaMode, Material};
 use crate::assets::{MapsHandle, MeshRef, Primitive, Registry, TextureHandle};
 

@@ -4,7 +4,7 @@
 //! O(n) in positions, and it allocates: a check, not a hot path.
 
 use super::Scene;
-use super::graph::NONE;
+use super::hierarchy::NONE;
 
 /// Returns `Err(message)` from the enclosing function unless `condition` holds.
 macro_rules! ensure {

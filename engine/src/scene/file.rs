@@ -414,10 +414,10 @@ impl Scene {
             }
             // The nearest written ancestor (parts stand for their instance).
             let mut up = self.hot.parent[d];
-            while up != super::graph::NONE && place[up as usize] == Place::None {
+            while up != super::hierarchy::NONE && place[up as usize] == Place::None {
                 up = self.hot.parent[up as usize];
             }
-            let up = (up != super::graph::NONE).then_some(up as usize);
+            let up = (up != super::hierarchy::NONE).then_some(up as usize);
             let above = up.map_or(Place::None, |u| place[u]);
             let owner = match above {
                 Place::Instance(i) | Place::Part(i) => Some(i),

@@ -2,7 +2,7 @@
 //! components, dirty-flag transform propagation and the scene file format.
 //!
 //! - [`handle`]: [`NodeId`], index + generation.
-//! - [`graph`]: [`Scene`]: slots, structural edits and hierarchy queries.
+//! - [`hierarchy`]: [`Scene`]: slots, structural edits and hierarchy queries.
 //! - `layout`: the hot columns (parents before children), sibling links, holes
 //!   and their compaction.
 //! - [`transform`]: [`Transform`], the dirty flag and interpolation.
@@ -10,7 +10,7 @@
 //!   the interpolation kernel.
 //! - [`components`]: behaviour, mesh and light components.
 //! - [`file`]: RON scene files.
-//! - [`index`]: the octree of mesh bounds, fed by the dirty flag.
+//! - [`spatial_index`]: the octree of mesh bounds, fed by the dirty flag.
 //! - `model`: imported glTF models instanced as subtrees.
 //! - `animator`: animation clips played on a model instance's nodes.
 //! - `skin`: skinned and morphed meshes, and the joint palette.
@@ -24,15 +24,15 @@ mod column;
 pub mod components;
 mod consistency;
 pub mod file;
-mod graph;
 mod handle;
+mod hierarchy;
 mod holes;
-pub mod index;
 mod layout;
 pub(crate) mod model;
 pub mod prefab;
 mod propagate;
 mod skin;
+pub mod spatial_index;
 mod state;
 pub mod transform;
 mod validate;
@@ -49,12 +49,12 @@ pub use components::{
     ModelPart, Orbit, Oscillate, Spin,
 };
 pub use file::{AnimatorRecord, NodeRecord, SCENE_VERSION, SceneFile};
-pub use graph::{Keep, Scene};
 pub use handle::NodeId;
-pub use index::SpatialIndex;
+pub use hierarchy::{Keep, Scene};
 pub use layout::{Children, PreOrder};
 pub use prefab::{Orphans, Prefab, PrefabInstance, PrefabPart, expand_records, load_prefab};
 pub use skin::{JointMatrix, JointPalette, MorphWeights, Skin, skinned_bounds};
+pub use spatial_index::SpatialIndex;
 pub use transform::{PropagationStats, Transform};
 
 /// A field holds a value the engine cannot use.

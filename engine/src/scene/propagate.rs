@@ -8,7 +8,7 @@
 use super::affine::Affine3x4;
 
 use super::Scene;
-use super::graph::{NONE, flag};
+use super::hierarchy::{NONE, flag};
 use super::layout::FAR;
 use super::transform::PropagationStats;
 

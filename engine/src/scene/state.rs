@@ -14,7 +14,7 @@ use super::affine::Affine3x4;
 
 use super::Scene;
 use super::components::Components;
-use super::graph::Slot;
+use super::hierarchy::Slot;
 use super::layout::{Hot, Links, Meta};
 use super::transform::Transform;
 use crate::record::bulk::{BulkError, BulkReader, BulkWriter};

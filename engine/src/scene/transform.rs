@@ -22,7 +22,7 @@ use glam::{Affine3A, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
 use super::affine::{Affine3x4, interpolate};
-use super::graph::{NONE, flag};
+use super::hierarchy::{NONE, flag};
 use super::{NodeId, Scene, SceneError};
 
 /// Translation, rotation and scale of a node relative to its parent.

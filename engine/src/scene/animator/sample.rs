@@ -245,8 +245,8 @@ fn set_bone(columns: &mut Columns<'_>, d: u32, local: crate::scene::Transform) -
 /// Marks the bone at `i` (in `columns`) dirty; true when it was not yet.
 #[inline]
 fn mark_dirty(columns: &mut Columns<'_>, i: usize) -> bool {
-    let fresh = columns.flags[i] & crate::scene::graph::flag::DIRTY == 0;
-    columns.flags[i] |= crate::scene::graph::flag::DIRTY;
+    let fresh = columns.flags[i] & crate::scene::hierarchy::flag::DIRTY == 0;
+    columns.flags[i] |= crate::scene::hierarchy::flag::DIRTY;
     fresh
 }
 
@@ -359,7 +359,7 @@ mod tests {
             // Bone 0 already where the clip puts it at t = 0.
             local[5] = Transform::from_translation(Vec3::ZERO);
             let mut flags = vec![0u8; 8];
-            flags[3] = crate::scene::graph::flag::DIRTY * u8::from(t > 1.0);
+            flags[3] = crate::scene::hierarchy::flag::DIRTY * u8::from(t > 1.0);
             (local, flags)
         };
         for (t, list) in [0.0, 0.3, 1.25, 1.7, 2.4]

@@ -120,8 +120,8 @@ fn a_relayout_runs_across_steps_and_puts_parents_beside_children() {
         (0..hot.meta.len())
             .filter(|&d| {
                 let p = hot.parent[d];
-                hot.meta[d].slot != crate::scene::graph::NONE
-                    && p != crate::scene::graph::NONE
+                hot.meta[d].slot != crate::scene::hierarchy::NONE
+                    && p != crate::scene::hierarchy::NONE
                     && d as u32 - p > crate::scene::layout::FAR
             })
             .count()

@@ -8,6 +8,8 @@
 //! optional frame cap sleeps in the event loop (`ControlFlow::WaitUntil`)
 //! instead of spinning.
 
+pub mod soak;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

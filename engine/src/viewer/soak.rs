@@ -24,7 +24,6 @@ use std::time::{Duration, Instant};
 
 use glam::{Quat, Vec3, Vec4};
 
-use crate::app::CameraRig;
 use crate::assets::{MeshRef, Model, Primitive};
 use crate::extract::{FrameBuffers, Overlays};
 use crate::particles::{Emitter, FloatRange};
@@ -34,6 +33,7 @@ use crate::scene::{
     Animator, Keep, Light, LightKind, Material, MeshRenderer, NodeId, Scene, Transform,
 };
 use crate::systems::{Commands, StepContext};
+use crate::viewer::CameraRig;
 use crate::world::World;
 
 /// How long and how hard to soak.
