@@ -1,6 +1,9 @@
-//! The loose tree both spatial trees are made of: the [`LooseOctree`](super::LooseOctree)
-//! in 3D and the [`Quadtree`](super::Quadtree) on the ground plane, written
-//! once over a [`Space`] (the dimension's geometry).
+//! The loose tree behind both spatial trees, written once over a [`Space`]
+//! (the dimension's geometry): [`LooseOctree`](super::LooseOctree) is
+//! [`LooseTree`] in 3D and [`Quadtree`](super::Quadtree) is it on the ground
+//! plane. Everything the two share, public API included, is here;
+//! `octree.rs` and `quadtree.rs` hold their `Space` and their queries by
+//! shapes of their own dimension.
 //!
 //! Every node covers a cube cell; its *loose* bounds are the cell grown by
 //! half a cell on each side (loose factor 2), so an object no larger than a
@@ -30,6 +33,8 @@ use std::hash::Hash;
 use super::shapes::{Overlap, SpatialError};
 use super::{KeyMap, OrdF32};
 
+#[cfg(test)]
+mod check;
 mod pairs;
 mod search;
 
@@ -54,7 +59,10 @@ const NONE: u32 = u32::MAX;
 const INSIDE_BIT: u32 = 1 << 31;
 
 /// The geometry a loose tree needs from its dimension.
-pub(super) trait Space {
+///
+/// Public in name only: its module is private and it is not re-exported, so
+/// code outside `spatial` can neither name nor implement it.
+pub trait Space {
     /// A point.
     type Point: Copy + Debug;
     /// An axis-aligned box.
@@ -173,9 +181,16 @@ impl<T> Ord for Ranked<T> {
     }
 }
 
-/// The loose tree shared by [`LooseOctree`] and the quadtree.
+/// Loose tree over keys `K` with the bounds of dimension `S`: the type behind
+/// [`LooseOctree`](super::LooseOctree) (3D) and [`Quadtree`](super::Quadtree)
+/// (ground plane), with the methods the two share. In their signatures
+/// `S::Bounds` is [`Aabb`](super::Aabb) for the octree and
+/// [`Rect`](super::Rect) for the quadtree, `S::Point` is `Vec3` or `Vec2`.
+///
+/// Use it through those two aliases: the dimensions `S` cannot be named
+/// outside `spatial`.
 #[derive(Debug, Clone)]
-pub(super) struct LooseTree<K, S: Space> {
+pub struct LooseTree<K, S: Space> {
     /// `nodes[OUTSIDE]` holds far objects; `nodes[ROOT]` is the root.
     nodes: Vec<Node<K, S>>,
     free_blocks: Vec<u32>,
@@ -203,19 +218,45 @@ pub(super) struct LooseTree<K, S: Space> {
 }
 
 impl<K: Copy + Eq + Hash + Debug, S: Space> LooseTree<K, S> {
-    pub(super) fn new(
-        world: &S::Bounds,
+    /// Empty tree whose root cell is the cube (the square in 2D) enclosing
+    /// `world`, with the default maximum depth (12 levels).
+    ///
+    /// # Errors
+    /// The bounds' own error for a bad `world` ([`SpatialError::NonFiniteBounds`]
+    /// / [`SpatialError::InvertedBounds`] for an [`Aabb`](super::Aabb),
+    /// [`SpatialError::NonFiniteRect`] / [`SpatialError::InvertedRect`] for a
+    /// [`Rect`](super::Rect)), [`SpatialError::EmptyWorld`] for one of zero
+    /// size.
+    pub fn new(world: S::Bounds) -> Result<Self, SpatialError> {
+        Self::with_max_depth(world, DEFAULT_MAX_DEPTH)
+    }
+
+    /// Empty tree that never subdivides below `world / 2^max_depth`.
+    ///
+    /// # Errors
+    /// As [`Self::new`], and [`SpatialError::MaxDepthTooLarge`] past 24.
+    pub fn with_max_depth(world: S::Bounds, max_depth: u32) -> Result<Self, SpatialError> {
+        Self::with_config(world, max_depth, DEFAULT_LEAF_CAPACITY)
+    }
+
+    /// Empty tree with a maximum depth and a leaf capacity (objects a leaf
+    /// holds before it splits; 0 counts as 1).
+    ///
+    /// # Errors
+    /// As [`Self::with_max_depth`].
+    pub fn with_config(
+        world: S::Bounds,
         max_depth: u32,
         leaf_capacity: usize,
     ) -> Result<Self, SpatialError> {
-        S::validate(world)?;
+        S::validate(&world)?;
         if max_depth > MAX_DEPTH_LIMIT {
             return Err(SpatialError::MaxDepthTooLarge {
                 max_depth,
                 limit: MAX_DEPTH_LIMIT,
             });
         }
-        let (center, half) = S::enclosing_cell(world);
+        let (center, half) = S::enclosing_cell(&world);
         if half <= 0.0 {
             return Err(SpatialError::EmptyWorld { size: 2.0 * half });
         }
@@ -250,32 +291,53 @@ impl<K: Copy + Eq + Hash + Debug, S: Space> LooseTree<K, S> {
         self.nodes.push(Node::new(c, h, NONE));
     }
 
-    pub(super) fn max_depth(&self) -> u32 {
+    /// Maximum depth below the initial root.
+    #[must_use]
+    pub fn max_depth(&self) -> u32 {
         self.max_depth
     }
 
-    pub(super) fn len(&self) -> usize {
+    /// Number of objects stored.
+    #[must_use]
+    pub fn len(&self) -> usize {
         self.ids.len()
     }
 
-    pub(super) fn contains_key(&self, key: K) -> bool {
+    /// Whether no object is stored.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Whether `key` is stored.
+    #[must_use]
+    pub fn contains_key(&self, key: K) -> bool {
         self.ids.contains_key(&key)
     }
 
-    pub(super) fn get(&self, key: K) -> Option<S::Bounds> {
+    /// Bounds stored for `key`.
+    #[must_use]
+    pub fn get(&self, key: K) -> Option<S::Bounds> {
         let id = *self.ids.get(&key)?;
         let loc = self.locs[id as usize];
         Some(self.nodes[loc.node as usize].items[loc.slot as usize].bounds)
     }
 
-    pub(super) fn clear(&mut self) {
+    /// Removes every object and shrinks the root back to the initial world.
+    pub fn clear(&mut self) {
         self.reset_nodes();
         self.locs.clear();
         self.free_ids.clear();
         self.ids.clear();
     }
 
-    pub(super) fn insert(&mut self, key: K, bounds: S::Bounds) -> Result<(), SpatialError> {
+    /// Stores `key` with `bounds`.
+    ///
+    /// # Errors
+    /// The bounds' own error for bad bounds (as [`Self::new`]),
+    /// [`SpatialError::DuplicateKey`] if `key` is present; the tree is
+    /// unchanged then.
+    pub fn insert(&mut self, key: K, bounds: S::Bounds) -> Result<(), SpatialError> {
         S::validate(&bounds)?;
         let next_id = self.locs.len();
         let id = match self.ids.entry(key) {
@@ -308,7 +370,13 @@ impl<K: Copy + Eq + Hash + Debug, S: Space> LooseTree<K, S> {
         Ok(())
     }
 
-    pub(super) fn update(&mut self, key: K, bounds: S::Bounds) -> Result<(), SpatialError> {
+    /// Moves `key` to `bounds`; in place when they still fit its node.
+    ///
+    /// # Errors
+    /// The bounds' own error for bad bounds (as [`Self::new`]),
+    /// [`SpatialError::UnknownKey`] if `key` is absent; the tree is
+    /// unchanged then.
+    pub fn update(&mut self, key: K, bounds: S::Bounds) -> Result<(), SpatialError> {
         S::validate(&bounds)?;
         let Some(&id) = self.ids.get(&key) else {
             return Err(SpatialError::UnknownKey {
@@ -331,7 +399,8 @@ impl<K: Copy + Eq + Hash + Debug, S: Space> LooseTree<K, S> {
         Ok(())
     }
 
-    pub(super) fn remove(&mut self, key: K) -> bool {
+    /// Removes `key`; false if it was not stored.
+    pub fn remove(&mut self, key: K) -> bool {
         match self.ids.remove(&key) {
             Some(id) => {
                 self.take_item(id);
@@ -644,8 +713,9 @@ impl<K: Copy + Eq + Hash + Debug, S: Space> LooseTree<K, S> {
         Some((loc.node, loc.slot))
     }
 
-    /// Loose bounds and depth of every node that holds objects itself.
-    pub(super) fn cells(&self, out: &mut Vec<(S::Bounds, usize)>) {
+    /// Loose bounds and depth (root 0) of every node that holds objects, for
+    /// debug drawing.
+    pub fn cells(&self, out: &mut Vec<(S::Bounds, usize)>) {
         out.clear();
         self.cells_below(ROOT, 0, out);
     }
@@ -665,13 +735,16 @@ impl<K: Copy + Eq + Hash + Debug, S: Space> LooseTree<K, S> {
         }
     }
 
-    /// Number of objects kept outside the tree (scanned by every query).
-    pub(super) fn outside_len(&self) -> usize {
+    /// Number of objects too far from the world for the root to grow over;
+    /// every query scans them linearly.
+    #[must_use]
+    pub fn outside_len(&self) -> usize {
         self.nodes[OUTSIDE as usize].items.len()
     }
 
-    /// Deepest level of any node, for tests of the depth limit.
-    pub(super) fn depth(&self) -> usize {
+    /// Deepest level of the tree (root 0), counting levels added by growth.
+    #[must_use]
+    pub fn depth(&self) -> usize {
         let mut deepest = 0;
         let mut stack = vec![(ROOT, 0usize)];
         while let Some((n, depth)) = stack.pop() {
@@ -682,73 +755,5 @@ impl<K: Copy + Eq + Hash + Debug, S: Space> LooseTree<K, S> {
             }
         }
         deepest
-    }
-
-    /// Checks every structural invariant; test support.
-    #[cfg(test)]
-    pub(super) fn check_invariants(&self) {
-        let mut seen = 0usize;
-        for (n, node) in self.nodes.iter().enumerate() {
-            let n = n as u32;
-            let reachable = n == OUTSIDE || self.is_reachable(n);
-            if !reachable {
-                continue;
-            }
-            for (slot, item) in node.items.iter().enumerate() {
-                seen += 1;
-                let loc = self.locs[item.id as usize];
-                assert_eq!(
-                    (loc.node, loc.slot as usize),
-                    (n, slot),
-                    "stale location of {item:?}"
-                );
-                assert_eq!(
-                    self.ids.get(&item.key),
-                    Some(&item.id),
-                    "key map disagrees for {item:?}"
-                );
-                if n != OUTSIDE {
-                    assert!(
-                        S::contains(&node.loose, &item.bounds),
-                        "{item:?} outside node {n}"
-                    );
-                }
-            }
-            if n != OUTSIDE {
-                let mut count = node.items.len() as u32;
-                if node.first_child != NONE {
-                    for c in node.first_child..node.first_child + S::CHILDREN as u32 {
-                        let child = &self.nodes[c as usize];
-                        assert_eq!(child.parent, n, "child {c} has the wrong parent");
-                        assert!(
-                            S::contains(&node.loose, &child.loose),
-                            "child {c} pokes out of {n}"
-                        );
-                        count += child.count;
-                    }
-                    assert!(node.count > self.merge, "split node {n} should have merged");
-                }
-                assert_eq!(node.count, count, "count of node {n}");
-            }
-        }
-        assert_eq!(seen, self.ids.len(), "objects reachable vs keys");
-    }
-
-    #[cfg(test)]
-    fn is_reachable(&self, mut n: u32) -> bool {
-        loop {
-            if n == ROOT {
-                return true;
-            }
-            let parent = self.nodes[n as usize].parent;
-            if parent == NONE {
-                return false;
-            }
-            let first = self.nodes[parent as usize].first_child;
-            if first == NONE || !(first..first + S::CHILDREN as u32).contains(&n) {
-                return false;
-            }
-            n = parent;
-        }
     }
 }

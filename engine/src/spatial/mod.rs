@@ -5,6 +5,8 @@
 //! - [`LooseOctree`]: hierarchical, 3D, adapts to uneven density; objects of
 //!   any size, cheap small moves, ray, frustum, nearest and pair queries.
 //! - [`Quadtree`]: the same loose tree on the ground plane (2D [`Rect`]s).
+//!   Both are aliases of one generic [`LooseTree`], which holds the methods
+//!   they share.
 //! - [`RowGrid`]: a flat uniform grid whose rows each own their node storage,
 //!   fastest to fill and to re-file when objects span many cells.
 //!
@@ -23,6 +25,7 @@ mod quadtree;
 mod shapes;
 
 pub use grid::{MAX_GRID_CELLS, RowGrid};
+pub use loose_tree::LooseTree;
 pub use octree::LooseOctree;
 pub use quadtree::Quadtree;
 pub use shapes::{Aabb, Circle, Frustum, Ray, Rect, SpatialError, Sphere};

@@ -1,18 +1,21 @@
 //! Loose octree (Spatial Partition pattern, hierarchical and independent of
 //! the objects' placement): the loose tree in three dimensions, over
-//! [`Aabb`] bounds with octants (see `loose_tree.rs` for how the tree works).
+//! [`Aabb`] bounds with octants (see `loose_tree.rs` for how the tree works
+//! and for the API both trees share); here only the 3D geometry and the
+//! queries by 3D shapes.
 
 use std::fmt::Debug;
 use std::hash::Hash;
 
 use glam::Vec3;
 
-use super::loose_tree::{DEFAULT_LEAF_CAPACITY, DEFAULT_MAX_DEPTH, LooseTree, Space};
+use super::loose_tree::{LooseTree, Space};
 use super::shapes::{Aabb, Frustum, Overlap, Ray, RaySlabs, SpatialError, Sphere};
 
-/// Three dimensions: [`Aabb`] bounds, octants.
+/// Three dimensions: [`Aabb`] bounds, octants. Public in name only, as the
+/// `Space` trait it implements.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Space3;
+pub struct Space3;
 
 impl Space for Space3 {
     type Point = Vec3;
@@ -96,117 +99,16 @@ impl Space for Space3 {
 /// assert_eq!(hits, [7]);
 /// # Ok::<(), keel_engine::spatial::SpatialError>(())
 /// ```
-#[derive(Debug, Clone)]
-pub struct LooseOctree<K> {
-    tree: LooseTree<K, Space3>,
-}
+pub type LooseOctree<K> = LooseTree<K, Space3>;
 
 impl<K: Copy + Eq + Hash + Debug> LooseOctree<K> {
-    /// Empty octree whose root cell is the cube enclosing `world`, with the
-    /// default maximum depth (12 levels).
-    ///
-    /// # Errors
-    /// [`SpatialError::NonFiniteBounds`] / [`SpatialError::InvertedBounds`]
-    /// for a bad `world`, [`SpatialError::EmptyWorld`] for one of zero size.
-    pub fn new(world: Aabb) -> Result<Self, SpatialError> {
-        Self::with_max_depth(world, DEFAULT_MAX_DEPTH)
-    }
-
-    /// Empty octree that never subdivides below `world / 2^max_depth`.
-    ///
-    /// # Errors
-    /// As [`LooseOctree::new`], and [`SpatialError::MaxDepthTooLarge`] past 24.
-    pub fn with_max_depth(world: Aabb, max_depth: u32) -> Result<Self, SpatialError> {
-        Self::with_config(world, max_depth, DEFAULT_LEAF_CAPACITY)
-    }
-
-    /// Empty octree with a maximum depth and a leaf capacity (objects a leaf
-    /// holds before it splits; 0 counts as 1).
-    ///
-    /// # Errors
-    /// As [`LooseOctree::with_max_depth`].
-    pub fn with_config(
-        world: Aabb,
-        max_depth: u32,
-        leaf_capacity: usize,
-    ) -> Result<Self, SpatialError> {
-        Ok(Self {
-            tree: LooseTree::new(&world, max_depth, leaf_capacity)?,
-        })
-    }
-
-    /// Maximum depth below the initial root.
-    #[must_use]
-    pub fn max_depth(&self) -> u32 {
-        self.tree.max_depth()
-    }
-
-    /// Number of objects stored.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.tree.len()
-    }
-
-    /// Whether no object is stored.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.tree.len() == 0
-    }
-
-    /// Whether `key` is stored.
-    #[must_use]
-    pub fn contains_key(&self, key: K) -> bool {
-        self.tree.contains_key(key)
-    }
-
-    /// Bounds stored for `key`.
-    #[must_use]
-    pub fn get(&self, key: K) -> Option<Aabb> {
-        self.tree.get(key)
-    }
-
-    /// Removes every object and shrinks the root back to the initial world.
-    pub fn clear(&mut self) {
-        self.tree.clear();
-    }
-
-    /// Stores `key` with `bounds`.
-    ///
-    /// # Errors
-    /// [`SpatialError::NonFiniteBounds`] / [`SpatialError::InvertedBounds`]
-    /// for bad bounds, [`SpatialError::DuplicateKey`] if `key` is present;
-    /// the octree is unchanged then.
-    pub fn insert(&mut self, key: K, bounds: Aabb) -> Result<(), SpatialError> {
-        self.tree.insert(key, bounds)
-    }
-
-    /// Moves `key` to `bounds`; in place when they still fit its node.
-    ///
-    /// # Errors
-    /// [`SpatialError::NonFiniteBounds`] / [`SpatialError::InvertedBounds`]
-    /// for bad bounds, [`SpatialError::UnknownKey`] if `key` is absent; the
-    /// octree is unchanged then.
-    pub fn update(&mut self, key: K, bounds: Aabb) -> Result<(), SpatialError> {
-        self.tree.update(key, bounds)
-    }
-
-    /// Removes `key`; false if it was not stored.
-    pub fn remove(&mut self, key: K) -> bool {
-        self.tree.remove(key)
-    }
-
     /// Keys of the objects overlapping `area` (touching counts), in no order.
     pub fn query_aabb(&mut self, area: &Aabb, out: &mut Vec<K>) {
-        self.tree.query(
-            |loose| {
-                if !area.intersects(loose) {
-                    Overlap::Outside
-                } else if area.contains(loose) {
-                    Overlap::Inside
-                } else {
-                    Overlap::Partial
-                }
-            },
+        // The shape's own tests rather than `Space3`'s: these closures run per
+        // node and item, and `Space3`'s methods, not `#[inline]`, would be
+        // called out of line where another crate instantiates the query.
+        self.query(
+            |loose| Overlap::classify(area.intersects(loose), || area.contains(loose)),
             |bounds| area.intersects(bounds),
             out,
         );
@@ -214,15 +116,11 @@ impl<K: Copy + Eq + Hash + Debug> LooseOctree<K> {
 
     /// Keys of the objects overlapping `sphere`, in no order.
     pub fn query_sphere(&mut self, sphere: &Sphere, out: &mut Vec<K>) {
-        self.tree.query(
+        self.query(
             |loose| {
-                if !sphere.intersects_aabb(loose) {
-                    Overlap::Outside
-                } else if sphere.contains_aabb(loose) {
-                    Overlap::Inside
-                } else {
-                    Overlap::Partial
-                }
+                Overlap::classify(sphere.intersects_aabb(loose), || {
+                    sphere.contains_aabb(loose)
+                })
             },
             |bounds| sphere.intersects_aabb(bounds),
             out,
@@ -231,7 +129,7 @@ impl<K: Copy + Eq + Hash + Debug> LooseOctree<K> {
 
     /// Keys of the objects [`Frustum::intersects_aabb`] keeps, in no order.
     pub fn query_frustum(&mut self, frustum: &Frustum, out: &mut Vec<K>) {
-        self.tree.query(
+        self.query(
             |loose| frustum.classify_aabb(loose),
             |bounds| frustum.intersects_aabb(bounds),
             out,
@@ -249,7 +147,7 @@ impl<K: Copy + Eq + Hash + Debug> LooseOctree<K> {
         stack: &mut Vec<u32>,
         out: &mut Vec<K>,
     ) {
-        self.tree.query_part(
+        self.query_part(
             (part, parts.max(1)),
             stack,
             (
@@ -268,8 +166,7 @@ impl<K: Copy + Eq + Hash + Debug> LooseOctree<K> {
             return;
         }
         let slabs = RaySlabs::new(ray);
-        self.tree
-            .ray_hits(|bounds, limit| slabs.hit(bounds, limit), max_distance, out);
+        self.ray_hits(|bounds, limit| slabs.hit(bounds, limit), max_distance, out);
     }
 
     /// The nearest object the ray enters within `max_distance`, with its
@@ -280,45 +177,7 @@ impl<K: Copy + Eq + Hash + Debug> LooseOctree<K> {
             return None;
         }
         let slabs = RaySlabs::new(ray);
-        self.tree
-            .ray_nearest(|bounds, limit| slabs.hit(bounds, limit), max_distance)
-    }
-
-    /// The `k` objects nearest to `point` by distance to their boxes (0
-    /// inside), nearest first, with that distance. Ties are broken
-    /// arbitrarily.
-    pub fn nearest(&mut self, point: Vec3, k: usize, out: &mut Vec<(K, f32)>) {
-        self.tree.nearest(point, k, out);
-    }
-
-    /// Every pair of overlapping objects (touching counts), each pair once in
-    /// arbitrary order: the broad phase of collision detection.
-    pub fn pairs(&mut self, out: &mut Vec<(K, K)>) {
-        self.tree.pairs(out);
-    }
-
-    /// Loose bounds and depth (root 0) of every node that holds objects, for
-    /// debug drawing.
-    pub fn cells(&self, out: &mut Vec<(Aabb, usize)>) {
-        self.tree.cells(out);
-    }
-
-    /// Number of objects too far from the world for the root to grow over;
-    /// every query scans them linearly.
-    #[must_use]
-    pub fn outside_len(&self) -> usize {
-        self.tree.outside_len()
-    }
-
-    /// Deepest level of the tree (root 0), counting levels added by growth.
-    #[must_use]
-    pub fn depth(&self) -> usize {
-        self.tree.depth()
-    }
-
-    #[cfg(test)]
-    fn check(&self) {
-        self.tree.check_invariants();
+        self.ray_nearest(|bounds, limit| slabs.hit(bounds, limit), max_distance)
     }
 }
 

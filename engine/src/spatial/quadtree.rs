@@ -2,18 +2,21 @@
 //! tree of [`LooseOctree`](super::LooseOctree) in two dimensions, for worlds
 //! that are flat enough that height does not help pruning (terrain units,
 //! top-down games). Map a 3D box to it with [`Aabb::ground_rect`](super::Aabb::ground_rect).
+//! Here only the 2D geometry and the queries by 2D shapes; the API both
+//! trees share is in `loose_tree.rs`.
 
 use std::fmt::Debug;
 use std::hash::Hash;
 
 use glam::Vec2;
 
-use super::loose_tree::{DEFAULT_LEAF_CAPACITY, DEFAULT_MAX_DEPTH, LooseTree, Space};
+use super::loose_tree::{LooseTree, Space};
 use super::shapes::{Circle, Overlap, Rect, SpatialError};
 
-/// Two dimensions: [`Rect`] bounds, quadrants.
+/// Two dimensions: [`Rect`] bounds, quadrants. Public in name only, as the
+/// `Space` trait it implements.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Space2;
+pub struct Space2;
 
 impl Space for Space2 {
     type Point = Vec2;
@@ -89,117 +92,16 @@ impl Space for Space2 {
 /// assert_eq!(hits, ["tower"]);
 /// # Ok::<(), keel_engine::spatial::SpatialError>(())
 /// ```
-#[derive(Debug, Clone)]
-pub struct Quadtree<K> {
-    tree: LooseTree<K, Space2>,
-}
+pub type Quadtree<K> = LooseTree<K, Space2>;
 
 impl<K: Copy + Eq + Hash + Debug> Quadtree<K> {
-    /// Empty quadtree whose root cell is the square enclosing `world`, with
-    /// the default maximum depth (12 levels).
-    ///
-    /// # Errors
-    /// [`SpatialError::NonFiniteRect`] / [`SpatialError::InvertedRect`] for a
-    /// bad `world`, [`SpatialError::EmptyWorld`] for one of zero size.
-    pub fn new(world: Rect) -> Result<Self, SpatialError> {
-        Self::with_max_depth(world, DEFAULT_MAX_DEPTH)
-    }
-
-    /// Empty quadtree that never subdivides below `world / 2^max_depth`.
-    ///
-    /// # Errors
-    /// As [`Quadtree::new`], and [`SpatialError::MaxDepthTooLarge`] past 24.
-    pub fn with_max_depth(world: Rect, max_depth: u32) -> Result<Self, SpatialError> {
-        Self::with_config(world, max_depth, DEFAULT_LEAF_CAPACITY)
-    }
-
-    /// Empty quadtree with a maximum depth and a leaf capacity (objects a
-    /// leaf holds before it splits; 0 counts as 1).
-    ///
-    /// # Errors
-    /// As [`Quadtree::with_max_depth`].
-    pub fn with_config(
-        world: Rect,
-        max_depth: u32,
-        leaf_capacity: usize,
-    ) -> Result<Self, SpatialError> {
-        Ok(Self {
-            tree: LooseTree::new(&world, max_depth, leaf_capacity)?,
-        })
-    }
-
-    /// Maximum depth below the initial root.
-    #[must_use]
-    pub fn max_depth(&self) -> u32 {
-        self.tree.max_depth()
-    }
-
-    /// Number of objects stored.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.tree.len()
-    }
-
-    /// Whether no object is stored.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.tree.len() == 0
-    }
-
-    /// Whether `key` is stored.
-    #[must_use]
-    pub fn contains_key(&self, key: K) -> bool {
-        self.tree.contains_key(key)
-    }
-
-    /// Bounds stored for `key`.
-    #[must_use]
-    pub fn get(&self, key: K) -> Option<Rect> {
-        self.tree.get(key)
-    }
-
-    /// Removes every object and shrinks the root back to the initial world.
-    pub fn clear(&mut self) {
-        self.tree.clear();
-    }
-
-    /// Stores `key` with `bounds`.
-    ///
-    /// # Errors
-    /// [`SpatialError::NonFiniteRect`] / [`SpatialError::InvertedRect`] for
-    /// bad bounds, [`SpatialError::DuplicateKey`] if `key` is present; the
-    /// quadtree is unchanged then.
-    pub fn insert(&mut self, key: K, bounds: Rect) -> Result<(), SpatialError> {
-        self.tree.insert(key, bounds)
-    }
-
-    /// Moves `key` to `bounds`; in place when they still fit its node.
-    ///
-    /// # Errors
-    /// [`SpatialError::NonFiniteRect`] / [`SpatialError::InvertedRect`] for
-    /// bad bounds, [`SpatialError::UnknownKey`] if `key` is absent; the
-    /// quadtree is unchanged then.
-    pub fn update(&mut self, key: K, bounds: Rect) -> Result<(), SpatialError> {
-        self.tree.update(key, bounds)
-    }
-
-    /// Removes `key`; false if it was not stored.
-    pub fn remove(&mut self, key: K) -> bool {
-        self.tree.remove(key)
-    }
-
     /// Keys of the objects overlapping `area` (touching counts), in no order.
     pub fn query_rect(&mut self, area: &Rect, out: &mut Vec<K>) {
-        self.tree.query(
-            |loose| {
-                if !area.intersects(loose) {
-                    Overlap::Outside
-                } else if area.contains(loose) {
-                    Overlap::Inside
-                } else {
-                    Overlap::Partial
-                }
-            },
+        // The shape's own tests rather than `Space2`'s: these closures run per
+        // node and item, and `Space2`'s methods, not `#[inline]`, would be
+        // called out of line where another crate instantiates the query.
+        self.query(
+            |loose| Overlap::classify(area.intersects(loose), || area.contains(loose)),
             |bounds| area.intersects(bounds),
             out,
         );
@@ -207,51 +109,15 @@ impl<K: Copy + Eq + Hash + Debug> Quadtree<K> {
 
     /// Keys of the objects overlapping `circle`, in no order.
     pub fn query_circle(&mut self, circle: &Circle, out: &mut Vec<K>) {
-        self.tree.query(
+        self.query(
             |loose| {
-                if !circle.intersects_rect(loose) {
-                    Overlap::Outside
-                } else if circle.contains_rect(loose) {
-                    Overlap::Inside
-                } else {
-                    Overlap::Partial
-                }
+                Overlap::classify(circle.intersects_rect(loose), || {
+                    circle.contains_rect(loose)
+                })
             },
             |bounds| circle.intersects_rect(bounds),
             out,
         );
-    }
-
-    /// The `k` objects nearest to `point` by distance to their rectangles (0
-    /// inside), nearest first, with that distance. Ties are broken
-    /// arbitrarily.
-    pub fn nearest(&mut self, point: Vec2, k: usize, out: &mut Vec<(K, f32)>) {
-        self.tree.nearest(point, k, out);
-    }
-
-    /// Every pair of overlapping objects (touching counts), each pair once in
-    /// arbitrary order.
-    pub fn pairs(&mut self, out: &mut Vec<(K, K)>) {
-        self.tree.pairs(out);
-    }
-
-    /// Loose bounds and depth (root 0) of every node that holds objects, for
-    /// debug drawing.
-    pub fn cells(&self, out: &mut Vec<(Rect, usize)>) {
-        self.tree.cells(out);
-    }
-
-    /// Number of objects too far from the world for the root to grow over;
-    /// every query scans them linearly.
-    #[must_use]
-    pub fn outside_len(&self) -> usize {
-        self.tree.outside_len()
-    }
-
-    /// Deepest level of the tree (root 0), counting levels added by growth.
-    #[must_use]
-    pub fn depth(&self) -> usize {
-        self.tree.depth()
     }
 }
 
@@ -278,7 +144,7 @@ mod tests {
             tree.insert(i, square(*p, 0.4 + (i % 5) as f32 * 0.5))
                 .unwrap();
         }
-        tree.tree.check_invariants();
+        tree.check_invariants();
         let area = Rect::new(Vec2::new(-10.0, -3.0), Vec2::new(12.0, 20.0));
         let circle = Circle::new(Vec2::new(5.0, -5.0), 13.0);
         let mut out = Vec::new();

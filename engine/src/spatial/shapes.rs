@@ -411,6 +411,21 @@ pub(crate) enum Overlap {
     Inside,
 }
 
+impl Overlap {
+    /// `Outside` unless the shape `meets` the box, then `Inside` if it
+    /// `holds` it (asked only then), else `Partial`.
+    #[inline]
+    pub(crate) fn classify(meets: bool, holds: impl FnOnce() -> bool) -> Self {
+        if !meets {
+            Overlap::Outside
+        } else if holds() {
+            Overlap::Inside
+        } else {
+            Overlap::Partial
+        }
+    }
+}
+
 /// View volume bounded by six planes, each stored as `(normal, d)` with the
 /// inside where `normal.dot(p) + d >= 0` and `normal` of unit length.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -480,13 +495,7 @@ impl Frustum {
     }
 
     pub(crate) fn classify_aabb(&self, aabb: &Aabb) -> Overlap {
-        if !self.intersects_aabb(aabb) {
-            Overlap::Outside
-        } else if self.contains_aabb(aabb) {
-            Overlap::Inside
-        } else {
-            Overlap::Partial
-        }
+        Overlap::classify(self.intersects_aabb(aabb), || self.contains_aabb(aabb))
     }
 
     /// Conservative sphere test: `false` only when the sphere is entirely

@@ -8,14 +8,15 @@ use std::hash::Hash;
 use super::{Item, LooseTree, NONE, Node, OUTSIDE, ROOT, Space};
 
 impl<K: Copy + Eq + Hash + Debug, S: Space> LooseTree<K, S> {
-    /// Every pair of overlapping objects, once each.
+    /// Every pair of overlapping objects (touching counts), each pair once in
+    /// arbitrary order: the broad phase of collision detection.
     ///
     /// Loose cells overlap their siblings, so objects in sibling subtrees can
     /// overlap too. A first pass fits a tight box around each subtree's
     /// objects; the search then pairs each node's own objects with each
     /// other and with every subtree below, and every two sibling subtrees
     /// whose fitted boxes meet, pruning with the fitted boxes throughout.
-    pub(in crate::spatial) fn pairs(&mut self, out: &mut Vec<(K, K)>) {
+    pub fn pairs(&mut self, out: &mut Vec<(K, K)>) {
         out.clear();
         let mut fitted = std::mem::take(&mut self.fitted);
         fitted.clear();

@@ -9,16 +9,14 @@ use std::hash::Hash;
 use super::{Item, LooseTree, NONE, OUTSIDE, OrdF32, ROOT, Ranked, Space};
 
 impl<K: Copy + Eq + Hash + Debug, S: Space> LooseTree<K, S> {
-    /// Keys and distances of the `k` objects nearest to `point` (distance to
-    /// the box, 0 inside), nearest first. Best-first search: nodes are opened
-    /// in order of their distance and the search stops once the nearest
-    /// unopened node is farther than the k-th best object.
-    pub(in crate::spatial) fn nearest(
-        &mut self,
-        point: S::Point,
-        k: usize,
-        out: &mut Vec<(K, f32)>,
-    ) {
+    /// The `k` objects nearest to `point` by distance to their boxes
+    /// (rectangles in 2D; 0 inside), nearest first, with that distance. Ties
+    /// are broken arbitrarily.
+    ///
+    /// Best-first search: nodes are opened in order of their distance and
+    /// the search stops once the nearest unopened node is farther than the
+    /// k-th best object.
+    pub fn nearest(&mut self, point: S::Point, k: usize, out: &mut Vec<(K, f32)>) {
         out.clear();
         if k == 0 || !S::point_is_finite(point) {
             return;

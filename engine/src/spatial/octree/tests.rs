@@ -3,7 +3,7 @@
 //! own checks, and frustum queries (whole and in parts) against brute force.
 
 use super::*;
-use crate::spatial::loose_tree::MAX_GROWTH;
+use crate::spatial::loose_tree::{DEFAULT_LEAF_CAPACITY, MAX_GROWTH};
 use glam::{Mat4, Quat};
 
 fn world() -> Aabb {
@@ -35,20 +35,20 @@ fn insert_query_update_remove_round_trip() {
     for (i, p) in points.iter().enumerate() {
         tree.insert(i, cube(*p, 0.5)).unwrap();
     }
-    tree.check();
+    tree.check_invariants();
     assert_eq!(tree.len(), 500);
     let mut out = Vec::new();
     tree.query_aabb(&cube(points[3], 0.1), &mut out);
     assert!(out.contains(&3), "object 3 not found at its own position");
     tree.update(3, cube(Vec3::splat(95.0), 0.5)).unwrap();
-    tree.check();
+    tree.check_invariants();
     tree.query_aabb(&cube(points[3], 0.1), &mut out);
     assert!(!out.contains(&3), "object 3 still found where it was");
     tree.query_aabb(&cube(Vec3::splat(95.0), 0.1), &mut out);
     assert!(out.contains(&3));
     assert!(tree.remove(3));
     assert!(!tree.remove(3));
-    tree.check();
+    tree.check_invariants();
     assert_eq!(tree.len(), 499);
     assert_eq!(tree.get(3), None);
     assert_eq!(tree.get(4), Some(cube(points[4], 0.5)));
@@ -60,15 +60,15 @@ fn small_move_is_in_place() {
     for (i, p) in scatter(200, 3).iter().enumerate() {
         tree.insert(i, cube(*p, 0.5)).unwrap();
     }
-    let before = tree.tree.place_of(10);
+    let before = tree.place_of(10);
     let bounds = tree.get(10).unwrap();
     let nudged = Aabb::new(bounds.min + 0.01, bounds.max + 0.01);
     tree.update(10, nudged).unwrap();
-    let after = tree.tree.place_of(10);
+    let after = tree.place_of(10);
     assert!(before.is_some());
     assert_eq!(before, after);
     assert_eq!(tree.get(10), Some(nudged));
-    tree.check();
+    tree.check_invariants();
 }
 
 #[test]
@@ -92,7 +92,7 @@ fn refuses_bad_bounds_without_changing_anything() {
     ));
     assert_eq!(tree.len(), 1);
     assert_eq!(tree.get(1), Some(cube(Vec3::ZERO, 1.0)));
-    tree.check();
+    tree.check_invariants();
     assert!(matches!(
         LooseOctree::<u8>::new(Aabb::new(Vec3::ZERO, Vec3::ZERO)),
         Err(SpatialError::EmptyWorld { .. })
@@ -118,15 +118,15 @@ fn splits_and_merges_back() {
         "{n} small objects: depth only {}",
         tree.depth()
     );
-    tree.check();
+    tree.check_invariants();
     for i in 0..n {
         assert!(tree.remove(i));
         if i % 397 == 0 {
-            tree.check();
+            tree.check_invariants();
         }
     }
     assert_eq!(tree.depth(), 0, "empty tree should fold back to its root");
-    tree.check();
+    tree.check_invariants();
 }
 
 #[test]
@@ -145,7 +145,7 @@ fn root_grows_for_near_objects_and_keeps_far_ones_outside() {
     tree.insert(1001, cube(Vec3::new(0.0, -1e9, 0.0), 1.0))
         .unwrap();
     assert_eq!(tree.outside_len(), 1);
-    tree.check();
+    tree.check_invariants();
     let mut out = Vec::new();
     tree.query_aabb(&cube(Vec3::new(5000.0, 0.0, 0.0), 0.5), &mut out);
     assert_eq!(out, [1000]);
@@ -154,7 +154,7 @@ fn root_grows_for_near_objects_and_keeps_far_ones_outside() {
     // Moving the far object near the world files it in the tree.
     tree.update(1001, cube(Vec3::ZERO, 1.0)).unwrap();
     assert_eq!(tree.outside_len(), 0);
-    tree.check();
+    tree.check_invariants();
 }
 
 #[test]
@@ -260,7 +260,7 @@ proptest::proptest! {
                     tree.remove(k);
                 }
             }
-            tree.check();
+            tree.check_invariants();
         }
         proptest::prop_assert!(tree.depth() <= max_depth as usize + MAX_GROWTH as usize);
     }
