@@ -16,6 +16,7 @@ use keel_engine::viewer::CameraRig;
 
 use super::EditorApp;
 use super::gizmo::TransformGizmo;
+pub use super::gizmo::{GizmoMode, GizmoSettings, GizmoSpace, Pivot, SnapSteps};
 
 /// What the View menu toggles: which panels are shown and which debug
 /// overlays the viewport draws.
@@ -60,108 +61,6 @@ impl ViewOptions {
             highlight: selection,
             octree_cells: self.octree_cells,
             recomputed: self.dirty_highlight,
-        }
-    }
-}
-
-/// What the transform gizmo does.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum GizmoMode {
-    /// Move along axes.
-    #[default]
-    Translate,
-    /// Turn about axes.
-    Rotate,
-    /// Scale along axes.
-    Scale,
-}
-
-impl GizmoMode {
-    /// Every mode, in toolbar order.
-    pub const ALL: [GizmoMode; 3] = [GizmoMode::Translate, GizmoMode::Rotate, GizmoMode::Scale];
-
-    /// The toolbar label.
-    pub fn label(self) -> &'static str {
-        match self {
-            GizmoMode::Translate => "Translate",
-            GizmoMode::Rotate => "Rotate",
-            GizmoMode::Scale => "Scale",
-        }
-    }
-}
-
-/// Which axes the gizmo follows.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum GizmoSpace {
-    /// The node's own axes.
-    #[default]
-    Local,
-    /// The world's axes.
-    World,
-}
-
-impl GizmoSpace {
-    /// The toolbar label.
-    pub fn label(self) -> &'static str {
-        match self {
-            GizmoSpace::Local => "Local",
-            GizmoSpace::World => "World",
-        }
-    }
-}
-
-/// Where the gizmo of a multi-selection sits, and what it turns and scales about.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Pivot {
-    /// The mean of the moved nodes' origins.
-    #[default]
-    Median,
-    /// The active (primary) node's origin.
-    Active,
-}
-
-impl Pivot {
-    /// The toolbar label.
-    pub fn label(self) -> &'static str {
-        match self {
-            Pivot::Median => "Median",
-            Pivot::Active => "Active",
-        }
-    }
-}
-
-/// The gizmo settings chosen in the toolbar.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct GizmoSettings {
-    /// Translate, rotate or scale.
-    pub mode: GizmoMode,
-    /// Local or world axes.
-    pub space: GizmoSpace,
-    /// What a multi-selection turns and scales about.
-    pub pivot: Pivot,
-    /// Drags move in whole steps (also while Ctrl is held).
-    pub snap: bool,
-    /// The steps.
-    pub steps: SnapSteps,
-}
-
-/// Snapping increments of a gizmo drag (what the drag adds is a whole number of them).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SnapSteps {
-    /// World units a translation moves by.
-    pub translate: f32,
-    /// Degrees a rotation turns by.
-    pub rotate_degrees: f32,
-    /// What a scaling adds to the scale factor.
-    pub scale: f32,
-}
-
-impl Default for SnapSteps {
-    fn default() -> Self {
-        Self {
-            translate: 0.5,
-            rotate_degrees: 15.0,
-            scale: 0.1,
         }
     }
 }

@@ -68,7 +68,7 @@ impl FrameBuffers {
             };
             let in_view = frustum.is_none_or(|f| f.intersects_aabb(&bounds));
             // Out of view, it may still shade what is in view.
-            let casts = super::pack::can_cast(mesh);
+            let casts = mesh.can_cast();
             let shades_view = casts && cascades.iter().any(|c| c.intersects_aabb(&bounds));
             if !(in_view || shades_view) {
                 continue;

@@ -46,7 +46,6 @@
 use crate::scene::Affine3x4;
 
 use super::FrameBuffers;
-use crate::assets::AlphaMode;
 use crate::render::{
     BatchKey, GpuCaster, GpuInstance, InstanceRecord, MAX_SHADOW_VIEWS, PackedInstances,
 };
@@ -153,7 +152,7 @@ struct Marks<'a> {
 impl Marks<'_> {
     /// Whether the camera sees `node`, and the shadow views it casts into
     /// (the one rule both passes follow, so the counts are exact), for a
-    /// mesh that `can_cast` ([`can_cast`]).
+    /// mesh that can cast ([`MeshRenderer::can_cast`]).
     #[inline]
     fn of(&self, scene: &Scene, node: NodeId, can_cast: bool) -> (bool, u8) {
         let slot = node.index() as usize;
@@ -168,12 +167,6 @@ impl Marks<'_> {
         }
         (seen, casts)
     }
-}
-
-/// Whether a mesh casts shadows at all (see-through meshes cast none).
-#[inline]
-pub(super) fn can_cast(mesh: &MeshRenderer) -> bool {
-    mesh.cast_shadows && mesh.material.alpha_mode != AlphaMode::Blend
 }
 
 /// Where the count pass learns whether each mesh can cast: from the meshes
@@ -290,7 +283,7 @@ fn count(
         let can_cast = match &mut casting {
             Casting::Unasked => false,
             Casting::Learn(flags) => {
-                let can = can_cast(mesh);
+                let can = mesh.can_cast();
                 flags[i] = u8::from(can);
                 can
             }
@@ -320,7 +313,7 @@ fn pack(
     let mut changed = 0;
     let mut model = Affine3x4::IDENTITY;
     for (&node, mesh) in nodes.iter().zip(meshes) {
-        let (seen, casts) = marks.of(scene, node, can_cast(mesh));
+        let (seen, casts) = marks.of(scene, node, mesh.can_cast());
         if !seen && casts == 0 {
             continue;
         }
@@ -471,7 +464,7 @@ mod tests {
                     .unwrap();
                 let mut material = Material::rgb(0.5, (i % 5) as f32 / 5.0, 0.5);
                 if i % 7 == 0 {
-                    material.alpha_mode = AlphaMode::Blend;
+                    material.alpha_mode = crate::assets::AlphaMode::Blend;
                 }
                 let mut mesh = MeshRenderer::new(Primitive::ALL[(g + i) % 5].into(), material);
                 mesh.cast_shadows = i % 11 != 0;
@@ -553,7 +546,7 @@ mod tests {
             world.index.visible(frustum, &mut found);
             let found: HashSet<NodeId> = found.into_iter().collect();
             let want: Vec<(GpuCaster, _)> = expected(world, |node, mesh| {
-                (can_cast(mesh) && found.contains(&node))
+                (mesh.can_cast() && found.contains(&node))
                     .then(|| BatchKey::caster(mesh.mesh, &mesh.material))
             });
             assert!(!want.is_empty(), "cascade {view} holds casters");
@@ -579,7 +572,7 @@ mod tests {
             if i % 2 == 0 {
                 mesh.cast_shadows = !mesh.cast_shadows;
             } else {
-                mesh.material.alpha_mode = AlphaMode::Blend;
+                mesh.material.alpha_mode = crate::assets::AlphaMode::Blend;
             }
         }
         check_extraction(&mut world, &mut buffers);

@@ -13,9 +13,29 @@ use thiserror::Error;
 
 use super::half::to_half4;
 use super::instance::BlendMode;
-use super::pool::ParticleInit;
 use super::sampler::{Cone, DRAWS_PER_PARTICLE, Draw, SAMPLE_BATCH, Sampler};
 use crate::rng::SplitMix64;
+
+/// Everything a new particle starts with; the pool adds age 0 (a particle of age 0 has not moved
+/// yet, so it is drawn at `position`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ParticleInit {
+    /// World-space position.
+    pub position: Vec3,
+    /// World-space velocity in units per second.
+    pub velocity: Vec3,
+    /// Seconds until the particle dies.
+    pub lifetime: f32,
+    /// Linear RGBA until the first update replaces it from the colour curve (stored to half
+    /// precision, see [`ParticlePool::colors`]).
+    pub color: Vec4,
+    /// Billboard size until the first update replaces it from the size curve.
+    pub size: f32,
+    /// Emitter slot the particle belongs to (an index into the step's force and curve tables).
+    pub owner: u32,
+    /// Blend mode it is drawn with.
+    pub blend: BlendMode,
+}
 
 /// Largest pool a system may have, and the largest capacity a [`Overflow::Grow`] policy may
 /// ask for: as many particles as one GPU buffer holds on every device (256 MiB, wgpu's default

@@ -48,12 +48,13 @@ use std::collections::HashMap;
 
 use glam::{Affine3A, Vec3};
 
+pub use emitter::ParticleInit;
 pub use emitter::{
     Burst, ColorStop, Emitter, EmitterState, FloatRange, MAX_POOL_CAPACITY, OVER_LIFE_SAMPLES,
     OverLifeTable, Overflow, ParticleError, SizeStop,
 };
 pub use instance::{BlendMode, ParticleInstance};
-pub use pool::{PARALLEL_SPAN, ParticleInit, ParticlePool, PoolStats, StepForces, UPDATE_TILE};
+pub use pool::{PARALLEL_SPAN, ParticlePool, PoolStats, StepForces, UPDATE_TILE};
 pub use sampler::{PARALLEL_SAMPLES, SAMPLE_BATCH, Sampler};
 
 /// What the system remembers about an emitter between steps, so its particles keep their forces

@@ -25,7 +25,9 @@ use std::cmp::Ordering;
 
 use glam::{Affine3A, Vec3, Vec4};
 
-use super::emitter::{Emitter, MAX_POOL_CAPACITY, OVER_LIFE_SAMPLES, OverLifeTable, Overflow};
+use super::emitter::{
+    Emitter, MAX_POOL_CAPACITY, OVER_LIFE_SAMPLES, OverLifeTable, Overflow, ParticleInit,
+};
 use super::half::{from_half4, to_half4};
 use super::instance::{BlendMode, ParticleInstance};
 use super::sampler::Sampler;
@@ -34,27 +36,6 @@ mod state;
 mod update;
 
 pub use update::PARALLEL_SPAN;
-
-/// Everything a new particle starts with; the pool adds age 0 (a particle of age 0 has not moved
-/// yet, so it is drawn at `position`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ParticleInit {
-    /// World-space position.
-    pub position: Vec3,
-    /// World-space velocity in units per second.
-    pub velocity: Vec3,
-    /// Seconds until the particle dies.
-    pub lifetime: f32,
-    /// Linear RGBA until the first update replaces it from the colour curve (stored to half
-    /// precision, see [`ParticlePool::colors`]).
-    pub color: Vec4,
-    /// Billboard size until the first update replaces it from the size curve.
-    pub size: f32,
-    /// Emitter slot the particle belongs to (an index into the step's force and curve tables).
-    pub owner: u32,
-    /// Blend mode it is drawn with.
-    pub blend: BlendMode,
-}
 
 /// Counters describing a pool's occupancy and history.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -145,6 +145,13 @@ fn is_true(value: &bool) -> bool {
 }
 
 impl MeshRenderer {
+    /// Whether it casts shadows at all (see-through meshes cast none).
+    #[inline]
+    #[must_use]
+    pub fn can_cast(&self) -> bool {
+        self.cast_shadows && self.material.alpha_mode != crate::assets::AlphaMode::Blend
+    }
+
     /// A mesh drawn with `material`, casting shadows.
     #[must_use]
     pub fn new(mesh: MeshRef, material: Material) -> Self {
