@@ -153,7 +153,7 @@ fn spawn_records(
         }
         // The parts are records of their own: link, do not expand again.
         if let Some(source) = &record.prefab {
-            let prefab = load_prefab(Path::new(source), &scene.assets().clone())?;
+            let prefab = load_prefab(Path::new(source), scene.assets())?;
             let instance =
                 PrefabInstance::new(source.into(), prefab, &record.overrides, &record.removed);
             scene.insert(id, instance)?;

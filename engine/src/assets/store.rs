@@ -28,9 +28,18 @@ use crate::files::ReadLimits;
 
 /// The meshes, textures, models, skies, shaders and prefab expansions one
 /// owner's worlds share (see the [module docs](self)).
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Assets {
     shared: Arc<Shared>,
+}
+
+/// A store made without saying ([`Scene::new`](crate::scene::Scene::new), a
+/// renderer before its first frame) obeys the environment's limits, as
+/// [`Assets::new`] does.
+impl Default for Assets {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 #[derive(Default)]
@@ -88,33 +97,19 @@ impl Assets {
 
     /// Shared access to the meshes, textures and models.
     pub fn registry(&self) -> RwLockReadGuard<'_, Registry> {
-        // Every write leaves the registry whole (appends and flag flips), so a
-        // panic elsewhere cannot leave it half-written: a poisoned lock is still usable.
-        self.shared
-            .registry
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
+        read(&self.shared.registry)
     }
 
     pub(super) fn registry_mut(&self) -> RwLockWriteGuard<'_, Registry> {
-        self.shared
-            .registry
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
+        write(&self.shared.registry)
     }
 
     pub(super) fn skies(&self) -> RwLockReadGuard<'_, Skies> {
-        self.shared
-            .skies
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
+        read(&self.shared.skies)
     }
 
     pub(super) fn skies_mut(&self) -> RwLockWriteGuard<'_, Skies> {
-        self.shared
-            .skies
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
+        write(&self.shared.skies)
     }
 
     /// The WGSL the renderers drawing this store's frames build from.
@@ -144,4 +139,15 @@ impl Assets {
             .unwrap_or_else(PoisonError::into_inner)
             .insert(canonical, expansion);
     }
+}
+
+// Every write leaves the registry and the skies whole (appends and flag
+// flips), so a panic elsewhere cannot leave them half-written: a poisoned
+// lock is still usable.
+fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn write<T>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+    lock.write().unwrap_or_else(PoisonError::into_inner)
 }

@@ -103,8 +103,7 @@ impl SpatialIndex {
         scene.take_despawned(&mut self.despawned);
         self.despawned.clear();
         self.refiled = 0;
-        let assets = scene.assets().clone();
-        let registry = assets.registry();
+        let registry = scene.assets().registry();
         for (node, _) in scene.components.mesh.iter() {
             self.refiled += usize::from(self.file(scene, node, &registry));
         }
@@ -128,8 +127,7 @@ impl SpatialIndex {
             return self.rebuild(scene);
         }
         self.refiled = 0;
-        let assets = scene.assets().clone();
-        let registry = assets.registry();
+        let registry = scene.assets().registry();
         for node in scene.changed_nodes() {
             if scene.get::<MeshRenderer>(node).is_some() {
                 self.refiled += usize::from(self.file(scene, node, &registry));
