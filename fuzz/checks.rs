@@ -8,9 +8,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use keel_engine::Scene;
 use keel_engine::assets::gltf;
-use keel_engine::record::file::Recording;
-use keel_engine::scene::{Scene, SceneFile};
+use keel_engine::record::Recording;
+use keel_engine::scene::SceneFile;
 
 /// An empty folder of its own in the temporary folder, created once: fuzzed
 /// files "live" there, so the relative paths they name (models, buffers,

@@ -8,10 +8,12 @@ mod common;
 use common::{assert_matches_golden, gpu_or_skip};
 use glam::{Affine3A, Quat, Vec3, Vec4};
 use keel_engine::Assets;
-use keel_engine::assets::{AlphaMode, Primitive, TextureData};
+use keel_engine::Material;
+use keel_engine::Primitive;
+use keel_engine::assets::{AlphaMode, TextureData};
 use keel_engine::render::image::RgbaImage;
-use keel_engine::render::{Camera, FrameData, GpuContext, MeshInstance, Renderer, wgpu};
-use keel_engine::scene::Material;
+use keel_engine::render::{FrameData, MeshInstance, wgpu};
+use keel_engine::{Camera, GpuContext, Renderer};
 
 fn checker(assets: &Assets) -> keel_engine::assets::TextureHandle {
     let mut pixels = Vec::new();

@@ -10,10 +10,12 @@ use std::path::{Path, PathBuf};
 use base64::Engine as _;
 use common::{add_sun, assert_matches_golden, gpu_or_skip};
 use glam::{Quat, Vec3};
-use keel_engine::extract::{FrameBuffers, Overlays};
-use keel_engine::render::{Camera, GpuContext, Renderer, wgpu};
-use keel_engine::scene::{Animator, MorphWeights, NodeId, Scene, Skin, Transform};
-use keel_engine::world::World;
+use keel_engine::World;
+use keel_engine::render::wgpu;
+use keel_engine::scene::{MorphWeights, Skin};
+use keel_engine::{Animator, NodeId, Scene, Transform};
+use keel_engine::{Camera, GpuContext, Renderer};
+use keel_engine::{FrameBuffers, Overlays};
 
 /// A bundled model: the Fox is the demo's (`assets/models`), the others are
 /// test inputs (`tests/models`, credits in its `CREDITS.md`).
@@ -129,9 +131,9 @@ fn the_fox_casts_its_shadow() {
             Transform::IDENTITY.with_scale(Vec3::new(8.0, 1.0, 8.0)),
         )
         .unwrap();
-    let mut mesh = keel_engine::scene::MeshRenderer::new(
-        keel_engine::assets::Primitive::Plane.into(),
-        keel_engine::scene::Material::rgb(0.6, 0.6, 0.6),
+    let mut mesh = keel_engine::MeshRenderer::new(
+        keel_engine::Primitive::Plane.into(),
+        keel_engine::Material::rgb(0.6, 0.6, 0.6),
     );
     mesh.cast_shadows = false;
     scene.insert(ground, mesh).unwrap();

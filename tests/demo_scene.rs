@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use keel_engine::scene::{Light, LightKind, Orbit, Oscillate, Scene, Spin};
-use keel_engine::world::World;
+use keel_engine::World;
+use keel_engine::{Light, LightKind, Orbit, Oscillate, Scene, Spin};
 
 fn demo() -> Scene {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenes/demo.ron");
@@ -80,18 +80,18 @@ fn the_fleet_sails_and_the_scene_is_lit() {
     assert!(
         scene
             .find_path("ship/cannon/smoke")
-            .is_some_and(|n| scene.get::<keel_engine::particles::Emitter>(n).is_some())
+            .is_some_and(|n| scene.get::<keel_engine::Emitter>(n).is_some())
     );
     assert!(
         scene
             .find_path("ship/bow_spray")
-            .is_some_and(|n| scene.get::<keel_engine::particles::Emitter>(n).is_some())
+            .is_some_and(|n| scene.get::<keel_engine::Emitter>(n).is_some())
     );
 }
 
 #[test]
 fn the_fox_walks_round_the_lighthouse() {
-    let mut world = keel_engine::world::World::new(demo());
+    let mut world = keel_engine::World::new(demo());
     let (_, animator) = world
         .scene
         .components
@@ -130,14 +130,14 @@ fn the_fox_walks_round_the_lighthouse() {
 /// Every node's path of names (with its place among same-named siblings)
 /// and world transform, in pre-order.
 fn world_listing(scene: &Scene) -> Vec<(String, [f32; 12])> {
-    let mut paths: std::collections::HashMap<keel_engine::scene::NodeId, String> =
+    let mut paths: std::collections::HashMap<keel_engine::NodeId, String> =
         std::collections::HashMap::new();
     let mut out = Vec::new();
     for node in scene.nodes() {
         let name = scene.name(node).unwrap_or("?");
         let parent = scene.parent(node).and_then(|p| paths.get(&p)).cloned();
         let prefix = parent.map_or(String::new(), |p| format!("{p}/"));
-        let twins = |n: &keel_engine::scene::NodeId| {
+        let twins = |n: &keel_engine::NodeId| {
             scene.name(*n) == Some(name) && scene.parent(*n) == scene.parent(node)
         };
         let place = match scene.parent(node) {

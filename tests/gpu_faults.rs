@@ -6,11 +6,13 @@ mod common;
 
 use common::gpu_or_skip;
 use glam::Vec3;
-use keel_engine::extract::{FrameBuffers, Overlays};
-use keel_engine::particles::{Emitter, FloatRange, Overflow};
-use keel_engine::render::{Camera, GpuContext, GpuProblem, Renderer, parse_backends, wgpu};
-use keel_engine::scene::{Scene, Transform};
-use keel_engine::world::World;
+use keel_engine::Emitter;
+use keel_engine::World;
+use keel_engine::particles::{FloatRange, Overflow};
+use keel_engine::render::{GpuProblem, parse_backends, wgpu};
+use keel_engine::{Camera, GpuContext, Renderer};
+use keel_engine::{FrameBuffers, Overlays};
+use keel_engine::{Scene, Transform};
 
 fn backends() -> wgpu::Backends {
     std::env::var("KEEL_BACKEND").map_or(wgpu::Backends::all(), |name| {

@@ -10,11 +10,12 @@ use std::path::PathBuf;
 
 use common::{add_sun, assert_matches_golden, gpu_or_skip};
 use glam::{Quat, Vec3};
-use keel_engine::extract::{FrameBuffers, Overlays};
+use keel_engine::World;
 use keel_engine::render::image::RgbaImage;
-use keel_engine::render::{Camera, GpuContext, Renderer, wgpu};
-use keel_engine::scene::{MeshRenderer, Scene, Transform};
-use keel_engine::world::World;
+use keel_engine::render::wgpu;
+use keel_engine::{Camera, GpuContext, Renderer};
+use keel_engine::{FrameBuffers, Overlays};
+use keel_engine::{MeshRenderer, Scene, Transform};
 
 fn helmet_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/models/FlightHelmet/FlightHelmet.gltf")

@@ -9,13 +9,12 @@ mod common;
 
 use common::{assert_matches_golden, gpu_or_skip};
 use glam::{Affine3A, Quat, Vec3, Vec4};
-use keel_engine::assets::Primitive;
+use keel_engine::Material;
+use keel_engine::Primitive;
 use keel_engine::render::image::RgbaImage;
-use keel_engine::render::{
-    Camera, DirectionalLight, FrameData, GpuContext, MeshInstance, PostSettings, Renderer,
-    Tonemapper, wgpu,
-};
-use keel_engine::scene::Material;
+use keel_engine::render::{DirectionalLight, FrameData, MeshInstance, wgpu};
+use keel_engine::scene::{PostSettings, Tonemapper};
+use keel_engine::{Camera, GpuContext, Renderer};
 
 /// Three spheres glowing at 6 (red), 3 (green) and 1.5 (white) on black,
 /// with no other light.

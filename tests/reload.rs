@@ -15,18 +15,19 @@ use std::time::{Duration, Instant};
 
 use common::{add_sun, gpu_or_skip};
 use glam::{Quat, Vec3, Vec4};
-use keel_engine::assets::MeshRef;
+use keel_engine::MeshRef;
 use keel_engine::assets::gltf::mip_chain;
-use keel_engine::assets::gltf::write::{Export, Resources};
+use keel_engine::assets::gltf::{Export, Resources};
 use keel_engine::assets::shaders::{self, Shader};
 use keel_engine::assets::{
     MeshData, MeshVertex, ModelData, ModelMaterial, ModelMesh, ModelNode, ModelPrimitive,
     TextureData,
 };
-use keel_engine::extract::{FrameBuffers, Overlays};
 use keel_engine::reload::{FileWatcher, reload_assets};
-use keel_engine::render::{Camera, GpuContext, Renderer, image::RgbaImage, wgpu};
-use keel_engine::scene::{MeshRenderer, Scene, Transform};
+use keel_engine::render::{image::RgbaImage, wgpu};
+use keel_engine::{Camera, GpuContext, Renderer};
+use keel_engine::{FrameBuffers, Overlays};
+use keel_engine::{MeshRenderer, Scene, Transform};
 
 /// A 2 x 2 texture of one colour.
 fn solid(rgb: [u8; 3]) -> TextureData {

@@ -6,13 +6,13 @@ mod common;
 
 use common::{assert_matches_golden, gpu_or_skip};
 use glam::{Affine3A, Quat, Vec3, Vec4};
-use keel_engine::assets::Primitive;
+use keel_engine::Material;
+use keel_engine::Primitive;
 use keel_engine::particles::ParticleInstance;
 use keel_engine::render::{
-    Camera, DirectionalLight, FrameData, GpuContext, MeshInstance, PointLight, RenderError,
-    Renderer, Spot, wgpu,
+    DirectionalLight, FrameData, MeshInstance, PointLight, RenderError, Spot, wgpu,
 };
-use keel_engine::scene::Material;
+use keel_engine::{Camera, GpuContext, Renderer};
 
 const GOLDEN_SIZE: u32 = 256;
 
@@ -598,7 +598,7 @@ fn texture_slot_rows() -> Option<Vec<(&'static str, Row)>> {
         });
         let instances = [MeshInstance {
             cast_shadows: false,
-            mesh: keel_engine::assets::MeshRef::Asset(mesh),
+            mesh: keel_engine::MeshRef::Asset(mesh),
             model: Affine3A::IDENTITY,
             material: Material {
                 texture: Some(texture),

@@ -7,13 +7,14 @@ mod common;
 
 use common::{add_sun, assert_matches_golden, gpu_or_skip};
 use glam::{Quat, Vec3};
-use keel_engine::assets::Primitive;
-use keel_engine::extract::{FrameBuffers, Overlays};
-use keel_engine::render::{Camera, Renderer, wgpu};
-use keel_engine::scene::{
+use keel_engine::Primitive;
+use keel_engine::World;
+use keel_engine::render::wgpu;
+use keel_engine::{Camera, Renderer};
+use keel_engine::{FrameBuffers, Overlays};
+use keel_engine::{
     Light, LightKind, Material, MeshRenderer, NodeId, Oscillate, Scene, Spin, Transform,
 };
-use keel_engine::world::World;
 
 fn part(scene: &mut Scene, parent: NodeId, mesh: Primitive, at: Vec3, scale: Vec3, rgb: [f32; 3]) {
     let id = scene
@@ -261,7 +262,8 @@ fn a_node_moving_at_constant_speed_is_drawn_halfway_at_alpha_half() {
 /// seeds, drawn through extraction: deterministic, so a golden image holds.
 #[test]
 fn particles_from_emitters() {
-    use keel_engine::particles::{BlendMode, ColorStop, Emitter, FloatRange, SizeStop};
+    use keel_engine::Emitter;
+    use keel_engine::particles::{BlendMode, ColorStop, FloatRange, SizeStop};
     let Some(ctx) = gpu_or_skip() else { return };
     let mut scene = Scene::new();
     let ground = scene

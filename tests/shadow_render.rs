@@ -10,12 +10,13 @@ mod common;
 
 use common::{add_sun, assert_matches_golden, gpu_or_skip};
 use glam::{Quat, Vec3};
-use keel_engine::assets::Primitive;
-use keel_engine::extract::{FrameBuffers, Overlays};
+use keel_engine::Primitive;
+use keel_engine::World;
 use keel_engine::render::image::RgbaImage;
-use keel_engine::render::{Camera, GpuContext, Renderer, wgpu};
-use keel_engine::scene::{Material, MeshRenderer, Scene, Transform};
-use keel_engine::world::World;
+use keel_engine::render::wgpu;
+use keel_engine::{Camera, GpuContext, Renderer};
+use keel_engine::{FrameBuffers, Overlays};
+use keel_engine::{Material, MeshRenderer, Scene, Transform};
 
 /// A sun shining along `direction` and a grey ground plane of side `size` that
 /// receives shadows but casts none.
@@ -178,7 +179,7 @@ fn a_caster_out_of_view_shades_what_is_in_view_unless_told_not_to() {
 /// a cube between the spot and the ground point (1, 0, 0), and a second cube
 /// far outside the cone; the camera looks straight down.
 fn spot_over_cube(casts: bool) -> (World, Camera) {
-    use keel_engine::scene::{Light, LightKind};
+    use keel_engine::{Light, LightKind};
     let mut scene = Scene::new();
     scene.environment.ambient = Vec3::splat(0.02);
     let ground = scene
@@ -244,7 +245,7 @@ fn spot_over_cube(casts: bool) -> (World, Camera) {
 
 #[test]
 fn a_spot_light_casts_shadows_of_what_its_cone_holds() {
-    use keel_engine::render::MAX_CASCADES;
+    use keel_engine::scene::MAX_CASCADES;
     let Some(ctx) = gpu_or_skip() else { return };
     let size = (96, 96);
     let pixel = |camera: &Camera, point: Vec3| {

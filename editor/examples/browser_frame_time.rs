@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use egui_kittest::Harness;
 use keel_editor::{Document, EditorApp};
+use keel_engine::Scene;
 use keel_engine::render::image::{Rgba, RgbaImage};
-use keel_engine::scene::Scene;
 
 const FILES: usize = 5_000;
 const IMAGES: usize = 2_000;

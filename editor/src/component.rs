@@ -9,11 +9,12 @@
 //! copying into a [`NodeRecord`], the inspector's editor for it).
 
 use glam::{Vec3, Vec4};
-use keel_engine::assets::Primitive;
-use keel_engine::particles::Emitter;
-use keel_engine::scene::{
-    Animator, AnimatorRecord, Light, LightKind, Material, MeshRenderer, NodeId, NodeRecord, Orbit,
-    Oscillate, Scene, SceneError, Spin,
+use keel_engine::Emitter;
+use keel_engine::Primitive;
+use keel_engine::scene::{AnimatorRecord, NodeRecord};
+use keel_engine::{
+    Animator, Light, LightKind, Material, MeshRenderer, NodeId, Orbit, Oscillate, Scene,
+    SceneError, Spin,
 };
 
 /// Which kind of component (a column of the scene's [`Components`](keel_engine::scene::Components)).
@@ -319,7 +320,7 @@ impl ComponentValue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keel_engine::scene::Transform;
+    use keel_engine::Transform;
 
     #[test]
     fn every_kind_round_trips_through_the_scene_and_a_record() {

@@ -14,9 +14,10 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use keel_engine::Assets;
-use keel_engine::assets::Primitive;
-use keel_engine::scene::{Keep, ModelInstance, NodeId, NodeRecord, Scene, SceneError, SceneFile};
-use keel_engine::world::World;
+use keel_engine::Primitive;
+use keel_engine::World;
+use keel_engine::scene::{ModelInstance, NodeRecord, SceneFile};
+use keel_engine::{Keep, NodeId, Scene, SceneError};
 
 use crate::component::{ComponentKind, ComponentValue};
 use crate::subtree::{self, Placement};

@@ -4,8 +4,8 @@
 //! GPU state lives here, in the shell's hands, never in UI code: the UI only
 //! says how large the view is and where the camera is, and shows the texture.
 
-use keel_engine::extract::FrameBuffers;
-use keel_engine::render::{GpuContext, Renderer};
+use keel_engine::FrameBuffers;
+use keel_engine::{GpuContext, Renderer};
 
 use crate::shell::Gpu;
 use crate::ui::EditorApp;

@@ -16,8 +16,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use keel_engine::render::{GpuContext, GpuProblem, RenderError};
-use keel_engine::time::RealTime;
+use keel_engine::GpuContext;
+use keel_engine::RealTime;
+use keel_engine::render::{GpuProblem, RenderError};
 use winit::application::ApplicationHandler;
 use winit::dpi::LogicalSize;
 use winit::event::WindowEvent;
@@ -578,7 +579,7 @@ pub fn main_with_default_scene(default_scene: Option<PathBuf>) -> std::process::
         eprintln!("keel-editor: no log capture: {e}");
     }
     // The event loop runs the fixed updates on this thread.
-    keel_engine::workers::join_pool();
+    keel_engine::join_pool();
     let cli = match crate::cli::Cli::parse(std::env::args_os().skip(1)) {
         Ok(cli) => cli,
         Err(crate::cli::CliError::Help) => {

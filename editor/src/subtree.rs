@@ -13,9 +13,8 @@
 
 use std::path::Path;
 
-use keel_engine::scene::{
-    NodeFieldError, NodeId, NodeRecord, PrefabInstance, PrefabPart, Scene, SceneError, load_prefab,
-};
+use keel_engine::scene::{NodeFieldError, NodeRecord, PrefabInstance, PrefabPart, load_prefab};
+use keel_engine::{NodeId, Scene, SceneError};
 
 use crate::component::ComponentValue;
 
@@ -171,7 +170,7 @@ mod tests {
     use super::*;
     use crate::component::ComponentKind;
     use glam::Vec3;
-    use keel_engine::scene::{Spin, Transform};
+    use keel_engine::{Spin, Transform};
 
     fn tree() -> (Scene, Vec<NodeId>) {
         let mut s = Scene::new();

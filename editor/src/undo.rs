@@ -18,9 +18,8 @@
 
 use std::collections::HashMap;
 
-use keel_engine::scene::{
-    Environment, Keep, NodeId, NodeRecord, Orphans, PrefabInstance, Scene, SceneError, Transform,
-};
+use keel_engine::scene::{NodeRecord, Orphans, PrefabInstance};
+use keel_engine::{Environment, Keep, NodeId, Scene, SceneError, Transform};
 
 use crate::component::{ComponentKind, ComponentValue};
 use crate::subtree::{self, Placement};

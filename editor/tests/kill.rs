@@ -24,9 +24,9 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use glam::{Quat, Vec3, Vec4};
 use keel_editor::{Document, EditorApp, EditorOptions};
-use keel_engine::assets::Primitive;
-use keel_engine::rng::SplitMix64;
-use keel_engine::scene::{Material, MeshRenderer, NodeId, Scene, Transform};
+use keel_engine::Primitive;
+use keel_engine::SplitMix64;
+use keel_engine::{Material, MeshRenderer, NodeId, Scene, Transform};
 
 #[path = "kill/binary.rs"]
 mod binary;

@@ -9,8 +9,8 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use glam::Vec3;
 use keel_editor::{Document, EditorApp, EditorOptions};
-use keel_engine::assets::Primitive;
-use keel_engine::scene::{MeshRenderer, NodeId, Scene, Spin, Transform};
+use keel_engine::Primitive;
+use keel_engine::{MeshRenderer, NodeId, Scene, Spin, Transform};
 
 mod common;
 
@@ -384,7 +384,7 @@ fn the_hierarchy_draws_a_bounded_number_of_rows_for_100_000_nodes() {
 
 /// Whether a GPU (or a software rasteriser) is there to render snapshots.
 fn gpu_available() -> bool {
-    let found = keel_engine::render::GpuContext::headless(wgpu::Backends::all()).is_ok();
+    let found = keel_engine::GpuContext::headless(wgpu::Backends::all()).is_ok();
     if !found && std::env::var("KEEL_REQUIRE_GPU").as_deref() == Ok("1") {
         panic!("KEEL_REQUIRE_GPU is set but no GPU adapter was found");
     }
@@ -465,7 +465,7 @@ fn components_are_added_edited_and_removed_in_the_inspector() {
         h.state()
             .doc
             .scene()
-            .get::<keel_engine::scene::Light>(sea)
+            .get::<keel_engine::Light>(sea)
             .is_some()
     );
     h.get_by_label("Intensity").set_value_accesskit(4.5);
@@ -474,7 +474,7 @@ fn components_are_added_edited_and_removed_in_the_inspector() {
         .state()
         .doc
         .scene()
-        .get::<keel_engine::scene::Light>(sea)
+        .get::<keel_engine::Light>(sea)
         .unwrap();
     assert_eq!(light.intensity, 4.5);
     // The light's rows sit below the mesh's: scrolled to, as a user would.
@@ -486,7 +486,7 @@ fn components_are_added_edited_and_removed_in_the_inspector() {
         h.state()
             .doc
             .scene()
-            .get::<keel_engine::scene::Light>(sea)
+            .get::<keel_engine::Light>(sea)
             .is_none()
     );
     assert_eq!(h.state().doc.undo.len(), 3, "add, edit, remove");
@@ -551,7 +551,7 @@ fn f_frames_the_selection_and_the_view_menu_hides_panels() {
 /// centre handle at the origin).
 fn drag_x_arrow(
     h: &mut egui_kittest::Harness<'_, keel_editor::EditorApp>,
-    node: keel_engine::scene::NodeId,
+    node: keel_engine::NodeId,
     pixels: f32,
 ) {
     let world = Vec3::from(h.state().doc.scene().world(node).unwrap().translation);

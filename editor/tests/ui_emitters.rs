@@ -6,7 +6,8 @@ mod common;
 use common::*;
 use egui::Modifiers;
 use egui_kittest::kittest::Queryable;
-use keel_engine::particles::{Emitter, FloatRange};
+use keel_engine::Emitter;
+use keel_engine::particles::FloatRange;
 
 #[test]
 fn delete_then_undo_brings_back_an_emitter() {

@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use egui::Modifiers;
 use egui_kittest::kittest::Queryable;
-use keel_engine::scene::MeshRenderer;
+use keel_engine::MeshRenderer;
 
 #[test]
 fn with_nothing_selected_the_inspector_edits_the_shadows_undoably() {
@@ -51,7 +51,7 @@ fn exposure_tonemapper_and_bloom_are_edited_in_the_same_panel() {
     let post = h.state().doc.scene().environment.post;
     assert_eq!(post.exposure, 1.5);
     assert!(post.bloom);
-    assert_eq!(post.tonemapper, keel_engine::render::Tonemapper::Agx);
+    assert_eq!(post.tonemapper, keel_engine::scene::Tonemapper::Agx);
     assert_eq!(h.state().doc.undo.len(), 3);
 }
 
@@ -119,7 +119,7 @@ fn a_mesh_stops_casting_shadows_from_its_checkbox() {
 
 #[test]
 fn a_spot_light_casts_shadows_from_its_checkbox() {
-    use keel_engine::scene::{Light, LightKind, Transform};
+    use keel_engine::{Light, LightKind, Transform};
     let mut scene = small_scene();
     let torch = scene.spawn(None, "torch", Transform::IDENTITY).unwrap();
     let spot = LightKind::Spot {

@@ -16,7 +16,8 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use glam::Vec4;
 use keel_editor::{CaptureLogger, Document, EditorApp, EditorOptions, LogBook};
-use keel_engine::scene::{MeshRenderer, NodeId, PrefabInstance, Scene};
+use keel_engine::scene::PrefabInstance;
+use keel_engine::{MeshRenderer, NodeId, Scene};
 
 const BOAT: &str = r#"(
     version: 2,

@@ -12,7 +12,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use glam::Vec3;
 use keel_editor::{Document, EditorApp};
-use keel_engine::scene::{NodeId, Scene, Transform};
+use keel_engine::{NodeId, Scene, Transform};
 
 #[test]
 fn play_step_and_reset_go_back_to_the_scene_at_play() {
@@ -145,13 +145,13 @@ fn an_edit_at_a_past_step_branches_and_its_undo_brings_the_future_back() {
 }
 
 /// The demo's Fox (assets/models) as the only node, with an animator set up by `setup`.
-fn animated_fox(setup: impl FnOnce(&mut keel_engine::scene::Animator)) -> (Scene, NodeId) {
+fn animated_fox(setup: impl FnOnce(&mut keel_engine::Animator)) -> (Scene, NodeId) {
     let fox = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/models/Fox.glb");
     let mut scene = Scene::new();
     let (root, _) = scene
         .spawn_model(None, "fox", Transform::IDENTITY, &fox)
         .unwrap();
-    let mut animator = keel_engine::scene::Animator::new("Walk");
+    let mut animator = keel_engine::Animator::new("Walk");
     setup(&mut animator);
     scene.insert(root, animator).unwrap();
     (scene, root)
@@ -165,7 +165,7 @@ fn deleting_an_animated_model_and_undoing_keeps_its_animator() {
     assert!(doc.scene().find("fox").is_none());
     doc.undo().unwrap();
     let root = doc.scene().find("fox").expect("back");
-    let animator = doc.scene().get::<keel_engine::scene::Animator>(root);
+    let animator = doc.scene().get::<keel_engine::Animator>(root);
     assert_eq!(
         animator.map(|a| (a.clip.as_str(), a.speed)),
         Some(("Walk", 2.0))
@@ -192,7 +192,7 @@ fn scrubbing_an_animator_while_paused_poses_the_bones_and_undo_puts_them_back() 
         .state()
         .doc
         .scene()
-        .get::<keel_engine::scene::Animator>(root)
+        .get::<keel_engine::Animator>(root)
         .unwrap()
         .time;
     assert!(scrubbed > 0.05, "the scrub moved the clip time: {scrubbed}");
@@ -200,11 +200,7 @@ fn scrubbing_an_animator_while_paused_poses_the_bones_and_undo_puts_them_back() 
     assert_eq!(h.state().doc.undo.len(), 1, "one undo entry for the drag");
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
     h.run();
-    let animator = h
-        .state()
-        .doc
-        .scene()
-        .get::<keel_engine::scene::Animator>(root);
+    let animator = h.state().doc.scene().get::<keel_engine::Animator>(root);
     assert_eq!(animator.map(|a| a.time), Some(0.0));
     assert_eq!(pose(&h), before, "undo poses the bones back");
 }

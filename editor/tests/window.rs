@@ -91,9 +91,9 @@ fn the_editor_makes_its_gpu_objects_again_when_the_device_is_lost_and_goes_on() 
 /// and an exposure.
 fn still_scene(path: &std::path::Path) {
     use glam::{Quat, Vec3};
-    use keel_engine::assets::Primitive;
-    use keel_engine::render::{PostSettings, Tonemapper};
-    use keel_engine::scene::{Light, LightKind, Material, MeshRenderer, Scene, Transform};
+    use keel_engine::Primitive;
+    use keel_engine::scene::{PostSettings, Tonemapper};
+    use keel_engine::{Light, LightKind, Material, MeshRenderer, Scene, Transform};
     let mut scene = Scene::new();
     let sun = scene
         .spawn(
@@ -157,10 +157,11 @@ fn still_scene(path: &std::path::Path) {
 /// output encoding (the editor's grid included on both sides).
 #[test]
 fn the_editor_view_and_the_viewer_show_the_same_pixels() {
-    use keel_engine::extract::{FrameBuffers, Overlays};
-    use keel_engine::render::{GpuContext, Renderer, wgpu};
+    use keel_engine::World;
+    use keel_engine::render::wgpu;
     use keel_engine::viewer::CameraRig;
-    use keel_engine::world::World;
+    use keel_engine::{FrameBuffers, Overlays};
+    use keel_engine::{GpuContext, Renderer};
     let require = std::env::var("KEEL_REQUIRE_GPU").as_deref() == Ok("1");
     if Command::new("xvfb-run").arg("--help").output().is_err() {
         assert!(!require, "KEEL_REQUIRE_GPU=1 but xvfb-run is missing");
@@ -190,9 +191,8 @@ fn the_editor_view_and_the_viewer_show_the_same_pixels() {
     assert!(width > 200 && height > 200, "a view of {width}x{height}");
 
     let ctx = GpuContext::headless(wgpu::Backends::all()).expect("an adapter");
-    let mut world = World::new(
-        keel_engine::scene::Scene::load(&scene_path, &keel_engine::Assets::new()).unwrap(),
-    );
+    let mut world =
+        World::new(keel_engine::Scene::load(&scene_path, &keel_engine::Assets::new()).unwrap());
     let camera = CameraRig::new(&world.scene).camera();
     let overlays = Overlays {
         grid: true,

@@ -28,9 +28,10 @@ use std::path::{Path, PathBuf};
 use base64::Engine as _;
 use criterion::{Criterion, criterion_group, criterion_main};
 use glam::{Mat4, Quat, Vec3};
-use keel_engine::assets::animation::{Clip, Sample};
-use keel_engine::scene::{Affine3x4, Animator, JointMatrix, JointPalette, Scene, Transform};
-use keel_engine::systems::Systems;
+use keel_engine::Systems;
+use keel_engine::assets::{Clip, Sample};
+use keel_engine::scene::{JointMatrix, JointPalette};
+use keel_engine::{Affine3x4, Animator, Scene, Transform};
 
 const BONES: usize = 68;
 const RIGS: usize = 4_000;
@@ -232,7 +233,7 @@ fn naive_pose(rig: &NaiveRig, t: f32) -> Vec<Mat4> {
 
 fn bench(c: &mut Criterion) {
     // As the viewer does: the stepping thread works in rayon's pool.
-    keel_engine::workers::join_pool();
+    keel_engine::join_pool();
     let path = rig_path();
     let mut group = c.benchmark_group("animation");
     group.sample_size(20);

@@ -11,7 +11,7 @@
 //! - `churn/*/100000`: one fixed step of a full 100,000-particle population in which every
 //!   particle lives exactly ten steps, so each step 10% die and emitters spawn as many again.
 //!
-//! The pool runs as the app runs it: this thread joins rayon's pool ([`workers::join_pool`]) and
+//! The pool runs as the app runs it: this thread joins rayon's pool ([`keel_engine::join_pool`]) and
 //! a big enough update or spawn is split across the cores. `*/pool_1thread/*` measures the same
 //! step inside a one-thread pool, so the ratio to the boxed twin (which is single-threaded) can
 //! be read for the data layout alone too.
@@ -27,11 +27,12 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use glam::{Affine3A, Quat, Vec3, Vec4};
+use keel_engine::Emitter;
+use keel_engine::join_pool;
 use keel_engine::particles::{
-    BlendMode, Burst, ColorStop, Emitter, FloatRange, OverLifeTable, Overflow, ParticleInit,
-    ParticleSystem, SizeStop, StepForces,
+    BlendMode, Burst, ColorStop, FloatRange, OverLifeTable, Overflow, ParticleInit, ParticleSystem,
+    SizeStop, StepForces,
 };
-use keel_engine::workers;
 
 const DT: f32 = 1.0 / 60.0;
 const UPDATE_COUNT: u32 = 1_000_000;
@@ -270,7 +271,7 @@ impl BoxedWorld {
 
 fn update(c: &mut Criterion) {
     // Criterion measures on this thread, as the app runs fixed updates on its main thread.
-    workers::join_pool();
+    join_pool();
     let mut group = c.benchmark_group("particles");
     group.sample_size(20);
     let forever = FloatRange::new(1.0e6, 1.0e6);

@@ -20,12 +20,13 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use glam::{Affine3A, Quat, Vec3, Vec4};
-use keel_engine::assets::Primitive;
+use keel_engine::Camera;
+use keel_engine::Primitive;
 use keel_engine::render::{
-    Camera, GpuCaster, GpuInstance, InstanceBatcher, MAX_CASCADES, MeshInstance, cascades,
-    prepare_unbatched,
+    GpuCaster, GpuInstance, InstanceBatcher, MeshInstance, cascades, prepare_unbatched,
 };
-use keel_engine::scene::{Affine3x4, Material};
+use keel_engine::scene::MAX_CASCADES;
+use keel_engine::{Affine3x4, Material};
 
 const INSTANCES: usize = 10_000;
 
@@ -98,9 +99,10 @@ const MESHES: usize = 300;
 /// 100,000 mesh nodes in 1,000 orbiting groups, simulated so every group moved
 /// in the last step: interpolation, octree culling and packing all do real work.
 /// They draw 300 registered meshes, a third of them textured: 300 batches.
-fn moving_world(count: usize) -> keel_engine::world::World {
-    use keel_engine::assets::{MeshRef, TextureData};
-    use keel_engine::scene::{MeshRenderer, Orbit, Scene, Transform};
+fn moving_world(count: usize) -> keel_engine::World {
+    use keel_engine::MeshRef;
+    use keel_engine::assets::TextureData;
+    use keel_engine::{MeshRenderer, Orbit, Scene, Transform};
     let mut scene = Scene::new();
     let assets = scene.assets().clone();
     let textures = [0u8, 1].map(|k| {
@@ -159,14 +161,14 @@ fn moving_world(count: usize) -> keel_engine::world::World {
             Transform::IDENTITY.with_rotation(Quat::from_rotation_x(-0.6)),
         )
         .unwrap();
-    let light = keel_engine::scene::Light {
-        kind: keel_engine::scene::LightKind::Directional,
+    let light = keel_engine::Light {
+        kind: keel_engine::LightKind::Directional,
         color: Vec3::ONE,
         intensity: 2.0,
         cast_shadows: false,
     };
     scene.insert(sun, light).unwrap();
-    let mut world = keel_engine::world::World::new(scene);
+    let mut world = keel_engine::World::new(scene);
     world.step();
     world.step();
     world
@@ -179,7 +181,7 @@ fn frame(c: &mut Criterion) {
     const COUNT: usize = 100_000;
     // As the app runs it: this thread is one of rayon's workers, so the
     // spans of a frame start on it at once and the other core joins in.
-    keel_engine::workers::join_pool();
+    keel_engine::join_pool();
     let mut world = moving_world(COUNT);
     let camera = Camera {
         position: Vec3::new(0.0, 30.0, 90.0),
@@ -188,11 +190,11 @@ fn frame(c: &mut Criterion) {
     };
     let aspect = 16.0 / 9.0;
     let view_proj = camera.view_projection(aspect);
-    let overlays = keel_engine::extract::Overlays::default();
+    let overlays = keel_engine::Overlays::default();
     let mut group = c.benchmark_group("render");
     group.throughput(Throughput::Elements(COUNT as u64));
     group.sample_size(20);
-    let mut buffers = keel_engine::extract::FrameBuffers::default();
+    let mut buffers = keel_engine::FrameBuffers::default();
     let mut batcher = InstanceBatcher::new();
     let assets = world.scene.assets().clone();
     // The camera's frame alone here; the shadow casters have their own bench.
@@ -224,7 +226,7 @@ fn frame(c: &mut Criterion) {
     // The naive twin right after `prepare`, before the benches below leave
     // the heap in another state: its cost is mostly one allocation per
     // visible instance, which the allocator's state changes by a third.
-    let mut naive_buffers = keel_engine::extract::FrameBuffers::default();
+    let mut naive_buffers = keel_engine::FrameBuffers::default();
     group.bench_function(BenchmarkId::new("prepare_naive", COUNT), |b| {
         b.iter(|| {
             let alpha = world.clock.alpha();

@@ -20,11 +20,11 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use glam::Vec3;
-use keel_engine::assets::Primitive;
+use keel_engine::Primitive;
+use keel_engine::SplitMix64;
+use keel_engine::World;
 use keel_engine::record::RecordSettings;
-use keel_engine::rng::SplitMix64;
-use keel_engine::scene::{Material, MeshRenderer, Scene, Spin, Transform};
-use keel_engine::world::World;
+use keel_engine::{Material, MeshRenderer, Scene, Spin, Transform};
 
 fn demo() -> World {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/demo.ron");

@@ -11,7 +11,8 @@ use std::path::Path;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
 use glam::Vec3;
-use keel_engine::scene::{Scene, SceneFile, Transform};
+use keel_engine::scene::SceneFile;
+use keel_engine::{Scene, Transform};
 
 /// A scene of `n` nodes, each under the previous one (`chain`) or all roots.
 fn scene_text(n: usize, chain: bool) -> String {

@@ -17,7 +17,7 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use glam::{Affine3A, Quat, Vec3};
-use keel_engine::scene::{NodeId, Scene, Transform};
+use keel_engine::{NodeId, Scene, Transform};
 
 struct Rng(u64);
 

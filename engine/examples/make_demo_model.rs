@@ -13,13 +13,13 @@ use std::f32::consts::{PI, TAU};
 use std::path::PathBuf;
 
 use glam::{Quat, Vec2, Vec3, Vec4};
-use keel_engine::assets::gltf::write::Export;
+use keel_engine::Transform;
+use keel_engine::assets::gltf::Export;
 use keel_engine::assets::gltf::{mip_chain, srgb_to_linear};
 use keel_engine::assets::{
     MeshData, MeshVertex, ModelData, ModelMaterial, ModelMesh, ModelNode, ModelPrimitive,
     TextureData,
 };
-use keel_engine::scene::Transform;
 
 /// Segments around the axis of every turned part.
 const SEGMENTS: u32 = 32;

@@ -11,15 +11,16 @@ use std::f32::consts::PI;
 use std::path::PathBuf;
 
 use glam::{Quat, Vec3, Vec4};
+use keel_engine::Emitter;
+use keel_engine::Primitive;
 use keel_engine::assets::gltf::srgb_to_linear;
-use keel_engine::assets::{Primitive, roughness_from_gloss};
-use keel_engine::particles::{
-    BlendMode, Burst, ColorStop, Emitter, FloatRange, Overflow, SizeStop,
-};
-use keel_engine::render::{PostSettings, Tonemapper};
-use keel_engine::scene::{
-    Animator, CameraSetup, Environment, Light, LightKind, Material, MeshRenderer, NodeId, Orbit,
-    Oscillate, Scene, Spin, Transform,
+use keel_engine::assets::roughness_from_gloss;
+use keel_engine::particles::{BlendMode, Burst, ColorStop, FloatRange, Overflow, SizeStop};
+use keel_engine::scene::CameraSetup;
+use keel_engine::scene::{PostSettings, Tonemapper};
+use keel_engine::{
+    Animator, Environment, Light, LightKind, Material, MeshRenderer, NodeId, Orbit, Oscillate,
+    Scene, Spin, Transform,
 };
 
 /// sRGB hex colour to linear RGB.

@@ -1,44 +1,77 @@
 //! Keel's engine: everything that runs without the editor.
 //!
-//! The crate is laid out one module per concept (see `ARCHITECTURE.md` at the
-//! repository root for the map and the data flow of a frame):
+//! The root holds what every user of the engine touches, one path each: the
+//! [`World`] and its [`Scene`], nodes and components, systems, time, the
+//! [`Assets`] store and what draws a frame. The public modules are
+//! namespaces for specialised work; nothing in them repeats a root name.
 //!
-//! - [`scene`]: generational handles, the struct-of-arrays hierarchy, the
-//!   dirty-flag transform pass and the scene file format.
-//! - [`time`]: the fixed-step clock (game loop pattern).
-//! - [`systems`]: update-method systems and the deferred command buffer.
-//! - [`spatial`]: bounding shapes, loose octree, quadtree and row grid.
-//! - [`particles`]: the particle pool and emitters.
-//! - [`render`]: the wgpu renderer, one struct per pass.
-//! - [`assets`]: the [`Assets`] store a world's meshes, textures, models,
-//!   skies, shaders and prefab expansions live in; primitives; glTF import.
+//! - [`scene`]: scene files, prefabs, skins and animation playback, the
+//!   spatial index and the hierarchy's iterators.
+//! - [`assets`]: handles, mesh and model data, materials' maps, skies,
+//!   animation clips; [`assets::gltf`] (import and export),
+//!   [`assets::shaders`] (the shader library and its `#import`s).
+//! - [`render`]: the renderer's frame inputs, GPU records, controllers and
+//!   settings for whoever draws their own view.
+//! - [`spatial`]: bounding shapes, the loose octree, quadtree and row grid.
+//! - [`particles`]: emitters' parts and the particle pool.
 //! - [`record`]: time travel: keyframes of every fixed step, seek, replay files.
-//! - [`rng`]: SplitMix64, the seedable generator of particles and soaks.
-//! - [`files`]: reading user files with limits (regular files only, a size cap per kind).
+//! - [`files`]: reading user files with limits, writing them atomically.
+//! - [`reload`]: watching asset and scene files and reloading what changed.
 //! - [`viewer`]: the standalone viewer: its window loop, headless render and
 //!   soak (long runs under a chaos system, invariants and memory checked).
+//!
+//! `ARCHITECTURE.md` at the repository root maps the modules and the data
+//! flow of a frame.
 
 pub mod assets;
-pub mod extract;
 pub mod files;
-mod identity;
 pub mod particles;
 pub mod record;
 pub mod reload;
 pub mod render;
-pub mod rng;
 pub mod scene;
 pub mod spatial;
-pub mod systems;
-pub mod time;
 pub mod viewer;
-pub mod workers;
-pub mod world;
 
-pub use assets::{Assets, Material, Primitive};
-pub use extract::FrameBuffers;
-pub use render::{Camera, GpuContext, Renderer};
-pub use scene::{Light, LightKind, MeshRenderer, NodeId, Scene, SceneError, Transform};
-pub use systems::Systems;
-pub use time::{Clock, RealTime};
-pub use world::World;
+mod bulk;
+pub(crate) mod extract;
+mod identity;
+mod light;
+mod rng;
+mod systems;
+pub(crate) mod time;
+mod transform;
+pub(crate) mod workers;
+pub(crate) mod world;
+
+// The world and how it runs.
+pub use systems::{Command, Commands, SpawnInit, StepContext, SystemFn, Systems};
+pub use time::{Clock, DEFAULT_STEP, FrameTick, ManualTime, RealTime, TimeSource};
+pub use world::{FrameStats, World};
+
+// Nodes and what they carry.
+pub use assets::material::Material;
+pub use assets::primitives::Primitive;
+pub use assets::registry::MeshRef;
+pub use light::{Light, LightKind};
+pub use particles::emitter::Emitter;
+pub use scene::animator::{Animator, PlayMode};
+pub use scene::components::{MeshRenderer, Orbit, Oscillate, Spin};
+pub use scene::environment::Environment;
+pub use scene::error::SceneError;
+pub use scene::handle::NodeId;
+pub use scene::hierarchy::{Keep, Scene};
+pub use transform::{Affine3x4, Transform};
+
+// What a world's files become.
+pub use assets::store::Assets;
+
+// Drawing a frame.
+pub use extract::{FrameBuffers, Overlays};
+pub use render::camera::Camera;
+pub use render::context::GpuContext;
+pub use render::renderer::Renderer;
+
+// Tools the engine's own loops use.
+pub use rng::SplitMix64;
+pub use workers::join_pool;

@@ -5,10 +5,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use glam::{Mat4, Quat, Vec3};
+use keel_engine::Clock;
+use keel_engine::World;
 use keel_engine::record::RecordSettings;
-use keel_engine::scene::{Animator, NodeId, PlayMode, Scene, Skin, Transform, clip_time};
-use keel_engine::time::Clock;
-use keel_engine::world::World;
+use keel_engine::scene::{Skin, clip_time};
+use keel_engine::{Animator, NodeId, PlayMode, Scene, Transform};
 
 /// A bundled model: the Fox is the demo's (`assets/models`), the others are
 /// test inputs (`tests/models`, credits in its `CREDITS.md`).
@@ -131,7 +132,7 @@ fn a_cross_fade_ends_on_the_new_clip() {
 /// they are listed (and the propagation follows the list).
 #[test]
 fn a_crowd_poses_each_rig_as_if_it_were_alone() {
-    keel_engine::workers::join_pool();
+    keel_engine::join_pool();
     crowd_against_alone(0);
     crowd_against_alone(40_000);
 }
@@ -391,7 +392,7 @@ fn rigs_the_layout_moves_pose_and_pack_as_rigs_that_stayed() {
         );
     }
     // The first rig under a node after it: its nodes move to the end.
-    let keep = keel_engine::scene::Keep::World;
+    let keep = keel_engine::Keep::World;
     moved.scene.reparent(roots[0], Some(holder), keep).unwrap();
     check(&mut moved, &mut stayed, 0.01, "after a reparent");
     check(&mut moved, &mut stayed, 0.05, "steps after a reparent");

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Quat, Vec3};
-use keel_engine::assets::animation::{Interpolation, Property, Sample};
 use keel_engine::assets::gltf::{self, ModelError};
+use keel_engine::assets::{Interpolation, Property, Sample};
 
 /// A bundled model: the Fox is the demo's (`assets/models`), the others are
 /// test inputs (`tests/models`, credits in its `CREDITS.md`).

@@ -13,14 +13,15 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use glam::{Quat, Vec3};
-use keel_engine::assets::Primitive;
-use keel_engine::extract::{FrameBuffers, Overlays};
-use keel_engine::particles::Emitter;
-use keel_engine::render::{Camera, GpuCaster, InstanceBatcher, MAX_CASCADES, cascades};
-use keel_engine::scene::{
-    Animator, JointPalette, Light, LightKind, Material, MeshRenderer, Orbit, Scene, Transform,
-};
-use keel_engine::world::World;
+use keel_engine::Camera;
+use keel_engine::Emitter;
+use keel_engine::Primitive;
+use keel_engine::World;
+use keel_engine::render::{GpuCaster, InstanceBatcher, cascades};
+use keel_engine::scene::JointPalette;
+use keel_engine::scene::MAX_CASCADES;
+use keel_engine::{Animator, Light, LightKind, Material, MeshRenderer, Orbit, Scene, Transform};
+use keel_engine::{FrameBuffers, Overlays};
 
 struct Counting;
 
@@ -164,10 +165,7 @@ fn stepping_animated_rigs_allocates_nothing_once_warm() {
     // As the viewer does: the stepping thread is one of rayon's workers (a
     // thread outside the pool hands work over through a queue that allocates).
     // The other test here does not use rayon.
-    assert!(
-        keel_engine::workers::join_pool(),
-        "rayon's pool was already built"
-    );
+    assert!(keel_engine::join_pool(), "rayon's pool was already built");
     // A worker's first steal from its own deque (when the other worker took
     // its job first) registers the thread with crossbeam's epoch collector,
     // once per thread: done here, not by chance inside the counted steps.

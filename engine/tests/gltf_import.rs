@@ -9,14 +9,15 @@ use std::path::{Path, PathBuf};
 use glam::{Mat4, Quat, Vec3, Vec4};
 use gltf::json;
 use json::validation::{Checked, USize64};
-use keel_engine::assets::gltf::write::{Export, Resources};
+use keel_engine::Primitive;
+use keel_engine::Transform;
 use keel_engine::assets::gltf::{self as import, ModelError, mip_chain};
+use keel_engine::assets::gltf::{Export, Resources};
 use keel_engine::assets::{
     MeshData, MeshVertex, ModelData, ModelMaterial, ModelMesh, ModelNode, ModelPrimitive,
-    Primitive, TextureData,
+    TextureData,
 };
 use keel_engine::files::ReadLimits;
-use keel_engine::scene::Transform;
 use proptest::prelude::*;
 
 /// A 2 x 2 black and white checker, as glTF stores it (sRGB).

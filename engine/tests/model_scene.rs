@@ -4,8 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use glam::Vec3;
-use keel_engine::assets::MeshRef;
-use keel_engine::scene::{MeshRenderer, ModelInstance, Scene, SceneError, Transform};
+use keel_engine::MeshRef;
+use keel_engine::scene::ModelInstance;
+use keel_engine::{MeshRenderer, Scene, SceneError, Transform};
 
 fn lighthouse() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/models/lighthouse.glb")

@@ -13,9 +13,9 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use glam::{Affine3A, Quat, Vec3};
+use keel_engine::Emitter;
 use keel_engine::particles::{
-    BlendMode, Burst, Emitter, FloatRange, Overflow, PARALLEL_SPAN, ParticleInstance,
-    ParticleSystem,
+    BlendMode, Burst, FloatRange, Overflow, PARALLEL_SPAN, ParticleInstance, ParticleSystem,
 };
 
 /// Counts allocations and reallocations made by threads that opted in, each under the run it
@@ -224,10 +224,7 @@ fn steady_state_steps_allocate_nothing() {
 #[test]
 fn steps_split_across_workers_allocate_nothing() {
     // The only test here that uses rayon: the pool is built around this thread.
-    assert!(
-        keel_engine::workers::join_pool(),
-        "rayon's pool was already built"
-    );
+    assert!(keel_engine::join_pool(), "rayon's pool was already built");
     assert!(
         (CAPACITY * 20) as usize >= 2 * PARALLEL_SPAN,
         "the pool must be big enough to be split"

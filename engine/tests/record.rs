@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
+use keel_engine::SplitMix64;
+use keel_engine::World;
 use keel_engine::record::{RecordSettings, SeekError, StateHash};
-use keel_engine::rng::SplitMix64;
-use keel_engine::scene::{Scene, Transform};
-use keel_engine::world::World;
+use keel_engine::{Scene, Transform};
 
 fn demo() -> World {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/demo.ron");
@@ -223,7 +223,7 @@ fn hashing_changes_nothing() {
 
 #[test]
 fn a_changed_system_diverges_at_the_step_it_first_acts() {
-    use keel_engine::record::file::{Recording, Verdict};
+    use keel_engine::record::{Recording, Verdict};
     let mut world = demo();
     let recording = Recording::record(&mut world, Path::new("demo.ron"), b"", 200, 1);
     assert_eq!(
@@ -254,11 +254,7 @@ fn a_changed_system_diverges_at_the_step_it_first_acts() {
 /// A user system whose every choice is a function of the step and the scene
 /// (no state of its own): it spawns meshes under random nodes, despawns whole
 /// subtrees and reparents, so holes, sweeps and relayouts happen in the run.
-fn churn(
-    scene: &mut Scene,
-    commands: &mut keel_engine::systems::Commands,
-    ctx: &keel_engine::systems::StepContext,
-) {
+fn churn(scene: &mut Scene, commands: &mut keel_engine::Commands, ctx: &keel_engine::StepContext) {
     let mut rng = SplitMix64::new(ctx.index.wrapping_mul(0x9e37_79b9_7f4a_7c15));
     let nodes: Vec<_> = scene.nodes().collect();
     for _ in 0..6 {
@@ -271,10 +267,10 @@ fn churn(
             "churn",
             Transform::from_translation(at),
             |scene, node| {
-                let mesh = keel_engine::scene::MeshRenderer {
+                let mesh = keel_engine::MeshRenderer {
                     cast_shadows: true,
-                    mesh: keel_engine::assets::Primitive::Sphere.into(),
-                    material: keel_engine::scene::Material::default(),
+                    mesh: keel_engine::Primitive::Sphere.into(),
+                    material: keel_engine::Material::default(),
                 };
                 scene.insert(node, mesh).expect("alive");
             },
@@ -292,7 +288,7 @@ fn churn(
         nodes.get(rng.below(nodes.len() as u64) as usize),
     ) && scene.name(a) == Some("churn")
     {
-        let _ = scene.reparent(a, Some(b), keel_engine::scene::Keep::World);
+        let _ = scene.reparent(a, Some(b), keel_engine::Keep::World);
     }
 }
 
@@ -339,7 +335,7 @@ fn seeking_through_structural_churn_matches_a_fresh_run() {
 
 #[test]
 fn a_replay_claims_only_the_steps_it_compared() {
-    use keel_engine::record::file::{Recording, Verdict};
+    use keel_engine::record::{Recording, Verdict};
     // 305 steps hashed every 10: the last 5 have no hash to compare with.
     let recording = Recording::record(&mut demo(), Path::new("demo.ron"), b"", 305, 10);
     assert_eq!(recording.hashes.len(), 30);
@@ -360,7 +356,7 @@ fn a_replay_claims_only_the_steps_it_compared() {
 
 #[test]
 fn edited_or_truncated_recordings_are_refused_naming_the_field() {
-    use keel_engine::record::file::{Recording, RecordingError};
+    use keel_engine::record::{Recording, RecordingError};
     let dir = tempfile::tempdir().unwrap();
     let recording = Recording::record(&mut demo(), Path::new("demo.ron"), b"", 40, 4);
     let good = dir.path().join("good.rec");

@@ -7,13 +7,16 @@
 use std::path::Path;
 
 use glam::{Quat, Vec3, Vec4};
-use keel_engine::assets::{AlphaMode, MeshRef, Primitive};
-use keel_engine::particles::{Burst, ColorStop, Emitter, FloatRange, Overflow, SizeStop};
-use keel_engine::render::{PostSettings, ShadowSettings, Tonemapper};
-use keel_engine::scene::{
-    CameraSetup, Environment, Light, LightKind, Material, MeshRenderer, NodeRecord, Orbit,
-    Oscillate, SCENE_VERSION, Scene, SceneError, SceneFile, Spin, Transform,
+use keel_engine::Emitter;
+use keel_engine::assets::AlphaMode;
+use keel_engine::particles::{Burst, ColorStop, FloatRange, Overflow, SizeStop};
+use keel_engine::scene::{CameraSetup, NodeRecord, SCENE_VERSION, SceneFile};
+use keel_engine::scene::{PostSettings, ShadowSettings, Tonemapper};
+use keel_engine::{
+    Environment, Light, LightKind, Material, MeshRenderer, Orbit, Oscillate, Scene, SceneError,
+    Spin, Transform,
 };
+use keel_engine::{MeshRef, Primitive};
 
 /// A file with every section, every component and every optional field set.
 fn everything() -> SceneFile {

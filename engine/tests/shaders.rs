@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use keel_engine::assets::Shader;
-use keel_engine::assets::shader_imports::{self, Composed};
+use keel_engine::assets::shaders::Shader;
+use keel_engine::assets::shaders::{self, Composed};
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
 fn shader_dir() -> PathBuf {
@@ -42,7 +42,7 @@ fn read(path: &Path) -> std::io::Result<String> {
 /// The shader at `path` with its imports written in.
 fn compose(path: &Path) -> Composed {
     let source = std::fs::read_to_string(path).expect("readable shader");
-    shader_imports::compose(path, &source, &mut read).unwrap_or_else(|error| panic!("{error}"))
+    shaders::compose(path, &source, &mut read).unwrap_or_else(|error| panic!("{error}"))
 }
 
 /// naga's report of an error at `location`, led by the file and line it is in.
@@ -173,10 +173,10 @@ fn every_other_wgsl_file_is_a_piece_a_shader_imports_compiled_into_the_binary() 
     assert!(!pieces.is_empty(), "shaders/ shares its common blocks");
     for piece in &pieces {
         let name = piece.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let embedded = shader_imports::EMBEDDED
+        let embedded = shaders::EMBEDDED
             .iter()
             .find(|(n, _)| *n == name)
-            .unwrap_or_else(|| panic!("{name} is missing from shader_imports::EMBEDDED"));
+            .unwrap_or_else(|| panic!("{name} is missing from shaders::EMBEDDED"));
         assert_eq!(
             std::fs::read_to_string(piece).unwrap(),
             embedded.1,
@@ -185,9 +185,9 @@ fn every_other_wgsl_file_is_a_piece_a_shader_imports_compiled_into_the_binary() 
         assert!(
             shader_files()
                 .iter()
-                .any(|shader| shader_imports::imports_reach(shader, piece, &mut read)),
+                .any(|shader| shaders::imports_reach(shader, piece, &mut read)),
             "no shader imports {name}"
         );
     }
-    assert_eq!(pieces.len(), shader_imports::EMBEDDED.len());
+    assert_eq!(pieces.len(), shaders::EMBEDDED.len());
 }

@@ -7,9 +7,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use glam::Vec3;
-use keel_engine::scene::{Scene, Transform};
+use keel_engine::World;
 use keel_engine::viewer::soak::{self, SoakError, SoakOptions};
-use keel_engine::world::World;
+use keel_engine::{Scene, Transform};
 
 fn demo() -> World {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/demo.ron");

@@ -7,10 +7,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use keel_engine::Assets;
-use keel_engine::assets::{MeshRef, Primitive, Shader, SkyImage};
+use keel_engine::World;
+use keel_engine::assets::SkyImage;
+use keel_engine::assets::shaders::Shader;
 use keel_engine::files::ReadLimits;
-use keel_engine::scene::{MeshRenderer, Scene, Transform, load_prefab};
-use keel_engine::world::World;
+use keel_engine::scene::load_prefab;
+use keel_engine::{MeshRef, Primitive};
+use keel_engine::{MeshRenderer, Scene, Transform};
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)

@@ -266,7 +266,7 @@ fn peak_memory() -> Option<u64> {
 
 #[test]
 fn a_prefab_bomb_is_refused_at_once_in_bounded_memory_naming_its_files() {
-    use keel_engine::scene::{Scene, SceneError};
+    use keel_engine::{Scene, SceneError};
     let dir = tempfile::tempdir().unwrap();
     // 10^12 nodes once expanded: before the budget this ran 41 s and aborted on a failed allocation.
     let top = prefab_bomb(dir.path(), 12);
@@ -281,7 +281,7 @@ fn a_prefab_bomb_is_refused_at_once_in_bounded_memory_naming_its_files() {
     else {
         panic!("expected TooManyNodes, got {error}");
     };
-    assert_eq!(*max, keel_engine::scene::budget::DEFAULT_MAX_NODES);
+    assert_eq!(*max, keel_engine::scene::DEFAULT_MAX_NODES);
     assert!(*reached > *max, "{error}");
     // The files from the scene down to the level whose count passed the budget
     // (level K holds 10 * (1 + level K-1's) nodes: level 6 about 2.1 million, level 7 21 million).
@@ -343,7 +343,7 @@ fn keel_max_nodes_sets_the_budget_and_a_scene_under_it_loads() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let scene = keel_engine::scene::Scene::load(&top, &keel_engine::Assets::new()).unwrap();
+    let scene = keel_engine::Scene::load(&top, &keel_engine::Assets::new()).unwrap();
     assert_eq!(scene.len(), 2110);
 
     let out = record(Some("2109"));

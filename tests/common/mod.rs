@@ -12,8 +12,9 @@
 
 use std::path::PathBuf;
 
+use keel_engine::GpuContext;
 use keel_engine::render::image::{self, Rgba, RgbaImage};
-use keel_engine::render::{GpuContext, parse_backends, wgpu};
+use keel_engine::render::{parse_backends, wgpu};
 
 /// Largest per-channel difference (out of 255) that still counts as equal:
 /// absorbs rounding differences between rasterisers and drivers.
@@ -132,11 +133,11 @@ pub fn assert_matches_golden(name: &str, actual: &RgbaImage) {
 /// Adds a sun to `scene`: a directional light of white `intensity`, turned
 /// by `rotation` (it shines along the node's -Z).
 pub fn add_sun(
-    scene: &mut keel_engine::scene::Scene,
+    scene: &mut keel_engine::Scene,
     rotation: glam::Quat,
     intensity: f32,
-) -> keel_engine::scene::NodeId {
-    use keel_engine::scene::{Light, LightKind, Transform};
+) -> keel_engine::NodeId {
+    use keel_engine::{Light, LightKind, Transform};
     let sun = scene
         .spawn(None, "sun", Transform::IDENTITY.with_rotation(rotation))
         .expect("a root node");

@@ -6,9 +6,8 @@
 
 use std::path::Path;
 
-use keel_engine::scene::{
-    CameraSetup, Environment, NodeId, NodeRecord, SCENE_VERSION, SceneFile, expand_records,
-};
+use keel_engine::scene::{CameraSetup, NodeRecord, SCENE_VERSION, SceneFile, expand_records};
+use keel_engine::{Environment, NodeId};
 
 use super::Document;
 use crate::subtree::Placement;

@@ -1,7 +1,7 @@
 //! The document's side of the scene's environment: background, ambient
 //! light and the sun's shadows, edited as one undoable value.
 
-use keel_engine::scene::Environment;
+use keel_engine::Environment;
 
 use super::Document;
 use crate::undo::{Edit, EditError};

@@ -4,8 +4,10 @@
 
 use std::path::Path;
 
-use keel_engine::assets::{ModelWarning, Primitive};
-use keel_engine::scene::{NodeId, NodeRecord, SceneError, Transform, expand_records};
+use keel_engine::Primitive;
+use keel_engine::assets::ModelWarning;
+use keel_engine::scene::{NodeRecord, expand_records};
+use keel_engine::{NodeId, SceneError, Transform};
 
 use super::{Document, primitive_name};
 use crate::component::{ComponentKind, ComponentValue};

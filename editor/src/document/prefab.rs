@@ -11,11 +11,11 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use keel_engine::scene::prefab::{overridden_fields, reverted};
 use keel_engine::scene::{
-    NodeId, NodeRecord, Prefab, PrefabInstance, PrefabPart, SCENE_VERSION, SceneError, SceneFile,
-    expand_records,
+    NodeRecord, Prefab, PrefabInstance, PrefabPart, SCENE_VERSION, SceneFile, expand_records,
 };
+use keel_engine::scene::{overridden_fields, reverted};
+use keel_engine::{NodeId, SceneError};
 
 use super::Document;
 use crate::component::{ComponentKind, ComponentValue};

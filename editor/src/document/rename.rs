@@ -3,7 +3,7 @@
 //! 1 (zero-padded to the run's length): `boat_###` names three boats
 //! `boat_001` to `boat_003`, `* (old)` appends to every name.
 
-use keel_engine::scene::NodeId;
+use keel_engine::NodeId;
 
 use super::{Document, group};
 use crate::undo::{Edit, EditError, Remap};

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use keel_engine::scene::NodeId;
+use keel_engine::NodeId;
 
 use crate::undo::Remap;
 

@@ -1,5 +1,5 @@
 use glam::Vec3;
-use keel_engine::scene::{Spin, Transform};
+use keel_engine::{Spin, Transform};
 use proptest::prelude::*;
 
 use super::*;

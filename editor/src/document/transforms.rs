@@ -1,7 +1,7 @@
 //! Moving nodes: one node's local transform, several as one edit (a gizmo
 //! drag of a multi-selection), and which selected nodes a drag moves.
 
-use keel_engine::scene::{NodeId, SceneError, Transform};
+use keel_engine::{NodeId, SceneError, Transform};
 
 use super::{Document, has_ancestor_in};
 use crate::undo::{Edit, EditError};

@@ -5,7 +5,8 @@
 //! a scrub without a fixed step.
 
 use egui::Ui;
-use keel_engine::scene::{Animator, PlayMode, clip_time};
+use keel_engine::scene::clip_time;
+use keel_engine::{Animator, PlayMode};
 
 /// What the panel's widgets did this frame.
 pub(super) struct Touched {

@@ -28,7 +28,7 @@ pub enum FilePurpose {
     /// Pick a glTF model to import.
     Import,
     /// Pick where to save this node's children as a prefab.
-    SavePrefab(keel_engine::scene::NodeId),
+    SavePrefab(keel_engine::NodeId),
 }
 
 impl FilePurpose {

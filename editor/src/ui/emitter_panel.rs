@@ -3,8 +3,9 @@
 //! added, moved and removed), blend mode and what happens when the pool is full.
 
 use egui::{DragValue, Ui};
+use keel_engine::Emitter;
 use keel_engine::particles::{
-    BlendMode, Burst, ColorStop, Emitter, FloatRange, MAX_POOL_CAPACITY, Overflow, SizeStop,
+    BlendMode, Burst, ColorStop, FloatRange, MAX_POOL_CAPACITY, Overflow, SizeStop,
 };
 
 use crate::ui::widgets::{Tracker, number, vec3_row};

@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use egui::Ui;
-use keel_engine::render::{MAX_CASCADES, Tonemapper};
-use keel_engine::scene::Environment;
+use keel_engine::Environment;
+use keel_engine::scene::{MAX_CASCADES, Tonemapper};
 
 use super::widgets::{Tracker, checkbox, color_row, number};
 

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use keel_engine::scene::SceneError;
+use keel_engine::SceneError;
 
 use super::dialogs::{self, Dialog};
 use super::inspector::Inspector;

@@ -10,8 +10,8 @@
 //! pointer from egui and paints the triangles it returns.
 
 use glam::{Affine3A, Mat4, Quat, Vec3};
-use keel_engine::render::Camera;
-use keel_engine::scene::{NodeId, Scene, Transform};
+use keel_engine::Camera;
+use keel_engine::{NodeId, Scene, Transform};
 use transform_gizmo::math::{DMat4, DQuat, DVec3, Pos2 as GizmoPos2, Transform as GizmoTransform};
 use transform_gizmo::{Gizmo, GizmoConfig, GizmoInteraction, GizmoOrientation, GizmoResult};
 

@@ -11,8 +11,8 @@
 use std::collections::HashSet;
 
 use egui::{Align2, Color32, FontId, Id, Key, Rect, Sense, Stroke, StrokeKind, Vec2, pos2, vec2};
-use keel_engine::assets::Primitive;
-use keel_engine::scene::{NodeId, Scene};
+use keel_engine::Primitive;
+use keel_engine::{NodeId, Scene};
 
 use super::asset_browser::{AssetDrag, dropped};
 use crate::document::{Document, primitive_name};
@@ -661,7 +661,7 @@ fn flatten_filtered(scene: &Scene, filter: &str, rows: &mut Vec<Row>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keel_engine::scene::Transform;
+    use keel_engine::Transform;
 
     fn scene() -> (Scene, Vec<NodeId>) {
         let mut s = Scene::new();

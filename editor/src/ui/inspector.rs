@@ -17,11 +17,11 @@
 use egui::Ui;
 use glam::{EulerRot, Quat, Vec3, Vec4};
 use keel_engine::Assets;
-use keel_engine::assets::{AlphaMode, MeshRef, Primitive};
-use keel_engine::particles::Emitter;
-use keel_engine::scene::{
-    Light, LightKind, MeshRenderer, ModelInstance, NodeId, Orbit, Oscillate, Spin,
-};
+use keel_engine::Emitter;
+use keel_engine::assets::AlphaMode;
+use keel_engine::scene::ModelInstance;
+use keel_engine::{Light, LightKind, MeshRenderer, NodeId, Orbit, Oscillate, Spin};
+use keel_engine::{MeshRef, Primitive};
 
 use crate::component::{ComponentKind, ComponentValue};
 use crate::document::{Document, primitive_name};

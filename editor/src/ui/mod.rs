@@ -39,8 +39,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use egui::{Button, Color32, Key, KeyboardShortcut, Modifiers, RichText};
-use keel_engine::scene::Scene;
-use keel_engine::time::TimeSource;
+use keel_engine::Scene;
+use keel_engine::TimeSource;
 
 use crate::document::{Document, PlaySnapshot};
 use crate::persist::{AUTOSAVE_INTERVAL, Autosave, RecentFiles};
@@ -264,7 +264,7 @@ impl EditorApp {
         self.record_stats(frame);
     }
 
-    fn record_stats(&mut self, frame: keel_engine::world::FrameStats) {
+    fn record_stats(&mut self, frame: keel_engine::FrameStats) {
         // The world's step (the one shown, which a seek moves), not the clock's count.
         self.stats.record(
             frame,

@@ -75,7 +75,7 @@ impl EditorApp {
         true
     }
 
-    pub(super) fn save_prefab(&mut self, node: keel_engine::scene::NodeId, path: &Path) {
+    pub(super) fn save_prefab(&mut self, node: keel_engine::NodeId, path: &Path) {
         match self.doc.save_as_prefab(node, path) {
             Ok(_) => self.status.info(format!("Saved prefab {}", path.display())),
             Err(e) => self.status.error(e.to_string()),

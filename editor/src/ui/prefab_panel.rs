@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use egui::{RichText, Ui};
-use keel_engine::scene::NodeId;
+use keel_engine::NodeId;
 
 use super::Status;
 use crate::document::{Document, PrefabLink};

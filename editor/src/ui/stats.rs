@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use egui_plot::{Line, Plot};
-use keel_engine::world::FrameStats;
+use keel_engine::FrameStats;
 
 /// How many frame times the plot keeps.
 pub const HISTORY_LEN: usize = 300;
@@ -131,7 +131,7 @@ pub fn stats_ui(ui: &mut egui::Ui, stats: &EditorStats) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keel_engine::time::FrameTick;
+    use keel_engine::FrameTick;
 
     #[test]
     fn history_keeps_the_last_frames_and_counters_update_in_place() {

@@ -7,12 +7,12 @@
 //! scene's background colour and where the camera is.
 
 use glam::Vec3;
-use keel_engine::extract::Overlays;
-use keel_engine::render::Camera;
-use keel_engine::scene::spatial_index::mesh_bounds;
-use keel_engine::scene::{MeshRenderer, NodeId, Scene};
+use keel_engine::Camera;
+use keel_engine::Overlays;
+use keel_engine::scene::mesh_bounds;
 use keel_engine::spatial::{Aabb, Ray};
 use keel_engine::viewer::CameraRig;
+use keel_engine::{MeshRenderer, NodeId, Scene};
 
 use super::EditorApp;
 use super::gizmo::TransformGizmo;

@@ -1,5 +1,5 @@
 use glam::{Quat, Vec3};
-use keel_engine::scene::{MeshRenderer, Spin};
+use keel_engine::{MeshRenderer, Spin};
 
 use super::*;
 use crate::component::{ComponentKind, ComponentValue};

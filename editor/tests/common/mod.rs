@@ -10,9 +10,10 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use glam::Vec3;
 use keel_editor::{Document, EditorApp};
-use keel_engine::assets::Primitive;
-use keel_engine::particles::{Burst, Emitter, FloatRange, Overflow};
-use keel_engine::scene::{Material, MeshRenderer, NodeId, Scene, Spin, Transform};
+use keel_engine::Emitter;
+use keel_engine::Primitive;
+use keel_engine::particles::{Burst, FloatRange, Overflow};
+use keel_engine::{Material, MeshRenderer, NodeId, Scene, Spin, Transform};
 
 pub fn demo_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/demo.ron")

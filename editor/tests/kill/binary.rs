@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use keel_engine::rng::SplitMix64;
+use keel_engine::SplitMix64;
 
 use super::{base_scene, restart_and_restore, temporaries, text_of, timed_lines};
 

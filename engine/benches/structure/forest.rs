@@ -5,7 +5,7 @@
 use std::hint::black_box;
 
 use glam::{Quat, Vec3};
-use keel_engine::scene::{Keep, NodeId, Scene, Transform};
+use keel_engine::{Keep, NodeId, Scene, Transform};
 
 /// Xorshift64: deterministic, and the same stream for Keel and its twin.
 pub(crate) struct Rng(pub(crate) u64);

@@ -56,7 +56,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, criterion_group, criterion_main};
 use glam::{Affine3A, Vec3A};
-use keel_engine::scene::{NodeId, Scene, Transform};
+use keel_engine::{NodeId, Scene, Transform};
 
 use forest::{Forest, Rng, Tree, local, random_edits};
 use pointer_tree::{PointerTree, same_worlds};

@@ -10,7 +10,7 @@
 use std::ptr::NonNull;
 
 use glam::Affine3A;
-use keel_engine::scene::{Scene, Transform};
+use keel_engine::{Scene, Transform};
 
 use crate::forest::{Forest, Tree};
 

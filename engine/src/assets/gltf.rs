@@ -16,7 +16,7 @@ mod material;
 mod mesh;
 mod source;
 mod texture;
-pub mod write;
+mod write;
 
 #[cfg(test)]
 mod tests;
@@ -31,6 +31,7 @@ use crate::files::ReadLimits;
 use source::Sources;
 use texture::TextureCache;
 pub use texture::{mip_chain, srgb_to_linear};
+pub use write::{Export, ExportError, GltfFiles, Resources};
 
 /// Required extensions that change how geometry is stored: without them the
 /// vertex data cannot be read at all, so the file is refused instead of loaded

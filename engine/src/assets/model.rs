@@ -12,7 +12,8 @@ use std::path::PathBuf;
 use glam::{Vec3, Vec4};
 
 use super::{AlphaMode, MeshData, SLOTS, TextureSlot};
-use crate::scene::{Light, Transform};
+use crate::light::Light;
+use crate::transform::Transform;
 
 /// An RGBA8 image, sRGB-encoded, with its full mip chain.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -179,7 +180,7 @@ pub struct ModelSkin {
     pub inverse_bind: Vec<glam::Mat4>,
     /// The same matrices as joint packing reads them (rows), shared by every
     /// instance of the model.
-    pub bind_rows: std::sync::Arc<[crate::scene::Affine3x4]>,
+    pub bind_rows: std::sync::Arc<[crate::transform::Affine3x4]>,
     /// The common root of the joints, if the file names one.
     pub skeleton: Option<u32>,
 }

@@ -18,8 +18,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
-pub use super::shader_imports::ShaderError;
-use super::shader_imports::{self, Composed};
+use super::shader_imports;
+pub use super::shader_imports::{
+    Composed, EMBEDDED, ShaderError, compose, embedded, imports_reach,
+};
 
 /// One WGSL file of `shaders/`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

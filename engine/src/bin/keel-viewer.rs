@@ -5,12 +5,12 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use keel_engine::Assets;
-use keel_engine::record::file::{Recording, Verdict};
+use keel_engine::Scene;
+use keel_engine::World;
+use keel_engine::record::{Recording, Verdict};
 use keel_engine::render::{PresentModeChoice, parse_backends};
-use keel_engine::scene::Scene;
 use keel_engine::viewer::soak::{self, SoakOptions};
 use keel_engine::viewer::{self, ViewerError, ViewerOptions};
-use keel_engine::world::World;
 
 const USAGE: &str = "\
 usage: keel-viewer [SCENE] [--headless] [--frames N] [--size WxH] [--screenshot OUT.png]
@@ -242,15 +242,14 @@ fn run_soak(scene: &Path, options: &SoakOptions) -> ExitCode {
 /// Loads a scene for a recording or a replay: its bytes (for the content hash) and its world.
 fn load_world(scene: &Path) -> Result<(Vec<u8>, World), ExitCode> {
     let assets = Assets::new();
-    let loaded =
-        keel_engine::files::read(scene, keel_engine::files::FileKind::Scene, assets.limits())
-            .map_err(|e| format!("{}: {e}", scene.display()))
-            .and_then(|bytes| {
-                Ok((
-                    bytes,
-                    Scene::load(scene, &assets).map_err(|e| e.to_string())?,
-                ))
-            });
+    let loaded = keel_engine::files::read(scene, keel_engine::files::FileKind::Scene, assets.limits())
+        .map_err(|e| format!("{}: {e}", scene.display()))
+        .and_then(|bytes| {
+            Ok((
+                bytes,
+                Scene::load(scene, &assets).map_err(|e| e.to_string())?,
+            ))
+        });
     match loaded {
         Ok((bytes, scene)) => Ok((bytes, World::new(scene))),
         Err(message) => {
@@ -294,7 +293,7 @@ fn run_replay(file: &Path, scene: Option<&Path>) -> ExitCode {
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
-    let hash = keel_engine::record::file::scene_hash(&bytes);
+    let hash = keel_engine::record::scene_hash(&bytes);
     if hash != recording.scene_hash {
         println!(
             "the scene changed since the recording: {} hashes {hash}, recorded {}",
@@ -302,7 +301,7 @@ fn run_replay(file: &Path, scene: Option<&Path>) -> ExitCode {
             recording.scene_hash
         );
     }
-    let build = keel_engine::record::file::build_id();
+    let build = keel_engine::record::build_id();
     if build != recording.build {
         println!(
             "recorded by another build: {}, this is {build}",
@@ -329,7 +328,7 @@ fn main() -> ExitCode {
         env_logger::Env::default().default_filter_or("warn,keel_engine=info"),
     )
     .init();
-    keel_engine::workers::join_pool();
+    keel_engine::join_pool();
     let options = match parse_args() {
         Ok(Mode::View(options)) => options,
         Ok(Mode::Soak { scene, options }) => return run_soak(&scene, &options),

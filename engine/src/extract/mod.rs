@@ -10,8 +10,6 @@ mod pack;
 mod shadows;
 mod view_queries;
 
-pub use pack::PACK_SPAN;
-
 use glam::{Affine3A, Vec3, Vec4};
 
 use crate::assets::{Assets, MeshRef};

@@ -5,7 +5,8 @@
 
 use super::FrameBuffers;
 use super::pack::PACK_SPAN;
-use crate::render::{Camera, Cascades, MAX_CASCADES, cascades, spot_shadows};
+use crate::render::{Camera, Cascades, cascades, spot_shadows};
+use crate::scene::MAX_CASCADES;
 use crate::scene::{NodeId, Scene, SpatialIndex};
 use crate::spatial::Frustum;
 

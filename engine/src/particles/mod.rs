@@ -38,8 +38,8 @@
 //! queue (which allocates); the steady-state test counts the workers'
 //! allocations too.
 
-mod emitter;
-pub mod half;
+pub(crate) mod emitter;
+mod half;
 mod instance;
 mod pool;
 mod sampler;
@@ -48,9 +48,11 @@ use std::collections::HashMap;
 
 use glam::{Affine3A, Vec3};
 
+pub(crate) use emitter::Emitter;
+
 pub use emitter::ParticleInit;
 pub use emitter::{
-    Burst, ColorStop, Emitter, EmitterState, FloatRange, MAX_POOL_CAPACITY, OVER_LIFE_SAMPLES,
+    Burst, ColorStop, EmitterState, FloatRange, MAX_POOL_CAPACITY, OVER_LIFE_SAMPLES,
     OverLifeTable, Overflow, ParticleError, SizeStop,
 };
 pub use instance::{BlendMode, ParticleInstance};
@@ -195,8 +197,8 @@ impl ParticleSystem {
     /// The system [`ParticleSystem::save_state`] split, put back together.
     pub(crate) fn from_state(
         rest: &ParticleSystem,
-        bulk: &mut crate::record::bulk::BulkReader<'_>,
-    ) -> Result<ParticleSystem, crate::record::bulk::BulkError> {
+        bulk: &mut crate::bulk::BulkReader<'_>,
+    ) -> Result<ParticleSystem, crate::bulk::BulkError> {
         Ok(ParticleSystem {
             pool: ParticlePool::from_state(&rest.pool, bulk)?,
             slots: rest.slots.clone(),

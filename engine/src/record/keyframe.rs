@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
+use crate::bulk::{BulkError, BulkReader};
 use crate::particles::ParticleSystem;
-use crate::record::bulk::{BulkError, BulkReader};
 use crate::scene::{Column, Components, Scene};
 use crate::systems::Applied;
 use crate::world::World;

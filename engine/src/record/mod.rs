@@ -64,14 +64,14 @@
 //! `engine/build.rs`), and the world's hash after every step; `--replay` runs the
 //! scene again and reports the first step whose hash differs.
 
-pub mod bulk;
-pub mod file;
+pub(crate) mod file;
 mod hash;
 mod keyframe;
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
+pub use file::{Recording, RecordingError, Verdict, build_id, scene_hash};
 pub use hash::StateHash;
 use keyframe::Keyframe;
 
@@ -142,7 +142,7 @@ pub enum SeekError {
         /// The keyframe's step.
         step: u64,
         /// What failed.
-        source: bulk::BulkError,
+        source: crate::bulk::BulkError,
     },
 }
 
@@ -357,7 +357,7 @@ impl Recorder {
                 .find(|&j| !self.keyframes[j].is_delta())
                 .ok_or(SeekError::Damaged {
                     step,
-                    source: bulk::BulkError { column: 0 },
+                    source: crate::bulk::BulkError { column: 0 },
                 })?;
             let mut out = self.cache.take().map(|(_, raw)| raw).unwrap_or_default();
             let base = &mut self.scratch;

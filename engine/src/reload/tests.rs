@@ -3,7 +3,7 @@ use std::time::Duration;
 use glam::Vec4;
 
 use super::*;
-use crate::assets::gltf::write::Export;
+use crate::assets::gltf::Export;
 use crate::assets::{ModelData, ModelMesh, ModelNode, ModelPrimitive, Primitive};
 use crate::scene::{MeshRenderer, Transform};
 use crate::world::World;

@@ -10,15 +10,13 @@ use glam::{Affine3A, Mat4, Vec3, Vec4};
 
 use super::batcher::PackedInstances;
 use super::camera::Camera;
-use super::post::PostSettings;
 use super::records::GpuCaster;
-use super::shadow::{
-    Cascades, MAX_CASCADES, MAX_SHADOW_VIEWS, MAX_SPOT_SHADOWS, ShadowSettings, SpotShadows,
-};
+use super::shadow::{Cascades, MAX_SHADOW_VIEWS, MAX_SPOT_SHADOWS, SpotShadows};
 use std::ops::Range;
 
 use crate::assets::{Assets, Material, MeshHandle, MeshRef, SkyHandle};
 use crate::particles::ParticleInstance;
+use crate::scene::{MAX_CASCADES, PostSettings, ShadowSettings};
 
 /// Point lights beyond this many are ignored (the uniform block has fixed room).
 pub const MAX_POINT_LIGHTS: usize = 8;

@@ -25,25 +25,25 @@
 
 mod batcher;
 mod buffer;
-pub mod camera;
+pub(crate) mod camera;
 mod capture;
-pub mod context;
+pub(crate) mod context;
 mod deform_pass;
-pub mod frame;
+mod frame;
 mod gpu_errors;
 mod ibl;
-pub mod line_pass;
+mod line_pass;
 mod mesh_pass;
 mod mesh_pipelines;
 mod particle_pass;
 mod post;
 mod records;
-mod renderer;
-pub mod shadow;
+pub(crate) mod renderer;
+mod shadow;
 mod shadow_pass;
 mod sky_pass;
 mod sphere_culling;
-pub mod surface;
+mod surface;
 mod targets;
 mod texture;
 pub mod thumbnail;
@@ -58,21 +58,21 @@ pub use wgpu;
 pub use batcher::{
     BatchKey, DrawGroup, InstanceBatcher, PackedInstances, UnbatchedDraw, prepare_unbatched,
 };
-pub use camera::{Camera, FlyController, OrbitController};
-pub use context::{GpuContext, backend_names, parse_backends};
+pub(crate) use camera::Camera;
+pub(crate) use context::GpuContext;
+pub(crate) use renderer::Renderer;
+
+pub use camera::{FlyController, OrbitController};
+pub use context::{backend_names, parse_backends};
 pub use frame::{
     DeformedInstance, DirectionalLight, FrameData, LineVertex, MAX_POINT_LIGHTS, MeshInstance,
     PointLight, Spot, spot_shadows,
 };
 pub use gpu_errors::{GpuErrors, GpuProblem};
 pub use line_pass::{push_aabb, push_axes, push_grid};
-pub use post::{PostSettings, Tonemapper};
 pub use records::{GpuCaster, GpuInstance, InstanceRecord};
-pub use renderer::{RenderStats, Renderer};
-pub use shadow::{
-    Cascades, MAX_CASCADES, MAX_SHADOW_VIEWS, MAX_SPOT_SHADOWS, ShadowSettings, SpotShadows,
-    cascades,
-};
+pub use renderer::RenderStats;
+pub use shadow::{Cascades, MAX_SHADOW_VIEWS, MAX_SPOT_SHADOWS, SpotShadows, cascades};
 pub use surface::{PresentModeChoice, SurfaceState};
 
 /// Everything that can go wrong in the renderer.

@@ -10,10 +10,9 @@
 //! Pattern: dirty flag, keyed on the output size: the HDR target, the bloom
 //! chain and the bind groups reading them are rebuilt only when it changes.
 
-use serde::{Deserialize, Serialize};
-
 use super::texture::{fragment_sampler, fragment_texture};
 use crate::assets::{Shader, ShaderLibrary};
+use crate::scene::{PostSettings, Tonemapper};
 
 /// The HDR target every scene pass draws into: packed 32-bit floats (RGB
 /// 11/11/10, no alpha: nothing reads the frame's alpha) where the device can
@@ -39,81 +38,24 @@ pub(crate) fn hdr_format(device: &wgpu::Device, adapter: &wgpu::Adapter) -> wgpu
 /// Most bloom mips (each half the last): the widest blur reaches 1/64 of the frame.
 const BLOOM_LEVELS: u32 = 6;
 
-/// How HDR colour is brought into the output's 0..1 range.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Tonemapper {
-    /// Clipped at 1: what a light of intensity 1 on white gives is white.
-    #[default]
-    None,
-    /// Stephen Hill's fit of ACES: filmic contrast, bright colours desaturate.
-    AcesFitted,
-    /// Troy Sobotka's AgX: softer, keeps hues of very bright colours.
-    Agx,
-}
-
-impl Tonemapper {
-    /// Every tonemapper, in menu order.
-    pub const ALL: [Tonemapper; 3] = [Tonemapper::None, Tonemapper::AcesFitted, Tonemapper::Agx];
-
-    /// The name shown in the editor.
-    #[must_use]
-    pub fn label(self) -> &'static str {
-        match self {
-            Tonemapper::None => "None",
-            Tonemapper::AcesFitted => "ACES fitted",
-            Tonemapper::Agx => "AgX",
-        }
-    }
-}
-
-/// Exposure, tonemapping and bloom: part of a scene's environment.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct PostSettings {
-    /// Exposure in stops (EV): each +1 doubles the light.
-    pub exposure: f32,
-    /// The curve from HDR to the output.
-    pub tonemapper: Tonemapper,
-    /// Whether bright pixels glow.
-    pub bloom: bool,
-    /// Brightness (after exposure) above which a pixel blooms.
-    pub bloom_threshold: f32,
-    /// How much of the bloom is added to the frame.
-    pub bloom_intensity: f32,
-}
-
-impl Default for PostSettings {
-    fn default() -> Self {
-        Self {
-            exposure: 0.0,
-            tonemapper: Tonemapper::None,
-            bloom: false,
-            bloom_threshold: 1.0,
-            bloom_intensity: 0.2,
-        }
-    }
-}
-
-impl PostSettings {
-    /// The uniform block of the post shader.
-    fn params(&self) -> [f32; 4] {
-        let tonemapper = match self.tonemapper {
-            Tonemapper::None => 0.0,
-            Tonemapper::AcesFitted => 1.0,
-            Tonemapper::Agx => 2.0,
-        };
-        let intensity = if self.bloom {
-            self.bloom_intensity.max(0.0)
-        } else {
-            0.0
-        };
-        [
-            self.exposure.exp2(),
-            tonemapper,
-            intensity,
-            self.bloom_threshold.max(0.0),
-        ]
-    }
+/// The uniform block of the post shader for `settings`.
+fn post_params(settings: &PostSettings) -> [f32; 4] {
+    let tonemapper = match settings.tonemapper {
+        Tonemapper::None => 0.0,
+        Tonemapper::AcesFitted => 1.0,
+        Tonemapper::Agx => 2.0,
+    };
+    let intensity = if settings.bloom {
+        settings.bloom_intensity.max(0.0)
+    } else {
+        0.0
+    };
+    [
+        settings.exposure.exp2(),
+        tonemapper,
+        intensity,
+        settings.bloom_threshold.max(0.0),
+    ]
 }
 
 /// What depends on the output size.
@@ -235,7 +177,7 @@ impl PostPass {
         if self.sized.as_ref().is_none_or(|s| s.size != size) {
             self.sized = Some(self.create_sized(device, size));
         }
-        let params = settings.params();
+        let params = post_params(settings);
         self.bloom_on = params[2] > 0.0;
         queue.write_buffer(&self.uniform, 0, bytemuck::cast_slice(&params));
     }
@@ -453,13 +395,13 @@ mod tests {
             bloom_intensity: 0.7,
             ..PostSettings::default()
         };
-        let [scale, mode, intensity, threshold] = settings.params();
+        let [scale, mode, intensity, threshold] = post_params(&settings);
         assert!((scale - 2.828_427).abs() < 1e-5);
         assert_eq!((mode, intensity, threshold), (2.0, 0.0, 1.0));
         let on = PostSettings {
             bloom: true,
             ..settings
         };
-        assert_eq!(on.params()[2], 0.7);
+        assert_eq!(post_params(&on)[2], 0.7);
     }
 }

@@ -11,12 +11,10 @@
 //! shadow's edge by part of a texel: shadows stand still instead of shimmering.
 
 use glam::{Mat4, Vec3};
-use serde::{Deserialize, Serialize};
 
 use super::camera::Camera;
+use crate::scene::{MAX_CASCADES, ShadowSettings};
 
-/// The most cascades a sun can have.
-pub const MAX_CASCADES: usize = 4;
 /// The most spot lights that cast shadows in one frame (the first ones of
 /// the frame's lights that ask to).
 pub const MAX_SPOT_SHADOWS: usize = 4;
@@ -82,57 +80,6 @@ impl SpotShadows {
         self.texel[i] = 2.0 * half_tan / size;
         self.count += 1;
         true
-    }
-}
-
-/// How the sun casts shadows: part of a scene's environment.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ShadowSettings {
-    /// Whether the sun casts shadows at all.
-    pub enabled: bool,
-    /// Cascades, 1 to [`MAX_CASCADES`]: nearer ones are sharper.
-    pub cascades: u32,
-    /// View distance (world units) beyond which nothing is shadowed.
-    pub distance: f32,
-    /// Side of each cascade's map in texels, 256 to 4096.
-    pub resolution: u32,
-    /// How far a receiver is moved towards the sun before the depth test,
-    /// in shadow texels: more removes acne, too much detaches shadows.
-    pub depth_bias: f32,
-    /// How far a receiver is moved along its normal, in shadow texels:
-    /// removes acne on surfaces the light grazes.
-    pub normal_offset: f32,
-}
-
-impl Default for ShadowSettings {
-    fn default() -> Self {
-        Self {
-            enabled: true,
-            cascades: 3,
-            distance: 80.0,
-            resolution: 2048,
-            depth_bias: 1.0,
-            normal_offset: 1.5,
-        }
-    }
-}
-
-impl ShadowSettings {
-    /// Cascades actually used (the setting clamped to 1..=MAX_CASCADES; 0 when disabled).
-    #[must_use]
-    pub fn cascade_count(&self) -> usize {
-        if self.enabled {
-            (self.cascades as usize).clamp(1, MAX_CASCADES)
-        } else {
-            0
-        }
-    }
-
-    /// The map side in texels, clamped to what the renderer supports.
-    #[must_use]
-    pub fn map_size(&self) -> u32 {
-        self.resolution.clamp(256, 4096)
     }
 }
 

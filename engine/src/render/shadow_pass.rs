@@ -18,8 +18,9 @@ use super::frame::{FrameData, Globals};
 use super::mesh_pass::{MeshPass, vertex_storage};
 use super::mesh_pipelines::VERTEX_ATTRIBUTES;
 use super::records::GpuCaster;
-use super::shadow::{Cascades, MAX_CASCADES, MAX_SHADOW_VIEWS, SpotShadows};
+use super::shadow::{Cascades, MAX_SHADOW_VIEWS, SpotShadows};
 use crate::assets::{MeshVertex, Registry, Shader, ShaderLibrary, VertexSkin};
+use crate::scene::MAX_CASCADES;
 
 /// Depth format of the shadow map.
 const SHADOW_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;

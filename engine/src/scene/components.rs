@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{Column, NodeId};
 use crate::assets::{Material, MeshRef};
+use crate::light::Light;
 use crate::particles::Emitter;
-use crate::render::{PostSettings, ShadowSettings};
 
 /// Turns the node about a local axis at a constant rate.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -163,57 +163,6 @@ impl MeshRenderer {
     }
 }
 
-/// The kind of a [`Light`].
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub enum LightKind {
-    /// Parallel light shining along the node's local -Z (a sun).
-    Directional,
-    /// Light from the node's position, fading to nothing at `range`.
-    Point {
-        /// Distance at which the light has faded out.
-        range: f32,
-    },
-    /// A cone of light from the node's position along its local -Z, full
-    /// inside `inner_degrees` of the axis, fading to nothing at
-    /// `outer_degrees`, and with distance to nothing at `range`.
-    Spot {
-        /// Distance at which the light has faded out.
-        range: f32,
-        /// Half-angle of the fully lit core, degrees.
-        inner_degrees: f32,
-        /// Half-angle of the cone's edge, degrees (up to 90).
-        outer_degrees: f32,
-    },
-}
-
-impl LightKind {
-    /// The range of a point or spot light.
-    #[must_use]
-    pub fn range(&self) -> Option<f32> {
-        match *self {
-            LightKind::Directional => None,
-            LightKind::Point { range } | LightKind::Spot { range, .. } => Some(range),
-        }
-    }
-}
-
-/// A light source placed by its node.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Light {
-    /// Directional or point.
-    pub kind: LightKind,
-    /// Linear RGB colour.
-    pub color: Vec3,
-    /// Brightness multiplier.
-    pub intensity: f32,
-    /// A spot light casts shadows (the sun's are set in the environment's
-    /// shadow settings; point lights cast none).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub cast_shadows: bool,
-}
-
 /// One packed column per component kind.
 #[derive(Clone, Debug, Default)]
 pub struct Components {
@@ -261,62 +210,6 @@ impl Components {
         self.morph.remove(node);
         self.prefab.remove(node);
         self.prefab_part.remove(node);
-    }
-}
-
-/// Lighting and background shared by the whole scene.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-#[serde(deny_unknown_fields)]
-pub struct Environment {
-    /// Linear RGB of the background (where no sky image is drawn).
-    pub clear_color: Vec3,
-    /// Linear RGB of the light that reaches everything: the sky's colour
-    /// (the sky/ground hemisphere), or the multiplier of the sky image.
-    pub ambient: Vec3,
-    /// An equirectangular Radiance HDR image (`.hdr`) that lights the scene
-    /// (image-based) and is drawn behind it; none: the hemisphere. Absolute
-    /// here; scene files store it relative to themselves.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sky: Option<std::path::PathBuf>,
-    /// How the sun casts shadows.
-    pub shadows: ShadowSettings,
-    /// Exposure, tonemapper and bloom.
-    pub post: PostSettings,
-}
-
-impl Default for Environment {
-    fn default() -> Self {
-        Self {
-            clear_color: Vec3::new(0.35, 0.5, 0.7),
-            ambient: Vec3::splat(0.15),
-            sky: None,
-            shadows: ShadowSettings::default(),
-            post: PostSettings::default(),
-        }
-    }
-}
-
-/// Where the scene's camera starts.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-#[serde(deny_unknown_fields)]
-pub struct CameraSetup {
-    /// Eye position in world space.
-    pub position: Vec3,
-    /// Point looked at.
-    pub target: Vec3,
-    /// Vertical field of view, degrees.
-    pub fov_y_degrees: f32,
-}
-
-impl Default for CameraSetup {
-    fn default() -> Self {
-        Self {
-            position: Vec3::new(0.0, 5.0, 12.0),
-            target: Vec3::ZERO,
-            fov_y_degrees: 50.0,
-        }
     }
 }
 

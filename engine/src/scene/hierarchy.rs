@@ -13,9 +13,9 @@ use glam::Affine3A;
 
 use super::components::Components;
 use super::layout::{Children, Hot, PreOrder, Upkeep};
-use super::transform::Transform;
 use super::{NodeId, SceneError};
 use crate::assets::Assets;
+use crate::transform::Transform;
 
 /// Marker for "no node" in the dense columns (no parent, no sibling, a hole's slot).
 pub(super) const NONE: u32 = u32::MAX;
@@ -215,7 +215,7 @@ impl Scene {
         }
         let parent_dense = self.parent_dense(parent)?;
         let slot = self.alloc_slot(name);
-        let world = super::affine::Affine3x4::from_affine(
+        let world = crate::transform::Affine3x4::from_affine(
             &(self.world_at(parent_dense) * local.to_affine()),
         );
         let flags = (flag::DIRTY | flag::TELEPORT, self.epoch);

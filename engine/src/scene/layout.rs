@@ -71,12 +71,12 @@
 //! and a new child of an old node lives wherever the first hole after it is,
 //! until a relayout.
 
-use super::affine::Affine3x4;
+use crate::transform::Affine3x4;
 
 use super::Scene;
 use super::hierarchy::{NONE, Slot};
 use super::holes::HoleSet;
-use super::transform::Transform;
+use crate::transform::Transform;
 
 /// A relayout pass starts once the last linear propagation found 1 node in
 /// `RELAYOUT_FRACTION` with its parent far behind it (see [`FAR`]).

@@ -1,201 +1,76 @@
 //! The scene graph: generational handles, the struct-of-arrays hierarchy,
 //! components, dirty-flag transform propagation and the scene file format.
 //!
-//! - [`handle`]: [`NodeId`], index + generation.
-//! - [`hierarchy`]: [`Scene`]: slots, structural edits and hierarchy queries.
+//! What a [`Scene`] holds and how it is stored:
+//!
+//! - `handle`: [`NodeId`], index + generation.
+//! - `hierarchy`: [`Scene`]: slots, structural edits and hierarchy queries.
 //! - `layout`: the hot columns (parents before children), sibling links, holes
 //!   and their compaction.
-//! - [`transform`]: [`Transform`], the dirty flag and interpolation.
-//! - [`affine`]: [`Affine3x4`], world transforms as stored (3x4 by rows), and
-//!   the interpolation kernel.
-//! - [`components`]: behaviour, mesh and light components.
-//! - [`file`]: RON scene files.
-//! - [`spatial_index`]: the octree of mesh bounds, fed by the dirty flag.
+//! - `local_to_world`: setting local transforms, the dirty flag, the
+//!   previous/current double buffer and interpolation (the values themselves,
+//!   [`Transform`] and [`Affine3x4`], are `crate::transform`'s).
+//! - `components`, `environment`: behaviour, mesh and light components; the
+//!   scene-wide settings.
+//! - `file`, `validate`: RON scene files and what a loaded value must satisfy.
+//! - `spatial_index`: the octree of mesh bounds, fed by the dirty flag.
 //! - `model`: imported glTF models instanced as subtrees.
 //! - `animator`: animation clips played on a model instance's nodes.
 //! - `skin`: skinned and morphed meshes, and the joint palette.
-//! - [`prefab`]: scene files used as pieces of other scenes, with overrides.
-//! - [`budget`]: how many nodes one expansion may spawn, counted before any is.
+//! - `prefab`: scene files used as pieces of other scenes, with overrides.
+//! - `budget`: how many nodes one expansion may spawn, counted before any is.
+//!
+//! The types every user touches ([`Scene`], [`NodeId`], the components) are
+//! re-exported at the crate root and only there; this module's public names
+//! are the rest: scene files, prefabs, skins and the storage's iterators.
 
-pub mod affine;
 pub(crate) mod animator;
-pub mod budget;
+mod budget;
 mod column;
-pub mod components;
+pub(crate) mod components;
 mod consistency;
-pub mod file;
-mod handle;
-mod hierarchy;
+pub(crate) mod environment;
+pub(crate) mod error;
+mod file;
+pub(crate) mod handle;
+pub(crate) mod hierarchy;
 mod holes;
 mod layout;
+mod local_to_world;
 pub(crate) mod model;
-pub mod prefab;
+pub(crate) mod prefab;
 mod propagate;
 mod skin;
-pub mod spatial_index;
+pub(crate) mod spatial_index;
 mod state;
-pub mod transform;
 mod validate;
 
-use std::path::PathBuf;
+// At the crate root (one path each); named here for the engine's own use.
+pub(crate) use crate::assets::Material;
+pub(crate) use crate::light::{Light, LightKind};
+pub(crate) use crate::transform::{Affine3x4, Transform};
+pub(crate) use animator::{Animator, PlayMode};
+pub(crate) use components::{MeshRenderer, Orbit, Oscillate, Spin};
+pub(crate) use environment::Environment;
+pub(crate) use error::SceneError;
+pub(crate) use handle::NodeId;
+pub(crate) use hierarchy::{Keep, Scene};
 
-/// Materials are assets; scene code and files name them here too.
-pub use crate::assets::Material;
-pub use affine::Affine3x4;
-pub use animator::{Animator, CrossFade, PlayMode, clip_time};
+pub use animator::{CrossFade, clip_time};
+pub use budget::{DEFAULT_MAX_NODES, MAX_NODES_VARIABLE, max_nodes};
 pub use column::Column;
-pub use components::{
-    CameraSetup, Component, Components, Environment, Light, LightKind, MeshRenderer, ModelInstance,
-    ModelPart, Orbit, Oscillate, Spin,
-};
+pub use components::{Component, Components, ModelInstance, ModelPart};
+pub use environment::{CameraSetup, MAX_CASCADES, PostSettings, ShadowSettings, Tonemapper};
+pub use error::{NodeFieldError, SettingError};
 pub use file::{AnimatorRecord, NodeRecord, SCENE_VERSION, SceneFile};
-pub use handle::NodeId;
-pub use hierarchy::{Keep, Scene};
 pub use layout::{Children, PreOrder};
-pub use prefab::{Orphans, Prefab, PrefabInstance, PrefabPart, expand_records, load_prefab};
+pub use local_to_world::PropagationStats;
+pub use prefab::{
+    Orphans, Patch, Prefab, PrefabInstance, PrefabPart, expand_records, load_prefab,
+    overridden_fields, reverted,
+};
 pub use skin::{JointMatrix, JointPalette, MorphWeights, Skin, skinned_bounds};
-pub use spatial_index::SpatialIndex;
-pub use transform::{PropagationStats, Transform};
-
-/// A field holds a value the engine cannot use.
-#[derive(Debug, thiserror::Error)]
-#[error("{}:{line}:{column}: node {index} (`{node}`), field `{field}`: expected {expected}, found {found}", path.display())]
-pub struct NodeFieldError {
-    /// The file.
-    pub path: PathBuf,
-    /// 1-based line of the field (of the node when the field is not written out).
-    pub line: u32,
-    /// 1-based column of the field.
-    pub column: u32,
-    /// Position of the node in the file's `nodes` list.
-    pub index: u32,
-    /// Name of the node.
-    pub node: String,
-    /// Dotted path of the field, e.g. `orbit.radius`.
-    pub field: std::borrow::Cow<'static, str>,
-    /// What a valid value looks like.
-    pub expected: &'static str,
-    /// The value found.
-    pub found: String,
-}
-
-/// A value of the `camera` or `environment` section the engine cannot use.
-#[derive(Debug, thiserror::Error)]
-#[error("{}:{line}:{column}: {section}, field `{field}`: expected {expected}, found {found}", path.display())]
-pub struct SettingError {
-    /// The file.
-    pub path: PathBuf,
-    /// 1-based line of the field (of the section when the field is not written out).
-    pub line: u32,
-    /// 1-based column of the field.
-    pub column: u32,
-    /// `camera` or `environment`.
-    pub section: &'static str,
-    /// Name of the field within the section, e.g. `fov_y_degrees`.
-    pub field: std::borrow::Cow<'static, str>,
-    /// What a valid value looks like.
-    pub expected: &'static str,
-    /// The value found.
-    pub found: String,
-}
-
-impl From<crate::assets::gltf::ModelError> for SceneError {
-    fn from(error: crate::assets::gltf::ModelError) -> Self {
-        SceneError::Model(Box::new(error))
-    }
-}
-
-/// Everything that can go wrong with a scene: edits with bad handles or values,
-/// and scene files that can't be read, parsed or trusted.
-#[derive(Debug, thiserror::Error)]
-pub enum SceneError {
-    /// The handle's node was despawned (or never belonged to this scene).
-    #[error("no such node: {node} is not alive in this scene")]
-    StaleNode {
-        /// The stale handle.
-        node: NodeId,
-    },
-    /// A node can't become a child of itself or of its own descendant.
-    #[error("cannot move {node} under {new_parent}: that is inside its own subtree")]
-    CyclicReparent {
-        /// The node being moved.
-        node: NodeId,
-        /// The refused new parent.
-        new_parent: NodeId,
-    },
-    /// A transform with NaN or infinite components.
-    #[error("node `{node}`: transform must be finite, got {transform:?}")]
-    InvalidTransform {
-        /// Name of the node.
-        node: String,
-        /// The refused value.
-        transform: Transform,
-    },
-    /// The file could not be read or written.
-    #[error("{}: {source}", path.display())]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// What the OS said.
-        source: std::io::Error,
-    },
-    /// The text is not a valid scene file.
-    #[error("{}:{line}:{column}: {message}", path.display())]
-    Parse {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line of the error.
-        line: usize,
-        /// 1-based column of the error.
-        column: usize,
-        /// What was expected, in the parser's words.
-        message: String,
-    },
-    /// The file was written by a newer (or unknown) version of the format.
-    #[error("{}: unsupported scene version {found}, expected 1 to {expected}", path.display())]
-    UnsupportedVersion {
-        /// The file.
-        path: PathBuf,
-        /// The version in the file.
-        found: u32,
-        /// The newest version this build reads.
-        expected: u32,
-    },
-    /// A field holds a value the engine cannot use.
-    #[error(transparent)]
-    InvalidField(Box<NodeFieldError>),
-    /// A value of the `camera` or `environment` section the engine cannot use.
-    #[error(transparent)]
-    InvalidSetting(Box<SettingError>),
-    /// A prefab contains itself, directly or through others.
-    #[error("prefab cycle: {}", chain.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" -> "))]
-    PrefabCycle {
-        /// The files, from the outermost to the one that comes back.
-        chain: Vec<PathBuf>,
-    },
-    /// Expanding the records (their prefabs and models) would spawn more
-    /// nodes than the budget allows (see [`budget`]).
-    #[error("too many nodes: expanding {} reaches {reached} nodes, over the budget of {max} (set KEEL_MAX_NODES to change it)", chain.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" -> "))]
-    TooManyNodes {
-        /// The files, from the one expanded to the prefab whose count passed the budget.
-        chain: Vec<PathBuf>,
-        /// The count when it passed the budget (a lower bound of the whole).
-        reached: u64,
-        /// The budget.
-        max: u64,
-    },
-    /// A model file could not be imported (the message names the file and element).
-    #[error(transparent)]
-    Model(Box<crate::assets::gltf::ModelError>),
-    /// The scene could not be turned into text.
-    #[error("{}: could not write the scene: {message}", path.display())]
-    Serialize {
-        /// The file.
-        path: PathBuf,
-        /// The serializer's message.
-        message: String,
-    },
-}
+pub use spatial_index::{SpatialIndex, mesh_bounds};
 
 #[cfg(test)]
 mod tests;

@@ -5,12 +5,12 @@
 //!
 //! Pattern: dirty flag, data locality.
 
-use super::affine::Affine3x4;
+use crate::transform::Affine3x4;
 
 use super::Scene;
 use super::hierarchy::{NONE, flag};
 use super::layout::FAR;
-use super::transform::PropagationStats;
+use super::local_to_world::PropagationStats;
 
 impl Scene {
     /// Recomputes the world transforms of dirty nodes and their descendants.

@@ -10,14 +10,14 @@ use std::num::NonZeroU32;
 
 use glam::{Quat, Vec3};
 
-use super::affine::Affine3x4;
+use crate::transform::Affine3x4;
 
 use super::Scene;
 use super::components::Components;
 use super::hierarchy::Slot;
 use super::layout::{Hot, Links, Meta};
-use super::transform::Transform;
-use crate::record::bulk::{BulkError, BulkReader, BulkWriter};
+use crate::bulk::{BulkError, BulkReader, BulkWriter};
+use crate::transform::Transform;
 
 const TRANSFORM_BYTES: usize = size_of::<Vec3>() * 2 + size_of::<Quat>();
 const AFFINE_BYTES: usize = size_of::<Affine3x4>();

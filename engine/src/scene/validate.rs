@@ -10,8 +10,8 @@ use std::path::Path;
 
 use glam::{Vec3, Vec4};
 
+use super::MAX_CASCADES;
 use super::file::NodeRecord;
-use crate::render::MAX_CASCADES;
 
 use super::{
     CameraSetup, Environment, LightKind, NodeFieldError, SceneError, SettingError, Transform,

@@ -12,7 +12,7 @@ use super::source::Layout;
 use super::{Importer, ModelError};
 use crate::assets::ModelSkin;
 use crate::assets::animation::{Channel, Clip, Interpolation, Property};
-use crate::scene::Affine3x4;
+use crate::transform::Affine3x4;
 
 const TIMES: Layout = Layout {
     dimensions: Dimensions::Scalar,

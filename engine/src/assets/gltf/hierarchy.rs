@@ -5,7 +5,8 @@ use glam::{Mat4, Quat, Vec3, Vec4};
 
 use super::{Importer, ModelError};
 use crate::assets::ModelNode;
-use crate::scene::{Light, LightKind, Transform};
+use crate::light::{Light, LightKind};
+use crate::transform::Transform;
 use gltf::json::validation::Checked;
 
 /// How far a matrix may stray from the TRS rebuilt from its decomposition,

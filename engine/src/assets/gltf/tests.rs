@@ -259,7 +259,7 @@ fn minimal_document_without_buffers_loads_empty() {
 
 #[test]
 fn punctual_lights_import_as_keel_lights_and_bad_ones_are_named() {
-    use crate::scene::LightKind;
+    use crate::light::LightKind;
     let json = br#"{
         "asset": {"version": "2.0"},
         "extensionsUsed": ["KHR_lights_punctual"],

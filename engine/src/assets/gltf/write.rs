@@ -18,7 +18,7 @@ use gltf::json;
 use json::validation::{Checked, USize64};
 
 use crate::assets::{ModelData, ModelMaterial, ModelNode, ModelPrimitive, TextureData};
-use crate::scene::Transform;
+use crate::transform::Transform;
 
 /// Why a model could not be written.
 #[derive(Debug, thiserror::Error)]

@@ -7,7 +7,7 @@
 use glam::Vec3;
 
 use super::{BlendMode, MAX_POOL_CAPACITY, ParticlePool};
-use crate::record::bulk::{BulkError, BulkReader, BulkWriter};
+use crate::bulk::{BulkError, BulkReader, BulkWriter};
 
 impl ParticlePool {
     /// Writes the live columns to `out` and returns the pool without them.

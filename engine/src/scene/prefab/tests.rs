@@ -315,7 +315,7 @@ fn a_scene_opened_by_a_relative_path_finds_models_and_prefabs_relative_to_their_
     let dir = tempfile::tempdir().unwrap();
     let prefabs = dir.path().join("prefabs");
     std::fs::create_dir(&prefabs).unwrap();
-    let glb = crate::assets::gltf::write::Export::new(&crate::assets::ModelData {
+    let glb = crate::assets::gltf::Export::new(&crate::assets::ModelData {
         path: std::path::PathBuf::new(),
         meshes: Vec::new(),
         materials: Vec::new(),

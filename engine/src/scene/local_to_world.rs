@@ -1,4 +1,5 @@
-//! Local transforms, and the dirty-flag pass that derives world transforms.
+//! A scene's local transforms, and the dirty-flag pass that derives its world
+//! transforms.
 //!
 //! Dirty flag pattern: the local transform is the primary data and changes
 //! often; the world transform is derived and needed once per frame. Every path
@@ -18,77 +19,11 @@
 //! in the previous column) until propagation writes them again or settles
 //! them back at its end: a scene that keeps moving copies nothing.
 
-use glam::{Affine3A, Quat, Vec3};
-use serde::{Deserialize, Serialize};
+use glam::Affine3A;
 
-use super::affine::{Affine3x4, interpolate};
 use super::hierarchy::{NONE, flag};
 use super::{NodeId, Scene, SceneError};
-
-/// Translation, rotation and scale of a node relative to its parent.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Transform {
-    /// Position relative to the parent.
-    pub translation: Vec3,
-    /// Orientation relative to the parent (a unit quaternion).
-    pub rotation: Quat,
-    /// Scale along the node's own axes.
-    pub scale: Vec3,
-}
-
-impl Default for Transform {
-    fn default() -> Self {
-        Self::IDENTITY
-    }
-}
-
-impl Transform {
-    /// No translation, no rotation, unit scale.
-    pub const IDENTITY: Self = Self {
-        translation: Vec3::ZERO,
-        rotation: Quat::IDENTITY,
-        scale: Vec3::ONE,
-    };
-
-    /// A pure translation.
-    pub fn from_translation(translation: Vec3) -> Self {
-        Self {
-            translation,
-            ..Self::IDENTITY
-        }
-    }
-
-    /// This transform with another rotation.
-    pub fn with_rotation(self, rotation: Quat) -> Self {
-        Self { rotation, ..self }
-    }
-
-    /// This transform with another scale.
-    pub fn with_scale(self, scale: Vec3) -> Self {
-        Self { scale, ..self }
-    }
-
-    /// The matrix this transform stands for (scale, then rotate, then translate).
-    pub fn to_affine(&self) -> Affine3A {
-        Affine3A::from_scale_rotation_translation(self.scale, self.rotation, self.translation)
-    }
-
-    /// Decomposes a matrix (exact for matrices without shear).
-    pub fn from_affine(affine: Affine3A) -> Self {
-        let (scale, rotation, translation) = affine.to_scale_rotation_translation();
-        Self {
-            translation,
-            rotation,
-            scale,
-        }
-    }
-
-    /// Whether every component is a finite number.
-    pub fn is_finite(&self) -> bool {
-        self.translation.is_finite() && self.rotation.is_finite() && self.scale.is_finite()
-    }
-}
+use crate::transform::{Affine3x4, Transform, interpolate};
 
 /// What the last [`Scene::propagate`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -392,6 +327,7 @@ fn copy_parallel(dst: &mut [Affine3x4], src: &[Affine3x4]) {
 
 #[cfg(test)]
 mod tests {
+    use glam::{Quat, Vec3};
 
     #[test]
     fn ranges_out_of_order_and_overlapping_are_merged_and_copied() {

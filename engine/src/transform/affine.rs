@@ -152,7 +152,7 @@ const SMALL_CHANGE: f32 = 0.02;
 /// The common small change is a few vector operations, the rare
 /// decomposition is kept out of line.
 #[inline]
-pub(super) fn interpolate(prev: &Affine3x4, current: &Affine3x4, alpha: f32, out: &mut Affine3x4) {
+pub(crate) fn interpolate(prev: &Affine3x4, current: &Affine3x4, alpha: f32, out: &mut Affine3x4) {
     if alpha >= 1.0 {
         // The current step itself (a frame right on a step, a joint palette for the step).
         *out = *current;

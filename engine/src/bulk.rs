@@ -1,6 +1,7 @@
-//! The byte form of a keyframe's bulk: the columns that grow with the world
-//! (hot transforms, slots, names, particles), written back to back so that a
-//! keyframe can be XOR-ed against the previous one and compressed.
+//! Columns as bytes: how the scene and the particle pool save the columns
+//! that grow with the world (hot transforms, slots, names, particles), back
+//! to back, so that the recorder can XOR a keyframe against the previous one
+//! and compress it.
 //!
 //! Every column is its length (a little-endian `u64`) and its elements' bytes.
 //! Types with padding (a `Transform`, an `Affine3A` on some targets) are written
