@@ -49,7 +49,7 @@ fn animated(model: &Path, transform: Transform, clip: &str, seconds: f32) -> (Wo
     );
     scene.insert(root, Animator::new(clip)).unwrap();
     let mut world = World::new(scene);
-    let steps = (seconds / world.clock.step().as_secs_f32()).round() as usize;
+    let steps = (seconds / world.clock_mut().step().as_secs_f32()).round() as usize;
     for _ in 0..steps {
         world.step();
     }
@@ -116,7 +116,7 @@ fn the_fox_walks() {
 fn the_fox_casts_its_shadow() {
     let Some(ctx) = gpu_or_skip() else { return };
     let mut world = walking_fox();
-    let scene = &mut world.scene;
+    let scene = world.scene_mut();
     let sun = scene.find("sun").expect("the lit scene's sun");
     scene
         .set_local(
@@ -144,7 +144,7 @@ fn the_fox_casts_its_shadow() {
         ..Camera::default()
     };
     let (lit, _) = render(&ctx, &mut world, camera);
-    world.scene.environment.shadows.enabled = false;
+    world.scene_mut().environment_mut().shadows.enabled = false;
     let (unshadowed, _) = render(&ctx, &mut world, camera);
     let darker = lit
         .pixels()
@@ -163,7 +163,7 @@ fn a_skinned_mesh_is_drawn_at_its_joints_not_its_node() {
         "animation 0",
         0.0,
     );
-    let scene = &mut world.scene;
+    let scene = world.scene_mut();
     let mesh = scene
         .subtree(root)
         .find(|&n| scene.get::<Skin>(n).is_some())
@@ -177,7 +177,7 @@ fn a_skinned_mesh_is_drawn_at_its_joints_not_its_node() {
     joint.translation.x -= 1.0;
     scene.set_local(joints[0], joint).unwrap();
     scene.propagate();
-    world.index.sync(&mut world.scene);
+    world.sync_index();
     let camera = Camera {
         position: Vec3::new(0.5, 1.0, 4.0),
         target: Vec3::new(0.5, 1.0, 0.0),
@@ -313,8 +313,8 @@ fn morph_targets_blend_by_animated_weights() {
     let path = dir.path().join("sheet.gltf");
     std::fs::write(&path, morph_sheet_gltf()).unwrap();
     let (mut world, root) = animated(&path, Transform::IDENTITY, "Morph", 0.75);
-    let sheet = world.scene.children(root).next().unwrap();
-    let weights = &world.scene.get::<MorphWeights>(sheet).unwrap().weights;
+    let sheet = world.scene().children(root).next().unwrap();
+    let weights = &world.scene().get::<MorphWeights>(sheet).unwrap().weights;
     assert!(
         weights.iter().all(|w| (w - 0.75).abs() < 1e-4),
         "linear keys 0 -> 1 over a second, at 0.75 s: {weights:?}"
@@ -336,12 +336,12 @@ fn morph_targets_blend_by_animated_weights() {
 #[test]
 fn a_skinned_mesh_out_of_view_still_casts_into_it() {
     let mut world = walking_fox();
-    let sun = world.scene.find("sun").expect("the lit scene's sun");
+    let sun = world.scene().find("sun").expect("the lit scene's sun");
     // Shining down and towards +Z: from behind the Fox, over the camera.
     let towards = Vec3::new(0.0, -0.84, 0.54).normalize();
     let rotation = Quat::from_rotation_arc(Vec3::NEG_Z, towards);
     world
-        .scene
+        .scene_mut()
         .set_local(sun, Transform::IDENTITY.with_rotation(rotation))
         .unwrap();
     world.step();
@@ -358,7 +358,7 @@ fn a_skinned_mesh_out_of_view_still_casts_into_it() {
         "the Fox is extracted for its shadow"
     );
     assert!(!frame.deformed[0].in_view && frame.deformed[0].cast_shadows);
-    world.scene.environment.shadows.enabled = false;
+    world.scene_mut().environment_mut().shadows.enabled = false;
     let frame = buffers.extract_world(&mut world, camera, 1.0, &Overlays::default());
     assert!(
         frame.deformed.is_empty(),

@@ -25,13 +25,13 @@ fn the_ship_hierarchy_is_animated_at_every_level() {
         .iter()
         .map(|path| {
             world
-                .scene
+                .scene()
                 .find_path(path)
                 .unwrap_or_else(|| panic!("{path} missing"))
         })
         .collect();
     for (&node, path) in nodes.iter().zip(levels) {
-        let s = &world.scene;
+        let s = world.scene();
         let animated = s.get::<Oscillate>(node).is_some()
             || s.get::<Spin>(node).is_some()
             || s.get::<Orbit>(node).is_some();
@@ -39,17 +39,21 @@ fn the_ship_hierarchy_is_animated_at_every_level() {
     }
     let before: Vec<_> = nodes
         .iter()
-        .map(|&n| world.scene.local(n).unwrap())
+        .map(|&n| world.scene().local(n).unwrap())
         .collect();
     for _ in 0..90 {
         world.step();
     }
     assert!(
-        world.particles.stats().alive > 50,
+        world.particles().stats().alive > 50,
         "the emitters are smoking and spraying"
     );
     for ((&node, path), old) in nodes.iter().zip(levels).zip(before) {
-        assert_ne!(world.scene.local(node).unwrap(), old, "{path} did not move");
+        assert_ne!(
+            world.scene().local(node).unwrap(),
+            old,
+            "{path} did not move"
+        );
     }
 }
 
@@ -57,7 +61,7 @@ fn the_ship_hierarchy_is_animated_at_every_level() {
 fn the_fleet_sails_and_the_scene_is_lit() {
     let scene = demo();
     // Before Play, every boat already sits on its orbit (not heaped at the origin).
-    for (boat, orbit) in scene.components.orbit.iter() {
+    for (boat, orbit) in scene.components().orbit.iter() {
         let at = scene.local(boat).unwrap().translation;
         assert!(
             (at.distance(orbit.center) - orbit.radius).abs() < 1e-3,
@@ -65,18 +69,18 @@ fn the_fleet_sails_and_the_scene_is_lit() {
         );
     }
     assert!(
-        scene.components.orbit.len() >= 200,
+        scene.components().orbit.len() >= 200,
         "only {} boats",
-        scene.components.orbit.len()
+        scene.components().orbit.len()
     );
-    let lights: Vec<&Light> = scene.components.light.iter().map(|(_, l)| l).collect();
+    let lights: Vec<&Light> = scene.components().light.iter().map(|(_, l)| l).collect();
     assert!(lights.iter().any(|l| l.kind == LightKind::Directional));
     assert!(
         lights
             .iter()
             .any(|l| matches!(l.kind, LightKind::Point { .. }))
     );
-    assert!(scene.components.mesh.len() > 600);
+    assert!(scene.components().mesh.len() > 600);
     assert!(
         scene
             .find_path("ship/cannon/smoke")
@@ -93,28 +97,28 @@ fn the_fleet_sails_and_the_scene_is_lit() {
 fn the_fox_walks_round_the_lighthouse() {
     let mut world = keel_engine::World::new(demo());
     let (_, animator) = world
-        .scene
-        .components
+        .scene()
+        .components()
         .animator
         .iter()
         .next()
         .expect("an animator");
     assert_eq!(animator.clip, "Walk");
     let (skinned, _) = world
-        .scene
-        .components
+        .scene()
+        .components()
         .skin
         .iter()
         .next()
         .expect("a skinned mesh");
     world.step();
     let mut before = Vec::new();
-    world.scene.joint_matrices(skinned, &mut before);
+    world.scene().joint_matrices(skinned, &mut before);
     for _ in 0..30 {
         world.step();
     }
     let mut after = Vec::new();
-    world.scene.joint_matrices(skinned, &mut after);
+    world.scene().joint_matrices(skinned, &mut after);
     assert_eq!(before.len(), 24, "the Fox's 24 joints");
     let moved = before
         .iter()

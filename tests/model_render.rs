@@ -25,8 +25,8 @@ fn helmet_scene() -> Scene {
     let mut scene = Scene::new();
     let rotation = Quat::from_euler(glam::EulerRot::YXZ, 0.5, -0.6, 0.0);
     add_sun(&mut scene, rotation, 2.5);
-    scene.environment.ambient = Vec3::splat(0.35);
-    scene.environment.clear_color = Vec3::new(0.2, 0.22, 0.25);
+    scene.environment_mut().ambient = Vec3::splat(0.35);
+    scene.environment_mut().clear_color = Vec3::new(0.2, 0.22, 0.25);
     let (_, warnings) = scene
         .spawn_model(None, "helmet", Transform::IDENTITY, &helmet_path())
         .expect("the Flight Helmet imports");
@@ -57,7 +57,7 @@ fn the_flight_helmet_imports_its_whole_material_and_renders() {
     let Some(ctx) = gpu_or_skip() else { return };
     let scene = helmet_scene();
     let mapped = scene
-        .components
+        .components()
         .mesh
         .iter()
         .filter(|(_, mesh)| mesh.material.maps.is_some())
@@ -67,7 +67,12 @@ fn the_flight_helmet_imports_its_whole_material_and_renders() {
         "every material has its maps: {mapped} meshes with maps"
     );
     let mut plain = scene.clone();
-    let nodes: Vec<_> = plain.components.mesh.iter().map(|(node, _)| node).collect();
+    let nodes: Vec<_> = plain
+        .components()
+        .mesh
+        .iter()
+        .map(|(node, _)| node)
+        .collect();
     for node in nodes {
         let mut mesh = *plain.get::<MeshRenderer>(node).unwrap();
         mesh.material.maps = None;

@@ -167,7 +167,7 @@ fn hierarchy() {
     }
     let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
     let mut buffers = FrameBuffers::default();
-    let frame = buffers.extract(&world.scene, 1.0, camera(), &Overlays::default());
+    let frame = buffers.extract(world.scene(), 1.0, camera(), &Overlays::default());
     let image = renderer.render_to_image(&ctx, &frame, 256, 256).unwrap();
     assert_eq!(
         renderer.stats().instances_drawn,
@@ -216,9 +216,9 @@ fn a_node_moving_at_constant_speed_is_drawn_halfway_at_alpha_half() {
             },
         )
         .unwrap();
-    scene.environment.clear_color = Vec3::ZERO;
+    scene.environment_mut().clear_color = Vec3::ZERO;
     let mut world = World::new(scene);
-    world.systems.add("slide", move |scene, _, ctx| {
+    world.systems_mut().add("slide", move |scene, _, ctx| {
         let mut t = scene.local(cube).unwrap();
         t.translation.x += 60.0 * ctx.dt; // one unit per 1/60 s step
         scene.set_local(cube, t).unwrap();
@@ -234,7 +234,7 @@ fn a_node_moving_at_constant_speed_is_drawn_halfway_at_alpha_half() {
     let mut buffers = FrameBuffers::default();
     // Centre of mass of the lit pixels, in columns, at three alphas.
     let mut centre = |alpha: f32| {
-        let frame = buffers.extract(&world.scene, alpha, view, &Overlays::default());
+        let frame = buffers.extract(world.scene(), alpha, view, &Overlays::default());
         let image = renderer.render_to_image(&ctx, &frame, 200, 100).unwrap();
         let (mut sum, mut count) = (0.0f64, 0.0f64);
         for (x, _, pixel) in image.enumerate_pixels() {
@@ -323,7 +323,7 @@ fn particles_from_emitters() {
     scene
         .insert(right, fountain(BlendMode::Alpha, [0.6, 0.7, 0.9, 0.8], 11))
         .unwrap();
-    scene.environment.clear_color = Vec3::splat(0.02);
+    scene.environment_mut().clear_color = Vec3::splat(0.02);
     let mut world = World::new(scene);
     for _ in 0..40 {
         world.step();
@@ -363,12 +363,12 @@ fn the_imported_lighthouse_renders_textured() {
         .spawn_model(None, "lighthouse", Transform::IDENTITY, &model)
         .expect("the bundled model imports");
     assert!(warnings.is_empty(), "{warnings:?}");
-    scene.environment.clear_color = Vec3::new(0.5, 0.65, 0.8);
+    scene.environment_mut().clear_color = Vec3::new(0.5, 0.65, 0.8);
     let world = World::new(scene);
     let parts_with_meshes = world
-        .scene
+        .scene()
         .subtree(lighthouse)
-        .filter(|&n| world.scene.get::<MeshRenderer>(n).is_some())
+        .filter(|&n| world.scene().get::<MeshRenderer>(n).is_some())
         .count();
     let view = Camera {
         position: Vec3::new(7.0, 5.0, 9.0),
@@ -377,7 +377,7 @@ fn the_imported_lighthouse_renders_textured() {
     };
     let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
     let mut buffers = FrameBuffers::default();
-    let frame = buffers.extract(&world.scene, 1.0, view, &Overlays::default());
+    let frame = buffers.extract(world.scene(), 1.0, view, &Overlays::default());
     let image = renderer.render_to_image(&ctx, &frame, 256, 256).unwrap();
     assert_eq!(renderer.stats().instances_drawn, parts_with_meshes + 1);
     // The tower's stripes: both strong red and near-white pixels on screen.

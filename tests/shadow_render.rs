@@ -37,7 +37,7 @@ fn sun_and_ground(scene: &mut Scene, direction: Vec3, size: f32) {
     let mut mesh = MeshRenderer::new(Primitive::Plane.into(), matte);
     mesh.cast_shadows = false;
     scene.insert(ground, mesh).unwrap();
-    scene.environment.clear_color = Vec3::new(0.45, 0.6, 0.8);
+    scene.environment_mut().clear_color = Vec3::new(0.45, 0.6, 0.8);
 }
 
 fn render(ctx: &GpuContext, world: &mut World, camera: Camera, size: (u32, u32)) -> RgbaImage {
@@ -90,7 +90,7 @@ fn poles_cast_shadows_across_the_cascades() {
     let size = (384, 256);
     let mut world = poles();
     let shadowed = render(&ctx, &mut world, low_camera(), size);
-    world.scene.environment.shadows.enabled = false;
+    world.scene_mut().environment_mut().shadows.enabled = false;
     let unshadowed = render(&ctx, &mut world, low_camera(), size);
 
     // Shadows only take light away, and they take a lot of it somewhere on
@@ -181,7 +181,7 @@ fn a_caster_out_of_view_shades_what_is_in_view_unless_told_not_to() {
 fn spot_over_cube(casts: bool) -> (World, Camera) {
     use keel_engine::{Light, LightKind};
     let mut scene = Scene::new();
-    scene.environment.ambient = Vec3::splat(0.02);
+    scene.environment_mut().ambient = Vec3::splat(0.02);
     let ground = scene
         .spawn(
             None,

@@ -69,9 +69,9 @@ impl Document {
     /// A document around `scene`, clean, saved at `path` (if any).
     pub fn new(scene: Scene, path: Option<PathBuf>) -> Self {
         let mut world = World::new(scene);
-        world.clock.set_paused(true);
+        world.clock_mut().set_paused(true);
         // Animated models show their animators' first pose, not the bind pose.
-        world.scene.pose_animators();
+        world.scene_mut().pose_animators();
         Self {
             world,
             path,
@@ -132,7 +132,7 @@ impl Document {
 
     /// The scene being edited.
     pub fn scene(&self) -> &Scene {
-        &self.world.scene
+        self.world.scene()
     }
 
     /// Whether there are changes not yet saved.
@@ -175,7 +175,7 @@ impl Document {
     /// # Errors
     /// [`SceneError::Io`] naming the file; the document stays dirty.
     pub fn save_to(&mut self, path: &Path) -> Result<(), SceneError> {
-        self.world.scene.save(path)?;
+        self.world.scene().save(path)?;
         self.path = Some(path.to_path_buf());
         self.mark_saved();
         self.accept_disk_version();
@@ -193,7 +193,7 @@ impl Document {
         merge: Option<u64>,
     ) -> Result<(), EditError> {
         let mut remap = Remap::new();
-        edit.apply(&mut self.world.scene, true, &mut remap)?;
+        edit.apply(self.world.scene_mut(), true, &mut remap)?;
         self.after_change(&edit, &remap);
         self.undo.push_applied(edit, label, merge);
         self.recording_after_edit();
@@ -206,9 +206,9 @@ impl Document {
     /// When the scene no longer matches the entry (see [`UndoStack::undo`]).
     pub fn undo(&mut self) -> Result<Option<Applied>, EditError> {
         let key = self.undo.len();
-        let applied = self.undo.undo(&mut self.world.scene);
+        let applied = self.undo.undo(self.world.scene_mut());
         if matches!(applied, Ok(Some(_))) {
-            self.world.scene.pose_animators();
+            self.world.scene_mut().pose_animators();
             self.recording_after_undo(key);
         }
         self.after_history(applied)
@@ -219,9 +219,9 @@ impl Document {
     /// # Errors
     /// As [`Document::undo`].
     pub fn redo(&mut self) -> Result<Option<Applied>, EditError> {
-        let applied = self.undo.redo(&mut self.world.scene);
+        let applied = self.undo.redo(self.world.scene_mut());
         if matches!(applied, Ok(Some(_))) {
-            self.world.scene.pose_animators();
+            self.world.scene_mut().pose_animators();
             self.recording_after_edit();
         }
         self.after_history(applied)
@@ -248,7 +248,7 @@ impl Document {
         if remap.is_empty() {
             return;
         }
-        let scene = &self.world.scene;
+        let scene = self.world.scene();
         let recreated: HashSet<NodeId> = remap.values().copied().collect();
         let mut roots: Vec<NodeId> = recreated
             .iter()
@@ -268,14 +268,14 @@ impl Document {
         self.selection.remap(remap);
         self.prune();
         // An edited animator (a scrub while paused) poses its bones now.
-        self.world.scene.pose_animators();
+        self.world.scene_mut().pose_animators();
     }
 
     /// Drops dead nodes from the selection and recomputes world transforms.
     fn prune(&mut self) {
-        let scene = &self.world.scene;
+        let scene = self.world.scene();
         self.selection.retain(|n| scene.contains(n));
-        self.world.scene.propagate();
+        self.world.scene_mut().propagate();
     }
 
     fn name_of(&self, node: NodeId) -> String {
@@ -345,7 +345,7 @@ impl Document {
             if self.scene().parent(node) == new_parent {
                 continue;
             }
-            let scene = &mut self.world.scene;
+            let scene = self.world.scene_mut();
             let from = Placement::of(scene, node).ok_or(EditError::NoSuchNode { node })?;
             let before = scene.local(node).ok_or(EditError::NoSuchNode { node })?;
             let moved = scene.reparent(node, new_parent, Keep::World);
@@ -356,7 +356,7 @@ impl Document {
                     source,
                 });
             }
-            let scene = &self.world.scene;
+            let scene = self.world.scene();
             let to = Placement::of(scene, node).ok_or(EditError::NoSuchNode { node })?;
             let after = scene.local(node).ok_or(EditError::NoSuchNode { node })?;
             edits.push(Edit::Reparent {
@@ -389,7 +389,7 @@ impl Document {
         let mut edits = Vec::new();
         let mut copies = Vec::new();
         for node in roots {
-            let scene = &self.world.scene;
+            let scene = self.world.scene();
             let place = Placement::of(scene, node).ok_or(EditError::NoSuchNode { node })?;
             let mut records =
                 subtree::extract(scene, node).ok_or(EditError::NoSuchNode { node })?;
@@ -523,7 +523,7 @@ impl Document {
     /// Despawns the subtree of `node` and appends the edit to `edits`; returns
     /// how many nodes went. On failure the earlier `edits` are rolled back.
     fn push_despawn(&mut self, edits: &mut Vec<Edit>, node: NodeId) -> Result<usize, EditError> {
-        let scene = &self.world.scene;
+        let scene = self.world.scene();
         let found = Placement::of(scene, node).zip(subtree::extract(scene, node));
         let Some((at, records)) = found else {
             self.roll_back(std::mem::take(edits));
@@ -532,7 +532,7 @@ impl Document {
         let ids: Vec<NodeId> = scene.subtree(node).collect();
         let count = ids.len();
         let mut edit = Edit::Despawn { at, records, ids };
-        if let Err(e) = edit.apply(&mut self.world.scene, true, &mut Remap::new()) {
+        if let Err(e) = edit.apply(self.world.scene_mut(), true, &mut Remap::new()) {
             self.roll_back(std::mem::take(edits));
             return Err(e);
         }
@@ -553,7 +553,7 @@ impl Document {
             records,
             ids: vec![],
         };
-        if let Err(e) = edit.apply(&mut self.world.scene, true, &mut Remap::new()) {
+        if let Err(e) = edit.apply(self.world.scene_mut(), true, &mut Remap::new()) {
             self.roll_back(std::mem::take(edits));
             return Err(e);
         }
@@ -583,7 +583,7 @@ impl Document {
     fn roll_back(&mut self, mut edits: Vec<Edit>) {
         while let Some(mut edit) = edits.pop() {
             let mut remap = Remap::new();
-            if let Err(e) = edit.apply(&mut self.world.scene, false, &mut remap) {
+            if let Err(e) = edit.apply(self.world.scene_mut(), false, &mut remap) {
                 log::warn!("could not roll back a partial edit: {e}");
             }
             for earlier in &mut edits {
@@ -655,13 +655,13 @@ impl Document {
     /// A [`SceneError`] if the snapshot can't be rebuilt (values the scene
     /// refuses); the world is unchanged then.
     pub fn restore_play_snapshot(&mut self, snapshot: PlaySnapshot) -> Result<Remap, SceneError> {
-        let assets = self.world.scene.assets().clone();
+        let assets = self.world.scene().assets().clone();
         let scene = snapshot
             .file
             .to_scene(Path::new("<play snapshot>"), &assets)?;
         let remap: Remap = snapshot.ids.iter().copied().zip(scene.nodes()).collect();
-        self.world.scene = scene;
-        self.world.clock.reset_lag();
+        self.world.replace_scene(scene);
+        self.world.clock_mut().reset_lag();
         self.undo = snapshot.undo;
         self.undo.remap(&remap);
         self.selection = snapshot.selection;

@@ -130,9 +130,9 @@ impl SceneView {
         let Some((_, view)) = &self.target else {
             return;
         };
-        let camera = app.viewport.rig(&app.doc.world.scene).camera();
+        let camera = app.viewport.rig(app.doc.world.scene()).camera();
         let overlays = app.view.overlays(app.doc.selection.nodes());
-        app.doc.world.track_recomputed = overlays.recomputed;
+        app.doc.world.set_track_recomputed(overlays.recomputed);
         let aspect = width as f32 / height as f32;
         let frame = self
             .buffers
@@ -152,7 +152,7 @@ impl SceneView {
         );
         app.stats
             .set_counter("octree re-filed", app.doc.world.stats().refiled);
-        let particles = app.doc.world.particles.stats();
+        let particles = app.doc.world.particles().stats();
         let alive = format!("{} / {}", particles.alive, particles.capacity);
         app.stats.set_counter("particles", alive);
     }

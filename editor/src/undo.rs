@@ -285,7 +285,7 @@ impl Edit {
                 instance.orphans = value;
             }
             Edit::Environment { before, after } => {
-                scene.environment = if forward { after } else { before }.clone();
+                *scene.environment_mut() = if forward { after } else { before }.clone();
             }
             Edit::Group(edits) => {
                 let count = edits.len();

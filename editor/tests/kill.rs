@@ -148,17 +148,17 @@ fn text_of(scene: &Scene, path: &Path) -> String {
 fn child(target: &str, path: &Path, start: u64) -> ExitCode {
     let doc = Document::open(path, &keel_engine::Assets::new()).expect("the child opens the scene");
     let mut app = EditorApp::with_document(doc, None);
-    let (first, last) = ends(app.doc.scene());
+    let (first, last) = ends(app.doc().scene());
     println!("ready");
     for g in start.. {
         let (a, b) = names(g);
-        app.doc.rename(first, a).expect("renames");
-        app.doc.rename(last, b).expect("renames");
+        app.doc_mut().rename(first, a).expect("renames");
+        app.doc_mut().rename(last, b).expect("renames");
         println!("begin {g}");
         match target {
             "scene" => {
                 app.save();
-                assert!(!app.doc.is_dirty(), "saved: {}", app.status().text());
+                assert!(!app.doc().is_dirty(), "saved: {}", app.status().text());
             }
             _ => {
                 app.write_recovery().expect("autosaves");
@@ -295,7 +295,7 @@ fn restart_and_restore(path: &Path) -> Vec<u8> {
     );
     h.get_by_label("Restore").click();
     h.run();
-    let doc = &h.state().doc;
+    let doc = &h.state().doc();
     assert!(doc.is_dirty(), "restored changes are not saved yet");
     text_of(doc.scene(), path).into_bytes()
 }

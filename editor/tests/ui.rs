@@ -22,24 +22,24 @@ fn clicking_a_row_selects_the_node_and_the_inspector_shows_it() {
     h.get_by_label("mast").click();
     h.run();
     let mast = node(&h, "mast");
-    assert_eq!(h.state().doc.selection.primary(), Some(mast));
-    assert_eq!(h.state().doc.selection.len(), 1);
+    assert_eq!(h.state().doc().selection.primary(), Some(mast));
+    assert_eq!(h.state().doc().selection.len(), 1);
     let name_field = h.get_by_label("Name");
     assert_eq!(name_field.value().as_deref(), Some("mast"));
     assert!(h.query_by_label("Translation X").is_some());
 
     h.get_by_label("hull").click_modifiers(Modifiers::COMMAND);
     h.run();
-    assert_eq!(h.state().doc.selection.len(), 2, "Ctrl+click adds");
+    assert_eq!(h.state().doc().selection.len(), 2, "Ctrl+click adds");
     h.get_by_label("sea").click_modifiers(Modifiers::SHIFT);
     h.run();
-    let sel = h.state().doc.selection.nodes().to_vec();
+    let sel = h.state().doc().selection.nodes().to_vec();
     assert_eq!(
         sel,
         vec![node(&h, "hull"), node(&h, "sea")],
         "Shift+click selects the rows from the last clicked (hull) to sea, replacing the rest"
     );
-    assert_eq!(h.state().doc.selection.primary(), Some(node(&h, "sea")));
+    assert_eq!(h.state().doc().selection.primary(), Some(node(&h, "sea")));
 }
 
 #[test]
@@ -48,13 +48,13 @@ fn dragging_a_translation_moves_the_node_in_the_world_as_one_undo_step() {
     h.get_by_label("mast").click();
     h.run();
     let mast = node(&h, "mast");
-    let world_before = h.state().doc.scene().world(mast).unwrap().translation;
-    let start = h.state().doc.scene().to_file();
+    let world_before = h.state().doc().scene().world(mast).unwrap().translation;
+    let start = h.state().doc().scene().to_file();
 
     let field = center_of(&h, "Translation X");
     drag(&mut h, field, field + vec2(120.0, 0.0));
 
-    let doc = &h.state().doc;
+    let doc = &h.state().doc();
     let local = doc.scene().local(mast).unwrap().translation;
     assert!(local.x > 1.0, "the drag moved mast along x: {local}");
     let world_after = doc.scene().world(mast).unwrap().translation;
@@ -70,20 +70,20 @@ fn dragging_a_translation_moves_the_node_in_the_world_as_one_undo_step() {
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
     h.run();
     assert_eq!(
-        h.state().doc.scene().to_file(),
+        h.state().doc().scene().to_file(),
         start,
         "Ctrl+Z undoes the drag"
     );
     assert_eq!(
-        h.state().doc.scene().world(mast).unwrap().translation,
+        h.state().doc().scene().world(mast).unwrap().translation,
         world_before
     );
-    assert!(!h.state().doc.is_dirty());
+    assert!(!h.state().doc().is_dirty());
 
     h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, egui::Key::Z);
     h.run();
     assert_eq!(
-        h.state().doc.scene().to_file(),
+        h.state().doc().scene().to_file(),
         moved,
         "Ctrl+Shift+Z redoes it"
     );
@@ -91,7 +91,11 @@ fn dragging_a_translation_moves_the_node_in_the_world_as_one_undo_step() {
     h.run();
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Y);
     h.run();
-    assert_eq!(h.state().doc.scene().to_file(), moved, "Ctrl+Y redoes too");
+    assert_eq!(
+        h.state().doc().scene().to_file(),
+        moved,
+        "Ctrl+Y redoes too"
+    );
 }
 
 #[test]
@@ -102,9 +106,9 @@ fn a_value_set_through_accessibility_lands_exactly() {
     h.get_by_label("Scale Y").set_value_accesskit(3.5);
     h.run();
     let sea = node(&h, "sea");
-    assert_eq!(h.state().doc.scene().local(sea).unwrap().scale.y, 3.5);
+    assert_eq!(h.state().doc().scene().local(sea).unwrap().scale.y, 3.5);
     assert_eq!(
-        h.state().doc.scene().world(sea).unwrap().y_axis.length(),
+        h.state().doc().scene().world(sea).unwrap().y_axis.length(),
         3.5
     );
 }
@@ -114,10 +118,10 @@ fn dropping_a_row_onto_another_reparents_and_keeps_the_world_place() {
     let mut h = editor(small_scene(), None);
     let hull = node(&h, "hull");
     let sea = node(&h, "sea");
-    let world = h.state().doc.scene().world(hull).unwrap();
+    let world = h.state().doc().scene().world(hull).unwrap();
     let (from, to) = (center_of(&h, "hull"), center_of(&h, "sea"));
     drag(&mut h, from, to);
-    let doc = &h.state().doc;
+    let doc = &h.state().doc();
     assert_eq!(
         doc.scene().parent(hull),
         Some(sea),
@@ -131,7 +135,7 @@ fn dropping_a_row_onto_another_reparents_and_keeps_the_world_place() {
     // The scene line above the rows takes drops too: back to the root level.
     let (from, to) = (center_of(&h, "hull"), center_of(&h, "Scene root"));
     drag(&mut h, from, to);
-    let doc = &h.state().doc;
+    let doc = &h.state().doc();
     assert_eq!(doc.scene().parent(hull), None);
     assert_eq!(doc.scene().roots().last(), Some(hull));
 }
@@ -139,12 +143,12 @@ fn dropping_a_row_onto_another_reparents_and_keeps_the_world_place() {
 #[test]
 fn dropping_a_node_into_its_own_subtree_is_refused_with_a_red_message() {
     let mut h = editor(small_scene(), None);
-    let start = h.state().doc.scene().to_file();
+    let start = h.state().doc().scene().to_file();
     let (from, to) = (center_of(&h, "ship"), center_of(&h, "mast"));
     drag(&mut h, from, to);
     let app = h.state();
-    assert_eq!(app.doc.scene().to_file(), start, "nothing moved");
-    assert!(!app.doc.undo.can_undo(), "a refused drop is not an edit");
+    assert_eq!(app.doc().scene().to_file(), start, "nothing moved");
+    assert!(!app.doc().undo.can_undo(), "a refused drop is not an edit");
     assert!(app.status().is_error());
     assert!(
         app.status().text().contains("inside its own subtree"),
@@ -156,21 +160,21 @@ fn dropping_a_node_into_its_own_subtree_is_refused_with_a_red_message() {
 #[test]
 fn delete_then_undo_brings_back_the_subtree_with_its_components() {
     let mut h = editor(small_scene(), None);
-    let start = h.state().doc.scene().to_file();
+    let start = h.state().doc().scene().to_file();
     h.get_by_label("mast").click();
     h.run();
     h.key_press(egui::Key::Delete);
     h.run();
-    assert!(h.state().doc.scene().find("mast").is_none());
+    assert!(h.state().doc().scene().find("mast").is_none());
     assert!(
-        h.state().doc.scene().find("flag").is_none(),
+        h.state().doc().scene().find("flag").is_none(),
         "the subtree goes too"
     );
     assert!(h.query_by_label("mast").is_none(), "and leaves the tree");
 
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
     h.run();
-    let doc = &h.state().doc;
+    let doc = &h.state().doc();
     assert_eq!(
         doc.scene().to_file(),
         start,
@@ -193,9 +197,9 @@ fn duplicate_and_rename_through_the_keyboard() {
     h.run();
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::D);
     h.run();
-    let copy = h.state().doc.scene().find("hull (copy)").expect("a copy");
-    assert_eq!(h.state().doc.selection.primary(), Some(copy));
-    assert!(h.state().doc.scene().get::<MeshRenderer>(copy).is_some());
+    let copy = h.state().doc().scene().find("hull (copy)").expect("a copy");
+    assert_eq!(h.state().doc().selection.primary(), Some(copy));
+    assert!(h.state().doc().scene().get::<MeshRenderer>(copy).is_some());
 
     h.key_press(egui::Key::F2);
     h.run();
@@ -205,8 +209,8 @@ fn duplicate_and_rename_through_the_keyboard() {
     h.get_by_label("Rename").type_text("keel");
     h.key_press(egui::Key::Enter);
     h.run();
-    assert_eq!(h.state().doc.scene().name(copy), Some("keel"));
-    assert_eq!(h.state().doc.undo.len(), 2);
+    assert_eq!(h.state().doc().scene().name(copy), Some("keel"));
+    assert_eq!(h.state().doc().undo.len(), 2);
 }
 
 #[test]
@@ -222,7 +226,7 @@ fn saving_and_reopening_gives_the_same_scene() {
     h.run();
     h.get_by_label("Translation Z").set_value_accesskit(-4.25);
     h.run();
-    assert!(h.state().doc.is_dirty());
+    assert!(h.state().doc().is_dirty());
 
     // Untitled: Ctrl+S asks where to save.
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::S);
@@ -238,10 +242,10 @@ fn saving_and_reopening_gives_the_same_scene() {
 
     let app = h.state();
     assert!(!app.has_dialog());
-    assert!(!app.doc.is_dirty(), "{}", app.status().text());
+    assert!(!app.doc().is_dirty(), "{}", app.status().text());
     assert_eq!(app.title(), "Keel — boat.ron");
     let reopened = Document::open(&path, &keel_engine::Assets::new()).unwrap();
-    assert_eq!(reopened.scene().to_file(), app.doc.scene().to_file());
+    assert_eq!(reopened.scene().to_file(), app.doc().scene().to_file());
     assert_eq!(app.recent_files(), std::slice::from_ref(&path));
     let recent = std::fs::read_to_string(config.join("recent.ron")).unwrap();
     assert!(
@@ -256,15 +260,18 @@ fn saving_and_reopening_gives_the_same_scene() {
     h.run();
     assert!(!h.state().has_dialog());
     let reopened = Document::open(&path, &keel_engine::Assets::new()).unwrap();
-    assert_eq!(reopened.scene().to_file(), h.state().doc.scene().to_file());
+    assert_eq!(
+        reopened.scene().to_file(),
+        h.state().doc().scene().to_file()
+    );
     let mut again = harness(EditorApp::new(EditorOptions {
         scene: Some(path.clone()),
         ..EditorOptions::default()
     }));
     again.run();
     assert_eq!(
-        again.state().doc.scene().to_file(),
-        h.state().doc.scene().to_file()
+        again.state().doc().scene().to_file(),
+        h.state().doc().scene().to_file()
     );
 }
 
@@ -275,7 +282,7 @@ fn new_with_unsaved_changes_asks_first() {
     h.run();
     h.key_press(egui::Key::Delete);
     h.run();
-    let edited = h.state().doc.scene().to_file();
+    let edited = h.state().doc().scene().to_file();
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::N);
     h.run();
     assert!(h.state().has_dialog());
@@ -283,7 +290,7 @@ fn new_with_unsaved_changes_asks_first() {
     h.run();
     assert!(!h.state().has_dialog());
     assert_eq!(
-        h.state().doc.scene().to_file(),
+        h.state().doc().scene().to_file(),
         edited,
         "cancel keeps everything"
     );
@@ -291,8 +298,8 @@ fn new_with_unsaved_changes_asks_first() {
     h.run();
     h.get_by_label("Don't save").click();
     h.run();
-    assert!(h.state().doc.scene().is_empty(), "a new, empty scene");
-    assert!(!h.state().doc.is_dirty());
+    assert!(h.state().doc().scene().is_empty(), "a new, empty scene");
+    assert!(!h.state().doc().is_dirty());
 }
 
 #[test]
@@ -301,11 +308,11 @@ fn a_broken_scene_shows_where_it_is_broken_and_keeps_the_current_one() {
     let bad = dir.path().join("bad.ron");
     std::fs::write(&bad, "(\n    version: 1,\n    nodes: [ (name: 3) ],\n)\n").unwrap();
     let mut h = editor(small_scene(), None);
-    let before = h.state().doc.scene().to_file();
+    let before = h.state().doc().scene().to_file();
     h.state_mut().open_now(&bad);
     h.run();
     let app = h.state();
-    assert_eq!(app.doc.scene().to_file(), before);
+    assert_eq!(app.doc().scene().to_file(), before);
     assert!(app.status().is_error());
     let text = app.status().text();
     assert!(text.contains("bad.ron:3:"), "file and line: {text}");
@@ -343,7 +350,7 @@ fn a_newer_recovery_file_is_offered_and_restored_unsaved() {
     assert!(h.state().has_dialog());
     h.get_by_label("Restore").click();
     h.run();
-    let doc = &h.state().doc;
+    let doc = &h.state().doc();
     assert_eq!(doc.scene().to_file(), changed.to_file());
     assert!(doc.is_dirty(), "restored changes are not saved yet");
     assert_eq!(doc.path.as_deref(), Some(path.as_path()));
@@ -407,7 +414,7 @@ fn snapshot_of_the_editor_on_the_demo_scene() {
         .build_ui_state(|ui, app: &mut EditorApp| app.ui(ui), app);
     assert!(!h.state().has_dialog(), "{}", h.state().status().text());
     // The asset browser fills in from background threads: not in a snapshot.
-    h.state_mut().view.assets = false;
+    h.state_mut().view_mut().assets = false;
     h.get_by_label("lantern").click();
     h.state_mut().advance(std::time::Duration::ZERO);
     h.run();
@@ -422,7 +429,7 @@ fn the_context_menu_adds_a_primitive_under_the_clicked_node() {
     h.get_by_label("hull").click_secondary();
     h.run();
     assert_eq!(
-        h.state().doc.selection.primary(),
+        h.state().doc().selection.primary(),
         Some(node(&h, "hull")),
         "right-click selects"
     );
@@ -430,7 +437,7 @@ fn the_context_menu_adds_a_primitive_under_the_clicked_node() {
     h.run();
     h.get_by_label("Cone").click();
     h.run();
-    let doc = &h.state().doc;
+    let doc = &h.state().doc();
     let cone = doc.scene().find("cone").expect("a cone was added");
     assert_eq!(doc.scene().parent(cone), doc.scene().find("hull"));
     assert_eq!(
@@ -448,7 +455,7 @@ fn the_context_menu_adds_a_primitive_under_the_clicked_node() {
     );
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
     h.run();
-    assert!(h.state().doc.scene().find("cone").is_none());
+    assert!(h.state().doc().scene().find("cone").is_none());
 }
 
 #[test]
@@ -463,7 +470,7 @@ fn components_are_added_edited_and_removed_in_the_inspector() {
     let sea = node(&h, "sea");
     assert!(
         h.state()
-            .doc
+            .doc()
             .scene()
             .get::<keel_engine::Light>(sea)
             .is_some()
@@ -472,7 +479,7 @@ fn components_are_added_edited_and_removed_in_the_inspector() {
     h.run();
     let light = *h
         .state()
-        .doc
+        .doc()
         .scene()
         .get::<keel_engine::Light>(sea)
         .unwrap();
@@ -484,17 +491,17 @@ fn components_are_added_edited_and_removed_in_the_inspector() {
     h.run();
     assert!(
         h.state()
-            .doc
+            .doc()
             .scene()
             .get::<keel_engine::Light>(sea)
             .is_none()
     );
-    assert_eq!(h.state().doc.undo.len(), 3, "add, edit, remove");
+    assert_eq!(h.state().doc().undo.len(), 3, "add, edit, remove");
     for _ in 0..3 {
         h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
         h.run();
     }
-    assert_eq!(h.state().doc.scene().to_file(), small_scene().to_file());
+    assert_eq!(h.state().doc().scene().to_file(), small_scene().to_file());
 }
 
 #[test]
@@ -504,7 +511,7 @@ fn f_frames_the_selection_and_the_view_menu_hides_panels() {
     h.run();
     let before = h
         .state()
-        .viewport
+        .viewport()
         .rig
         .as_ref()
         .expect("the viewport placed its camera")
@@ -515,9 +522,9 @@ fn f_frames_the_selection_and_the_view_menu_hides_panels() {
         !h.state_mut().take_frame_request(),
         "the viewport took the request"
     );
-    let after = h.state().viewport.rig.as_ref().unwrap().orbit;
-    let ship = h.state().doc.scene().find("ship").unwrap();
-    let ship_at = glam::Vec3::from(h.state().doc.scene().world(ship).unwrap().translation);
+    let after = h.state().viewport().rig.as_ref().unwrap().orbit;
+    let ship = h.state().doc().scene().find("ship").unwrap();
+    let ship_at = glam::Vec3::from(h.state().doc().scene().world(ship).unwrap().translation);
     assert_ne!(before, after, "F moved the camera");
     assert!(
         after.target.distance(ship_at) < 2.0,
@@ -529,13 +536,13 @@ fn f_frames_the_selection_and_the_view_menu_hides_panels() {
     h.get_by_role_and_label(egui::accesskit::Role::CheckBox, "Hierarchy")
         .click();
     h.run();
-    assert!(!h.state().view.hierarchy);
+    assert!(!h.state().view().hierarchy);
     h.get_by_label("View").click();
     h.run();
     h.get_by_role_and_label(egui::accesskit::Role::CheckBox, "Octree cells")
         .click();
     h.run();
-    assert!(h.state().view.octree_cells);
+    assert!(h.state().view().octree_cells);
     h.key_press(egui::Key::Escape);
     h.run();
     assert!(
@@ -554,12 +561,12 @@ fn drag_x_arrow(
     node: keel_engine::NodeId,
     pixels: f32,
 ) {
-    let world = Vec3::from(h.state().doc.scene().world(node).unwrap().translation);
+    let world = Vec3::from(h.state().doc().scene().world(node).unwrap().translation);
     let origin = to_screen(h, world);
     let along_x = (to_screen(h, world + Vec3::X * 0.01) - origin).normalized();
     let tip = (1..200)
         .map(|d| origin + along_x * d as f32)
-        .filter(|&p| h.state().viewport.gizmo.handle_at(p))
+        .filter(|&p| h.state().viewport().gizmo.handle_at(p))
         .last()
         .expect("the gizmo has a handle along the node's x axis");
     let grab = tip - along_x * 8.0;
@@ -577,11 +584,11 @@ fn a_snapped_translate_drag_moves_in_whole_steps() {
     h.run();
     h.run();
     let mast = node(&h, "mast");
-    let before = h.state().doc.scene().local(mast).unwrap().translation;
-    h.state_mut().gizmo.snap = true;
-    h.state_mut().gizmo.steps.translate = 0.25;
+    let before = h.state().doc().scene().local(mast).unwrap().translation;
+    h.state_mut().gizmo_mut().snap = true;
+    h.state_mut().gizmo_mut().steps.translate = 0.25;
     drag_x_arrow(&mut h, mast, 90.0);
-    let moved = h.state().doc.scene().local(mast).unwrap().translation - before;
+    let moved = h.state().doc().scene().local(mast).unwrap().translation - before;
     let steps = moved.x / 0.25;
     assert!(moved.x > 0.2, "the drag moved the mast: {moved}");
     assert!(
@@ -592,9 +599,9 @@ fn a_snapped_translate_drag_moves_in_whole_steps() {
     // Without snapping the same drag lands between steps.
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
     h.run();
-    h.state_mut().gizmo.snap = false;
+    h.state_mut().gizmo_mut().snap = false;
     drag_x_arrow(&mut h, mast, 90.0);
-    let free = h.state().doc.scene().local(mast).unwrap().translation - before;
+    let free = h.state().doc().scene().local(mast).unwrap().translation - before;
     let steps = free.x / 0.25;
     assert!(
         (steps - steps.round()).abs() > 1e-3,
@@ -610,14 +617,14 @@ fn dragging_the_translate_gizmos_x_arrow_moves_the_node_along_x_as_one_undo_step
     h.run();
     h.run();
     let mast = node(&h, "mast");
-    let local_before = h.state().doc.scene().local(mast).unwrap();
-    let world_before = Vec3::from(h.state().doc.scene().world(mast).unwrap().translation);
-    let orbit_before = h.state().viewport.rig.as_ref().unwrap().orbit;
-    let start = h.state().doc.scene().to_file();
+    let local_before = h.state().doc().scene().local(mast).unwrap();
+    let world_before = Vec3::from(h.state().doc().scene().world(mast).unwrap().translation);
+    let orbit_before = h.state().viewport().rig.as_ref().unwrap().orbit;
+    let start = h.state().doc().scene().to_file();
 
     drag_x_arrow(&mut h, mast, 90.0);
 
-    let doc = &h.state().doc;
+    let doc = &h.state().doc();
     let local = doc.scene().local(mast).unwrap();
     assert!(
         local.translation.x > local_before.translation.x + 0.1,
@@ -643,7 +650,7 @@ fn dragging_the_translate_gizmos_x_arrow_moves_the_node_along_x_as_one_undo_step
     assert_eq!(doc.undo.len(), 1, "the whole drag is one undo entry");
     assert_eq!(doc.selection.primary(), Some(mast), "the drag did not pick");
     assert_eq!(
-        h.state().viewport.rig.as_ref().unwrap().orbit,
+        h.state().viewport().rig.as_ref().unwrap().orbit,
         orbit_before,
         "the drag did not orbit the camera"
     );
@@ -651,7 +658,7 @@ fn dragging_the_translate_gizmos_x_arrow_moves_the_node_along_x_as_one_undo_step
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
     h.run();
     assert_eq!(
-        h.state().doc.scene().to_file(),
+        h.state().doc().scene().to_file(),
         start,
         "Ctrl+Z undoes the drag"
     );
@@ -660,22 +667,22 @@ fn dragging_the_translate_gizmos_x_arrow_moves_the_node_along_x_as_one_undo_step
 #[test]
 fn rotate_mode_turns_the_node_about_a_ring_without_moving_it() {
     let mut h = editor(small_scene(), None);
-    h.state_mut().gizmo.mode = keel_editor::GizmoMode::Rotate;
+    h.state_mut().gizmo_mut().mode = keel_editor::GizmoMode::Rotate;
     h.get_by_label("ship").click();
     h.run();
     h.run();
     let ship = node(&h, "ship");
-    let before = h.state().doc.scene().local(ship).unwrap();
-    let at = Vec3::from(h.state().doc.scene().world(ship).unwrap().translation);
+    let before = h.state().doc().scene().local(ship).unwrap();
+    let at = Vec3::from(h.state().doc().scene().world(ship).unwrap().translation);
     let origin = to_screen(&h, at);
     // Some ring crosses the screen's vertical through the centre; grab it there.
     let ring = (20..200)
         .map(|d| origin - vec2(0.0, d as f32))
-        .find(|&p| h.state().viewport.gizmo.handle_at(p))
+        .find(|&p| h.state().viewport().gizmo.handle_at(p))
         .expect("a rotation ring above the node");
     drag(&mut h, ring, ring + vec2(70.0, 20.0));
 
-    let doc = &h.state().doc;
+    let doc = &h.state().doc();
     let after = doc.scene().local(ship).unwrap();
     assert!(
         after.rotation.angle_between(before.rotation) > 0.05,
@@ -692,7 +699,7 @@ fn lighthouse_path() -> PathBuf {
 }
 
 fn model_parts(h: &Harness<'_, EditorApp>, root: NodeId) -> usize {
-    let scene = h.state().doc.scene();
+    let scene = h.state().doc().scene();
     scene
         .subtree(root)
         .filter(|&n| scene.is_model_part(n))
@@ -702,7 +709,7 @@ fn model_parts(h: &Harness<'_, EditorApp>, root: NodeId) -> usize {
 #[test]
 fn file_import_gltf_adds_a_model_instance_as_one_undo_step() {
     let mut h = editor(small_scene(), None);
-    let before = h.state().doc.scene().len();
+    let before = h.state().doc().scene().len();
     h.get_by_label("File").click();
     h.run();
     h.get_by_label("Import glTF…").click();
@@ -720,22 +727,22 @@ fn file_import_gltf_adds_a_model_instance_as_one_undo_step() {
     let root = node(&h, "lighthouse");
     let parts = model_parts(&h, root);
     assert!(parts >= 4, "{parts} parts");
-    assert_eq!(h.state().doc.scene().len(), before + 1 + parts);
-    assert_eq!(h.state().doc.selection.primary(), Some(root));
+    assert_eq!(h.state().doc().scene().len(), before + 1 + parts);
+    assert_eq!(h.state().doc().selection.primary(), Some(root));
 
     // Parts are read-only: the inspector says why, and edits are refused.
-    let part = h.state().doc.scene().subtree(root).nth(1).unwrap();
-    let refused = h
-        .state_mut()
-        .doc
-        .set_transform(part, Transform::from_translation(Vec3::X), None);
+    let part = h.state().doc().scene().subtree(root).nth(1).unwrap();
+    let refused =
+        h.state_mut()
+            .doc_mut()
+            .set_transform(part, Transform::from_translation(Vec3::X), None);
     assert!(refused.is_err());
-    assert!(h.state_mut().doc.delete(&[part]).is_err());
+    assert!(h.state_mut().doc_mut().delete(&[part]).is_err());
 
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
     h.run();
     assert_eq!(
-        h.state().doc.scene().len(),
+        h.state().doc().scene().len(),
         before,
         "undo removes the whole instance"
     );
@@ -771,25 +778,28 @@ fn dropping_a_model_file_on_the_window_imports_it_and_saving_keeps_the_reference
     assert!(model_parts(&h, root) >= 4);
 
     // Deleting and undoing brings the parts back from the file.
-    h.state_mut().doc.delete(&[root]).unwrap();
-    assert!(h.state().doc.scene().find("lighthouse").is_none());
-    h.state_mut().doc.undo().unwrap();
+    h.state_mut().doc_mut().delete(&[root]).unwrap();
+    assert!(h.state().doc().scene().find("lighthouse").is_none());
+    h.state_mut().doc_mut().undo().unwrap();
     let root = node(&h, "lighthouse");
     assert!(model_parts(&h, root) >= 4);
 
     let path = dir.path().join("with_model.ron");
-    h.state_mut().doc.save_to(&path).unwrap();
+    h.state_mut().doc_mut().save_to(&path).unwrap();
     let reopened = Document::open(&path, &keel_engine::Assets::new()).unwrap();
-    assert_eq!(reopened.scene().len(), h.state().doc.scene().len());
-    assert_eq!(reopened.scene().to_file(), h.state().doc.scene().to_file());
+    assert_eq!(reopened.scene().len(), h.state().doc().scene().len());
+    assert_eq!(
+        reopened.scene().to_file(),
+        h.state().doc().scene().to_file()
+    );
 
     // Anything else dropped is refused with a message, and nothing changes.
-    let len = h.state().doc.scene().len();
+    let len = h.state().doc().scene().len();
     h.input_mut()
         .dropped_files
         .push(std::sync::Arc::new(Dropped(dir.path().join("notes.txt"))));
     h.run();
-    assert_eq!(h.state().doc.scene().len(), len);
+    assert_eq!(h.state().doc().scene().len(), len);
     assert!(h.state().status().text().contains("notes.txt"));
 }
 
@@ -799,7 +809,7 @@ fn importing_a_broken_model_shows_the_file_and_changes_nothing() {
     let bad = dir.path().join("broken.glb");
     std::fs::write(&bad, b"glTF\x02\x00\x00\x00").unwrap();
     let mut h = editor(small_scene(), None);
-    let before = h.state().doc.scene().to_file();
+    let before = h.state().doc().scene().to_file();
     h.state_mut().import_model(&bad);
     h.run();
     assert!(h.state().has_dialog(), "an error dialog");
@@ -808,6 +818,6 @@ fn importing_a_broken_model_shows_the_file_and_changes_nothing() {
         "{}",
         h.state().status().text()
     );
-    assert_eq!(h.state().doc.scene().to_file(), before);
-    assert!(!h.state().doc.is_dirty());
+    assert_eq!(h.state().doc().scene().to_file(), before);
+    assert!(!h.state().doc().is_dirty());
 }

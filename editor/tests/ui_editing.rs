@@ -19,7 +19,7 @@ fn ctrl_c_copies_a_subtree_as_scene_text_and_ctrl_v_pastes_it_into_another_scene
     // A second editor on another scene (nothing selected): pasted at the root.
     let mut other = editor(small_scene(), None);
     let masts = |h: &egui_kittest::Harness<'_, keel_editor::EditorApp>| {
-        let scene = h.state().doc.scene();
+        let scene = h.state().doc().scene();
         scene
             .nodes()
             .filter(|&n| scene.name(n) == Some("mast"))
@@ -31,18 +31,18 @@ fn ctrl_c_copies_a_subtree_as_scene_text_and_ctrl_v_pastes_it_into_another_scene
     assert_eq!(masts(&other), 2, "the copy is in the second scene");
     let pasted = other
         .state()
-        .doc
+        .doc()
         .selection
         .primary()
         .expect("the paste is selected");
-    assert_eq!(other.state().doc.scene().parent(pasted), None);
+    assert_eq!(other.state().doc().scene().parent(pasted), None);
 }
 
 #[test]
 fn a_multi_selection_is_renamed_by_a_pattern_in_one_undo_step() {
     let mut h = editor(small_scene(), None);
     let (ship, mast) = (node(&h, "ship"), node(&h, "mast"));
-    h.state_mut().doc.selection.set_all([ship, mast]);
+    h.state_mut().doc_mut().selection.set_all([ship, mast]);
     h.run();
     h.get_by_label("Rename selection").click();
     h.run();
@@ -51,7 +51,7 @@ fn a_multi_selection_is_renamed_by_a_pattern_in_one_undo_step() {
     h.key_press(egui::Key::Enter);
     h.run();
     let name = |h: &egui_kittest::Harness<'_, keel_editor::EditorApp>, n| {
-        h.state().doc.scene().name(n).unwrap().to_owned()
+        h.state().doc().scene().name(n).unwrap().to_owned()
     };
     assert_eq!(
         (name(&h, ship), name(&h, mast)),
@@ -75,21 +75,21 @@ fn a_multi_selection_rotates_about_its_median_pivot_and_undoes_in_one_step() {
     use glam::Quat;
     let mut h = editor(small_scene(), None);
     let (mast, sea) = (node(&h, "mast"), node(&h, "sea"));
-    h.state_mut().doc.selection.set_all([sea, mast]);
-    h.state_mut().gizmo.mode = keel_editor::GizmoMode::Rotate;
-    h.state_mut().gizmo.space = keel_editor::GizmoSpace::World;
-    h.state_mut().gizmo.pivot = keel_editor::Pivot::Median;
+    h.state_mut().doc_mut().selection.set_all([sea, mast]);
+    h.state_mut().gizmo_mut().mode = keel_editor::GizmoMode::Rotate;
+    h.state_mut().gizmo_mut().space = keel_editor::GizmoSpace::World;
+    h.state_mut().gizmo_mut().pivot = keel_editor::Pivot::Median;
     h.run();
     h.run();
     let world = |h: &egui_kittest::Harness<'_, keel_editor::EditorApp>, n| {
         h.state()
-            .doc
+            .doc()
             .scene()
             .world(n)
             .unwrap()
             .to_scale_rotation_translation()
     };
-    let locals_before = [mast, sea].map(|n| h.state().doc.scene().local(n).unwrap());
+    let locals_before = [mast, sea].map(|n| h.state().doc().scene().local(n).unwrap());
     let (_, mast_rot, mast_at) = world(&h, mast);
     let (_, sea_rot, sea_at) = world(&h, sea);
     let median = (mast_at + sea_at) / 2.0;
@@ -100,7 +100,7 @@ fn a_multi_selection_rotates_about_its_median_pivot_and_undoes_in_one_step() {
         .step_by(4)
         .flat_map(|r| (0..48).map(move |i| (r as f32, i as f32 / 48.0 * std::f32::consts::TAU)))
         .map(|(r, a)| centre + egui::vec2(a.cos(), a.sin()) * r)
-        .find(|&p| h.state().viewport.gizmo.handle_at(p))
+        .find(|&p| h.state().viewport().gizmo.handle_at(p))
         .expect("the rotate gizmo has a ring around the median");
     let out = (grab - centre).normalized();
     drag(&mut h, grab, grab + egui::vec2(-out.y, out.x) * 70.0);
@@ -131,6 +131,6 @@ fn a_multi_selection_rotates_about_its_median_pivot_and_undoes_in_one_step() {
 
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
     h.run();
-    let locals_after = [mast, sea].map(|n| h.state().doc.scene().local(n).unwrap());
+    let locals_after = [mast, sea].map(|n| h.state().doc().scene().local(n).unwrap());
     assert_eq!(locals_after, locals_before, "one undo puts both back");
 }

@@ -13,27 +13,27 @@ use keel_engine::MeshRenderer;
 fn with_nothing_selected_the_inspector_edits_the_shadows_undoably() {
     let mut h = editor(small_scene(), None);
     h.run();
-    let before = h.state().doc.scene().environment.clone();
+    let before = h.state().doc().scene().environment().clone();
     h.get_by_label("Depth bias").set_value_accesskit(2.5);
     h.run();
     h.get_by_label("Shadow distance").set_value_accesskit(40.0);
     h.run();
     h.get_by_label("Shadows").click();
     h.run();
-    let shadows = h.state().doc.scene().environment.shadows;
+    let shadows = h.state().doc().scene().environment().shadows;
     assert_eq!(shadows.depth_bias, 2.5);
     assert_eq!(shadows.distance, 40.0);
     assert!(!shadows.enabled, "the checkbox turned shadows off");
-    assert_eq!(h.state().doc.undo.len(), 3);
-    assert_eq!(h.state().doc.undo.undo_label(), Some("Edit environment"));
+    assert_eq!(h.state().doc().undo.len(), 3);
+    assert_eq!(h.state().doc().undo.undo_label(), Some("Edit environment"));
     // The scene file carries them.
-    let file = h.state().doc.scene().to_file();
+    let file = h.state().doc().scene().to_file();
     assert_eq!(file.environment.shadows, shadows);
     for _ in 0..3 {
         h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
         h.run();
     }
-    assert_eq!(h.state().doc.scene().environment, before);
+    assert_eq!(*h.state().doc().scene().environment(), before);
 }
 
 #[test]
@@ -48,17 +48,17 @@ fn exposure_tonemapper_and_bloom_are_edited_in_the_same_panel() {
     h.run();
     h.get_by_label("AgX").click();
     h.run();
-    let post = h.state().doc.scene().environment.post;
+    let post = h.state().doc().scene().environment().post;
     assert_eq!(post.exposure, 1.5);
     assert!(post.bloom);
     assert_eq!(post.tonemapper, keel_engine::scene::Tonemapper::Agx);
-    assert_eq!(h.state().doc.undo.len(), 3);
+    assert_eq!(h.state().doc().undo.len(), 3);
 }
 
 #[test]
 fn an_out_of_range_setting_is_refused_naming_the_field() {
     let mut doc = keel_editor::Document::new(small_scene(), None);
-    let mut env = doc.scene().environment.clone();
+    let mut env = doc.scene().environment().clone();
     env.shadows.cascades = 7;
     let error = doc.set_environment(env, None).unwrap_err().to_string();
     assert!(error.contains("shadows.cascades"), "{error}");
@@ -81,7 +81,7 @@ fn a_mesh_becomes_a_double_sided_alpha_mask_in_the_inspector() {
     let sea = node(&h, "sea");
     let material = h
         .state()
-        .doc
+        .doc()
         .scene()
         .get::<MeshRenderer>(sea)
         .unwrap()
@@ -91,7 +91,7 @@ fn a_mesh_becomes_a_double_sided_alpha_mask_in_the_inspector() {
         keel_engine::assets::AlphaMode::Mask { cutoff: 0.25 }
     );
     assert!(material.double_sided);
-    assert_eq!(h.state().doc.undo.len(), 3, "mode, cutoff, sidedness");
+    assert_eq!(h.state().doc().undo.len(), 3, "mode, cutoff, sidedness");
 }
 
 #[test]
@@ -102,7 +102,7 @@ fn a_mesh_stops_casting_shadows_from_its_checkbox() {
     let sea = node(&h, "sea");
     let casts = |h: &egui_kittest::Harness<'_, keel_editor::EditorApp>| {
         h.state()
-            .doc
+            .doc()
             .scene()
             .get::<MeshRenderer>(sea)
             .unwrap()
@@ -144,7 +144,7 @@ fn a_spot_light_casts_shadows_from_its_checkbox() {
     let torch = node(&h, "torch");
     let casts = |h: &egui_kittest::Harness<'_, keel_editor::EditorApp>| {
         h.state()
-            .doc
+            .doc()
             .scene()
             .get::<Light>(torch)
             .unwrap()
@@ -168,7 +168,7 @@ fn a_sky_image_is_chosen_cleared_and_undone_in_the_environment_panel() {
         .canonicalize()
         .unwrap();
     let sky = |h: &egui_kittest::Harness<'_, keel_editor::EditorApp>| {
-        h.state().doc.scene().environment.sky.clone()
+        h.state().doc().scene().environment().sky.clone()
     };
     assert_eq!(sky(&h), None);
     h.get_by_label("Sky image").click();

@@ -57,7 +57,7 @@ fn open(path: &Path) -> Harness<'static, EditorApp> {
 
 /// The node at `names` (a path of names from a root).
 fn at(h: &Harness<'_, EditorApp>, names: &[&str]) -> NodeId {
-    let scene = h.state().doc.scene();
+    let scene = h.state().doc().scene();
     let mut node = scene.find(names[0]).unwrap();
     for name in &names[1..] {
         node = scene
@@ -77,7 +77,7 @@ fn an_override_is_shown_in_bold_and_reverted_to_the_prefab() {
     let (_dir, path) = harbour();
     let mut h = open(&path);
     let hull = at(&h, &["boat_b", "body", "hull"]);
-    h.state_mut().doc.selection.select_only(hull);
+    h.state_mut().doc_mut().selection.select_only(hull);
     h.run();
     assert!(
         h.query_by_label_contains("Part `body/hull` of boat.ron")
@@ -88,24 +88,24 @@ fn an_override_is_shown_in_bold_and_reverted_to_the_prefab() {
     assert!(shown.rect().width() > 0.0, "the overridden field is listed");
     // The other instance's hull changed nothing: no field listed.
     let plain = at(&h, &["boat_a", "body", "hull"]);
-    h.state_mut().doc.selection.select_only(plain);
+    h.state_mut().doc_mut().selection.select_only(plain);
     h.run();
     assert!(h.query_by_label(field).is_none());
 
-    h.state_mut().doc.selection.select_only(hull);
+    h.state_mut().doc_mut().selection.select_only(hull);
     h.run();
     h.get_by_label(&format!("Revert {field}")).click();
     h.run();
-    let scene = h.state().doc.scene();
+    let scene = h.state().doc().scene();
     assert_eq!(color(scene, hull), Vec4::new(0.3, 0.1, 0.0, 1.0));
     assert!(h.query_by_label(field).is_none(), "no longer overridden");
-    let saved = h.state().doc.scene().to_file();
+    let saved = h.state().doc().scene().to_file();
     assert!(saved.nodes.iter().all(|n| n.overrides.is_empty()));
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
     h.run();
     let hull = at(&h, &["boat_b", "body", "hull"]);
     assert_eq!(
-        color(h.state().doc.scene(), hull),
+        color(h.state().doc().scene(), hull),
         Vec4::new(1.0, 0.0, 0.0, 1.0),
         "undo brings the override back"
     );
@@ -137,14 +137,14 @@ fn an_override_of_a_node_the_prefab_lost_is_shown_kept_and_removed_on_request() 
     h.run();
     let boat = at(&h, &["boat_b"]);
     assert_eq!(
-        h.state().doc.selection.primary(),
+        h.state().doc().selection.primary(),
         Some(boat),
         "the entry names boat_b"
     );
     let warning = "Orphaned `body/hull`: the prefab has no such node any more";
     assert!(h.query_by_label(warning).is_some(), "the orphan is shown");
     // Saved as it was read: the override stays in the file.
-    let saved = h.state().doc.scene().to_file();
+    let saved = h.state().doc().scene().to_file();
     assert_eq!(
         saved.nodes[1].overrides.keys().collect::<Vec<_>>(),
         ["body/hull"]
@@ -153,12 +153,12 @@ fn an_override_of_a_node_the_prefab_lost_is_shown_kept_and_removed_on_request() 
     h.get_by_label("Remove orphaned body/hull").click();
     h.run();
     assert!(h.query_by_label(warning).is_none());
-    let saved = h.state().doc.scene().to_file();
+    let saved = h.state().doc().scene().to_file();
     assert!(saved.nodes[1].overrides.is_empty(), "removed by the user");
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
     h.run();
     assert!(h.query_by_label(warning).is_some(), "undo brings it back");
-    let saved = h.state().doc.scene().to_file();
+    let saved = h.state().doc().scene().to_file();
     assert_eq!(
         saved.nodes[1].overrides.keys().collect::<Vec<_>>(),
         ["body/hull"]
@@ -171,14 +171,14 @@ fn a_prefab_opened_from_an_instance_and_saved_updates_both_instances() {
     let mut h = open(&path);
     // An edit of the scene that must survive the trip into the prefab.
     let a = at(&h, &["boat_a"]);
-    h.state_mut().doc.rename(a, "flagship").unwrap();
-    h.state_mut().doc.selection.select_only(a);
+    h.state_mut().doc_mut().rename(a, "flagship").unwrap();
+    h.state_mut().doc_mut().selection.select_only(a);
     h.run();
     h.get_by_label("Open prefab").click();
     h.run();
     assert_eq!(
         h.state()
-            .doc
+            .doc()
             .path
             .as_deref()
             .map(|p| p.file_name().unwrap().to_owned()),
@@ -191,10 +191,10 @@ fn a_prefab_opened_from_an_instance_and_saved_updates_both_instances() {
         (sail, Vec4::new(0.0, 0.0, 1.0, 1.0)),
         (hull, Vec4::new(0.0, 1.0, 0.0, 1.0)),
     ] {
-        let mut mesh = *h.state().doc.scene().get::<MeshRenderer>(node).unwrap();
+        let mut mesh = *h.state().doc().scene().get::<MeshRenderer>(node).unwrap();
         mesh.material.base_color = rgb;
         h.state_mut()
-            .doc
+            .doc_mut()
             .set_component(
                 node,
                 keel_editor::component::ComponentValue::Mesh(mesh),
@@ -204,18 +204,18 @@ fn a_prefab_opened_from_an_instance_and_saved_updates_both_instances() {
     }
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::S);
     h.run();
-    assert!(!h.state().doc.is_dirty(), "{}", h.state().status().text());
+    assert!(!h.state().doc().is_dirty(), "{}", h.state().status().text());
     let saved = std::fs::read_to_string(dir.path().join("boat.ron")).unwrap();
     assert!(saved.contains("0.0, 0.0, 1.0, 1.0"), "{saved}");
 
     h.get_by_label_contains("Back to harbour.ron").click();
     h.run();
-    let scene = h.state().doc.scene();
+    let scene = h.state().doc().scene();
     assert_eq!(scene.name(scene.roots().next().unwrap()), Some("flagship"));
     for boat in ["flagship", "boat_b"] {
         let sail = at(&h, &[boat, "body", "sail"]);
         assert_eq!(
-            color(h.state().doc.scene(), sail),
+            color(h.state().doc().scene(), sail),
             Vec4::new(0.0, 0.0, 1.0, 1.0),
             "{boat} has the prefab's new sail"
         );
@@ -223,11 +223,11 @@ fn a_prefab_opened_from_an_instance_and_saved_updates_both_instances() {
     let hull_a = at(&h, &["flagship", "body", "hull"]);
     let hull_b = at(&h, &["boat_b", "body", "hull"]);
     assert_eq!(
-        color(h.state().doc.scene(), hull_a),
+        color(h.state().doc().scene(), hull_a),
         Vec4::new(0.0, 1.0, 0.0, 1.0)
     );
     assert_eq!(
-        color(h.state().doc.scene(), hull_b),
+        color(h.state().doc().scene(), hull_b),
         Vec4::new(1.0, 0.0, 0.0, 1.0),
         "boat_b keeps its own hull colour"
     );
@@ -238,7 +238,7 @@ fn pasting_an_instance_into_its_own_prefab_is_refused_with_the_chain() {
     let (_dir, path) = harbour();
     let mut h = open(&path);
     let a = at(&h, &["boat_a"]);
-    h.state_mut().doc.selection.select_only(a);
+    h.state_mut().doc_mut().selection.select_only(a);
     h.run();
     let text = copy_selection(&mut h);
     assert!(
@@ -248,7 +248,7 @@ fn pasting_an_instance_into_its_own_prefab_is_refused_with_the_chain() {
     h.run();
     h.get_by_label("Open prefab").click();
     h.run();
-    let before = h.state().doc.scene().to_file();
+    let before = h.state().doc().scene().to_file();
     h.event(egui::Event::Paste(text));
     h.run();
     let status = h.state().status().text().to_string();
@@ -259,11 +259,11 @@ fn pasting_an_instance_into_its_own_prefab_is_refused_with_the_chain() {
             && status.ends_with("boat.ron"),
         "the chain of files is shown: {status}"
     );
-    assert_eq!(h.state().doc.scene().to_file(), before, "nothing pasted");
+    assert_eq!(h.state().doc().scene().to_file(), before, "nothing pasted");
     assert!(
-        h.state().doc.scene().nodes().all(|n| h
+        h.state().doc().scene().nodes().all(|n| h
             .state()
-            .doc
+            .doc()
             .scene()
             .get::<PrefabInstance>(n)
             .is_none())
@@ -288,7 +288,7 @@ fn frames_until(
 }
 
 fn first_root(h: &Harness<'_, EditorApp>) -> String {
-    let scene = h.state().doc.scene();
+    let scene = h.state().doc().scene();
     scene
         .name(scene.roots().next().unwrap())
         .unwrap()
@@ -303,19 +303,19 @@ fn a_scene_changed_on_disk_reloads_and_asks_first_over_unsaved_edits() {
     // No edits: the new file is taken as it is.
     std::fs::write(&path, HARBOUR.replace("boat_a", "skiff")).unwrap();
     frames_until(&mut h, |h| first_root(h) == "skiff");
-    assert!(!h.state().doc.is_dirty());
+    assert!(!h.state().doc().is_dirty());
     assert!(h.state().status().text().contains("changed on disk"));
 
     // Unsaved edits: asked; "Keep my edits" keeps them.
     let b = at(&h, &["boat_b"]);
-    h.state_mut().doc.rename(b, "mine").unwrap();
+    h.state_mut().doc_mut().rename(b, "mine").unwrap();
     std::fs::write(&path, HARBOUR.replace("boat_a", "dinghy")).unwrap();
     frames_until(&mut h, |h| h.query_by_label("Keep my edits").is_some());
     h.get_by_label("Keep my edits").click();
     h.run();
-    assert!(h.state().doc.scene().find("mine").is_some());
+    assert!(h.state().doc().scene().find("mine").is_some());
     assert_eq!(first_root(&h), "skiff");
-    assert!(h.state().doc.is_dirty());
+    assert!(h.state().doc().is_dirty());
 
     // Changed again: asked again; "Reload from disk" takes the file.
     std::fs::write(&path, HARBOUR.replace("boat_a", "ketch")).unwrap();
@@ -323,8 +323,8 @@ fn a_scene_changed_on_disk_reloads_and_asks_first_over_unsaved_edits() {
     h.get_by_label("Reload from disk").click();
     h.run();
     assert_eq!(first_root(&h), "ketch");
-    assert!(h.state().doc.scene().find("mine").is_none());
-    assert!(!h.state().doc.is_dirty());
+    assert!(h.state().doc().scene().find("mine").is_none());
+    assert!(!h.state().doc().is_dirty());
 }
 
 /// A project folder: `assets/scenes/harbour.ron` (the two boats) and
@@ -357,7 +357,7 @@ fn a_prefab_dragged_from_the_asset_browser_lands_in_the_view_and_under_a_row() {
     h.get_by_label("prefabs/").click();
     h.run();
     let instances = |h: &Harness<'_, EditorApp>| {
-        let scene = h.state().doc.scene();
+        let scene = h.state().doc().scene();
         scene
             .nodes()
             .filter(|&n| scene.get::<PrefabInstance>(n).is_some())
@@ -367,17 +367,17 @@ fn a_prefab_dragged_from_the_asset_browser_lands_in_the_view_and_under_a_row() {
 
     // Into the 3D view: a new root where the cursor ray meets the ground.
     let from = center_of(&h, "prefabs/boat.ron");
-    let view = h.state().viewport.rect.expect("the viewport was drawn");
+    let view = h.state().viewport().rect.expect("the viewport was drawn");
     let to = view.center() + egui::vec2(0.0, view.height() * 0.3);
     drag(&mut h, from, to);
     assert_eq!(instances(&h), 3, "{}", h.state().status().text());
     let placed = h
         .state()
-        .doc
+        .doc()
         .selection
         .primary()
         .expect("the new instance is selected");
-    let scene = h.state().doc.scene();
+    let scene = h.state().doc().scene();
     assert_eq!(scene.name(placed), Some("boat"));
     assert_eq!(scene.parent(placed), None);
     let spot = scene.world(placed).unwrap().translation;
@@ -392,7 +392,7 @@ fn a_prefab_dragged_from_the_asset_browser_lands_in_the_view_and_under_a_row() {
     let row = center_of(&h, "boat_b");
     drag(&mut h, from, row);
     let boat_b = at(&h, &["boat_b"]);
-    let scene = h.state().doc.scene();
+    let scene = h.state().doc().scene();
     let child = scene
         .children(boat_b)
         .find(|&c| scene.get::<PrefabInstance>(c).is_some())

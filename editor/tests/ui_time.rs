@@ -17,20 +17,20 @@ use keel_engine::{NodeId, Scene, Transform};
 #[test]
 fn play_step_and_reset_go_back_to_the_scene_at_play() {
     let mut h = editor(small_scene(), None);
-    let start = h.state().doc.scene().to_file();
+    let start = h.state().doc().scene().to_file();
     h.get_by_label("Play").click();
     h.run();
     for _ in 0..10 {
         h.state_mut().advance(std::time::Duration::from_millis(20));
     }
     h.run();
-    assert_ne!(h.state().doc.scene().to_file(), start, "the flag spins");
+    assert_ne!(h.state().doc().scene().to_file(), start, "the flag spins");
     h.get_by_label("Pause").click();
     h.run();
-    let paused = h.state().doc.scene().to_file();
+    let paused = h.state().doc().scene().to_file();
     h.state_mut().advance(std::time::Duration::from_millis(100));
     assert_eq!(
-        h.state().doc.scene().to_file(),
+        h.state().doc().scene().to_file(),
         paused,
         "paused means no steps"
     );
@@ -38,18 +38,18 @@ fn play_step_and_reset_go_back_to_the_scene_at_play() {
     h.run();
     h.state_mut().advance(std::time::Duration::ZERO);
     assert_eq!(
-        h.state().stats.frame.tick.steps,
+        h.state().stats().frame.tick.steps,
         1,
         "Step runs exactly one fixed update"
     );
     h.get_by_label("Reset").click();
     h.run();
-    assert_eq!(h.state().doc.scene().to_file(), start);
+    assert_eq!(h.state().doc().scene().to_file(), start);
 }
 
 /// Runs exactly one fixed step through the editor's frame loop.
 fn one_step(h: &mut Harness<'_, EditorApp>) {
-    let step = h.state().doc.world.clock.step();
+    let step = h.state().doc().world.clock().step();
     h.state_mut().advance(step);
     h.run();
 }
@@ -58,14 +58,14 @@ fn one_step(h: &mut Harness<'_, EditorApp>) {
 fn scrubbing_the_timeline_back_shows_the_old_transform_in_the_inspector() {
     let mut h = editor(small_scene(), None);
     let flag = node(&h, "flag");
-    h.state_mut().doc.selection.select_only(flag);
+    h.state_mut().doc_mut().selection.select_only(flag);
     h.run();
     h.get_by_label("Play").click();
     h.run();
     let mut seen = Vec::new();
-    while h.state().doc.step() < 120 {
+    while h.state().doc().step() < 120 {
         one_step(&mut h);
-        let doc = &h.state().doc;
+        let doc = h.state().doc();
         let shown = h.get_by_label("Rotation Y").value();
         seen.push((doc.step(), doc.scene().local(flag).unwrap(), shown));
     }
@@ -81,10 +81,10 @@ fn scrubbing_the_timeline_back_shows_the_old_transform_in_the_inspector() {
     let from = timeline.right_center() - vec2(2.0, 0.0);
     let to = timeline.left_center() + vec2(timeline.width() * 0.25, 0.0);
     drag(&mut h, from, to);
-    let at = h.state().doc.step();
+    let at = h.state().doc().step();
     assert!((10..=60).contains(&at), "scrubbed to step {at}");
     let (_, old_local, old_shown) = seen.iter().find(|(s, ..)| *s == at).unwrap().clone();
-    assert_eq!(h.state().doc.scene().local(flag), Some(old_local));
+    assert_eq!(h.state().doc().scene().local(flag), Some(old_local));
     assert_eq!(
         h.get_by_label("Rotation Y").value(),
         old_shown,
@@ -95,15 +95,15 @@ fn scrubbing_the_timeline_back_shows_the_old_transform_in_the_inspector() {
     // One step back with `,`, one forward with the button: along the recording.
     h.key_press(egui::Key::Comma);
     h.run();
-    assert_eq!(h.state().doc.step(), at - 1);
+    assert_eq!(h.state().doc().step(), at - 1);
     let before = seen.iter().find(|(s, ..)| *s == at - 1).unwrap().1;
-    assert_eq!(h.state().doc.scene().local(flag), Some(before));
+    assert_eq!(h.state().doc().scene().local(flag), Some(before));
     h.get_by_label("Step forward >").click();
     h.run();
-    assert_eq!(h.state().doc.step(), at);
-    assert_eq!(h.state().doc.scene().local(flag), Some(old_local));
+    assert_eq!(h.state().doc().step(), at);
+    assert_eq!(h.state().doc().scene().local(flag), Some(old_local));
     assert_eq!(
-        h.state().doc.world.recorder().unwrap().range(),
+        h.state().doc().world.recorder().unwrap().range(),
         Some(0..=120),
         "scrubbing keeps the recorded future"
     );
@@ -113,7 +113,7 @@ fn scrubbing_the_timeline_back_shows_the_old_transform_in_the_inspector() {
 fn play_then_pause_at(h: &mut Harness<'_, EditorApp>, step: u64) {
     h.get_by_label("Play").click();
     h.run();
-    while h.state().doc.step() < step {
+    while h.state().doc().step() < step {
         one_step(h);
     }
     h.get_by_label("Pause").click();
@@ -125,16 +125,19 @@ fn an_edit_at_a_past_step_branches_and_its_undo_brings_the_future_back() {
     let mut h = editor(small_scene(), None);
     let ship = node(&h, "ship");
     play_then_pause_at(&mut h, 90);
-    let at_90 = h.state_mut().doc.world.state_hash();
-    h.state_mut().doc.seek(40).unwrap();
+    let at_90 = h.state_mut().doc_mut().world.state_hash();
+    h.state_mut().doc_mut().seek(40).unwrap();
     let moved = Transform::from_translation(Vec3::new(7.0, 0.0, 0.0));
-    h.state_mut().doc.set_transform(ship, moved, None).unwrap();
+    h.state_mut()
+        .doc_mut()
+        .set_transform(ship, moved, None)
+        .unwrap();
     h.run();
-    let range = h.state().doc.world.recorder().unwrap().range();
+    let range = h.state().doc().world.recorder().unwrap().range();
     assert_eq!(range, Some(0..=40), "the edit discarded the future");
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
     h.run();
-    let doc = &mut h.state_mut().doc;
+    let doc = h.state_mut().doc_mut();
     assert_eq!(
         doc.world.recorder().unwrap().range(),
         Some(0..=90),
@@ -176,10 +179,10 @@ fn deleting_an_animated_model_and_undoing_keeps_its_animator() {
 fn scrubbing_an_animator_while_paused_poses_the_bones_and_undo_puts_them_back() {
     let (scene, root) = animated_fox(|a| a.playing = false);
     let mut h = editor(scene, None);
-    h.state_mut().doc.selection.select_only(root);
+    h.state_mut().doc_mut().selection.select_only(root);
     h.run();
     let pose = |h: &Harness<'_, EditorApp>| -> Vec<Transform> {
-        let scene = h.state().doc.scene();
+        let scene = h.state().doc().scene();
         scene
             .subtree(root)
             .map(|n| scene.local(n).unwrap())
@@ -190,17 +193,17 @@ fn scrubbing_an_animator_while_paused_poses_the_bones_and_undo_puts_them_back() 
     drag(&mut h, time, time + vec2(60.0, 0.0));
     let scrubbed = h
         .state()
-        .doc
+        .doc()
         .scene()
         .get::<keel_engine::Animator>(root)
         .unwrap()
         .time;
     assert!(scrubbed > 0.05, "the scrub moved the clip time: {scrubbed}");
     assert_ne!(pose(&h), before, "the bones follow the scrub while paused");
-    assert_eq!(h.state().doc.undo.len(), 1, "one undo entry for the drag");
+    assert_eq!(h.state().doc().undo.len(), 1, "one undo entry for the drag");
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
     h.run();
-    let animator = h.state().doc.scene().get::<keel_engine::Animator>(root);
+    let animator = h.state().doc().scene().get::<keel_engine::Animator>(root);
     assert_eq!(animator.map(|a| a.time), Some(0.0));
     assert_eq!(pose(&h), before, "undo poses the bones back");
 }
@@ -210,7 +213,7 @@ fn a_drag_at_a_past_step_is_one_branch_that_one_undo_brings_back() {
     let mut h = editor(small_scene(), None);
     let ship = node(&h, "ship");
     play_then_pause_at(&mut h, 60);
-    let doc = &mut h.state_mut().doc;
+    let doc = h.state_mut().doc_mut();
     doc.seek(20).unwrap();
     // A drag: several edits merged into one undo entry; only the first discards the future.
     for x in [1.0, 2.0, 3.0] {

@@ -141,14 +141,14 @@ fn still_scene(path: &std::path::Path) {
             ..Material::rgb(0.9, 0.8, 0.5)
         },
     );
-    scene.environment.post = PostSettings {
+    scene.environment_mut().post = PostSettings {
         exposure: 0.5,
         tonemapper: Tonemapper::AcesFitted,
         bloom: true,
         ..PostSettings::default()
     };
-    scene.camera.position = Vec3::new(4.0, 5.0, 9.0);
-    scene.camera.target = Vec3::new(0.0, 0.5, 0.0);
+    scene.camera_mut().position = Vec3::new(4.0, 5.0, 9.0);
+    scene.camera_mut().target = Vec3::new(0.0, 0.5, 0.0);
     scene.save(path).unwrap();
 }
 
@@ -193,7 +193,7 @@ fn the_editor_view_and_the_viewer_show_the_same_pixels() {
     let ctx = GpuContext::headless(wgpu::Backends::all()).expect("an adapter");
     let mut world =
         World::new(keel_engine::Scene::load(&scene_path, &keel_engine::Assets::new()).unwrap());
-    let camera = CameraRig::new(&world.scene).camera();
+    let camera = CameraRig::new(world.scene()).camera();
     let overlays = Overlays {
         grid: true,
         ..Overlays::default()

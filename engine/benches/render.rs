@@ -196,9 +196,9 @@ fn frame(c: &mut Criterion) {
     group.sample_size(20);
     let mut buffers = keel_engine::FrameBuffers::default();
     let mut batcher = InstanceBatcher::new();
-    let assets = world.scene.assets().clone();
+    let assets = world.scene().assets().clone();
     // The camera's frame alone here; the shadow casters have their own bench.
-    world.scene.environment.shadows.enabled = false;
+    world.scene_mut().environment_mut().shadows.enabled = false;
     group.bench_function(BenchmarkId::new("prepare", COUNT), |b| {
         b.iter(|| {
             let frame = buffers.extract_world(&mut world, camera, aspect, &overlays);
@@ -229,8 +229,8 @@ fn frame(c: &mut Criterion) {
     let mut naive_buffers = keel_engine::FrameBuffers::default();
     group.bench_function(BenchmarkId::new("prepare_naive", COUNT), |b| {
         b.iter(|| {
-            let alpha = world.clock.alpha();
-            let frame = naive_buffers.extract(&world.scene, alpha, camera, &overlays);
+            let alpha = world.clock().alpha();
+            let frame = naive_buffers.extract(world.scene(), alpha, camera, &overlays);
             black_box(prepare_unbatched(view_proj, frame.instances, &assets.registry()).len())
         });
     });
@@ -260,8 +260,8 @@ fn frame(c: &mut Criterion) {
         });
     });
     drop((worlds, previous, materials));
-    world.scene.environment.shadows.enabled = true;
-    let settings = world.scene.environment.shadows;
+    world.scene_mut().environment_mut().shadows.enabled = true;
+    let settings = world.scene().environment().shadows;
     let mut cascade_batchers: Vec<InstanceBatcher<GpuCaster>> =
         (0..MAX_CASCADES).map(|_| InstanceBatcher::new()).collect();
     let mut cast = 0;

@@ -154,7 +154,7 @@ fn main() {
     let mut b = Builder {
         scene: Scene::new(),
     };
-    b.scene.environment = Environment {
+    *b.scene.environment_mut() = Environment {
         clear_color: hex(0x9cc7e6),
         ambient: hex(0x3a4a5e),
         // Filmic tonemapping and bloom, so the emitters glow.
@@ -167,7 +167,7 @@ fn main() {
         },
         ..Environment::default()
     };
-    b.scene.camera = CameraSetup {
+    *b.scene.camera_mut() = CameraSetup {
         position: Vec3::new(-19.0, 10.5, -22.0),
         target: Vec3::new(0.0, 5.0, -1.0),
         fov_y_degrees: 45.0,

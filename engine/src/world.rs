@@ -8,6 +8,7 @@
 use crate::particles::ParticleSystem;
 use crate::record::{Branch, RecordSettings, Recorder, Seek, SeekError};
 use crate::scene::{NodeId, Scene, SpatialIndex};
+use crate::spatial::Ray;
 use crate::systems::Systems;
 use crate::time::{Clock, FrameTick, TimeSource};
 
@@ -25,17 +26,17 @@ pub struct FrameStats {
 /// A scene with its systems and clock.
 pub struct World {
     /// The scene being simulated.
-    pub scene: Scene,
+    pub(crate) scene: Scene,
     /// The systems run each fixed step.
-    pub systems: Systems,
+    pub(crate) systems: Systems,
     /// The fixed-step clock.
-    pub clock: Clock,
+    pub(crate) clock: Clock,
     /// Octree of mesh bounds, kept in step with the scene.
-    pub index: SpatialIndex,
+    pub(crate) index: SpatialIndex,
     /// The particle pool, fed by the scene's emitters each fixed step.
-    pub particles: ParticleSystem,
+    pub(crate) particles: ParticleSystem,
     /// Collect the nodes recomputed over each frame (for the dirty-flag overlay).
-    pub track_recomputed: bool,
+    pub(crate) track_recomputed: bool,
     recomputed_nodes: Vec<NodeId>,
     stats: FrameStats,
     recorder: Option<Box<Recorder>>,
@@ -181,7 +182,7 @@ impl World {
     }
 
     /// Nodes whose world transform was recomputed during the last frame (only
-    /// while [`World::track_recomputed`] is set).
+    /// while [`World::set_track_recomputed`] is on).
     pub fn recomputed_nodes(&self) -> &[NodeId] {
         &self.recomputed_nodes
     }
@@ -189,5 +190,75 @@ impl World {
     /// Stats of the last frame.
     pub fn stats(&self) -> FrameStats {
         self.stats
+    }
+
+    /// The scene being simulated.
+    pub fn scene(&self) -> &Scene {
+        &self.scene
+    }
+
+    /// The scene, to edit between frames: the next frame propagates what
+    /// changed, refiles moved meshes in the index and keyframes edits made
+    /// while recording.
+    pub fn scene_mut(&mut self) -> &mut Scene {
+        &mut self.scene
+    }
+
+    /// Puts `scene` in place of the world's (a file loaded or a snapshot
+    /// restored) and returns the old one: the new scene's transforms are
+    /// propagated and the index is rebuilt around it; systems, clock and
+    /// particles stay.
+    pub fn replace_scene(&mut self, mut scene: Scene) -> Scene {
+        scene.propagate();
+        scene.snapshot_previous();
+        self.index.rebuild(&mut scene);
+        std::mem::replace(&mut self.scene, scene)
+    }
+
+    /// The systems run each fixed step.
+    pub fn systems(&self) -> &Systems {
+        &self.systems
+    }
+
+    /// The systems, to add one.
+    pub fn systems_mut(&mut self) -> &mut Systems {
+        &mut self.systems
+    }
+
+    /// The fixed-step clock.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    /// The clock, to pause, scale or single-step time.
+    pub fn clock_mut(&mut self) -> &mut Clock {
+        &mut self.clock
+    }
+
+    /// The particle pool, fed by the scene's emitters each fixed step.
+    pub fn particles(&self) -> &ParticleSystem {
+        &self.particles
+    }
+
+    /// The octree of mesh bounds, as of the last frame's sync.
+    pub fn index(&self) -> &SpatialIndex {
+        &self.index
+    }
+
+    /// Brings the octree in step with edits made since the last frame (a
+    /// frame does this itself; call it to query the index before one).
+    pub fn sync_index(&mut self) {
+        self.index.sync(&mut self.scene);
+    }
+
+    /// The nearest mesh `ray` hits and the distance along it (bounding boxes
+    /// through the octree, then the mesh's own bounds).
+    pub fn raycast(&mut self, ray: &Ray) -> Option<(NodeId, f32)> {
+        self.index.raycast(&self.scene, ray)
+    }
+
+    /// Whether frames collect the nodes they recompute (for the dirty-flag overlay).
+    pub fn set_track_recomputed(&mut self, on: bool) {
+        self.track_recomputed = on;
     }
 }

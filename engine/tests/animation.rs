@@ -32,12 +32,12 @@ fn animated(model: &str, clip: &str, step: Duration) -> (World, NodeId) {
         .expect("the model loads");
     scene.insert(root, Animator::new(clip)).unwrap();
     let mut world = World::new(scene);
-    world.clock = Clock::new(step);
+    *world.clock_mut() = Clock::new(step);
     (world, root)
 }
 
 fn run_for(world: &mut World, seconds: f64) {
-    let steps = (seconds / world.clock.step().as_secs_f64()).round() as u64;
+    let steps = (seconds / world.clock_mut().step().as_secs_f64()).round() as u64;
     for _ in 0..steps {
         world.step();
     }
@@ -47,15 +47,15 @@ fn run_for(world: &mut World, seconds: f64) {
 fn simple_skin_joint_matrices_at_half_a_second_match_the_file_by_hand() {
     let (mut world, root) = animated("SimpleSkin.gltf", "animation 0", Duration::from_millis(10));
     run_for(&mut world, 0.5);
-    let animator = world.scene.get::<Animator>(root).unwrap();
+    let animator = world.scene().get::<Animator>(root).unwrap();
     assert!((animator.time - 0.5).abs() < 1e-6, "{}", animator.time);
     let skinned = world
-        .scene
+        .scene()
         .subtree(root)
-        .find(|&n| world.scene.get::<Skin>(n).is_some())
+        .find(|&n| world.scene().get::<Skin>(n).is_some())
         .expect("the mesh node has the skin");
     let mut joints = Vec::new();
-    assert_eq!(world.scene.joint_matrices(skinned, &mut joints), 2);
+    assert_eq!(world.scene().joint_matrices(skinned, &mut joints), 2);
     // Joint 0: nodes[1] at (0, 1, 0), inverse bind translate(-0.5, -1, 0).
     let first = Mat4::from_translation(Vec3::new(-0.5, 0.0, 0.0));
     assert!(joints[0].abs_diff_eq(first, 1e-6), "{:?}", joints[0]);
@@ -73,9 +73,9 @@ fn simple_skin_joint_matrices_at_half_a_second_match_the_file_by_hand() {
 
 fn locals(world: &World, root: NodeId) -> Vec<Transform> {
     world
-        .scene
+        .scene()
         .subtree(root)
-        .map(|n| world.scene.local(n).unwrap())
+        .map(|n| world.scene().local(n).unwrap())
         .collect()
 }
 
@@ -103,22 +103,22 @@ fn a_cross_fade_ends_on_the_new_clip() {
     let (mut world, root) = animated("Fox.glb", "Survey", Duration::from_millis(10));
     run_for(&mut world, 0.3);
     world
-        .scene
+        .scene_mut()
         .get_mut::<Animator>(root)
         .unwrap()
         .cross_fade("Run", 0.4);
     run_for(&mut world, 0.2);
-    let animator = world.scene.get::<Animator>(root).unwrap();
+    let animator = world.scene().get::<Animator>(root).unwrap();
     let fade = animator.fade.as_ref().expect("still fading");
     assert!((fade.elapsed - 0.2).abs() < 1e-4 && animator.clip == "Survey");
     run_for(&mut world, 0.3);
-    let animator = world.scene.get::<Animator>(root).unwrap();
+    let animator = world.scene().get::<Animator>(root).unwrap();
     assert!(animator.fade.is_none());
     assert_eq!(animator.clip, "Run");
     // The pose is Run's at its own time now, like an animator that only ran Run.
     let t = animator.time;
     let (mut run, other) = animated("Fox.glb", "Run", Duration::from_millis(10));
-    run.scene.get_mut::<Animator>(other).unwrap().time = t - 0.01;
+    run.scene_mut().get_mut::<Animator>(other).unwrap().time = t - 0.01;
     run.step();
     for (p, q) in locals(&world, root).iter().zip(&locals(&run, other)) {
         assert!(p.rotation.abs_diff_eq(q.rotation, 1e-4), "{p:?} vs {q:?}");
@@ -155,7 +155,7 @@ fn crowd_against_alone(still: usize) {
         roots.push(root);
     }
     let mut crowd = World::new(scene);
-    crowd.clock = Clock::new(Duration::from_millis(10));
+    *crowd.clock_mut() = Clock::new(Duration::from_millis(10));
     run_for(&mut crowd, 0.25);
     for i in [0, 1, 77, 159] {
         let (mut alone, root) = animated(
@@ -163,10 +163,10 @@ fn crowd_against_alone(still: usize) {
             if i % 3 == 0 { "Run" } else { "Walk" },
             Duration::from_millis(10),
         );
-        let mut local = alone.scene.local(root).unwrap();
+        let mut local = alone.scene().local(root).unwrap();
         local.translation.x = i as f32 * 3.0;
-        alone.scene.set_local(root, local).unwrap();
-        alone.scene.get_mut::<Animator>(root).unwrap().time = offset(i);
+        alone.scene_mut().set_local(root, local).unwrap();
+        alone.scene_mut().get_mut::<Animator>(root).unwrap().time = offset(i);
         run_for(&mut alone, 0.25);
         assert_eq!(
             locals(&crowd, roots[i]),
@@ -174,9 +174,9 @@ fn crowd_against_alone(still: usize) {
             "fox {i}, {still} still"
         );
         let worlds = |w: &World, r: NodeId| -> Vec<_> {
-            w.scene
+            w.scene()
                 .subtree(r)
-                .map(|n| w.scene.world(n).unwrap())
+                .map(|n| w.scene().world(n).unwrap())
                 .collect()
         };
         assert_eq!(
@@ -211,12 +211,12 @@ fn a_channel_on_a_mesh_of_two_primitives_moves_its_node() {
     let second = scene.children(mesh_node).next().unwrap();
     assert_eq!(scene.name(second), Some("node 0 #1"));
     let mut world = World::new(scene);
-    world.clock = Clock::new(Duration::from_millis(10));
+    *world.clock_mut() = Clock::new(Duration::from_millis(10));
     run_for(&mut world, 0.5);
     let key = Quat::from_xyzw(0.0, 0.0, 0.383, 0.924).normalize();
-    let rotation = world.scene.local(mesh_node).unwrap().rotation;
+    let rotation = world.scene().local(mesh_node).unwrap().rotation;
     assert!(rotation.angle_between(key) < 1e-3, "{rotation:?}");
-    assert_eq!(world.scene.local(second).unwrap(), Transform::IDENTITY);
+    assert_eq!(world.scene().local(second).unwrap(), Transform::IDENTITY);
 }
 
 #[test]
@@ -233,8 +233,8 @@ fn only_animated_bones_become_dirty() {
     let (mut world, root) = animated("Fox.glb", "Walk", Duration::from_millis(10));
     world.step();
     world.step();
-    let nodes = world.scene.subtree(root).count();
-    let recomputed = world.scene.last_recomputed();
+    let nodes = world.scene().subtree(root).count();
+    let recomputed = world.scene().last_recomputed();
     assert!(
         recomputed > 0 && recomputed < nodes,
         "{recomputed} of {nodes}"
@@ -341,11 +341,11 @@ fn rigs_the_layout_moves_pose_and_pack_as_rigs_that_stayed() {
     }
     let holder = scene.spawn(None, "holder", Transform::IDENTITY).unwrap();
     let mut moved = World::new(scene);
-    moved.clock = Clock::new(step);
+    *moved.clock_mut() = Clock::new(step);
     let mut stayed: Vec<(World, NodeId)> = (0..3)
         .map(|i| {
             let (mut world, root) = animated("Fox.glb", "Walk", step);
-            world.scene.set_local(root, at(i)).unwrap();
+            world.scene_mut().set_local(root, at(i)).unwrap();
             (world, root)
         })
         .collect();
@@ -358,7 +358,7 @@ fn rigs_the_layout_moves_pose_and_pack_as_rigs_that_stayed() {
         for (world, _) in stayed.iter_mut() {
             run_for(world, seconds);
         }
-        moved.scene.pack_joints(1.0, &mut palette);
+        moved.scene().pack_joints(1.0, &mut palette);
         for (i, (alone, root)) in stayed.iter().enumerate() {
             let bones = |w: &World, r: NodeId| locals(w, r)[1..].to_vec();
             assert_eq!(
@@ -374,13 +374,13 @@ fn rigs_the_layout_moves_pose_and_pack_as_rigs_that_stayed() {
                 .map(|m| Mat4::from(m.to_affine()))
                 .collect();
             let mut want = Vec::new();
-            moved.scene.joint_matrices(mesh, &mut want);
+            moved.scene().joint_matrices(mesh, &mut want);
             assert_eq!(packed, want, "the joint matrices of {mesh:?} {when}");
         }
     };
     check(&mut moved, &mut stayed, 0.1, "before any move");
     for node in filler {
-        moved.scene.despawn(node).unwrap();
+        moved.scene_mut().despawn(node).unwrap();
     }
     check(&mut moved, &mut stayed, 0.01, "the step after the despawns");
     for n in 0..6 {
@@ -393,7 +393,10 @@ fn rigs_the_layout_moves_pose_and_pack_as_rigs_that_stayed() {
     }
     // The first rig under a node after it: its nodes move to the end.
     let keep = keel_engine::Keep::World;
-    moved.scene.reparent(roots[0], Some(holder), keep).unwrap();
+    moved
+        .scene_mut()
+        .reparent(roots[0], Some(holder), keep)
+        .unwrap();
     check(&mut moved, &mut stayed, 0.01, "after a reparent");
     check(&mut moved, &mut stayed, 0.05, "steps after a reparent");
 }
@@ -401,9 +404,9 @@ fn rigs_the_layout_moves_pose_and_pack_as_rigs_that_stayed() {
 /// Packs `world`'s joints into the palette kept between frames and into a
 /// fresh one: they must agree. How many runs the kept one wrote.
 fn pack_kept(world: &World, alpha: f32, kept: &mut keel_engine::scene::JointPalette) -> usize {
-    world.scene.pack_joints(alpha, kept);
+    world.scene().pack_joints(alpha, kept);
     let mut fresh = keel_engine::scene::JointPalette::default();
-    world.scene.pack_joints(alpha, &mut fresh);
+    world.scene().pack_joints(alpha, &mut fresh);
     assert_eq!(kept.runs, fresh.runs);
     assert!(
         kept.matrices == fresh.matrices,
@@ -431,7 +434,7 @@ fn a_kept_palette_packs_only_moving_rigs_and_matches_a_fresh_one() {
         roots.push(root);
     }
     let mut world = World::new(scene);
-    world.clock = Clock::new(Duration::from_millis(10));
+    *world.clock_mut() = Clock::new(Duration::from_millis(10));
     let mut kept = keel_engine::scene::JointPalette::default();
     let frames = |world: &mut World, steps: usize, kept: &mut _| -> Vec<usize> {
         for _ in 0..steps {
@@ -459,16 +462,16 @@ fn a_kept_palette_packs_only_moving_rigs_and_matches_a_fresh_one() {
     );
     // Paused: one more pack of the last step's pose, then nothing.
     for &root in &roots {
-        world.scene.get_mut::<Animator>(root).unwrap().playing = false;
+        world.scene_mut().get_mut::<Animator>(root).unwrap().playing = false;
     }
     frames(&mut world, 1, &mut kept);
     frames(&mut world, 1, &mut kept);
     assert_eq!(frames(&mut world, 1, &mut kept), [0, 0, 0], "all at rest");
     // A rig carried by its root moves its joints though no bone changed.
     let root = roots[1];
-    let mut local = world.scene.local(root).unwrap();
+    let mut local = world.scene().local(root).unwrap();
     local.translation.y += 2.0;
-    world.scene.set_local(root, local).unwrap();
+    world.scene_mut().set_local(root, local).unwrap();
     assert_eq!(
         frames(&mut world, 1, &mut kept),
         [1, 1, 1],
@@ -477,21 +480,25 @@ fn a_kept_palette_packs_only_moving_rigs_and_matches_a_fresh_one() {
     frames(&mut world, 1, &mut kept);
     assert_eq!(frames(&mut world, 1, &mut kept), [0, 0, 0]);
     local.translation.x -= 40.0;
-    world.scene.teleport(root, local).unwrap();
+    world.scene_mut().teleport(root, local).unwrap();
     assert_eq!(
         frames(&mut world, 1, &mut kept),
         [1, 1, 1],
         "the teleported rig"
     );
     // One rig plays again; another goes (the layout changes: all packed).
-    world.scene.get_mut::<Animator>(roots[2]).unwrap().playing = true;
+    world
+        .scene_mut()
+        .get_mut::<Animator>(roots[2])
+        .unwrap()
+        .playing = true;
     frames(&mut world, 2, &mut kept);
     assert_eq!(
         frames(&mut world, 1, &mut kept),
         [1, 1, 1],
         "the one playing"
     );
-    world.scene.despawn(roots[5]).unwrap();
+    world.scene_mut().despawn(roots[5]).unwrap();
     assert_eq!(
         frames(&mut world, 1, &mut kept),
         [5, 1, 1],

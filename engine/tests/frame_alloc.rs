@@ -193,7 +193,7 @@ fn stepping_animated_rigs_allocates_nothing_once_warm() {
     for step in 0..200 {
         COUNTING.store(step >= 100, Ordering::Relaxed);
         world.step();
-        world.scene.pack_joints(1.0, &mut palette);
+        world.scene().pack_joints(1.0, &mut palette);
         // And a frame's extraction: the palette at alpha, weights, culling.
         let frame = buffers.extract_world(&mut world, camera, 1.5, &Overlays::default());
         deformed = frame.deformed.len();

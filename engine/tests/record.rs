@@ -18,7 +18,7 @@ fn fresh_hashes(steps: &[u64]) -> Vec<StateHash> {
     let mut world = demo();
     let mut out = Vec::new();
     for &k in steps {
-        while world.systems.steps() < k {
+        while world.systems().steps() < k {
             world.step();
         }
         out.push(world.state_hash());
@@ -129,10 +129,10 @@ fn a_small_budget_drops_the_oldest_keyframes_and_refuses_to_seek_there() {
 
 /// A world edited between steps, the way the editor edits it.
 fn nudge(world: &mut World) {
-    let node = world.scene.nodes().nth(3).expect("the demo has nodes");
-    let mut t: Transform = world.scene.local(node).unwrap();
+    let node = world.scene().nodes().nth(3).expect("the demo has nodes");
+    let mut t: Transform = world.scene().local(node).unwrap();
     t.translation.y += 1.5;
-    world.scene.set_local(node, t).unwrap();
+    world.scene_mut().set_local(node, t).unwrap();
     world.note_edit();
 }
 
@@ -175,17 +175,17 @@ fn edits_between_steps_are_kept_and_a_branch_comes_back() {
     // An edit at step 150 branches: the future after 150 is gone, then restored.
     world.seek(150).unwrap();
     let before_edit = world.state_hash();
-    let node = world.scene.nodes().nth(3).unwrap();
-    let old = world.scene.local(node).unwrap();
+    let node = world.scene().nodes().nth(3).unwrap();
+    let old = world.scene().local(node).unwrap();
     let mut t = old;
     t.translation.x -= 3.0;
-    world.scene.set_local(node, t).unwrap();
+    world.scene_mut().set_local(node, t).unwrap();
     let branch = world.note_edit().expect("recording");
     assert_eq!(world.recorder().unwrap().range(), Some(0..=150));
     assert!(matches!(world.seek(151), Err(SeekError::Ahead { .. })));
     // Undo: the old transform, then the old future.
-    world.scene.set_local(node, old).unwrap();
-    world.scene.propagate();
+    world.scene_mut().set_local(node, old).unwrap();
+    world.scene_mut().propagate();
     world.restore_branch(branch);
     assert_eq!(world.recorder().unwrap().range(), Some(0..=320));
     world.seek(320).unwrap();
@@ -234,8 +234,8 @@ fn a_changed_system_diverges_at_the_step_it_first_acts() {
         }
     );
     let mut changed = demo();
-    let node = changed.scene.nodes().nth(5).unwrap();
-    changed.systems.add("drift", move |scene, _, ctx| {
+    let node = changed.scene().nodes().nth(5).unwrap();
+    changed.systems_mut().add("drift", move |scene, _, ctx| {
         if ctx.index >= 120 {
             let mut t = scene.local(node).unwrap();
             t.translation.z += 0.01;
@@ -296,7 +296,7 @@ fn churn(scene: &mut Scene, commands: &mut keel_engine::Commands, ctx: &keel_eng
 fn seeking_through_structural_churn_matches_a_fresh_run() {
     let churning = || {
         let mut world = demo();
-        world.systems.add("churn", churn);
+        world.systems_mut().add("churn", churn);
         world
     };
     let targets = random_steps(12, 1_501, 99);
@@ -304,7 +304,7 @@ fn seeking_through_structural_churn_matches_a_fresh_run() {
     let expected: Vec<StateHash> = targets
         .iter()
         .map(|&k| {
-            while fresh.systems.steps() < k {
+            while fresh.systems().steps() < k {
                 fresh.step();
             }
             fresh.state_hash()
@@ -319,7 +319,7 @@ fn seeking_through_structural_churn_matches_a_fresh_run() {
         world.step();
     }
     assert!(
-        world.scene.len() > fresh.scene.len() / 2,
+        world.scene().len() > fresh.scene().len() / 2,
         "the churn kept nodes alive"
     );
     for (k, want) in targets.iter().zip(&expected).rev() {
@@ -327,7 +327,7 @@ fn seeking_through_structural_churn_matches_a_fresh_run() {
         let got = world.state_hash();
         assert_eq!(got, *want, "seek to {k}: {:?} differ", got.differing(want));
         world
-            .scene
+            .scene()
             .check_consistency()
             .expect("a restored scene is consistent");
     }
@@ -348,7 +348,7 @@ fn a_replay_claims_only_the_steps_it_compared() {
         }
     );
     assert_eq!(
-        world.systems.steps(),
+        world.systems().steps(),
         300,
         "no step past the last hash is run"
     );

@@ -65,7 +65,7 @@ fn the_same_seed_makes_the_same_run() {
 #[test]
 fn a_world_transform_that_overflows_fails_the_soak() {
     let mut world = demo();
-    world.systems.add("overflow", |scene, _, ctx| {
+    world.systems_mut().add("overflow", |scene, _, ctx| {
         if ctx.index == 5 {
             // Finite locals whose product is not: the world transform is infinite.
             let huge = Transform::from_translation(Vec3::splat(1e30)).with_scale(Vec3::splat(1e30));
@@ -88,7 +88,7 @@ fn a_world_transform_that_overflows_fails_the_soak() {
 fn memory_that_keeps_growing_after_the_warm_up_fails_the_soak() {
     let mut world = demo();
     let mut kept: Vec<Vec<u8>> = Vec::new();
-    world.systems.add("leak", move |_, _, _| {
+    world.systems_mut().add("leak", move |_, _, _| {
         // 1 MB a step, touched so it is resident.
         kept.push(vec![1; 1 << 20]);
     });

@@ -37,7 +37,7 @@ fn two_worlds_with_their_own_assets_do_not_see_each_others() {
 
     let mut first = World::new(Scene::load(&demo, &a).expect("the demo loads"));
     let second = World::new(Scene::load(&demo, &b).expect("the demo loads again"));
-    assert!(first.scene.assets().same(&a) && second.scene.assets().same(&b));
+    assert!(first.scene().assets().same(&a) && second.scene().assets().same(&b));
 
     // The same file imported once per store: two copies, the same count.
     let (models_a, models_b) = (a.loaded_models(), b.loaded_models());
@@ -58,7 +58,7 @@ fn two_worlds_with_their_own_assets_do_not_see_each_others() {
 
     // A third world on the first store shares its imports: the same handles.
     let third = Scene::load(&demo, &a).expect("loads");
-    assert_eq!(imported_meshes(&third), imported_meshes(&first.scene));
+    assert_eq!(imported_meshes(&third), imported_meshes(first.scene()));
     assert_eq!(
         a.loaded_models().len(),
         models_a.len(),
@@ -96,8 +96,7 @@ fn two_worlds_with_their_own_assets_do_not_see_each_others() {
     // Releasing: the first store's copies go when no scene of it holds
     // them; the second world still draws its own.
     drop(third);
-    let spare = first.scene.clone();
-    first.scene = Scene::with_assets(&a);
+    let spare = first.replace_scene(Scene::with_assets(&a));
     assert_eq!(
         a.release_unused().models,
         0,
@@ -109,7 +108,7 @@ fn two_worlds_with_their_own_assets_do_not_see_each_others() {
     let released = a.release_unused();
     assert_eq!(released.models, imported);
     assert!(a.loaded_models().is_empty());
-    for handle in imported_meshes(&second.scene) {
+    for handle in imported_meshes(second.scene()) {
         assert!(
             b.registry().mesh(handle).is_some(),
             "b's {handle:?} released"

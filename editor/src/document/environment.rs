@@ -18,7 +18,7 @@ impl Document {
         after: Environment,
         merge: Option<u64>,
     ) -> Result<(), EditError> {
-        let before = self.scene().environment.clone();
+        let before = self.scene().environment().clone();
         if before == after {
             return Ok(());
         }

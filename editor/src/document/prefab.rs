@@ -234,7 +234,7 @@ impl Document {
         // One look at the disk per distinct prefab (a fleet shares one).
         let mut stale_prefab: HashMap<*const Prefab, bool> = HashMap::new();
         let stale: Vec<NodeId> = scene
-            .components
+            .components()
             .prefab
             .iter()
             .filter(|(_, p)| {

@@ -20,7 +20,7 @@ impl Document {
 
     /// The step the world is at.
     pub fn step(&self) -> u64 {
-        self.world.systems.steps()
+        self.world.systems().steps()
     }
 
     /// Puts the world back to a recorded step; the selection keeps the nodes

@@ -60,7 +60,7 @@ impl Document {
         }
         let count = edits.len();
         for (i, edit) in edits.iter_mut().enumerate() {
-            if let Err(e) = edit.apply(&mut self.world.scene, true, &mut Remap::new()) {
+            if let Err(e) = edit.apply(self.world.scene_mut(), true, &mut Remap::new()) {
                 let done = edits.drain(..i).collect();
                 self.roll_back(done);
                 return Err(e);

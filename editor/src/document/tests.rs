@@ -267,7 +267,7 @@ fn big_doc() -> (Document, Vec<NodeId>) {
 #[test]
 fn duplicate_delete_and_undo_on_a_100k_node_scene() {
     let (mut d, ids) = big_doc();
-    d.world.scene.propagate();
+    d.world.scene_mut().propagate();
     // A subtree of about a thousand nodes.
     let node = *ids
         .iter()

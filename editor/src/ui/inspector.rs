@@ -175,7 +175,7 @@ impl Inspector {
 
     fn environment_ui(&mut self, ui: &mut Ui, doc: &mut Document, status: &mut Status) {
         let mut tracker = Tracker::new();
-        let mut env = doc.scene().environment.clone();
+        let mut env = doc.scene().environment().clone();
         egui::ScrollArea::vertical()
             .id_salt("environment_scroll")
             .auto_shrink([false, false])

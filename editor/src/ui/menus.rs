@@ -146,12 +146,12 @@ impl EditorApp {
             };
             ui.label(RichText::new(state).weak());
             ui.separator();
-            let mut scale = self.doc.world.clock.time_scale();
+            let mut scale = self.doc.world.clock().time_scale();
             let slider = egui::Slider::new(&mut scale, 0.0..=4.0)
                 .text("time scale")
                 .max_decimals(2);
             if ui.add(slider).changed() {
-                self.doc.world.clock.set_time_scale(scale);
+                self.doc.world.clock_mut().set_time_scale(scale);
             }
             ui.separator();
             for mode in GizmoMode::ALL {

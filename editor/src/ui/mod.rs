@@ -142,18 +142,18 @@ enum Action {
 /// The editor: document, panels and their state. Draw it with [`EditorApp::ui`].
 pub struct EditorApp {
     /// The scene being edited.
-    pub doc: Document,
+    pub(crate) doc: Document,
     /// Which panels and overlays are shown (read by the viewport).
-    pub view: ViewOptions,
+    pub(crate) view: ViewOptions,
     /// Gizmo mode and space chosen in the toolbar (read by the viewport).
-    pub gizmo: GizmoSettings,
+    pub(crate) gizmo: GizmoSettings,
     /// Counters shown in the stats panel; others may add their own.
-    pub stats: EditorStats,
+    pub(crate) stats: EditorStats,
     /// Set by F (and View → Frame selection): the viewport should move the
     /// camera to show the selection, then clear it ([`EditorApp::take_frame_request`]).
-    pub frame_selection_requested: bool,
+    pub(crate) frame_selection_requested: bool,
     /// Camera, 3D texture and size of the viewport.
-    pub viewport: viewport::ViewportState,
+    pub(crate) viewport: viewport::ViewportState,
     hierarchy: Hierarchy,
     inspector: Inspector,
     status: Status,
@@ -173,7 +173,7 @@ pub struct EditorApp {
     /// When the prefab files were last looked at.
     prefab_checked: f64,
     /// The asset browser (the project's files).
-    pub assets: asset_browser::AssetBrowser,
+    pub(crate) assets: asset_browser::AssetBrowser,
     /// Reports files changed on disk (none when the system offers no watching).
     watcher: Option<keel_engine::reload::FileWatcher>,
     /// The document the watcher was set up for.
@@ -270,7 +270,7 @@ impl EditorApp {
             frame,
             self.doc.scene().len(),
             self.doc.step(),
-            self.doc.world.clock.dropped_total(),
+            self.doc.world.clock().dropped_total(),
         );
     }
 
@@ -357,6 +357,72 @@ impl EditorApp {
         self.quit
     }
 
+    /// The scene being edited.
+    pub fn doc(&self) -> &Document {
+        &self.doc
+    }
+
+    /// The scene being edited, to edit it from outside the panels (edits
+    /// made here bypass undo unless they go through the document's commands).
+    pub fn doc_mut(&mut self) -> &mut Document {
+        &mut self.doc
+    }
+
+    /// Which panels and overlays are shown.
+    pub fn view(&self) -> &ViewOptions {
+        &self.view
+    }
+
+    /// Which panels and overlays are shown, to change them.
+    pub fn view_mut(&mut self) -> &mut ViewOptions {
+        &mut self.view
+    }
+
+    /// Gizmo mode and space chosen in the toolbar.
+    pub fn gizmo(&self) -> &GizmoSettings {
+        &self.gizmo
+    }
+
+    /// Gizmo mode and space, to change them.
+    pub fn gizmo_mut(&mut self) -> &mut GizmoSettings {
+        &mut self.gizmo
+    }
+
+    /// Counters shown in the stats panel.
+    pub fn stats(&self) -> &EditorStats {
+        &self.stats
+    }
+
+    /// Counters shown in the stats panel; others may add their own.
+    pub fn stats_mut(&mut self) -> &mut EditorStats {
+        &mut self.stats
+    }
+
+    /// Camera, 3D texture and size of the viewport.
+    pub fn viewport(&self) -> &viewport::ViewportState {
+        &self.viewport
+    }
+
+    /// Camera, 3D texture and size of the viewport, to move the camera.
+    pub fn viewport_mut(&mut self) -> &mut viewport::ViewportState {
+        &mut self.viewport
+    }
+
+    /// The asset browser (the project's files).
+    pub fn asset_browser(&self) -> &asset_browser::AssetBrowser {
+        &self.assets
+    }
+
+    /// The asset browser, to filter or select.
+    pub fn asset_browser_mut(&mut self) -> &mut asset_browser::AssetBrowser {
+        &mut self.assets
+    }
+
+    /// Asks the viewport to move the camera to show the selection (what F does).
+    pub fn request_frame_selection(&mut self) {
+        self.frame_selection_requested = true;
+    }
+
     /// Returns and clears the "frame the selection" request.
     pub fn take_frame_request(&mut self) -> bool {
         std::mem::take(&mut self.frame_selection_requested)
@@ -388,13 +454,13 @@ impl EditorApp {
             self.play_snapshot = Some(self.doc.play_snapshot());
             self.start_recording();
         }
-        self.doc.world.clock.set_paused(false);
+        self.doc.world.clock_mut().set_paused(false);
         self.play = PlayState::Playing;
     }
 
     fn pause(&mut self) {
         if self.play == PlayState::Playing {
-            self.doc.world.clock.set_paused(true);
+            self.doc.world.clock_mut().set_paused(true);
             self.play = PlayState::Paused;
         }
     }
@@ -404,8 +470,8 @@ impl EditorApp {
             self.play_snapshot = Some(self.doc.play_snapshot());
             self.start_recording();
         }
-        self.doc.world.clock.set_paused(true);
-        self.doc.world.clock.step_once();
+        self.doc.world.clock_mut().set_paused(true);
+        self.doc.world.clock_mut().step_once();
         self.play = PlayState::Paused;
     }
 
@@ -413,7 +479,7 @@ impl EditorApp {
         let Some(snapshot) = self.play_snapshot.take() else {
             return;
         };
-        self.doc.world.clock.set_paused(true);
+        self.doc.world.clock_mut().set_paused(true);
         self.play = PlayState::Editing;
         self.doc.stop_recording();
         match self.doc.restore_play_snapshot(snapshot) {

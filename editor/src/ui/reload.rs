@@ -65,7 +65,7 @@ impl EditorApp {
                 (true, Some(_)) => {}
             }
         }
-        let reloaded = reload_assets(&changed, &mut self.doc.world.scene);
+        let reloaded = reload_assets(&changed, self.doc.world.scene_mut());
         if let Some(error) = reloaded.errors.first() {
             log::warn!("reload: {error}");
             self.status.error(format!("not reloaded: {error}"));

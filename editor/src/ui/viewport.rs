@@ -162,7 +162,7 @@ impl EditorApp {
                 ui.painter().image(texture, rect, uv, egui::Color32::WHITE);
             }
             None => {
-                let bg = self.doc.scene().environment.clear_color;
+                let bg = self.doc.scene().environment().clear_color;
                 // Stored linear; egui's Rgba is linear too and converts to sRGB.
                 let fill: egui::Color32 = egui::Rgba::from_rgb(bg.x, bg.y, bg.z).into();
                 ui.painter().rect_filled(rect, 0.0, fill);
@@ -171,7 +171,7 @@ impl EditorApp {
 
         // Judged from last frame's gizmo: a drag on a handle must not also orbit.
         let gizmo_held = self.viewport.gizmo.holds_pointer();
-        let scene = &self.doc.world.scene;
+        let scene = self.doc.world.scene();
         let rig = self
             .viewport
             .rig
@@ -219,7 +219,7 @@ impl EditorApp {
         let camera = rig.camera();
         if self.take_frame_request()
             && let Some((center, radius)) =
-                selection_bounds(&self.doc.world.scene, self.doc.selection.nodes())
+                selection_bounds(self.doc.world.scene(), self.doc.selection.nodes())
             && let Some(rig) = self.viewport.rig.as_mut()
         {
             rig.frame(center, radius);
@@ -235,7 +235,7 @@ impl EditorApp {
             && let Some(ray) = pick_ray(&camera, rect, pointer)
         {
             let world = &mut self.doc.world;
-            let hit = world.index.raycast(&world.scene, &ray);
+            let hit = world.raycast(&ray);
             let toggle = ui.input(|i| i.modifiers.command);
             match hit {
                 Some((node, _)) if toggle => self.doc.selection.toggle(node),
@@ -252,7 +252,7 @@ impl EditorApp {
                 .and_then(|p| pick_ray(&camera, rect, p))
                 .and_then(|ray| {
                     let world = &mut self.doc.world;
-                    drop_point(world.index.raycast(&world.scene, &ray), &ray)
+                    drop_point(world.raycast(&ray), &ray)
                 });
             match self.doc.place_asset(&asset.0, None, at) {
                 Ok(_) => self.status.info(format!("Placed {}", asset.0.display())),

@@ -113,7 +113,7 @@ pub fn editor(scene: Scene, path: Option<PathBuf>) -> Harness<'static, EditorApp
 
 pub fn node(h: &Harness<'_, EditorApp>, name: &str) -> NodeId {
     h.state()
-        .doc
+        .doc()
         .scene()
         .find(name)
         .unwrap_or_else(|| panic!("no node named {name}"))
@@ -140,8 +140,13 @@ pub fn drag(h: &mut Harness<'_, EditorApp>, from: Pos2, to: Pos2) {
 /// Where `world` lands on screen in the viewport (screen points).
 pub fn to_screen(h: &Harness<'_, EditorApp>, world: Vec3) -> Pos2 {
     let state = h.state();
-    let rect = state.viewport.rect.expect("the viewport was drawn");
-    let camera = state.viewport.rig.as_ref().expect("camera placed").camera();
+    let rect = state.viewport().rect.expect("the viewport was drawn");
+    let camera = state
+        .viewport()
+        .rig
+        .as_ref()
+        .expect("camera placed")
+        .camera();
     let ndc = camera
         .view_projection(rect.width() / rect.height())
         .project_point3(world);

@@ -242,14 +242,15 @@ fn run_soak(scene: &Path, options: &SoakOptions) -> ExitCode {
 /// Loads a scene for a recording or a replay: its bytes (for the content hash) and its world.
 fn load_world(scene: &Path) -> Result<(Vec<u8>, World), ExitCode> {
     let assets = Assets::new();
-    let loaded = keel_engine::files::read(scene, keel_engine::files::FileKind::Scene, assets.limits())
-        .map_err(|e| format!("{}: {e}", scene.display()))
-        .and_then(|bytes| {
-            Ok((
-                bytes,
-                Scene::load(scene, &assets).map_err(|e| e.to_string())?,
-            ))
-        });
+    let loaded =
+        keel_engine::files::read(scene, keel_engine::files::FileKind::Scene, assets.limits())
+            .map_err(|e| format!("{}: {e}", scene.display()))
+            .and_then(|bytes| {
+                Ok((
+                    bytes,
+                    Scene::load(scene, &assets).map_err(|e| e.to_string())?,
+                ))
+            });
     match loaded {
         Ok((bytes, scene)) => Ok((bytes, World::new(scene))),
         Err(message) => {

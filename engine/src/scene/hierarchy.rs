@@ -100,11 +100,11 @@ pub struct Scene {
     /// Reused buffer of a despawn's positions and handles.
     pub(super) doomed: Vec<(u32, NodeId)>,
     /// Per-node components, one packed column per kind.
-    pub components: Components,
+    pub(crate) components: Components,
     /// Lighting and background of the scene.
-    pub environment: super::Environment,
+    pub(crate) environment: super::Environment,
     /// Where the scene's camera starts.
-    pub camera: super::CameraSetup,
+    pub(crate) camera: super::CameraSetup,
     /// The store its meshes, models and skies come from (shared by its clones).
     assets: Assets,
 }
@@ -127,6 +127,38 @@ impl Scene {
     /// The store this scene's handles (meshes, textures, skies) belong to.
     pub fn assets(&self) -> &Assets {
         &self.assets
+    }
+
+    /// The component columns, one packed column per kind (read a node's with
+    /// [`Scene::get`]).
+    pub fn components(&self) -> &Components {
+        &self.components
+    }
+
+    /// The component columns, to walk or edit one kind in bulk (a node's
+    /// alone: [`Scene::get_mut`], [`Scene::insert`]).
+    pub fn components_mut(&mut self) -> &mut Components {
+        &mut self.components
+    }
+
+    /// Lighting and background of the scene.
+    pub fn environment(&self) -> &super::Environment {
+        &self.environment
+    }
+
+    /// Lighting and background, to edit.
+    pub fn environment_mut(&mut self) -> &mut super::Environment {
+        &mut self.environment
+    }
+
+    /// Where the scene's camera starts.
+    pub fn camera(&self) -> &super::CameraSetup {
+        &self.camera
+    }
+
+    /// Where the scene's camera starts, to edit.
+    pub fn camera_mut(&mut self) -> &mut super::CameraSetup {
+        &mut self.camera
     }
 
     /// Number of live nodes.
