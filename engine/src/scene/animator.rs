@@ -375,19 +375,19 @@ pub(crate) fn animate(scene: &mut Scene, dt: f32) {
         .map(|a| a.state.animated.len())
         .sum();
     let list = !scene.propagates_linearly(posing);
-    let hot = &mut scene.hot;
+    let (local, flags) = scene.locals_and_flags_mut();
     let columns = Columns {
         base: 0,
-        local: &mut hot.local,
-        flags: &mut hot.flags,
+        local,
+        flags,
         list,
     };
     pose_split(animators, columns, dt);
     for animator in animators.iter() {
         if list {
-            scene.dirty.extend_from_slice(&animator.state.dirtied);
+            scene.note_dirtied(&animator.state.dirtied, 0);
         } else {
-            scene.dirty_unlisted += animator.state.dirtied_count;
+            scene.note_dirtied(&[], animator.state.dirtied_count);
         }
         write_weights(scene, animator);
     }

@@ -251,22 +251,6 @@ component!(
 );
 
 impl super::Scene {
-    /// Every emitter with its node's slot (a stable key) and world transform,
-    /// for the particle system's step.
-    pub fn emitters_mut(&mut self) -> impl Iterator<Item = (u32, &mut Emitter, glam::Affine3A)> {
-        let (hot, slots) = (&self.hot, &self.slots);
-        let (owners, emitters) = self.components.emitter.parts_mut();
-        owners
-            .iter()
-            .zip(emitters.iter_mut())
-            .map(move |(node, emitter)| {
-                let dense = slots[node.index() as usize].dense as usize;
-                (node.index(), emitter, hot.current_world(dense).to_affine())
-            })
-    }
-}
-
-impl super::Scene {
     /// Gives `node` a component, returning the one it replaces.
     ///
     /// # Errors

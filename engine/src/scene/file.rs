@@ -400,7 +400,7 @@ impl Scene {
             Part(usize),
         }
         let mut nodes: Vec<NodeRecord> = Vec::new();
-        let mut place = vec![Place::None; self.hot.len()];
+        let mut place = vec![Place::None; self.positions()];
         // Per instance written (by its position): its node, and its parts'
         // records by key.
         let mut instances: HashMap<usize, (NodeId, HashMap<Arc<str>, NodeRecord>)> = HashMap::new();
@@ -408,16 +408,17 @@ impl Scene {
         let mut keys: HashMap<usize, Arc<str>> = HashMap::new();
         let c = &self.components;
         for id in roots.iter().flat_map(|&r| self.subtree(r)) {
-            let d = self.slots[id.index() as usize].dense as usize;
+            let Some(d) = self.dense(id) else {
+                continue;
+            };
             if c.model_part.get(id).is_some() {
                 continue;
             }
             // The nearest written ancestor (parts stand for their instance).
-            let mut up = self.hot.parent[d];
-            while up != super::hierarchy::NONE && place[up as usize] == Place::None {
-                up = self.hot.parent[up as usize];
+            let mut up = self.parent_position(d);
+            while let Some(u) = up.filter(|&u| place[u] == Place::None) {
+                up = self.parent_position(u);
             }
-            let up = (up != super::hierarchy::NONE).then_some(up as usize);
             let above = up.map_or(Place::None, |u| place[u]);
             let owner = match above {
                 Place::Instance(i) | Place::Part(i) => Some(i),

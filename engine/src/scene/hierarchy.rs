@@ -7,15 +7,25 @@
 //!
 //! Cold data (names) is indexed by slot and never moves.
 
+mod consistency;
+mod holes;
+mod layout;
+mod local_to_world;
+mod propagate;
+mod state;
+
+pub use layout::{Children, PreOrder};
+pub use local_to_world::PropagationStats;
+
 use std::num::NonZeroU32;
 
 use glam::Affine3A;
 
 use super::components::Components;
-use super::layout::{Children, Hot, PreOrder, Upkeep};
 use super::{NodeId, SceneError};
 use crate::assets::Assets;
 use crate::transform::Transform;
+use layout::{Hot, Upkeep};
 
 /// Marker for "no node" in the dense columns (no parent, no sibling, a hole's slot).
 pub(super) const NONE: u32 = u32::MAX;
@@ -62,43 +72,43 @@ pub(super) struct Slot {
 /// [`SceneError::StaleNode`].
 #[derive(Clone, Debug, Default)]
 pub struct Scene {
-    pub(super) hot: Hot,
-    pub(super) slots: Vec<Slot>,
-    pub(super) free: Vec<u32>,
+    hot: Hot,
+    slots: Vec<Slot>,
+    free: Vec<u32>,
     /// Live nodes (positions minus holes).
-    pub(super) live: usize,
-    pub(super) upkeep: Upkeep,
+    live: usize,
+    upkeep: Upkeep,
     /// Cold: names by slot (a freed slot's old name until it is reused).
-    pub(super) names: Vec<String>,
+    names: Vec<String>,
     /// Nodes whose flags gained DIRTY since the last propagation (may hold stale handles).
-    pub(super) dirty: Vec<NodeId>,
+    dirty: Vec<NodeId>,
     /// Nodes that gained DIRTY since the last propagation without being
     /// listed in `dirty`: a crowd's bones, too many to be worth a list. While
     /// any are, the next propagation is the linear pass, which reads the flags.
-    pub(super) dirty_unlisted: usize,
+    dirty_unlisted: usize,
     /// Reused buffer of dirty positions for the sorted propagation path.
-    pub(super) roots_scratch: Vec<u32>,
+    roots_scratch: Vec<u32>,
     /// Reused outputs of the linear propagation pass's spans (one per span).
-    pub(super) span_scratch: Vec<super::propagate::SpanOut>,
+    span_scratch: Vec<propagate::SpanOut>,
     /// Dense ranges recomputed by the last propagation.
-    pub(super) last_changed: Vec<(u32, u32)>,
+    last_changed: Vec<(u32, u32)>,
     /// Dense ranges recomputed since the last snapshot of previous transforms.
-    pub(super) unsnapped: Vec<(u32, u32)>,
+    unsnapped: Vec<(u32, u32)>,
     /// Dense ranges whose nodes may be [`flag::STALE`] (a snapshot swapped
     /// the columns); empty between steps.
-    pub(super) stale: Vec<(u32, u32)>,
+    stale: Vec<(u32, u32)>,
     /// Set by [`Scene::compact`]: positions moved, the next snapshot copies all.
-    pub(super) snapshot_all: bool,
-    pub(super) last_recomputed: usize,
+    snapshot_all: bool,
+    last_recomputed: usize,
     /// Snapshots of previous transforms taken ([`Scene::snapshot_previous`]):
     /// the epoch propagation writes into `Hot::moved`.
-    pub(super) epoch: u32,
+    epoch: u32,
     /// Bumped by every structural change (spawn, despawn, reparent).
-    pub(super) structure_version: u64,
+    structure_version: u64,
     /// Nodes despawned since the last call to [`Scene::take_despawned`].
-    pub(super) despawned: Vec<NodeId>,
+    despawned: Vec<NodeId>,
     /// Reused buffer of a despawn's positions and handles.
-    pub(super) doomed: Vec<(u32, NodeId)>,
+    doomed: Vec<(u32, NodeId)>,
     /// Per-node components, one packed column per kind.
     pub(crate) components: Components,
     /// Lighting and background of the scene.
@@ -261,7 +271,7 @@ impl Scene {
         let before = self.hot.nth_child(parent_dense, index);
         self.hot.link(d, parent_dense, before);
         self.slots[slot as usize].dense = d;
-        self.hot.layout = super::layout::next_layout();
+        self.hot.layout = layout::next_layout();
         self.live += 1;
         self.structure_version += 1;
         let id = NodeId::new(slot, self.slots[slot as usize].generation);
@@ -406,7 +416,7 @@ impl Scene {
     pub fn children(&self, node: NodeId) -> Children<'_> {
         let links = self
             .dense(node)
-            .map_or(&super::layout::Links::EMPTY, |d| &self.hot.meta[d].links);
+            .map_or(&layout::Links::EMPTY, |d| &self.hot.meta[d].links);
         Children {
             scene: self,
             next: links.first_child,
@@ -582,7 +592,7 @@ impl Scene {
     fn free_slot(&mut self, slot: u32) {
         let entry = &mut self.slots[slot as usize];
         entry.dense = NONE;
-        self.hot.layout = super::layout::next_layout();
+        self.hot.layout = layout::next_layout();
         // The name stays until the slot is reused: dropping it here would
         // cost a despawn a cache miss per node.
         // A slot whose generation would wrap is retired rather than risk aliasing an old handle.
@@ -610,3 +620,70 @@ impl Scene {
         self.hot.flags[d] |= bits;
     }
 }
+
+/// What the scene's own passes outside the storage (components, the
+/// animator, skins, the scene file) read and write of it: narrow doors that
+/// keep the storage's invariants, instead of its columns.
+impl Scene {
+    /// Every emitter with its node's slot (a stable key) and world transform,
+    /// for the particle system's step.
+    pub fn emitters_mut(
+        &mut self,
+    ) -> impl Iterator<Item = (u32, &mut crate::particles::emitter::Emitter, Affine3A)> {
+        let (hot, slots) = (&self.hot, &self.slots);
+        let (owners, emitters) = self.components.emitter.parts_mut();
+        owners
+            .iter()
+            .zip(emitters.iter_mut())
+            .map(move |(node, emitter)| {
+                let dense = slots[node.index() as usize].dense as usize;
+                (node.index(), emitter, hot.current_world(dense).to_affine())
+            })
+    }
+
+    /// Positions in the hot columns (live nodes and holes).
+    pub(super) fn positions(&self) -> usize {
+        self.hot.len()
+    }
+
+    /// The position of the parent of the node at position `d` (none: a root).
+    pub(super) fn parent_position(&self, d: usize) -> Option<usize> {
+        let parent = self.hot.parent[d];
+        (parent != NONE).then_some(parent as usize)
+    }
+
+    /// The local transforms and flags by position, for a pass that writes
+    /// many nodes' local transforms in place (the animator's pose): each node
+    /// it writes must get [`flag::DIRTY`] and be reported to
+    /// [`Scene::note_dirtied`] before the next propagation.
+    pub(super) fn locals_and_flags_mut(&mut self) -> (&mut [Transform], &mut [u8]) {
+        (&mut self.hot.local, &mut self.hot.flags)
+    }
+
+    /// Records nodes a pass flagged dirty in place: `listed` go on the dirty
+    /// list; `unlisted` were only flagged (the propagation after reads every
+    /// flag in one linear pass anyway, see [`Scene::propagates_linearly`]).
+    pub(super) fn note_dirtied(&mut self, listed: &[NodeId], unlisted: usize) {
+        self.dirty.extend_from_slice(listed);
+        self.dirty_unlisted += unlisted;
+    }
+
+    /// The snapshot count: each [`Scene::snapshot_previous`] starts the next.
+    pub(super) fn epoch(&self) -> u32 {
+        self.epoch
+    }
+
+    /// By position: the epoch in which each node's world transform last changed.
+    pub(super) fn moved_epochs(&self) -> &[u32] {
+        &self.hot.moved
+    }
+
+    /// Sets the snapshot count (tests of its wrapping).
+    #[cfg(test)]
+    pub(super) fn set_epoch(&mut self, epoch: u32) {
+        self.epoch = epoch;
+    }
+}
+
+#[cfg(test)]
+mod model_tests;

@@ -5,11 +5,13 @@
 //!
 //! - `handle`: [`NodeId`], index + generation.
 //! - `hierarchy`: [`Scene`]: slots, structural edits and hierarchy queries.
-//! - `layout`: the hot columns (parents before children), sibling links, holes
-//!   and their compaction.
-//! - `local_to_world`: setting local transforms, the dirty flag, the
-//!   previous/current double buffer and interpolation (the values themselves,
-//!   [`Transform`] and [`Affine3x4`], are `crate::transform`'s).
+//!   Its storage is private to it and its children: `layout` (the hot
+//!   columns, parents before children, sibling links, holes and their
+//!   compaction), `local_to_world` (setting local transforms, the dirty flag,
+//!   the previous/current double buffer, interpolation), `propagate` (the
+//!   dirty-flag pass), `state` (the columns as keyframe bytes) and
+//!   `consistency` (the invariants, checked). Everything else in the scene
+//!   goes through its methods.
 //! - `components`, `environment`: behaviour, mesh and light components; the
 //!   scene-wide settings.
 //! - `file`, `validate`: RON scene files and what a loaded value must satisfy.
@@ -28,21 +30,15 @@ pub(crate) mod animator;
 mod budget;
 mod column;
 pub(crate) mod components;
-mod consistency;
 pub(crate) mod environment;
 pub(crate) mod error;
 mod file;
 pub(crate) mod handle;
 pub(crate) mod hierarchy;
-mod holes;
-mod layout;
-mod local_to_world;
 pub(crate) mod model;
 pub(crate) mod prefab;
-mod propagate;
 mod skin;
 pub(crate) mod spatial_index;
-mod state;
 mod validate;
 
 // At the crate root (one path each); named here for the engine's own use.
@@ -63,8 +59,7 @@ pub use components::{Component, Components, ModelInstance, ModelPart};
 pub use environment::{CameraSetup, MAX_CASCADES, PostSettings, ShadowSettings, Tonemapper};
 pub use error::{NodeFieldError, SettingError};
 pub use file::{AnimatorRecord, NodeRecord, SCENE_VERSION, SceneFile};
-pub use layout::{Children, PreOrder};
-pub use local_to_world::PropagationStats;
+pub use hierarchy::{Children, PreOrder, PropagationStats};
 pub use prefab::{
     Orphans, Patch, Prefab, PrefabInstance, PrefabPart, expand_records, load_prefab,
     overridden_fields, reverted,

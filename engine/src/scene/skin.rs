@@ -144,7 +144,7 @@ impl Scene {
         // Runs at rest since before the last pack's epoch are as it left them.
         let rested = palette.packed_in.unwrap_or(0);
         palette.packed = self.pack_runs((alpha, rested), runs, &mut palette.matrices);
-        palette.packed_in = Some(self.epoch);
+        palette.packed_in = Some(self.epoch());
     }
 
     /// Packs `runs` into `out`, but those whose joints all last moved before
@@ -164,7 +164,7 @@ impl Scene {
             );
             return a + b;
         }
-        let moved = &self.hot.moved;
+        let moved = self.moved_epochs();
         let mut packed = 0;
         let mut at = 0;
         for (skin, &(_, _, len)) in runs.skins.iter().zip(runs.spans) {
@@ -299,7 +299,7 @@ mod tests {
             joints: joints.clone(),
         };
         scene.insert(root, skin).unwrap();
-        scene.epoch = u32::MAX - 3;
+        scene.set_epoch(u32::MAX - 3);
         let mut kept = JointPalette::default();
         for step in 0..8 {
             scene.snapshot_previous();
@@ -315,7 +315,11 @@ mod tests {
                 assert_eq!(kept.matrices, fresh.matrices, "step {step}, alpha {alpha}");
             }
         }
-        assert!(scene.epoch < 8, "the count started again: {}", scene.epoch);
+        assert!(
+            scene.epoch() < 8,
+            "the count started again: {}",
+            scene.epoch()
+        );
     }
 
     #[test]

@@ -8,9 +8,6 @@ use proptest::prelude::*;
 
 use super::*;
 
-/// The hierarchy against a naive reference model (edits, propagation, snapshots, compaction).
-mod model;
-
 fn at(x: f32, y: f32, z: f32) -> Transform {
     Transform::from_translation(Vec3::new(x, y, z))
 }

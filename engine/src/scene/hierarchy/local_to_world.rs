@@ -21,8 +21,8 @@
 
 use glam::Affine3A;
 
-use super::hierarchy::{NONE, flag};
-use super::{NodeId, Scene, SceneError};
+use super::{NONE, flag};
+use crate::scene::{NodeId, Scene, SceneError};
 use crate::transform::{Affine3x4, Transform, interpolate};
 
 /// What the last [`Scene::propagate`] did.

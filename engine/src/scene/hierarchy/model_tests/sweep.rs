@@ -6,7 +6,7 @@ use proptest::test_runner::TestCaseError;
 
 use super::harness::Harness;
 use super::{Op, Rng, pose};
-use crate::scene::layout::{RELAYOUT_FRACTION, SWEEP_BUDGET, SWEEP_FRACTION};
+use crate::scene::hierarchy::layout::{RELAYOUT_FRACTION, SWEEP_BUDGET, SWEEP_FRACTION};
 
 /// A scene of several sweep budgets, churned between snapshots: the sweep
 /// advances one real step per `snapshot_previous`, with spawns (into holes on
@@ -122,7 +122,7 @@ fn a_relayout_runs_across_steps_and_puts_parents_beside_children() {
                 let p = hot.parent[d];
                 hot.meta[d].slot != crate::scene::hierarchy::NONE
                     && p != crate::scene::hierarchy::NONE
-                    && d as u32 - p > crate::scene::layout::FAR
+                    && d as u32 - p > crate::scene::hierarchy::layout::FAR
             })
             .count()
     }

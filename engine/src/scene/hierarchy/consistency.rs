@@ -3,8 +3,8 @@
 //!
 //! O(n) in positions, and it allocates: a check, not a hot path.
 
-use super::Scene;
-use super::hierarchy::NONE;
+use super::NONE;
+use crate::scene::Scene;
 
 /// Returns `Err(message)` from the enclosing function unless `condition` holds.
 macro_rules! ensure {
@@ -124,13 +124,13 @@ impl Scene {
 
     /// [`Scene::check_consistency`], panicking with the broken invariant.
     #[cfg(test)]
-    pub(super) fn assert_invariants(&self) {
+    pub(in crate::scene) fn assert_invariants(&self) {
         if let Err(message) = self.check_consistency() {
             panic!("{message}");
         }
     }
 }
 
-fn finite(m: &super::Affine3x4) -> bool {
+fn finite(m: &crate::transform::Affine3x4) -> bool {
     m.is_finite()
 }

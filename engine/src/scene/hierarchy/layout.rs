@@ -73,9 +73,9 @@
 
 use crate::transform::Affine3x4;
 
-use super::Scene;
-use super::hierarchy::{NONE, Slot};
 use super::holes::HoleSet;
+use super::{NONE, Slot};
+use crate::scene::Scene;
 use crate::transform::Transform;
 
 /// A relayout pass starts once the last linear propagation found 1 node in
@@ -260,10 +260,10 @@ impl Hot {
     }
 
     /// The current world transform at `d`: in the previous-world column
-    /// while the node is [`flag::STALE`](super::hierarchy::flag::STALE).
+    /// while the node is [`flag::STALE`](super::flag::STALE).
     #[inline]
     pub fn current_world(&self, d: usize) -> &Affine3x4 {
-        if self.flags[d] & super::hierarchy::flag::STALE != 0 {
+        if self.flags[d] & super::flag::STALE != 0 {
             &self.prev_world[d]
         } else {
             &self.world[d]

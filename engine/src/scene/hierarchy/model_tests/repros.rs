@@ -68,7 +68,7 @@ fn compact_leaves_no_hole_behind_a_running_sweep() {
     scene.propagate();
     scene.snapshot_previous();
     // Enough holes to start a sweep, too many positions for one step.
-    let holes = 5000 / crate::scene::layout::SWEEP_FRACTION + 1;
+    let holes = 5000 / crate::scene::hierarchy::layout::SWEEP_FRACTION + 1;
     for &r in &roots[..holes] {
         scene.despawn(r).unwrap();
     }

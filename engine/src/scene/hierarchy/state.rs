@@ -12,11 +12,11 @@ use glam::{Quat, Vec3};
 
 use crate::transform::Affine3x4;
 
-use super::Scene;
-use super::components::Components;
-use super::hierarchy::Slot;
+use super::Slot;
 use super::layout::{Hot, Links, Meta};
 use crate::bulk::{BulkError, BulkReader, BulkWriter};
+use crate::scene::Scene;
+use crate::scene::components::Components;
 use crate::transform::Transform;
 
 const TRANSFORM_BYTES: usize = size_of::<Vec3>() * 2 + size_of::<Quat>();

@@ -7,10 +7,10 @@
 
 use crate::transform::Affine3x4;
 
-use super::Scene;
-use super::hierarchy::{NONE, flag};
 use super::layout::FAR;
 use super::local_to_world::PropagationStats;
+use super::{NONE, flag};
+use crate::scene::Scene;
 
 impl Scene {
     /// Recomputes the world transforms of dirty nodes and their descendants.
@@ -50,7 +50,7 @@ impl Scene {
     /// Whether a propagation with `dirty` nodes dirty is the linear pass (one
     /// node in eight or more): what it costs is then the scene's size, and a
     /// list of the dirty nodes is not worth keeping.
-    pub(super) fn propagates_linearly(&self, dirty: usize) -> bool {
+    pub(in crate::scene) fn propagates_linearly(&self, dirty: usize) -> bool {
         dirty * 8 >= self.hot.len()
     }
 
