@@ -17,6 +17,7 @@ pub mod capture;
 pub mod cli;
 pub mod component;
 pub mod document;
+mod gpu;
 pub mod log_book;
 pub mod persist;
 pub mod scene_view;
@@ -26,8 +27,9 @@ pub mod ui;
 pub mod undo;
 
 pub use document::{Document, PrefabLink, Selection};
+pub use gpu::{Gpu, GpuError};
 pub use log_book::{CaptureLogger, LogBook, LogEntry};
-pub use shell::{Gpu, ShellError, ShellOptions, main_with_default_scene, run};
+pub use shell::{ShellError, ShellOptions, main_with_default_scene, run};
 pub use ui::stats::EditorStats;
 pub use ui::viewport::{GizmoMode, GizmoSettings, GizmoSpace, Pivot, SnapSteps, ViewOptions};
 pub use ui::{EditorApp, EditorOptions, PlayState, Status};

@@ -7,7 +7,7 @@
 use keel_engine::FrameBuffers;
 use keel_engine::{GpuContext, Renderer};
 
-use crate::shell::Gpu;
+use crate::gpu::Gpu;
 use crate::ui::EditorApp;
 
 /// Colour format the renderer draws the 3D view in: sRGB, as the viewer's

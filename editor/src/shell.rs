@@ -16,9 +16,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use keel_engine::GpuContext;
 use keel_engine::RealTime;
-use keel_engine::render::{GpuProblem, RenderError};
+use keel_engine::render::GpuProblem;
 use winit::application::ApplicationHandler;
 use winit::dpi::LogicalSize;
 use winit::event::WindowEvent;
@@ -26,6 +25,7 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::window::{Window, WindowId};
 
 use crate::capture::{self, CaptureError};
+use crate::gpu::{Gpu, GpuError};
 use crate::ui::{EditorApp, EditorOptions};
 
 /// How the shell runs.
@@ -70,16 +70,13 @@ pub enum ShellError {
         #[from]
         source: wgpu::CreateSurfaceError,
     },
-    /// No GPU adapter can draw to the window, or it refused a device.
+    /// No GPU can draw to the window.
     #[error(transparent)]
     Gpu {
-        /// What the engine's GPU setup said.
+        /// What opening the device said.
         #[from]
-        source: RenderError,
+        source: GpuError,
     },
-    /// The surface supports no format.
-    #[error("the window surface supports no texture format")]
-    NoSurfaceFormat,
     /// `--screenshot` failed.
     #[error("screenshot: {source}")]
     Capture {
@@ -90,36 +87,6 @@ pub enum ShellError {
     /// The window closed before `--frames` frames were rendered, so there is nothing to capture.
     #[error("no frame was rendered (window minimised or closed), so no screenshot was written")]
     NoFrame,
-}
-
-/// The GPU objects shared by everything that draws in the editor window.
-#[derive(Debug)]
-pub struct Gpu {
-    /// Instance, adapter, device and queue, shared with the engine's renderer.
-    pub ctx: GpuContext,
-    /// Format of the window surface and of egui's output. Not sRGB: egui
-    /// writes gamma-encoded colour, so a paint callback drawing into egui's
-    /// pass must encode too (or draw to its own texture and show it as an image).
-    pub surface_format: wgpu::TextureFormat,
-}
-
-impl Gpu {
-    /// Opens a device that can draw to `surface` (the engine's [`GpuContext::for_surface`]).
-    ///
-    /// # Errors
-    /// [`ShellError::Gpu`], [`ShellError::NoSurfaceFormat`].
-    pub fn new(instance: wgpu::Instance, surface: &wgpu::Surface<'_>) -> Result<Self, ShellError> {
-        let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all());
-        let ctx = GpuContext::for_surface(instance, backends, surface)?;
-        let caps = surface.get_capabilities(&ctx.adapter);
-        let surface_format = egui_wgpu::preferred_framebuffer_format(&caps.formats)
-            .map_err(|_| ShellError::NoSurfaceFormat)?;
-        log::info!("GPU: {}", ctx.adapter_summary());
-        Ok(Self {
-            ctx,
-            surface_format,
-        })
-    }
 }
 
 /// The open window and what draws into it.
