@@ -5,8 +5,12 @@
 //! displayed frame with the real time; it runs the fixed steps the clock asks
 //! for and returns the interpolation alpha to draw with.
 
+use std::time::Duration;
+
 use crate::particles::ParticleSystem;
-use crate::record::{Branch, RecordSettings, Recorder, Seek, SeekError};
+use crate::record::{
+    Branch, Captured, RecordSettings, Recorder, Restored, Seek, SeekError, Simulation, StateHash,
+};
 use crate::scene::{NodeId, Scene, SpatialIndex};
 use crate::spatial::Ray;
 use crate::systems::Systems;
@@ -72,7 +76,7 @@ impl World {
     }
 
     /// Advances by a known real duration (offline rendering, tests).
-    pub fn advance(&mut self, real: std::time::Duration) -> FrameStats {
+    pub fn advance(&mut self, real: Duration) -> FrameStats {
         let tick = self.clock.advance(real);
         self.run_steps(tick)
     }
@@ -126,6 +130,7 @@ impl World {
         let mut recorder = self.recorder.take().ok_or(SeekError::Empty)?;
         let sought = recorder.seek(self, step);
         self.recorder = Some(recorder);
+        self.clock.reset_lag();
         sought
     }
 
@@ -260,5 +265,56 @@ impl World {
     /// Whether frames collect the nodes they recompute (for the dirty-flag overlay).
     pub fn set_track_recomputed(&mut self, on: bool) {
         self.track_recomputed = on;
+    }
+}
+
+impl World {
+    /// Hashes of everything a fixed step reads and writes (see [`StateHash::of`]).
+    pub fn state_hash(&mut self) -> StateHash {
+        StateHash::of(&mut self.scene, &self.particles, self.systems.steps())
+    }
+}
+
+/// What the recorder captures of a world: the scene, the particles and the
+/// step counter; the octree is rebuilt from the scene on restore.
+impl Simulation for World {
+    fn step(&mut self) {
+        World::step(self);
+    }
+
+    fn steps(&self) -> u64 {
+        self.systems.steps()
+    }
+
+    fn structure_version(&self) -> u64 {
+        self.scene.structure_version()
+    }
+
+    fn captured(&mut self) -> Captured<'_> {
+        Captured {
+            scene: &mut self.scene,
+            particles: &self.particles,
+            step: self.systems.steps(),
+            applied: self.systems.last_applied(),
+        }
+    }
+
+    fn restore(&mut self, state: Restored) {
+        self.scene = state.scene;
+        self.particles = state.particles;
+        self.systems.set_steps(state.step, state.applied);
+        self.index.rebuild(&mut self.scene);
+    }
+
+    fn state_hash(&mut self) -> StateHash {
+        World::state_hash(self)
+    }
+
+    fn step_length(&self) -> Duration {
+        self.clock.step()
+    }
+
+    fn set_step_length(&mut self, step: Duration) {
+        self.clock = Clock::new(step);
     }
 }

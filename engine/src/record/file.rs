@@ -10,9 +10,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::StateHash;
+use super::{Simulation, StateHash};
 use crate::files::{self, FileKind, ReadLimits};
-use crate::world::World;
 
 /// Version of the recording format this build reads and writes.
 pub const RECORDING_VERSION: u32 = 1;
@@ -122,7 +121,7 @@ pub enum Verdict {
 impl Recording {
     /// Runs `world` for `steps` fixed steps, hashing every `hash_every`.
     pub fn record(
-        world: &mut World,
+        world: &mut impl Simulation,
         scene: &Path,
         scene_bytes: &[u8],
         steps: u64,
@@ -141,7 +140,7 @@ impl Recording {
             build: build_id(),
             scene: scene.to_path_buf(),
             scene_hash: scene_hash(scene_bytes),
-            step_ns: world.clock.step().as_nanos() as u64,
+            step_ns: world.step_length().as_nanos() as u64,
             steps,
             hash_every,
             hashes,
@@ -150,8 +149,8 @@ impl Recording {
 
     /// Runs `world` (loaded from the recording's scene) through the recorded
     /// steps and compares every hash; stops at the first difference.
-    pub fn replay(&self, world: &mut World) -> Verdict {
-        world.clock = crate::time::Clock::new(std::time::Duration::from_nanos(self.step_ns));
+    pub fn replay(&self, world: &mut impl Simulation) -> Verdict {
+        world.set_step_length(std::time::Duration::from_nanos(self.step_ns));
         let every = u64::from(self.hash_every.max(1));
         let mut step = 0_u64;
         for want in &self.hashes {

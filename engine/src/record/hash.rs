@@ -5,7 +5,8 @@ use std::fmt::Write;
 
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::world::World;
+use crate::particles::ParticleSystem;
+use crate::scene::Scene;
 
 /// XXH3 hashes of a world's simulated state, by part.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -65,27 +66,28 @@ fn hash_column<T: std::fmt::Debug>(w: &mut HashWriter, column: &crate::scene::Co
     }
 }
 
-impl World {
-    /// Hashes of everything a fixed step reads and writes. Columns of plain
+impl StateHash {
+    /// Hashes of everything a fixed step reads and writes: `scene`,
+    /// `particles` and the step counter `step`. Columns of plain
     /// numbers are hashed as their bytes; component values through their
     /// `Debug` form, which prints every float exactly (shortest round trip).
     /// Scratch buffers and the octree (rebuilt from the scene) are left out.
-    pub fn state_hash(&mut self) -> StateHash {
+    pub fn of(scene: &mut Scene, particles: &ParticleSystem, step: u64) -> StateHash {
         let mut raw = Vec::new();
-        let rest = self.scene.save_state(&mut raw);
+        let rest = scene.save_state(&mut raw);
         let mut nodes = HashWriter(Xxh3::new());
         nodes.0.update(&raw);
         // The layout's bookkeeping (upkeep, pending lists) decides what later steps do.
         let _ = write!(nodes, "{rest:?}");
         raw.clear();
-        let particles_rest = self.particles.save_state(&mut raw);
+        let particles_rest = particles.save_state(&mut raw);
         let mut particles = HashWriter(Xxh3::new());
         particles.0.update(&raw);
         // The counters (the stamp of the over-life table it last read is unique to
         // the process, and only compared with its table's).
         let _ = write!(particles, "{:?}", particles_rest.pool().stats());
         let mut components = HashWriter(Xxh3::new());
-        let c = &self.scene.components;
+        let c = scene.components();
         let w = &mut components;
         hash_column(w, &c.spin);
         hash_column(w, &c.oscillate);
@@ -104,7 +106,7 @@ impl World {
             nodes: nodes.0.digest(),
             components: components.0.digest(),
             particles: particles.0.digest(),
-            step: self.systems.steps(),
+            step,
         }
     }
 }

@@ -9,7 +9,6 @@ use crate::bulk::{BulkError, BulkReader};
 use crate::particles::ParticleSystem;
 use crate::scene::{Column, Components, Scene};
 use crate::systems::Applied;
-use crate::world::World;
 
 /// Applies `m!` to the list of [`Components`] fields.
 macro_rules! columns {
@@ -206,11 +205,37 @@ fn xor_into(bytes: &mut [u8], base: &[u8]) {
     }
 }
 
+/// What a keyframe captures of a [`Simulation`](super::Simulation).
+#[derive(Debug)]
+pub struct Captured<'a> {
+    /// The scene (its bulk columns are written out, its components shared).
+    pub scene: &'a mut Scene,
+    /// The particle pool.
+    pub particles: &'a ParticleSystem,
+    /// Fixed steps run so far.
+    pub step: u64,
+    /// What the last step's commands did.
+    pub applied: Applied,
+}
+
+/// A keyframe's state, put back by [`Simulation::restore`](super::Simulation::restore).
+#[derive(Debug)]
+pub struct Restored {
+    /// The scene as it was.
+    pub scene: Scene,
+    /// The particle pool as it was.
+    pub particles: ParticleSystem,
+    /// Fixed steps run by then.
+    pub step: u64,
+    /// What that step's commands did.
+    pub applied: Applied,
+}
+
 impl Keyframe {
     /// Captures `world` at its current step. `raw` receives the bulk; `base` is
     /// the previous keyframe's bulk to XOR against (`None`: stand alone).
     pub fn capture(
-        world: &mut World,
+        world: Captured<'_>,
         previous: Option<&Keyframe>,
         base: Option<&[u8]>,
         raw: &mut Vec<u8>,
@@ -219,16 +244,18 @@ impl Keyframe {
         raw.clear();
         let scene = world.scene.save_state(raw);
         let particles = world.particles.save_state(raw);
-        let (components, fresh) =
-            SharedComponents::capture(&mut world.scene.components, previous.map(|p| &p.components));
+        let (components, fresh) = SharedComponents::capture(
+            world.scene.components_mut(),
+            previous.map(|p| &p.components),
+        );
         let packed = match base {
             Some(base) => Packed::delta(raw, base, scratch),
             None => Packed::whole(raw),
         };
         let bytes = packed.bytes() + fresh + scene.rest_bytes() + size_of::<Keyframe>();
         Keyframe {
-            step: world.systems.steps(),
-            applied: world.systems.last_applied(),
+            step: world.step,
+            applied: world.applied,
             scene,
             particles,
             components,
@@ -295,17 +322,18 @@ impl Keyframe {
 
     /// Puts the keyframe's world into `world` (scene, particles, step counter);
     /// `raw` is its unpacked bulk. The octree is rebuilt.
-    pub fn restore(&self, raw: &[u8], world: &mut World) -> Result<(), BulkError> {
+    pub fn restore(&self, raw: &[u8]) -> Result<Restored, BulkError> {
         let mut bulk = BulkReader::new(raw);
         let scene = Scene::from_state(&self.scene, self.components.to_components(), &mut bulk)?;
         let particles = ParticleSystem::from_state(&self.particles, &mut bulk)?;
         if !bulk.is_done() {
             return Err(BulkError { column: usize::MAX });
         }
-        world.scene = scene;
-        world.particles = particles;
-        world.systems.set_steps(self.step, self.applied);
-        world.index.rebuild(&mut world.scene);
-        Ok(())
+        Ok(Restored {
+            scene,
+            particles,
+            step: self.step,
+            applied: self.applied,
+        })
     }
 }

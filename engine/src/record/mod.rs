@@ -74,8 +74,30 @@ use std::time::Duration;
 pub use file::{Recording, RecordingError, Verdict, build_id, scene_hash};
 pub use hash::StateHash;
 use keyframe::Keyframe;
+pub use keyframe::{Captured, Restored};
 
-use crate::world::World;
+/// What a [`Recorder`] records: a simulation run in fixed steps whose state
+/// it can capture into a keyframe and put back. The engine's
+/// [`World`](crate::World) is one; what it captures is what it says here.
+pub trait Simulation {
+    /// Runs one fixed step.
+    fn step(&mut self);
+    /// Fixed steps run so far.
+    fn steps(&self) -> u64;
+    /// A number that changes with every structural edit (spawn, despawn,
+    /// reparent): an edit between steps must be kept as a keyframe.
+    fn structure_version(&self) -> u64;
+    /// The state a keyframe captures.
+    fn captured(&mut self) -> Captured<'_>;
+    /// Puts a keyframe's state in place (and whatever is derived from it).
+    fn restore(&mut self, state: Restored);
+    /// Hashes of the simulated state, by part.
+    fn state_hash(&mut self) -> StateHash;
+    /// The length of a fixed step.
+    fn step_length(&self) -> Duration;
+    /// Sets the length of a fixed step (a replay runs at the recorded one).
+    fn set_step_length(&mut self, step: Duration);
+}
 
 /// How a recording keeps keyframes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -250,13 +272,13 @@ impl Recorder {
 
     /// Called before each fixed step: branches when the world was sought back,
     /// takes the keyframe an edit forced.
-    pub(crate) fn before_step(&mut self, world: &mut World) {
-        let step = world.systems.steps();
+    pub(crate) fn before_step(&mut self, world: &mut impl Simulation) {
+        let step = world.steps();
         if step < self.head {
             // Playing from a past step: that step's future is replaced.
             drop(self.branch(step));
         }
-        if world.scene.structure_version() != self.seen_structure {
+        if world.structure_version() != self.seen_structure {
             self.force = true;
         }
         if self.force || self.keyframes.is_empty() {
@@ -265,8 +287,8 @@ impl Recorder {
     }
 
     /// Called after each fixed step with the time it took.
-    pub(crate) fn after_step(&mut self, world: &mut World, took: Duration) {
-        self.head = world.systems.steps();
+    pub(crate) fn after_step(&mut self, world: &mut impl Simulation, took: Duration) {
+        self.head = world.steps();
         self.since_keyframe += took;
         self.steps_since_keyframe += 1;
         let due = match self.settings.every {
@@ -282,12 +304,12 @@ impl Recorder {
         }
         // Structural changes made by the step itself replay; only those made
         // between steps (by hand) must be kept as a keyframe.
-        self.seen_structure = world.scene.structure_version();
+        self.seen_structure = world.structure_version();
     }
 
-    fn capture(&mut self, world: &mut World) {
+    fn capture(&mut self, world: &mut impl Simulation) {
         let started = std::time::Instant::now();
-        let step = world.systems.steps();
+        let step = world.steps();
         // A second keyframe of the same step (an edit) replaces nothing: seeking
         // picks the newest one of a step.
         let standalone = self.deltas_in_chain + 1 >= self.settings.chain.max(1);
@@ -302,7 +324,7 @@ impl Recorder {
             0
         };
         let keyframe = Keyframe::capture(
-            world,
+            world.captured(),
             self.keyframes.back(),
             base,
             &mut self.raw,
@@ -315,7 +337,7 @@ impl Recorder {
         self.newest_raw = Some(raw);
         self.head = self.head.max(step);
         self.force = false;
-        self.seen_structure = world.scene.structure_version();
+        self.seen_structure = world.structure_version();
         self.since_keyframe = Duration::ZERO;
         self.steps_since_keyframe = 0;
         self.stats.taken += 1;
@@ -381,7 +403,7 @@ impl Recorder {
     /// # Errors
     /// [`SeekError`]: nothing recorded, a step dropped for the budget or not
     /// reached yet.
-    pub fn seek(&mut self, world: &mut World, step: u64) -> Result<Seek, SeekError> {
+    pub fn seek(&mut self, world: &mut impl Simulation, step: u64) -> Result<Seek, SeekError> {
         let (first, last) = match (self.keyframes.front(), self.keyframes.back()) {
             (Some(f), Some(_)) => (f.step, self.head),
             _ => return Err(SeekError::Empty),
@@ -404,18 +426,16 @@ impl Recorder {
             .cache
             .as_ref()
             .map_or(&[][..], |(_, raw)| raw.as_slice());
-        keyframe
-            .restore(raw, world)
-            .map_err(|source| SeekError::Damaged {
-                step: keyframe.step,
-                source,
-            })?;
+        let restored = keyframe.restore(raw).map_err(|source| SeekError::Damaged {
+            step: keyframe.step,
+            source,
+        })?;
+        world.restore(restored);
         let keyframe = keyframe.step;
         // The caller holds the recorder, so these steps are not recorded.
         for _ in keyframe..step {
             world.step();
         }
-        world.clock.reset_lag();
         Ok(Seek {
             keyframe,
             resimulated: step - keyframe,
@@ -446,8 +466,8 @@ impl Recorder {
     /// An edit was made to `world` outside a step, at a step before the newest
     /// recorded: the future is discarded (returned, for undo) and the edited
     /// world becomes a keyframe at once.
-    pub fn edit(&mut self, world: &mut World) -> Branch {
-        let branch = self.branch(world.systems.steps());
+    pub fn edit(&mut self, world: &mut impl Simulation) -> Branch {
+        let branch = self.branch(world.steps());
         self.capture(world);
         branch
     }
