@@ -355,7 +355,7 @@ impl Scene {
             let file = self.to_records(&[node], None);
             let origin = Path::new("<prefab instance>");
             let assets = self.assets().clone();
-            let expanded = crate::scene::prefab::expand(&file, origin, &assets)?;
+            let expanded = crate::scene::file::prefab::expand(&file, origin, &assets)?;
             let parent = self.parent(node);
             let place = self.sibling_index(node).unwrap_or(usize::MAX);
             let ids = self.spawn_expanded(parent, &expanded, origin)?;

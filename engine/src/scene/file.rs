@@ -16,18 +16,27 @@
 //! )
 //! ```
 
+pub(crate) mod budget;
+pub(crate) mod prefab;
+mod validate;
+
+pub use budget::{DEFAULT_MAX_NODES, MAX_NODES_VARIABLE, max_nodes};
+pub use prefab::{
+    Orphans, Patch, Prefab, PrefabInstance, PrefabPart, expand_records, load_prefab,
+    overridden_fields, reverted,
+};
+
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::prefab::Patch;
-use super::validate::{self, Check};
 use crate::assets::Assets;
 use crate::files::written_path;
 use crate::files::{FileKind, ReadLimits};
 use crate::particles::Emitter;
+use validate::Check;
 
 use super::{
     CameraSetup, Environment, Light, MeshRenderer, NodeId, Orbit, Oscillate, Scene, SceneError,
@@ -247,7 +256,7 @@ impl SceneFile {
             scene.environment.sky = Some(loaded);
         }
         scene.camera = self.camera;
-        let expanded = super::prefab::expand(&self.nodes, path, assets)?;
+        let expanded = prefab::expand(&self.nodes, path, assets)?;
         scene.spawn_expanded(None, &expanded, path)?;
         scene.propagate();
         scene.snapshot_previous();
@@ -270,7 +279,7 @@ impl Scene {
     pub(crate) fn spawn_expanded(
         &mut self,
         parent: Option<NodeId>,
-        expanded: &[super::prefab::Expanded],
+        expanded: &[prefab::Expanded],
         path: &Path,
     ) -> Result<Vec<NodeId>, SceneError> {
         let mut ids: Vec<NodeId> = Vec::with_capacity(expanded.len());
@@ -290,7 +299,7 @@ impl Scene {
     fn spawn_expanded_into(
         &mut self,
         parent: Option<NodeId>,
-        expanded: &[super::prefab::Expanded],
+        expanded: &[prefab::Expanded],
         path: &Path,
         ids: &mut Vec<NodeId>,
     ) -> Result<(), SceneError> {
@@ -457,8 +466,7 @@ impl Scene {
         }
         for (at, (id, parts)) in instances {
             if let Some(instance) = c.prefab.get(id) {
-                let (mut overrides, mut removed) =
-                    super::prefab::overrides_of(&instance.prefab, &parts);
+                let (mut overrides, mut removed) = prefab::overrides_of(&instance.prefab, &parts);
                 // Kept as the file wrote them, for keys the prefab lacks.
                 let orphans = &instance.orphans;
                 overrides.extend(orphans.overrides.clone());

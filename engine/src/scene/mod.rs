@@ -27,19 +27,16 @@
 //! are the rest: scene files, prefabs, skins and the storage's iterators.
 
 pub(crate) mod animator;
-mod budget;
 mod column;
 pub(crate) mod components;
 pub(crate) mod environment;
 pub(crate) mod error;
-mod file;
+pub(crate) mod file;
 pub(crate) mod handle;
 pub(crate) mod hierarchy;
 pub(crate) mod model;
-pub(crate) mod prefab;
 mod skin;
 pub(crate) mod spatial_index;
-mod validate;
 
 // At the crate root (one path each); named here for the engine's own use.
 pub(crate) use crate::assets::Material;
@@ -53,17 +50,17 @@ pub(crate) use handle::NodeId;
 pub(crate) use hierarchy::{Keep, Scene};
 
 pub use animator::{CrossFade, clip_time};
-pub use budget::{DEFAULT_MAX_NODES, MAX_NODES_VARIABLE, max_nodes};
 pub use column::Column;
 pub use components::{Component, Components, ModelInstance, ModelPart};
 pub use environment::{CameraSetup, MAX_CASCADES, PostSettings, ShadowSettings, Tonemapper};
 pub use error::{NodeFieldError, SettingError};
 pub use file::{AnimatorRecord, NodeRecord, SCENE_VERSION, SceneFile};
-pub use hierarchy::{Children, PreOrder, PropagationStats};
-pub use prefab::{
+pub use file::{DEFAULT_MAX_NODES, MAX_NODES_VARIABLE, max_nodes};
+pub use file::{
     Orphans, Patch, Prefab, PrefabInstance, PrefabPart, expand_records, load_prefab,
     overridden_fields, reverted,
 };
+pub use hierarchy::{Children, PreOrder, PropagationStats};
 pub use skin::{JointMatrix, JointPalette, MorphWeights, Skin, skinned_bounds};
 pub use spatial_index::{SpatialIndex, mesh_bounds};
 

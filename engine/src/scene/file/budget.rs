@@ -19,9 +19,9 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::{NodeRecord, SceneError, SceneFile};
 use crate::assets::Assets;
 use crate::files::resolve_written_path;
+use crate::scene::{NodeRecord, SceneError, SceneFile};
 
 /// Nodes one expansion may spawn unless `KEEL_MAX_NODES` says otherwise:
 /// four times the largest scene the benches load (a million nodes).
@@ -143,7 +143,7 @@ impl Counter<'_> {
             self.files.insert(canonical, count);
             return Ok(count);
         }
-        let Ok(text) = super::file::read_text(&canonical, self.assets.limits()) else {
+        let Ok(text) = super::read_text(&canonical, self.assets.limits()) else {
             return Ok(0);
         };
         let Ok(file) = SceneFile::parse(&text, &canonical) else {

@@ -10,10 +10,10 @@ use std::path::Path;
 
 use glam::{Vec3, Vec4};
 
-use super::MAX_CASCADES;
-use super::file::NodeRecord;
+use crate::scene::MAX_CASCADES;
+use crate::scene::NodeRecord;
 
-use super::{
+use crate::scene::{
     CameraSetup, Environment, LightKind, NodeFieldError, SceneError, SettingError, Transform,
 };
 
@@ -177,10 +177,10 @@ impl<'a> Check<'a> {
     /// the clip must be one of the model's, and the error lists them.
     pub(super) fn animator(
         &self,
-        scene: &super::Scene,
-        node: super::NodeId,
-        record: &super::file::AnimatorRecord,
-    ) -> Result<super::Animator, SceneError> {
+        scene: &crate::scene::Scene,
+        node: crate::scene::NodeId,
+        record: &super::AnimatorRecord,
+    ) -> Result<crate::scene::Animator, SceneError> {
         self.finite("animator.speed", record.speed)?;
         let Some(clips) = scene.animator_clips(node) else {
             return Err(self.fail(
@@ -202,7 +202,7 @@ impl<'a> Check<'a> {
                 format!("{:?} ({listed})", record.clip),
             ));
         }
-        let mut animator = super::Animator::new(record.clip.clone());
+        let mut animator = crate::scene::Animator::new(record.clip.clone());
         animator.speed = record.speed;
         animator.mode = record.mode;
         Ok(animator)

@@ -34,9 +34,9 @@ use std::time::SystemTime;
 use serde_json::Value;
 
 use super::validate::Check;
-use super::{NodeRecord, SceneError, SceneFile};
 use crate::assets::Assets;
 use crate::files::resolve_written_path;
+use crate::scene::{NodeRecord, SceneError, SceneFile};
 
 /// The expanded form of a prefab file: every node it brings (nested prefabs
 /// flattened), parents before children, each keyed.
@@ -240,7 +240,7 @@ fn load_in(
         return Ok(prefab);
     }
     let stamp = stamp_of(&canonical);
-    let text = super::file::read_text(&canonical, assets.limits())?;
+    let text = super::read_text(&canonical, assets.limits())?;
     let file = SceneFile::parse(&text, &canonical)?;
     chain.push(canonical.clone());
     let expanded = expand_in(&file.nodes, &canonical, chain, assets)
@@ -271,7 +271,7 @@ fn load_in(
     Ok(prefab)
 }
 
-impl super::Scene {
+impl crate::scene::Scene {
     /// Spawns an instance of the prefab file at `path`: a node named `name`
     /// under `parent`, with the prefab's nodes as its children.
     ///
@@ -280,11 +280,11 @@ impl super::Scene {
     /// Nothing stays behind on error.
     pub fn spawn_prefab(
         &mut self,
-        parent: Option<super::NodeId>,
+        parent: Option<crate::scene::NodeId>,
         name: impl Into<String>,
-        transform: super::Transform,
+        transform: crate::scene::Transform,
         path: &Path,
-    ) -> Result<super::NodeId, SceneError> {
+    ) -> Result<crate::scene::NodeId, SceneError> {
         let path = &std::fs::canonicalize(path).map_err(|source| SceneError::Io {
             path: path.to_path_buf(),
             source,
@@ -362,7 +362,7 @@ pub(crate) fn expand(
 /// As loading the file would (see [`load_prefab`]);
 /// [`SceneError::PrefabCycle`] for a prefab that contains `host`.
 ///
-/// [`Scene::to_scene`]: super::SceneFile::to_scene
+/// [`Scene::to_scene`]: crate::scene::SceneFile::to_scene
 pub fn expand_records(
     records: &[NodeRecord],
     origin: &Path,
