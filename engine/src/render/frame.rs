@@ -13,7 +13,7 @@ use super::camera::Camera;
 use super::post::PostSettings;
 use super::records::GpuCaster;
 use super::shadow::{
-    Cascades, MAX_CASCADES, MAX_SHADOW_VIEWS, MAX_SPOT_SHADOWS, ShadowSettings, SpotShadows,
+    MAX_CASCADES, MAX_SHADOW_VIEWS, MAX_SPOT_SHADOWS, ShadowSettings, ShadowViews, SpotShadows,
 };
 use std::ops::Range;
 
@@ -311,13 +311,10 @@ pub(crate) struct Globals {
 }
 
 impl Globals {
-    /// Packs the frame's camera, lights and the sun's `cascades` for a
-    /// viewport of `aspect` = width / height.
-    pub(crate) fn new(
-        frame: &FrameData<'_>,
-        aspect: f32,
-        (cascades, spots): (&Cascades, &SpotShadows),
-    ) -> Self {
+    /// Packs the frame's camera, lights and `shadows` (the sun's cascades,
+    /// the shadowed spots) for a viewport of `aspect` = width / height.
+    pub(crate) fn new(frame: &FrameData<'_>, aspect: f32, shadows: &ShadowViews) -> Self {
+        let ShadowViews { cascades, spots } = shadows;
         let camera = &frame.camera;
         let view = camera.view();
         let view_proj = camera.projection(aspect) * view;
@@ -405,6 +402,7 @@ impl Globals {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::shadow::Cascades;
 
     #[test]
     fn globals_keep_only_the_first_point_lights() {
@@ -418,7 +416,7 @@ mod tests {
             point_lights: &lights,
             ..FrameData::default()
         };
-        let globals = Globals::new(&frame, 1.0, (&Cascades::default(), &SpotShadows::default()));
+        let globals = Globals::new(&frame, 1.0, &ShadowViews::default());
         assert_eq!(globals.point_count[0] as usize, MAX_POINT_LIGHTS);
         assert_eq!(globals.point_lights[7].position_range[0], 7.0);
     }
@@ -451,7 +449,7 @@ mod tests {
             count: 3,
             ..Cascades::default()
         };
-        let globals = Globals::new(&frame, 1.0, (&cascades, &spots));
+        let globals = Globals::new(&frame, 1.0, &ShadowViews { cascades, spots });
         assert_eq!(globals.point_count[..2], [4, 2]);
         let order: Vec<f32> = globals.point_lights[..4]
             .iter()
@@ -477,7 +475,7 @@ mod tests {
             },
             ..FrameData::default()
         };
-        let globals = Globals::new(&frame, 1.5, (&Cascades::default(), &SpotShadows::default()));
+        let globals = Globals::new(&frame, 1.5, &ShadowViews::default());
         let forward = frame.camera.forward();
         let right = Vec4::from(globals.camera_right).truncate();
         let up = Vec4::from(globals.camera_up).truncate();
@@ -521,8 +519,7 @@ mod tests {
             ..FrameData::default()
         };
         assert_eq!(
-            Globals::new(&frame, 1.0, (&Cascades::default(), &SpotShadows::default()))
-                .sun_direction,
+            Globals::new(&frame, 1.0, &ShadowViews::default()).sun_direction,
             [0.0, 1.0, 0.0, 0.0]
         );
     }

@@ -15,7 +15,7 @@ use super::line_pass::LinePass;
 use super::mesh_pass::MeshPass;
 use super::particle_pass::ParticlePass;
 use super::post::{PostPass, hdr_format};
-use super::shadow::{Cascades, cascades};
+use super::shadow::{Cascades, ShadowViews, cascades};
 use super::shadow_pass::ShadowPass;
 use super::sky_pass::SkyPass;
 use super::targets::{ColorTarget, RenderTargets, choose_target};
@@ -264,16 +264,15 @@ impl Renderer {
         if new_sky {
             self.bake_sky(device, queue, frame.sky);
         }
-        let spots = spot_shadows(frame.point_lights, &frame.shadows);
-        let globals = Globals::new(frame, aspect, (&cascades, &spots));
+        let shadow_views = ShadowViews {
+            cascades,
+            spots: spot_shadows(frame.point_lights, &frame.shadows),
+        };
+        let globals = Globals::new(frame, aspect, &shadow_views);
         queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
-        let new_map = self.shadows.prepare(
-            device,
-            queue,
-            frame,
-            (&cascades, &spots, &globals),
-            &registry,
-        );
+        let new_map =
+            self.shadows
+                .prepare(device, queue, frame, &shadow_views, &globals, &registry);
         if new_map || new_sky {
             self.globals_bind_group = bind_globals(
                 device,

@@ -161,6 +161,39 @@ impl Default for Cascades {
     }
 }
 
+/// Every view the shadow map is drawn from in one frame: the sun's
+/// cascades, then the shadowed spots. The renderer draws each into a layer
+/// of the map (cascades first, the spots after them); extraction culls each
+/// one's casters; the shaders read both from the globals.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct ShadowViews {
+    /// The sun's cascades.
+    pub(crate) cascades: Cascades,
+    /// The spots casting shadows.
+    pub(crate) spots: SpotShadows,
+}
+
+impl ShadowViews {
+    /// Views in use: the map's layers.
+    pub(crate) fn count(&self) -> usize {
+        self.cascades.count + self.spots.count
+    }
+
+    /// Each view in use as (view, layer, world to its clip space): views
+    /// number the cascades from 0 and the spots from [`MAX_CASCADES`]
+    /// (extraction's bit per view), layers count them without gaps.
+    pub(crate) fn in_use(&self) -> impl Iterator<Item = (usize, usize, &Mat4)> {
+        let cascades = self.cascades.view_proj.iter().take(self.cascades.count);
+        let spots = self.spots.view_proj.iter().take(self.spots.count);
+        let first_spot = self.cascades.count;
+        (cascades.enumerate().map(|(i, m)| (i, i, m))).chain(
+            spots
+                .enumerate()
+                .map(move |(j, m)| (MAX_CASCADES + j, first_spot + j, m)),
+        )
+    }
+}
+
 /// Share of the split placement that is logarithmic (the rest uniform):
 /// the usual "practical split scheme".
 const SPLIT_LAMBDA: f32 = 0.8;
@@ -373,5 +406,32 @@ mod tests {
             ..ShadowSettings::default()
         };
         assert_eq!(cascades(&camera, 1.0, sun(), &many).count, MAX_CASCADES);
+    }
+
+    #[test]
+    fn shadow_views_number_spots_after_every_cascade_and_layer_them_without_gaps() {
+        let settings = ShadowSettings {
+            cascades: 2,
+            ..ShadowSettings::default()
+        };
+        let mut spots = SpotShadows::default();
+        for light in [3, 5] {
+            let at = Vec3::new(light as f32, 4.0, 0.0);
+            assert!(spots.push(light, (at, Vec3::NEG_Y), (0.8, 10.0), &settings));
+        }
+        let views = ShadowViews {
+            cascades: cascades(&Camera::default(), 1.0, sun(), &settings),
+            spots,
+        };
+        let used: Vec<(usize, usize)> = views.in_use().map(|(v, l, _)| (v, l)).collect();
+        assert_eq!(
+            used,
+            [(0, 0), (1, 1), (MAX_CASCADES, 2), (MAX_CASCADES + 1, 3)],
+            "(view, layer) of each view in use"
+        );
+        assert_eq!(views.count(), 4);
+        let matrices: Vec<Mat4> = views.in_use().map(|(_, _, m)| *m).collect();
+        assert_eq!(matrices[1], views.cascades.view_proj[1]);
+        assert_eq!(matrices[3], views.spots.view_proj[1]);
     }
 }

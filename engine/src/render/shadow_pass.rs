@@ -18,7 +18,7 @@ use super::frame::{FrameData, Globals};
 use super::mesh_pass::{MeshPass, vertex_storage};
 use super::mesh_pipelines::VERTEX_ATTRIBUTES;
 use super::records::GpuCaster;
-use super::shadow::{Cascades, MAX_CASCADES, MAX_SHADOW_VIEWS, SpotShadows};
+use super::shadow::{MAX_SHADOW_VIEWS, ShadowViews};
 use crate::assets::{MeshVertex, Registry, Shader, ShaderLibrary, VertexSkin};
 
 /// Depth format of the shadow map.
@@ -199,18 +199,20 @@ impl ShadowPass {
         &self.sampler
     }
 
-    /// Batches and uploads each view's casters (the sun's cascades, then
-    /// the shadowed spots, one layer of the map each). Returns whether the map
-    /// was rebuilt (whatever binds [`ShadowPass::map_view`] must be rebuilt).
+    /// Batches and uploads the casters of each of the frame's `shadows`
+    /// (one layer of the map each), with their copies of `globals`. Returns
+    /// whether the map was rebuilt (whatever binds [`ShadowPass::map_view`]
+    /// must be rebuilt).
     pub(crate) fn prepare(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         frame: &FrameData<'_>,
-        (cascades, spots, globals): (&Cascades, &SpotShadows, &Globals),
+        shadows: &ShadowViews,
+        globals: &Globals,
         registry: &Registry,
     ) -> bool {
-        let layers = cascades.count + spots.count;
+        let layers = shadows.count();
         let wanted = if layers == 0 {
             (1, 1)
         } else {
@@ -222,16 +224,9 @@ impl ShadowPass {
             self.map_size = wanted;
         }
         self.active.clear();
-        self.active.extend((0..cascades.count).map(|i| (i, i)));
-        self.active
-            .extend((0..spots.count).map(|j| (MAX_CASCADES + j, cascades.count + j)));
-        for &(view, _) in &self.active {
+        for (view, layer, &view_proj) in shadows.in_use() {
+            self.active.push((view, layer));
             let slot = &mut self.slots[view];
-            let view_proj = if view < MAX_CASCADES {
-                cascades.view_proj[view]
-            } else {
-                spots.view_proj[view - MAX_CASCADES]
-            };
             queue.write_buffer(&slot.uniform, 0, bytemuck::bytes_of(&view_proj));
             slot.batcher
                 .prepare_casters(view_proj, frame.instances, frame.casters[view], registry);
