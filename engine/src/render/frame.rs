@@ -13,7 +13,8 @@ use super::camera::Camera;
 use super::post::PostSettings;
 use super::records::GpuCaster;
 use super::shadow::{
-    MAX_CASCADES, MAX_SHADOW_VIEWS, MAX_SPOT_SHADOWS, ShadowSettings, ShadowViews, SpotShadows,
+    MAX_CASCADES, MAX_SHADOW_VIEWS, MAX_SPOT_SHADOWS, ShadowSettings, ShadowViews, SpotCone,
+    SpotShadows,
 };
 use std::ops::Range;
 
@@ -101,8 +102,12 @@ pub fn spot_shadows(lights: &[PointLight], settings: &ShadowSettings) -> SpotSha
             && light.intensity > 0.0
             && !spots.push(
                 i,
-                (light.position, spot.direction),
-                (spot.cos_outer, light.range),
+                SpotCone {
+                    position: light.position,
+                    direction: spot.direction,
+                    cos_outer: spot.cos_outer,
+                    range: light.range,
+                },
                 settings,
             )
         {

@@ -70,8 +70,8 @@ pub use post::{PostSettings, Tonemapper};
 pub use records::{GpuCaster, GpuInstance, InstanceRecord};
 pub use renderer::{RenderStats, Renderer};
 pub use shadow::{
-    Cascades, MAX_CASCADES, MAX_SHADOW_VIEWS, MAX_SPOT_SHADOWS, ShadowSettings, SpotShadows,
-    cascades,
+    Cascades, MAX_CASCADES, MAX_SHADOW_VIEWS, MAX_SPOT_SHADOWS, ShadowSettings, SpotCone,
+    SpotShadows, cascades,
 };
 pub use surface::{PresentModeChoice, SurfaceState};
 

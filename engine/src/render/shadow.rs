@@ -49,19 +49,31 @@ impl Default for SpotShadows {
     }
 }
 
+/// The volume a spot light shines into, which its shadow view covers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpotCone {
+    /// Where the light is.
+    pub position: Vec3,
+    /// The direction it shines along; need not be unit length.
+    pub direction: Vec3,
+    /// Cosine of the cone's half-angle.
+    pub cos_outer: f32,
+    /// Distance at which the light reaches zero.
+    pub range: f32,
+}
+
 impl SpotShadows {
-    /// Adds the spot at `position` shining along `direction` with a cone of
-    /// `cos_outer` reaching `range`, as light `light`; false when full.
-    pub fn push(
-        &mut self,
-        light: usize,
-        (position, direction): (Vec3, Vec3),
-        (cos_outer, range): (f32, f32),
-        settings: &ShadowSettings,
-    ) -> bool {
+    /// Adds the spot shining into `cone` as light `light`; false when full.
+    pub fn push(&mut self, light: usize, cone: SpotCone, settings: &ShadowSettings) -> bool {
         if self.count == MAX_SPOT_SHADOWS {
             return false;
         }
+        let SpotCone {
+            position,
+            direction,
+            cos_outer,
+            range,
+        } = cone;
         let direction = direction.normalize_or(Vec3::NEG_Y);
         // The cone's full width and a texel's margin, short of a half-space.
         let half_angle = cos_outer.clamp(-1.0, 1.0).acos().clamp(0.01, 1.45);
@@ -416,8 +428,13 @@ mod tests {
         };
         let mut spots = SpotShadows::default();
         for light in [3, 5] {
-            let at = Vec3::new(light as f32, 4.0, 0.0);
-            assert!(spots.push(light, (at, Vec3::NEG_Y), (0.8, 10.0), &settings));
+            let cone = SpotCone {
+                position: Vec3::new(light as f32, 4.0, 0.0),
+                direction: Vec3::NEG_Y,
+                cos_outer: 0.8,
+                range: 10.0,
+            };
+            assert!(spots.push(light, cone, &settings));
         }
         let views = ShadowViews {
             cascades: cascades(&Camera::default(), 1.0, sun(), &settings),

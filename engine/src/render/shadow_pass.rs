@@ -24,6 +24,18 @@ use crate::assets::{MeshVertex, Registry, Shader, ShaderLibrary, VertexSkin};
 /// Depth format of the shadow map.
 const SHADOW_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
+/// The shadow map's extent: the side of each layer in texels, and the layers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct MapSize {
+    side: u32,
+    layers: u32,
+}
+
+impl MapSize {
+    /// The placeholder map of a frame without shadows (bindings need one).
+    const EMPTY: Self = Self { side: 1, layers: 1 };
+}
+
 /// One view's GPU objects and caster batches (a cascade of the sun or a
 /// shadowed spot).
 #[derive(Debug)]
@@ -57,8 +69,7 @@ pub(crate) struct ShadowPass {
     layout: wgpu::BindGroupLayout,
     /// By view: the cascades, then the spots ([`MAX_SHADOW_VIEWS`]).
     slots: Vec<CascadeSlot>,
-    /// (side, layers) of the map.
-    map_size: (u32, u32),
+    map_size: MapSize,
     layers: Vec<wgpu::TextureView>,
     /// All layers, as the mesh shader samples them.
     array_view: wgpu::TextureView,
@@ -156,7 +167,7 @@ impl ShadowPass {
                 }
             })
             .collect();
-        let (layers, array_view) = create_map(device, (1, 1));
+        let (layers, array_view) = create_map(device, MapSize::EMPTY);
         let (deformed, masked) = create_mesh_shader_pipelines(
             device,
             &[&globals_layout, &empty_layout, deform_layout],
@@ -175,7 +186,7 @@ impl ShadowPass {
             }),
             layout,
             slots,
-            map_size: (1, 1),
+            map_size: MapSize::EMPTY,
             layers,
             array_view,
             sampler: device.create_sampler(&wgpu::SamplerDescriptor {
@@ -214,9 +225,12 @@ impl ShadowPass {
     ) -> bool {
         let layers = shadows.count();
         let wanted = if layers == 0 {
-            (1, 1)
+            MapSize::EMPTY
         } else {
-            (frame.shadows.map_size(), layers as u32)
+            MapSize {
+                side: frame.shadows.map_size(),
+                layers: layers as u32,
+            }
         };
         let rebuilt = wanted != self.map_size;
         if rebuilt {
@@ -336,12 +350,10 @@ fn bind_cascade(
     })
 }
 
-/// The map of `side` x `side` texels and `layers` cascades: a view per layer
-/// to draw into and one of them all to sample.
-fn create_map(
-    device: &wgpu::Device,
-    (side, layers): (u32, u32),
-) -> (Vec<wgpu::TextureView>, wgpu::TextureView) {
+/// The map of `size`: a view per layer to draw into and one of them all to
+/// sample.
+fn create_map(device: &wgpu::Device, size: MapSize) -> (Vec<wgpu::TextureView>, wgpu::TextureView) {
+    let MapSize { side, layers } = size;
     let texture = device.create_texture(&wgpu::TextureDescriptor {
         label: Some("shadow pass: map"),
         size: wgpu::Extent3d {
@@ -386,7 +398,7 @@ fn create_pipeline(
     let positions = wgpu::vertex_attr_array![0 => Float32x3];
     let instance = wgpu::vertex_attr_array![3 => Uint32];
     let streams = [vertices(&positions), instances(&instance)];
-    depth_pipeline(device, &[layout], (&shader, "vs_shadow", None), &streams)
+    depth_pipeline(device, &[layout], &shader, "vs_shadow", None, &streams)
 }
 
 /// The mesh shader's casters: skinned and morphed ones through
@@ -414,14 +426,17 @@ fn create_mesh_shader_pipelines(
     let deformed = depth_pipeline(
         device,
         deformed_layouts,
-        (&shader, "vs_deformed", None),
+        &shader,
+        "vs_deformed",
+        None,
         &skinned,
     );
-    let stages = (&shader, "vs_caster", Some("fs_shadow_mask"));
     let masked = depth_pipeline(
         device,
         masked_layouts,
-        stages,
+        &shader,
+        "vs_caster",
+        Some("fs_shadow_mask"),
         &[vertices(&vertex), instances(&instance)],
     );
     (deformed, masked)
@@ -463,12 +478,16 @@ fn bind_records(
     })
 }
 
-/// A depth-only pipeline into the shadow map: both faces (thin casters such
-/// as sails and planes have no back to hide behind), a slope-scaled bias.
+/// A depth-only pipeline into the shadow map, `shader`'s `entry` vertex
+/// stage and, for casters with cut-outs, its `fragment` stage: both faces
+/// (thin casters such as sails and planes have no back to hide behind), a
+/// slope-scaled bias.
 fn depth_pipeline(
     device: &wgpu::Device,
     layouts: &[&wgpu::BindGroupLayout],
-    (shader, entry, fragment): (&wgpu::ShaderModule, &str, Option<&str>),
+    shader: &wgpu::ShaderModule,
+    entry: &str,
+    fragment: Option<&str>,
     streams: &[Stream<'_>],
 ) -> wgpu::RenderPipeline {
     let bind_group_layouts: Vec<Option<&wgpu::BindGroupLayout>> =
