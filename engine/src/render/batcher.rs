@@ -290,21 +290,22 @@ fn mesh_key(mesh: MeshRef) -> usize {
     }
 }
 
-/// Packs the instances `frustum` lets through (all without one) into the
-/// front of `packed`, their batches into `batch_of`, counting each batch;
-/// returns how many were packed. Packed positions do not depend on the
-/// grouping, so each instance is read once: the instances are far larger
-/// than a cache, and a second pass would fetch them all again.
+/// Packs the instances `frustum` lets through (all without one; of a
+/// caster's records, only those that cast) into the front of `packed`,
+/// their batches into `batch_of`, counting each batch; returns how many
+/// were packed. Packed positions do not depend on the grouping, so each
+/// instance is read once: the instances are far larger than a cache, and a
+/// second pass would fetch them all again.
 fn pack<R: InstanceRecord>(
     instances: &[MeshInstance],
-    (frustum, casters_only): (Option<&Frustum>, bool),
+    frustum: Option<&Frustum>,
     batches: &mut Batches,
     packed: &mut [R],
     batch_of: &mut [u32],
 ) -> usize {
     let mut visible = 0;
     for instance in instances {
-        if casters_only && !instance.cast_shadows {
+        if R::CASTER && !instance.cast_shadows {
             continue;
         }
         let key = mesh_key(instance.mesh);
@@ -313,7 +314,7 @@ fn pack<R: InstanceRecord>(
         {
             continue;
         }
-        let batch_key = if casters_only {
+        let batch_key = if R::CASTER {
             if instance.material.alpha_mode == AlphaMode::Blend {
                 // See-through: casts no shadow.
                 continue;
@@ -376,7 +377,7 @@ impl InstanceBatcher<GpuInstance> {
         self.prepare_with(
             view_proj,
             instances,
-            (already_culled, false),
+            already_culled,
             PackedInstances::default(),
             registry,
         );
@@ -390,7 +391,7 @@ impl InstanceBatcher<GpuInstance> {
         self.prepare_with(
             view_proj,
             frame.instances,
-            (frame.instances_in_view, false),
+            frame.instances_in_view,
             frame.packed,
             registry,
         );
@@ -409,16 +410,18 @@ impl InstanceBatcher<GpuCaster> {
         packed: PackedInstances<'_, GpuCaster>,
         registry: &Registry,
     ) {
-        self.prepare_with(view_proj, instances, (false, true), packed, registry);
+        self.prepare_with(view_proj, instances, false, packed, registry);
     }
 }
 
 impl<R: InstanceRecord> InstanceBatcher<R> {
+    /// Groups `packed` and packs `instances` (culled against `view_proj`
+    /// unless `already_culled`; only the casters for a caster's records).
     fn prepare_with(
         &mut self,
         view_proj: Mat4,
         instances: &[MeshInstance],
-        (already_culled, casters_only): (bool, bool),
+        already_culled: bool,
         packed: PackedInstances<'_, R>,
         registry: &Registry,
     ) {
@@ -454,7 +457,7 @@ impl<R: InstanceRecord> InstanceBatcher<R> {
         self.extracted = extracted;
         self.visible = pack(
             instances,
-            ((!already_culled).then_some(&frustum), casters_only),
+            (!already_culled).then_some(&frustum),
             &mut self.batches,
             &mut self.packed,
             &mut self.batch_of[extracted..],

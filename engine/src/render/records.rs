@@ -14,6 +14,11 @@ use crate::scene::Affine3x4;
 
 /// A record packed from a transform and a material.
 pub trait InstanceRecord: bytemuck::Pod + Default + Send + Sync + std::fmt::Debug {
+    /// A shadow caster's record: a batcher of these takes only the loose
+    /// instances that cast (blended ones cast none) and groups them as
+    /// casters ([`BatchKey::caster`](super::BatchKey::caster)).
+    const CASTER: bool = false;
+
     /// Packs `model` as the scene stores it (already the GPU's rows) drawn
     /// with `material`.
     fn from_rows(model: &Affine3x4, material: &Material) -> Self;
@@ -102,6 +107,8 @@ pub struct GpuCaster {
 }
 
 impl InstanceRecord for GpuCaster {
+    const CASTER: bool = true;
+
     /// The transform and what the material's alpha test reads.
     #[inline]
     fn from_rows(model: &Affine3x4, material: &Material) -> Self {
