@@ -137,7 +137,7 @@ impl Renderer {
         let sky = SkyPass::new(device, &globals_layout, hdr, library);
         let shadows = ShadowPass::new(device, &mesh, library);
         let globals_bind_group =
-            bind_globals(device, &globals_layout, &globals, (&shadows, &environment));
+            bind_globals(device, &globals_layout, &globals, &shadows, &environment);
         Self {
             color_format,
             mesh,
@@ -278,7 +278,8 @@ impl Renderer {
                 device,
                 &self.globals_layout,
                 &self.globals,
-                (&self.shadows, &self.environment),
+                &self.shadows,
+                &self.environment,
             );
         }
         self.mesh
@@ -418,7 +419,8 @@ fn bind_globals(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
     globals: &wgpu::Buffer,
-    (shadows, environment): (&ShadowPass, &EnvironmentMaps),
+    shadows: &ShadowPass,
+    environment: &EnvironmentMaps,
 ) -> wgpu::BindGroup {
     device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("renderer: globals bind group"),
