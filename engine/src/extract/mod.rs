@@ -140,7 +140,7 @@ impl FrameBuffers {
         // Culled meshes come packed (below), not as loose instances.
         self.instances.clear();
         self.gather_lights(scene, alpha);
-        let views = self.cull((scene, index), Some(&frustum), (&camera, aspect));
+        let views = self.cull(scene, index, Some(&frustum), &camera, aspect);
         // Packed straight into the GPU layout (the renderer uploads these
         // records as they are), over last frame's records.
         self.pack_meshes(scene, alpha, views);

@@ -8,14 +8,14 @@ use super::pack::PACK_SPAN;
 use crate::render::shadow::ShadowViews;
 use crate::render::{Camera, Cascades, cascades, spot_shadows};
 use crate::scene::{NodeId, Scene, SpatialIndex};
-use crate::spatial::Frustum;
+use crate::spatial::{Frustum, QueryPart};
 
 /// One question to the octree and its answer (buffers kept from frame to frame).
 #[derive(Debug)]
 pub(super) struct Query {
     frustum: Frustum,
-    /// Which part of the tree, of how many.
-    part: (usize, usize),
+    /// Which part of the tree.
+    part: QueryPart,
     /// The shadow view asking (`None`: the camera).
     view: Option<usize>,
     found: Vec<NodeId>,
@@ -44,9 +44,11 @@ impl FrameBuffers {
     /// shadow views there are.
     pub(super) fn cull(
         &mut self,
-        (scene, index): (&Scene, &SpatialIndex),
+        scene: &Scene,
+        index: &SpatialIndex,
         camera: Option<&Frustum>,
-        (view, aspect): (&Camera, f32),
+        view: &Camera,
+        aspect: f32,
     ) -> usize {
         let settings = &scene.environment.shadows;
         let shadows = ShadowViews {
@@ -80,17 +82,27 @@ impl FrameBuffers {
         // Each volume in two parts of the tree when parallel: the volumes
         // differ in size (the far cascade holds most of a scene), the parts
         // of one far less.
-        let parts = if parallel { 2 } else { 1 };
+        let count = if parallel { 2 } else { 1 };
         if let Some(frustum) = camera {
-            for part in 0..parts {
-                ask(&mut self.queries, *frustum, (part, parts), None);
+            for index in 0..count {
+                ask(
+                    &mut self.queries,
+                    *frustum,
+                    QueryPart { index, count },
+                    None,
+                );
             }
         }
         for (i, _, view_proj) in shadows.in_use() {
             let frustum = Frustum::from_view_projection(view_proj);
             self.cascade_frustums.push(frustum);
-            for part in 0..parts {
-                ask(&mut self.queries, frustum, (part, parts), Some(i));
+            for index in 0..count {
+                ask(
+                    &mut self.queries,
+                    frustum,
+                    QueryPart { index, count },
+                    Some(i),
+                );
             }
         }
         let queries = &mut self.queries[..asked];
