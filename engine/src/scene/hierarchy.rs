@@ -12,7 +12,7 @@ use std::num::NonZeroU32;
 use glam::Affine3A;
 
 use super::components::Components;
-use super::layout::{Children, Hot, PreOrder, Upkeep};
+use super::layout::{Children, Hot, NewNode, PreOrder, Upkeep};
 use super::transform::Transform;
 use super::{NodeId, SceneError};
 use crate::assets::Assets;
@@ -218,13 +218,19 @@ impl Scene {
         let world = super::affine::Affine3x4::from_affine(
             &(self.world_at(parent_dense) * local.to_affine()),
         );
-        let flags = (flag::DIRTY | flag::TELEPORT, self.epoch);
+        let node = NewNode {
+            local,
+            world,
+            flags: flag::DIRTY | flag::TELEPORT,
+            epoch: self.epoch,
+            slot,
+        };
         let d = match self.take_hole(parent_dense) {
             Some(d) => {
-                self.hot.place(d, local, world, flags, slot);
+                self.hot.place(d, node);
                 d
             }
-            None => self.hot.push(local, world, flags, slot),
+            None => self.hot.push(node),
         };
         let before = self.hot.nth_child(parent_dense, index);
         self.hot.link(d, parent_dense, before);
