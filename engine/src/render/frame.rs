@@ -8,10 +8,10 @@
 
 use glam::{Affine3A, Mat4, Vec3, Vec4};
 
-use super::batcher::PackedInstances;
 use super::camera::Camera;
+use super::packed::PackedInstances;
 use super::post::PostSettings;
-use super::records::GpuCaster;
+use super::records::{GpuCaster, GpuInstance, InstanceRecord};
 use super::shadow::{
     MAX_CASCADES, MAX_SHADOW_VIEWS, MAX_SPOT_SHADOWS, ShadowSettings, ShadowViews, SpotCone,
     SpotShadows,
@@ -128,6 +128,14 @@ pub struct MeshInstance {
     pub material: Material,
     /// Whether it casts a shadow from the sun.
     pub cast_shadows: bool,
+}
+
+impl MeshInstance {
+    /// The instance as the mesh shader reads it.
+    #[must_use]
+    pub fn record(&self) -> GpuInstance {
+        GpuInstance::pack(&self.model, &self.material)
+    }
 }
 
 impl Default for MeshInstance {

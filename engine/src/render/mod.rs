@@ -7,6 +7,9 @@
 //!   `gpu_errors`: [`GpuErrors`], what the device reports instead of panicking.
 //! - [`camera`]: [`Camera`] plus the orbit and fly controllers.
 //! - [`frame`]: [`FrameData`] and its parts, and the shared uniform block.
+//! - `records`, `packed`: the per-instance records the GPU reads, and the
+//!   records extraction packed with the [`BatchKey`] of each
+//!   ([`PackedInstances`]).
 //! - `batcher`, `mesh_pass`, `texture`, `uploaded`: culled, batched, instanced
 //!   meshes (primitives and imported) with base-colour textures and glTF's
 //!   metallic-roughness lighting.
@@ -35,6 +38,7 @@ mod ibl;
 pub mod line_pass;
 mod mesh_pass;
 mod mesh_pipelines;
+mod packed;
 mod particle_pass;
 mod post;
 mod records;
@@ -55,9 +59,7 @@ mod uploaded;
 pub use image;
 pub use wgpu;
 
-pub use batcher::{
-    BatchKey, DrawGroup, InstanceBatcher, PackedInstances, UnbatchedDraw, prepare_unbatched,
-};
+pub use batcher::{DrawGroup, InstanceBatcher, UnbatchedDraw, prepare_unbatched};
 pub use camera::{Camera, FlyController, OrbitController};
 pub use context::{GpuContext, backend_names, parse_backends};
 pub use frame::{
@@ -66,6 +68,7 @@ pub use frame::{
 };
 pub use gpu_errors::{GpuErrors, GpuProblem};
 pub use line_pass::{push_aabb, push_axes, push_grid};
+pub use packed::{BatchKey, PackedInstances};
 pub use post::{PostSettings, Tonemapper};
 pub use records::{GpuCaster, GpuInstance, InstanceRecord};
 pub use renderer::{RenderStats, Renderer};

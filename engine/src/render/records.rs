@@ -8,7 +8,6 @@
 
 use glam::{Affine3A, Vec3};
 
-use super::frame::MeshInstance;
 use crate::assets::{AlphaMode, Material};
 use crate::scene::Affine3x4;
 
@@ -61,14 +60,6 @@ pub struct GpuInstance {
     /// Unorm8s, low byte first: metallic, roughness and the alpha cutoff
     /// (0 unless alpha masks; masking itself is a pipeline of its own).
     pub metal_rough: u32,
-}
-
-impl GpuInstance {
-    /// Packs one instance.
-    #[must_use]
-    pub fn new(instance: &MeshInstance) -> Self {
-        Self::pack(&instance.model, &instance.material)
-    }
 }
 
 impl InstanceRecord for GpuInstance {
