@@ -13,9 +13,8 @@ use bytemuck::Zeroable;
 use wgpu::util::DeviceExt;
 
 use super::InstanceRecord;
-use super::buffer::GrowableBuffer;
+use super::buffer::{GrowableBuffer, vertex_storage};
 use super::frame::{DeformedInstance, FrameData};
-use super::mesh_pass::vertex_storage;
 use super::mesh_pipelines::{Alpha, PipelineSet, SecondStream, variant};
 use super::targets::ColorTarget;
 use super::texture::{Look, TextureSet};

@@ -13,7 +13,7 @@ use glam::Mat4;
 use wgpu::util::DeviceExt;
 
 use super::batcher::{DrawGroup, InstanceBatcher};
-use super::buffer::GrowableBuffer;
+use super::buffer::{GrowableBuffer, vertex_storage};
 use super::deform_pass::DeformPass;
 use super::frame::FrameData;
 use super::mesh_pipelines::{Alpha, PipelineSet, SecondStream, variant};
@@ -347,20 +347,6 @@ impl MeshPass {
                 pass.draw_indexed(0..mesh.index_count, 0, group.instances.clone());
             }
         }
-    }
-}
-
-/// A read-only storage buffer the vertex shader reads at `binding`.
-pub(super) fn vertex_storage(binding: u32) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::VERTEX,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only: true },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
     }
 }
 

@@ -13,9 +13,9 @@
 use glam::Mat4;
 
 use super::batcher::{DrawGroup, InstanceBatcher};
-use super::buffer::GrowableBuffer;
+use super::buffer::{GrowableBuffer, vertex_storage};
 use super::frame::{FrameData, Globals};
-use super::mesh_pass::{MeshPass, vertex_storage};
+use super::mesh_pass::MeshPass;
 use super::mesh_pipelines::VERTEX_ATTRIBUTES;
 use super::records::GpuCaster;
 use super::shadow::{MAX_SHADOW_VIEWS, ShadowViews};
