@@ -71,7 +71,7 @@ impl SceneView {
             .get_or_insert_with(|| Renderer::new(&self.ctx, FORMAT));
         let size = crate::assets_index::THUMBNAIL;
         let image =
-            keel_engine::render::thumbnail::model_thumbnail(&self.ctx, renderer, &path, size);
+            keel_engine::extract::thumbnail::model_thumbnail(&self.ctx, renderer, &path, size);
         index.put_model_thumbnail(&path, image);
     }
 

@@ -8,6 +8,7 @@
 mod deformed;
 mod pack;
 mod shadows;
+pub mod thumbnail;
 mod view_queries;
 
 pub use pack::PACK_SPAN;

@@ -50,7 +50,6 @@ mod sphere_culling;
 pub mod surface;
 mod targets;
 mod texture;
-pub mod thumbnail;
 mod uploaded;
 
 // Re-exported because they appear in this module's API (`wgpu` types in the
