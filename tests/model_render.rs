@@ -100,8 +100,8 @@ fn a_model_thumbnail_frames_the_model() {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/models/lighthouse.glb");
     let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
-    let image = keel_engine::render::thumbnail::model_thumbnail(&ctx, &mut renderer, &path, 64)
-        .expect("the lighthouse draws");
+    let image =
+        keel_engine::model_thumbnail(&ctx, &mut renderer, &path, 64).expect("the lighthouse draws");
     assert_eq!((image.width(), image.height()), (64, 64));
     let background = image.get_pixel(0, 0).0;
     let covered = image
@@ -118,7 +118,5 @@ fn a_model_thumbnail_frames_the_model() {
         "the model covers {share:.2} of the picture"
     );
     let missing = std::path::Path::new("no such model.glb");
-    assert!(
-        keel_engine::render::thumbnail::model_thumbnail(&ctx, &mut renderer, missing, 64).is_none()
-    );
+    assert!(keel_engine::model_thumbnail(&ctx, &mut renderer, missing, 64).is_none());
 }

@@ -70,8 +70,7 @@ impl SceneView {
             .thumbnails
             .get_or_insert_with(|| Renderer::new(&self.ctx, FORMAT));
         let size = crate::assets_index::THUMBNAIL;
-        let image =
-            keel_engine::render::thumbnail::model_thumbnail(&self.ctx, renderer, &path, size);
+        let image = keel_engine::model_thumbnail(&self.ctx, renderer, &path, size);
         index.put_model_thumbnail(&path, image);
     }
 

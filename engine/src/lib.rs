@@ -67,6 +67,7 @@ pub use transform::{Affine3x4, Transform};
 pub use assets::store::Assets;
 
 // Drawing a frame.
+pub use extract::thumbnail::model_thumbnail;
 pub use extract::{FrameBuffers, Overlays};
 pub use render::camera::Camera;
 pub use render::context::GpuContext;

@@ -335,7 +335,7 @@ impl Inspector {
                 .id_salt(("component", kind.label()))
                 .default_open(true)
                 .show(ui, |ui| {
-                    component_ui(ui, &mut edited, (&clips, &assets), &mut changed);
+                    component_ui(ui, &mut edited, &clips, &assets, &mut changed);
                     if let Some(problem) = problem_of(&edited) {
                         ui.colored_label(ui.visuals().error_fg_color, problem);
                     }
@@ -401,11 +401,13 @@ impl Inspector {
     }
 }
 
-/// The editor of one component value, whatever its kind.
+/// The editor of one component value, whatever its kind: an animator
+/// chooses among `clips`; a mesh's imported mesh is named from `assets`.
 fn component_ui(
     ui: &mut Ui,
     value: &mut ComponentValue,
-    (clips, assets): (&[(String, f32)], &Assets),
+    clips: &[(String, f32)],
+    assets: &Assets,
     tracker: &mut Tracker,
 ) {
     egui::Grid::new(("component_grid", value.kind().label()))

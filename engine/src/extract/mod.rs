@@ -8,6 +8,7 @@
 mod deformed;
 mod pack;
 mod shadows;
+pub(crate) mod thumbnail;
 mod view_queries;
 
 use glam::{Affine3A, Vec3, Vec4};
@@ -138,7 +139,7 @@ impl FrameBuffers {
         // Culled meshes come packed (below), not as loose instances.
         self.instances.clear();
         self.gather_lights(scene, alpha);
-        let views = self.cull((scene, index), Some(&frustum), (&camera, aspect));
+        let views = self.cull(scene, index, Some(&frustum), &camera, aspect);
         // Packed straight into the GPU layout (the renderer uploads these
         // records as they are), over last frame's records.
         self.pack_meshes(scene, alpha, views);

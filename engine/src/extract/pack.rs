@@ -300,12 +300,13 @@ fn count(
     counts
 }
 
-/// Packs a part of the column into `out`, which holds exactly what it
-/// counted and last frame's keys. Returns which buffers' keys changed (bit
-/// `b` for buffer `b`).
+/// Packs what `marks` keep of a part of the column, placed at `alpha`,
+/// into `out`, which holds exactly what it counted and last frame's keys.
+/// Returns which buffers' keys changed (bit `b` for buffer `b`).
 fn pack(
     scene: &Scene,
-    (marks, alpha): (Marks<'_>, f32),
+    marks: Marks<'_>,
+    alpha: f32,
     (nodes, meshes): Column<'_>,
     mut out: Out<'_>,
 ) -> u32 {
@@ -348,19 +349,16 @@ fn pack(
 /// changed (as [`pack`]).
 fn pack_spans(
     scene: &Scene,
-    context: (Marks<'_>, f32),
+    marks: Marks<'_>,
+    alpha: f32,
     column: Column<'_>,
     spans: &[Span],
     out: Out<'_>,
 ) -> u32 {
     if let [span] = spans {
         let range = span.start..span.end;
-        return pack(
-            scene,
-            context,
-            (&column.0[range.clone()], &column.1[range]),
-            out,
-        );
+        let part = (&column.0[range.clone()], &column.1[range]);
+        return pack(scene, marks, alpha, part, out);
     }
     let (front, back) = spans.split_at(spans.len() / 2);
     let mut written = Counts::default();
@@ -369,8 +367,8 @@ fn pack_spans(
     }
     let (out0, out1) = out.split(&written);
     let (a, b) = rayon::join(
-        || pack_spans(scene, context, column, front, out0),
-        || pack_spans(scene, context, column, back, out1),
+        || pack_spans(scene, marks, alpha, column, front, out0),
+        || pack_spans(scene, marks, alpha, column, back, out1),
     );
     a | b
 }
@@ -422,7 +420,7 @@ impl FrameBuffers {
             camera: packed.camera.out(),
             casters: packed.casters.each_mut().map(PackedBuffer::out),
         };
-        changed |= pack_spans(scene, (marks, alpha), column, &self.spans, out);
+        changed |= pack_spans(scene, marks, alpha, column, &self.spans, out);
         packed.camera.update_version(changed & 1 != 0);
         for (i, buffer) in packed.casters.iter_mut().enumerate() {
             buffer.update_version(changed & (1 << (1 + i)) != 0);

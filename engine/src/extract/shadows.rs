@@ -24,7 +24,7 @@ impl FrameBuffers {
         self.clear();
         self.gather_lights(scene, alpha);
         // The camera sees nothing here: only casters are packed.
-        let views = self.cull((scene, index), None, (&camera, aspect));
+        let views = self.cull(scene, index, None, &camera, aspect);
         self.pack_meshes(scene, alpha, views);
         self.caster_frames()
     }

@@ -5,17 +5,17 @@
 
 use super::FrameBuffers;
 use super::pack::PACK_SPAN;
+use crate::render::shadow::ShadowViews;
 use crate::render::{Camera, Cascades, cascades, spot_shadows};
-use crate::scene::MAX_CASCADES;
 use crate::scene::{NodeId, Scene, SpatialIndex};
-use crate::spatial::Frustum;
+use crate::spatial::{Frustum, QueryPart};
 
 /// One question to the octree and its answer (buffers kept from frame to frame).
 #[derive(Debug)]
 pub(super) struct Query {
     frustum: Frustum,
-    /// Which part of the tree, of how many.
-    part: (usize, usize),
+    /// Which part of the tree.
+    part: QueryPart,
     /// The shadow view asking (`None`: the camera).
     view: Option<usize>,
     found: Vec<NodeId>,
@@ -40,19 +40,24 @@ impl FrameBuffers {
     /// the shadowed spots, fitted to `view`, from the lights gathered), and
     /// marks the answers by slot: a bit of `visible_marks` for the camera,
     /// bit `i` of `caster_marks` for view `i` (cascades from 0, spots from
-    /// [`MAX_CASCADES`]). Returns how many shadow views there are.
+    /// [`MAX_CASCADES`](crate::render::MAX_CASCADES)). Returns how many
+    /// shadow views there are.
     pub(super) fn cull(
         &mut self,
-        (scene, index): (&Scene, &SpatialIndex),
+        scene: &Scene,
+        index: &SpatialIndex,
         camera: Option<&Frustum>,
-        (view, aspect): (&Camera, f32),
+        view: &Camera,
+        aspect: f32,
     ) -> usize {
         let settings = &scene.environment.shadows;
-        let set = match &self.sun {
-            Some(sun) if sun.intensity > 0.0 => cascades(view, aspect, sun.direction, settings),
-            _ => Cascades::default(),
+        let shadows = ShadowViews {
+            cascades: match &self.sun {
+                Some(sun) if sun.intensity > 0.0 => cascades(view, aspect, sun.direction, settings),
+                _ => Cascades::default(),
+            },
+            spots: spot_shadows(&self.point_lights, settings),
         };
-        let spots = spot_shadows(&self.point_lights, settings);
         let meshes = scene.components.mesh.len();
         // A small scene is answered on this thread alone: no other core is woken.
         let parallel = meshes >= 2 * PACK_SPAN;
@@ -77,21 +82,27 @@ impl FrameBuffers {
         // Each volume in two parts of the tree when parallel: the volumes
         // differ in size (the far cascade holds most of a scene), the parts
         // of one far less.
-        let parts = if parallel { 2 } else { 1 };
+        let count = if parallel { 2 } else { 1 };
         if let Some(frustum) = camera {
-            for part in 0..parts {
-                ask(&mut self.queries, *frustum, (part, parts), None);
+            for index in 0..count {
+                ask(
+                    &mut self.queries,
+                    *frustum,
+                    QueryPart { index, count },
+                    None,
+                );
             }
         }
-        let views = (set.view_proj.iter().enumerate().take(set.count)).chain(
-            (spots.view_proj.iter().enumerate().take(spots.count))
-                .map(|(j, m)| (MAX_CASCADES + j, m)),
-        );
-        for (i, view_proj) in views {
+        for (i, _, view_proj) in shadows.in_use() {
             let frustum = Frustum::from_view_projection(view_proj);
             self.cascade_frustums.push(frustum);
-            for part in 0..parts {
-                ask(&mut self.queries, frustum, (part, parts), Some(i));
+            for index in 0..count {
+                ask(
+                    &mut self.queries,
+                    frustum,
+                    QueryPart { index, count },
+                    Some(i),
+                );
             }
         }
         let queries = &mut self.queries[..asked];
@@ -102,7 +113,7 @@ impl FrameBuffers {
         self.visible_marks.clear();
         self.visible_marks
             .resize(scene.slot_count().div_ceil(64), 0);
-        let views = set.count + spots.count;
+        let views = shadows.count();
         if views > 0 {
             self.caster_marks.clear();
             self.caster_marks.resize(scene.slot_count(), 0);

@@ -18,109 +18,11 @@ use std::ops::Range;
 use glam::{Affine3A, Mat4, Vec3};
 
 use super::frame::{FrameData, MeshInstance};
+use super::packed::{BatchKey, PackedInstances};
 use super::records::{GpuCaster, GpuInstance, InstanceRecord};
 use super::sphere_culling::Frustum;
-use crate::assets::{AlphaMode, Material};
+use crate::assets::AlphaMode;
 use crate::assets::{MapsHandle, MeshRef, Primitive, Registry, TextureHandle};
-
-/// The batch an already packed instance belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct BatchKey {
-    /// The mesh drawn.
-    pub mesh: MeshRef,
-    /// The base-colour texture.
-    pub texture: Option<TextureHandle>,
-    /// The material's other textures.
-    pub maps: Option<MapsHandle>,
-    /// Drawn from both sides.
-    pub double_sided: bool,
-    /// Alpha-blended: drawn after the opaque meshes, back to front.
-    pub blend: bool,
-    /// Alpha-masked: cut out below its cutoff.
-    pub masked: bool,
-}
-
-impl BatchKey {
-    /// The batch of `mesh` drawn with `material`.
-    #[must_use]
-    pub fn new(mesh: MeshRef, material: &Material) -> Self {
-        Self {
-            mesh,
-            texture: material.texture,
-            maps: material.maps,
-            double_sided: material.double_sided,
-            blend: material.alpha_mode == AlphaMode::Blend,
-            masked: matches!(material.alpha_mode, AlphaMode::Mask { .. }),
-        }
-    }
-
-    /// The batch of `mesh` in a depth-only pass (no texture, no blending).
-    #[must_use]
-    pub fn depth_only(mesh: MeshRef) -> Self {
-        Self {
-            mesh,
-            ..Self::default()
-        }
-    }
-
-    /// The batch of `mesh` as a shadow caster drawn with `material`: depth
-    /// only, but a masked material keeps its texture (its cut-outs let light
-    /// through).
-    #[must_use]
-    pub fn caster(mesh: MeshRef, material: &Material) -> Self {
-        match material.alpha_mode {
-            AlphaMode::Mask { .. } => Self {
-                mesh,
-                texture: material.texture,
-                masked: true,
-                ..Self::default()
-            },
-            _ => Self::depth_only(mesh),
-        }
-    }
-}
-
-impl Default for BatchKey {
-    fn default() -> Self {
-        Self {
-            mesh: MeshRef::Primitive(Primitive::Cube),
-            texture: None,
-            maps: None,
-            double_sided: false,
-            blend: false,
-            masked: false,
-        }
-    }
-}
-
-/// Mesh instances that extraction already culled and packed in the GPU layout:
-/// record `i` belongs to batch `keys[i]`. Drawn as they are, uploaded without
-/// another copy.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct PackedInstances<'a, R = GpuInstance> {
-    /// The records, in the order the GPU buffer receives them.
-    pub records: &'a [R],
-    /// The batch of each record.
-    pub keys: &'a [BatchKey],
-    /// Names this array of keys: whoever fills it gives it a version no
-    /// other keys had whenever they change (0: unknown). A batcher handed
-    /// the keys it grouped last frame keeps that grouping.
-    pub version: u64,
-}
-
-impl<R> PackedInstances<'_, R> {
-    /// Number of instances (records without a key are ignored).
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.records.len().min(self.keys.len())
-    }
-
-    /// Whether there are none.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
 
 /// A run of consecutive instances sharing a mesh and a texture: one draw call.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -290,21 +192,22 @@ fn mesh_key(mesh: MeshRef) -> usize {
     }
 }
 
-/// Packs the instances `frustum` lets through (all without one) into the
-/// front of `packed`, their batches into `batch_of`, counting each batch;
-/// returns how many were packed. Packed positions do not depend on the
-/// grouping, so each instance is read once: the instances are far larger
-/// than a cache, and a second pass would fetch them all again.
+/// Packs the instances `frustum` lets through (all without one; of a
+/// caster's records, only those that cast) into the front of `packed`,
+/// their batches into `batch_of`, counting each batch; returns how many
+/// were packed. Packed positions do not depend on the grouping, so each
+/// instance is read once: the instances are far larger than a cache, and a
+/// second pass would fetch them all again.
 fn pack<R: InstanceRecord>(
     instances: &[MeshInstance],
-    (frustum, casters_only): (Option<&Frustum>, bool),
+    frustum: Option<&Frustum>,
     batches: &mut Batches,
     packed: &mut [R],
     batch_of: &mut [u32],
 ) -> usize {
     let mut visible = 0;
     for instance in instances {
-        if casters_only && !instance.cast_shadows {
+        if R::CASTER && !instance.cast_shadows {
             continue;
         }
         let key = mesh_key(instance.mesh);
@@ -313,7 +216,7 @@ fn pack<R: InstanceRecord>(
         {
             continue;
         }
-        let batch_key = if casters_only {
+        let batch_key = if R::CASTER {
             if instance.material.alpha_mode == AlphaMode::Blend {
                 // See-through: casts no shadow.
                 continue;
@@ -376,7 +279,7 @@ impl InstanceBatcher<GpuInstance> {
         self.prepare_with(
             view_proj,
             instances,
-            (already_culled, false),
+            already_culled,
             PackedInstances::default(),
             registry,
         );
@@ -390,7 +293,7 @@ impl InstanceBatcher<GpuInstance> {
         self.prepare_with(
             view_proj,
             frame.instances,
-            (frame.instances_in_view, false),
+            frame.instances_in_view,
             frame.packed,
             registry,
         );
@@ -409,16 +312,18 @@ impl InstanceBatcher<GpuCaster> {
         packed: PackedInstances<'_, GpuCaster>,
         registry: &Registry,
     ) {
-        self.prepare_with(view_proj, instances, (false, true), packed, registry);
+        self.prepare_with(view_proj, instances, false, packed, registry);
     }
 }
 
 impl<R: InstanceRecord> InstanceBatcher<R> {
+    /// Groups `packed` and packs `instances` (culled against `view_proj`
+    /// unless `already_culled`; only the casters for a caster's records).
     fn prepare_with(
         &mut self,
         view_proj: Mat4,
         instances: &[MeshInstance],
-        (already_culled, casters_only): (bool, bool),
+        already_culled: bool,
         packed: PackedInstances<'_, R>,
         registry: &Registry,
     ) {
@@ -454,7 +359,7 @@ impl<R: InstanceRecord> InstanceBatcher<R> {
         self.extracted = extracted;
         self.visible = pack(
             instances,
-            ((!already_culled).then_some(&frustum), casters_only),
+            (!already_culled).then_some(&frustum),
             &mut self.batches,
             &mut self.packed,
             &mut self.batch_of[extracted..],
@@ -660,7 +565,7 @@ pub fn prepare_unbatched(
             draws.push(UnbatchedDraw {
                 mesh: instance.mesh,
                 texture: instance.material.texture,
-                bytes: bytemuck::bytes_of(&GpuInstance::new(instance)).to_vec(),
+                bytes: bytemuck::bytes_of(&instance.record()).to_vec(),
             });
         }
     }

@@ -1,4 +1,5 @@
-//! A GPU buffer that grows by doubling, for per-frame data of varying size.
+//! A GPU buffer that grows by doubling, for per-frame data of varying size,
+//! and the layout entry through which a vertex stage reads one as storage.
 //!
 //! Pattern: object pool, applied to GPU memory: the buffer is allocated once and
 //! reused every frame; when full it grows (to a power of two, so a slowly
@@ -142,6 +143,21 @@ fn create(
         usage,
         mapped_at_creation: false,
     })
+}
+
+/// A read-only storage buffer the vertex shader reads at `binding` (how
+/// the passes bind their growable storage buffers, whole).
+pub(super) fn vertex_storage(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::VERTEX,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: true },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
 }
 
 #[cfg(test)]

@@ -13,10 +13,10 @@ use bytemuck::Zeroable;
 use wgpu::util::DeviceExt;
 
 use super::InstanceRecord;
-use super::buffer::GrowableBuffer;
+use super::buffer::{GrowableBuffer, vertex_storage};
 use super::frame::{DeformedInstance, FrameData};
-use super::mesh_pass::vertex_storage;
 use super::mesh_pipelines::{Alpha, PipelineSet, SecondStream, variant};
+use super::targets::ColorTarget;
 use super::texture::{Look, TextureSet};
 use super::uploaded::Uploaded;
 use crate::assets::{AlphaMode, MeshData, Registry, VertexSkin};
@@ -97,7 +97,7 @@ impl DeformPass {
         device: &wgpu::Device,
         globals_layout: &wgpu::BindGroupLayout,
         textures: &TextureSet,
-        (color_format, sample_count): (wgpu::TextureFormat, u32),
+        target: ColorTarget,
         shader: &wgpu::ShaderModule,
     ) -> Self {
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -114,7 +114,7 @@ impl DeformPass {
         let pipelines = PipelineSet::new(
             device,
             &[globals_layout, textures.layout(), &layout],
-            (color_format, sample_count),
+            target,
             "vs_deformed",
             SecondStream {
                 stride: size_of::<VertexSkin>() as u64,

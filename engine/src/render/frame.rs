@@ -8,10 +8,10 @@
 
 use glam::{Affine3A, Mat4, Vec3, Vec4};
 
-use super::batcher::PackedInstances;
 use super::camera::Camera;
-use super::records::GpuCaster;
-use super::shadow::{Cascades, MAX_SHADOW_VIEWS, MAX_SPOT_SHADOWS, SpotShadows};
+use super::packed::PackedInstances;
+use super::records::{GpuCaster, GpuInstance, InstanceRecord};
+use super::shadow::{MAX_SHADOW_VIEWS, MAX_SPOT_SHADOWS, ShadowViews, SpotCone, SpotShadows};
 use std::ops::Range;
 
 use crate::assets::{Assets, Material, MeshHandle, MeshRef, SkyHandle};
@@ -99,8 +99,12 @@ pub fn spot_shadows(lights: &[PointLight], settings: &ShadowSettings) -> SpotSha
             && light.intensity > 0.0
             && !spots.push(
                 i,
-                (light.position, spot.direction),
-                (spot.cos_outer, light.range),
+                SpotCone {
+                    position: light.position,
+                    direction: spot.direction,
+                    cos_outer: spot.cos_outer,
+                    range: light.range,
+                },
                 settings,
             )
         {
@@ -121,6 +125,14 @@ pub struct MeshInstance {
     pub material: Material,
     /// Whether it casts a shadow from the sun.
     pub cast_shadows: bool,
+}
+
+impl MeshInstance {
+    /// The instance as the mesh shader reads it.
+    #[must_use]
+    pub fn record(&self) -> GpuInstance {
+        GpuInstance::pack(&self.model, &self.material)
+    }
 }
 
 impl Default for MeshInstance {
@@ -309,13 +321,10 @@ pub(crate) struct Globals {
 }
 
 impl Globals {
-    /// Packs the frame's camera, lights and the sun's `cascades` for a
-    /// viewport of `aspect` = width / height.
-    pub(crate) fn new(
-        frame: &FrameData<'_>,
-        aspect: f32,
-        (cascades, spots): (&Cascades, &SpotShadows),
-    ) -> Self {
+    /// Packs the frame's camera, lights and `shadows` (the sun's cascades,
+    /// the shadowed spots) for a viewport of `aspect` = width / height.
+    pub(crate) fn new(frame: &FrameData<'_>, aspect: f32, shadows: &ShadowViews) -> Self {
+        let ShadowViews { cascades, spots } = shadows;
         let camera = &frame.camera;
         let view = camera.view();
         let view_proj = camera.projection(aspect) * view;
@@ -403,6 +412,7 @@ impl Globals {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::shadow::Cascades;
 
     #[test]
     fn globals_keep_only_the_first_point_lights() {
@@ -416,7 +426,7 @@ mod tests {
             point_lights: &lights,
             ..FrameData::default()
         };
-        let globals = Globals::new(&frame, 1.0, (&Cascades::default(), &SpotShadows::default()));
+        let globals = Globals::new(&frame, 1.0, &ShadowViews::default());
         assert_eq!(globals.point_count[0] as usize, MAX_POINT_LIGHTS);
         assert_eq!(globals.point_lights[7].position_range[0], 7.0);
     }
@@ -449,7 +459,7 @@ mod tests {
             count: 3,
             ..Cascades::default()
         };
-        let globals = Globals::new(&frame, 1.0, (&cascades, &spots));
+        let globals = Globals::new(&frame, 1.0, &ShadowViews { cascades, spots });
         assert_eq!(globals.point_count[..2], [4, 2]);
         let order: Vec<f32> = globals.point_lights[..4]
             .iter()
@@ -475,7 +485,7 @@ mod tests {
             },
             ..FrameData::default()
         };
-        let globals = Globals::new(&frame, 1.5, (&Cascades::default(), &SpotShadows::default()));
+        let globals = Globals::new(&frame, 1.5, &ShadowViews::default());
         let forward = frame.camera.forward();
         let right = Vec4::from(globals.camera_right).truncate();
         let up = Vec4::from(globals.camera_up).truncate();
@@ -519,8 +529,7 @@ mod tests {
             ..FrameData::default()
         };
         assert_eq!(
-            Globals::new(&frame, 1.0, (&Cascades::default(), &SpotShadows::default()))
-                .sun_direction,
+            Globals::new(&frame, 1.0, &ShadowViews::default()).sun_direction,
             [0.0, 1.0, 0.0, 0.0]
         );
     }

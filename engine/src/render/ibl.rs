@@ -144,19 +144,13 @@ impl EnvironmentMaps {
         let sky_group = group(&unused);
         for face in 0..6 {
             let target = face_view(&environment, face, 0);
-            fullscreen_instance(&mut encoder, &target, (&baker.sky, &sky_group), true, face);
+            fullscreen_instance(&mut encoder, &target, &baker.sky, &sky_group, true, face);
         }
         for mip in 1..environment_mips {
             let finer = group(&cube_view(&environment, mip - 1, 1));
             for face in 0..6 {
                 let target = face_view(&environment, face, mip);
-                fullscreen_instance(
-                    &mut encoder,
-                    &target,
-                    (&baker.downsample, &finer),
-                    true,
-                    face,
-                );
+                fullscreen_instance(&mut encoder, &target, &baker.downsample, &finer, true, face);
             }
         }
         let whole = group(&cube_view(&environment, 0, environment_mips));
@@ -166,7 +160,8 @@ impl EnvironmentMaps {
                 fullscreen_instance(
                     &mut encoder,
                     &target,
-                    (&baker.specular, &whole),
+                    &baker.specular,
+                    &whole,
                     true,
                     face + 6 * level,
                 );
@@ -174,13 +169,7 @@ impl EnvironmentMaps {
         }
         for face in 0..6 {
             let target = face_view(&irradiance, face, 0);
-            fullscreen_instance(
-                &mut encoder,
-                &target,
-                (&baker.irradiance, &whole),
-                true,
-                face,
-            );
+            fullscreen_instance(&mut encoder, &target, &baker.irradiance, &whole, true, face);
         }
         queue.submit([encoder.finish()]);
         Self {
@@ -232,7 +221,8 @@ impl Baker {
                 device,
                 &pipeline_layout,
                 &shader,
-                ("vs_face", entry),
+                "vs_face",
+                entry,
                 FORMAT.into(),
             )
         };

@@ -9,7 +9,7 @@ use glam::{Affine3A, Vec3, Vec4};
 
 use super::buffer::GrowableBuffer;
 use super::frame::{FrameData, LineVertex};
-use super::targets::DEPTH_FORMAT;
+use super::targets::{ColorTarget, DEPTH_FORMAT};
 use crate::assets::{Shader, ShaderLibrary};
 
 /// Grid lines run this many units either side of the grid's centre.
@@ -108,11 +108,11 @@ impl LinePass {
     pub(crate) fn new(
         device: &wgpu::Device,
         globals_layout: &wgpu::BindGroupLayout,
-        (color_format, sample_count): (wgpu::TextureFormat, u32),
+        target: ColorTarget,
         shaders: &ShaderLibrary,
     ) -> Self {
         Self {
-            pipeline: create_pipeline(device, globals_layout, color_format, sample_count, shaders),
+            pipeline: create_pipeline(device, globals_layout, target, shaders),
             vertices: GrowableBuffer::new(
                 device,
                 "line pass: vertices",
@@ -164,8 +164,7 @@ impl LinePass {
 fn create_pipeline(
     device: &wgpu::Device,
     globals_layout: &wgpu::BindGroupLayout,
-    color_format: wgpu::TextureFormat,
-    sample_count: u32,
+    target: ColorTarget,
     shaders: &ShaderLibrary,
 ) -> wgpu::RenderPipeline {
     let shader = shaders.module(device, Shader::Lines);
@@ -201,19 +200,12 @@ fn create_pipeline(
             stencil: wgpu::StencilState::default(),
             bias: wgpu::DepthBiasState::default(),
         }),
-        multisample: wgpu::MultisampleState {
-            count: sample_count,
-            ..wgpu::MultisampleState::default()
-        },
+        multisample: target.multisample(),
         fragment: Some(wgpu::FragmentState {
             module: &shader,
             entry_point: Some("fs_main"),
             compilation_options: wgpu::PipelineCompilationOptions::default(),
-            targets: &[Some(wgpu::ColorTargetState {
-                format: color_format,
-                blend: None,
-                write_mask: wgpu::ColorWrites::ALL,
-            })],
+            targets: &[Some(target.state(None))],
         }),
         multiview_mask: None,
         cache: None,

@@ -13,11 +13,12 @@ use glam::Mat4;
 use wgpu::util::DeviceExt;
 
 use super::batcher::{DrawGroup, InstanceBatcher};
-use super::buffer::GrowableBuffer;
+use super::buffer::{GrowableBuffer, vertex_storage};
 use super::deform_pass::DeformPass;
 use super::frame::FrameData;
 use super::mesh_pipelines::{Alpha, PipelineSet, SecondStream, variant};
 use super::records::GpuInstance;
+use super::targets::ColorTarget;
 use super::texture::TextureSet;
 use super::uploaded::Uploaded;
 use crate::assets::{MeshData, MeshRef, MeshVertex, Primitive, Registry, Shader, ShaderLibrary};
@@ -106,7 +107,7 @@ impl MeshPass {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         globals_layout: &wgpu::BindGroupLayout,
-        (color_format, sample_count): (wgpu::TextureFormat, u32),
+        target: ColorTarget,
         shaders: &ShaderLibrary,
     ) -> Self {
         let shader = shaders.module(device, Shader::Mesh);
@@ -151,19 +152,13 @@ impl MeshPass {
         });
         let instance_bind_group = bind_instances(device, &instance_layout, &instance_buffer);
         let textures = TextureSet::new(device, queue);
-        let deform = DeformPass::new(
-            device,
-            globals_layout,
-            &textures,
-            (color_format, sample_count),
-            &shader,
-        );
+        let deform = DeformPass::new(device, globals_layout, &textures, target, &shader);
         Self {
             // The second stream is each instance's position in the storage buffer.
             pipelines: PipelineSet::new(
                 device,
                 &[globals_layout, textures.layout(), &instance_layout],
-                (color_format, sample_count),
+                target,
                 "vs_main",
                 SecondStream {
                     stride: size_of::<u32>() as u64,
@@ -352,20 +347,6 @@ impl MeshPass {
                 pass.draw_indexed(0..mesh.index_count, 0, group.instances.clone());
             }
         }
-    }
-}
-
-/// A read-only storage buffer the vertex shader reads at `binding`.
-pub(super) fn vertex_storage(binding: u32) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::VERTEX,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only: true },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
     }
 }
 

@@ -5,7 +5,7 @@
 //! what is behind, not writing depth; masked, discarding below the cutoff:
 //! only those pipelines discard, so the others keep the early depth test).
 
-use super::targets::DEPTH_FORMAT;
+use super::targets::{ColorTarget, DEPTH_FORMAT};
 use super::texture::{Look, shading};
 use crate::assets::MeshVertex;
 
@@ -55,8 +55,7 @@ pub(super) struct PipelineSet {
     shader: wgpu::ShaderModule,
     entry: &'static str,
     second: SecondStream,
-    color_format: wgpu::TextureFormat,
-    sample_count: u32,
+    target: ColorTarget,
     pipelines: [Option<wgpu::RenderPipeline>; VARIANTS],
 }
 
@@ -64,7 +63,7 @@ impl PipelineSet {
     pub(super) fn new(
         device: &wgpu::Device,
         layouts: &[&wgpu::BindGroupLayout],
-        (color_format, sample_count): (wgpu::TextureFormat, u32),
+        target: ColorTarget,
         entry: &'static str,
         second: SecondStream,
         shader: &wgpu::ShaderModule,
@@ -82,8 +81,7 @@ impl PipelineSet {
             shader,
             entry,
             second,
-            color_format,
-            sample_count,
+            target,
             pipelines: std::array::from_fn(|_| None),
         }
     }
@@ -148,10 +146,7 @@ impl PipelineSet {
                 stencil: wgpu::StencilState::default(),
                 bias: wgpu::DepthBiasState::default(),
             }),
-            multisample: wgpu::MultisampleState {
-                count: self.sample_count,
-                ..wgpu::MultisampleState::default()
-            },
+            multisample: self.target.multisample(),
             fragment: Some(wgpu::FragmentState {
                 module: &self.shader,
                 entry_point: Some("fs_main"),
@@ -163,11 +158,10 @@ impl PipelineSet {
                     ],
                     ..wgpu::PipelineCompilationOptions::default()
                 },
-                targets: &[Some(wgpu::ColorTargetState {
-                    format: self.color_format,
-                    blend: blend.then_some(wgpu::BlendState::ALPHA_BLENDING),
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
+                targets: &[Some(
+                    self.target
+                        .state(blend.then_some(wgpu::BlendState::ALPHA_BLENDING)),
+                )],
             }),
             multiview_mask: None,
             cache: None,

@@ -7,6 +7,9 @@
 //!   `gpu_errors`: [`GpuErrors`], what the device reports instead of panicking.
 //! - [`camera`]: [`Camera`] plus the orbit and fly controllers.
 //! - [`frame`]: [`FrameData`] and its parts, and the shared uniform block.
+//! - `records`, `packed`: the per-instance records the GPU reads, and the
+//!   records extraction packed with the [`BatchKey`] of each
+//!   ([`PackedInstances`]).
 //! - `batcher`, `mesh_pass`, `texture`, `uploaded`: culled, batched, instanced
 //!   meshes (primitives and imported) with base-colour textures and glTF's
 //!   metallic-roughness lighting.
@@ -35,18 +38,18 @@ mod ibl;
 mod line_pass;
 mod mesh_pass;
 mod mesh_pipelines;
+mod packed;
 mod particle_pass;
 mod post;
 mod records;
 pub(crate) mod renderer;
-mod shadow;
+pub(crate) mod shadow;
 mod shadow_pass;
 mod sky_pass;
 mod sphere_culling;
 mod surface;
 mod targets;
 mod texture;
-pub mod thumbnail;
 mod uploaded;
 
 // Re-exported because they appear in this module's API (`wgpu` types in the
@@ -55,9 +58,7 @@ mod uploaded;
 pub use image;
 pub use wgpu;
 
-pub use batcher::{
-    BatchKey, DrawGroup, InstanceBatcher, PackedInstances, UnbatchedDraw, prepare_unbatched,
-};
+pub use batcher::{DrawGroup, InstanceBatcher, UnbatchedDraw, prepare_unbatched};
 pub(crate) use camera::Camera;
 pub(crate) use context::GpuContext;
 pub(crate) use renderer::Renderer;
@@ -70,9 +71,10 @@ pub use frame::{
 };
 pub use gpu_errors::{GpuErrors, GpuProblem};
 pub use line_pass::{push_aabb, push_axes, push_grid};
+pub use packed::{BatchKey, PackedInstances};
 pub use records::{GpuCaster, GpuInstance, InstanceRecord};
 pub use renderer::RenderStats;
-pub use shadow::{Cascades, MAX_SHADOW_VIEWS, MAX_SPOT_SHADOWS, SpotShadows, cascades};
+pub use shadow::{Cascades, MAX_SHADOW_VIEWS, MAX_SPOT_SHADOWS, SpotCone, SpotShadows, cascades};
 pub use surface::{PresentModeChoice, SurfaceState};
 
 /// Everything that can go wrong in the renderer.

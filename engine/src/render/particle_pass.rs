@@ -10,7 +10,7 @@ use glam::Vec3;
 
 use super::buffer::GrowableBuffer;
 use super::frame::FrameData;
-use super::targets::DEPTH_FORMAT;
+use super::targets::{ColorTarget, DEPTH_FORMAT};
 use crate::assets::{Shader, ShaderLibrary};
 use crate::particles::ParticleInstance;
 
@@ -36,7 +36,7 @@ impl ParticlePass {
     pub(crate) fn new(
         device: &wgpu::Device,
         globals_layout: &wgpu::BindGroupLayout,
-        (color_format, sample_count): (wgpu::TextureFormat, u32),
+        target: ColorTarget,
         shaders: &ShaderLibrary,
     ) -> Self {
         let shader = shaders.module(device, Shader::Particles);
@@ -74,8 +74,7 @@ impl ParticlePass {
                     shader: &shader,
                     fragment_entry: entry,
                     blend,
-                    color_format,
-                    sample_count,
+                    target,
                 },
             )
         };
@@ -174,8 +173,7 @@ struct PipelineParts<'a> {
     shader: &'a wgpu::ShaderModule,
     fragment_entry: &'a str,
     blend: wgpu::BlendState,
-    color_format: wgpu::TextureFormat,
-    sample_count: u32,
+    target: ColorTarget,
 }
 
 fn create_pipeline(device: &wgpu::Device, parts: &PipelineParts<'_>) -> wgpu::RenderPipeline {
@@ -207,19 +205,12 @@ fn create_pipeline(device: &wgpu::Device, parts: &PipelineParts<'_>) -> wgpu::Re
             stencil: wgpu::StencilState::default(),
             bias: wgpu::DepthBiasState::default(),
         }),
-        multisample: wgpu::MultisampleState {
-            count: parts.sample_count,
-            ..wgpu::MultisampleState::default()
-        },
+        multisample: parts.target.multisample(),
         fragment: Some(wgpu::FragmentState {
             module: parts.shader,
             entry_point: Some(parts.fragment_entry),
             compilation_options: wgpu::PipelineCompilationOptions::default(),
-            targets: &[Some(wgpu::ColorTargetState {
-                format: parts.color_format,
-                blend: Some(parts.blend),
-                write_mask: wgpu::ColorWrites::ALL,
-            })],
+            targets: &[Some(parts.target.state(Some(parts.blend)))],
         }),
         multiview_mask: None,
         cache: None,

@@ -130,7 +130,8 @@ impl PostPass {
                 device,
                 &pipeline_layout,
                 &shader,
-                ("vs_fullscreen", entry),
+                "vs_fullscreen",
+                entry,
                 target,
             )
         };
@@ -312,7 +313,7 @@ fn fullscreen(
     group: &wgpu::BindGroup,
     clear: bool,
 ) {
-    fullscreen_instance(encoder, target, (pipeline, group), clear, 0);
+    fullscreen_instance(encoder, target, pipeline, group, clear, 0);
 }
 
 /// As [`fullscreen`], drawn as instance `instance` (which the shader may
@@ -320,7 +321,8 @@ fn fullscreen(
 pub(super) fn fullscreen_instance(
     encoder: &mut wgpu::CommandEncoder,
     target: &wgpu::TextureView,
-    (pipeline, group): (&wgpu::RenderPipeline, &wgpu::BindGroup),
+    pipeline: &wgpu::RenderPipeline,
+    group: &wgpu::BindGroup,
     clear: bool,
     instance: u32,
 ) {
@@ -351,12 +353,13 @@ pub(super) fn fullscreen_instance(
 }
 
 /// A pipeline drawing one triangle over the whole target: no vertex buffers,
-/// no depth, `entries` the vertex and fragment entry points of `shader`.
+/// no depth, `vertex` and `fragment` the entry points of `shader`.
 pub(super) fn fullscreen_pipeline(
     device: &wgpu::Device,
     layout: &wgpu::PipelineLayout,
     shader: &wgpu::ShaderModule,
-    (vertex, fragment): (&str, &str),
+    vertex: &str,
+    fragment: &str,
     target: wgpu::ColorTargetState,
 ) -> wgpu::RenderPipeline {
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {

@@ -8,12 +8,16 @@
 
 use glam::{Affine3A, Vec3};
 
-use super::frame::MeshInstance;
 use crate::assets::{AlphaMode, Material};
 use crate::scene::Affine3x4;
 
 /// A record packed from a transform and a material.
 pub trait InstanceRecord: bytemuck::Pod + Default + Send + Sync + std::fmt::Debug {
+    /// A shadow caster's record: a batcher of these takes only the loose
+    /// instances that cast (blended ones cast none) and groups them as
+    /// casters ([`BatchKey::caster`](super::BatchKey::caster)).
+    const CASTER: bool = false;
+
     /// Packs `model` as the scene stores it (already the GPU's rows) drawn
     /// with `material`.
     fn from_rows(model: &Affine3x4, material: &Material) -> Self;
@@ -58,14 +62,6 @@ pub struct GpuInstance {
     pub metal_rough: u32,
 }
 
-impl GpuInstance {
-    /// Packs one instance.
-    #[must_use]
-    pub fn new(instance: &MeshInstance) -> Self {
-        Self::pack(&instance.model, &instance.material)
-    }
-}
-
 impl InstanceRecord for GpuInstance {
     /// The transform and the material's factors.
     #[inline]
@@ -102,6 +98,8 @@ pub struct GpuCaster {
 }
 
 impl InstanceRecord for GpuCaster {
+    const CASTER: bool = true;
+
     /// The transform and what the material's alpha test reads.
     #[inline]
     fn from_rows(model: &Affine3x4, material: &Material) -> Self {

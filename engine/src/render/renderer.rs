@@ -15,10 +15,10 @@ use super::line_pass::LinePass;
 use super::mesh_pass::MeshPass;
 use super::particle_pass::ParticlePass;
 use super::post::{PostPass, hdr_format};
-use super::shadow::{Cascades, cascades};
+use super::shadow::{Cascades, ShadowViews, cascades};
 use super::shadow_pass::ShadowPass;
 use super::sky_pass::SkyPass;
-use super::targets::{RenderTargets, choose_sample_count};
+use super::targets::{ColorTarget, RenderTargets, choose_target};
 use super::texture::{fragment_cube, fragment_sampler};
 use super::{GpuContext, RenderError};
 use crate::assets::{Assets, SkyHandle};
@@ -44,7 +44,6 @@ pub struct RenderStats {
 #[derive(Debug)]
 pub struct Renderer {
     color_format: wgpu::TextureFormat,
-    sample_count: u32,
     globals: wgpu::Buffer,
     globals_layout: wgpu::BindGroupLayout,
     /// The globals, the shadow map and its sampler, the environment maps;
@@ -61,8 +60,8 @@ pub struct Renderer {
     lines: LinePass,
     particles: ParticlePass,
     post: PostPass,
-    /// Format of the HDR frame the scene passes draw into.
-    hdr_format: wgpu::TextureFormat,
+    /// The HDR frame the scene passes draw into.
+    hdr: ColorTarget,
     targets: Option<RenderTargets>,
     capture: Option<CaptureTarget>,
     stats: RenderStats,
@@ -91,9 +90,8 @@ impl Renderer {
         let shaders = library.generation();
         let releases = assets.registry().releases();
         let (device, queue) = (&ctx.device, &ctx.queue);
-        let hdr = hdr_format(device, &ctx.adapter);
-        let sample_count = choose_sample_count(&ctx.adapter, hdr);
-        log::info!("HDR target {hdr:?}, {sample_count}x multisampled");
+        let hdr = choose_target(&ctx.adapter, hdr_format(device, &ctx.adapter));
+        log::info!("HDR target {:?}, {}x multisampled", hdr.format, hdr.samples);
         let globals = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("renderer: globals"),
             size: size_of::<Globals>() as u64,
@@ -135,19 +133,18 @@ impl Renderer {
             ],
         });
         let environment = EnvironmentMaps::hemisphere(device, queue, library);
-        let mesh = MeshPass::new(device, queue, &globals_layout, (hdr, sample_count), library);
-        let sky = SkyPass::new(device, &globals_layout, (hdr, sample_count), library);
+        let mesh = MeshPass::new(device, queue, &globals_layout, hdr, library);
+        let sky = SkyPass::new(device, &globals_layout, hdr, library);
         let shadows = ShadowPass::new(device, &mesh, library);
         let globals_bind_group =
-            bind_globals(device, &globals_layout, &globals, (&shadows, &environment));
+            bind_globals(device, &globals_layout, &globals, &shadows, &environment);
         Self {
             color_format,
-            sample_count,
             mesh,
-            lines: LinePass::new(device, &globals_layout, (hdr, sample_count), library),
-            particles: ParticlePass::new(device, &globals_layout, (hdr, sample_count), library),
-            post: PostPass::new(device, hdr, color_format, library),
-            hdr_format: hdr,
+            lines: LinePass::new(device, &globals_layout, hdr, library),
+            particles: ParticlePass::new(device, &globals_layout, hdr, library),
+            post: PostPass::new(device, hdr.format, color_format, library),
+            hdr,
             globals,
             globals_layout,
             globals_bind_group,
@@ -180,7 +177,7 @@ impl Renderer {
     /// Samples per pixel: 4 where the adapter can multisample the format, else 1.
     #[must_use]
     pub fn sample_count(&self) -> u32 {
-        self.sample_count
+        self.hdr.samples
     }
 
     /// Counts from the last frame.
@@ -250,15 +247,8 @@ impl Renderer {
         }
         let (device, queue) = (&ctx.device, &ctx.queue);
         match &mut self.targets {
-            Some(targets) => targets.resize(device, size, self.hdr_format, self.sample_count),
-            None => {
-                self.targets = Some(RenderTargets::new(
-                    device,
-                    size,
-                    self.hdr_format,
-                    self.sample_count,
-                ));
-            }
+            Some(targets) => targets.resize(device, size, self.hdr),
+            None => self.targets = Some(RenderTargets::new(device, size, self.hdr)),
         }
         self.post.prepare(device, queue, size, &frame.post);
 
@@ -274,22 +264,22 @@ impl Renderer {
         if new_sky {
             self.bake_sky(device, queue, frame.sky);
         }
-        let spots = spot_shadows(frame.point_lights, &frame.shadows);
-        let globals = Globals::new(frame, aspect, (&cascades, &spots));
+        let shadow_views = ShadowViews {
+            cascades,
+            spots: spot_shadows(frame.point_lights, &frame.shadows),
+        };
+        let globals = Globals::new(frame, aspect, &shadow_views);
         queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
-        let new_map = self.shadows.prepare(
-            device,
-            queue,
-            frame,
-            (&cascades, &spots, &globals),
-            &registry,
-        );
+        let new_map =
+            self.shadows
+                .prepare(device, queue, frame, &shadow_views, &globals, &registry);
         if new_map || new_sky {
             self.globals_bind_group = bind_globals(
                 device,
                 &self.globals_layout,
                 &self.globals,
-                (&self.shadows, &self.environment),
+                &self.shadows,
+                &self.environment,
             );
         }
         self.mesh
@@ -429,7 +419,8 @@ fn bind_globals(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
     globals: &wgpu::Buffer,
-    (shadows, environment): (&ShadowPass, &EnvironmentMaps),
+    shadows: &ShadowPass,
+    environment: &EnvironmentMaps,
 ) -> wgpu::BindGroup {
     device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("renderer: globals bind group"),

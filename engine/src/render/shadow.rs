@@ -47,19 +47,31 @@ impl Default for SpotShadows {
     }
 }
 
+/// The volume a spot light shines into, which its shadow view covers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpotCone {
+    /// Where the light is.
+    pub position: Vec3,
+    /// The direction it shines along; need not be unit length.
+    pub direction: Vec3,
+    /// Cosine of the cone's half-angle.
+    pub cos_outer: f32,
+    /// Distance at which the light reaches zero.
+    pub range: f32,
+}
+
 impl SpotShadows {
-    /// Adds the spot at `position` shining along `direction` with a cone of
-    /// `cos_outer` reaching `range`, as light `light`; false when full.
-    pub fn push(
-        &mut self,
-        light: usize,
-        (position, direction): (Vec3, Vec3),
-        (cos_outer, range): (f32, f32),
-        settings: &ShadowSettings,
-    ) -> bool {
+    /// Adds the spot shining into `cone` as light `light`; false when full.
+    pub fn push(&mut self, light: usize, cone: SpotCone, settings: &ShadowSettings) -> bool {
         if self.count == MAX_SPOT_SHADOWS {
             return false;
         }
+        let SpotCone {
+            position,
+            direction,
+            cos_outer,
+            range,
+        } = cone;
         let direction = direction.normalize_or(Vec3::NEG_Y);
         // The cone's full width and a texel's margin, short of a half-space.
         let half_angle = cos_outer.clamp(-1.0, 1.0).acos().clamp(0.01, 1.45);
@@ -105,6 +117,39 @@ impl Default for Cascades {
             far: [0.0; MAX_CASCADES],
             texel: [0.0; MAX_CASCADES],
         }
+    }
+}
+
+/// Every view the shadow map is drawn from in one frame: the sun's
+/// cascades, then the shadowed spots. The renderer draws each into a layer
+/// of the map (cascades first, the spots after them); extraction culls each
+/// one's casters; the shaders read both from the globals.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct ShadowViews {
+    /// The sun's cascades.
+    pub(crate) cascades: Cascades,
+    /// The spots casting shadows.
+    pub(crate) spots: SpotShadows,
+}
+
+impl ShadowViews {
+    /// Views in use: the map's layers.
+    pub(crate) fn count(&self) -> usize {
+        self.cascades.count + self.spots.count
+    }
+
+    /// Each view in use as (view, layer, world to its clip space): views
+    /// number the cascades from 0 and the spots from [`MAX_CASCADES`]
+    /// (extraction's bit per view), layers count them without gaps.
+    pub(crate) fn in_use(&self) -> impl Iterator<Item = (usize, usize, &Mat4)> {
+        let cascades = self.cascades.view_proj.iter().take(self.cascades.count);
+        let spots = self.spots.view_proj.iter().take(self.spots.count);
+        let first_spot = self.cascades.count;
+        (cascades.enumerate().map(|(i, m)| (i, i, m))).chain(
+            spots
+                .enumerate()
+                .map(move |(j, m)| (MAX_CASCADES + j, first_spot + j, m)),
+        )
     }
 }
 
@@ -320,5 +365,37 @@ mod tests {
             ..ShadowSettings::default()
         };
         assert_eq!(cascades(&camera, 1.0, sun(), &many).count, MAX_CASCADES);
+    }
+
+    #[test]
+    fn shadow_views_number_spots_after_every_cascade_and_layer_them_without_gaps() {
+        let settings = ShadowSettings {
+            cascades: 2,
+            ..ShadowSettings::default()
+        };
+        let mut spots = SpotShadows::default();
+        for light in [3, 5] {
+            let cone = SpotCone {
+                position: Vec3::new(light as f32, 4.0, 0.0),
+                direction: Vec3::NEG_Y,
+                cos_outer: 0.8,
+                range: 10.0,
+            };
+            assert!(spots.push(light, cone, &settings));
+        }
+        let views = ShadowViews {
+            cascades: cascades(&Camera::default(), 1.0, sun(), &settings),
+            spots,
+        };
+        let used: Vec<(usize, usize)> = views.in_use().map(|(v, l, _)| (v, l)).collect();
+        assert_eq!(
+            used,
+            [(0, 0), (1, 1), (MAX_CASCADES, 2), (MAX_CASCADES + 1, 3)],
+            "(view, layer) of each view in use"
+        );
+        assert_eq!(views.count(), 4);
+        let matrices: Vec<Mat4> = views.in_use().map(|(_, _, m)| *m).collect();
+        assert_eq!(matrices[1], views.cascades.view_proj[1]);
+        assert_eq!(matrices[3], views.spots.view_proj[1]);
     }
 }

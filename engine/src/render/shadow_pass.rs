@@ -13,17 +13,28 @@
 use glam::Mat4;
 
 use super::batcher::{DrawGroup, InstanceBatcher};
-use super::buffer::GrowableBuffer;
+use super::buffer::{GrowableBuffer, vertex_storage};
 use super::frame::{FrameData, Globals};
-use super::mesh_pass::{MeshPass, vertex_storage};
+use super::mesh_pass::MeshPass;
 use super::mesh_pipelines::VERTEX_ATTRIBUTES;
 use super::records::GpuCaster;
-use super::shadow::{Cascades, MAX_SHADOW_VIEWS, SpotShadows};
+use super::shadow::{MAX_SHADOW_VIEWS, ShadowViews};
 use crate::assets::{MeshVertex, Registry, Shader, ShaderLibrary, VertexSkin};
-use crate::scene::MAX_CASCADES;
 
 /// Depth format of the shadow map.
 const SHADOW_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+/// The shadow map's extent: the side of each layer in texels, and the layers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct MapSize {
+    side: u32,
+    layers: u32,
+}
+
+impl MapSize {
+    /// The placeholder map of a frame without shadows (bindings need one).
+    const EMPTY: Self = Self { side: 1, layers: 1 };
+}
 
 /// One view's GPU objects and caster batches (a cascade of the sun or a
 /// shadowed spot).
@@ -58,8 +69,7 @@ pub(crate) struct ShadowPass {
     layout: wgpu::BindGroupLayout,
     /// By view: the cascades, then the spots ([`MAX_SHADOW_VIEWS`]).
     slots: Vec<CascadeSlot>,
-    /// (side, layers) of the map.
-    map_size: (u32, u32),
+    map_size: MapSize,
     layers: Vec<wgpu::TextureView>,
     /// All layers, as the mesh shader samples them.
     array_view: wgpu::TextureView,
@@ -157,7 +167,7 @@ impl ShadowPass {
                 }
             })
             .collect();
-        let (layers, array_view) = create_map(device, (1, 1));
+        let (layers, array_view) = create_map(device, MapSize::EMPTY);
         let (deformed, masked) = create_mesh_shader_pipelines(
             device,
             &[&globals_layout, &empty_layout, deform_layout],
@@ -176,7 +186,7 @@ impl ShadowPass {
             }),
             layout,
             slots,
-            map_size: (1, 1),
+            map_size: MapSize::EMPTY,
             layers,
             array_view,
             sampler: device.create_sampler(&wgpu::SamplerDescriptor {
@@ -200,22 +210,27 @@ impl ShadowPass {
         &self.sampler
     }
 
-    /// Batches and uploads each view's casters (the sun's cascades, then
-    /// the shadowed spots, one layer of the map each). Returns whether the map
-    /// was rebuilt (whatever binds [`ShadowPass::map_view`] must be rebuilt).
+    /// Batches and uploads the casters of each of the frame's `shadows`
+    /// (one layer of the map each), with their copies of `globals`. Returns
+    /// whether the map was rebuilt (whatever binds [`ShadowPass::map_view`]
+    /// must be rebuilt).
     pub(crate) fn prepare(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         frame: &FrameData<'_>,
-        (cascades, spots, globals): (&Cascades, &SpotShadows, &Globals),
+        shadows: &ShadowViews,
+        globals: &Globals,
         registry: &Registry,
     ) -> bool {
-        let layers = cascades.count + spots.count;
+        let layers = shadows.count();
         let wanted = if layers == 0 {
-            (1, 1)
+            MapSize::EMPTY
         } else {
-            (frame.shadows.map_size(), layers as u32)
+            MapSize {
+                side: frame.shadows.map_size(),
+                layers: layers as u32,
+            }
         };
         let rebuilt = wanted != self.map_size;
         if rebuilt {
@@ -223,16 +238,9 @@ impl ShadowPass {
             self.map_size = wanted;
         }
         self.active.clear();
-        self.active.extend((0..cascades.count).map(|i| (i, i)));
-        self.active
-            .extend((0..spots.count).map(|j| (MAX_CASCADES + j, cascades.count + j)));
-        for &(view, _) in &self.active {
+        for (view, layer, &view_proj) in shadows.in_use() {
+            self.active.push((view, layer));
             let slot = &mut self.slots[view];
-            let view_proj = if view < MAX_CASCADES {
-                cascades.view_proj[view]
-            } else {
-                spots.view_proj[view - MAX_CASCADES]
-            };
             queue.write_buffer(&slot.uniform, 0, bytemuck::bytes_of(&view_proj));
             slot.batcher
                 .prepare_casters(view_proj, frame.instances, frame.casters[view], registry);
@@ -342,12 +350,10 @@ fn bind_cascade(
     })
 }
 
-/// The map of `side` x `side` texels and `layers` cascades: a view per layer
-/// to draw into and one of them all to sample.
-fn create_map(
-    device: &wgpu::Device,
-    (side, layers): (u32, u32),
-) -> (Vec<wgpu::TextureView>, wgpu::TextureView) {
+/// The map of `size`: a view per layer to draw into and one of them all to
+/// sample.
+fn create_map(device: &wgpu::Device, size: MapSize) -> (Vec<wgpu::TextureView>, wgpu::TextureView) {
+    let MapSize { side, layers } = size;
     let texture = device.create_texture(&wgpu::TextureDescriptor {
         label: Some("shadow pass: map"),
         size: wgpu::Extent3d {
@@ -392,7 +398,7 @@ fn create_pipeline(
     let positions = wgpu::vertex_attr_array![0 => Float32x3];
     let instance = wgpu::vertex_attr_array![3 => Uint32];
     let streams = [vertices(&positions), instances(&instance)];
-    depth_pipeline(device, &[layout], (&shader, "vs_shadow", None), &streams)
+    depth_pipeline(device, &[layout], &shader, "vs_shadow", None, &streams)
 }
 
 /// The mesh shader's casters: skinned and morphed ones through
@@ -420,14 +426,17 @@ fn create_mesh_shader_pipelines(
     let deformed = depth_pipeline(
         device,
         deformed_layouts,
-        (&shader, "vs_deformed", None),
+        &shader,
+        "vs_deformed",
+        None,
         &skinned,
     );
-    let stages = (&shader, "vs_caster", Some("fs_shadow_mask"));
     let masked = depth_pipeline(
         device,
         masked_layouts,
-        stages,
+        &shader,
+        "vs_caster",
+        Some("fs_shadow_mask"),
         &[vertices(&vertex), instances(&instance)],
     );
     (deformed, masked)
@@ -469,12 +478,16 @@ fn bind_records(
     })
 }
 
-/// A depth-only pipeline into the shadow map: both faces (thin casters such
-/// as sails and planes have no back to hide behind), a slope-scaled bias.
+/// A depth-only pipeline into the shadow map, `shader`'s `entry` vertex
+/// stage and, for casters with cut-outs, its `fragment` stage: both faces
+/// (thin casters such as sails and planes have no back to hide behind), a
+/// slope-scaled bias.
 fn depth_pipeline(
     device: &wgpu::Device,
     layouts: &[&wgpu::BindGroupLayout],
-    (shader, entry, fragment): (&wgpu::ShaderModule, &str, Option<&str>),
+    shader: &wgpu::ShaderModule,
+    entry: &str,
+    fragment: Option<&str>,
     streams: &[Stream<'_>],
 ) -> wgpu::RenderPipeline {
     let bind_group_layouts: Vec<Option<&wgpu::BindGroupLayout>> =

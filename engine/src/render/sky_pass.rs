@@ -5,6 +5,7 @@
 use glam::Mat4;
 
 use super::ibl::EnvironmentMaps;
+use super::targets::ColorTarget;
 use super::texture::{fragment_sampler, fragment_texture};
 use crate::assets::{Shader, ShaderLibrary};
 
@@ -23,7 +24,7 @@ impl SkyPass {
     pub(crate) fn new(
         device: &wgpu::Device,
         globals_layout: &wgpu::BindGroupLayout,
-        (format, sample_count): (wgpu::TextureFormat, u32),
+        target: ColorTarget,
         shaders: &ShaderLibrary,
     ) -> Self {
         let shader = shaders.module(device, Shader::Sky);
@@ -66,15 +67,12 @@ impl SkyPass {
                 stencil: wgpu::StencilState::default(),
                 bias: wgpu::DepthBiasState::default(),
             }),
-            multisample: wgpu::MultisampleState {
-                count: sample_count,
-                ..wgpu::MultisampleState::default()
-            },
+            multisample: target.multisample(),
             fragment: Some(wgpu::FragmentState {
                 module: &shader,
                 entry_point: Some("fs_sky"),
                 compilation_options: wgpu::PipelineCompilationOptions::default(),
-                targets: &[Some(format.into())],
+                targets: &[Some(target.state(None))],
             }),
             multiview_mask: None,
             cache: None,

@@ -10,23 +10,52 @@ pub(crate) const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth3
 /// Samples per pixel when the adapter allows multisampling.
 const PREFERRED_SAMPLES: u32 = 4;
 
-/// Picks 4x MSAA when both the colour format (rendered and resolved) and the
-/// depth format support it on this adapter, else 1.
-pub(crate) fn choose_sample_count(
-    adapter: &wgpu::Adapter,
-    color_format: wgpu::TextureFormat,
-) -> u32 {
-    let color = adapter.get_texture_format_features(color_format);
+/// The colour target every scene pass draws into: the HDR format and the
+/// samples per pixel, fixed when the renderer is made. Each pass builds its
+/// pipelines for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ColorTarget {
+    /// The colour format.
+    pub(crate) format: wgpu::TextureFormat,
+    /// Samples per pixel (1: no multisampling).
+    pub(crate) samples: u32,
+}
+
+impl ColorTarget {
+    /// A pipeline's multisampling for this target.
+    pub(crate) fn multisample(self) -> wgpu::MultisampleState {
+        wgpu::MultisampleState {
+            count: self.samples,
+            ..wgpu::MultisampleState::default()
+        }
+    }
+
+    /// A pipeline's colour output into this target, blended by `blend`.
+    pub(crate) fn state(self, blend: Option<wgpu::BlendState>) -> wgpu::ColorTargetState {
+        wgpu::ColorTargetState {
+            format: self.format,
+            blend,
+            write_mask: wgpu::ColorWrites::ALL,
+        }
+    }
+}
+
+/// The target of `format`, with 4x MSAA when both the colour format
+/// (rendered and resolved) and the depth format support it on this adapter,
+/// else 1 sample.
+pub(crate) fn choose_target(adapter: &wgpu::Adapter, format: wgpu::TextureFormat) -> ColorTarget {
+    let color = adapter.get_texture_format_features(format);
     let depth = adapter.get_texture_format_features(DEPTH_FORMAT);
     let color_ok = color.flags.sample_count_supported(PREFERRED_SAMPLES)
         && color
             .flags
             .contains(wgpu::TextureFormatFeatureFlags::MULTISAMPLE_RESOLVE);
-    if color_ok && depth.flags.sample_count_supported(PREFERRED_SAMPLES) {
+    let samples = if color_ok && depth.flags.sample_count_supported(PREFERRED_SAMPLES) {
         PREFERRED_SAMPLES
     } else {
         1
-    }
+    };
+    ColorTarget { format, samples }
 }
 
 /// The depth buffer and optional MSAA colour buffer for one output size.
@@ -38,13 +67,8 @@ pub(crate) struct RenderTargets {
 }
 
 impl RenderTargets {
-    /// Creates targets of `size` (each side at least 1).
-    pub(crate) fn new(
-        device: &wgpu::Device,
-        size: (u32, u32),
-        color_format: wgpu::TextureFormat,
-        sample_count: u32,
-    ) -> Self {
+    /// Creates targets of `size` (each side at least 1) for `target`.
+    pub(crate) fn new(device: &wgpu::Device, size: (u32, u32), target: ColorTarget) -> Self {
         let extent = wgpu::Extent3d {
             width: size.0.max(1),
             height: size.1.max(1),
@@ -56,7 +80,7 @@ impl RenderTargets {
                     label: Some(label),
                     size: extent,
                     mip_level_count: 1,
-                    sample_count,
+                    sample_count: target.samples,
                     dimension: wgpu::TextureDimension::D2,
                     format,
                     usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
@@ -70,20 +94,14 @@ impl RenderTargets {
         Self {
             size,
             depth: texture("renderer: depth", DEPTH_FORMAT),
-            msaa: (sample_count > 1).then(|| texture("renderer: msaa colour", color_format)),
+            msaa: (target.samples > 1).then(|| texture("renderer: msaa colour", target.format)),
         }
     }
 
     /// Rebuilds the targets when `size` differs from theirs.
-    pub(crate) fn resize(
-        &mut self,
-        device: &wgpu::Device,
-        size: (u32, u32),
-        color_format: wgpu::TextureFormat,
-        sample_count: u32,
-    ) {
+    pub(crate) fn resize(&mut self, device: &wgpu::Device, size: (u32, u32), target: ColorTarget) {
         if size != self.size {
-            *self = Self::new(device, size, color_format, sample_count);
+            *self = Self::new(device, size, target);
         }
     }
 

@@ -25,6 +25,7 @@ use super::components::Components;
 use super::{NodeId, SceneError};
 use crate::assets::Assets;
 use crate::transform::Transform;
+use layout::NewNode;
 use layout::{Hot, Upkeep};
 
 /// Marker for "no node" in the dense columns (no parent, no sibling, a hole's slot).
@@ -260,13 +261,19 @@ impl Scene {
         let world = crate::transform::Affine3x4::from_affine(
             &(self.world_at(parent_dense) * local.to_affine()),
         );
-        let flags = (flag::DIRTY | flag::TELEPORT, self.epoch);
+        let node = NewNode {
+            local,
+            world,
+            flags: flag::DIRTY | flag::TELEPORT,
+            epoch: self.epoch,
+            slot,
+        };
         let d = match self.take_hole(parent_dense) {
             Some(d) => {
-                self.hot.place(d, local, world, flags, slot);
+                self.hot.place(d, node);
                 d
             }
-            None => self.hot.push(local, world, flags, slot),
+            None => self.hot.push(node),
         };
         let before = self.hot.nth_child(parent_dense, index);
         self.hot.link(d, parent_dense, before);

@@ -143,24 +143,19 @@ impl Scene {
         };
         // Runs at rest since before the last pack's epoch are as it left them.
         let rested = palette.packed_in.unwrap_or(0);
-        palette.packed = self.pack_runs((alpha, rested), runs, &mut palette.matrices);
+        palette.packed = self.pack_runs(alpha, rested, runs, &mut palette.matrices);
         palette.packed_in = Some(self.epoch());
     }
 
-    /// Packs `runs` into `out`, but those whose joints all last moved before
-    /// epoch `rested` (0: none); how many it packed.
-    fn pack_runs(
-        &self,
-        (alpha, rested): (f32, u32),
-        runs: Runs<'_>,
-        out: &mut [JointMatrix],
-    ) -> usize {
+    /// Packs `runs` at `alpha` into `out`, but those whose joints all last
+    /// moved before epoch `rested` (0: none); how many it packed.
+    fn pack_runs(&self, alpha: f32, rested: u32, runs: Runs<'_>, out: &mut [JointMatrix]) -> usize {
         if runs.spans.len() > PARALLEL_PACK {
             let (front, back) = runs.split();
             let (left, right) = out.split_at_mut(front.places.len());
             let (a, b) = rayon::join(
-                || self.pack_runs((alpha, rested), front, left),
-                || self.pack_runs((alpha, rested), back, right),
+                || self.pack_runs(alpha, rested, front, left),
+                || self.pack_runs(alpha, rested, back, right),
             );
             return a + b;
         }

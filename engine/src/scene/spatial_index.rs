@@ -12,7 +12,7 @@ use glam::{Affine3A, Vec3};
 
 use super::{MeshRenderer, NodeId, Scene};
 use crate::assets::{Assets, MeshRef, Primitive, Registry};
-use crate::spatial::{Aabb, Frustum, LooseOctree, Ray, Sphere};
+use crate::spatial::{Aabb, Frustum, LooseOctree, QueryPart, Ray, Sphere};
 
 /// Half the side of the octree's initial cube; objects outside it are still found.
 const WORLD_HALF: f32 = 512.0;
@@ -178,13 +178,13 @@ impl SpatialIndex {
         self.tree.query_frustum(frustum, out);
     }
 
-    /// Part `part` of `parts` of [`Self::visible`]'s answer, reading the
-    /// octree only (with the caller's `stack`): parts can be asked on
-    /// separate threads, and together they hold each mesh once.
+    /// One `part` of [`Self::visible`]'s answer, reading the octree only
+    /// (with the caller's `stack`): parts can be asked on separate threads,
+    /// and together they hold each mesh once.
     pub fn visible_part(
         &self,
         frustum: &Frustum,
-        part: (usize, usize),
+        part: QueryPart,
         stack: &mut Vec<u32>,
         out: &mut Vec<NodeId>,
     ) {

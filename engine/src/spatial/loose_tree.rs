@@ -48,6 +48,21 @@ pub(super) const DEFAULT_MAX_DEPTH: u32 = 12;
 /// of the world's coordinates.
 pub(super) const MAX_DEPTH_LIMIT: u32 = 24;
 
+/// Which part of a query's answer to find: the answer split in parts that
+/// can be asked on separate threads and together hold each key once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueryPart {
+    /// Which part, `0..count`.
+    pub index: usize,
+    /// How many parts the answer is split into.
+    pub count: usize,
+}
+
+impl QueryPart {
+    /// The whole answer, in one part.
+    pub const WHOLE: Self = Self { index: 0, count: 1 };
+}
+
 /// Index of the pseudo-node holding objects outside the tree.
 const OUTSIDE: u32 = 0;
 /// Index of the root node (fixed: growing the root moves the old root away).
@@ -626,20 +641,21 @@ impl<K: Copy + Eq + Hash + Debug, S: Space> LooseTree<K, S> {
         I: Fn(&S::Bounds) -> bool,
     {
         let mut stack = std::mem::take(&mut self.stack);
-        self.query_part((0, 1), &mut stack, (node_test, item_test), out);
+        self.query_part(QueryPart::WHOLE, &mut stack, node_test, item_test, out);
         self.stack = stack;
     }
 
-    /// [`Self::query`] for part `part` of `parts` of the tree (the root's
-    /// children dealt out in turn; part 0 also takes the root's and the
-    /// far objects), reading the tree only, with the caller's `stack`: the
+    /// [`Self::query`] for one `part` of the tree (the root's children
+    /// dealt out in turn; part 0 also takes the root's and the far
+    /// objects), reading the tree only, with the caller's `stack`: the
     /// parts of one query run on separate threads, and their answers
     /// together are the whole query's.
     pub(super) fn query_part<N, I>(
         &self,
-        (part, parts): (usize, usize),
+        part: QueryPart,
         stack: &mut Vec<u32>,
-        (node_test, item_test): (N, I),
+        node_test: N,
+        item_test: I,
         out: &mut Vec<K>,
     ) where
         N: Fn(&S::Bounds) -> Overlap,
@@ -678,6 +694,10 @@ impl<K: Copy + Eq + Hash + Debug, S: Space> LooseTree<K, S> {
                 Overlap::Partial => stack.push(c),
             }
         };
+        let QueryPart {
+            index: part,
+            count: parts,
+        } = part;
         if part == 0 {
             collect(&nodes[OUTSIDE as usize], false, out);
         }

@@ -25,7 +25,7 @@ mod quadtree;
 mod shapes;
 
 pub use grid::{MAX_GRID_CELLS, RowGrid};
-pub use loose_tree::LooseTree;
+pub use loose_tree::{LooseTree, QueryPart};
 pub use octree::LooseOctree;
 pub use quadtree::Quadtree;
 pub use shapes::{Aabb, Circle, Frustum, Ray, Rect, SpatialError, Sphere};

@@ -9,7 +9,7 @@ use std::hash::Hash;
 
 use glam::Vec3;
 
-use super::loose_tree::{LooseTree, Space};
+use super::loose_tree::{LooseTree, QueryPart, Space};
 use super::shapes::{Aabb, Frustum, Overlap, Ray, RaySlabs, SpatialError, Sphere};
 
 /// Three dimensions: [`Aabb`] bounds, octants. Public in name only, as the
@@ -136,24 +136,25 @@ impl<K: Copy + Eq + Hash + Debug> LooseOctree<K> {
         );
     }
 
-    /// Part `part` of `parts` of [`Self::query_frustum`]'s answer, reading
-    /// the tree only (with the caller's `stack`): the parts can be asked on
-    /// separate threads, and together they are the whole answer, each key
-    /// once.
+    /// One `part` of [`Self::query_frustum`]'s answer, reading the tree
+    /// only (with the caller's `stack`): the parts can be asked on separate
+    /// threads, and together they are the whole answer, each key once.
     pub fn query_frustum_part(
         &self,
         frustum: &Frustum,
-        (part, parts): (usize, usize),
+        part: QueryPart,
         stack: &mut Vec<u32>,
         out: &mut Vec<K>,
     ) {
+        let part = QueryPart {
+            count: part.count.max(1),
+            ..part
+        };
         self.query_part(
-            (part, parts.max(1)),
+            part,
             stack,
-            (
-                |loose: &Aabb| frustum.classify_aabb(loose),
-                |bounds: &Aabb| frustum.intersects_aabb(bounds),
-            ),
+            |loose: &Aabb| frustum.classify_aabb(loose),
+            |bounds: &Aabb| frustum.intersects_aabb(bounds),
             out,
         );
     }

@@ -5,7 +5,7 @@
 use gltf::json::Value;
 use gltf::texture::{MagFilter, MinFilter, WrappingMode};
 
-use super::texture::TextureCache;
+use super::texture::{ImageUse, TextureCache};
 use super::{Importer, ModelError};
 use crate::assets::{
     AlphaMode, Filter, ModelMaterial, SLOTS, Sampling, Slot, TextureSlot, UvTransform, Wrap,
@@ -89,7 +89,7 @@ impl Importer<'_> {
             let srgb = slot == Slot::BaseColor as usize || slot == Slot::Emissive as usize;
             let image = reference.texture.source().index();
             found[slot] = Some(textures.get_or_decode(
-                (image, srgb),
+                ImageUse { image, srgb },
                 self.path,
                 self.document,
                 &self.sources,

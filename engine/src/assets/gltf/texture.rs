@@ -10,30 +10,40 @@ use super::ModelError;
 use super::source::Sources;
 use crate::assets::TextureData;
 
+/// A glTF image as a material reads it: one texture each (an image used
+/// both for colour and for data is decoded twice).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) struct ImageUse {
+    /// Index of the image in the document.
+    pub image: usize,
+    /// Colour (sRGB-encoded, filtered in linear light) rather than data.
+    pub srgb: bool,
+}
+
 /// The textures decoded so far, and which glTF image each one came from.
 #[derive(Default)]
 pub(super) struct TextureCache {
-    by_image: HashMap<(usize, bool), usize>,
+    by_image: HashMap<ImageUse, usize>,
     textures: Vec<TextureData>,
 }
 
 impl TextureCache {
     /// The index in [`ModelData::textures`](crate::assets::ModelData::textures)
-    /// of glTF image `image`, decoding it on first use.
+    /// of the texture of `image`, decoding it on first use.
     pub fn get_or_decode(
         &mut self,
-        (image, srgb): (usize, bool),
+        image: ImageUse,
         path: &std::path::Path,
         document: &gltf::Document,
         sources: &Sources,
     ) -> Result<usize, ModelError> {
-        if let Some(&texture) = self.by_image.get(&(image, srgb)) {
+        if let Some(&texture) = self.by_image.get(&image) {
             return Ok(texture);
         }
-        let texture = decode((image, srgb), path, document, sources)?;
+        let texture = decode(image, path, document, sources)?;
         self.textures.push(texture);
         let index = self.textures.len() - 1;
-        self.by_image.insert((image, srgb), index);
+        self.by_image.insert(image, index);
         Ok(index)
     }
 
@@ -43,11 +53,12 @@ impl TextureCache {
 }
 
 fn decode(
-    (index, srgb): (usize, bool),
+    image: ImageUse,
     path: &std::path::Path,
     document: &gltf::Document,
     sources: &Sources,
 ) -> Result<TextureData, ModelError> {
+    let ImageUse { image: index, srgb } = image;
     let json = &document.as_json().images[index];
     let external_uri = json.uri.as_deref().filter(|uri| !uri.starts_with("data:"));
     let label = json.name.as_deref().or(external_uri);
@@ -105,22 +116,38 @@ pub fn mip_chain_in(width: u32, height: u32, level0: Vec<u8>, srgb: bool) -> Vec
     if !consistent {
         return mips;
     }
-    let to_linear: [f32; 256] = std::array::from_fn(|i| {
-        let v = i as f32 / 255.0;
-        if srgb { srgb_to_linear(v) } else { v }
-    });
+    let encoding = Encoding::new(srgb);
     let (mut w, mut h) = (width as usize, height as usize);
     while w > 1 || h > 1 {
-        let next = downsample(&mips[mips.len() - 1], w, h, (&to_linear, srgb));
+        let next = downsample(&mips[mips.len() - 1], w, h, &encoding);
         (w, h) = ((w / 2).max(1), (h / 2).max(1));
         mips.push(next);
     }
     mips
 }
 
-/// One mip step of an RGBA8 level of `w` x `h`.
-fn downsample(src: &[u8], w: usize, h: usize, (to_linear, srgb): (&[f32; 256], bool)) -> Vec<u8> {
-    let encode = |v: f32| if srgb { linear_to_srgb8(v) } else { unorm8(v) };
+/// How a level's colour channels are stored, and so averaged: sRGB-encoded
+/// (decoded to linear light first, the average encoded again) or as is.
+struct Encoding {
+    srgb: bool,
+    /// Each byte's value as averaged.
+    to_linear: [f32; 256],
+}
+
+impl Encoding {
+    fn new(srgb: bool) -> Self {
+        let to_linear = std::array::from_fn(|i| {
+            let v = i as f32 / 255.0;
+            if srgb { srgb_to_linear(v) } else { v }
+        });
+        Self { srgb, to_linear }
+    }
+}
+
+/// One mip step of an RGBA8 level of `w` x `h`, its colour stored in `encoding`.
+fn downsample(src: &[u8], w: usize, h: usize, encoding: &Encoding) -> Vec<u8> {
+    let Encoding { srgb, to_linear } = encoding;
+    let encode = |v: f32| if *srgb { linear_to_srgb8(v) } else { unorm8(v) };
     let (nw, nh) = ((w / 2).max(1), (h / 2).max(1));
     let mut dst = Vec::with_capacity(4 * nw * nh);
     for y in 0..nh {

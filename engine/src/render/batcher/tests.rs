@@ -121,7 +121,7 @@ proptest! {
         extracted in prop::collection::vec(instance_strategy(), 0..80),
         loose in prop::collection::vec(instance_strategy(), 0..80),
     ) {
-        let records: Vec<GpuInstance> = extracted.iter().map(GpuInstance::new).collect();
+        let records: Vec<GpuInstance> = extracted.iter().map(MeshInstance::record).collect();
         let keys: Vec<BatchKey> = extracted
             .iter()
             .map(|i| BatchKey::new(i.mesh, &i.material))
@@ -149,7 +149,7 @@ proptest! {
             let want: Vec<GpuInstance> = all
                 .iter()
                 .filter(|i| i.mesh == group.mesh && i.material.texture == group.texture)
-                .map(|i| GpuInstance::new(i))
+                .map(|i| i.record())
                 .collect();
             prop_assert_eq!(got, want);
         }
@@ -203,7 +203,7 @@ fn instances_pack_the_material() {
         model: Affine3A::from_translation(Vec3::new(1.0, 2.0, 3.0)),
         ..MeshInstance::default()
     };
-    let packed = GpuInstance::new(&instance);
+    let packed = instance.record();
     assert_eq!(packed.color, [0.1, 0.2, 0.3, 0.5]);
     assert_eq!(packed.emissive, [4.0, 2.0, 0.5]);
     let byte = |i: u32| f32::from((packed.metal_rough >> (8 * i)) as u8) / 255.0;
@@ -230,7 +230,7 @@ fn instances_pack_the_material() {
         ),
         ..instance
     };
-    let rows = GpuInstance::new(&turned).rows.map(glam::Vec4::from);
+    let rows = turned.record().rows.map(glam::Vec4::from);
     let p = Vec3::new(0.3, -1.0, 2.0);
     let by_rows = Vec3::new(
         rows[0].dot(p.extend(1.0)),

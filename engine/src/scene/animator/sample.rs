@@ -95,17 +95,17 @@ fn put_if_new<T: PartialEq>(slot: &mut T, value: T, finite: bool) -> bool {
 /// rotation or scale on one run of key times, so the time is placed among
 /// the keys once (first channel's cursor) and each channel is two reads and
 /// a blend, handed to `put` with its channel's index and model node. The
-/// same values as the general path (it is the same arithmetic). `shared`:
-/// what [`shares_keys`] says of the clip. False, sampling nothing, for any
-/// other clip.
+/// same values as the general path (it is the same arithmetic). Only for a
+/// clip that [`shares_keys`] (callers ask, or remember the answer); false,
+/// sampling nothing, for a clip without channels or keys.
 #[inline]
 fn sample_shared(
-    (clip, shared): (&Clip, bool),
+    clip: &Clip,
     t: f32,
     cursors: &mut [u32],
     mut put: impl FnMut(usize, u32, Sampled),
 ) -> bool {
-    let (Some(first), true) = (clip.channels.first(), shared) else {
+    let Some(first) = clip.channels.first() else {
         return false;
     };
     let keys = first.keys.start as usize..first.keys.end as usize;
@@ -167,11 +167,12 @@ pub(super) fn shares_keys(clip: &Clip) -> bool {
 
 /// [`pose`] for the common clip ([`sample_shared`]), into the pose.
 fn pose_shared(clip: &Clip, t: f32, cursors: &mut [u32], targets: &mut Targets<'_>) -> bool {
-    sample_shared((clip, shares_keys(clip)), t, cursors, |_, node, sample| {
-        if let Some(local) = targets.pose_of(node) {
-            sample.apply(local);
-        }
-    })
+    shares_keys(clip)
+        && sample_shared(clip, t, cursors, |_, node, sample| {
+            if let Some(local) = targets.pose_of(node) {
+                sample.apply(local);
+            }
+        })
 }
 
 /// [`super::pose_with`] without a fade, for the common clip ([`sample_shared`]):
@@ -196,7 +197,10 @@ pub(super) fn write_shared(
         ..
     } = state;
     cursors.resize(clip.channels.len(), 0);
-    sample_shared((clip, *shared_keys), t, cursors, |c, node, sample| {
+    if !*shared_keys {
+        return false;
+    }
+    sample_shared(clip, t, cursors, |c, node, sample| {
         let Some(&d) = channel_dense.get(c) else {
             return;
         };

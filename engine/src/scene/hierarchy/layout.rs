@@ -167,6 +167,18 @@ pub(super) struct Hot {
     pub layout: LayoutStamp,
 }
 
+/// A node entering the columns, linked to nothing yet.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct NewNode {
+    pub local: Transform,
+    pub world: Affine3x4,
+    pub flags: u8,
+    /// The epoch it counts as moved in.
+    pub epoch: u32,
+    /// The slot whose handle names it.
+    pub slot: u32,
+}
+
 /// A value no layout had before (never 0: "none"), unique to the process:
 /// not printed, since the state hash reads the scene's `Debug` form and two
 /// runs of the same steps must hash alike.
@@ -270,42 +282,35 @@ impl Hot {
         }
     }
 
-    /// Appends a node with no links; returns its position.
-    pub fn push(
-        &mut self,
-        local: Transform,
-        world: Affine3x4,
-        (flags, epoch): (u8, u32),
-        slot: u32,
-    ) -> u32 {
+    /// Appends `node`; returns its position.
+    pub fn push(&mut self, node: NewNode) -> u32 {
         let d = self.len() as u32;
-        self.local.push(local);
-        self.world.push(world);
-        self.prev_world.push(world);
-        self.moved.push(epoch);
+        self.local.push(node.local);
+        self.world.push(node.world);
+        self.prev_world.push(node.world);
+        self.moved.push(node.epoch);
         self.parent.push(NONE);
-        self.flags.push(flags);
-        self.meta.push(Meta { slot, ..Meta::HOLE });
+        self.flags.push(node.flags);
+        self.meta.push(Meta {
+            slot: node.slot,
+            ..Meta::HOLE
+        });
         d
     }
 
-    /// Writes a new node with no links into the hole `d`.
-    pub fn place(
-        &mut self,
-        d: u32,
-        local: Transform,
-        world: Affine3x4,
-        (flags, epoch): (u8, u32),
-        slot: u32,
-    ) {
+    /// Writes `node` into the hole `d`.
+    pub fn place(&mut self, d: u32, node: NewNode) {
         let i = d as usize;
-        self.local[i] = local;
-        self.world[i] = world;
-        self.prev_world[i] = world;
-        self.moved[i] = epoch;
+        self.local[i] = node.local;
+        self.world[i] = node.world;
+        self.prev_world[i] = node.world;
+        self.moved[i] = node.epoch;
         self.parent[i] = NONE;
-        self.flags[i] = flags;
-        self.meta[i] = Meta { slot, ..Meta::HOLE };
+        self.flags[i] = node.flags;
+        self.meta[i] = Meta {
+            slot: node.slot,
+            ..Meta::HOLE
+        };
     }
 
     /// Links the unlinked node `d` under `parent` (or at the root level),

@@ -139,10 +139,15 @@ impl Scene {
                 } else {
                     *hot.current_world(parent as usize)
                 };
-                let node = (&mut hot.flags[i], &mut hot.world[i], &mut hot.prev_world[i]);
-                let moved = (&mut hot.moved[i], self.epoch);
+                let node = HotEntry {
+                    flags: &mut hot.flags[i],
+                    world: &mut hot.world[i],
+                    prev: &mut hot.prev_world[i],
+                    moved: &mut hot.moved[i],
+                };
                 let local = &hot.local[i];
-                roots += usize::from(recompute(node, moved, parent_flags, &parent_world, local));
+                let started = recompute(node, self.epoch, parent_flags, &parent_world, local);
+                roots += usize::from(started);
                 run.add(d, &mut self.last_changed);
             }
             d = hot.next_preorder(d, root);
@@ -235,18 +240,32 @@ fn keep(flags: &mut u8, parent_flags: u8) -> bool {
     false
 }
 
-/// Recomputes a node the linear pass does not [`keep`], in place (a
-/// teleport, or a parent that snapped, snaps it). Returns whether a run of
-/// recomputation starts here (its parent did not move).
+/// One node's entries in the hot columns, the ones [`recompute`] writes.
+struct HotEntry<'a> {
+    flags: &'a mut u8,
+    world: &'a mut Affine3x4,
+    prev: &'a mut Affine3x4,
+    /// The epoch the node last moved in.
+    moved: &'a mut u32,
+}
+
+/// Recomputes a node the linear pass does not [`keep`], in place, as moved
+/// in `epoch` (a teleport, or a parent that snapped, snaps it). Returns
+/// whether a run of recomputation starts here (its parent did not move).
 #[inline]
 fn recompute(
-    node: (&mut u8, &mut Affine3x4, &mut Affine3x4),
-    (moved, epoch): (&mut u32, u32),
+    node: HotEntry<'_>,
+    epoch: u32,
     parent_flags: u8,
     parent_world: &Affine3x4,
     local: &super::Transform,
 ) -> bool {
-    let (flags, world, prev) = node;
+    let HotEntry {
+        flags,
+        world,
+        prev,
+        moved,
+    } = node;
     let old = *flags;
     *world = parent_world.mul(&Affine3x4::from_transform(local));
     *moved = epoch;
@@ -383,9 +402,19 @@ impl Span<'_> {
                 Some(p) if parent_flags & flag::STALE != 0 => self.prev[p],
                 Some(p) => self.world[p],
             };
-            let node = (&mut self.flags[i], &mut self.world[i], &mut self.prev[i]);
-            let moved = (&mut self.moved[i], self.epoch);
-            let started = recompute(node, moved, parent_flags, &parent_world, &self.local[i]);
+            let node = HotEntry {
+                flags: &mut self.flags[i],
+                world: &mut self.world[i],
+                prev: &mut self.prev[i],
+                moved: &mut self.moved[i],
+            };
+            let started = recompute(
+                node,
+                self.epoch,
+                parent_flags,
+                &parent_world,
+                &self.local[i],
+            );
             out.roots += usize::from(started);
             run.add(d, &mut out.ranges);
         }

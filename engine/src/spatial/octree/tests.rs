@@ -303,7 +303,11 @@ fn frustum_query_finds_what_the_camera_sees() {
             let mut all = Vec::new();
             for part in 0..parts {
                 let mut some = vec![usize::MAX];
-                tree.query_frustum_part(&frustum, (part, parts), &mut stack, &mut some);
+                let part = QueryPart {
+                    index: part,
+                    count: parts,
+                };
+                tree.query_frustum_part(&frustum, part, &mut stack, &mut some);
                 all.extend(some);
             }
             all.sort_unstable();

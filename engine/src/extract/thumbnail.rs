@@ -1,12 +1,13 @@
 //! Small pictures of models for the editor's asset browser: the model alone
-//! under a sun, framed by its bounds from above and to the side.
+//! under a sun, framed by its bounds from above and to the side, extracted
+//! and drawn off-screen by the caller's renderer.
 
 use std::path::Path;
 
 use glam::{Quat, Vec3};
 
-use super::{Camera, GpuContext, Renderer};
-use crate::extract::{FrameBuffers, Overlays};
+use super::{FrameBuffers, Overlays};
+use crate::render::{Camera, GpuContext, Renderer};
 use crate::scene::{Light, LightKind, MeshRenderer, Scene, Transform};
 use crate::spatial::Aabb;
 
