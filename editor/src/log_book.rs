@@ -24,7 +24,7 @@ pub struct LogEntry {
     pub at: Duration,
     /// `Warn` or `Error` (or any level a caller files itself).
     pub level: log::Level,
-    /// Who said it: the module path (`keel_engine::scene::prefab`).
+    /// Who said it: the module path (`keel_engine::scene::file::prefab`).
     pub source: String,
     /// What it said (files and nodes named in it as the engine writes them).
     pub message: String,

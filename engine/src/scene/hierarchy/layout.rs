@@ -24,7 +24,7 @@
 //!
 //! # The hierarchy's layout in full
 //!
-//! Hot per-node columns (`scene/layout.rs`) are indexed by a dense position:
+//! Hot per-node columns (`scene/hierarchy/layout.rs`) are indexed by a dense position:
 //! `local`, `world`, `prev_world` (`Affine3x4`, 48 bytes), `moved` (the epoch of
 //! the node's last recomputation), `parent`, `flags` (one byte: every
 //! `set_local` reads and writes it), and `meta`, a 24-byte record of what only
