@@ -4,9 +4,11 @@
 //! - `propagate_all/N`: every local changed, then one pass.
 //! - `propagate_1pct/N`: 1% of the nodes, chosen at random, changed.
 //! - `propagate_none/N`: nothing changed: the pass must cost next to nothing.
-//! - `naive_recursive/N`: the traversal the dirty flag replaces: recursion from
-//!   the roots through per-node child lists (nodes stored in allocation order,
-//!   not tree order), every world recomputed.
+//! - `propagate_all_1thread/N`: `propagate_all` on one thread (a rayon pool of
+//!   one), the same threads as the naive twin.
+//! - `naive_recursive/N`: the naive twin (one thread): recursion from the roots
+//!   through per-node child lists, nodes stored in creation order, every world
+//!   recomputed.
 //! - `humanoids_half_moving`: 4,000 rigs of 68 bones, half of them animated.
 //!
 //! `propagate_all` times the pass alone (every local was set before the timer
@@ -89,7 +91,12 @@ fn build_scene(parents: &[Option<usize>], rng: &mut Rng) -> (Scene, Vec<NodeId>)
     (scene, ids.into_iter().map(Option::unwrap).collect())
 }
 
-/// The naive tree: nodes in a shuffled array, each with its own child list.
+/// The naive twin: what a competent programmer writes first. Nodes in an
+/// array in creation order (parents before children, as `random_parents`
+/// makes them), each with its own child list, glam's `Affine3A` for worlds,
+/// one recursive pass from the roots. It lacks what the dirty flag and the
+/// data layout stand for: it recomputes every node, and a node's children are
+/// wherever they were created, not next to it.
 struct NaiveTree {
     local: Vec<Transform>,
     world: Vec<Affine3A>,
@@ -100,10 +107,6 @@ struct NaiveTree {
 impl NaiveTree {
     fn new(parents: &[Option<usize>], rng: &mut Rng) -> Self {
         let n = parents.len();
-        let mut slot: Vec<u32> = (0..n as u32).collect();
-        for i in (1..n).rev() {
-            slot.swap(i, rng.below(i + 1));
-        }
         let mut tree = NaiveTree {
             local: (0..n).map(|_| local(rng)).collect(),
             world: vec![Affine3A::IDENTITY; n],
@@ -112,8 +115,8 @@ impl NaiveTree {
         };
         for (i, p) in parents.iter().enumerate() {
             match p {
-                Some(p) => tree.children[slot[*p] as usize].push(slot[i]),
-                None => tree.roots.push(slot[i]),
+                Some(p) => tree.children[*p].push(i as u32),
+                None => tree.roots.push(i as u32),
             }
         }
         tree
@@ -162,6 +165,25 @@ fn bench(c: &mut Criterion) {
                     }
                     let start = std::time::Instant::now();
                     black_box(scene.propagate());
+                    total += start.elapsed();
+                }
+                total
+            })
+        });
+        let one_thread = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("a pool of one thread");
+        group.bench_with_input(BenchmarkId::new("propagate_all_1thread", n), &n, |b, _| {
+            b.iter_custom(|iters| {
+                let mut total = std::time::Duration::ZERO;
+                for _ in 0..iters {
+                    tick += 1.0;
+                    for &node in &ids {
+                        nudge(&mut scene, node, tick);
+                    }
+                    let start = std::time::Instant::now();
+                    black_box(one_thread.install(|| scene.propagate()));
                     total += start.elapsed();
                 }
                 total
