@@ -10,18 +10,23 @@
 //!   joint matrices (world x inverse bind) are packed into one buffer.
 //! - `crowd_half_paused/4000`: the same with every other animator paused: a
 //!   paused animator writes nothing, so its bones are not recomputed.
-//! - `floor/4000`: only the bytes a step must move per bone, streamed: the
-//!   local read and written (40 + 40), the world written and read back
-//!   (48 + 48: 3x4 rows, as the scene stores them; the previous world is
-//!   the column swapped, not copied), the joint matrix written (48: the rows
-//!   the vertex shader reads).
+//! - `floor/4000`: only the bytes a step must move per bone, streamed on all
+//!   cores in rig order as the crowd runs: the local read and written
+//!   (2 x `Transform`), the world written and read back (2 x `Affine3x4`: 3x4
+//!   rows, as the scene stores them; the previous world is the column
+//!   swapped, not copied), the joint matrix written (`JointMatrix`: the rows
+//!   the vertex shader reads): [`FLOOR_BYTES_PER_BONE`], 240 bytes today
+//!   (a `Transform` is 48: its quaternion is 16-byte aligned).
 //!   Hosts differ 2-3x in memory speed; this says how close `crowd` is to it.
-//! - `crowd_naive/4000`: the code this replaces: per rig, each bone's channel
-//!   found by name in a map, keys found by binary search, world matrices
-//!   computed recursively from the root through child lists, and the joint
-//!   matrices collected into a fresh vector per rig.
+//! - `crowd_naive/4000`: the naive twin, on all cores like the crowd (rigs
+//!   split across rayon's pool): per rig, each bone's channel looked up in a
+//!   table built once at load, keys found by binary search, world matrices
+//!   computed recursively from the root through child lists into per-thread
+//!   buffers (made once per rayon split: a handful a step), joint matrices
+//!   written into one buffer allocated once. It lacks
+//!   the dirty flag (every bone recomputed), the packed columns and the
+//!   sampler's shared key cursors.
 
-use std::collections::HashMap;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
@@ -32,6 +37,7 @@ use keel_engine::Systems;
 use keel_engine::assets::{Clip, Sample};
 use keel_engine::scene::{JointMatrix, JointPalette};
 use keel_engine::{Affine3x4, Animator, Scene, Transform};
+use rayon::prelude::*;
 
 const BONES: usize = 68;
 const RIGS: usize = 4_000;
@@ -187,27 +193,33 @@ fn step(systems: &mut Systems, scene: &mut Scene, palette: &mut JointPalette) {
     scene.pack_joints(1.0, palette);
 }
 
-/// The naive twin's rig: names, child lists, the clip and inverse binds.
+/// Bytes the floor streams per bone: the local read and written, the world
+/// written and read back, the joint matrix written.
+const FLOOR_BYTES_PER_BONE: usize =
+    2 * size_of::<Transform>() + 2 * size_of::<Affine3x4>() + size_of::<JointMatrix>();
+
+/// The naive twin's rig: child lists, the rest pose, the clip, the inverse
+/// binds, and each bone's channel (looked up by name once, at load).
 struct NaiveRig {
-    names: Vec<String>,
     children: Vec<Vec<usize>>,
     rest: Vec<Transform>,
     clip: Clip,
     inverse_bind: Vec<Mat4>,
+    channel_of: Vec<Option<usize>>,
 }
 
-fn naive_pose(rig: &NaiveRig, t: f32) -> Vec<Mat4> {
-    // A map from bone name to channel, rebuilt per rig as a per-rig lookup would be.
-    let by_name: HashMap<&str, usize> = rig
-        .clip
-        .channels
-        .iter()
-        .enumerate()
-        .map(|(c, ch)| (rig.names[ch.node as usize].as_str(), c))
-        .collect();
-    let mut locals = rig.rest.clone();
-    for (bone, name) in rig.names.iter().enumerate() {
-        if let Some(&c) = by_name.get(name.as_str())
+/// A thread's buffers for posing one rig after another.
+struct NaiveScratch {
+    locals: Vec<Transform>,
+    worlds: Vec<Mat4>,
+}
+
+/// Poses one rig at `t` into `joints` (world x inverse bind per bone).
+fn naive_pose(rig: &NaiveRig, t: f32, scratch: &mut NaiveScratch, joints: &mut [Mat4]) {
+    let locals = &mut scratch.locals;
+    locals.clone_from(&rig.rest);
+    for (bone, channel) in rig.channel_of.iter().enumerate() {
+        if let Some(c) = *channel
             && let Some(Sample::Quat(q)) = rig.clip.sample(c, t, &mut 0)
         {
             locals[bone].rotation = q;
@@ -222,13 +234,14 @@ fn naive_pose(rig: &NaiveRig, t: f32) -> Vec<Mat4> {
             walk(rig, locals, child, world, out);
         }
     }
-    let mut worlds = vec![Mat4::IDENTITY; rig.names.len()];
-    walk(rig, &locals, 0, Mat4::IDENTITY, &mut worlds);
-    worlds
-        .iter()
+    walk(rig, locals, 0, Mat4::IDENTITY, &mut scratch.worlds);
+    for ((joint, world), ibm) in joints
+        .iter_mut()
+        .zip(&scratch.worlds)
         .zip(&rig.inverse_bind)
-        .map(|(w, ibm)| *w * *ibm)
-        .collect()
+    {
+        *joint = *world * *ibm;
+    }
 }
 
 fn bench(c: &mut Criterion) {
@@ -256,8 +269,13 @@ fn bench(c: &mut Criterion) {
         .load_model(&path)
         .expect("loaded above");
     let data = &model.data;
+    let names: Vec<&str> = data.nodes.iter().map(|n| n.name.as_str()).collect();
+    let clip = data.animations[0].clone();
     let rig = NaiveRig {
-        names: data.nodes.iter().map(|n| n.name.clone()).collect(),
+        channel_of: names
+            .iter()
+            .map(|name| (clip.channels.iter()).position(|ch| names[ch.node as usize] == *name))
+            .collect(),
         children: (0..data.nodes.len())
             .map(|b| {
                 (0..data.nodes.len())
@@ -266,36 +284,49 @@ fn bench(c: &mut Criterion) {
             })
             .collect(),
         rest: data.nodes.iter().map(|n| n.transform).collect(),
-        clip: data.animations[0].clone(),
+        clip,
         inverse_bind: data.skins[0].inverse_bind.clone(),
     };
+    let rig_bones = rig.rest.len();
     let bones = RIGS * (BONES + 2);
     let mut locals = vec![Transform::IDENTITY; bones];
     let mut worlds = vec![Affine3x4::IDENTITY; bones];
     let mut joints = vec![JointMatrix::default(); RIGS * BONES];
+    assert_eq!(FLOOR_BYTES_PER_BONE, 240, "the doc's byte count");
     group.bench_function("floor/4000", |b| {
         b.iter(|| {
-            for (l, w) in locals.iter_mut().zip(&mut worlds) {
-                l.translation.x += 1.0;
-                w.rows[0].w = l.translation.x;
-            }
-            for (j, w) in joints.iter_mut().zip(&worlds) {
-                *j = JointMatrix::from_rows(w);
-            }
+            (locals.par_chunks_mut(BONES + 2))
+                .zip(worlds.par_chunks_mut(BONES + 2))
+                .zip(joints.par_chunks_mut(BONES))
+                .for_each(|((locals, worlds), joints)| {
+                    for (l, w) in locals.iter_mut().zip(worlds.iter_mut()) {
+                        l.translation.x += 1.0;
+                        w.rows[0].w = l.translation.x;
+                    }
+                    for (j, w) in joints.iter_mut().zip(worlds.iter()) {
+                        *j = JointMatrix::from_rows(w);
+                    }
+                });
             black_box((&locals, &joints));
         })
     });
     drop((locals, worlds, joints));
     let mut time = 0.0f32;
+    let mut joints = vec![Mat4::IDENTITY; RIGS * rig_bones];
     group.bench_function("crowd_naive/4000", |b| {
         b.iter(|| {
             time += 1.0 / 60.0;
-            let mut all = Vec::new();
-            for i in 0..RIGS {
-                let t = (time + i as f32 * 0.013) % rig.clip.duration;
-                all.push(naive_pose(&rig, t));
-            }
-            black_box(all)
+            joints.par_chunks_mut(rig_bones).enumerate().for_each_init(
+                || NaiveScratch {
+                    locals: Vec::with_capacity(rig_bones),
+                    worlds: vec![Mat4::IDENTITY; rig_bones],
+                },
+                |scratch, (i, joints)| {
+                    let t = (time + i as f32 * 0.013) % rig.clip.duration;
+                    naive_pose(&rig, t, scratch, joints);
+                },
+            );
+            black_box(&joints);
         })
     });
     group.finish();
