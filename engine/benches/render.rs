@@ -2,15 +2,24 @@
 //!
 //! - `prepare/batched/10000` against `prepare/naive/10000`: the mesh pass's
 //!   batcher on 10,000 loose instances (frustum cull, group by mesh, pack into
-//!   reused buffers) against one freshly allocated upload and one draw per
-//!   visible instance.
+//!   reused buffers) against the naive twin: each visible instance's record
+//!   written into a reused list for its own upload and its own draw.
 //! - `prepare/100000` against `prepare_naive/100000`: one whole frame of a world
-//!   of 100,000 moving mesh nodes drawing 300 meshes (300 batches): octree
+//!   of 100,000 mesh nodes drawing 300 meshes (300 batches), the world
+//!   stepped between frames (outside the timer) so every node moved: octree
 //!   frustum query, interpolation, packing straight into the GPU layout and
-//!   grouping, against extracting every mesh and preparing a draw per instance.
-//! - `prepare_regroup/100000`: the same with the camera turning between two
-//!   views each frame, so the visible set changes and the batcher groups
-//!   every instance again (`prepare` sees one view: the grouping is kept).
+//!   grouping, against extracting every mesh and preparing a draw per
+//!   instance. `prepare_1pct_moving/100000`: the same world with 1% of its
+//!   nodes moving. `prepare_frozen/100000`: a world that never steps (the
+//!   batcher keeps its grouping and the octree refiles nothing).
+//! - `prepare_regroup/100000`: the frozen world with the camera turning
+//!   between two views each frame, so the visible set changes and the batcher
+//!   groups every instance again.
+//! - `floor/100000`: only the bytes `prepare` must move per instance, streamed
+//!   on all cores: [`FLOOR_BYTES_PER_INSTANCE`] (the previous and current
+//!   world transforms and the material read, the instance record and a batch
+//!   key written; 256 bytes today). Hosts differ 2-3x in memory speed; this
+//!   says how close `prepare` is to it.
 //! - `prepare_shadows/100000`: the sun's casters of the same frame, all
 //!   cascades: the octree asked for each cascade's volume, every caster
 //!   interpolated once and packed (a 64-byte caster record) for each cascade
@@ -27,8 +36,16 @@ use keel_engine::render::{
 };
 use keel_engine::scene::MAX_CASCADES;
 use keel_engine::{Affine3x4, Material};
+use rayon::prelude::*;
 
 const INSTANCES: usize = 10_000;
+
+/// Bytes the floor streams per instance: two world transforms and the
+/// material read, the GPU record and a 16-byte batch key written.
+const FLOOR_BYTES_PER_INSTANCE: usize = 2 * size_of::<Affine3x4>()
+    + size_of::<Material>()
+    + size_of::<GpuInstance>()
+    + size_of::<[u32; 4]>();
 
 /// A deterministic scene: instances scattered in a 120-unit cube around the
 /// camera's target, so a realistic share (about half) falls outside the view.
@@ -84,8 +101,9 @@ fn prepare(c: &mut Criterion) {
         BenchmarkId::new("prepare/naive", INSTANCES),
         &instances,
         |b, instances| {
+            let mut draws = Vec::new();
             b.iter(|| {
-                let draws = prepare_unbatched(view_proj, black_box(instances), &registry);
+                prepare_unbatched(view_proj, black_box(instances), &registry, &mut draws);
                 black_box(draws.len())
             });
         },
@@ -96,10 +114,11 @@ fn prepare(c: &mut Criterion) {
 /// Distinct meshes in the 100,000-instance world: one batch each.
 const MESHES: usize = 300;
 
-/// 100,000 mesh nodes in 1,000 orbiting groups, simulated so every group moved
-/// in the last step: interpolation, octree culling and packing all do real work.
-/// They draw 300 registered meshes, a third of them textured: 300 batches.
-fn moving_world(count: usize) -> keel_engine::World {
+/// 100,000 mesh nodes in 1,000 groups of which one in `still_per_moving + 1`
+/// orbits (0: all), simulated so the orbiting groups moved in the last step:
+/// interpolation, octree culling and packing all do real work. They draw 300
+/// registered meshes, a third of them textured: 300 batches.
+fn moving_world(count: usize, still_per_moving: usize) -> keel_engine::World {
     use keel_engine::MeshRef;
     use keel_engine::assets::TextureData;
     use keel_engine::{MeshRenderer, Orbit, Scene, Transform};
@@ -133,7 +152,14 @@ fn moving_world(count: usize) -> keel_engine::World {
             angle,
             face_forward: true,
         };
-        scene.insert(root, orbit).unwrap();
+        if g % (still_per_moving + 1) == 0 {
+            scene.insert(root, orbit).unwrap();
+        } else {
+            let at = Vec3::new(angle.cos(), 0.0, angle.sin()) * orbit.radius;
+            scene
+                .set_local(root, Transform::from_translation(at))
+                .unwrap();
+        }
         for i in 0..100 {
             let at = Vec3::new((i % 10) as f32 * 0.6, (i / 10) as f32 * 0.6, 0.0);
             let node = scene
@@ -182,7 +208,7 @@ fn frame(c: &mut Criterion) {
     // As the app runs it: this thread is one of rayon's workers, so the
     // spans of a frame start on it at once and the other core joins in.
     keel_engine::join_pool();
-    let mut world = moving_world(COUNT);
+    let mut world = moving_world(COUNT, 0);
     let camera = Camera {
         position: Vec3::new(0.0, 30.0, 90.0),
         target: Vec3::ZERO,
@@ -199,7 +225,48 @@ fn frame(c: &mut Criterion) {
     let assets = world.scene().assets().clone();
     // The camera's frame alone here; the shadow casters have their own bench.
     world.scene_mut().environment_mut().shadows.enabled = false;
+    // Times extraction and batching of `iters` frames, the world stepped
+    // before each outside the timer.
+    let mut moving_frames = |world: &mut keel_engine::World, iters: u64| {
+        let mut total = std::time::Duration::ZERO;
+        for _ in 0..iters {
+            world.step();
+            let start = std::time::Instant::now();
+            let frame = buffers.extract_world(world, camera, aspect, &overlays);
+            batcher.prepare_frame(view_proj, &frame, &assets.registry());
+            black_box((batcher.bytes().len(), batcher.groups().len()));
+            total += start.elapsed();
+        }
+        total
+    };
     group.bench_function(BenchmarkId::new("prepare", COUNT), |b| {
+        b.iter_custom(|iters| moving_frames(&mut world, iters));
+    });
+    let mut naive_buffers = keel_engine::FrameBuffers::default();
+    let mut draws = Vec::new();
+    group.bench_function(BenchmarkId::new("prepare_naive", COUNT), |b| {
+        b.iter_custom(|iters| {
+            let mut total = std::time::Duration::ZERO;
+            for _ in 0..iters {
+                world.step();
+                let start = std::time::Instant::now();
+                let alpha = world.clock().alpha();
+                let frame = naive_buffers.extract(world.scene(), alpha, camera, &overlays);
+                prepare_unbatched(view_proj, frame.instances, &assets.registry(), &mut draws);
+                black_box(draws.len());
+                total += start.elapsed();
+            }
+            total
+        });
+    });
+    drop(naive_buffers);
+    let mut few_moving = moving_world(COUNT, 99);
+    few_moving.scene_mut().environment_mut().shadows.enabled = false;
+    group.bench_function(BenchmarkId::new("prepare_1pct_moving", COUNT), |b| {
+        b.iter_custom(|iters| moving_frames(&mut few_moving, iters));
+    });
+    drop(few_moving);
+    group.bench_function(BenchmarkId::new("prepare_frozen", COUNT), |b| {
         b.iter(|| {
             let frame = buffers.extract_world(&mut world, camera, aspect, &overlays);
             batcher.prepare_frame(view_proj, &frame, &assets.registry());
@@ -223,21 +290,7 @@ fn frame(c: &mut Criterion) {
             black_box((batcher.bytes().len(), batcher.groups().len()))
         });
     });
-    // The naive twin right after `prepare`, before the benches below leave
-    // the heap in another state: its cost is mostly one allocation per
-    // visible instance, which the allocator's state changes by a third.
-    let mut naive_buffers = keel_engine::FrameBuffers::default();
-    group.bench_function(BenchmarkId::new("prepare_naive", COUNT), |b| {
-        b.iter(|| {
-            let alpha = world.clock().alpha();
-            let frame = naive_buffers.extract(world.scene(), alpha, camera, &overlays);
-            black_box(prepare_unbatched(view_proj, frame.instances, &assets.registry()).len())
-        });
-    });
-    // The floor: only the bytes prepare must move per instance, streamed: the
-    // previous and current world transforms and the material read (48 + 48 +
-    // 48), the 80-byte record and a 16-byte batch key written. Hosts differ
-    // 2-3x in memory speed; this says how close `prepare` is to it.
+    assert_eq!(FLOOR_BYTES_PER_INSTANCE, 256, "the doc's byte count");
     let worlds = vec![Affine3x4::from_affine(&Affine3A::from_translation(Vec3::ONE)); COUNT];
     let previous = worlds.clone();
     let materials = vec![Material::default(); COUNT];
@@ -245,17 +298,23 @@ fn frame(c: &mut Criterion) {
     let mut keys = vec![[0u32; 4]; COUNT];
     group.bench_function(BenchmarkId::new("floor", COUNT), |b| {
         b.iter(|| {
-            for i in 0..COUNT {
-                let (w, p, m) = (&worlds[i], &previous[i], &materials[i]);
-                let r = &mut records[i];
-                r.rows[0] = w.rows[0].to_array();
-                r.rows[1] = p.rows[1].to_array();
-                r.rows[2] = (w.rows[2] + p.rows[0] + p.rows[2]).to_array();
-                r.color = m.base_color.to_array();
-                r.emissive = m.emissive.to_array();
-                r.metal_rough = m.roughness.to_bits();
-                keys[i] = [i as u32, m.metallic.to_bits(), 0, 0];
-            }
+            (records.par_iter_mut().zip(keys.par_iter_mut()))
+                .zip(
+                    worlds
+                        .par_iter()
+                        .zip(previous.par_iter())
+                        .zip(materials.par_iter()),
+                )
+                .enumerate()
+                .for_each(|(i, ((r, key), ((w, p), m)))| {
+                    r.rows[0] = w.rows[0].to_array();
+                    r.rows[1] = p.rows[1].to_array();
+                    r.rows[2] = (w.rows[2] + p.rows[0] + p.rows[2]).to_array();
+                    r.color = m.base_color.to_array();
+                    r.emissive = m.emissive.to_array();
+                    r.metal_rough = m.roughness.to_bits();
+                    *key = [i as u32, m.metallic.to_bits(), 0, 0];
+                });
             black_box((&records, &keys));
         });
     });

@@ -541,21 +541,23 @@ pub struct UnbatchedDraw {
     pub mesh: MeshRef,
     /// The texture bound for it.
     pub texture: Option<TextureHandle>,
-    /// The instance's bytes, uploaded by their own write.
-    pub bytes: Vec<u8>,
+    /// The instance's record, uploaded by its own write.
+    pub record: GpuInstance,
 }
 
 /// The straightforward path the batcher replaces: cull each instance and give
-/// every visible one its own upload and its own draw, in input order. Kept as
-/// the reference the batcher is tested and benchmarked against.
-#[must_use]
+/// every visible one its own upload and its own draw, in input order, into
+/// `draws` (cleared first; reused from frame to frame, so a steady frame
+/// allocates nothing). Kept as the reference the batcher is tested and
+/// benchmarked against.
 pub fn prepare_unbatched(
     view_proj: Mat4,
     instances: &[MeshInstance],
     registry: &Registry,
-) -> Vec<UnbatchedDraw> {
+    draws: &mut Vec<UnbatchedDraw>,
+) {
     let frustum = Frustum::from_view_projection(view_proj);
-    let mut draws = Vec::new();
+    draws.clear();
     for instance in instances {
         let radius = match instance.mesh {
             MeshRef::Primitive(p) => PRIMITIVE_RADII[p as usize],
@@ -565,11 +567,10 @@ pub fn prepare_unbatched(
             draws.push(UnbatchedDraw {
                 mesh: instance.mesh,
                 texture: instance.material.texture,
-                bytes: bytemuck::bytes_of(&instance.record()).to_vec(),
+                record: instance.record(),
             });
         }
     }
-    draws
 }
 
 /// Tests an instance's bounding sphere, scaled by its largest axis, against the view.

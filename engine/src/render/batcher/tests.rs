@@ -87,7 +87,8 @@ proptest! {
         for _ in 0..2 {
             batcher.prepare(view_proj(), &instances, false, &assets().0.registry());
         }
-        let reference = prepare_unbatched(view_proj(), &instances, &assets().0.registry());
+        let mut reference = Vec::new();
+        prepare_unbatched(view_proj(), &instances, &assets().0.registry(), &mut reference);
 
         prop_assert_eq!(batcher.instances().len() + batcher.culled(), instances.len());
         prop_assert_eq!(batcher.instances().len(), reference.len());
@@ -101,7 +102,7 @@ proptest! {
             let expected: Vec<&[u8]> = reference
                 .iter()
                 .filter(|draw| draw.mesh == group.mesh && draw.texture == group.texture)
-                .map(|draw| draw.bytes.as_slice())
+                .map(|draw| bytemuck::bytes_of(&draw.record))
                 .collect();
             let range = group.instances.start as usize..group.instances.end as usize;
             let actual: Vec<&[u8]> = batcher.indices()[range]
