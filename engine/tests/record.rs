@@ -401,3 +401,27 @@ fn edited_or_truncated_recordings_are_refused_naming_the_field() {
     let error = Recording::read(&cut).expect_err("refused");
     assert!(matches!(error, RecordingError::Parse { .. }), "{error}");
 }
+
+#[test]
+fn the_state_a_keyframe_holds_grows_with_the_scene() {
+    let state_bytes = |nodes: usize| {
+        let mut scene = Scene::new();
+        for i in 0..nodes {
+            let at = Transform::from_translation(glam::Vec3::X * i as f32);
+            scene.spawn(None, "n", at).unwrap();
+        }
+        let mut world = World::new(scene);
+        world.start_recording(RecordSettings::default());
+        world.step();
+        world.recorder().unwrap().stats().state_bytes
+    };
+    let (small, large) = (state_bytes(10), state_bytes(1_010));
+    // Per node at least the local, world and previous world transforms.
+    let per_node = (large - small) / 1_000;
+    let transforms = 2 * size_of::<keel_engine::Affine3x4>() + 40;
+    assert!(
+        per_node >= transforms,
+        "{per_node} bytes a node, under the {transforms} of its transforms"
+    );
+    assert!(per_node < 4 * transforms, "{per_node} bytes a node");
+}

@@ -203,6 +203,9 @@ pub struct RecordStats {
     pub dropped: u64,
     /// Keyframes taken (held or not).
     pub taken: u64,
+    /// Bytes of the newest keyframe's state unpacked: what restoring it must
+    /// at least move.
+    pub state_bytes: usize,
 }
 
 /// The recording of a world (see the module documentation).
@@ -266,6 +269,7 @@ impl Recorder {
         RecordStats {
             keyframes: self.keyframes.len(),
             bytes: self.used,
+            state_bytes: self.newest_raw.as_ref().map_or(0, Vec::len),
             ..self.stats
         }
     }
