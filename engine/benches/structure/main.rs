@@ -43,7 +43,9 @@
 //!   so Keel's layout stays as the edits left it. Before them the bench
 //!   asserts that both trees hold the same worlds.
 //! - `floor_stream/N`: the bytes a linear propagation cannot avoid, without
-//!   the math: N locals and parent indices read, N affines written.
+//!   the math, on all cores in storage order as the pass runs: N locals and
+//!   parent indices read, N world rows written ([`FLOOR_BYTES_PER_NODE`]:
+//!   100 bytes today).
 //!
 //! The twin lives in `pointer_tree`; the `Tree` operations both trees offer,
 //! the mirror and the random edits in `forest`.
@@ -55,8 +57,9 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, criterion_group, criterion_main};
-use glam::{Affine3A, Vec3A};
-use keel_engine::{NodeId, Scene, Transform};
+use glam::Vec4;
+use keel_engine::{Affine3x4, NodeId, Scene, Transform};
+use rayon::prelude::*;
 
 use forest::{Forest, Rng, Tree, local, random_edits};
 use pointer_tree::{PointerTree, same_worlds};
@@ -206,18 +209,26 @@ fn time_despawns<T: Tree>(
     total
 }
 
+/// Bytes the floor streams per node: the local and parent index read, the
+/// world rows written.
+const FLOOR_BYTES_PER_NODE: usize =
+    size_of::<Transform>() + size_of::<u32>() + size_of::<Affine3x4>();
+
 /// The floor for a linear propagation: every local and parent index read,
-/// every affine written, no math (the rotation and parent bits are copied).
-fn stream(locals: &[Transform], parents: &[u32], out: &mut [Affine3A]) {
-    for ((o, l), &p) in out.iter_mut().zip(locals).zip(parents) {
-        let [x, y, z, w] = l.rotation.to_array();
-        *o = Affine3A::from_cols(
-            Vec3A::new(x, y, z),
-            Vec3A::new(w, f32::from_bits(p), 0.0),
-            l.scale.into(),
-            l.translation.into(),
-        );
-    }
+/// every world written as the scene stores it, no math (the rotation and
+/// parent bits are copied), on all cores in storage order.
+fn stream(locals: &[Transform], parents: &[u32], out: &mut [Affine3x4]) {
+    (out.par_iter_mut()
+        .zip(locals.par_iter())
+        .zip(parents.par_iter()))
+    .with_min_len(16 * 1024)
+    .for_each(|((o, l), &p)| {
+        o.rows = [
+            Vec4::from(l.rotation.to_array()),
+            l.scale.extend(f32::from_bits(p)),
+            l.translation.extend(0.0),
+        ];
+    });
 }
 
 fn bench(c: &mut Criterion) {
@@ -351,7 +362,8 @@ fn bench(c: &mut Criterion) {
         .iter()
         .map(|p| p.map_or(u32::MAX, |p| p as u32))
         .collect();
-    let mut out = vec![Affine3A::IDENTITY; n];
+    assert_eq!(FLOOR_BYTES_PER_NODE, 100, "the doc's byte count");
+    let mut out = vec![Affine3x4::IDENTITY; n];
     group.bench_function(BenchmarkId::new("floor_stream", n), |b| {
         b.iter(|| {
             stream(
