@@ -155,19 +155,25 @@ fn bench(c: &mut Criterion) {
         let mut naive = NaiveTree::new(&parents, &mut rng);
         group.throughput(Throughput::Elements(n as u64));
         let mut tick = 0.0f32;
+        // Times `iters` passes after every local changed (the setting untimed).
+        let mut propagate_all = |iters: u64, pass: &dyn Fn(&mut Scene)| {
+            let mut total = std::time::Duration::ZERO;
+            for _ in 0..iters {
+                tick += 1.0;
+                for &node in &ids {
+                    nudge(&mut scene, node, tick);
+                }
+                let start = std::time::Instant::now();
+                pass(&mut scene);
+                total += start.elapsed();
+            }
+            total
+        };
         group.bench_with_input(BenchmarkId::new("propagate_all", n), &n, |b, _| {
             b.iter_custom(|iters| {
-                let mut total = std::time::Duration::ZERO;
-                for _ in 0..iters {
-                    tick += 1.0;
-                    for &node in &ids {
-                        nudge(&mut scene, node, tick);
-                    }
-                    let start = std::time::Instant::now();
+                propagate_all(iters, &|scene| {
                     black_box(scene.propagate());
-                    total += start.elapsed();
-                }
-                total
+                })
             })
         });
         let one_thread = rayon::ThreadPoolBuilder::new()
@@ -176,17 +182,9 @@ fn bench(c: &mut Criterion) {
             .expect("a pool of one thread");
         group.bench_with_input(BenchmarkId::new("propagate_all_1thread", n), &n, |b, _| {
             b.iter_custom(|iters| {
-                let mut total = std::time::Duration::ZERO;
-                for _ in 0..iters {
-                    tick += 1.0;
-                    for &node in &ids {
-                        nudge(&mut scene, node, tick);
-                    }
-                    let start = std::time::Instant::now();
+                propagate_all(iters, &|scene| {
                     black_box(one_thread.install(|| scene.propagate()));
-                    total += start.elapsed();
-                }
-                total
+                })
             })
         });
         group.bench_with_input(BenchmarkId::new("set_all_locals", n), &n, |b, _| {
