@@ -22,6 +22,35 @@
 //!
 //! `ARCHITECTURE.md` at the repository root maps the modules and the data
 //! flow of a frame.
+//!
+//! A world in a few lines: a node with a built-in behaviour, a system of
+//! your own, fixed steps run.
+//!
+//! ```
+//! use glam::Vec3;
+//! use keel_engine::{Assets, Scene, Spin, Transform, World};
+//!
+//! let assets = Assets::new();
+//! let mut scene = Scene::with_assets(&assets);
+//! let top = scene.spawn(None, "top", Transform::IDENTITY)?;
+//! scene.insert(top, Spin { axis: Vec3::Y, rate: 1.0 })?;
+//! let mut world = World::new(scene);
+//! // Every step, each root rises by a tenth of the step's length.
+//! world.systems_mut().add("rise", |scene, _commands, step| {
+//!     for node in scene.roots().collect::<Vec<_>>() {
+//!         let mut local = scene.local(node).unwrap();
+//!         local.translation.y += 0.1 * step.dt;
+//!         scene.set_local(node, local).unwrap();
+//!     }
+//! });
+//! for _ in 0..60 {
+//!     world.step();
+//! }
+//! let local = world.scene().local(top).unwrap();
+//! assert!((local.translation.y - 0.1).abs() < 1e-3);
+//! assert!(local.rotation.angle_between(glam::Quat::IDENTITY) > 0.9);
+//! # Ok::<(), keel_engine::SceneError>(())
+//! ```
 
 pub mod assets;
 pub mod files;
