@@ -22,23 +22,14 @@ use super::packed::{BatchKey, PackedInstances};
 use super::records::{GpuCaster, GpuInstance, InstanceRecord};
 use super::sphere_culling::Frustum;
 use crate::assets::AlphaMode;
-use crate::assets::{MapsHandle, MeshRef, Primitive, Registry, TextureHandle};
+use crate::assets::{MeshRef, Primitive, Registry, TextureHandle};
 
-/// A run of consecutive instances sharing a mesh and a texture: one draw call.
+/// A run of consecutive instances sharing a batch key: one draw call.
+/// Alpha-blended groups come last, one instance each, back to front.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DrawGroup {
-    /// The mesh drawn.
-    pub mesh: MeshRef,
-    /// The base-colour texture (white when `None`).
-    pub texture: Option<TextureHandle>,
-    /// The material's other textures (none when `None`).
-    pub maps: Option<MapsHandle>,
-    /// Drawn from both sides.
-    pub double_sided: bool,
-    /// Alpha-blended (such groups come last, one instance each, back to front).
-    pub blend: bool,
-    /// Alpha-masked.
-    pub masked: bool,
+    /// What the instances share: mesh, textures, sidedness, alpha mode.
+    pub key: BatchKey,
     /// Range in the index array ([`InstanceBatcher::indices`]).
     pub instances: Range<u32>,
 }
@@ -338,7 +329,7 @@ impl<R: InstanceRecord> InstanceBatcher<R> {
         {
             // The same keys as last frame: the same batches, counts and runs.
             // Only the blended instances' order depends on the view.
-            if self.groups.iter().any(|g| g.blend) {
+            if self.groups.iter().any(|g| g.key.blend) {
                 self.lay_out_groups();
                 self.fill_runs();
                 self.sort_blended(view_proj, packed.records);
@@ -422,7 +413,7 @@ impl<R: InstanceRecord> InstanceBatcher<R> {
     /// instance, farthest from the camera first, so each is blended over
     /// what lies behind it.
     fn sort_blended(&mut self, view_proj: Mat4, extracted: &[R]) {
-        let Some(first) = self.groups.iter().position(|g| g.blend) else {
+        let Some(first) = self.groups.iter().position(|g| g.key.blend) else {
             return;
         };
         let start = self.groups[first].instances.start as usize;
@@ -479,12 +470,7 @@ impl<R: InstanceRecord> InstanceBatcher<R> {
             self.cursors[b as usize] = start;
             let end = start + batch.count;
             self.groups.push(DrawGroup {
-                mesh: batch.key.mesh,
-                texture: batch.key.texture,
-                maps: batch.key.maps,
-                double_sided: batch.key.double_sided,
-                blend: batch.key.blend,
-                masked: batch.key.masked,
+                key: batch.key,
                 instances: start..end,
             });
             start = end;

@@ -204,13 +204,15 @@ impl MeshPass {
         self.instance_indices
             .write(device, queue, self.batcher.index_bytes());
         for group in self.batcher.groups() {
-            let look = (group.texture, group.maps);
-            let alpha = Alpha::of(group.blend, group.masked);
+            let look = (group.key.texture, group.key.maps);
+            let alpha = Alpha::of(group.key.blend, group.key.masked);
             self.pipelines
-                .ensure(device, variant(look, group.double_sided, alpha));
+                .ensure(device, variant(look, group.key.double_sided, alpha));
         }
         let imports = |g: &DrawGroup| {
-            matches!(g.mesh, MeshRef::Asset(_)) || g.texture.is_some() || g.maps.is_some()
+            matches!(g.key.mesh, MeshRef::Asset(_))
+                || g.key.texture.is_some()
+                || g.key.maps.is_some()
         };
         if self.batcher.groups().iter().any(imports) {
             self.upload_assets(device, queue, registry);
@@ -239,11 +241,11 @@ impl MeshPass {
         registry: &Registry,
     ) {
         for group in groups {
-            if group.texture.is_some() || group.maps.is_some() {
+            if group.key.texture.is_some() || group.key.maps.is_some() {
                 self.textures
-                    .ensure(device, queue, registry, (group.texture, group.maps));
+                    .ensure(device, queue, registry, (group.key.texture, group.key.maps));
             }
-            if let MeshRef::Asset(handle) = group.mesh {
+            if let MeshRef::Asset(handle) = group.key.mesh {
                 self.imported.ensure(handle.index(), || {
                     let asset = registry.mesh(handle)?;
                     Some(GpuMesh::new(device, &asset.name, &asset.data))
@@ -254,11 +256,11 @@ impl MeshPass {
 
     fn upload_assets(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, registry: &Registry) {
         for group in self.batcher.groups() {
-            if group.texture.is_some() || group.maps.is_some() {
+            if group.key.texture.is_some() || group.key.maps.is_some() {
                 self.textures
-                    .ensure(device, queue, registry, (group.texture, group.maps));
+                    .ensure(device, queue, registry, (group.key.texture, group.key.maps));
             }
-            if let MeshRef::Asset(handle) = group.mesh {
+            if let MeshRef::Asset(handle) = group.key.mesh {
                 self.imported.ensure(handle.index(), || {
                     let asset = registry.mesh(handle)?;
                     Some(GpuMesh::new(device, &asset.name, &asset.data))
@@ -293,11 +295,11 @@ impl MeshPass {
         let mut shared_buffers_bound = false;
         let mut bound_pipeline = None;
         for group in self.batcher.groups() {
-            let look = (group.texture, group.maps);
+            let look = (group.key.texture, group.key.maps);
             let index = variant(
                 look,
-                group.double_sided,
-                Alpha::of(group.blend, group.masked),
+                group.key.double_sided,
+                Alpha::of(group.key.blend, group.key.masked),
             );
             if bound_pipeline != Some(index) {
                 let Some(pipeline) = self.pipelines.get(index) else {
@@ -323,7 +325,7 @@ impl MeshPass {
         group: &DrawGroup,
         shared_bound: &mut bool,
     ) {
-        match group.mesh {
+        match group.key.mesh {
             MeshRef::Primitive(primitive) => {
                 if !*shared_bound {
                     pass.set_vertex_buffer(0, self.vertices.slice(..));

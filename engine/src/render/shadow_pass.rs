@@ -245,7 +245,7 @@ impl ShadowPass {
             slot.batcher
                 .prepare_casters(view_proj, frame.instances, frame.casters[view], registry);
             // For the casters the mesh shader draws (skinned, morphed, masked).
-            if !frame.deformed.is_empty() || slot.batcher.groups().iter().any(|g| g.masked) {
+            if !frame.deformed.is_empty() || slot.batcher.groups().iter().any(|g| g.key.masked) {
                 let seen = globals.with_view_proj(view_proj);
                 queue.write_buffer(&slot.globals, 0, bytemuck::bytes_of(&seen));
             }
@@ -299,8 +299,8 @@ impl ShadowPass {
                 pass.set_vertex_buffer(1, slot.indices.buffer().slice(..));
                 let (mut bound, mut shared) = (None, false);
                 for group in slot.batcher.groups() {
-                    if bound != Some(group.masked) {
-                        if group.masked {
+                    if bound != Some(group.key.masked) {
+                        if group.key.masked {
                             pass.set_pipeline(&self.masked);
                             pass.set_bind_group(0, &slot.globals_group, &[]);
                             pass.set_bind_group(2, &slot.instances_group, &[]);
@@ -308,10 +308,12 @@ impl ShadowPass {
                             pass.set_pipeline(&self.pipeline);
                             pass.set_bind_group(0, &slot.bind_group, &[]);
                         }
-                        bound = Some(group.masked);
+                        bound = Some(group.key.masked);
                     }
-                    if group.masked {
-                        let look = meshes.textures().bind_group((group.texture, group.maps));
+                    if group.key.masked {
+                        let look = meshes
+                            .textures()
+                            .bind_group((group.key.texture, group.key.maps));
                         pass.set_bind_group(1, look, &[]);
                     }
                     meshes.draw_group(&mut pass, group, &mut shared);

@@ -15,7 +15,7 @@ use crate::scene::Material;
 
 /// What groups are sorted by: texture first, so binds change least.
 fn key(group: &DrawGroup) -> (Option<TextureHandle>, MeshRef) {
-    (group.texture, group.mesh)
+    (group.key.texture, group.key.mesh)
 }
 
 fn view_proj() -> Mat4 {
@@ -101,7 +101,7 @@ proptest! {
             covered = group.instances.end as usize;
             let expected: Vec<&[u8]> = reference
                 .iter()
-                .filter(|draw| draw.mesh == group.mesh && draw.texture == group.texture)
+                .filter(|draw| draw.mesh == group.key.mesh && draw.texture == group.key.texture)
                 .map(|draw| bytemuck::bytes_of(&draw.record))
                 .collect();
             let range = group.instances.start as usize..group.instances.end as usize;
@@ -149,7 +149,7 @@ proptest! {
                 batcher.indices()[range].iter().map(|&i| gpu[i as usize]).collect();
             let want: Vec<GpuInstance> = all
                 .iter()
-                .filter(|i| i.mesh == group.mesh && i.material.texture == group.texture)
+                .filter(|i| i.mesh == group.key.mesh && i.material.texture == group.key.texture)
                 .map(|i| i.record())
                 .collect();
             prop_assert_eq!(got, want);
@@ -283,11 +283,11 @@ fn blended_instances_come_last_one_each_farthest_first() {
     batcher.prepare(view_proj(), &instances, true, &assets().0.registry());
     let groups = batcher.groups();
     assert_eq!(groups.len(), 4, "{groups:?}");
-    assert!(!groups[0].blend && groups[0].instances.len() == 2);
+    assert!(!groups[0].key.blend && groups[0].instances.len() == 2);
     let order: Vec<f32> = groups[1..]
         .iter()
         .map(|g| {
-            assert!(g.blend && g.instances.len() == 1);
+            assert!(g.key.blend && g.instances.len() == 1);
             let index = batcher.indices()[g.instances.start as usize] as usize;
             batcher.instances()[index].rows[2][3]
         })
@@ -334,7 +334,16 @@ fn many_extracted_keys_group_on_two_cores_as_on_one() {
     assert_eq!(batcher.drawn(), n);
     let mut covered = 0;
     for pair in batcher.groups().windows(2) {
-        let order = |g: &DrawGroup| (g.blend, g.texture, g.maps, g.double_sided, g.masked, g.mesh);
+        let order = |g: &DrawGroup| {
+            (
+                g.key.blend,
+                g.key.texture,
+                g.key.maps,
+                g.key.double_sided,
+                g.key.masked,
+                g.key.mesh,
+            )
+        };
         assert!(
             order(&pair[0]) < order(&pair[1]),
             "groups sorted, each once"
@@ -345,7 +354,7 @@ fn many_extracted_keys_group_on_two_cores_as_on_one() {
             .filter(|&i| {
                 let k = keys[i as usize];
                 (k.mesh, k.texture, k.double_sided)
-                    == (group.mesh, group.texture, group.double_sided)
+                    == (group.key.mesh, group.key.texture, group.key.double_sided)
             })
             .collect();
         let range = group.instances.start as usize..group.instances.end as usize;
