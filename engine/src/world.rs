@@ -51,22 +51,20 @@ impl World {
     pub const PARTICLE_CAPACITY: u32 = 16_384;
 
     /// A world around `scene` with the built-in systems and a 60 Hz clock.
-    pub fn new(mut scene: Scene) -> Self {
-        scene.propagate();
-        scene.snapshot_previous();
-        let mut index = SpatialIndex::new();
-        index.rebuild(&mut scene);
-        Self {
-            scene,
+    pub fn new(scene: Scene) -> Self {
+        let mut world = Self {
+            scene: Scene::with_assets(scene.assets()),
             systems: Systems::new(),
             clock: Clock::default(),
-            index,
+            index: SpatialIndex::new(),
             particles: ParticleSystem::new(Self::PARTICLE_CAPACITY),
             track_recomputed: false,
             recomputed_nodes: Vec::new(),
             stats: FrameStats::default(),
             recorder: None,
-        }
+        };
+        world.replace_scene(scene);
+        world
     }
 
     /// Reads the time source and runs the fixed steps due; returns the frame's stats.
