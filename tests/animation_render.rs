@@ -49,7 +49,7 @@ fn animated(model: &Path, transform: Transform, clip: &str, seconds: f32) -> (Wo
     );
     scene.insert(root, Animator::new(clip)).unwrap();
     let mut world = World::new(scene);
-    let steps = (seconds / world.clock_mut().step().as_secs_f32()).round() as usize;
+    let steps = (seconds / world.clock().step().as_secs_f32()).round() as usize;
     for _ in 0..steps {
         world.step();
     }

@@ -37,7 +37,7 @@ fn animated(model: &str, clip: &str, step: Duration) -> (World, NodeId) {
 }
 
 fn run_for(world: &mut World, seconds: f64) {
-    let steps = (seconds / world.clock_mut().step().as_secs_f64()).round() as u64;
+    let steps = (seconds / world.clock().step().as_secs_f64()).round() as u64;
     for _ in 0..steps {
         world.step();
     }
