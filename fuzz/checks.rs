@@ -36,11 +36,12 @@ pub fn scene(data: &[u8]) {
         return;
     };
     let _ = Scene::from_text(text, origin, &keel_engine::Assets::new());
-    if let Ok(file) = SceneFile::parse(text, origin) {
+    let registry = keel_engine::scene::ComponentRegistry::default();
+    if let Ok(file) = SceneFile::parse(text, origin, &registry) {
         let written = file
             .to_text(origin)
             .expect("a scene file that parses can be written back");
-        if let Err(error) = SceneFile::parse(&written, origin) {
+        if let Err(error) = SceneFile::parse(&written, origin, &registry) {
             panic!("a written scene file does not parse again: {error}\n{written}");
         }
     }

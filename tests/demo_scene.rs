@@ -61,18 +61,18 @@ fn the_ship_hierarchy_is_animated_at_every_level() {
 fn the_fleet_sails_and_the_scene_is_lit() {
     let scene = demo();
     // Before Play, every boat already sits on its orbit (not heaped at the origin).
-    for (boat, orbit) in scene.components().orbit.iter() {
+    let orbits = scene
+        .components()
+        .column::<Orbit>()
+        .expect("the demo has orbiting boats");
+    for (boat, orbit) in orbits.iter() {
         let at = scene.local(boat).unwrap().translation;
         assert!(
             (at.distance(orbit.center) - orbit.radius).abs() < 1e-3,
             "{boat} at {at}"
         );
     }
-    assert!(
-        scene.components().orbit.len() >= 200,
-        "only {} boats",
-        scene.components().orbit.len()
-    );
+    assert!(orbits.len() >= 200, "only {} boats", orbits.len());
     let lights: Vec<&Light> = scene.components().light.iter().map(|(_, l)| l).collect();
     assert!(lights.iter().any(|l| l.kind == LightKind::Directional));
     assert!(

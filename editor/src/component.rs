@@ -1,31 +1,21 @@
-//! Components seen by the editor as values: one enum over every kind the
-//! engine stores, so undo records, the inspector and subtree snapshots handle
-//! all kinds through one exhaustive `match` each. It is the editor's view of
-//! the engine's update-method components, as plain data that edits copy.
-//!
-//! Adding a component kind to the engine (particle emitters, say) means adding
-//! a variant to [`ComponentKind`] and [`ComponentValue`]: the compiler then
-//! points at every place that must learn about it (reading, writing, removing,
-//! copying into a [`NodeRecord`], the inspector's editor for it).
+//! Components seen by the editor as values: one enum over every kind a
+//! scene stores, so undo records, the inspector and subtree snapshots handle
+//! all kinds through one exhaustive `match` each. The engine's own kinds
+//! (meshes, lights, emitters, animators) have their own variants and panels;
+//! every registered component (the built-in behaviours and a game's types)
+//! is one variant, [`ComponentValue::Registered`], read, written and shown
+//! through the scene's registry and reflection, so a game's type needs no
+//! editor code.
 
 use glam::{Vec3, Vec4};
 use keel_engine::Emitter;
 use keel_engine::Primitive;
-use keel_engine::scene::{AnimatorRecord, NodeRecord};
-use keel_engine::{
-    Animator, Light, LightKind, Material, MeshRenderer, NodeId, Orbit, Oscillate, Scene,
-    SceneError, Spin,
-};
+use keel_engine::scene::{AnimatorRecord, AnyComponent, ComponentRegistry, NodeRecord};
+use keel_engine::{Animator, Light, LightKind, Material, MeshRenderer, NodeId, Scene, SceneError};
 
 /// Which kind of component (a column of the scene's [`Components`](keel_engine::scene::Components)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ComponentKind {
-    /// [`Spin`].
-    Spin,
-    /// [`Oscillate`].
-    Oscillate,
-    /// [`Orbit`].
-    Orbit,
     /// [`MeshRenderer`].
     Mesh,
     /// [`Light`].
@@ -34,63 +24,51 @@ pub enum ComponentKind {
     Emitter,
     /// [`Animator`] (on a model instance or under one).
     Animator,
+    /// A registered component, by its name (`spin`, a game's `health`).
+    Registered(&'static str),
 }
 
 impl ComponentKind {
-    /// Every kind, in the order the inspector lists them.
-    pub const ALL: [ComponentKind; 7] = [
+    /// The engine's own kinds, in the order the inspector lists them.
+    pub const ENGINE: [ComponentKind; 4] = [
         ComponentKind::Mesh,
         ComponentKind::Light,
         ComponentKind::Emitter,
         ComponentKind::Animator,
-        ComponentKind::Spin,
-        ComponentKind::Oscillate,
-        ComponentKind::Orbit,
     ];
 
+    /// Every kind `registry` knows: the engine's, then the registered ones by name.
+    pub fn all(registry: &ComponentRegistry) -> Vec<ComponentKind> {
+        let registered = registry.names().map(ComponentKind::Registered);
+        Self::ENGINE.into_iter().chain(registered).collect()
+    }
+
     /// The name shown in the UI.
-    pub fn label(self) -> &'static str {
+    pub fn label(self) -> String {
         match self {
-            ComponentKind::Spin => "Spin",
-            ComponentKind::Oscillate => "Oscillate",
-            ComponentKind::Orbit => "Orbit",
-            ComponentKind::Mesh => "Mesh Renderer",
-            ComponentKind::Light => "Light",
-            ComponentKind::Emitter => "Particle Emitter",
-            ComponentKind::Animator => "Animator",
+            ComponentKind::Mesh => "Mesh Renderer".into(),
+            ComponentKind::Light => "Light".into(),
+            ComponentKind::Emitter => "Particle Emitter".into(),
+            ComponentKind::Animator => "Animator".into(),
+            ComponentKind::Registered(name) => title(name),
         }
     }
 
-    /// Its field in a scene file's node record (`mesh`, `light`, ...).
+    /// Its field in a scene file's node record (`mesh`, `light`, `spin`, ...).
     pub fn record_field(self) -> &'static str {
         match self {
-            ComponentKind::Spin => "spin",
-            ComponentKind::Oscillate => "oscillate",
-            ComponentKind::Orbit => "orbit",
             ComponentKind::Mesh => "mesh",
             ComponentKind::Light => "light",
             ComponentKind::Emitter => "emitter",
             ComponentKind::Animator => "animator",
+            ComponentKind::Registered(name) => name,
         }
     }
 
-    /// The value a freshly added component of this kind starts with.
-    pub fn default_value(self) -> ComponentValue {
-        match self {
-            ComponentKind::Spin => ComponentValue::Spin(Spin {
-                axis: Vec3::Y,
-                rate: 1.0,
-            }),
-            ComponentKind::Oscillate => {
-                ComponentValue::Oscillate(Oscillate::new(Vec3::Y, 0.5, 0.5, 0.0))
-            }
-            ComponentKind::Orbit => ComponentValue::Orbit(Orbit {
-                center: Vec3::ZERO,
-                radius: 3.0,
-                rate: 0.5,
-                angle: 0.0,
-                face_forward: false,
-            }),
+    /// The value a freshly added component of this kind starts with (a
+    /// registered one's `Default`); `None` for a name `registry` lacks.
+    pub fn default_value(self, registry: &ComponentRegistry) -> Option<ComponentValue> {
+        Some(match self {
             ComponentKind::Mesh => ComponentValue::Mesh(MeshRenderer {
                 cast_shadows: true,
                 mesh: Primitive::Cube.into(),
@@ -105,17 +83,15 @@ impl ComponentKind {
             ComponentKind::Emitter => ComponentValue::Emitter(Box::default()),
             // The inspector names the model's first clip when it adds one.
             ComponentKind::Animator => ComponentValue::Animator(Box::new(Animator::new(""))),
-        }
+            ComponentKind::Registered(name) => {
+                ComponentValue::Registered(registry.get(name)?.default_value())
+            }
+        })
     }
 
     /// Removes this kind of component from `node`; returns the removed value.
     pub fn remove(self, scene: &mut Scene, node: NodeId) -> Option<ComponentValue> {
         match self {
-            ComponentKind::Spin => scene.remove::<Spin>(node).map(ComponentValue::Spin),
-            ComponentKind::Oscillate => scene
-                .remove::<Oscillate>(node)
-                .map(ComponentValue::Oscillate),
-            ComponentKind::Orbit => scene.remove::<Orbit>(node).map(ComponentValue::Orbit),
             ComponentKind::Mesh => scene.remove::<MeshRenderer>(node).map(ComponentValue::Mesh),
             ComponentKind::Light => scene.remove::<Light>(node).map(ComponentValue::Light),
             ComponentKind::Emitter => scene
@@ -124,18 +100,17 @@ impl ComponentKind {
             ComponentKind::Animator => scene
                 .remove::<Animator>(node)
                 .map(|a| ComponentValue::Animator(Box::new(a))),
+            ComponentKind::Registered(name) => {
+                let value = self.get(scene, node)?;
+                scene.remove_named(node, name);
+                Some(value)
+            }
         }
     }
 
     /// The component of this kind on `node`, if any.
     pub fn get(self, scene: &Scene, node: NodeId) -> Option<ComponentValue> {
         match self {
-            ComponentKind::Spin => scene.get::<Spin>(node).copied().map(ComponentValue::Spin),
-            ComponentKind::Oscillate => scene
-                .get::<Oscillate>(node)
-                .copied()
-                .map(ComponentValue::Oscillate),
-            ComponentKind::Orbit => scene.get::<Orbit>(node).copied().map(ComponentValue::Orbit),
             ComponentKind::Mesh => scene
                 .get::<MeshRenderer>(node)
                 .copied()
@@ -147,8 +122,28 @@ impl ComponentKind {
             ComponentKind::Animator => scene
                 .get::<Animator>(node)
                 .map(|a| ComponentValue::Animator(Box::new(a.clone()))),
+            ComponentKind::Registered(name) => scene
+                .components()
+                .registered
+                .by_name(name)?
+                .value_of(node)
+                .map(ComponentValue::Registered),
         }
     }
+}
+
+/// `face_forward` as "Face Forward".
+fn title(name: &str) -> String {
+    name.split('_')
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut chars = w.chars();
+            chars.next().map_or_else(String::new, |c| {
+                c.to_uppercase().chain(chars).collect::<String>()
+            })
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A component value of any kind.
@@ -157,12 +152,6 @@ impl ComponentKind {
 /// copied; the emitter is boxed to keep the small kinds small.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ComponentValue {
-    /// A [`Spin`].
-    Spin(Spin),
-    /// An [`Oscillate`].
-    Oscillate(Oscillate),
-    /// An [`Orbit`].
-    Orbit(Orbit),
     /// A [`MeshRenderer`].
     Mesh(MeshRenderer),
     /// A [`Light`].
@@ -171,19 +160,24 @@ pub enum ComponentValue {
     Emitter(Box<Emitter>),
     /// An [`Animator`].
     Animator(Box<Animator>),
+    /// A registered component (a behaviour, a game's type).
+    Registered(AnyComponent),
 }
 
 impl ComponentValue {
+    /// A registered component's value.
+    pub fn registered<C: keel_engine::Component>(value: C) -> Self {
+        ComponentValue::Registered(AnyComponent::new(value))
+    }
+
     /// The kind of this value.
     pub fn kind(&self) -> ComponentKind {
         match self {
-            ComponentValue::Spin(_) => ComponentKind::Spin,
-            ComponentValue::Oscillate(_) => ComponentKind::Oscillate,
-            ComponentValue::Orbit(_) => ComponentKind::Orbit,
             ComponentValue::Mesh(_) => ComponentKind::Mesh,
             ComponentValue::Light(_) => ComponentKind::Light,
             ComponentValue::Emitter(_) => ComponentKind::Emitter,
             ComponentValue::Animator(_) => ComponentKind::Animator,
+            ComponentValue::Registered(c) => ComponentKind::Registered(c.name()),
         }
     }
 
@@ -193,9 +187,6 @@ impl ComponentValue {
     /// [`SceneError::StaleNode`] if `node` is not alive.
     pub fn insert(self, scene: &mut Scene, node: NodeId) -> Result<(), SceneError> {
         match self {
-            ComponentValue::Spin(c) => scene.insert(node, c).map(drop),
-            ComponentValue::Oscillate(c) => scene.insert(node, c).map(drop),
-            ComponentValue::Orbit(c) => scene.insert(node, c).map(drop),
             ComponentValue::Mesh(c) => scene.insert(node, c).map(drop),
             ComponentValue::Light(c) => scene.insert(node, c).map(drop),
             ComponentValue::Emitter(c) => scene.insert(node, *c).map(drop),
@@ -204,15 +195,13 @@ impl ComponentValue {
                 c.repose();
                 scene.insert(node, *c).map(drop)
             }
+            ComponentValue::Registered(c) => scene.insert_any(node, c),
         }
     }
 
     /// Stores this value in the matching field of a file record.
     pub fn store_in(self, record: &mut NodeRecord) {
         match self {
-            ComponentValue::Spin(c) => record.spin = Some(c),
-            ComponentValue::Oscillate(c) => record.oscillate = Some(c),
-            ComponentValue::Orbit(c) => record.orbit = Some(c),
             ComponentValue::Mesh(c) => record.mesh = Some(c),
             ComponentValue::Light(c) => record.light = Some(c),
             ComponentValue::Emitter(c) => record.emitter = Some(*c),
@@ -223,15 +212,13 @@ impl ComponentValue {
                     mode: c.mode,
                 });
             }
+            ComponentValue::Registered(c) => record.set_component(c),
         }
     }
 
     /// Every component a file record carries.
     pub fn from_record(record: &NodeRecord) -> Vec<ComponentValue> {
         let mut out = Vec::new();
-        out.extend(record.spin.map(ComponentValue::Spin));
-        out.extend(record.oscillate.map(ComponentValue::Oscillate));
-        out.extend(record.orbit.map(ComponentValue::Orbit));
         out.extend(record.mesh.map(ComponentValue::Mesh));
         out.extend(record.light.map(ComponentValue::Light));
         out.extend(
@@ -245,15 +232,26 @@ impl ComponentValue {
             (animator.speed, animator.mode) = (a.speed, a.mode);
             ComponentValue::Animator(Box::new(animator))
         }));
+        out.extend(
+            record
+                .components
+                .iter()
+                .cloned()
+                .map(ComponentValue::Registered),
+        );
         out
     }
 
-    /// Every component of `node`, in [`ComponentKind::ALL`] order.
+    /// Every component of `node`: the engine's kinds, then the registered ones by name.
     pub fn all_of(scene: &Scene, node: NodeId) -> Vec<ComponentValue> {
-        ComponentKind::ALL
+        let engine = ComponentKind::ENGINE
             .iter()
-            .filter_map(|kind| kind.get(scene, node))
-            .collect()
+            .filter_map(|kind| kind.get(scene, node));
+        let registered = scene
+            .components_of(node)
+            .into_iter()
+            .map(ComponentValue::Registered);
+        engine.chain(registered).collect()
     }
 
     /// Whether every number in the value is one a scene file accepts (finite,
@@ -263,21 +261,6 @@ impl ComponentValue {
             v.is_finite() && v >= 0.0
         }
         match self {
-            ComponentValue::Spin(s) => s.axis.is_finite() && s.rate.is_finite(),
-            ComponentValue::Oscillate(o) => {
-                o.axis.is_finite()
-                    && o.amplitude.is_finite()
-                    && nonneg(o.frequency)
-                    && o.phase.is_finite()
-                    && o.elapsed.is_finite()
-                    && o.applied.is_finite()
-            }
-            ComponentValue::Orbit(o) => {
-                o.center.is_finite()
-                    && nonneg(o.radius)
-                    && o.rate.is_finite()
-                    && o.angle.is_finite()
-            }
             ComponentValue::Mesh(m) => {
                 let c: Vec4 = m.material.base_color;
                 let unit = |v: f32| (0.0..=1.0).contains(&v);
@@ -313,6 +296,7 @@ impl ComponentValue {
             }
             ComponentValue::Emitter(e) => e.validate().is_ok(),
             ComponentValue::Animator(a) => a.speed.is_finite() && a.time.is_finite(),
+            ComponentValue::Registered(c) => c.validate().is_ok(),
         }
     }
 }
@@ -320,20 +304,23 @@ impl ComponentValue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keel_engine::Transform;
+    use keel_engine::{Orbit, Transform};
 
     #[test]
     fn every_kind_round_trips_through_the_scene_and_a_record() {
         let mut scene = Scene::new();
+        let registry = scene.registry();
         let node = scene.spawn(None, "n", Transform::IDENTITY).unwrap();
-        for kind in ComponentKind::ALL {
-            let value = kind.default_value();
+        let kinds = ComponentKind::all(&registry);
+        assert!(kinds.contains(&ComponentKind::Registered("spin")));
+        for &kind in &kinds {
+            let value = kind.default_value(&registry).unwrap();
             assert_eq!(value.kind(), kind);
             assert!(value.is_valid(), "default {kind:?} must be valid");
             value.insert(&mut scene, node).unwrap();
         }
         let values = ComponentValue::all_of(&scene, node);
-        assert_eq!(values.len(), ComponentKind::ALL.len());
+        assert_eq!(values.len(), kinds.len());
         let mut record = NodeRecord::new("n");
         for v in &values {
             v.clone().store_in(&mut record);
@@ -343,28 +330,41 @@ mod tests {
         back.sort_by_key(ComponentValue::kind);
         expected.sort_by_key(ComponentValue::kind);
         assert_eq!(back, expected);
-        for kind in ComponentKind::ALL {
-            assert!(kind.remove(&mut scene, node).is_some());
+        for kind in kinds {
+            assert!(kind.remove(&mut scene, node).is_some(), "{kind:?}");
             assert!(kind.get(&scene, node).is_none());
         }
     }
 
     #[test]
     fn invalid_values_are_caught() {
-        let ComponentValue::Light(mut light) = ComponentKind::Light.default_value() else {
+        let registry = ComponentRegistry::default();
+        let Some(ComponentValue::Light(mut light)) = ComponentKind::Light.default_value(&registry)
+        else {
             unreachable!("the default of Light is a light")
         };
         light.kind = LightKind::Point { range: 0.0 };
         assert!(!ComponentValue::Light(light).is_valid());
-        let ComponentValue::Orbit(mut orbit) = ComponentKind::Orbit.default_value() else {
-            unreachable!("the default of Orbit is an orbit")
+        let orbit = Orbit {
+            radius: f32::NAN,
+            ..Orbit::default()
         };
-        orbit.radius = f32::NAN;
-        assert!(!ComponentValue::Orbit(orbit).is_valid());
-        let ComponentValue::Emitter(mut emitter) = ComponentKind::Emitter.default_value() else {
+        assert!(!ComponentValue::registered(orbit).is_valid());
+        let Some(ComponentValue::Emitter(mut emitter)) =
+            ComponentKind::Emitter.default_value(&registry)
+        else {
             unreachable!("the default of Emitter is an emitter")
         };
         emitter.lifetime.min = emitter.lifetime.max + 1.0;
         assert!(!ComponentValue::Emitter(emitter).is_valid());
+    }
+
+    #[test]
+    fn names_read_as_titles() {
+        assert_eq!(
+            ComponentKind::Registered("face_forward").label(),
+            "Face Forward"
+        );
+        assert_eq!(ComponentKind::Registered("spin").label(), "Spin");
     }
 }

@@ -111,11 +111,14 @@ impl Document {
 
     /// An empty, untitled document with an asset store of its own.
     pub fn untitled() -> Self {
-        Self::new(Scene::new(), None)
+        let scene = Scene::new();
+        keep_unknown_components(scene.assets());
+        Self::new(scene, None)
     }
 
     /// An empty, untitled document whose imports go into `assets`.
     pub fn untitled_in(assets: &Assets) -> Self {
+        keep_unknown_components(assets);
         Self::new(Scene::with_assets(assets), None)
     }
 
@@ -124,6 +127,7 @@ impl Document {
     /// # Errors
     /// Whatever [`Scene::load`] reports (file, line, node and field).
     pub fn open(path: &Path, assets: &Assets) -> Result<Self, SceneError> {
+        keep_unknown_components(assets);
         Ok(Self::new(
             Scene::load(path, assets)?,
             Some(path.to_path_buf()),
@@ -720,3 +724,13 @@ mod rename;
 
 #[cfg(test)]
 mod tests;
+
+/// An editor opens scenes naming components this build lacks (a game's),
+/// shows them read-only and writes them back unchanged.
+fn keep_unknown_components(assets: &Assets) {
+    let kept = keel_engine::scene::ComponentRegistry::edit(assets, |registry| {
+        registry.keep_unknown(true);
+        Ok(())
+    });
+    debug_assert!(kept.is_ok(), "keeping unknown components cannot fail");
+}

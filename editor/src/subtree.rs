@@ -136,7 +136,7 @@ fn spawn_records(
                     index: i as u32,
                     node: record.name.clone(),
                     field: "parent".into(),
-                    expected: "the index of an earlier node",
+                    expected: "the index of an earlier node".into(),
                     found: format!("{p:?}"),
                 })));
             }
@@ -208,13 +208,16 @@ mod tests {
         let records = extract(&s, b).unwrap();
         assert_eq!(records.len(), 2);
         assert_eq!(records[1].parent, Some(0));
-        assert!(records[1].spin.is_some(), "components are copied");
+        assert!(
+            records[1].component::<Spin>().is_some(),
+            "components are copied"
+        );
         s.despawn(b).unwrap();
         assert_ne!(s.to_file(), before);
         let new = spawn(&mut s, &records, at).unwrap();
         assert_eq!(new.len(), 2);
         assert_eq!(s.to_file(), before, "same names, order, components");
-        assert!(ComponentKind::Spin.get(&s, new[1]).is_some());
+        assert!(ComponentKind::Registered("spin").get(&s, new[1]).is_some());
     }
 
     #[test]

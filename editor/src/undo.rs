@@ -53,7 +53,7 @@ pub enum EditError {
         /// Name of the node.
         node: String,
         /// The component's kind, as shown in the UI.
-        kind: &'static str,
+        kind: String,
         /// The refused value.
         value: String,
     },

@@ -48,11 +48,11 @@ fn bench(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new(format!("parse_{name}"), n), &n, |b, _| {
             b.iter_batched(
                 || (),
-                |()| SceneFile::parse(&text, origin).expect("parses"),
+                |()| SceneFile::parse(&text, origin, &Default::default()).expect("parses"),
                 BatchSize::PerIteration,
             )
         });
-        let file = SceneFile::parse(&text, origin).expect("parses");
+        let file = SceneFile::parse(&text, origin, &Default::default()).expect("parses");
         group.bench_with_input(BenchmarkId::new(format!("build_{name}"), n), &n, |b, _| {
             b.iter_batched(
                 || (),

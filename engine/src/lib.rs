@@ -85,11 +85,14 @@ pub use assets::registry::MeshRef;
 pub use light::{Light, LightKind};
 pub use particles::emitter::Emitter;
 pub use scene::animator::{Animator, PlayMode};
-pub use scene::components::{MeshRenderer, Orbit, Oscillate, Spin};
+pub use scene::behaviours::{Orbit, Oscillate, Spin};
+pub use scene::components::MeshRenderer;
 pub use scene::environment::Environment;
 pub use scene::error::SceneError;
 pub use scene::handle::NodeId;
 pub use scene::hierarchy::{Keep, Scene};
+pub use scene::registered::{Component, Invalid};
+pub use scene::resources::Resource;
 pub use transform::{Affine3x4, Transform};
 
 // What a world's files become.

@@ -44,7 +44,7 @@
 
 use glam::{Quat, Vec3};
 
-use crate::scene::{NodeId, Scene, SceneError, Transform};
+use crate::scene::{Component, NodeId, Orbit, Oscillate, Scene, SceneError, Spin, Transform};
 
 /// What a system knows of the step being run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -244,24 +244,37 @@ fn write_local(scene: &mut Scene, node: NodeId, local: Transform) {
     }
 }
 
+/// Runs `update` over the packed owners and values of `C`'s column, with the
+/// rest of the scene at hand (the column is moved out for the walk, so the
+/// loop pays no lookup per node; nothing the update calls reads it).
+fn walk<C: Component>(scene: &mut Scene, mut update: impl FnMut(&mut Scene, NodeId, &mut C)) {
+    let Some(column) = scene.components.registered.get_mut::<C>() else {
+        return;
+    };
+    if column.is_empty() {
+        return;
+    }
+    let mut column = std::mem::take(column);
+    let (owners, values) = column.parts_mut();
+    for (&node, value) in owners.iter().zip(values) {
+        update(scene, node, value);
+    }
+    *scene.components.registered.get_or_insert::<C>() = column;
+}
+
 fn spin(scene: &mut Scene, dt: f32) {
-    for i in 0..scene.components.spin.len() {
-        let (owners, spins) = scene.components.spin.parts_mut();
-        let (node, spin) = (owners[i], spins[i]);
+    walk(scene, |scene, node, spin: &mut Spin| {
         let Some(mut local) = scene.local(node) else {
-            continue;
+            return;
         };
         let turn = Quat::from_axis_angle(spin.axis.normalize_or(Vec3::Y), spin.rate * dt);
         local.rotation = (turn * local.rotation).normalize();
         write_local(scene, node, local);
-    }
+    });
 }
 
 fn oscillate(scene: &mut Scene, dt: f32) {
-    for i in 0..scene.components.oscillate.len() {
-        let (owners, values) = scene.components.oscillate.parts_mut();
-        let node = owners[i];
-        let osc = &mut values[i];
+    walk(scene, |scene, node, osc: &mut Oscillate| {
         osc.elapsed += dt;
         let omega = std::f32::consts::TAU * osc.frequency;
         // Displacement relative to time zero, so the rest pose is the saved pose.
@@ -270,7 +283,7 @@ fn oscillate(scene: &mut Scene, dt: f32) {
         osc.applied = target;
         let (axis, rock) = (osc.axis.normalize_or(Vec3::Y), osc.rock);
         let Some(mut local) = scene.local(node) else {
-            continue;
+            return;
         };
         if rock {
             local.rotation = (local.rotation * Quat::from_axis_angle(axis, delta)).normalize();
@@ -278,18 +291,15 @@ fn oscillate(scene: &mut Scene, dt: f32) {
             local.translation += axis * delta;
         }
         write_local(scene, node, local);
-    }
+    });
 }
 
 fn orbit(scene: &mut Scene, dt: f32) {
-    for i in 0..scene.components.orbit.len() {
-        let (owners, values) = scene.components.orbit.parts_mut();
-        let node = owners[i];
-        let orbit = &mut values[i];
+    walk(scene, |scene, node, orbit: &mut Orbit| {
         orbit.angle = (orbit.angle + orbit.rate * dt) % std::f32::consts::TAU;
         let orbit = *orbit;
         let Some(mut local) = scene.local(node) else {
-            continue;
+            return;
         };
         let (sin, cos) = orbit.angle.sin_cos();
         local.translation = orbit.center + Vec3::new(cos, 0.0, -sin) * orbit.radius;
@@ -303,13 +313,12 @@ fn orbit(scene: &mut Scene, dt: f32) {
             local.rotation = Quat::from_rotation_y(yaw);
         }
         write_local(scene, node, local);
-    }
+    });
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scene::{Orbit, Oscillate, Spin};
     use crate::time::Clock;
     use std::time::Duration;
 

@@ -97,7 +97,8 @@ fn saving_writes_the_reference_and_loading_rebuilds_the_parts() {
         text.contains("model: \"../models/lighthouse.glb\""),
         "{text}"
     );
-    let file = keel_engine::scene::SceneFile::parse(&text, &scene_path).expect("parses");
+    let file = keel_engine::scene::SceneFile::parse(&text, &scene_path, &Default::default())
+        .expect("parses");
     assert_eq!(
         file.nodes.len(),
         2,

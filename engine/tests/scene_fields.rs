@@ -10,7 +10,7 @@ use glam::{Quat, Vec3, Vec4};
 use keel_engine::Emitter;
 use keel_engine::assets::AlphaMode;
 use keel_engine::particles::{Burst, ColorStop, FloatRange, Overflow, SizeStop};
-use keel_engine::scene::{CameraSetup, NodeRecord, SCENE_VERSION, SceneFile};
+use keel_engine::scene::{AnyComponent, CameraSetup, NodeRecord, SCENE_VERSION, SceneFile};
 use keel_engine::scene::{PostSettings, ShadowSettings, Tonemapper};
 use keel_engine::{
     Environment, Light, LightKind, Material, MeshRenderer, Orbit, Oscillate, Scene, SceneError,
@@ -26,11 +26,11 @@ fn everything() -> SceneFile {
         rotation: Quat::from_rotation_y(0.5),
         scale: Vec3::new(1.5, 2.0, 0.5),
     };
-    root.spin = Some(Spin {
+    root.set_component(AnyComponent::new(Spin {
         axis: Vec3::new(0.0, 1.0, 0.25),
         rate: 0.75,
-    });
-    root.oscillate = Some(Oscillate {
+    }));
+    root.set_component(AnyComponent::new(Oscillate {
         axis: Vec3::new(1.0, 0.0, 0.0),
         amplitude: 0.5,
         frequency: 0.25,
@@ -38,14 +38,14 @@ fn everything() -> SceneFile {
         rock: false,
         elapsed: 2.5,
         applied: 0.125,
-    });
-    root.orbit = Some(Orbit {
+    }));
+    root.set_component(AnyComponent::new(Orbit {
         center: Vec3::new(0.5, 0.0, -0.5),
         radius: 4.5,
         rate: 0.3,
         angle: 1.25,
         face_forward: true,
-    });
+    }));
     root.mesh = Some(MeshRenderer {
         cast_shadows: false,
         mesh: MeshRef::from(Primitive::Cube),

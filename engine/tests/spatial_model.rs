@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use glam::{Mat4, Vec2, Vec3};
+use glam::{Vec2, Vec3};
 use keel_engine::spatial::{
     Aabb, Circle, Frustum, LooseOctree, Quadtree, Ray, Rect, RowGrid, SpatialError, Sphere,
 };
@@ -276,8 +276,10 @@ fn frustum_from(eye: Vec3, target: Vec3, fov: f32, near: f32, depth: f32) -> Fru
     } else {
         Vec3::Y
     };
-    let view = Mat4::look_to_rh(eye, forward, up);
-    Frustum::from_view_projection(&(Mat4::perspective_rh(fov, 1.4, near, near + depth) * view))
+    let view = glam::camera::rh::view::look_to_mat4(eye, forward, up);
+    Frustum::from_view_projection(
+        &(glam::camera::rh::proj::directx::perspective(fov, 1.4, near, near + depth) * view),
+    )
 }
 
 #[derive(Debug, Clone)]

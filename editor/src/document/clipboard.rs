@@ -52,7 +52,8 @@ impl Document {
             action: "paste".to_owned(),
             source,
         };
-        let file = SceneFile::parse(text, origin).map_err(refused)?;
+        let registry = self.scene().registry();
+        let file = SceneFile::parse(text, origin, &registry).map_err(refused)?;
         // Every value checked (and every model loaded) as a scene load does.
         let assets = self.scene().assets().clone();
         file.to_scene(origin, &assets).map_err(refused)?;

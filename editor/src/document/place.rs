@@ -43,7 +43,9 @@ impl Document {
         primitive: Primitive,
     ) -> Result<NodeId, EditError> {
         let name = primitive_name(primitive);
-        let ComponentValue::Mesh(mut mesh) = ComponentKind::Mesh.default_value() else {
+        let Some(ComponentValue::Mesh(mut mesh)) =
+            ComponentKind::Mesh.default_value(&self.scene().registry())
+        else {
             unreachable!("the default of Mesh is a mesh")
         };
         mesh.mesh = primitive.into();

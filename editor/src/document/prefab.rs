@@ -107,13 +107,14 @@ impl Document {
             .prefab
             .node(key)
             .ok_or(EditError::NoSuchNode { node })?;
-        let record =
-            reverted(original, &self.scene().record_of(node, None), field).map_err(|message| {
-                EditError::Revert {
-                    field: field.to_string(),
-                    message,
-                }
-            })?;
+        let current = self.scene().record_of(node, None);
+        let registry = self.scene().registry();
+        let record = reverted(original, &current, field, &registry).map_err(|message| {
+            EditError::Revert {
+                field: field.to_string(),
+                message,
+            }
+        })?;
         self.set_record(node, &record, format!("Revert {field}"))
     }
 
@@ -172,7 +173,14 @@ impl Document {
             });
         }
         let wanted = ComponentValue::from_record(record);
-        for kind in ComponentKind::ALL {
+        let mut kinds = ComponentKind::all(&scene.registry());
+        // Components of types this build lacks the registry's names for.
+        for kind in wanted.iter().map(ComponentValue::kind) {
+            if !kinds.contains(&kind) {
+                kinds.push(kind);
+            }
+        }
+        for kind in kinds {
             let before = kind.get(scene, node);
             let after = wanted.iter().find(|v| v.kind() == kind).cloned();
             if before != after {

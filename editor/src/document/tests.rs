@@ -108,7 +108,7 @@ fn duplicate_copies_components_and_selects_the_copies() {
 #[test]
 fn invalid_component_values_are_refused() {
     let (mut d, ids) = doc();
-    let bad = ComponentValue::Spin(Spin {
+    let bad = ComponentValue::registered(Spin {
         axis: Vec3::NAN,
         rate: 1.0,
     });
@@ -209,10 +209,19 @@ fn run(d: &mut Document, op: &Op) -> bool {
             .zip(pick(b))
             .map(|(a, b)| d.delete(&[a, b]).map(drop)),
         Op::AddSpin(n) => pick(n).map(|n| {
-            d.set_component(n, ComponentKind::Spin.default_value(), None)
+            d.set_component(
+                n,
+                ComponentKind::Registered("spin")
+                    .default_value(&Default::default())
+                    .unwrap(),
+                None,
+            )
+            .map(drop)
+        }),
+        Op::RemoveSpin(n) => pick(n).map(|n| {
+            d.remove_component(n, ComponentKind::Registered("spin"))
                 .map(drop)
         }),
-        Op::RemoveSpin(n) => pick(n).map(|n| d.remove_component(n, ComponentKind::Spin).map(drop)),
     };
     d.undo.len() > before
 }

@@ -19,8 +19,8 @@ use glam::{EulerRot, Quat, Vec3, Vec4};
 use keel_engine::Assets;
 use keel_engine::Emitter;
 use keel_engine::assets::AlphaMode;
-use keel_engine::scene::ModelInstance;
-use keel_engine::{Light, LightKind, MeshRenderer, NodeId, Orbit, Oscillate, Spin};
+use keel_engine::scene::{ComponentRegistry, ModelInstance, UnknownComponents};
+use keel_engine::{Light, LightKind, MeshRenderer, NodeId};
 use keel_engine::{MeshRef, Primitive};
 
 use crate::component::{ComponentKind, ComponentValue};
@@ -324,18 +324,25 @@ impl Inspector {
         // The clips an animator here can play (none outside a model instance).
         let clips = doc.scene().animator_clips(node).unwrap_or_default();
         let assets = doc.scene().assets().clone();
-        for kind in ComponentKind::ALL {
+        let registry = doc.scene().registry();
+        let kinds = ComponentKind::all(&registry);
+        for &kind in &kinds {
             let Some(value) = kind.get(doc.scene(), node) else {
                 continue;
             };
             let start = self.draft_or(node, value);
             let mut edited = start.clone();
             let mut changed = Tracker::new();
-            egui::CollapsingHeader::new(self.header(kind.label(), kind.record_field()))
+            egui::CollapsingHeader::new(self.header(&kind.label(), kind.record_field()))
                 .id_salt(("component", kind.label()))
                 .default_open(true)
                 .show(ui, |ui| {
-                    component_ui(ui, &mut edited, &clips, &assets, &mut changed);
+                    let context = Context {
+                        clips: &clips,
+                        assets: &assets,
+                        registry: &registry,
+                    };
+                    component_ui(ui, &mut edited, &context, &mut changed);
                     if let Some(problem) = problem_of(&edited) {
                         ui.colored_label(ui.visuals().error_fg_color, problem);
                     }
@@ -374,7 +381,8 @@ impl Inspector {
             status.error(e.to_string());
         }
         // An animator only where there are clips to play.
-        let missing: Vec<ComponentKind> = ComponentKind::ALL
+        unknown_ui(ui, doc.scene(), node);
+        let missing: Vec<ComponentKind> = kinds
             .into_iter()
             .filter(|k| k.get(doc.scene(), node).is_none())
             .filter(|k| *k != ComponentKind::Animator || !clips.is_empty())
@@ -386,7 +394,9 @@ impl Inspector {
                     if !ui.button(kind.label()).clicked() {
                         continue;
                     }
-                    let mut value = kind.default_value();
+                    let Some(mut value) = kind.default_value(&registry) else {
+                        continue;
+                    };
                     if let (ComponentValue::Animator(a), Some((first, _))) =
                         (&mut value, clips.first())
                     {
@@ -401,73 +411,76 @@ impl Inspector {
     }
 }
 
-/// The editor of one component value, whatever its kind: an animator
-/// chooses among `clips`; a mesh's imported mesh is named from `assets`.
+/// What a component's editor may need besides the value.
+struct Context<'a> {
+    /// The clips an animator here can choose among.
+    clips: &'a [(String, f32)],
+    /// Names imported meshes.
+    assets: &'a Assets,
+    /// Reflection data of the registered components.
+    registry: &'a ComponentRegistry,
+}
+
+/// The editor of one component value, whatever its kind: the engine's kinds
+/// have panels of their own, registered ones are edited through reflection.
 fn component_ui(
     ui: &mut Ui,
     value: &mut ComponentValue,
-    clips: &[(String, f32)],
-    assets: &Assets,
+    context: &Context<'_>,
     tracker: &mut Tracker,
 ) {
     egui::Grid::new(("component_grid", value.kind().label()))
         .num_columns(2)
         .spacing([6.0, 4.0])
         .show(ui, |ui| match value {
-            ComponentValue::Spin(s) => spin_ui(ui, s, tracker),
-            ComponentValue::Oscillate(o) => oscillate_ui(ui, o, tracker),
-            ComponentValue::Orbit(o) => orbit_ui(ui, o, tracker),
-            ComponentValue::Mesh(m) => mesh_ui(ui, m, assets, tracker),
+            ComponentValue::Mesh(m) => mesh_ui(ui, m, context.assets, tracker),
             ComponentValue::Light(l) => light_ui(ui, l, tracker),
             ComponentValue::Emitter(e) => emitter_ui(ui, e, tracker),
             ComponentValue::Animator(a) => {
-                let r = super::animation_panel::animator_ui(ui, a, clips);
+                let r = super::animation_panel::animator_ui(ui, a, context.clips);
                 tracker.changed |= r.changed;
                 tracker.active |= r.active;
             }
+            ComponentValue::Registered(c) => {
+                let value = c.reflect_mut().as_partial_reflect_mut();
+                super::reflected::fields_ui(ui, value, context.registry.reflect(), tracker);
+            }
         });
+}
+
+/// Components the scene's file named that this build has no type for:
+/// listed as written, read-only (saving writes them back unchanged).
+fn unknown_ui(ui: &mut Ui, scene: &keel_engine::Scene, node: NodeId) {
+    let Some(unknown) = scene.get::<UnknownComponents>(node) else {
+        return;
+    };
+    for (name, raw) in &unknown.0 {
+        egui::CollapsingHeader::new(format!("{name} (unknown to this build)"))
+            .id_salt(("unknown component", *name))
+            .default_open(false)
+            .show(ui, |ui| {
+                ui.label(
+                    "This build has no component of this name; it is kept as the file wrote it.",
+                );
+                ui.code(raw.get_ron().trim());
+            });
+    }
 }
 
 /// Why `value` can't be applied, for the kinds whose validation explains it.
 fn problem_of(value: &ComponentValue) -> Option<String> {
     match value {
         ComponentValue::Emitter(e) => e.validate().err().map(|e| e.to_string()),
-        ComponentValue::Spin(_)
-        | ComponentValue::Oscillate(_)
-        | ComponentValue::Orbit(_)
-        | ComponentValue::Mesh(_)
-        | ComponentValue::Light(_) => None,
+        ComponentValue::Mesh(_) | ComponentValue::Light(_) => None,
         ComponentValue::Animator(a) => (!a.clip.is_empty() && !a.speed.is_finite())
             .then(|| "speed must be a finite number".to_string()),
+        ComponentValue::Registered(c) => c.validate().err().map(|invalid| {
+            format!(
+                "{}: expected {}, found {}",
+                invalid.field, invalid.expected, invalid.found
+            )
+        }),
     }
-}
-
-fn spin_ui(ui: &mut Ui, s: &mut Spin, tracker: &mut Tracker) {
-    vec3_row(ui, "Spin axis", &mut s.axis, 0.01, tracker);
-    number(ui, "Spin rate (rad/s)", &mut s.rate, 0.01, None, tracker);
-}
-
-fn oscillate_ui(ui: &mut Ui, o: &mut Oscillate, tracker: &mut Tracker) {
-    vec3_row(ui, "Oscillate axis", &mut o.axis, 0.01, tracker);
-    number(ui, "Amplitude", &mut o.amplitude, 0.01, None, tracker);
-    number(
-        ui,
-        "Frequency (Hz)",
-        &mut o.frequency,
-        0.01,
-        Some(0.0),
-        tracker,
-    );
-    number(ui, "Phase (rad)", &mut o.phase, 0.01, None, tracker);
-    checkbox(ui, "Rock about the axis", &mut o.rock, tracker);
-}
-
-fn orbit_ui(ui: &mut Ui, o: &mut Orbit, tracker: &mut Tracker) {
-    vec3_row(ui, "Orbit center", &mut o.center, 0.05, tracker);
-    number(ui, "Radius", &mut o.radius, 0.05, Some(0.0), tracker);
-    number(ui, "Orbit rate (rad/s)", &mut o.rate, 0.01, None, tracker);
-    number(ui, "Angle (rad)", &mut o.angle, 0.01, None, tracker);
-    checkbox(ui, "Face forward", &mut o.face_forward, tracker);
 }
 
 /// A primitive's name, or an imported mesh's (`lighthouse.glb: tower #1.0`).

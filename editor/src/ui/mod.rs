@@ -29,6 +29,7 @@ pub mod log_panel;
 mod menus;
 mod prefab_actions;
 pub mod prefab_panel;
+mod reflected;
 mod reload;
 pub mod stats;
 mod timeline;

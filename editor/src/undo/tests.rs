@@ -27,8 +27,14 @@ fn scene() -> (Scene, Vec<NodeId>) {
         },
     )
     .unwrap();
-    s.insert(hull, ComponentKind::Mesh.default_value().into_mesh())
-        .unwrap();
+    s.insert(
+        hull,
+        ComponentKind::Mesh
+            .default_value(&Default::default())
+            .unwrap()
+            .into_mesh(),
+    )
+    .unwrap();
     s.propagate();
     (s, vec![ship, mast, flag, hull, sea])
 }
@@ -263,7 +269,9 @@ fn component_add_edit_remove_round_trip() {
     let mut stack = UndoStack::new();
     let start = s.to_file();
     let node = ids[4];
-    let light = ComponentKind::Light.default_value();
+    let light = ComponentKind::Light
+        .default_value(&Default::default())
+        .unwrap();
     push(
         &mut stack,
         &mut s,
@@ -275,7 +283,7 @@ fn component_add_edit_remove_round_trip() {
         },
         None,
     );
-    let spin = ComponentValue::Spin(Spin {
+    let spin = ComponentValue::registered(Spin {
         axis: Vec3::Y,
         rate: 1.0,
     });
@@ -284,13 +292,13 @@ fn component_add_edit_remove_round_trip() {
         &mut s,
         Edit::Component {
             node,
-            kind: ComponentKind::Spin,
+            kind: ComponentKind::Registered("spin"),
             before: None,
             after: Some(spin.clone()),
         },
         Some(3),
     );
-    let faster = ComponentValue::Spin(Spin {
+    let faster = ComponentValue::registered(Spin {
         axis: Vec3::Y,
         rate: 5.0,
     });
@@ -299,7 +307,7 @@ fn component_add_edit_remove_round_trip() {
         &mut s,
         Edit::Component {
             node,
-            kind: ComponentKind::Spin,
+            kind: ComponentKind::Registered("spin"),
             before: Some(spin),
             after: Some(faster),
         },

@@ -50,6 +50,9 @@ struct Shared {
     /// Expanded prefab files by canonical path. The scene layer, above this
     /// one, keeps its type; the store only keeps the value for it.
     prefabs: Mutex<HashMap<PathBuf, Arc<dyn Any + Send + Sync>>>,
+    /// The component types the scenes of this store know by name; kept by
+    /// type like the prefabs (the scene layer names it).
+    component_types: RwLock<Option<Arc<dyn Any + Send + Sync>>>,
     limits: ReadLimits,
 }
 
@@ -129,6 +132,18 @@ impl Assets {
         prefabs
             .get(canonical)
             .and_then(|p| Arc::clone(p).downcast().ok())
+    }
+
+    /// The component registry of this store's scenes, of the type the scene
+    /// layer stored it as.
+    pub(crate) fn component_types<T: Any + Send + Sync>(&self) -> Option<Arc<T>> {
+        let types = read(&self.shared.component_types);
+        types.as_ref().and_then(|t| Arc::clone(t).downcast().ok())
+    }
+
+    /// Puts `types` in place of this store's component registry.
+    pub(crate) fn set_component_types<T: Any + Send + Sync>(&self, types: Arc<T>) {
+        *write(&self.shared.component_types) = Some(types);
     }
 
     /// Keeps `expansion` as the prefab file at `canonical`'s.

@@ -13,7 +13,7 @@ use crate::scene::Scene;
 pub struct StateHash {
     /// Hot columns, links, slots, names and the layout's bookkeeping.
     pub nodes: u64,
-    /// Every component column (emitter states included).
+    /// Every component column (emitter states included) and the resources.
     pub components: u64,
     /// The particle pool's columns and counters.
     pub particles: u64,
@@ -89,9 +89,6 @@ impl StateHash {
         let mut components = HashWriter(Xxh3::new());
         let c = scene.components();
         let w = &mut components;
-        hash_column(w, &c.spin);
-        hash_column(w, &c.oscillate);
-        hash_column(w, &c.orbit);
         hash_column(w, &c.mesh);
         hash_column(w, &c.light);
         hash_column(w, &c.emitter);
@@ -102,6 +99,13 @@ impl StateHash {
         hash_column(w, &c.morph);
         hash_column(w, &c.prefab);
         hash_column(w, &c.prefab_part);
+        hash_column(w, &c.unknown);
+        // Registered columns by name; one no node has left hashes as none at all.
+        for column in c.registered.iter().filter(|c| !c.is_empty()) {
+            let _ = write!(w, "{}:", column.name());
+            let _ = column.write_state(w);
+        }
+        let _ = scene.resources().write_state(w);
         StateHash {
             nodes: nodes.0.digest(),
             components: components.0.digest(),

@@ -7,13 +7,13 @@ use std::sync::Arc;
 
 use crate::bulk::{BulkError, BulkReader};
 use crate::particles::ParticleSystem;
-use crate::scene::{Column, Components, Scene};
+use crate::scene::{AnyColumn, Column, Components, RegisteredColumns, Scene};
 use crate::systems::Applied;
 
 /// Applies `m!` to the list of [`Components`] fields.
 macro_rules! columns {
     ($m:ident) => {
-        $m! { spin, oscillate, orbit, mesh, light, emitter, model, model_part, animator, skin, morph, prefab, prefab_part }
+        $m! { mesh, light, emitter, model, model_part, animator, skin, morph, prefab, prefab_part, unknown }
     };
 }
 
@@ -24,6 +24,8 @@ macro_rules! shared_struct {
         #[derive(Clone)]
         pub(super) struct SharedComponents {
             $($field: Arc<Column<<Components as ColumnTypes>::$field>>,)*
+            /// The registered components' columns, by name.
+            registered: Vec<Arc<dyn AnyColumn>>,
         }
     };
 }
@@ -34,9 +36,6 @@ macro_rules! shared_struct {
     reason = "the associated types are named after the columns the macros spell"
 )]
 pub(super) trait ColumnTypes {
-    type spin;
-    type oscillate;
-    type orbit;
     type mesh;
     type light;
     type emitter;
@@ -47,12 +46,10 @@ pub(super) trait ColumnTypes {
     type morph;
     type prefab;
     type prefab_part;
+    type unknown;
 }
 
 impl ColumnTypes for Components {
-    type spin = crate::scene::Spin;
-    type oscillate = crate::scene::Oscillate;
-    type orbit = crate::scene::Orbit;
     type mesh = crate::scene::MeshRenderer;
     type light = crate::scene::Light;
     type emitter = crate::particles::Emitter;
@@ -63,6 +60,7 @@ impl ColumnTypes for Components {
     type morph = crate::scene::MorphWeights;
     type prefab = crate::scene::PrefabInstance;
     type prefab_part = crate::scene::PrefabPart;
+    type unknown = crate::scene::UnknownComponents;
 }
 
 columns!(shared_struct);
@@ -91,10 +89,26 @@ impl SharedComponents {
                         column.untouch();
                         shared
                     },)*
+                    registered: Vec::new(),
                 }
             };
         }
-        let shared = columns!(build);
+        let mut shared = columns!(build);
+        for column in components.registered.iter_mut() {
+            let kept = previous.and_then(|p| {
+                p.registered
+                    .iter()
+                    .find(|c| c.value_type() == column.value_type())
+            });
+            shared.registered.push(match kept {
+                Some(kept) if !column.touched() => Arc::clone(kept),
+                _ => {
+                    fresh += column.heap_bytes();
+                    Arc::from(column.clone_column())
+                }
+            });
+            column.untouch();
+        }
         (shared, fresh)
     }
 
@@ -102,7 +116,12 @@ impl SharedComponents {
     fn to_components(&self) -> Components {
         macro_rules! build {
             ($($field:ident),*) => {
-                Components { $($field: (*self.$field).clone(),)* }
+                Components {
+                    $($field: (*self.$field).clone(),)*
+                    registered: RegisteredColumns::from_columns(
+                        self.registered.iter().map(|c| c.clone_column()).collect(),
+                    ),
+                }
             };
         }
         columns!(build)
@@ -119,6 +138,11 @@ impl SharedComponents {
             };
         }
         columns!(sum);
+        for column in &self.registered {
+            if Arc::strong_count(column) == 1 {
+                total += column.heap_bytes();
+            }
+        }
         total
     }
 }

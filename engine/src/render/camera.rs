@@ -56,13 +56,18 @@ impl Camera {
     /// World-to-view matrix.
     #[must_use]
     pub fn view(&self) -> Mat4 {
-        Mat4::look_at_rh(self.position, self.target, self.up)
+        glam::camera::rh::view::look_at_mat4(self.position, self.target, self.up)
     }
 
     /// View-to-clip matrix for a viewport of `aspect` = width / height.
     #[must_use]
     pub fn projection(&self, aspect: f32) -> Mat4 {
-        Mat4::perspective_rh(self.fov_y, aspect.max(1e-4), self.near, self.far)
+        glam::camera::rh::proj::directx::perspective(
+            self.fov_y,
+            aspect.max(1e-4),
+            self.near,
+            self.far,
+        )
     }
 
     /// World-to-clip matrix.

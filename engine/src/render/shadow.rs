@@ -84,8 +84,9 @@ impl SpotShadows {
         } else {
             Vec3::Y
         };
-        let view = Mat4::look_to_rh(position, direction, up);
-        let projection = Mat4::perspective_rh(2.0 * half_tan.atan(), 1.0, near, range);
+        let view = glam::camera::rh::view::look_to_mat4(position, direction, up);
+        let projection =
+            glam::camera::rh::proj::directx::perspective(2.0 * half_tan.atan(), 1.0, near, range);
         let i = self.count;
         self.light[i] = light;
         self.view_proj[i] = projection * view;
@@ -181,7 +182,7 @@ pub fn cascades(
     } else {
         Vec3::Y
     };
-    let light_view = Mat4::look_to_rh(Vec3::ZERO, direction, up);
+    let light_view = glam::camera::rh::view::look_to_mat4(Vec3::ZERO, direction, up);
     let forward = camera.forward();
     let tan_y = (camera.fov_y * 0.5).tan();
     let tan_x = tan_y * aspect.max(1e-4);
@@ -216,7 +217,7 @@ pub fn cascades(
         let reach = settings.distance.max(radius);
         // Looking down -z: depth 0 at the sun's side (reach behind the
         // sphere), 1 at the sphere's far side.
-        let projection = Mat4::orthographic_rh(
+        let projection = glam::camera::rh::proj::directx::orthographic(
             snapped.x - radius,
             snapped.x + radius,
             snapped.y - radius,

@@ -1,88 +1,15 @@
-//! Components a node can carry, each kind in its own packed [`Column`].
-//!
-//! Behaviours (update method pattern) store the state their update needs
-//! between steps (the spin's accumulated angle lives in the rotation, the
-//! oscillation's phase and offset in the component), so a step depends only on
-//! the state and the fixed step length: the same inputs give the same result.
+//! Components a node can carry, each kind in its own packed [`Column`]: the
+//! engine's own kinds (meshes, lights, emitters, models, animation, prefab
+//! links) as named columns, and every registered [`Component`] (the built-in
+//! behaviours and a game's types) in [`RegisteredColumns`].
 
-use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
+use super::registered::{Component, RegisteredColumns};
 use super::{Column, NodeId};
 use crate::assets::{Material, MeshRef};
 use crate::light::Light;
 use crate::particles::Emitter;
-
-/// Turns the node about a local axis at a constant rate.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Spin {
-    /// Axis in the node's parent space (normalised when used).
-    pub axis: Vec3,
-    /// Radians per second.
-    pub rate: f32,
-}
-
-/// Moves the node back and forth along an axis around where it started.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Oscillate {
-    /// Direction of motion in the parent's space (normalised when used).
-    pub axis: Vec3,
-    /// Largest displacement, in world units (or radians for [`Oscillate::rock`]).
-    pub amplitude: f32,
-    /// Cycles per second.
-    pub frequency: f32,
-    /// Phase at time zero, in radians.
-    pub phase: f32,
-    /// Rock about the axis (an angle) instead of sliding along it.
-    #[serde(default)]
-    pub rock: bool,
-    /// Seconds simulated so far (state, saved so a saved scene resumes exactly).
-    #[serde(default)]
-    pub elapsed: f32,
-    /// The displacement (or angle) currently applied on top of the rest pose.
-    #[serde(default)]
-    pub applied: f32,
-}
-
-impl Oscillate {
-    /// An oscillation starting at time zero.
-    pub fn new(axis: Vec3, amplitude: f32, frequency: f32, phase: f32) -> Self {
-        Self {
-            axis,
-            amplitude,
-            frequency,
-            phase,
-            rock: false,
-            elapsed: 0.0,
-            applied: 0.0,
-        }
-    }
-
-    /// The same oscillation as a rocking motion about the axis.
-    pub fn rocking(self) -> Self {
-        Self { rock: true, ..self }
-    }
-}
-
-/// Moves the node on a horizontal circle around a centre in its parent's space.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Orbit {
-    /// Centre of the circle in the parent's space.
-    pub center: Vec3,
-    /// Radius of the circle.
-    pub radius: f32,
-    /// Radians per second (negative goes clockwise seen from above).
-    pub rate: f32,
-    /// Current angle on the circle, radians (state; its saved value is where it starts).
-    #[serde(default)]
-    pub angle: f32,
-    /// Turn the node to face its direction of travel.
-    #[serde(default)]
-    pub face_forward: bool,
-}
 
 /// The root of an imported model: its children are the file's hierarchy,
 /// spawned when the model is instanced and rebuilt from the file each time the
@@ -163,15 +90,14 @@ impl MeshRenderer {
     }
 }
 
+/// Components a file named that this build has no type for, kept as the file
+/// wrote them so that saving loses nothing (see [`super::file`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UnknownComponents(pub Vec<(&'static str, Box<ron::value::RawValue>)>);
+
 /// One packed column per component kind.
 #[derive(Clone, Debug, Default)]
 pub struct Components {
-    /// [`Spin`] behaviours.
-    pub spin: Column<Spin>,
-    /// [`Oscillate`] behaviours.
-    pub oscillate: Column<Oscillate>,
-    /// [`Orbit`] behaviours.
-    pub orbit: Column<Orbit>,
     /// Meshes to draw.
     pub mesh: Column<MeshRenderer>,
     /// Light sources.
@@ -192,14 +118,15 @@ pub struct Components {
     pub prefab: Column<super::PrefabInstance>,
     /// Nodes spawned from a prefab.
     pub prefab_part: Column<super::PrefabPart>,
+    /// Components a file named that no registered type has (kept for saving).
+    pub unknown: Column<UnknownComponents>,
+    /// Every registered component type's column (behaviours, a game's types).
+    pub registered: RegisteredColumns,
 }
 
 impl Components {
     /// Drops every component of `node`.
     pub(crate) fn remove_all(&mut self, node: NodeId) {
-        self.spin.remove(node);
-        self.oscillate.remove(node);
-        self.orbit.remove(node);
         self.mesh.remove(node);
         self.light.remove(node);
         self.emitter.remove(node);
@@ -210,22 +137,45 @@ impl Components {
         self.morph.remove(node);
         self.prefab.remove(node);
         self.prefab_part.remove(node);
+        self.unknown.remove(node);
+        self.registered.remove_all(node);
+    }
+
+    /// The column of `T`, if it has one yet (registered columns are made
+    /// when the first node gets the component).
+    pub fn column<T: Stored>(&self) -> Option<&Column<T>> {
+        T::column(self)
+    }
+
+    /// The column of `T`, made if missing.
+    pub fn column_mut<T: Stored>(&mut self) -> &mut Column<T> {
+        T::column_mut(self)
     }
 }
 
-/// A type stored in one of the scene's component columns.
-pub trait Component: Sized + 'static {
-    /// Its column.
-    fn column(components: &Components) -> &Column<Self>;
-    /// Its column, mutably.
+/// A type stored in one of the scene's component columns: the engine's own
+/// kinds and every [`Component`].
+pub trait Stored: Sized + 'static {
+    /// Its column, if there is one yet.
+    fn column(components: &Components) -> Option<&Column<Self>>;
+    /// Its column, made if missing.
     fn column_mut(components: &mut Components) -> &mut Column<Self>;
 }
 
-macro_rules! component {
+impl<C: Component> Stored for C {
+    fn column(components: &Components) -> Option<&Column<Self>> {
+        components.registered.get::<C>()
+    }
+    fn column_mut(components: &mut Components) -> &mut Column<Self> {
+        components.registered.get_or_insert::<C>()
+    }
+}
+
+macro_rules! stored {
     ($($ty:ty => $field:ident),* $(,)?) => {$(
-        impl Component for $ty {
-            fn column(components: &Components) -> &Column<Self> {
-                &components.$field
+        impl Stored for $ty {
+            fn column(components: &Components) -> Option<&Column<Self>> {
+                Some(&components.$field)
             }
             fn column_mut(components: &mut Components) -> &mut Column<Self> {
                 &mut components.$field
@@ -234,10 +184,7 @@ macro_rules! component {
     )*};
 }
 
-component!(
-    Spin => spin,
-    Oscillate => oscillate,
-    Orbit => orbit,
+stored!(
     MeshRenderer => mesh,
     Light => light,
     Emitter => emitter,
@@ -248,6 +195,7 @@ component!(
     super::MorphWeights => morph,
     super::PrefabInstance => prefab,
     super::PrefabPart => prefab_part,
+    UnknownComponents => unknown,
 );
 
 impl super::Scene {
@@ -255,7 +203,7 @@ impl super::Scene {
     ///
     /// # Errors
     /// [`SceneError::StaleNode`](super::SceneError::StaleNode) if `node` is not alive.
-    pub fn insert<C: Component>(
+    pub fn insert<C: Stored>(
         &mut self,
         node: NodeId,
         component: C,
@@ -265,17 +213,17 @@ impl super::Scene {
     }
 
     /// Removes a component from `node`.
-    pub fn remove<C: Component>(&mut self, node: NodeId) -> Option<C> {
+    pub fn remove<C: Stored>(&mut self, node: NodeId) -> Option<C> {
         C::column_mut(&mut self.components).remove(node)
     }
 
     /// The component of `node`.
-    pub fn get<C: Component>(&self, node: NodeId) -> Option<&C> {
-        C::column(&self.components).get(node)
+    pub fn get<C: Stored>(&self, node: NodeId) -> Option<&C> {
+        C::column(&self.components)?.get(node)
     }
 
     /// The component of `node`, mutably.
-    pub fn get_mut<C: Component>(&mut self, node: NodeId) -> Option<&mut C> {
+    pub fn get_mut<C: Stored>(&mut self, node: NodeId) -> Option<&mut C> {
         C::column_mut(&mut self.components).get_mut(node)
     }
 }

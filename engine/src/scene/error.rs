@@ -23,7 +23,7 @@ pub struct NodeFieldError {
     /// Dotted path of the field, e.g. `orbit.radius`.
     pub field: std::borrow::Cow<'static, str>,
     /// What a valid value looks like.
-    pub expected: &'static str,
+    pub expected: std::borrow::Cow<'static, str>,
     /// The value found.
     pub found: String,
 }
@@ -43,7 +43,7 @@ pub struct SettingError {
     /// Name of the field within the section, e.g. `fov_y_degrees`.
     pub field: std::borrow::Cow<'static, str>,
     /// What a valid value looks like.
-    pub expected: &'static str,
+    pub expected: std::borrow::Cow<'static, str>,
     /// The value found.
     pub found: String,
 }

@@ -18,7 +18,10 @@
 
 pub(crate) mod budget;
 pub(crate) mod prefab;
+mod record;
 mod validate;
+
+pub use record::{AnimatorRecord, BUILT_IN_FIELDS, NodeRecord, RecordSeed};
 
 pub use budget::{DEFAULT_MAX_NODES, MAX_NODES_VARIABLE, max_nodes};
 pub use prefab::{
@@ -26,22 +29,20 @@ pub use prefab::{
     overridden_fields, reverted,
 };
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
 
 use crate::assets::Assets;
 use crate::files::written_path;
 use crate::files::{FileKind, ReadLimits};
-use crate::particles::Emitter;
+use record::RecordsSeed;
 use validate::Check;
 
-use super::{
-    CameraSetup, Environment, Light, MeshRenderer, NodeId, Orbit, Oscillate, Scene, SceneError,
-    Spin, Transform,
-};
+use super::{CameraSetup, ComponentRegistry, Environment, NodeId, Scene, SceneError, Transform};
 
 /// The format version this build writes. It reads every version from 1 on:
 /// version 2 gave materials `metallic`, `roughness` and `emissive` in place of
@@ -49,121 +50,57 @@ use super::{
 pub const SCENE_VERSION: u32 = 2;
 
 /// A whole scene as stored in a file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SceneFile {
     /// Format version: 1 to [`SCENE_VERSION`].
     pub version: u32,
     /// Lighting and background.
-    #[serde(default)]
     pub environment: Environment,
     /// Where the camera starts.
-    #[serde(default)]
     pub camera: CameraSetup,
     /// Every node, parents before children.
-    #[serde(default)]
     pub nodes: Vec<NodeRecord>,
 }
 
-/// One node of a [`SceneFile`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NodeRecord {
-    /// Display name (need not be unique).
-    pub name: String,
-    /// Position of the parent in the node list; absent for a root.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent: Option<usize>,
-    /// Local transform.
-    #[serde(default)]
-    pub transform: Transform,
-    /// Spin behaviour.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spin: Option<Spin>,
-    /// Oscillate behaviour.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub oscillate: Option<Oscillate>,
-    /// Orbit behaviour.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub orbit: Option<Orbit>,
-    /// Mesh and material.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mesh: Option<MeshRenderer>,
-    /// Light source.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub light: Option<Light>,
-    /// Particle emitter.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub emitter: Option<Emitter>,
-    /// A glTF model (`.gltf` or `.glb`) instanced under this node, its path
-    /// relative to the scene file. The model's nodes are rebuilt from the file
-    /// at each load, so they are not listed in `nodes`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
-    /// Plays a clip of the model instanced here (or above).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub animator: Option<AnimatorRecord>,
-    /// A scene file whose nodes this node gets as children (a prefab), its
-    /// path relative to this file; see [`super::prefab`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prefab: Option<String>,
-    /// On a prefab instance: per key of the prefab's nodes, the fields this
-    /// instance changed (a merge patch of the node's record).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub overrides: BTreeMap<String, Patch>,
-    /// On a prefab instance: keys of the prefab's nodes it does not have.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub removed: Vec<String>,
-    /// On a node added under a prefab instance's part: the part's key (the
-    /// node's `parent` is the instance).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub under: Option<String>,
-    /// In memory only: the node's key when it is a part of the prefab
-    /// instance above it (subtree copies keep the link).
-    #[serde(skip)]
-    pub part: Option<String>,
+const FILE_FIELDS: &[&str] = &["version", "environment", "camera", "nodes"];
+
+/// Reads a [`SceneFile`], its nodes' registered components through the registry.
+struct FileSeed<'a>(&'a ComponentRegistry);
+
+impl<'de> DeserializeSeed<'de> for FileSeed<'_> {
+    type Value = SceneFile;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<SceneFile, D::Error> {
+        d.deserialize_struct("SceneFile", FILE_FIELDS, self)
+    }
 }
 
-/// An [`super::Animator`] as a scene file writes it: `animator: (clip: "Walk",
-/// speed: 1.0, mode: Loop)`; it starts at the clip's beginning.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AnimatorRecord {
-    /// The clip's name in the model file.
-    pub clip: String,
-    /// Play speed.
-    #[serde(default = "one")]
-    pub speed: f32,
-    /// Loop, Once or PingPong.
-    #[serde(default)]
-    pub mode: super::PlayMode,
-}
+impl<'de> Visitor<'de> for FileSeed<'_> {
+    type Value = SceneFile;
 
-fn one() -> f32 {
-    1.0
-}
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a scene: (version: 2, nodes: [...])")
+    }
 
-impl NodeRecord {
-    /// A node with no parent, the identity transform and no components.
-    pub fn new(name: impl Into<String>) -> Self {
-        Self {
-            name: name.into(),
-            parent: None,
-            transform: Transform::IDENTITY,
-            spin: None,
-            oscillate: None,
-            orbit: None,
-            mesh: None,
-            light: None,
-            emitter: None,
-            model: None,
-            animator: None,
-            prefab: None,
-            overrides: BTreeMap::new(),
-            removed: Vec::new(),
-            under: None,
-            part: None,
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<SceneFile, A::Error> {
+        let mut version = None;
+        let mut file = SceneFile {
+            version: 0,
+            environment: Environment::default(),
+            camera: CameraSetup::default(),
+            nodes: Vec::new(),
+        };
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "version" => version = Some(map.next_value()?),
+                "environment" => file.environment = map.next_value()?,
+                "camera" => file.camera = map.next_value()?,
+                "nodes" => file.nodes = map.next_value_seed(RecordsSeed(self.0))?,
+                other => return Err(de::Error::unknown_field(other, FILE_FIELDS)),
+            }
         }
+        file.version = version.ok_or_else(|| de::Error::missing_field("version"))?;
+        Ok(file)
     }
 }
 
@@ -172,13 +109,18 @@ fn ron_options() -> ron::Options {
 }
 
 impl SceneFile {
-    /// Parses scene text. `path` only names the source in errors.
+    /// Parses scene text, its components read as `registry`'s types. `path`
+    /// only names the source in errors.
     ///
     /// # Errors
     /// [`SceneError::Parse`] with line and column, [`SceneError::UnsupportedVersion`].
-    pub fn parse(text: &str, path: &Path) -> Result<Self, SceneError> {
+    pub fn parse(
+        text: &str,
+        path: &Path,
+        registry: &ComponentRegistry,
+    ) -> Result<Self, SceneError> {
         let file: SceneFile = ron_options()
-            .from_str(text)
+            .from_str_seed(text, FileSeed(registry))
             .map_err(|e| SceneError::Parse {
                 path: path.to_path_buf(),
                 line: e.span.start.line,
@@ -199,8 +141,12 @@ impl SceneFile {
     ///
     /// # Errors
     /// [`SceneError::Io`], and those of [`SceneFile::parse`].
-    pub fn read(path: &Path, limits: &ReadLimits) -> Result<Self, SceneError> {
-        Self::parse(&read_text(path, limits)?, path)
+    pub fn read(
+        path: &Path,
+        limits: &ReadLimits,
+        registry: &ComponentRegistry,
+    ) -> Result<Self, SceneError> {
+        Self::parse(&read_text(path, limits)?, path, registry)
     }
 
     /// The file as pretty RON text.
@@ -303,6 +249,7 @@ impl Scene {
         path: &Path,
         ids: &mut Vec<NodeId>,
     ) -> Result<(), SceneError> {
+        let registry = self.registry();
         for node in expanded {
             let record = &node.record;
             let check = Check::node(path, node.origin, &record.name);
@@ -311,15 +258,13 @@ impl Scene {
             let transform = check.transform(&record.transform)?;
             let id = self.spawn(parent, record.name.clone(), transform)?;
             check.components(record)?;
+            check.unknown(record, &registry)?;
             let c = &mut self.components;
-            if let Some(spin) = record.spin {
-                c.spin.insert(id, spin);
+            for component in &record.components {
+                c.registered.insert_any(id, component.clone());
             }
-            if let Some(osc) = record.oscillate {
-                c.oscillate.insert(id, osc);
-            }
-            if let Some(orbit) = record.orbit {
-                c.orbit.insert(id, orbit);
+            if !record.unknown.0.is_empty() {
+                c.unknown.insert(id, record.unknown.clone());
             }
             if let Some(mesh) = record.mesh {
                 c.mesh.insert(id, mesh);
@@ -485,9 +430,10 @@ impl Scene {
         let c = &self.components;
         let mut record = NodeRecord::new(self.name(id).unwrap_or_default());
         record.transform = self.local(id).unwrap_or(Transform::IDENTITY);
-        record.spin = c.spin.get(id).copied();
-        record.oscillate = c.oscillate.get(id).copied();
-        record.orbit = c.orbit.get(id).copied();
+        record.components = c.registered.values_of(id);
+        if let Some(unknown) = c.unknown.get(id) {
+            record.unknown = unknown.clone();
+        }
         record.mesh = c.mesh.get(id).copied();
         record.light = c.light.get(id).copied();
         record.emitter = c.emitter.get(id).cloned();
@@ -516,7 +462,7 @@ impl Scene {
     /// # Errors
     /// As [`Scene::load`], less the I/O.
     pub fn from_text(text: &str, origin: &Path, assets: &Assets) -> Result<Scene, SceneError> {
-        SceneFile::parse(text, origin)?
+        SceneFile::parse(text, origin, &ComponentRegistry::of(assets))?
             .to_scene(origin, assets)
             .map_err(|error| validate::locate(error, text))
     }

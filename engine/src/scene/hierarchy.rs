@@ -118,6 +118,8 @@ pub struct Scene {
     pub(crate) camera: super::CameraSetup,
     /// The store its meshes, models and skies come from (shared by its clones).
     assets: Assets,
+    /// Simulated state that belongs to no node.
+    pub(crate) resources: super::Resources,
 }
 
 impl Scene {

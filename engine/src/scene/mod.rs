@@ -12,8 +12,12 @@
 //!   dirty-flag pass), `state` (the columns as keyframe bytes) and
 //!   `consistency` (the invariants, checked). Everything else in the scene
 //!   goes through its methods.
-//! - `components`, `environment`: behaviour, mesh and light components; the
-//!   scene-wide settings.
+//! - `components`, `environment`: the component columns (the engine's own
+//!   kinds and the registered ones); the scene-wide settings.
+//! - `registered`, `registry`, `behaviours`: [`Component`] (a type a game
+//!   registers, stored in its own column), the types known by name, and the
+//!   built-in behaviours as ordinary registered components.
+//! - `resources`: typed state that belongs to no node.
 //! - `file`, `validate`: RON scene files and what a loaded value must satisfy.
 //! - `spatial_index`: the octree of mesh bounds, fed by the dirty flag.
 //! - `model`: imported glTF models instanced as subtrees.
@@ -27,6 +31,7 @@
 //! are the rest: scene files, prefabs, skins and the storage's iterators.
 
 pub(crate) mod animator;
+pub(crate) mod behaviours;
 mod column;
 pub(crate) mod components;
 pub(crate) mod environment;
@@ -35,6 +40,9 @@ pub(crate) mod file;
 pub(crate) mod handle;
 pub(crate) mod hierarchy;
 pub(crate) mod model;
+pub(crate) mod registered;
+mod registry;
+pub(crate) mod resources;
 mod skin;
 pub(crate) mod spatial_index;
 
@@ -43,24 +51,29 @@ pub(crate) use crate::assets::Material;
 pub(crate) use crate::light::{Light, LightKind};
 pub(crate) use crate::transform::{Affine3x4, Transform};
 pub(crate) use animator::{Animator, PlayMode};
-pub(crate) use components::{MeshRenderer, Orbit, Oscillate, Spin};
+pub(crate) use behaviours::{Orbit, Oscillate, Spin};
+pub(crate) use components::MeshRenderer;
 pub(crate) use environment::Environment;
 pub(crate) use error::SceneError;
 pub(crate) use handle::NodeId;
 pub(crate) use hierarchy::{Keep, Scene};
+pub(crate) use registered::Component;
 
 pub use animator::{CrossFade, clip_time};
 pub use column::Column;
-pub use components::{Component, Components, ModelInstance, ModelPart};
+pub use components::{Components, ModelInstance, ModelPart, Stored, UnknownComponents};
 pub use environment::{CameraSetup, MAX_CASCADES, PostSettings, ShadowSettings, Tonemapper};
 pub use error::{NodeFieldError, SettingError};
-pub use file::{AnimatorRecord, NodeRecord, SCENE_VERSION, SceneFile};
+pub use file::{AnimatorRecord, BUILT_IN_FIELDS, NodeRecord, RecordSeed, SCENE_VERSION, SceneFile};
 pub use file::{DEFAULT_MAX_NODES, MAX_NODES_VARIABLE, max_nodes};
 pub use file::{
     Orphans, Patch, Prefab, PrefabInstance, PrefabPart, expand_records, load_prefab,
     overridden_fields, reverted,
 };
 pub use hierarchy::{Children, PreOrder, PropagationStats};
+pub use registered::{AnyColumn, AnyComponent, Color, RegisteredColumns};
+pub use registry::{ComponentRegistry, ComponentType, RegistryError};
+pub use resources::Resources;
 pub use skin::{JointMatrix, JointPalette, MorphWeights, Skin, skinned_bounds};
 pub use spatial_index::{SpatialIndex, mesh_bounds};
 

@@ -146,7 +146,11 @@ impl Counter<'_> {
         let Ok(text) = super::read_text(&canonical, self.assets.limits()) else {
             return Ok(0);
         };
-        let Ok(file) = SceneFile::parse(&text, &canonical) else {
+        let Ok(file) = SceneFile::parse(
+            &text,
+            &canonical,
+            &crate::scene::ComponentRegistry::of(self.assets),
+        ) else {
             return Ok(0);
         };
         self.nested.push(canonical.clone());

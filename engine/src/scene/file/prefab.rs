@@ -36,7 +36,9 @@ use serde_json::Value;
 use super::validate::Check;
 use crate::assets::Assets;
 use crate::files::resolve_written_path;
-use crate::scene::{NodeRecord, SceneError, SceneFile};
+use serde::de::DeserializeSeed;
+
+use crate::scene::{ComponentRegistry, NodeRecord, RecordSeed, SceneError, SceneFile};
 
 /// The expanded form of a prefab file: every node it brings (nested prefabs
 /// flattened), parents before children, each keyed.
@@ -241,7 +243,11 @@ fn load_in(
     }
     let stamp = stamp_of(&canonical);
     let text = super::read_text(&canonical, assets.limits())?;
-    let file = SceneFile::parse(&text, &canonical)?;
+    let file = SceneFile::parse(
+        &text,
+        &canonical,
+        &crate::scene::ComponentRegistry::of(assets),
+    )?;
     chain.push(canonical.clone());
     let expanded = expand_in(&file.nodes, &canonical, chain, assets)
         .map_err(|e| super::validate::locate(e, &text));
@@ -439,7 +445,8 @@ fn expand_in(
             cycle @ SceneError::PrefabCycle { .. } => cycle,
             error => check.fail("prefab", "a readable scene file", error.to_string()),
         })?;
-        let spawned = instance_nodes(&prefab, record, origin, &check)?;
+        let registry = crate::scene::ComponentRegistry::of(assets);
+        let spawned = instance_nodes(&prefab, record, origin, &check, &registry)?;
         let orphans = Orphans::of(&prefab, &record.overrides, &record.removed);
         node.prefab = Some(prefab.path.to_string_lossy().into_owned());
         node.overrides.clear();
@@ -477,6 +484,7 @@ fn instance_nodes(
     instance: &NodeRecord,
     origin: &Path,
     check: &Check<'_>,
+    registry: &ComponentRegistry,
 ) -> Result<Vec<NodeRecord>, SceneError> {
     let removed = &instance.removed;
     let mut kept: Vec<Option<usize>> = Vec::with_capacity(prefab.nodes.len());
@@ -503,7 +511,7 @@ fn instance_nodes(
             );
             continue;
         };
-        *node = patched(node, &patch.0).map_err(|message| {
+        *node = patched(node, &patch.0, registry).map_err(|message| {
             check.fail(
                 format!("overrides.{key}"),
                 "fields of the prefab node's record",
@@ -523,17 +531,36 @@ fn fields(record: &NodeRecord) -> Value {
     plain.removed.clear();
     plain.under = None;
     plain.part = None;
+    // Kept as written, outside the patch (their text is RON, not JSON).
+    plain.unknown.0.clear();
     serde_json::to_value(&plain).unwrap_or(Value::Null)
 }
 
 /// `record` with `patch` merged in (RFC 7396: objects merge, `null` removes,
 /// anything else replaces).
-fn patched(record: &NodeRecord, patch: &Value) -> Result<NodeRecord, String> {
+fn patched(
+    record: &NodeRecord,
+    patch: &Value,
+    registry: &ComponentRegistry,
+) -> Result<NodeRecord, String> {
     let mut value = fields(record);
     merge(&mut value, patch);
-    let mut out: NodeRecord = serde_json::from_value(value).map_err(|e| e.to_string())?;
-    out.parent = record.parent;
-    out.part.clone_from(&record.part);
+    record_from(value, record, registry)
+}
+
+/// The record `value` holds, in `like`'s place (parent, part, unknown
+/// components).
+fn record_from(
+    value: Value,
+    like: &NodeRecord,
+    registry: &ComponentRegistry,
+) -> Result<NodeRecord, String> {
+    let mut out = RecordSeed { registry }
+        .deserialize(value)
+        .map_err(|e| e.to_string())?;
+    out.parent = like.parent;
+    out.part.clone_from(&like.part);
+    out.unknown = like.unknown.clone();
     Ok(out)
 }
 
@@ -638,6 +665,7 @@ pub fn reverted(
     prefab_node: &NodeRecord,
     current: &NodeRecord,
     field: &str,
+    registry: &ComponentRegistry,
 ) -> Result<NodeRecord, String> {
     let from = fields(prefab_node);
     let mut value = fields(current);
@@ -661,10 +689,7 @@ pub fn reverted(
             map.remove(*last);
         }
     }
-    let mut out: NodeRecord = serde_json::from_value(value).map_err(|e| e.to_string())?;
-    out.parent = current.parent;
-    out.part.clone_from(&current.part);
-    Ok(out)
+    record_from(value, current, registry)
 }
 
 /// A merge patch as a scene file writes it: numbers that are `f32` values

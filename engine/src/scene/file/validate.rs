@@ -11,7 +11,7 @@ use std::path::Path;
 use glam::{Vec3, Vec4};
 
 use crate::scene::MAX_CASCADES;
-use crate::scene::NodeRecord;
+use crate::scene::{ComponentRegistry, NodeRecord};
 
 use crate::scene::{
     CameraSetup, Environment, LightKind, NodeFieldError, SceneError, SettingError, Transform,
@@ -50,7 +50,7 @@ impl<'a> Check<'a> {
     pub(super) fn fail(
         &self,
         field: impl Into<std::borrow::Cow<'static, str>>,
-        expected: &'static str,
+        expected: impl Into<std::borrow::Cow<'static, str>>,
         found: String,
     ) -> SceneError {
         let path = self.path.to_path_buf();
@@ -62,7 +62,7 @@ impl<'a> Check<'a> {
                 index: index as u32,
                 node: name.to_string(),
                 field: field.into(),
-                expected,
+                expected: expected.into(),
                 found,
             })),
             Place::Section(section) => SceneError::InvalidSetting(Box::new(SettingError {
@@ -71,7 +71,7 @@ impl<'a> Check<'a> {
                 column: 0,
                 section,
                 field: field.into(),
-                expected,
+                expected: expected.into(),
                 found,
             })),
         }
@@ -208,24 +208,32 @@ impl<'a> Check<'a> {
         Ok(animator)
     }
 
+    /// Components the registry has no type for: refused, naming the ones it
+    /// has, unless the registry keeps them (an editor's does).
+    pub(super) fn unknown(
+        &self,
+        record: &NodeRecord,
+        registry: &ComponentRegistry,
+    ) -> Result<(), SceneError> {
+        match record.unknown.0.first() {
+            Some((name, raw)) if !registry.keeps_unknown() => {
+                let names: Vec<&str> = registry.names().collect();
+                Err(self.fail(
+                    *name,
+                    format!("a registered component ({})", names.join(", ")),
+                    format!("`{name}: {}`", raw.get_ron().trim()),
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
     pub(super) fn components(&self, record: &NodeRecord) -> Result<(), SceneError> {
-        if let Some(spin) = &record.spin {
-            self.vec3("spin.axis", spin.axis)?;
-            self.finite("spin.rate", spin.rate)?;
-        }
-        if let Some(osc) = &record.oscillate {
-            self.vec3("oscillate.axis", osc.axis)?;
-            self.finite("oscillate.amplitude", osc.amplitude)?;
-            self.non_negative("oscillate.frequency", osc.frequency)?;
-            self.finite("oscillate.phase", osc.phase)?;
-            self.non_negative("oscillate.elapsed", osc.elapsed)?;
-            self.finite("oscillate.applied", osc.applied)?;
-        }
-        if let Some(orbit) = &record.orbit {
-            self.vec3("orbit.center", orbit.center)?;
-            self.non_negative("orbit.radius", orbit.radius)?;
-            self.finite("orbit.rate", orbit.rate)?;
-            self.finite("orbit.angle", orbit.angle)?;
+        for component in &record.components {
+            if let Err(invalid) = component.validate() {
+                let field = format!("{}.{}", component.name(), invalid.field);
+                return Err(self.fail(field, invalid.expected, invalid.found));
+            }
         }
         if let Some(mesh) = &record.mesh {
             self.rgba("mesh.material.base_color", mesh.material.base_color)?;

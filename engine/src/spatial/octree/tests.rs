@@ -276,7 +276,7 @@ fn frustum_query_finds_what_the_camera_sees() {
     let view =
         Mat4::from_rotation_translation(Quat::from_rotation_y(0.7), Vec3::new(10.0, 5.0, 60.0))
             .inverse();
-    let vp = Mat4::perspective_rh(1.0, 1.3, 0.5, 80.0) * view;
+    let vp = glam::camera::rh::proj::directx::perspective(1.0, 1.3, 0.5, 80.0) * view;
     let frustum = Frustum::from_view_projection(&vp);
     let mut out = Vec::new();
     tree.query_frustum(&frustum, &mut out);
@@ -292,8 +292,12 @@ fn frustum_query_finds_what_the_camera_sees() {
     tree.insert(5000, cube(Vec3::splat(5000.0), 1.0)).unwrap();
     tree.insert(5001, cube(Vec3::ZERO, 150.0)).unwrap();
     let far = Frustum::from_view_projection(
-        &(Mat4::perspective_rh(1.0, 1.3, 0.5, 1e4)
-            * Mat4::look_at_rh(Vec3::splat(4990.0), Vec3::splat(5000.0), Vec3::Y)),
+        &(glam::camera::rh::proj::directx::perspective(1.0, 1.3, 0.5, 1e4)
+            * glam::camera::rh::view::look_at_mat4(
+                Vec3::splat(4990.0),
+                Vec3::splat(5000.0),
+                Vec3::Y,
+            )),
     );
     for frustum in [frustum, far] {
         tree.query_frustum(&frustum, &mut out);

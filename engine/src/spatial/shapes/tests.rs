@@ -254,8 +254,9 @@ proptest! {
 }
 
 fn camera() -> (Mat4, Frustum) {
-    let projection = Mat4::perspective_rh(60f32.to_radians(), 1.5, 0.5, 100.0);
-    let view = Mat4::look_at_rh(Vec3::new(0.0, 0.0, 10.0), Vec3::ZERO, Vec3::Y);
+    let projection =
+        glam::camera::rh::proj::directx::perspective(60f32.to_radians(), 1.5, 0.5, 100.0);
+    let view = glam::camera::rh::view::look_at_mat4(Vec3::new(0.0, 0.0, 10.0), Vec3::ZERO, Vec3::Y);
     let vp = projection * view;
     (vp, Frustum::from_view_projection(&vp))
 }
@@ -330,7 +331,7 @@ fn frustum_sphere_inside_outside_straddling() {
 
 #[test]
 fn infinite_far_plane_passes_everything_ahead() {
-    let projection = Mat4::perspective_infinite_rh(1.0, 1.0, 0.1);
+    let projection = glam::camera::rh::proj::directx::perspective_infinite(1.0, 1.0, 0.1);
     let frustum = Frustum::from_view_projection(&projection);
     assert!(frustum.is_finite());
     assert!(frustum.contains_point(Vec3::new(0.0, 0.0, -1e6)));

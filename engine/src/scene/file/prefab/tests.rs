@@ -300,7 +300,7 @@ fn reverting_a_field_puts_the_prefabs_value_back() {
     now.transform.translation.x = 3.0;
     let fields = overridden_fields(&prefab, &now);
     assert_eq!(fields, ["name", "transform.translation"]);
-    let back = reverted(&prefab, &now, "transform.translation").unwrap();
+    let back = reverted(&prefab, &now, "transform.translation", &Default::default()).unwrap();
     assert_eq!(back.transform, prefab.transform);
     assert_eq!(back.name, "keel");
     assert_eq!(overridden_fields(&prefab, &back), ["name"]);
