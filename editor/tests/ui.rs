@@ -821,3 +821,69 @@ fn importing_a_broken_model_shows_the_file_and_changes_nothing() {
     assert_eq!(h.state().doc().scene().to_file(), before);
     assert!(!h.state().doc().is_dirty());
 }
+
+/// A game's component: the editor has no code for it.
+#[derive(
+    Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, bevy_reflect::Reflect,
+)]
+struct Cargo {
+    crates: u32,
+    #[reflect(@0.0..=100.0_f32)]
+    weight: f32,
+    fragile: bool,
+    #[reflect(@keel_engine::scene::Color)]
+    tint: Vec3,
+}
+
+impl keel_engine::Component for Cargo {
+    const NAME: &'static str = "cargo";
+}
+
+#[test]
+fn a_game_component_is_added_and_edited_through_reflection() {
+    let mut scene = small_scene();
+    scene.register::<Cargo>().unwrap();
+    let mut h = editor(scene, None);
+    h.get_by_label("sea").click();
+    h.run();
+    h.get_by_label("Add component").click();
+    h.run();
+    h.get_by_label("Cargo").click();
+    h.run();
+    let sea = node(&h, "sea");
+    let cargo = |h: &Harness<'_, EditorApp>| h.state().doc().scene().get::<Cargo>(sea).cloned();
+    assert_eq!(cargo(&h), Some(Cargo::default()), "added with its default");
+    h.get_by_label("Weight").scroll_to_me();
+    h.run();
+    h.get_by_label("Weight").set_value_accesskit(250.0);
+    h.run();
+    assert_eq!(
+        cargo(&h).map(|c| c.weight),
+        Some(100.0),
+        "the field's range attribute clamps the edit"
+    );
+    h.get_by_label("Fragile").click();
+    h.run();
+    assert_eq!(cargo(&h).map(|c| c.fragile), Some(true));
+    assert!(
+        h.query_by_label("Tint linear X").is_some(),
+        "a colour field gets the colour row"
+    );
+    assert!(h.state().doc().is_dirty());
+    assert_eq!(h.state().doc().undo.len(), 3, "add, weight, fragile");
+    let saved = h.state().doc().scene().to_file();
+    assert_eq!(
+        saved
+            .nodes
+            .iter()
+            .find(|n| n.name == "sea")
+            .and_then(|n| n.component::<Cargo>()),
+        cargo(&h).as_ref(),
+        "the scene file holds the edited component"
+    );
+    for _ in 0..3 {
+        h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+        h.run();
+    }
+    assert_eq!(cargo(&h), None, "every edit undoes");
+}

@@ -44,7 +44,7 @@
 
 use glam::{Quat, Vec3};
 
-use crate::scene::{Component, NodeId, Orbit, Oscillate, Scene, SceneError, Spin, Transform};
+use crate::scene::{NodeId, Orbit, Oscillate, Scene, SceneError, Spin, Transform};
 
 /// What a system knows of the step being run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -244,26 +244,8 @@ fn write_local(scene: &mut Scene, node: NodeId, local: Transform) {
     }
 }
 
-/// Runs `update` over the packed owners and values of `C`'s column, with the
-/// rest of the scene at hand (the column is moved out for the walk, so the
-/// loop pays no lookup per node; nothing the update calls reads it).
-fn walk<C: Component>(scene: &mut Scene, mut update: impl FnMut(&mut Scene, NodeId, &mut C)) {
-    let Some(column) = scene.components.registered.get_mut::<C>() else {
-        return;
-    };
-    if column.is_empty() {
-        return;
-    }
-    let mut column = std::mem::take(column);
-    let (owners, values) = column.parts_mut();
-    for (&node, value) in owners.iter().zip(values) {
-        update(scene, node, value);
-    }
-    *scene.components.registered.get_or_insert::<C>() = column;
-}
-
 fn spin(scene: &mut Scene, dt: f32) {
-    walk(scene, |scene, node, spin: &mut Spin| {
+    scene.each_mut(|scene, node, spin: &mut Spin| {
         let Some(mut local) = scene.local(node) else {
             return;
         };
@@ -274,7 +256,7 @@ fn spin(scene: &mut Scene, dt: f32) {
 }
 
 fn oscillate(scene: &mut Scene, dt: f32) {
-    walk(scene, |scene, node, osc: &mut Oscillate| {
+    scene.each_mut(|scene, node, osc: &mut Oscillate| {
         osc.elapsed += dt;
         let omega = std::f32::consts::TAU * osc.frequency;
         // Displacement relative to time zero, so the rest pose is the saved pose.
@@ -295,7 +277,7 @@ fn oscillate(scene: &mut Scene, dt: f32) {
 }
 
 fn orbit(scene: &mut Scene, dt: f32) {
-    walk(scene, |scene, node, orbit: &mut Orbit| {
+    scene.each_mut(|scene, node, orbit: &mut Orbit| {
         orbit.angle = (orbit.angle + orbit.rate * dt) % std::f32::consts::TAU;
         let orbit = *orbit;
         let Some(mut local) = scene.local(node) else {

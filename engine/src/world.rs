@@ -11,7 +11,7 @@ use crate::particles::ParticleSystem;
 use crate::record::{
     Branch, Captured, RecordSettings, Recorder, Restored, Seek, SeekError, Simulation, StateHash,
 };
-use crate::scene::{NodeId, Scene, SpatialIndex};
+use crate::scene::{Component, NodeId, RegistryError, Resource, Scene, SpatialIndex};
 use crate::spatial::Ray;
 use crate::systems::Systems;
 use crate::time::{Clock, FrameTick, TimeSource};
@@ -267,6 +267,31 @@ impl World {
 }
 
 impl World {
+    /// Makes `C` known by name to this world's scene files, overrides and
+    /// inspector (see [`Scene::register`]).
+    ///
+    /// # Errors
+    /// [`RegistryError`] when another type has its name.
+    pub fn register<C: Component + Default>(&mut self) -> Result<(), RegistryError> {
+        self.scene.register::<C>()
+    }
+
+    /// Puts a resource in (or replaces it): state that belongs to no node,
+    /// captured by recordings with the scene.
+    pub fn insert_resource<R: Resource>(&mut self, value: R) -> Option<R> {
+        self.scene.insert_resource(value)
+    }
+
+    /// The resource of type `R`.
+    pub fn resource<R: Resource>(&self) -> Option<&R> {
+        self.scene.resource()
+    }
+
+    /// The resource of type `R`, mutably.
+    pub fn resource_mut<R: Resource>(&mut self) -> Option<&mut R> {
+        self.scene.resource_mut()
+    }
+
     /// Hashes of everything a fixed step reads and writes (see [`StateHash::of`]).
     pub fn state_hash(&mut self) -> StateHash {
         StateHash::of(&mut self.scene, &self.particles, self.systems.steps())

@@ -18,6 +18,7 @@
 //!   registers, stored in its own column), the types known by name, and the
 //!   built-in behaviours as ordinary registered components.
 //! - `resources`: typed state that belongs to no node.
+//! - `query`: how systems walk one or two component columns.
 //! - `file`, `validate`: RON scene files and what a loaded value must satisfy.
 //! - `spatial_index`: the octree of mesh bounds, fed by the dirty flag.
 //! - `model`: imported glTF models instanced as subtrees.
@@ -40,6 +41,7 @@ pub(crate) mod file;
 pub(crate) mod handle;
 pub(crate) mod hierarchy;
 pub(crate) mod model;
+mod query;
 pub(crate) mod registered;
 mod registry;
 pub(crate) mod resources;
@@ -58,6 +60,7 @@ pub(crate) use error::SceneError;
 pub(crate) use handle::NodeId;
 pub(crate) use hierarchy::{Keep, Scene};
 pub(crate) use registered::Component;
+pub(crate) use resources::Resource;
 
 pub use animator::{CrossFade, clip_time};
 pub use column::Column;
@@ -71,6 +74,7 @@ pub use file::{
     overridden_fields, reverted,
 };
 pub use hierarchy::{Children, PreOrder, PropagationStats};
+pub use query::QueryError;
 pub use registered::{AnyColumn, AnyComponent, Color, RegisteredColumns};
 pub use registry::{ComponentRegistry, ComponentType, RegistryError};
 pub use resources::Resources;

@@ -1,0 +1,281 @@
+//! A game's own components, resources and systems, through the public API
+//! only: registered by name, read from and written to scene files with
+//! located errors, stepped by a user system, and reproduced exactly by the
+//! recorder (seek to any step equals a fresh run).
+
+use std::path::Path;
+
+use bevy_reflect::Reflect;
+use glam::Vec3;
+use keel_engine::record::RecordSettings;
+use keel_engine::scene::{ComponentRegistry, NodeRecord, QueryError, RegistryError, SceneFile};
+use keel_engine::{Assets, Component, Invalid, Scene, SceneError, Spin, Transform, World};
+use serde::{Deserialize, Serialize};
+
+/// Hit points, lost over time and regained at a well.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Reflect)]
+#[serde(deny_unknown_fields)]
+struct Health {
+    hp: f32,
+    max: f32,
+    #[serde(default)]
+    regen: Option<f32>,
+}
+
+impl Component for Health {
+    const NAME: &'static str = "health";
+
+    fn validate(&self) -> Result<(), Invalid> {
+        Invalid::range("max", self.max, 0.0..=1e6)?;
+        Invalid::range("hp", self.hp, 0.0..=self.max)
+    }
+}
+
+/// How a boat behaves.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Reflect)]
+enum Mood {
+    #[default]
+    Calm,
+    Fleeing {
+        speed: f32,
+    },
+}
+
+impl Component for Mood {
+    const NAME: &'static str = "mood";
+}
+
+/// The game's score: state that belongs to no node.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Score {
+    points: u64,
+    drained: f32,
+}
+
+const SCENE: &str = r#"(
+    version: 2,
+    nodes: [
+        (name: "ship", health: (hp: 10.0, max: 10.0, regen: Some(0.5)), mood: Calm),
+        (name: "buoy", parent: 0, transform: (translation: (1.0, 0.0, 0.0)), health: (hp: 3.0, max: 4.0)),
+        (name: "boat", spin: (axis: (0.0, 1.0, 0.0), rate: 1.0), mood: Fleeing(speed: 2.5), health: (hp: 7.0, max: 9.0)),
+    ],
+)"#;
+
+fn assets_with_game_types() -> Assets {
+    let assets = Assets::new();
+    let mut scene = Scene::with_assets(&assets);
+    scene.register::<Health>().unwrap();
+    scene.register::<Mood>().unwrap();
+    assets
+}
+
+fn load(text: &str) -> Result<Scene, SceneError> {
+    Scene::from_text(text, Path::new("game.ron"), &assets_with_game_types())
+}
+
+/// The game's one system: health drains, regenerates and scores.
+fn game_world(scene: Scene) -> World {
+    let mut world = World::new(scene);
+    world.insert_resource(Score::default());
+    world.systems_mut().add("drain", |scene, _, ctx| {
+        let mut drained = 0.0;
+        let (_, values) = scene.query_mut::<Health>();
+        for health in values {
+            let before = health.hp;
+            health.hp = (health.hp - ctx.dt + health.regen.unwrap_or(0.0) * ctx.dt * 0.5)
+                .clamp(0.0, health.max);
+            drained += before - health.hp;
+        }
+        let moved = scene
+            .join_mut::<Mood, Health>(|_, mood, health| {
+                if health.hp < 2.0 {
+                    *mood = Mood::Fleeing { speed: health.max };
+                }
+            })
+            .is_ok();
+        let score = scene.resource_mut::<Score>().expect("inserted at start");
+        score.drained += drained;
+        score.points += u64::from(moved) + ctx.index % 3;
+    });
+    world
+}
+
+#[test]
+fn user_components_load_by_name_and_save_back_the_same() {
+    let scene = load(SCENE).expect("the game's scene loads");
+    let ship = scene.find("ship").unwrap();
+    let boat = scene.find("boat").unwrap();
+    assert_eq!(
+        scene.get::<Health>(ship),
+        Some(&Health {
+            hp: 10.0,
+            max: 10.0,
+            regen: Some(0.5)
+        })
+    );
+    assert_eq!(scene.get::<Mood>(boat), Some(&Mood::Fleeing { speed: 2.5 }));
+    assert_eq!(scene.get::<Spin>(boat).map(|s| s.rate), Some(1.0));
+    let text = scene.to_file().to_text(Path::new("game.ron")).unwrap();
+    assert!(text.contains("health:"), "written under its name:\n{text}");
+    let again = load(&text).expect("what was saved loads");
+    let back = again.to_file();
+    assert_eq!(back, scene.to_file(), "a round trip keeps every component");
+}
+
+#[test]
+fn bad_values_of_user_components_are_located() {
+    let text = SCENE.replace("hp: 3.0, max: 4.0", "hp: 5.0, max: 4.0");
+    let error = load(&text).unwrap_err();
+    let SceneError::InvalidField(field) = &error else {
+        panic!("expected a field error, got {error}");
+    };
+    assert_eq!(field.field, "health.hp", "{error}");
+    assert_eq!(field.node, "buoy");
+    assert_eq!(field.line, 5, "{error}");
+    assert!(field.expected.contains("from 0 to 4"), "{error}");
+
+    let text = SCENE.replace("regen: Some(0.5)", "regen: Some(true)");
+    let error = load(&text).unwrap_err();
+    assert!(
+        matches!(error, SceneError::Parse { line: 4, .. }),
+        "a wrong type is a parse error at its line: {error}"
+    );
+    let text = SCENE.replace("mood: Calm", "mood: Angry");
+    let error = load(&text).unwrap_err();
+    assert!(error.to_string().contains("Angry"), "{error}");
+}
+
+#[test]
+fn a_build_without_the_game_types_refuses_or_keeps_them() {
+    let error = Scene::from_text(SCENE, Path::new("game.ron"), &Assets::new()).unwrap_err();
+    let text = error.to_string();
+    assert!(
+        text.contains("`health`") || text.contains("field `health`"),
+        "names the unknown component: {text}"
+    );
+    assert!(
+        text.contains("orbit, oscillate, spin"),
+        "lists the known: {text}"
+    );
+
+    // An editor's registry keeps them, and writes them back as they were.
+    let assets = Assets::new();
+    ComponentRegistry::edit(&assets, |r| {
+        r.keep_unknown(true);
+        Ok(())
+    })
+    .unwrap();
+    let plain = Scene::from_text(SCENE, Path::new("game.ron"), &assets).expect("kept, not refused");
+    let text = plain.to_file().to_text(Path::new("game.ron")).unwrap();
+    let game = load(&text).expect("the game reads what the plain build wrote");
+    assert_eq!(
+        game.to_file(),
+        load(SCENE).unwrap().to_file(),
+        "nothing lost"
+    );
+}
+
+#[test]
+fn names_and_queries_are_checked() {
+    #[derive(Clone, Debug, Default, Serialize, Deserialize, Reflect)]
+    struct Impostor;
+    impl Component for Impostor {
+        const NAME: &'static str = "health";
+    }
+    let mut scene = load(SCENE).unwrap();
+    let error = scene.register::<Impostor>().unwrap_err();
+    assert!(
+        matches!(error, RegistryError::DuplicateName { .. }),
+        "{error}"
+    );
+    let error = scene.join_mut::<Health, Health>(|_, _, _| {}).unwrap_err();
+    assert_eq!(error, QueryError::SameColumnTwice { name: "health" });
+}
+
+#[test]
+fn components_die_with_their_nodes_and_copy_with_records() {
+    let mut scene = load(SCENE).unwrap();
+    let ship = scene.find("ship").unwrap();
+    let buoy = scene.find("buoy").unwrap();
+    let record: NodeRecord = scene.record_of(buoy, None);
+    assert_eq!(record.component::<Health>().map(|h| h.max), Some(4.0));
+    scene.despawn(ship).unwrap();
+    assert_eq!(
+        scene.query::<Health>().0.len(),
+        1,
+        "the ship and its buoy are gone"
+    );
+    let copy = scene.spawn(None, "copy", Transform::IDENTITY).unwrap();
+    for component in record.components {
+        scene.insert_any(copy, component).unwrap();
+    }
+    assert_eq!(scene.get::<Health>(copy).map(|h| h.hp), Some(3.0));
+}
+
+#[test]
+fn recording_user_state_seeks_to_a_fresh_runs_hash() {
+    let steps = 240;
+    let mut fresh = game_world(load(SCENE).unwrap());
+    let mut hashes = Vec::new();
+    for _ in 0..steps {
+        fresh.step();
+        hashes.push(fresh.state_hash());
+    }
+    assert!(
+        fresh.resource::<Score>().unwrap().drained > 1.0,
+        "the system ran"
+    );
+    let fleeing = fresh.scene().find("buoy").unwrap();
+    assert!(
+        matches!(
+            fresh.scene().get::<Mood>(fleeing),
+            None | Some(Mood::Fleeing { .. })
+        ),
+        "join_mut only touches nodes with both"
+    );
+
+    let mut recorded = game_world(load(SCENE).unwrap());
+    recorded.start_recording(RecordSettings::default());
+    for _ in 0..steps {
+        recorded.step();
+    }
+    let mut seed = 0x2545_f491_u64;
+    for _ in 0..24 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let step = 1 + seed % steps;
+        recorded.seek(step).expect("a recorded step");
+        assert_eq!(
+            recorded.state_hash(),
+            hashes[step as usize - 1],
+            "step {step}: seeking must give the fresh run's state, components and resources"
+        );
+    }
+    // The hash covers user state: a changed resource or component differs.
+    recorded.seek(steps).unwrap();
+    let before = recorded.state_hash();
+    recorded.resource_mut::<Score>().unwrap().points += 1;
+    assert_ne!(recorded.state_hash().components, before.components);
+    recorded.resource_mut::<Score>().unwrap().points -= 1;
+    let (_, healths) = recorded.scene_mut().query_mut::<Health>();
+    healths[0].hp += 0.25;
+    assert_ne!(recorded.state_hash().components, before.components);
+}
+
+#[test]
+fn each_mut_moves_nodes_from_a_component() {
+    let mut scene = load(SCENE).unwrap();
+    let boat = scene.find("boat").unwrap();
+    scene.each_mut(|scene, node, mood: &mut Mood| {
+        if let Mood::Fleeing { speed } = *mood
+            && let Some(mut local) = scene.local(node)
+        {
+            local.translation += Vec3::X * speed;
+            scene.set_local(node, local).unwrap();
+        }
+    });
+    assert_eq!(scene.local(boat).unwrap().translation, Vec3::X * 2.5);
+    assert_eq!(scene.get::<Mood>(boat), Some(&Mood::Fleeing { speed: 2.5 }));
+    let _ = SceneFile::parse(SCENE, Path::new("game.ron"), &scene.registry()).unwrap();
+}
