@@ -218,11 +218,14 @@ fn a_node_moving_at_constant_speed_is_drawn_halfway_at_alpha_half() {
         .unwrap();
     scene.environment_mut().clear_color = Vec3::ZERO;
     let mut world = World::new(scene);
-    world.systems_mut().add("slide", move |scene, _, ctx| {
-        let mut t = scene.local(cube).unwrap();
-        t.translation.x += 60.0 * ctx.dt; // one unit per 1/60 s step
-        scene.set_local(cube, t).unwrap();
-    });
+    world
+        .systems_mut()
+        .add("slide", move |scene, _, ctx| {
+            let mut t = scene.local(cube).unwrap();
+            t.translation.x += 60.0 * ctx.dt; // one unit per 1/60 s step
+            scene.set_local(cube, t).unwrap();
+        })
+        .expect("a system of a new name");
     world.step();
     world.step();
     let view = Camera {

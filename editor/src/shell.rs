@@ -539,6 +539,14 @@ impl ApplicationHandler for Shell {
 /// Entry point shared by the `keel-editor` and `keel` binaries: parses the
 /// command line (opening `default_scene` when none is named) and runs the editor.
 pub fn main_with_default_scene(default_scene: Option<PathBuf>) -> std::process::ExitCode {
+    run_game(keel_engine::Game::new(), default_scene)
+}
+
+/// The editor's `main` for a game: its plugins' components are known to
+/// every scene opened (shown and edited in the inspector), its resources and
+/// systems run in Play. A game's editor binary is
+/// `fn main() -> ExitCode { keel_editor::run_game(game(), Some(scene)) }`.
+pub fn run_game(game: keel_engine::Game, default_scene: Option<PathBuf>) -> std::process::ExitCode {
     use std::process::ExitCode;
     // Warnings and errors go to stderr as before and to the editor's Log tab.
     let log = crate::LogBook::default();
@@ -565,6 +573,7 @@ pub fn main_with_default_scene(default_scene: Option<PathBuf>) -> std::process::
             play: cli.play,
             log,
             autosave: cli.autosave,
+            game,
         },
         frame_limit: cli.frame_limit(),
         screenshot: cli.screenshot.clone(),

@@ -229,3 +229,56 @@ fn a_drag_at_a_past_step_is_one_branch_that_one_undo_brings_back() {
         "the merged drag's undo brings the future back"
     );
 }
+
+/// A game whose one system breaks after a few steps.
+struct Fragile;
+
+impl keel_engine::Plugin for Fragile {
+    fn build(&self, world: &mut keel_engine::World) -> Result<(), keel_engine::GameError> {
+        world.systems_mut().add("fragile", |_, _, ctx| {
+            assert!(ctx.index < 5, "the hull gave way");
+        })?;
+        Ok(())
+    }
+}
+
+#[test]
+fn a_game_system_that_panics_stops_play_and_keeps_the_edits_made_before() {
+    let game = keel_engine::Game::new().with(Fragile);
+    let app = EditorApp::with_game(Document::new(small_scene(), None), None, game);
+    let mut h = harness(app);
+    let sea = node(&h, "sea");
+    let moved = Transform::from_translation(Vec3::new(0.0, -2.0, 0.0));
+    h.state_mut()
+        .doc_mut()
+        .set_transform(sea, moved, None)
+        .unwrap();
+    let edited = h.state().doc().scene().to_file();
+    h.get_by_label("Play").click();
+    h.run();
+    for _ in 0..20 {
+        h.state_mut().advance(std::time::Duration::from_millis(20));
+        h.run();
+    }
+    let app = h.state();
+    assert_eq!(
+        app.play_state(),
+        keel_editor::PlayState::Editing,
+        "Play stopped"
+    );
+    assert!(app.status().is_error());
+    let text = app.status().text();
+    assert!(
+        text.contains("`fragile`") && text.contains("the hull gave way"),
+        "names the system and its message: {text}"
+    );
+    assert_eq!(
+        app.doc().scene().to_file(),
+        edited,
+        "the world is back as it was at Play, with the edit made before"
+    );
+    assert!(
+        app.doc().world.system_panic().is_none(),
+        "ready to play again"
+    );
+}

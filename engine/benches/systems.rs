@@ -59,17 +59,20 @@ fn spinning_world(user: bool) -> World {
     }
     let mut world = World::new(scene);
     if user {
-        world.systems_mut().add("turn", |scene, _, ctx| {
-            let dt = ctx.dt;
-            scene.each_mut(|scene, node, turn: &mut Turn| {
-                let Some(mut local) = scene.local(node) else {
-                    return;
-                };
-                let q = Quat::from_axis_angle(turn.axis.normalize_or(Vec3::Y), turn.rate * dt);
-                local.rotation = (q * local.rotation).normalize();
-                let _ = scene.set_local(node, local);
-            });
-        });
+        world
+            .systems_mut()
+            .add("turn", |scene, _, ctx| {
+                let dt = ctx.dt;
+                scene.each_mut(|scene, node, turn: &mut Turn| {
+                    let Some(mut local) = scene.local(node) else {
+                        return;
+                    };
+                    let q = Quat::from_axis_angle(turn.axis.normalize_or(Vec3::Y), turn.rate * dt);
+                    local.rotation = (q * local.rotation).normalize();
+                    let _ = scene.set_local(node, local);
+                });
+            })
+            .expect("a system of a new name");
     }
     world
 }

@@ -42,14 +42,14 @@
 //!         local.translation.y += 0.1 * step.dt;
 //!         scene.set_local(node, local).unwrap();
 //!     }
-//! });
+//! })?;
 //! for _ in 0..60 {
 //!     world.step();
 //! }
 //! let local = world.scene().local(top).unwrap();
 //! assert!((local.translation.y - 0.1).abs() < 1e-3);
 //! assert!(local.rotation.angle_between(glam::Quat::IDENTITY) > 0.9);
-//! # Ok::<(), keel_engine::SceneError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 pub mod assets;
@@ -64,6 +64,7 @@ pub mod viewer;
 
 mod bulk;
 pub(crate) mod extract;
+pub(crate) mod game;
 mod identity;
 mod light;
 mod rng;
@@ -74,7 +75,11 @@ pub(crate) mod workers;
 pub(crate) mod world;
 
 // The world and how it runs.
-pub use systems::{Command, Commands, SpawnInit, StepContext, SystemFn, Systems};
+pub use game::{Game, GameError, Plugin};
+pub use systems::{
+    BUILT_IN_SYSTEMS, Command, Commands, SpawnInit, StepContext, SystemError, SystemFn,
+    SystemOrder, SystemPanic, Systems,
+};
 pub use time::{Clock, DEFAULT_STEP, FrameTick, ManualTime, RealTime, TimeSource};
 pub use world::{FrameStats, World};
 

@@ -44,6 +44,10 @@
 
 use glam::{Quat, Vec3};
 
+mod commands;
+
+pub use commands::{Applied, Command, Commands, SpawnInit};
+
 use crate::scene::{NodeId, Orbit, Oscillate, Scene, SceneError, Spin, Transform};
 
 /// What a system knows of the step being run.
@@ -55,125 +59,159 @@ pub struct StepContext {
     pub index: u64,
 }
 
-/// Initialises a node spawned through [`Commands`] (add components, say).
-pub type SpawnInit = Box<dyn FnOnce(&mut Scene, NodeId) + Send>;
-
-/// A structural change queued during a step.
-pub enum Command {
-    /// Create a node when the step is over.
-    Spawn {
-        /// Parent, or `None` for a root. A parent despawned in the meantime drops the spawn.
-        parent: Option<NodeId>,
-        /// Name of the new node.
-        name: String,
-        /// Its local transform.
-        transform: Transform,
-        /// Runs on the new node right after it is created.
-        init: Option<SpawnInit>,
-    },
-    /// Remove a node and its subtree when the step is over.
-    Despawn(NodeId),
-}
-
-/// Structural changes queued during a step, applied after it.
-#[derive(Default)]
-pub struct Commands {
-    queue: Vec<Command>,
-}
-
-/// What applying a command buffer did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Applied {
-    /// Nodes created.
-    pub spawned: usize,
-    /// Nodes removed (subtrees counted whole).
-    pub despawned: usize,
-    /// Commands whose node (or parent) had died before they ran.
-    pub skipped: usize,
-}
-
-impl Commands {
-    /// Queues a new node.
-    pub fn spawn(&mut self, parent: Option<NodeId>, name: impl Into<String>, transform: Transform) {
-        self.queue.push(Command::Spawn {
-            parent,
-            name: name.into(),
-            transform,
-            init: None,
-        });
-    }
-
-    /// Queues a new node and what to do to it once it exists.
-    pub fn spawn_with(
-        &mut self,
-        parent: Option<NodeId>,
-        name: impl Into<String>,
-        transform: Transform,
-        init: impl FnOnce(&mut Scene, NodeId) + Send + 'static,
-    ) {
-        self.queue.push(Command::Spawn {
-            parent,
-            name: name.into(),
-            transform,
-            init: Some(Box::new(init)),
-        });
-    }
-
-    /// Queues the removal of a node and its subtree.
-    pub fn despawn(&mut self, node: NodeId) {
-        self.queue.push(Command::Despawn(node));
-    }
-
-    /// Number of queued commands.
-    pub fn len(&self) -> usize {
-        self.queue.len()
-    }
-
-    /// Whether nothing is queued.
-    pub fn is_empty(&self) -> bool {
-        self.queue.is_empty()
-    }
-
-    /// Applies the queue in order and empties it. Commands on nodes that died in
-    /// the meantime are skipped and counted, not errors.
-    pub fn apply(&mut self, scene: &mut Scene) -> Applied {
-        let mut applied = Applied::default();
-        for command in self.queue.drain(..) {
-            match command {
-                Command::Spawn {
-                    parent,
-                    name,
-                    transform,
-                    init,
-                } => match scene.spawn(parent, name, transform) {
-                    Ok(id) => {
-                        applied.spawned += 1;
-                        if let Some(init) = init {
-                            init(scene, id);
-                        }
-                    }
-                    Err(_) => applied.skipped += 1,
-                },
-                Command::Despawn(node) => match scene.despawn(node) {
-                    Ok(count) => applied.despawned += count,
-                    Err(_) => applied.skipped += 1,
-                },
-            }
-        }
-        applied
-    }
-}
-
 /// A user system: one slice of behaviour per fixed step.
 pub type SystemFn = Box<dyn FnMut(&mut Scene, &mut Commands, &StepContext) + Send>;
 
-/// The ordered list of systems and the command buffer they share.
-#[derive(Default)]
+/// The built-in systems, by the names ordering constraints use.
+pub const BUILT_IN_SYSTEMS: [&str; 4] = ["animate", "spin", "oscillate", "orbit"];
+
+enum Run {
+    Animate,
+    Spin,
+    Oscillate,
+    Orbit,
+    User(SystemFn),
+}
+
+struct Entry {
+    name: String,
+    run: Run,
+    /// Indices of the entries this one must run after.
+    after: Vec<usize>,
+    /// Whether it was ordered explicitly; a user system that was not runs
+    /// after the built-ins.
+    ordered: bool,
+}
+
+/// Why a system could not be added or ordered.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SystemError {
+    /// Two systems under one name.
+    #[error("system `{name}` added twice")]
+    DuplicateName {
+        /// The name.
+        name: String,
+    },
+    /// An order naming a system that does not exist (yet).
+    #[error("system `{system}` is ordered against `{other}`, which is neither built in ({}) nor added before it", BUILT_IN_SYSTEMS.join(", "))]
+    UnknownSystem {
+        /// The system being ordered.
+        system: String,
+        /// The name it gave.
+        other: String,
+    },
+    /// Orders that contradict each other.
+    #[error("ordering `{system}` {relation} `{other}` makes a cycle")]
+    Cycle {
+        /// The system being ordered.
+        system: String,
+        /// `before` or `after`.
+        relation: &'static str,
+        /// The other system.
+        other: String,
+    },
+}
+
+/// A user system that panicked during a step: the world stops stepping until
+/// the panic is taken ([`Systems::take_panic`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("system `{system}` panicked at step {step}: {message}")]
+pub struct SystemPanic {
+    /// The system's name.
+    pub system: String,
+    /// The fixed step it was running.
+    pub step: u64,
+    /// The panic's message.
+    pub message: String,
+}
+
+/// The ordered systems and the command buffer they share.
 pub struct Systems {
-    user: Vec<(String, SystemFn)>,
+    entries: Vec<Entry>,
+    /// Entry indices in run order.
+    order: Vec<usize>,
     commands: Commands,
     steps: u64,
     last_applied: Applied,
+    panicked: Option<SystemPanic>,
+}
+
+impl Default for Systems {
+    fn default() -> Self {
+        let entries: Vec<Entry> = [Run::Animate, Run::Spin, Run::Oscillate, Run::Orbit]
+            .into_iter()
+            .zip(BUILT_IN_SYSTEMS)
+            .map(|(run, name)| Entry {
+                name: name.to_owned(),
+                run,
+                after: Vec::new(),
+                ordered: true,
+            })
+            .collect();
+        Self {
+            order: (0..entries.len()).collect(),
+            entries,
+            commands: Commands::default(),
+            steps: 0,
+            last_applied: Applied::default(),
+            panicked: None,
+        }
+    }
+}
+
+/// Orders a system just added (see [`Systems::add`]).
+pub struct SystemOrder<'a> {
+    systems: &'a mut Systems,
+    index: usize,
+}
+
+impl SystemOrder<'_> {
+    /// Runs it before `other` (a built-in or a system added earlier).
+    ///
+    /// # Errors
+    /// [`SystemError::UnknownSystem`], [`SystemError::Cycle`].
+    pub fn before(self, other: &str) -> Result<Self, SystemError> {
+        self.relate(other, "before")
+    }
+
+    /// Runs it after `other` (a built-in or a system added earlier).
+    ///
+    /// # Errors
+    /// [`SystemError::UnknownSystem`], [`SystemError::Cycle`].
+    pub fn after(self, other: &str) -> Result<Self, SystemError> {
+        self.relate(other, "after")
+    }
+
+    fn relate(self, other: &str, relation: &'static str) -> Result<Self, SystemError> {
+        let systems = self.systems;
+        let index = self.index;
+        let name = systems.entries[index].name.clone();
+        let Some(o) = systems.entries.iter().position(|e| e.name == other) else {
+            return Err(SystemError::UnknownSystem {
+                system: name,
+                other: other.to_owned(),
+            });
+        };
+        let (first, then) = if relation == "before" {
+            (index, o)
+        } else {
+            (o, index)
+        };
+        systems.entries[then].after.push(first);
+        let was_ordered = std::mem::replace(&mut systems.entries[index].ordered, true);
+        if let Some(order) = systems.resolve() {
+            systems.order = order;
+            Ok(Self { systems, index })
+        } else {
+            systems.entries[then].after.pop();
+            systems.entries[index].ordered = was_ordered;
+            Err(SystemError::Cycle {
+                system: name,
+                relation,
+                other: other.to_owned(),
+            })
+        }
+    }
 }
 
 impl Systems {
@@ -182,39 +220,131 @@ impl Systems {
         Self::default()
     }
 
-    /// Adds a user system; it runs after the built-in ones, in the order added.
+    /// Adds a user system named `name`; it runs after the built-in ones, in
+    /// the order added, unless ordered with the returned [`SystemOrder`]:
+    /// `systems.add("steer", steer)?.before("orbit")?`.
+    ///
+    /// # Errors
+    /// [`SystemError::DuplicateName`] when a system (built-in or not) has the name.
     pub fn add(
         &mut self,
         name: impl Into<String>,
         system: impl FnMut(&mut Scene, &mut Commands, &StepContext) + Send + 'static,
-    ) {
-        self.user.push((name.into(), Box::new(system)));
+    ) -> Result<SystemOrder<'_>, SystemError> {
+        let name = name.into();
+        if self.entries.iter().any(|e| e.name == name) {
+            return Err(SystemError::DuplicateName { name });
+        }
+        let index = self.entries.len();
+        self.entries.push(Entry {
+            name,
+            run: Run::User(Box::new(system)),
+            after: Vec::new(),
+            ordered: false,
+        });
+        self.order.push(index);
+        Ok(SystemOrder {
+            systems: self,
+            index,
+        })
+    }
+
+    /// The run order: each entry after every entry it names, the built-ins
+    /// in their own order, user systems nobody ordered after the last
+    /// built-in; ties broken by the order added. `None` on a cycle.
+    fn resolve(&self) -> Option<Vec<usize>> {
+        let n = self.entries.len();
+        let last_built_in = BUILT_IN_SYSTEMS.len() - 1;
+        let after: Vec<Vec<usize>> = (0..n)
+            .map(|i| {
+                let entry = &self.entries[i];
+                let implicit = match (i, entry.ordered) {
+                    (0, _) => None,
+                    (i, _) if i <= last_built_in => Some(i - 1),
+                    (_, false) => Some(last_built_in),
+                    (_, true) => None,
+                };
+                entry.after.iter().copied().chain(implicit).collect()
+            })
+            .collect();
+        let mut waiting: Vec<usize> = after.iter().map(Vec::len).collect();
+        let mut order = Vec::with_capacity(n);
+        let mut done = vec![false; n];
+        while order.len() < n {
+            let next = (0..n).find(|&i| !done[i] && waiting[i] == 0)?;
+            done[next] = true;
+            order.push(next);
+            for (i, list) in after.iter().enumerate() {
+                waiting[i] -= list.iter().filter(|&&a| a == next).count();
+            }
+        }
+        Some(order)
+    }
+
+    /// Names of every system, built-in and user, in run order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.order.iter().map(|&i| self.entries[i].name.as_str())
     }
 
     /// Names of the user systems, in run order.
     pub fn user_names(&self) -> impl Iterator<Item = &str> {
-        self.user.iter().map(|(name, _)| name.as_str())
+        self.order
+            .iter()
+            .map(|&i| &self.entries[i])
+            .filter(|e| matches!(e.run, Run::User(_)))
+            .map(|e| e.name.as_str())
     }
 
     /// Runs one fixed step over `scene`: snapshot previous transforms, run the
     /// systems, apply queued structural changes, propagate world transforms.
+    /// A user system that panics ends the step where it is (no commands
+    /// applied, nothing propagated) and stops later steps until
+    /// [`Systems::take_panic`].
     pub fn run_step(&mut self, scene: &mut Scene, dt: f32) -> StepContext {
         let ctx = StepContext {
             dt,
             index: self.steps,
         };
+        if self.panicked.is_some() {
+            return ctx;
+        }
         scene.snapshot_previous();
-        crate::scene::animator::animate(scene, dt);
-        spin(scene, dt);
-        oscillate(scene, dt);
-        orbit(scene, dt);
-        for (_, system) in &mut self.user {
-            system(scene, &mut self.commands, &ctx);
+        for &i in &self.order {
+            let entry = &mut self.entries[i];
+            match &mut entry.run {
+                Run::Animate => crate::scene::animator::animate(scene, dt),
+                Run::Spin => spin(scene, dt),
+                Run::Oscillate => oscillate(scene, dt),
+                Run::Orbit => orbit(scene, dt),
+                Run::User(system) => {
+                    let commands = &mut self.commands;
+                    let run = std::panic::AssertUnwindSafe(|| system(scene, commands, &ctx));
+                    if let Err(payload) = std::panic::catch_unwind(run) {
+                        self.commands = Commands::default();
+                        self.panicked = Some(SystemPanic {
+                            system: entry.name.clone(),
+                            step: self.steps,
+                            message: panic_message(payload.as_ref()),
+                        });
+                        return ctx;
+                    }
+                }
+            }
         }
         self.last_applied = self.commands.apply(scene);
         scene.propagate();
         self.steps += 1;
         ctx
+    }
+
+    /// The panic that stopped the systems, if one did.
+    pub fn panic(&self) -> Option<&SystemPanic> {
+        self.panicked.as_ref()
+    }
+
+    /// Takes the panic that stopped the systems: steps run again.
+    pub fn take_panic(&mut self) -> Option<SystemPanic> {
+        self.panicked.take()
     }
 
     /// Fixed steps run so far.
@@ -231,6 +361,17 @@ impl Systems {
     pub(crate) fn set_steps(&mut self, steps: u64, last_applied: Applied) {
         self.steps = steps;
         self.last_applied = last_applied;
+    }
+}
+
+/// The text a panic was raised with.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "(a panic without a message)".to_owned()
     }
 }
 
@@ -419,7 +560,7 @@ mod tests {
         }
         let doomed = spinners[2];
         let mut systems = Systems::new();
-        systems.add("churn", move |scene, commands, _| {
+        let added = systems.add("churn", move |scene, commands, _| {
             for node in scene.nodes().collect::<Vec<_>>() {
                 commands.spawn_with(None, "child", Transform::IDENTITY, |scene, id| {
                     scene
@@ -438,7 +579,9 @@ mod tests {
             }
             assert_eq!(scene.len(), 6, "nothing changes shape while systems run");
         });
+        assert!(added.is_ok(), "a new name");
         systems.run_step(&mut scene, 0.5);
+        assert_eq!(systems.panic(), None, "the system's own checks hold");
         let applied = systems.last_applied();
         assert_eq!(
             (applied.spawned, applied.despawned, applied.skipped),

@@ -8,7 +8,10 @@
 //! optional frame cap sleeps in the event loop (`ControlFlow::WaitUntil`)
 //! instead of spinning.
 
+mod cli;
 pub mod soak;
+
+pub use cli::{main, main_with_scene};
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -24,11 +27,13 @@ use winit::window::{Window, WindowId};
 
 use crate::assets::Assets;
 use crate::extract::{FrameBuffers, Overlays, orbit_from_setup};
+use crate::game::{Game, GameError};
 use crate::render::{
     Camera, FlyController, GpuContext, OrbitController, PresentModeChoice, RenderError, Renderer,
     SurfaceState,
 };
 use crate::scene::{Scene, SceneError};
+use crate::systems::SystemPanic;
 use crate::time::RealTime;
 use crate::world::World;
 
@@ -37,6 +42,8 @@ use crate::world::World;
 pub struct ViewerOptions {
     /// Scene file to open.
     pub scene: PathBuf,
+    /// The plugins the world runs with.
+    pub game: Game,
     /// Render offscreen, with no window.
     pub headless: bool,
     /// Stop after this many rendered frames.
@@ -72,6 +79,12 @@ pub enum ViewerError {
     /// handlers instead of a panic; see [`crate::render::GpuErrors`]).
     #[error("{0}")]
     Gpu(crate::render::GpuProblem),
+    /// A plugin could not set the world up.
+    #[error(transparent)]
+    Game(Box<GameError>),
+    /// A user system panicked: the run stops (exit code 2).
+    #[error(transparent)]
+    System(SystemPanic),
     /// The screenshot could not be written.
     #[error("{}: could not write the screenshot: {source}", path.display())]
     Screenshot {
@@ -80,6 +93,15 @@ pub enum ViewerError {
         /// What went wrong.
         source: image::ImageError,
     },
+}
+
+impl From<GameError> for ViewerError {
+    fn from(error: GameError) -> Self {
+        match error {
+            GameError::Scene(scene) => Self::Scene(Box::new(scene)),
+            other => Self::Game(Box::new(other)),
+        }
+    }
 }
 
 impl From<SceneError> for ViewerError {
@@ -191,7 +213,7 @@ impl CameraRig {
 /// # Errors
 /// Scene, GPU and image errors.
 pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, ViewerError> {
-    let mut world = World::new(Scene::load(&options.scene, &Assets::new())?);
+    let mut world = options.game.load(&options.scene, &Assets::new())?;
     let ctx = GpuContext::headless(options.backends)?;
     log::info!("adapter: {}", ctx.adapter_summary());
     let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
@@ -221,6 +243,9 @@ pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, View
     let mut last = None;
     for i in 1..=frames {
         world.advance(Duration::from_nanos(16_666_667));
+        if let Some(panic) = world.system_panic() {
+            return Err(ViewerError::System(panic.clone()));
+        }
         let frame = buffers.extract_world(&mut world, rig.camera(), aspect, &Overlays::default());
         if i == frames {
             last = Some(renderer.render_to_image(&ctx, &frame, width, height)?);
@@ -299,7 +324,12 @@ impl Viewer {
             match Scene::load(&self.options.scene, &assets) {
                 Ok(scene) => {
                     watcher.watch_scene(&scene, Some(&self.options.scene));
-                    self.world = World::new(scene);
+                    let mut world = World::new(scene);
+                    if let Err(e) = self.options.game.build(&mut world) {
+                        log::error!("not reloaded: {e}");
+                        return;
+                    }
+                    self.world = world;
                     log::info!("reloaded {}", self.options.scene.display());
                     let released = assets.release_unused();
                     if released.models > 0 {
@@ -383,6 +413,9 @@ impl Viewer {
         self.rig.update(dt);
         self.reload_changed_files();
         self.world.frame(&mut self.time);
+        if let Some(panic) = self.world.system_panic() {
+            return self.fail(event_loop, ViewerError::System(panic.clone()));
+        }
         let Some(gpu) = &mut self.gpu else {
             return;
         };
@@ -546,13 +579,13 @@ impl ApplicationHandler for Viewer {
 /// # Errors
 /// Scene, windowing, GPU and screenshot errors.
 pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
-    let scene = Scene::load(&options.scene, &Assets::new())?;
+    let world = options.game.load(&options.scene, &Assets::new())?;
     let event_loop = EventLoop::new().map_err(|e| ViewerError::Window {
         message: e.to_string(),
     })?;
     let mut viewer = Viewer {
-        rig: CameraRig::new(&scene),
-        world: World::new(scene),
+        rig: CameraRig::new(&world.scene),
+        world,
         options,
         overlays: Overlays::default(),
         buffers: FrameBuffers::default(),

@@ -13,7 +13,7 @@ use crate::record::{
 };
 use crate::scene::{Component, NodeId, RegistryError, Resource, Scene, SpatialIndex};
 use crate::spatial::Ray;
-use crate::systems::Systems;
+use crate::systems::{SystemPanic, Systems};
 use crate::time::{Clock, FrameTick, TimeSource};
 
 /// Counters of the last frame, for the stats panel and tests.
@@ -89,6 +89,9 @@ impl World {
     /// the emitters' fresh world transforms; returns (recomputed, re-filed).
     /// A recorder, when there is one, looks before and after.
     fn fixed_step(&mut self, dt: f32) -> (usize, usize) {
+        if self.systems.panic().is_some() {
+            return (0, 0);
+        }
         let mut recorder = self.recorder.take();
         let started = recorder.as_mut().map(|r| {
             r.before_step(self);
@@ -102,6 +105,18 @@ impl World {
         }
         self.recorder = recorder;
         counts
+    }
+
+    /// The user system panic that stopped this world's steps, if one did
+    /// (the world keeps its state as the panic left it; frames draw it).
+    pub fn system_panic(&self) -> Option<&SystemPanic> {
+        self.systems.panic()
+    }
+
+    /// Takes the panic that stopped the steps, so they run again (after the
+    /// caller put a good state back, say).
+    pub fn take_system_panic(&mut self) -> Option<SystemPanic> {
+        self.systems.take_panic()
     }
 
     /// Starts recording every fixed step (see [`crate::record`]); a recording

@@ -235,13 +235,16 @@ fn a_changed_system_diverges_at_the_step_it_first_acts() {
     );
     let mut changed = demo();
     let node = changed.scene().nodes().nth(5).unwrap();
-    changed.systems_mut().add("drift", move |scene, _, ctx| {
-        if ctx.index >= 120 {
-            let mut t = scene.local(node).unwrap();
-            t.translation.z += 0.01;
-            scene.set_local(node, t).unwrap();
-        }
-    });
+    changed
+        .systems_mut()
+        .add("drift", move |scene, _, ctx| {
+            if ctx.index >= 120 {
+                let mut t = scene.local(node).unwrap();
+                t.translation.z += 0.01;
+                scene.set_local(node, t).unwrap();
+            }
+        })
+        .expect("a system of a new name");
     match recording.replay(&mut changed) {
         Verdict::Diverged { step, parts } => {
             assert_eq!(step, 121, "the 121st step is the first the system changed");
@@ -296,7 +299,10 @@ fn churn(scene: &mut Scene, commands: &mut keel_engine::Commands, ctx: &keel_eng
 fn seeking_through_structural_churn_matches_a_fresh_run() {
     let churning = || {
         let mut world = demo();
-        world.systems_mut().add("churn", churn);
+        world
+            .systems_mut()
+            .add("churn", churn)
+            .expect("a system of a new name");
         world
     };
     let targets = random_steps(12, 1_501, 99);

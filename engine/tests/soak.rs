@@ -65,14 +65,18 @@ fn the_same_seed_makes_the_same_run() {
 #[test]
 fn a_world_transform_that_overflows_fails_the_soak() {
     let mut world = demo();
-    world.systems_mut().add("overflow", |scene, _, ctx| {
-        if ctx.index == 5 {
-            // Finite locals whose product is not: the world transform is infinite.
-            let huge = Transform::from_translation(Vec3::splat(1e30)).with_scale(Vec3::splat(1e30));
-            let parent = scene.spawn(None, "huge", huge).expect("spawns");
-            scene.spawn(Some(parent), "beyond", huge).expect("spawns");
-        }
-    });
+    world
+        .systems_mut()
+        .add("overflow", |scene, _, ctx| {
+            if ctx.index == 5 {
+                // Finite locals whose product is not: the world transform is infinite.
+                let huge =
+                    Transform::from_translation(Vec3::splat(1e30)).with_scale(Vec3::splat(1e30));
+                let parent = scene.spawn(None, "huge", huge).expect("spawns");
+                scene.spawn(Some(parent), "beyond", huge).expect("spawns");
+            }
+        })
+        .expect("a system of a new name");
     let error = soak::run(world, &steps(20), |_| {}).expect_err("the soak fails");
     match &error {
         SoakError::Invariant { step, what, .. } => {
@@ -88,10 +92,13 @@ fn a_world_transform_that_overflows_fails_the_soak() {
 fn memory_that_keeps_growing_after_the_warm_up_fails_the_soak() {
     let mut world = demo();
     let mut kept: Vec<Vec<u8>> = Vec::new();
-    world.systems_mut().add("leak", move |_, _, _| {
-        // 1 MB a step, touched so it is resident.
-        kept.push(vec![1; 1 << 20]);
-    });
+    world
+        .systems_mut()
+        .add("leak", move |_, _, _| {
+            // 1 MB a step, touched so it is resident.
+            kept.push(vec![1; 1 << 20]);
+        })
+        .expect("a system of a new name");
     let mut options = steps(2_000);
     options.warm_up = Duration::ZERO;
     options.growth_limit = 16 << 20;

@@ -77,26 +77,29 @@ fn load(text: &str) -> Result<Scene, SceneError> {
 fn game_world(scene: Scene) -> World {
     let mut world = World::new(scene);
     world.insert_resource(Score::default());
-    world.systems_mut().add("drain", |scene, _, ctx| {
-        let mut drained = 0.0;
-        let (_, values) = scene.query_mut::<Health>();
-        for health in values {
-            let before = health.hp;
-            health.hp = (health.hp - ctx.dt + health.regen.unwrap_or(0.0) * ctx.dt * 0.5)
-                .clamp(0.0, health.max);
-            drained += before - health.hp;
-        }
-        let moved = scene
-            .join_mut::<Mood, Health>(|_, mood, health| {
-                if health.hp < 2.0 {
-                    *mood = Mood::Fleeing { speed: health.max };
-                }
-            })
-            .is_ok();
-        let score = scene.resource_mut::<Score>().expect("inserted at start");
-        score.drained += drained;
-        score.points += u64::from(moved) + ctx.index % 3;
-    });
+    world
+        .systems_mut()
+        .add("drain", |scene, _, ctx| {
+            let mut drained = 0.0;
+            let (_, values) = scene.query_mut::<Health>();
+            for health in values {
+                let before = health.hp;
+                health.hp = (health.hp - ctx.dt + health.regen.unwrap_or(0.0) * ctx.dt * 0.5)
+                    .clamp(0.0, health.max);
+                drained += before - health.hp;
+            }
+            let moved = scene
+                .join_mut::<Mood, Health>(|_, mood, health| {
+                    if health.hp < 2.0 {
+                        *mood = Mood::Fleeing { speed: health.max };
+                    }
+                })
+                .is_ok();
+            let score = scene.resource_mut::<Score>().expect("inserted at start");
+            score.drained += drained;
+            score.points += u64::from(moved) + ctx.index % 3;
+        })
+        .expect("a system of a new name");
     world
 }
 
@@ -278,4 +281,176 @@ fn each_mut_moves_nodes_from_a_component() {
     assert_eq!(scene.local(boat).unwrap().translation, Vec3::X * 2.5);
     assert_eq!(scene.get::<Mood>(boat), Some(&Mood::Fleeing { speed: 2.5 }));
     let _ = SceneFile::parse(SCENE, Path::new("game.ron"), &scene.registry()).unwrap();
+}
+
+#[test]
+fn systems_run_in_the_order_asked_and_name_their_mistakes() {
+    use keel_engine::{SystemError, Systems};
+    let mut systems = Systems::new();
+    systems.add("late", |_, _, _| {}).unwrap();
+    systems
+        .add("steer", |_, _, _| {})
+        .unwrap()
+        .before("orbit")
+        .unwrap()
+        .after("animate")
+        .unwrap();
+    systems
+        .add("first", |_, _, _| {})
+        .unwrap()
+        .before("animate")
+        .unwrap();
+    let order: Vec<&str> = systems.names().collect();
+    assert_eq!(
+        order,
+        [
+            "first",
+            "animate",
+            "spin",
+            "oscillate",
+            "steer",
+            "orbit",
+            "late"
+        ]
+    );
+    assert_eq!(
+        systems.add("spin", |_, _, _| {}).err(),
+        Some(SystemError::DuplicateName {
+            name: "spin".into()
+        })
+    );
+    let error = systems
+        .add("x", |_, _, _| {})
+        .unwrap()
+        .after("nothing")
+        .err()
+        .unwrap();
+    assert!(error.to_string().contains("`nothing`"), "{error}");
+    let error = systems
+        .add("y", |_, _, _| {})
+        .unwrap()
+        .before("first")
+        .unwrap()
+        .after("late");
+    assert!(
+        matches!(error, Err(SystemError::Cycle { .. })),
+        "y before first, first before everything, late after y"
+    );
+}
+
+#[test]
+fn a_panicking_system_stops_the_world_and_names_itself() {
+    let mut world = game_world(load(SCENE).unwrap());
+    world
+        .systems_mut()
+        .add("fragile", |_, _, ctx| {
+            assert!(ctx.index < 3, "the hull gave way");
+        })
+        .unwrap();
+    for _ in 0..10 {
+        world.step();
+    }
+    let panic = world.system_panic().expect("the system panicked").clone();
+    assert_eq!((panic.system.as_str(), panic.step), ("fragile", 3));
+    assert!(panic.message.contains("the hull gave way"), "{panic}");
+    assert_eq!(world.systems().steps(), 3, "no step ran after the panic");
+    assert!(world.take_system_panic().is_some());
+    world.step();
+    assert!(world.system_panic().is_some(), "it panics again at step 3");
+}
+
+#[test]
+fn a_game_sets_worlds_up_from_its_plugins() {
+    use keel_engine::{Game, GameError, Plugin};
+    struct Harbour;
+    impl Plugin for Harbour {
+        fn components(&self, registry: &mut ComponentRegistry) -> Result<(), RegistryError> {
+            registry.register::<Health>()?;
+            registry.register::<Mood>()
+        }
+        fn build(&self, world: &mut World) -> Result<(), GameError> {
+            world.insert_resource(Score::default());
+            world.systems_mut().add("score", |scene, _, _| {
+                if let Some(score) = scene.resource_mut::<Score>() {
+                    score.points += 1;
+                }
+            })?;
+            Ok(())
+        }
+    }
+    struct Rival;
+    impl Plugin for Rival {
+        fn build(&self, world: &mut World) -> Result<(), GameError> {
+            world.systems_mut().add("score", |_, _, _| {})?;
+            Ok(())
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("game.ron");
+    std::fs::write(&path, SCENE).unwrap();
+    let game = Game::new().with(Harbour);
+    let mut world = game
+        .load(&path, &Assets::new())
+        .expect("the game's scene loads");
+    world.step();
+    assert_eq!(world.resource::<Score>().map(|s| s.points), Some(1));
+    let error = Game::new()
+        .load(&path, &Assets::new())
+        .err()
+        .expect("unknown components");
+    assert!(error.to_string().contains("health"), "{error}");
+    let error = game
+        .with(Rival)
+        .load(&path, &Assets::new())
+        .err()
+        .expect("a name twice");
+    let text = error.to_string();
+    assert!(
+        text.contains("Rival") && text.contains("`score` added twice"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_viewer_stops_on_a_panicking_system_naming_it() {
+    use keel_engine::viewer::{ViewerError, ViewerOptions, render_headless};
+    use keel_engine::{Game, GameError, Plugin};
+    struct Fragile;
+    impl Plugin for Fragile {
+        fn components(&self, registry: &mut ComponentRegistry) -> Result<(), RegistryError> {
+            registry.register::<Health>()?;
+            registry.register::<Mood>()
+        }
+        fn build(&self, world: &mut World) -> Result<(), GameError> {
+            world.systems_mut().add("fragile", |_, _, ctx| {
+                assert!(ctx.index < 2, "the hull gave way");
+            })?;
+            Ok(())
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("game.ron");
+    std::fs::write(&scene, SCENE).unwrap();
+    let options = ViewerOptions {
+        scene,
+        game: Game::new().with(Fragile),
+        headless: true,
+        frames: Some(10),
+        size: (64, 48),
+        screenshot: None,
+        backends: keel_engine::render::parse_backends("all").unwrap(),
+        present: Default::default(),
+        fps_cap: None,
+    };
+    match render_headless(&options) {
+        Err(ViewerError::System(panic)) => {
+            assert_eq!(panic.system, "fragile");
+            assert!(panic.message.contains("the hull gave way"), "{panic}");
+        }
+        Err(ViewerError::Render(error)) if std::env::var_os("KEEL_REQUIRE_GPU").is_none() => {
+            eprintln!("no GPU here ({error}); the world stops before any drawing needs one");
+        }
+        Err(other) => panic!("expected the system's panic, got {other}"),
+        Ok(_) => panic!("a panicking system must stop the viewer"),
+    }
 }

@@ -40,8 +40,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use egui::{Button, Color32, Key, KeyboardShortcut, Modifiers, RichText};
-use keel_engine::Scene;
 use keel_engine::TimeSource;
+use keel_engine::{Game, Scene};
 
 use crate::document::{Document, PlaySnapshot};
 use crate::persist::{AUTOSAVE_INTERVAL, Autosave, RecentFiles};
@@ -109,6 +109,9 @@ pub struct EditorOptions {
     /// Time between autosaves of unsaved edits (`None`: every
     /// [`crate::persist::AUTOSAVE_INTERVAL`]).
     pub autosave: Option<std::time::Duration>,
+    /// The game's plugins: its component types are known to every scene
+    /// opened, its resources and systems run in every world.
+    pub game: Game,
 }
 
 /// Something the user asked for through a menu, the toolbar or a shortcut.
@@ -184,6 +187,8 @@ pub struct EditorApp {
     log: crate::LogBook,
     log_panel: log_panel::LogPanel,
     bottom_tab: log_panel::BottomTab,
+    /// The game's plugins, given to every document's world.
+    game: Game,
 }
 
 impl EditorApp {
@@ -191,7 +196,14 @@ impl EditorApp {
     /// shows its error over an empty scene), reads the recent-files list, and
     /// offers a recovery file newer than the scene.
     pub fn new(options: EditorOptions) -> Self {
-        let mut app = Self::with_document(Document::untitled(), options.config_dir);
+        let doc = Document::untitled();
+        let registered = options.game.register(doc.scene().assets());
+        let mut app = Self::with_game(doc, options.config_dir, options.game);
+        if let Err(e) = registered {
+            app.status.error(format!(
+                "The game's plugins could not register their components: {e}"
+            ));
+        }
         app.log = options.log;
         if let Some(interval) = options.autosave {
             app.autosave = Autosave::new(interval);
@@ -209,6 +221,13 @@ impl EditorApp {
 
     /// An editor around an existing document.
     pub fn with_document(doc: Document, config_dir: Option<PathBuf>) -> Self {
+        Self::with_game(doc, config_dir, Game::new())
+    }
+
+    /// An editor around an existing document, whose worlds run `game`'s
+    /// resources and systems (register its components in the document's
+    /// assets first: [`Game::register`]).
+    pub fn with_game(doc: Document, config_dir: Option<PathBuf>, game: Game) -> Self {
         let mut status = Status::default();
         let recent = match config_dir
             .as_deref()
@@ -221,7 +240,7 @@ impl EditorApp {
             }
             None => RecentFiles::default(),
         };
-        Self {
+        let mut app = Self {
             doc,
             view: ViewOptions::default(),
             gizmo: GizmoSettings::default(),
@@ -249,7 +268,32 @@ impl EditorApp {
             log: crate::LogBook::default(),
             log_panel: log_panel::LogPanel::default(),
             bottom_tab: log_panel::BottomTab::default(),
+            game,
+        };
+        app.build_world();
+        app
+    }
+
+    /// Gives the document's world the game's resources and systems.
+    fn build_world(&mut self) {
+        if let Err(e) = self.game.build(&mut self.doc.world) {
+            self.status.error(format!(
+                "The game's plugins could not set up the world: {e}"
+            ));
+            log::error!("{e}");
         }
+    }
+
+    /// After a frame: a user system that panicked stops Play and puts the
+    /// world back as it was when Play was pressed (edits made before Play
+    /// are kept; nothing made during Play is an edit).
+    fn stop_on_system_panic(&mut self) {
+        let Some(panic) = self.doc.world.take_system_panic() else {
+            return;
+        };
+        log::error!("{panic}");
+        self.reset();
+        self.status.error(format!("Play stopped: {panic}"));
     }
 
     /// Runs the fixed steps due by `time` and records the frame's stats.
@@ -257,12 +301,14 @@ impl EditorApp {
     pub fn frame(&mut self, time: &mut impl TimeSource) {
         let frame = self.doc.world.frame(time);
         self.record_stats(frame);
+        self.stop_on_system_panic();
     }
 
     /// Like [`EditorApp::frame`] with a known elapsed time (tests, offline runs).
     pub fn advance(&mut self, elapsed: Duration) {
         let frame = self.doc.world.advance(elapsed);
         self.record_stats(frame);
+        self.stop_on_system_panic();
     }
 
     fn record_stats(&mut self, frame: keel_engine::FrameStats) {

@@ -405,11 +405,13 @@ mod tests {
             )
             .unwrap();
         let mut systems = crate::systems::Systems::new();
-        systems.add("slide", move |scene, _, ctx| {
-            let mut t = scene.local(node).unwrap();
-            t.translation.x += 2.0 * ctx.dt;
-            scene.set_local(node, t).unwrap();
-        });
+        systems
+            .add("slide", move |scene, _, ctx| {
+                let mut t = scene.local(node).unwrap();
+                t.translation.x += 2.0 * ctx.dt;
+                scene.set_local(node, t).unwrap();
+            })
+            .expect("a system of a new name");
         systems.run_step(&mut scene, 0.5);
         systems.run_step(&mut scene, 0.5);
         let mut buffers = FrameBuffers::default();

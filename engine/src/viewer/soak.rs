@@ -522,12 +522,15 @@ pub fn run(
         report: SoakReport::default(),
     }));
     let shared = Arc::clone(&chaos);
-    world.systems.add("chaos", move |scene, commands, ctx| {
-        shared
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .step(scene, commands, ctx);
-    });
+    world
+        .systems
+        .add("chaos", move |scene, commands, ctx| {
+            shared
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .step(scene, commands, ctx);
+        })
+        .expect("a system of a new name");
     let rig = CameraRig::new(&world.scene);
     let mut buffers = FrameBuffers::default();
     let start = Instant::now();

@@ -1,0 +1,188 @@
+//! Plugins: what a game adds to the engine (its components, resources and
+//! systems), and [`Game`], the list of them a program runs worlds with.
+//!
+//! A game crate builds its own editor and viewer from the same plugins
+//! (`keel_editor::run_game(game)`, [`crate::viewer::main`]), so both know its
+//! types. Setting up happens in two phases because scene files name
+//! components: [`Game::register`] makes every plugin's component types known
+//! to an [`Assets`] store before any scene loads into it; [`Game::build`]
+//! gives a world about to run its resources and systems.
+//!
+//! ```
+//! use keel_engine::scene::ComponentRegistry;
+//! use keel_engine::{Assets, Game, GameError, Plugin, Scene, World};
+//!
+//! #[derive(Clone, Debug, Default)]
+//! struct Score(u32);
+//!
+//! struct Scoring;
+//!
+//! impl Plugin for Scoring {
+//!     fn build(&self, world: &mut World) -> Result<(), GameError> {
+//!         world.insert_resource(Score::default());
+//!         world.systems_mut().add("score", |scene, _, _| {
+//!             if let Some(score) = scene.resource_mut::<Score>() {
+//!                 score.0 += 1;
+//!             }
+//!         })?;
+//!         Ok(())
+//!     }
+//! }
+//!
+//! let game = Game::new().with(Scoring);
+//! let assets = Assets::new();
+//! game.register(&assets)?;
+//! let mut world = World::new(Scene::with_assets(&assets));
+//! game.build(&mut world)?;
+//! world.step();
+//! assert_eq!(world.resource::<Score>().map(|s| s.0), Some(1));
+//! # Ok::<(), GameError>(())
+//! ```
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::assets::Assets;
+use crate::scene::{ComponentRegistry, RegistryError, Scene, SceneError};
+use crate::systems::SystemError;
+use crate::world::World;
+
+/// Why a game could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum GameError {
+    /// A plugin's component types clash with others.
+    #[error("plugin `{plugin}`: {source}")]
+    Registry {
+        /// The plugin.
+        plugin: String,
+        /// What clashed.
+        source: RegistryError,
+    },
+    /// A plugin's systems could not be added or ordered.
+    #[error("plugin `{plugin}`: {source}")]
+    System {
+        /// The plugin.
+        plugin: String,
+        /// What was refused.
+        source: SystemError,
+    },
+    /// A scene file the game loads.
+    #[error(transparent)]
+    Scene(#[from] SceneError),
+    /// A system error raised outside a plugin's build (converted by `?`).
+    #[error(transparent)]
+    Systems(#[from] SystemError),
+    /// A registry error raised outside a plugin's build (converted by `?`).
+    #[error(transparent)]
+    Types(#[from] RegistryError),
+}
+
+/// What a game adds to the engine. Both methods have empty defaults.
+pub trait Plugin: Send + Sync {
+    /// The name errors name it by.
+    fn name(&self) -> String {
+        std::any::type_name::<Self>().to_owned()
+    }
+
+    /// Registers the component types its scenes use (see
+    /// [`ComponentRegistry::register`]); runs before any scene loads.
+    ///
+    /// # Errors
+    /// The registry's, for a name taken by another type.
+    fn components(&self, registry: &mut ComponentRegistry) -> Result<(), RegistryError> {
+        let _ = registry;
+        Ok(())
+    }
+
+    /// Gives a world about to run its resources and systems.
+    ///
+    /// # Errors
+    /// A system name added twice, an order that names no system or makes a cycle.
+    fn build(&self, world: &mut World) -> Result<(), GameError> {
+        let _ = world;
+        Ok(())
+    }
+}
+
+/// The plugins a program runs worlds with, in the order added (their systems
+/// are added in that order too). Cheap to clone.
+#[derive(Clone, Default)]
+pub struct Game {
+    plugins: Vec<Arc<dyn Plugin>>,
+}
+
+impl std::fmt::Debug for Game {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.plugins.iter().map(|p| p.name()))
+            .finish()
+    }
+}
+
+impl Game {
+    /// No plugins: the engine as it comes.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a plugin.
+    #[must_use]
+    pub fn with(mut self, plugin: impl Plugin + 'static) -> Self {
+        self.plugins.push(Arc::new(plugin));
+        self
+    }
+
+    /// Names of the plugins, in order.
+    pub fn names(&self) -> Vec<String> {
+        self.plugins.iter().map(|p| p.name()).collect()
+    }
+
+    /// Makes every plugin's component types known to `assets`' scenes.
+    ///
+    /// # Errors
+    /// [`GameError::Registry`] naming the plugin whose type clashed.
+    pub fn register(&self, assets: &Assets) -> Result<(), GameError> {
+        for plugin in &self.plugins {
+            ComponentRegistry::edit(assets, |registry| plugin.components(registry)).map_err(
+                |source| GameError::Registry {
+                    plugin: plugin.name(),
+                    source,
+                },
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Gives `world` every plugin's resources and systems.
+    ///
+    /// # Errors
+    /// The first plugin's error, naming the plugin.
+    pub fn build(&self, world: &mut World) -> Result<(), GameError> {
+        for plugin in &self.plugins {
+            plugin.build(world).map_err(|error| match error {
+                GameError::Systems(source) => GameError::System {
+                    plugin: plugin.name(),
+                    source,
+                },
+                GameError::Types(source) => GameError::Registry {
+                    plugin: plugin.name(),
+                    source,
+                },
+                other => other,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Registers the game's types in `assets`, loads the scene file at
+    /// `path` into it and builds a world around it.
+    ///
+    /// # Errors
+    /// As [`Game::register`], [`Scene::load`] and [`Game::build`].
+    pub fn load(&self, path: &Path, assets: &Assets) -> Result<World, GameError> {
+        self.register(assets)?;
+        let mut world = World::new(Scene::load(path, assets)?);
+        self.build(&mut world)?;
+        Ok(world)
+    }
+}

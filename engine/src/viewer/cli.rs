@@ -1,0 +1,389 @@
+//! The viewer's command line (`keel-viewer`, and a game's own viewer built
+//! with [`main`]): opens a scene in a window, renders it headless to a PNG,
+//! soaks, records and replays it, with the game's plugins.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use super::soak::{self, SoakOptions};
+use super::{ViewerError, ViewerOptions};
+use crate::assets::Assets;
+use crate::game::Game;
+use crate::record::{Recording, Verdict};
+use crate::render::{PresentModeChoice, parse_backends};
+use crate::world::World;
+
+const USAGE: &str = "\
+usage: keel-viewer [SCENE] [--headless] [--frames N] [--size WxH] [--screenshot OUT.png]
+                   [--backend vulkan|gl|metal|dx12|all] [--present fifo|mailbox|immediate] [--fps-cap N]
+       keel-viewer [SCENE] --soak MINUTES [--seed N]
+       keel-viewer [SCENE] --record FILE [--steps N] [--hash-every N]
+       keel-viewer --replay FILE [SCENE]
+
+With no SCENE, opens the bundled demo scene. Keys: mouse drag orbits (shift or middle
+button pans), wheel zooms, Tab toggles the fly camera (WASD, Q/E), Space pauses,
+'.' steps one fixed update, G grid, B bounding boxes, O octree cells,
+R nodes recomputed by the dirty flag, Esc quits.
+
+--soak runs the scene headless (no GPU) for MINUTES under a chaos system that spawns,
+despawns, reparents and edits nodes every fixed step, checks every invariant, and fails
+when resident memory keeps growing after the warm-up.
+
+--record runs the scene headless for N fixed steps (default 3600, a minute at 60 Hz)
+and writes FILE: the scene's content hash, the build, and the world's hash every
+--hash-every steps (default 1). --replay runs the recorded scene (or SCENE) again and
+prints \"identical\" or the first step whose world differs (exit code 1); a changed scene
+or build is reported first.";
+
+/// What the command line asked for.
+enum Mode {
+    View(ViewerOptions),
+    Soak {
+        scene: PathBuf,
+        options: Box<SoakOptions>,
+    },
+    Record {
+        scene: PathBuf,
+        out: PathBuf,
+        steps: u64,
+        hash_every: u32,
+    },
+    Replay {
+        file: PathBuf,
+        scene: Option<PathBuf>,
+    },
+}
+
+fn demo_scene() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/demo.ron")
+}
+
+fn parse_size(text: &str) -> Option<(u32, u32)> {
+    let (w, h) = text.split_once(['x', 'X'])?;
+    let size = (w.parse().ok()?, h.parse().ok()?);
+    (size.0 > 0 && size.1 > 0).then_some(size)
+}
+
+fn parse_args(default_scene: PathBuf, game: &Game) -> Result<Mode, String> {
+    use lexopt::prelude::*;
+    let mut options = ViewerOptions {
+        scene: default_scene,
+        game: game.clone(),
+        headless: false,
+        frames: None,
+        size: (1280, 720),
+        screenshot: None,
+        backends: wgpu::Backends::all(),
+        present: PresentModeChoice::default(),
+        fps_cap: None,
+    };
+    let mut parser = lexopt::Parser::from_env();
+    let mut scene_given = false;
+    let mut soak_minutes: Option<f64> = None;
+    let mut seed: Option<u64> = None;
+    let (mut record, mut replay) = (None, None);
+    let (mut steps, mut hash_every) = (None, None);
+    while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
+        let value = |parser: &mut lexopt::Parser| -> Result<String, String> {
+            parser
+                .value()
+                .map_err(|e| e.to_string())?
+                .into_string()
+                .map_err(|v| format!("not valid text: {v:?}"))
+        };
+        match arg {
+            Long("headless") => options.headless = true,
+            Long("frames") => {
+                let v = value(&mut parser)?;
+                options.frames = Some(
+                    v.parse()
+                        .map_err(|_| format!("--frames: expected a whole number, got `{v}`"))?,
+                );
+            }
+            Long("size") => {
+                let v = value(&mut parser)?;
+                options.size =
+                    parse_size(&v).ok_or(format!("--size: expected WIDTHxHEIGHT, got `{v}`"))?;
+            }
+            Long("screenshot") => options.screenshot = Some(PathBuf::from(value(&mut parser)?)),
+            Long("backend") => {
+                options.backends =
+                    parse_backends(&value(&mut parser)?).map_err(|e| e.to_string())?;
+            }
+            Long("present") => {
+                options.present = match value(&mut parser)?.as_str() {
+                    "fifo" => PresentModeChoice::Fifo,
+                    "mailbox" => PresentModeChoice::Mailbox,
+                    "immediate" => PresentModeChoice::Immediate,
+                    other => {
+                        return Err(format!(
+                            "--present: expected fifo, mailbox or immediate, got `{other}`"
+                        ));
+                    }
+                };
+            }
+            Long("fps-cap") => {
+                let v = value(&mut parser)?;
+                options.fps_cap = Some(
+                    v.parse()
+                        .map_err(|_| format!("--fps-cap: expected a number, got `{v}`"))?,
+                );
+            }
+            Long("soak") => {
+                let v = value(&mut parser)?;
+                soak_minutes = Some(
+                    v.parse()
+                        .ok()
+                        .filter(|m: &f64| m.is_finite() && *m > 0.0 && *m < 1e6)
+                        .ok_or(format!(
+                            "--soak: expected a number of minutes > 0, got `{v}`"
+                        ))?,
+                );
+            }
+            Long("seed") => {
+                let v = value(&mut parser)?;
+                seed = Some(
+                    v.parse()
+                        .map_err(|_| format!("--seed: expected a whole number, got `{v}`"))?,
+                );
+            }
+            Long("record") => record = Some(PathBuf::from(value(&mut parser)?)),
+            Long("replay") => replay = Some(PathBuf::from(value(&mut parser)?)),
+            Long("steps") => {
+                let v = value(&mut parser)?;
+                steps = Some(
+                    v.parse()
+                        .ok()
+                        .filter(|n: &u64| *n > 0)
+                        .ok_or(format!("--steps: expected a whole number > 0, got `{v}`"))?,
+                );
+            }
+            Long("hash-every") => {
+                let v = value(&mut parser)?;
+                hash_every = Some(v.parse().ok().filter(|n: &u32| *n > 0).ok_or(format!(
+                    "--hash-every: expected a whole number > 0, got `{v}`"
+                ))?);
+            }
+            Short('h') | Long("help") => return Err(String::new()),
+            Value(path) if !scene_given => {
+                options.scene = PathBuf::from(path);
+                scene_given = true;
+            }
+            other => return Err(other.unexpected().to_string()),
+        }
+    }
+    if let Some(file) = replay {
+        return Ok(Mode::Replay {
+            file,
+            scene: scene_given.then_some(options.scene),
+        });
+    }
+    if let Some(out) = record {
+        return Ok(Mode::Record {
+            scene: options.scene,
+            out,
+            steps: steps.unwrap_or(3600),
+            hash_every: hash_every.unwrap_or(1),
+        });
+    }
+    if steps.is_some() || hash_every.is_some() {
+        return Err("--steps and --hash-every apply to --record only".into());
+    }
+    match soak_minutes {
+        Some(minutes) => {
+            let mut soak = SoakOptions::new(Duration::from_secs_f64(minutes * 60.0));
+            if let Some(seed) = seed {
+                soak.seed = seed;
+            }
+            Ok(Mode::Soak {
+                scene: options.scene,
+                options: Box::new(soak),
+            })
+        }
+        None if seed.is_some() => Err("--seed applies to --soak only".into()),
+        None => Ok(Mode::View(options)),
+    }
+}
+
+/// Runs a soak and prints its progress and report; failure is exit code 1.
+fn run_soak(scene: &Path, options: &SoakOptions, game: &Game) -> ExitCode {
+    let world = match game.load(scene, &Assets::new()) {
+        Ok(world) => world,
+        Err(error) => {
+            eprintln!("keel-viewer: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    println!(
+        "soak: {} for {:.1} min, seed {}, warm-up {:.0} s, growth limit {} MB",
+        scene.display(),
+        options.duration.as_secs_f64() / 60.0,
+        options.seed,
+        options.warm_up.as_secs_f64(),
+        options.growth_limit >> 20
+    );
+    match soak::run(world, options, |report| println!("soak: {report}")) {
+        Ok(report) => {
+            println!("soak passed: {report}");
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("keel-viewer: soak failed: {error}");
+            match &error {
+                soak::SoakError::Invariant { report, .. }
+                | soak::SoakError::MemoryGrowth { report, .. } => {
+                    eprintln!("keel-viewer: soak so far: {report}");
+                }
+                soak::SoakError::Model(_) => {}
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Loads a scene for a recording or a replay: its bytes (for the content hash) and its world.
+fn load_world(scene: &Path, game: &Game) -> Result<(Vec<u8>, World), ExitCode> {
+    let assets = Assets::new();
+    let loaded = crate::files::read(scene, crate::files::FileKind::Scene, assets.limits())
+        .map_err(|e| format!("{}: {e}", scene.display()))
+        .and_then(|bytes| Ok((bytes, game.load(scene, &assets).map_err(|e| e.to_string())?)));
+    match loaded {
+        Ok((bytes, world)) => Ok((bytes, world)),
+        Err(message) => {
+            eprintln!("keel-viewer: {message}");
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
+fn run_record(scene: &Path, out: &Path, steps: u64, hash_every: u32, game: &Game) -> ExitCode {
+    let (bytes, mut world) = match load_world(scene, game) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
+    };
+    let started = std::time::Instant::now();
+    let recording = Recording::record(&mut world, scene, &bytes, steps, hash_every);
+    if let Some(panic) = world.system_panic() {
+        eprintln!("keel-viewer: {panic}");
+        return ExitCode::from(2);
+    }
+    if let Err(error) = recording.write(out) {
+        eprintln!("keel-viewer: {error}");
+        return ExitCode::FAILURE;
+    }
+    println!(
+        "recorded {steps} steps of {} in {:.2} s ({} hashes) to {}",
+        scene.display(),
+        started.elapsed().as_secs_f64(),
+        recording.hashes.len(),
+        out.display()
+    );
+    ExitCode::SUCCESS
+}
+
+fn run_replay(file: &Path, scene: Option<&Path>, game: &Game) -> ExitCode {
+    let recording = match Recording::read(file) {
+        Ok(r) => r,
+        Err(error) => {
+            eprintln!("keel-viewer: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let scene = scene.unwrap_or(&recording.scene);
+    let (bytes, mut world) = match load_world(scene, game) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
+    };
+    let hash = crate::record::scene_hash(&bytes);
+    if hash != recording.scene_hash {
+        println!(
+            "the scene changed since the recording: {} hashes {hash}, recorded {}",
+            scene.display(),
+            recording.scene_hash
+        );
+    }
+    let build = crate::record::build_id();
+    if build != recording.build {
+        println!(
+            "recorded by another build: {}, this is {build}",
+            recording.build
+        );
+    }
+    let verdict = recording.replay(&mut world);
+    if let Some(panic) = world.system_panic() {
+        eprintln!("keel-viewer: {panic}");
+        return ExitCode::from(2);
+    }
+    match verdict {
+        Verdict::Identical { steps, hashes } => {
+            println!("identical: {steps} steps ({hashes} hashes compared)");
+            ExitCode::SUCCESS
+        }
+        Verdict::Diverged { step, parts } => {
+            println!(
+                "diverged at step {step} (first differing hash; {} differ)",
+                parts.join(", ")
+            );
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs the viewer's command line with `game`'s plugins: a game's viewer
+/// binary is `fn main() -> ExitCode { keel_engine::viewer::main(game()) }`.
+///
+/// Exit codes: 0 done, 1 a failed check (soak, replay) or a runtime error,
+/// 2 bad input (command line, scene file, a plugin, a user system that panicked).
+pub fn main(game: Game) -> ExitCode {
+    main_with_scene(game, demo_scene())
+}
+
+/// As [`main`], opening `default_scene` when the command line names none.
+pub fn main_with_scene(game: Game, default_scene: PathBuf) -> ExitCode {
+    env_logger::Builder::from_env(
+        env_logger::Env::default().default_filter_or("warn,keel_engine=info"),
+    )
+    .init();
+    crate::join_pool();
+    let options = match parse_args(default_scene, &game) {
+        Ok(Mode::View(options)) => options,
+        Ok(Mode::Soak { scene, options }) => return run_soak(&scene, &options, &game),
+        Ok(Mode::Record {
+            scene,
+            out,
+            steps,
+            hash_every,
+        }) => return run_record(&scene, &out, steps, hash_every, &game),
+        Ok(Mode::Replay { file, scene }) => return run_replay(&file, scene.as_deref(), &game),
+        Err(message) => {
+            if !message.is_empty() {
+                eprintln!("keel-viewer: {message}");
+            }
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = if options.headless {
+        super::render_headless(&options).map(|_| ())
+    } else {
+        super::run_windowed(options)
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        // A scene the engine refuses, or GPU work the device refused: the input's fault, code 2.
+        Err(
+            error @ (ViewerError::Scene(_)
+            | ViewerError::Gpu(_)
+            | ViewerError::Game(_)
+            | ViewerError::System(_)),
+        ) => {
+            eprintln!("keel-viewer: {error}");
+            ExitCode::from(2)
+        }
+        Err(error) => {
+            eprintln!("keel-viewer: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
