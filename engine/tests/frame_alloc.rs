@@ -1,7 +1,8 @@
 //! Once warm, preparing a frame (octree culling, interpolation, packing and
 //! batching of instances and particles) allocates nothing on the heap, nor
 //! does a fixed step of animated rigs (sampling, writing, packing joints) or
-//! the extraction of their skinned meshes.
+//! the extraction of their skinned meshes, nor a step of user systems over
+//! registered components and a resource (queries, `each_mut`, joins).
 //! The tests take turns: the counter is global, and rayon's workers count too.
 
 #![expect(
@@ -209,5 +210,97 @@ fn stepping_animated_rigs_allocates_nothing_once_warm() {
         ALLOCATIONS.load(Ordering::Relaxed),
         0,
         "heap allocations in warm animated steps"
+    );
+}
+
+/// A game's component: the user systems below walk it every step.
+#[derive(
+    Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize, bevy_reflect::Reflect,
+)]
+struct Fuel {
+    left: f32,
+    burn: f32,
+}
+
+impl keel_engine::Component for Fuel {
+    const NAME: &'static str = "fuel";
+}
+
+/// The game's score, a resource the systems write.
+#[derive(Clone, Debug, Default)]
+struct Burned(f32);
+
+#[test]
+fn stepping_user_systems_over_user_components_allocates_nothing_once_warm() {
+    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    ALLOCATIONS.store(0, Ordering::Relaxed);
+    let mut scene = Scene::new();
+    for i in 0..2_000 {
+        let at = Transform::from_translation(Vec3::new(i as f32, 0.0, 0.0));
+        let node = scene.spawn(None, "tank", at).unwrap();
+        let fuel = Fuel {
+            left: 1e6,
+            burn: 1.0 + (i % 7) as f32,
+        };
+        scene.insert(node, fuel).unwrap();
+        if i % 3 == 0 {
+            scene
+                .insert(
+                    node,
+                    keel_engine::Spin {
+                        axis: Vec3::Y,
+                        rate: 1.0,
+                    },
+                )
+                .unwrap();
+        }
+    }
+    let mut world = World::new(scene);
+    world.register::<Fuel>().unwrap();
+    world.insert_resource(Burned::default());
+    world
+        .systems_mut()
+        .add("burn", |scene, _, ctx| {
+            let mut burned = 0.0;
+            for fuel in scene.query_mut::<Fuel>().1 {
+                let used = (fuel.burn * ctx.dt).min(fuel.left);
+                fuel.left -= used;
+                burned += used;
+            }
+            if let Some(total) = scene.resource_mut::<Burned>() {
+                total.0 += burned;
+            }
+        })
+        .unwrap()
+        .before("spin")
+        .unwrap();
+    world
+        .systems_mut()
+        .add("lift", |scene, _, ctx| {
+            scene.each_mut(|scene, node, fuel: &mut Fuel| {
+                if let Some(mut local) = scene.local(node) {
+                    local.translation.y = fuel.left * 1e-6 + ctx.dt;
+                    let _ = scene.set_local(node, local);
+                }
+            });
+            let _ = scene.join_mut::<Fuel, keel_engine::Spin>(|_, fuel, spin| {
+                spin.rate = fuel.left * 1e-6;
+            });
+        })
+        .unwrap();
+    for step in 0..200 {
+        COUNTING.store(step >= 100, Ordering::Relaxed);
+        world.step();
+        COUNTING.store(false, Ordering::Relaxed);
+    }
+    assert!(
+        world.resource::<Burned>().unwrap().0 > 1_000.0,
+        "the systems ran"
+    );
+    assert!(world.system_panic().is_none());
+    assert_eq!(
+        ALLOCATIONS.load(Ordering::Relaxed),
+        0,
+        "heap allocations in warm steps of user systems"
     );
 }

@@ -454,3 +454,57 @@ fn the_viewer_stops_on_a_panicking_system_naming_it() {
         Ok(_) => panic!("a panicking system must stop the viewer"),
     }
 }
+
+#[test]
+fn prefab_overrides_reach_user_component_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let crate_file = r#"(
+        version: 2,
+        nodes: [
+            (name: "crate", health: (hp: 5.0, max: 10.0), mood: Calm),
+        ],
+    )"#;
+    std::fs::write(dir.path().join("crate.ron"), crate_file).unwrap();
+    let harbour = |hp: &str| {
+        format!(
+            r#"(
+        version: 2,
+        nodes: [
+            (name: "plain", prefab: "crate.ron"),
+            (name: "hit", prefab: "crate.ron", overrides: {{"crate": {{"health": {{"hp": {hp}}}}}}}),
+        ],
+    )"#
+        )
+    };
+    let path = dir.path().join("harbour.ron");
+    std::fs::write(&path, harbour("2.0")).unwrap();
+    let assets = assets_with_game_types();
+    let scene = Scene::load(&path, &assets).expect("overrides of a user component load");
+    let hp_under = |scene: &Scene, instance: &str| {
+        let root = scene.find(instance).unwrap();
+        let part = scene.children(root).next().unwrap();
+        scene.get::<Health>(part).map(|h| (h.hp, h.max))
+    };
+    assert_eq!(hp_under(&scene, "plain"), Some((5.0, 10.0)));
+    assert_eq!(
+        hp_under(&scene, "hit"),
+        Some((2.0, 10.0)),
+        "only hp overridden"
+    );
+    scene.save(&path).unwrap();
+    let saved = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        saved.contains("\"hp\": 2.0"),
+        "the override is saved as one field:\n{saved}"
+    );
+    let again = Scene::load(&path, &assets).unwrap();
+    assert_eq!(hp_under(&again, "hit"), Some((2.0, 10.0)));
+
+    std::fs::write(&path, harbour("12.0")).unwrap();
+    let error = Scene::load(&path, &assets).unwrap_err();
+    let text = error.to_string();
+    assert!(
+        text.contains("health.hp") && text.contains("from 0 to 10"),
+        "an overridden value breaking the component's rules is named: {text}"
+    );
+}
