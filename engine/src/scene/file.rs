@@ -3,7 +3,9 @@
 //! crash mid-save never leaves half a scene behind.
 //!
 //! Nodes are listed parents first; a node names its parent by its position in
-//! the list. Components appear as optional fields of the node:
+//! the list. Components appear as optional fields of the node: the engine's
+//! own (`mesh`, `light`, ...) and every registered one under its name
+//! (`spin`, a game's `health`; see `record`):
 //!
 //! ```ron
 //! #![enable(implicit_some)]
@@ -11,7 +13,7 @@
 //!     version: 2,
 //!     nodes: [
 //!         (name: "ship", transform: (translation: (0.0, 0.5, 0.0))),
-//!         (name: "mast", parent: 0, mesh: (mesh: Cylinder)),
+//!         (name: "mast", parent: 0, mesh: (mesh: Cylinder), spin: (axis: (0.0, 1.0, 0.0), rate: 1.0)),
 //!     ],
 //! )
 //! ```
