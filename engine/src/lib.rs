@@ -66,6 +66,7 @@ mod bulk;
 pub(crate) mod extract;
 pub(crate) mod game;
 mod identity;
+pub mod input;
 mod light;
 mod rng;
 mod systems;

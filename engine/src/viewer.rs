@@ -304,6 +304,8 @@ struct Viewer {
     last_frame: Instant,
     /// Reports changed files (live reload); none when the system offers no watching.
     watcher: Option<crate::reload::FileWatcher>,
+    /// The window's input, read by the game's systems each fixed step.
+    input: crate::input::InputCollector,
 }
 
 impl Viewer {
@@ -412,7 +414,7 @@ impl Viewer {
         self.last_frame = now;
         self.rig.update(dt);
         self.reload_changed_files();
-        self.world.frame(&mut self.time);
+        self.world.frame_with_input(&mut self.time, &mut self.input);
         if let Some(panic) = self.world.system_panic() {
             return self.fail(event_loop, ViewerError::System(panic.clone()));
         }
@@ -510,6 +512,7 @@ impl ApplicationHandler for Viewer {
     }
 
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _: WindowId, event: WindowEvent) {
+        self.input.window_event(&event);
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
             WindowEvent::Resized(size) => {
@@ -598,6 +601,7 @@ pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
         cursor: None,
         last_frame: Instant::now(),
         watcher: None,
+        input: crate::input::InputCollector::default(),
     };
     match crate::reload::FileWatcher::new() {
         Ok(mut watcher) => {

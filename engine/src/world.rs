@@ -7,6 +7,7 @@
 
 use std::time::Duration;
 
+use crate::input::{Actions, Input, InputCollector, InputFrame};
 use crate::particles::ParticleSystem;
 use crate::record::{
     Branch, Captured, RecordSettings, Recorder, Restored, Seek, SeekError, Simulation, StateHash,
@@ -44,6 +45,8 @@ pub struct World {
     recomputed_nodes: Vec<NodeId>,
     stats: FrameStats,
     recorder: Option<Box<Recorder>>,
+    /// The input the next fixed step reads.
+    next_input: InputFrame,
 }
 
 impl World {
@@ -62,6 +65,7 @@ impl World {
             recomputed_nodes: Vec::new(),
             stats: FrameStats::default(),
             recorder: None,
+            next_input: InputFrame::default(),
         };
         world.replace_scene(scene);
         world
@@ -70,13 +74,51 @@ impl World {
     /// Reads the time source and runs the fixed steps due; returns the frame's stats.
     pub fn frame(&mut self, time: &mut impl TimeSource) -> FrameStats {
         let tick = self.clock.tick(time);
-        self.run_steps(tick)
+        self.run_steps(tick, None)
+    }
+
+    /// As [`World::frame`], each fixed step reading the input `collector`
+    /// gathered (the first step of a frame sees what happened once: taps,
+    /// motion; the others what is held).
+    pub fn frame_with_input(
+        &mut self,
+        time: &mut impl TimeSource,
+        collector: &mut InputCollector,
+    ) -> FrameStats {
+        let tick = self.clock.tick(time);
+        self.run_steps(tick, Some(collector))
+    }
+
+    /// The input the next fixed step reads.
+    pub fn input(&self) -> InputFrame {
+        self.next_input
+    }
+
+    /// Sets the input the next fixed step reads (later steps of the same
+    /// frame read what it holds).
+    pub fn set_input(&mut self, input: InputFrame) {
+        self.next_input = input;
+    }
+
+    /// The bindings named actions read through (from the game's plugins,
+    /// an `input.ron`).
+    pub fn set_actions(&mut self, actions: std::sync::Arc<Actions>) {
+        self.input_resource().set_actions(actions);
+    }
+
+    fn input_resource(&mut self) -> &mut Input {
+        if self.scene.resource::<Input>().is_none() {
+            self.scene.insert_resource(Input::default());
+        }
+        self.scene
+            .resource_mut::<Input>()
+            .expect("inserted just above")
     }
 
     /// Advances by a known real duration (offline rendering, tests).
     pub fn advance(&mut self, real: Duration) -> FrameStats {
         let tick = self.clock.advance(real);
-        self.run_steps(tick)
+        self.run_steps(tick, None)
     }
 
     /// Runs exactly one fixed step now, whatever the clock says.
@@ -97,6 +139,9 @@ impl World {
             r.before_step(self);
             std::time::Instant::now()
         });
+        let input = self.next_input;
+        self.input_resource().advance(&input);
+        self.next_input = input.held_only();
         self.systems.run_step(&mut self.scene, dt);
         self.particles.step(dt, self.scene.emitters_mut());
         let counts = self.after_propagation(self.scene.last_recomputed());
@@ -181,11 +226,18 @@ impl World {
         (recomputed, self.index.refiled())
     }
 
-    fn run_steps(&mut self, tick: FrameTick) -> FrameStats {
+    fn run_steps(
+        &mut self,
+        tick: FrameTick,
+        mut collector: Option<&mut InputCollector>,
+    ) -> FrameStats {
         let dt = self.clock.step_seconds();
         self.recomputed_nodes.clear();
         let (mut recomputed, mut refiled) = (0, 0);
         for _ in 0..tick.steps {
+            if let Some(collector) = collector.as_deref_mut() {
+                self.next_input = collector.take_frame();
+            }
             let (r, f) = self.fixed_step(dt);
             recomputed += r;
             refiled += f;
@@ -354,5 +406,13 @@ impl Simulation for World {
 
     fn set_step_length(&mut self, step: Duration) {
         self.clock = Clock::new(step);
+    }
+
+    fn input(&self) -> InputFrame {
+        self.next_input
+    }
+
+    fn set_input(&mut self, input: InputFrame) {
+        self.next_input = input;
     }
 }

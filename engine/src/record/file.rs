@@ -10,11 +10,12 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Simulation, StateHash};
+use super::{InputLog, Simulation, StateHash};
 use crate::files::{self, FileKind, ReadLimits};
+use crate::input::InputFrame;
 
-/// Version of the recording format this build reads and writes.
-pub const RECORDING_VERSION: u32 = 1;
+/// Version of the recording format this build writes; it reads 1 (no input) too.
+pub const RECORDING_VERSION: u32 = 2;
 
 /// The build that made a recording: the engine's version and a hash of its
 /// sources and shaders.
@@ -47,6 +48,9 @@ pub struct Recording {
     pub hash_every: u32,
     /// The world's hashes after steps `hash_every`, `2 * hash_every`, ...
     pub hashes: Vec<StateHash>,
+    /// The input each step read (where it changed).
+    #[serde(default)]
+    pub inputs: InputLog,
 }
 
 /// Why a recording could not be read or written.
@@ -127,9 +131,26 @@ impl Recording {
         steps: u64,
         hash_every: u32,
     ) -> Recording {
+        let idle = world.input();
+        Self::record_with_input(world, scene, scene_bytes, steps, hash_every, |_| idle)
+    }
+
+    /// As [`Recording::record`], step `s` (from 0) reading `input(s)`.
+    pub fn record_with_input(
+        world: &mut impl Simulation,
+        scene: &Path,
+        scene_bytes: &[u8],
+        steps: u64,
+        hash_every: u32,
+        mut input: impl FnMut(u64) -> InputFrame,
+    ) -> Recording {
         let hash_every = hash_every.max(1);
         let mut hashes = Vec::with_capacity((steps / u64::from(hash_every)) as usize);
+        let mut inputs = InputLog::default();
         for step in 1..=steps {
+            let frame = input(step - 1);
+            inputs.note(step - 1, &frame);
+            world.set_input(frame);
             world.step();
             if step % u64::from(hash_every) == 0 {
                 hashes.push(world.state_hash());
@@ -144,6 +165,7 @@ impl Recording {
             steps,
             hash_every,
             hashes,
+            inputs,
         }
     }
 
@@ -154,7 +176,8 @@ impl Recording {
         let every = u64::from(self.hash_every.max(1));
         let mut step = 0_u64;
         for want in &self.hashes {
-            for _ in 0..every {
+            for s in step..step + every {
+                world.set_input(self.inputs.at(s));
                 world.step();
             }
             step += every;
@@ -208,7 +231,7 @@ impl Recording {
             path: path.to_path_buf(),
             message: e.to_string(),
         })?;
-        if recording.version != RECORDING_VERSION {
+        if !(1..=RECORDING_VERSION).contains(&recording.version) {
             return Err(RecordingError::Version {
                 path: path.to_path_buf(),
                 found: recording.version,

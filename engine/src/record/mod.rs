@@ -66,13 +66,16 @@
 
 pub(crate) mod file;
 mod hash;
+mod input_log;
 mod keyframe;
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use crate::input::InputFrame;
 pub use file::{Recording, RecordingError, Verdict, build_id, scene_hash};
 pub use hash::StateHash;
+pub use input_log::InputLog;
 use keyframe::Keyframe;
 pub use keyframe::{Captured, Restored};
 
@@ -97,6 +100,11 @@ pub trait Simulation {
     fn step_length(&self) -> Duration;
     /// Sets the length of a fixed step (a replay runs at the recorded one).
     fn set_step_length(&mut self, step: Duration);
+    /// The input the next step reads (what a recording logs).
+    fn input(&self) -> InputFrame;
+    /// Sets the input the next step reads (a seek or a replay feeding back
+    /// what was recorded).
+    fn set_input(&mut self, input: InputFrame);
 }
 
 /// How a recording keeps keyframes.
@@ -181,6 +189,7 @@ pub struct Seek {
 pub struct Branch {
     kept: usize,
     tail: Vec<Keyframe>,
+    inputs: InputLog,
     head: u64,
     step: u64,
 }
@@ -230,6 +239,8 @@ pub struct Recorder {
     force: bool,
     seen_structure: u64,
     stats: RecordStats,
+    /// The input every recorded step read.
+    inputs: InputLog,
 }
 
 impl Recorder {
@@ -251,6 +262,7 @@ impl Recorder {
             force: true,
             seen_structure: u64::MAX,
             stats: RecordStats::default(),
+            inputs: InputLog::default(),
         }
     }
 
@@ -288,6 +300,12 @@ impl Recorder {
         if self.force || self.keyframes.is_empty() {
             self.capture(world);
         }
+        self.inputs.note(step, &world.input());
+    }
+
+    /// The input every recorded step read.
+    pub fn inputs(&self) -> &InputLog {
+        &self.inputs
     }
 
     /// Called after each fixed step with the time it took.
@@ -436,10 +454,14 @@ impl Recorder {
         })?;
         world.restore(restored);
         let keyframe = keyframe.step;
-        // The caller holds the recorder, so these steps are not recorded.
-        for _ in keyframe..step {
+        // The caller holds the recorder, so these steps are not recorded;
+        // each reads the input it read when it was.
+        let live = world.input();
+        for s in keyframe..step {
+            world.set_input(self.inputs.at(s));
             world.step();
         }
+        world.set_input(live);
         Ok(Seek {
             keyframe,
             resimulated: step - keyframe,
@@ -462,6 +484,7 @@ impl Recorder {
         Branch {
             kept,
             tail,
+            inputs: self.inputs.split_off(step),
             head,
             step,
         }
@@ -485,6 +508,7 @@ impl Recorder {
             self.keyframes.push_back(k);
         }
         self.head = branch.head;
+        self.inputs.put_back(branch.step, branch.inputs);
         self.newest_raw = None;
         self.cache = None;
     }
