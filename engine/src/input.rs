@@ -292,8 +292,10 @@ impl InputCollector {
 
     /// Everything held goes up (the window lost focus: no key stays stuck).
     pub fn release_all(&mut self) {
-        for key in self.frame.keys.iter().collect::<Vec<_>>() {
-            self.key(key, false);
+        for &key in Key::ALL {
+            if self.frame.keys.contains(key) {
+                self.key(key, false);
+            }
         }
         self.frame.mouse = 0;
         self.frame.pad = 0;

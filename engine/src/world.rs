@@ -108,6 +108,7 @@ impl World {
 
     fn input_resource(&mut self) -> &mut Input {
         if self.scene.resource::<Input>().is_none() {
+            // A scene from a file or made by hand: every world has input.
             self.scene.insert_resource(Input::default());
         }
         self.scene

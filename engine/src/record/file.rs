@@ -123,7 +123,7 @@ pub enum Verdict {
 }
 
 impl Recording {
-    /// Runs `world` for `steps` fixed steps, hashing every `hash_every`.
+    /// Runs `world` for `steps` fixed steps with no input, hashing every `hash_every`.
     pub fn record(
         world: &mut impl Simulation,
         scene: &Path,
@@ -131,8 +131,9 @@ impl Recording {
         steps: u64,
         hash_every: u32,
     ) -> Recording {
-        let idle = world.input();
-        Self::record_with_input(world, scene, scene_bytes, steps, hash_every, |_| idle)
+        Self::record_with_input(world, scene, scene_bytes, steps, hash_every, |_| {
+            InputFrame::default()
+        })
     }
 
     /// As [`Recording::record`], step `s` (from 0) reading `input(s)`.

@@ -160,6 +160,8 @@ pub trait Stored: Sized + 'static {
     fn column(components: &Components) -> Option<&Column<Self>>;
     /// Its column, made if missing.
     fn column_mut(components: &mut Components) -> &mut Column<Self>;
+    /// Its column, mutably, if there is one yet (reads and removals make none).
+    fn existing_mut(components: &mut Components) -> Option<&mut Column<Self>>;
 }
 
 impl<C: Component> Stored for C {
@@ -168,6 +170,9 @@ impl<C: Component> Stored for C {
     }
     fn column_mut(components: &mut Components) -> &mut Column<Self> {
         components.registered.get_or_insert::<C>()
+    }
+    fn existing_mut(components: &mut Components) -> Option<&mut Column<Self>> {
+        components.registered.get_mut::<C>()
     }
 }
 
@@ -179,6 +184,9 @@ macro_rules! stored {
             }
             fn column_mut(components: &mut Components) -> &mut Column<Self> {
                 &mut components.$field
+            }
+            fn existing_mut(components: &mut Components) -> Option<&mut Column<Self>> {
+                Some(&mut components.$field)
             }
         }
     )*};
@@ -214,7 +222,7 @@ impl super::Scene {
 
     /// Removes a component from `node`.
     pub fn remove<C: Stored>(&mut self, node: NodeId) -> Option<C> {
-        C::column_mut(&mut self.components).remove(node)
+        C::existing_mut(&mut self.components)?.remove(node)
     }
 
     /// The component of `node`.
@@ -224,6 +232,6 @@ impl super::Scene {
 
     /// The component of `node`, mutably.
     pub fn get_mut<C: Stored>(&mut self, node: NodeId) -> Option<&mut C> {
-        C::column_mut(&mut self.components).get_mut(node)
+        C::existing_mut(&mut self.components)?.get_mut(node)
     }
 }

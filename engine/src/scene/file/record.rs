@@ -212,7 +212,6 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
         let mut record = NodeRecord::new("");
         let mut named = false;
         while let Some(key) = map.next_key::<String>()? {
-            let duplicate = || de::Error::duplicate_field(leak_free(&key));
             match key.as_str() {
                 "name" => {
                     record.name = map.next_value()?;
@@ -232,7 +231,8 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
                 name => match self.registry.get(name) {
                     Some(kind) => {
                         if record.component_named(name).is_some() {
-                            return Err(duplicate());
+                            let message = format!("duplicate component `{name}`");
+                            return Err(de::Error::custom(message));
                         }
                         let value = map.next_value_seed(ComponentSeed(kind))?;
                         record.set_component(value);
@@ -250,16 +250,6 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
         }
         Ok(record)
     }
-}
-
-/// serde's duplicate-field error wants a `'static` name; the built-in
-/// fields have one, a component's name is said in the message instead.
-fn leak_free(key: &str) -> &'static str {
-    BUILT_IN_FIELDS
-        .iter()
-        .find(|&&f| f == key)
-        .copied()
-        .unwrap_or("a component")
 }
 
 /// Reads one registered component's value.
