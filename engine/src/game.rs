@@ -43,6 +43,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::assets::Assets;
+use crate::files::ReadLimits;
+use crate::input::{Actions, INPUT_FILE, InputError};
 use crate::scene::{ComponentRegistry, RegistryError, Scene, SceneError};
 use crate::systems::SystemError;
 use crate::world::World;
@@ -75,6 +77,19 @@ pub enum GameError {
     /// A registry error raised outside a plugin's build (converted by `?`).
     #[error(transparent)]
     Types(#[from] RegistryError),
+    /// Two plugins declare one input action.
+    #[error("input action `{action}` is declared by both `{first}` and `{second}`")]
+    DuplicateAction {
+        /// The action.
+        action: String,
+        /// The plugin that declared it first.
+        first: String,
+        /// The plugin that declared it again.
+        second: String,
+    },
+    /// The `input.ron` beside the scene.
+    #[error(transparent)]
+    Input(#[from] InputError),
 }
 
 /// What a game adds to the engine. Both methods have empty defaults.
@@ -92,6 +107,13 @@ pub trait Plugin: Send + Sync {
     fn components(&self, registry: &mut ComponentRegistry) -> Result<(), RegistryError> {
         let _ = registry;
         Ok(())
+    }
+
+    /// The input actions its systems read ([`crate::input::Input::axis`],
+    /// `action_held`, `action_pressed`), with their default bindings; an
+    /// `input.ron` beside the scene may rebind them.
+    fn actions(&self) -> Actions {
+        Actions::default()
     }
 
     /// Gives a world about to run its resources and systems.
@@ -153,11 +175,64 @@ impl Game {
         Ok(())
     }
 
-    /// Gives `world` every plugin's resources and systems.
+    /// Every plugin's input actions with their default bindings.
+    ///
+    /// # Errors
+    /// [`GameError::DuplicateAction`]: two plugins declare one name.
+    pub fn actions(&self) -> Result<Actions, GameError> {
+        let mut all = Actions::default();
+        let mut owner: std::collections::BTreeMap<String, String> = Default::default();
+        for plugin in &self.plugins {
+            let actions = plugin.actions();
+            for name in actions.names() {
+                if let Some(first) = owner.insert(name.to_owned(), plugin.name()) {
+                    return Err(GameError::DuplicateAction {
+                        action: name.to_owned(),
+                        first,
+                        second: plugin.name(),
+                    });
+                }
+                if let Some(binding) = actions.get(name) {
+                    all = all.bind(name, binding.clone());
+                }
+            }
+        }
+        Ok(all)
+    }
+
+    /// The game's actions as the scene at `scene` plays them: the plugins'
+    /// bindings with those of an `input.ron` in the scene's folder over
+    /// them (none there: the plugins' own).
+    ///
+    /// # Errors
+    /// As [`Game::actions`]; the file's [`InputError`] (an unknown key or an
+    /// action no plugin declares, at its line).
+    pub fn actions_for(&self, scene: &Path) -> Result<Actions, GameError> {
+        let actions = self.actions()?;
+        let file = scene.with_file_name(INPUT_FILE);
+        if !file.is_file() {
+            return Ok(actions);
+        }
+        Ok(actions.overridden_by_file(&file, &ReadLimits::default())?)
+    }
+
+    /// As [`Game::build`], the world's input actions bound as the scene
+    /// file at `scene` plays them ([`Game::actions_for`]).
+    ///
+    /// # Errors
+    /// As [`Game::build`] and [`Game::actions_for`].
+    pub fn build_for(&self, world: &mut World, scene: &Path) -> Result<(), GameError> {
+        self.build(world)?;
+        world.set_actions(Arc::new(self.actions_for(scene)?));
+        Ok(())
+    }
+
+    /// Gives `world` every plugin's resources, systems and input actions.
     ///
     /// # Errors
     /// The first plugin's error, naming the plugin.
     pub fn build(&self, world: &mut World) -> Result<(), GameError> {
+        world.set_actions(Arc::new(self.actions()?));
         for plugin in &self.plugins {
             plugin.build(world).map_err(|error| match error {
                 GameError::Systems(source) => GameError::System {
@@ -175,14 +250,15 @@ impl Game {
     }
 
     /// Registers the game's types in `assets`, loads the scene file at
-    /// `path` into it and builds a world around it.
+    /// `path` into it and builds a world around it ([`Game::build_for`]:
+    /// an `input.ron` beside the scene rebinds the game's actions).
     ///
     /// # Errors
-    /// As [`Game::register`], [`Scene::load`] and [`Game::build`].
+    /// As [`Game::register`], [`Scene::load`] and [`Game::build_for`].
     pub fn load(&self, path: &Path, assets: &Assets) -> Result<World, GameError> {
         self.register(assets)?;
         let mut world = World::new(Scene::load(path, assets)?);
-        self.build(&mut world)?;
+        self.build_for(&mut world, path)?;
         Ok(world)
     }
 }

@@ -13,7 +13,7 @@
 mod actions;
 mod keys;
 
-pub use actions::{Actions, Binding, InputError};
+pub use actions::{Actions, Binding, INPUT_FILE, InputError};
 pub use keys::{Key, KeySet};
 
 use std::sync::Arc;

@@ -327,7 +327,7 @@ impl Viewer {
                 Ok(scene) => {
                     watcher.watch_scene(&scene, Some(&self.options.scene));
                     let mut world = World::new(scene);
-                    if let Err(e) = self.options.game.build(&mut world) {
+                    if let Err(e) = self.options.game.build_for(&mut world, &self.options.scene) {
                         log::error!("not reloaded: {e}");
                         return;
                     }

@@ -412,6 +412,78 @@ fn a_game_sets_worlds_up_from_its_plugins() {
 }
 
 #[test]
+fn plugins_declare_actions_and_an_input_file_beside_the_scene_rebinds_them() {
+    use keel_engine::input::{Binding, INPUT_FILE, InputFrame, Key, KeySet};
+    use keel_engine::{Game, GameError, Plugin};
+    struct Helm;
+    impl Plugin for Helm {
+        fn actions(&self) -> keel_engine::input::Actions {
+            keel_engine::input::Actions::default().bind(
+                "steer",
+                Binding::Axis {
+                    keys: Some((Key::Left, Key::Right)),
+                    gamepad: None,
+                },
+            )
+        }
+    }
+    struct OtherHelm;
+    impl Plugin for OtherHelm {
+        fn actions(&self) -> keel_engine::input::Actions {
+            Helm.actions()
+        }
+    }
+    let steer_with = |world: &mut World, key: Key| {
+        let mut keys = KeySet::default();
+        keys.insert(key);
+        world.set_input(InputFrame {
+            keys,
+            ..InputFrame::default()
+        });
+        world.step();
+        world
+            .scene()
+            .resource::<keel_engine::input::Input>()
+            .unwrap()
+            .axis("steer")
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("game.ron");
+    std::fs::write(&path, "(version: 2, nodes: [])").unwrap();
+    let game = Game::new().with(Helm);
+    // The plugin's own binding.
+    let mut world = game.load(&path, &Assets::new()).unwrap();
+    assert_eq!(steer_with(&mut world, Key::Right), 1.0);
+    assert_eq!(steer_with(&mut world, Key::D), 0.0);
+    // Rebound by the file beside the scene.
+    let input = dir.path().join(INPUT_FILE);
+    std::fs::write(&input, "{\"steer\": Axis(keys: (A, D))}").unwrap();
+    let mut world = game.load(&path, &Assets::new()).unwrap();
+    assert_eq!(steer_with(&mut world, Key::D), 1.0);
+    assert_eq!(steer_with(&mut world, Key::Right), 0.0);
+    // An action no plugin declares, a key this build lacks: named, located.
+    std::fs::write(&input, "{\"jump\": Button(keys: [Space])}").unwrap();
+    let text = game.load(&path, &Assets::new()).err().unwrap().to_string();
+    assert!(
+        text.contains("input.ron") && text.contains("`jump`") && text.contains("steer"),
+        "{text}"
+    );
+    std::fs::write(&input, "{\n  \"steer\": Axis(keys: (A, Dee)),\n}").unwrap();
+    let text = game.load(&path, &Assets::new()).err().unwrap().to_string();
+    assert!(
+        text.contains("input.ron:2:") && text.contains("Dee"),
+        "{text}"
+    );
+    // One action declared by two plugins.
+    let error = game.with(OtherHelm).actions().unwrap_err();
+    assert!(
+        matches!(error, GameError::DuplicateAction { .. }),
+        "{error}"
+    );
+    assert!(error.to_string().contains("`steer`"), "{error}");
+}
+
+#[test]
 fn the_viewer_stops_on_a_panicking_system_naming_it() {
     use keel_engine::viewer::{ViewerError, ViewerOptions, render_headless};
     use keel_engine::{Game, GameError, Plugin};

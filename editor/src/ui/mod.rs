@@ -276,7 +276,11 @@ impl EditorApp {
 
     /// Gives the document's world the game's resources and systems.
     fn build_world(&mut self) {
-        if let Err(e) = self.game.build(&mut self.doc.world) {
+        let built = match self.doc.path.clone() {
+            Some(path) => self.game.build_for(&mut self.doc.world, &path),
+            None => self.game.build(&mut self.doc.world),
+        };
+        if let Err(e) = built {
             self.status.error(format!(
                 "The game's plugins could not set up the world: {e}"
             ));

@@ -19,6 +19,9 @@ use serde::{Deserialize, Serialize};
 use super::{GamepadAxis, GamepadButton, Input, Key, MouseButton};
 use crate::files::{FileKind, ReadLimits};
 
+/// The file beside a scene that rebinds its game's actions.
+pub const INPUT_FILE: &str = "input.ron";
+
 /// What an action reads.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
