@@ -92,6 +92,15 @@ pub enum GameError {
     Input(#[from] InputError),
 }
 
+/// A line of text a game shows its player (a score, what to do next). A
+/// resource: a system sets it when what it says changes; the viewer shows it
+/// in the window's title, the editor over the 3D view while playing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Hud {
+    /// What the player reads.
+    pub text: String,
+}
+
 /// What a game adds to the engine. Both methods have empty defaults.
 pub trait Plugin: Send + Sync {
     /// The name errors name it by.

@@ -76,7 +76,7 @@ pub(crate) mod workers;
 pub(crate) mod world;
 
 // The world and how it runs.
-pub use game::{Game, GameError, Plugin};
+pub use game::{Game, GameError, Hud, Plugin};
 pub use systems::{
     BUILT_IN_SYSTEMS, Command, Commands, SpawnInit, StepContext, SystemError, SystemFn,
     SystemOrder, SystemPanic, Systems,

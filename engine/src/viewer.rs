@@ -280,6 +280,10 @@ fn save_png(image: &image::RgbaImage, path: &std::path::Path) -> Result<(), View
     })
 }
 
+fn window_title(options: &ViewerOptions) -> String {
+    format!("Keel viewer: {}", options.scene.display())
+}
+
 struct Gpu {
     ctx: GpuContext,
     surface: SurfaceState,
@@ -306,6 +310,8 @@ struct Viewer {
     watcher: Option<crate::reload::FileWatcher>,
     /// The window's input, read by the game's systems each fixed step.
     input: crate::input::InputCollector,
+    /// The game's [`crate::game::Hud`] text the title shows.
+    hud_shown: String,
 }
 
 impl Viewer {
@@ -374,7 +380,7 @@ impl Viewer {
         let window_error = |e: &dyn std::fmt::Display| ViewerError::Window {
             message: e.to_string(),
         };
-        let title = format!("Keel viewer: {}", self.options.scene.display());
+        let title = window_title(&self.options);
         let attributes = Window::default_attributes()
             .with_title(title)
             .with_inner_size(PhysicalSize::new(self.options.size.0, self.options.size.1));
@@ -421,6 +427,13 @@ impl Viewer {
         let Some(gpu) = &mut self.gpu else {
             return;
         };
+        if let Some(hud) = self.world.resource::<crate::game::Hud>()
+            && hud.text != self.hud_shown
+        {
+            self.hud_shown.clone_from(&hud.text);
+            gpu.window
+                .set_title(&format!("{}: {}", window_title(&self.options), hud.text));
+        }
         let frame_texture = match gpu.surface.acquire(&gpu.ctx) {
             Ok(Some(texture)) => texture,
             // Minimised, timed out, or just reconfigured: skip this frame.
@@ -602,6 +615,7 @@ pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
         last_frame: Instant::now(),
         watcher: None,
         input: crate::input::InputCollector::default(),
+        hud_shown: String::new(),
     };
     match crate::reload::FileWatcher::new() {
         Ok(mut watcher) => {

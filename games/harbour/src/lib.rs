@@ -1,0 +1,300 @@
+//! Harbour: a small game made with Keel through its public API alone.
+//!
+//! Steer the ship (A/D or the left stick; W/S or the stick forward and back
+//! for the sails) and sail over the buoys to collect them; the small boats
+//! keep out of the ship's way. The score is a resource shown on screen
+//! through [`keel_engine::Hud`].
+//!
+//! Everything the game adds is one [`Plugin`]: three components ([`Ship`],
+//! [`Buoy`], [`Skittish`]), a [`Score`] resource, three systems and two input
+//! actions. Its two binaries are the engine's viewer and editor given the
+//! plugin; its scene (`assets/harbour.ron`) names the components like any
+//! built-in, and an `input.ron` beside it may rebind the actions.
+//!
+//! ```
+//! use keel_engine::{Assets, Hud};
+//!
+//! let mut world = harbour::game().load(&harbour::scene_path(), &Assets::new())?;
+//! world.step();
+//! let hud = world.resource::<Hud>().expect("the game shows its score");
+//! assert!(hud.text.starts_with("Score 0"), "{}", hud.text);
+//! # Ok::<(), keel_engine::GameError>(())
+//! ```
+
+use std::path::PathBuf;
+
+use bevy_reflect::Reflect;
+use glam::{Quat, Vec3};
+use keel_engine::input::{Actions, Binding, GamepadAxis, Input, Key};
+use keel_engine::scene::{ComponentRegistry, RegistryError};
+use keel_engine::{
+    Commands, Component, GameError, Hud, Invalid, Plugin, Scene, StepContext, World,
+};
+use serde::{Deserialize, Serialize};
+
+/// Half the side of the square of sea the game is played in, metres.
+pub const HARBOUR_HALF_SIZE: f32 = 60.0;
+
+/// The game's scene, beside the crate.
+pub fn scene_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/harbour.ron")
+}
+
+/// The game: its plugin, for a viewer, an editor or a test world.
+pub fn game() -> keel_engine::Game {
+    keel_engine::Game::new().with(HarbourPlugin)
+}
+
+/// The player's ship: sails forward (its -Z), turned by the `steer` action,
+/// sped up and slowed by `throttle`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Reflect)]
+#[serde(default, deny_unknown_fields)]
+pub struct Ship {
+    /// Speed now, metres per second.
+    #[reflect(@0.0..=40.0_f32)]
+    pub speed: f32,
+    /// Top speed, metres per second.
+    #[reflect(@0.0..=40.0_f32)]
+    pub max_speed: f32,
+    /// Speed gained per second at full throttle.
+    #[reflect(@0.0..=40.0_f32)]
+    pub acceleration: f32,
+    /// Turn rate at full steer, radians per second.
+    #[reflect(@0.0..=6.0_f32)]
+    pub turn_rate: f32,
+}
+
+impl Default for Ship {
+    fn default() -> Self {
+        Self {
+            speed: 0.0,
+            max_speed: 12.0,
+            acceleration: 6.0,
+            turn_rate: 0.9,
+        }
+    }
+}
+
+impl Component for Ship {
+    const NAME: &'static str = "ship";
+
+    fn validate(&self) -> Result<(), Invalid> {
+        Invalid::range("max_speed", self.max_speed, 0.0..=40.0)?;
+        Invalid::range("speed", self.speed, 0.0..=self.max_speed)?;
+        Invalid::range("acceleration", self.acceleration, 0.0..=40.0)?;
+        Invalid::range("turn_rate", self.turn_rate, 0.0..=6.0)
+    }
+}
+
+/// A buoy to collect: gone, and its points scored, once the ship is within
+/// `radius` of it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Reflect)]
+#[serde(default, deny_unknown_fields)]
+pub struct Buoy {
+    /// What collecting it scores.
+    pub points: u32,
+    /// How close the ship must come, metres.
+    #[reflect(@0.5..=20.0_f32)]
+    pub radius: f32,
+}
+
+impl Default for Buoy {
+    fn default() -> Self {
+        Self {
+            points: 1,
+            radius: 5.0,
+        }
+    }
+}
+
+impl Component for Buoy {
+    const NAME: &'static str = "buoy";
+
+    fn validate(&self) -> Result<(), Invalid> {
+        Invalid::range("radius", self.radius, 0.5..=20.0)
+    }
+}
+
+/// A boat that steers away from the ship once it comes within `radius`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Reflect)]
+#[serde(default, deny_unknown_fields)]
+pub struct Skittish {
+    /// How close the ship may come before the boat flees, metres.
+    #[reflect(@0.0..=60.0_f32)]
+    pub radius: f32,
+    /// How fast it flees, metres per second.
+    #[reflect(@0.0..=30.0_f32)]
+    pub speed: f32,
+}
+
+impl Default for Skittish {
+    fn default() -> Self {
+        Self {
+            radius: 16.0,
+            speed: 5.0,
+        }
+    }
+}
+
+impl Component for Skittish {
+    const NAME: &'static str = "skittish";
+
+    fn validate(&self) -> Result<(), Invalid> {
+        Invalid::range("radius", self.radius, 0.0..=60.0)?;
+        Invalid::range("speed", self.speed, 0.0..=30.0)
+    }
+}
+
+/// Points scored and buoys collected (a resource: it belongs to no node).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Score {
+    /// Points scored.
+    pub points: u32,
+    /// Buoys collected.
+    pub collected: u32,
+}
+
+/// The harbour game's plugin.
+pub struct HarbourPlugin;
+
+impl Plugin for HarbourPlugin {
+    fn name(&self) -> String {
+        "harbour".to_owned()
+    }
+
+    fn components(&self, registry: &mut ComponentRegistry) -> Result<(), RegistryError> {
+        registry.register::<Ship>()?;
+        registry.register::<Buoy>()?;
+        registry.register::<Skittish>()
+    }
+
+    fn actions(&self) -> Actions {
+        Actions::default()
+            .bind(
+                "steer",
+                Binding::Axis {
+                    keys: Some((Key::A, Key::D)),
+                    gamepad: Some(GamepadAxis::LeftStickX),
+                },
+            )
+            .bind(
+                "throttle",
+                Binding::Axis {
+                    keys: Some((Key::S, Key::W)),
+                    gamepad: Some(GamepadAxis::LeftStickY),
+                },
+            )
+    }
+
+    fn build(&self, world: &mut World) -> Result<(), GameError> {
+        world.insert_resource(Score::default());
+        world.insert_resource(Hud::default());
+        let systems = world.systems_mut();
+        systems.add("sail", sail)?;
+        systems.add("collect", collect)?.after("sail")?;
+        systems.add("keep_away", keep_away)?.after("sail")?;
+        Ok(())
+    }
+}
+
+/// Moves every ship by the `steer` and `throttle` actions.
+fn sail(scene: &mut Scene, _: &mut Commands, step: &StepContext) {
+    let (steer, throttle) = scene.resource::<Input>().map_or((0.0, 0.0), |input| {
+        (input.axis("steer"), input.axis("throttle"))
+    });
+    let dt = step.dt;
+    scene.each_mut::<Ship>(|scene, node, ship| {
+        let Some(mut local) = scene.local(node) else {
+            return;
+        };
+        // Full throttle accelerates; none lets the ship drift to a stop.
+        let change = if throttle != 0.0 {
+            throttle * ship.acceleration
+        } else {
+            -0.25 * ship.acceleration
+        };
+        ship.speed = (ship.speed + change * dt).clamp(0.0, ship.max_speed);
+        // A ship turns only while it moves; steering right turns clockwise
+        // seen from above.
+        let way = (ship.speed / ship.max_speed.max(1e-3)).min(1.0);
+        let turn = Quat::from_rotation_y(-steer * ship.turn_rate * way * dt);
+        local.rotation = (turn * local.rotation).normalize();
+        let forward = local.rotation * Vec3::NEG_Z;
+        local.translation = within_harbour(local.translation + forward * ship.speed * dt);
+        // A node that was removed meanwhile is no error for the game.
+        let _ = scene.set_local(node, local);
+    });
+}
+
+/// Collects the buoys within reach of a ship and scores them.
+fn collect(scene: &mut Scene, commands: &mut Commands, _: &StepContext) {
+    let Some(ship) = first_position::<Ship>(scene) else {
+        return;
+    };
+    let (nodes, buoys) = scene.query::<Buoy>();
+    let mut scored = Score::default();
+    for (&node, buoy) in nodes.iter().zip(buoys) {
+        let Some(at) = scene.local(node) else {
+            continue;
+        };
+        if horizontal(at.translation - ship).length() <= buoy.radius {
+            commands.despawn(node);
+            scored.points += buoy.points;
+            scored.collected += 1;
+        }
+    }
+    let left = nodes.len() as u32 - scored.collected;
+    let Some(score) = scene.resource_mut::<Score>() else {
+        return;
+    };
+    score.points += scored.points;
+    score.collected += scored.collected;
+    let score = *score;
+    // The text changes only when the score does: no string made per step.
+    if scored.collected > 0 || scene.resource::<Hud>().is_some_and(|h| h.text.is_empty()) {
+        let text = if left == 0 {
+            format!("Score {}: every buoy collected!", score.points)
+        } else {
+            format!("Score {}, buoys left {left}", score.points)
+        };
+        scene.insert_resource(Hud { text });
+    }
+}
+
+/// Boats within their radius of the ship sail straight away from it.
+fn keep_away(scene: &mut Scene, _: &mut Commands, step: &StepContext) {
+    let Some(ship) = first_position::<Ship>(scene) else {
+        return;
+    };
+    let dt = step.dt;
+    scene.each_mut::<Skittish>(|scene, node, boat| {
+        let Some(mut local) = scene.local(node) else {
+            return;
+        };
+        let away = horizontal(local.translation - ship);
+        let distance = away.length();
+        if distance >= boat.radius || distance < 1e-3 {
+            return;
+        }
+        let heading = away / distance;
+        local.translation = within_harbour(local.translation + heading * boat.speed * dt);
+        // Its bow (-Z) points the way it flees.
+        local.rotation = Quat::from_rotation_y(f32::atan2(-heading.x, -heading.z));
+        let _ = scene.set_local(node, local);
+    });
+}
+
+/// Where the first node with a `C` is (ships are roots: local is world).
+fn first_position<C: Component>(scene: &Scene) -> Option<Vec3> {
+    let (nodes, _) = scene.query::<C>();
+    scene.local(*nodes.first()?).map(|t| t.translation)
+}
+
+fn horizontal(v: Vec3) -> Vec3 {
+    Vec3::new(v.x, 0.0, v.z)
+}
+
+fn within_harbour(at: Vec3) -> Vec3 {
+    let half = HARBOUR_HALF_SIZE;
+    Vec3::new(at.x.clamp(-half, half), at.y, at.z.clamp(-half, half))
+}

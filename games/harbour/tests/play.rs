@@ -1,0 +1,194 @@
+//! The harbour game played headless: scripted keys reach a score, a bot
+//! clears the harbour, boats keep away, and a played run records and
+//! replays bit for bit.
+
+use glam::Vec3;
+use harbour::{Buoy, Score, Ship, Skittish};
+use keel_engine::input::{InputFrame, Key, KeySet};
+use keel_engine::record::{Recording, Verdict};
+use keel_engine::{Assets, Hud, World};
+
+fn world() -> World {
+    harbour::game()
+        .load(&harbour::scene_path(), &Assets::new())
+        .expect("the game's scene loads with its plugin")
+}
+
+fn keys(held: &[Key]) -> InputFrame {
+    let mut keys = KeySet::default();
+    for &key in held {
+        keys.insert(key);
+    }
+    InputFrame {
+        keys,
+        ..InputFrame::default()
+    }
+}
+
+fn ship(world: &World) -> (Vec3, Vec3) {
+    let scene = world.scene();
+    let (nodes, _) = scene.query::<Ship>();
+    let local = scene.local(nodes[0]).unwrap();
+    (local.translation, local.rotation * Vec3::NEG_Z)
+}
+
+/// Full sail straight ahead for five seconds, then a turn to starboard.
+fn script(step: u64) -> InputFrame {
+    match step {
+        0..300 => keys(&[Key::W]),
+        300..420 => keys(&[Key::W, Key::D]),
+        _ => InputFrame::default(),
+    }
+}
+
+#[test]
+fn scripted_keys_sail_over_the_buoys_ahead_and_score() {
+    let mut world = world();
+    let start = ship(&world).0;
+    for step in 0..480 {
+        world.set_input(script(step));
+        world.step();
+    }
+    let score = *world.resource::<Score>().unwrap();
+    assert_eq!(
+        (score.collected, score.points),
+        (2, 2),
+        "the two buoys dead ahead"
+    );
+    let (at, heading) = ship(&world);
+    assert!(at.z < start.z - 40.0, "sailed ahead: {at}");
+    assert!(heading.x > 0.5, "turned to starboard: {heading}");
+    assert_eq!(world.scene().query::<Buoy>().0.len(), 6, "two buoys gone");
+    let hud = world.resource::<Hud>().unwrap();
+    assert_eq!(hud.text, "Score 2, buoys left 6");
+}
+
+#[test]
+fn a_played_run_records_and_replays_identically_and_an_altered_key_diverges() {
+    let scene = harbour::scene_path();
+    let bytes = std::fs::read(&scene).unwrap();
+    let mut played = world();
+    let recording = Recording::record_with_input(&mut played, &scene, &bytes, 480, 10, script);
+    assert_eq!(played.resource::<Score>().unwrap().points, 2);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("run.ron");
+    recording.write(&file).unwrap();
+    let read = Recording::read(&file).unwrap();
+    assert!(matches!(
+        read.replay(&mut world()),
+        Verdict::Identical { steps: 480, .. }
+    ));
+    let mut altered = read.clone();
+    altered.inputs = read.inputs.with_changed(350, keys(&[Key::W, Key::A]));
+    match altered.replay(&mut world()) {
+        Verdict::Diverged { step, .. } => assert_eq!(step, 360, "first hash after step 350"),
+        Verdict::Identical { .. } => panic!("steering the other way must show"),
+    }
+}
+
+/// Steers for the nearest buoy left, as a player would.
+fn bot(world: &World) -> InputFrame {
+    let (at, heading) = ship(world);
+    let scene = world.scene();
+    let (nodes, _) = scene.query::<Buoy>();
+    let Some(target) = nodes
+        .iter()
+        .filter_map(|&n| scene.local(n))
+        .map(|t| t.translation)
+        .min_by(|a, b| a.distance(at).total_cmp(&b.distance(at)))
+    else {
+        return InputFrame::default();
+    };
+    let to = (target - at).with_y(0.0).normalize_or_zero();
+    // Positive when the buoy lies to starboard (right of the heading).
+    let side = heading.cross(to).y;
+    let mut held = vec![Key::W];
+    if side < -0.05 {
+        held.push(Key::D);
+    } else if side > 0.05 || heading.dot(to) < 0.0 {
+        held.push(Key::A);
+    }
+    keys(&held)
+}
+
+#[test]
+fn a_bot_steering_by_keys_clears_the_harbour() {
+    let mut world = world();
+    let buoys = world.scene().query::<Buoy>().1.to_vec();
+    let total: u32 = buoys.iter().map(|b| b.points).sum();
+    let mut steps = 0;
+    while !world.scene().query::<Buoy>().0.is_empty() {
+        assert!(steps < 60 * 180, "three minutes and buoys left");
+        let input = bot(&world);
+        world.set_input(input);
+        world.step();
+        steps += 1;
+    }
+    let score = *world.resource::<Score>().unwrap();
+    assert_eq!(score.collected as usize, buoys.len());
+    assert_eq!(score.points, total);
+    assert!(
+        world.resource::<Hud>().unwrap().text.contains("every buoy"),
+        "the end is announced"
+    );
+}
+
+#[test]
+fn boats_keep_away_from_the_ship() {
+    let mut world = world();
+    let scene = world.scene();
+    let (boats, skittish) = scene.query::<Skittish>();
+    let (boat, radius) = (boats[0], skittish[0].radius);
+    let boat_at = scene.local(boat).unwrap().translation;
+    // The ship placed half the boat's radius from it.
+    let (ships, _) = scene.query::<Ship>();
+    let ship_node = ships[0];
+    let mut local = scene.local(ship_node).unwrap();
+    let offset = (Vec3::new(1.0, 0.0, 0.5).normalize()) * radius * 0.5;
+    local.translation = boat_at - offset;
+    world.scene_mut().set_local(ship_node, local).unwrap();
+    for _ in 0..120 {
+        world.step();
+    }
+    let now = world.scene().local(boat).unwrap();
+    let gone = (now.translation - local.translation).with_y(0.0).length();
+    assert!(gone >= radius - 0.1, "fled to {gone} of {radius}");
+    // It faces the way it fled.
+    let bow = now.rotation * Vec3::NEG_Z;
+    assert!(bow.dot(offset.normalize()) > 0.99, "bow {bow}");
+    // A boat far from the ship stays where it was.
+    let far = world
+        .scene()
+        .query::<Skittish>()
+        .0
+        .iter()
+        .copied()
+        .find(|&b| {
+            let t = world.scene().local(b).unwrap().translation;
+            (t - local.translation).length() > 2.0 * radius
+        })
+        .unwrap();
+    let before = self::world().scene().local(far).unwrap();
+    assert_eq!(
+        world.scene().local(far).unwrap().translation,
+        before.translation
+    );
+}
+
+#[test]
+fn an_out_of_range_ship_value_in_the_scene_is_located() {
+    let text = std::fs::read_to_string(harbour::scene_path()).unwrap();
+    let broken = text.replacen("max_speed: 12.0", "max_speed: 90.0", 1);
+    let assets = Assets::new();
+    harbour::game().register(&assets).unwrap();
+    let registry = keel_engine::scene::ComponentRegistry::of(&assets);
+    let error = keel_engine::scene::SceneFile::parse(&broken, &harbour::scene_path(), &registry)
+        .and_then(|file| file.to_scene(&harbour::scene_path(), &assets))
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        error.contains("harbour.ron:") && error.contains("ship.max_speed") && error.contains("40"),
+        "{error}"
+    );
+}
