@@ -282,3 +282,89 @@ fn a_game_system_that_panics_stops_play_and_keeps_the_edits_made_before() {
         "ready to play again"
     );
 }
+
+/// A game steered with A and D: its system moves the flag.
+struct Helm;
+
+impl keel_engine::Plugin for Helm {
+    fn actions(&self) -> keel_engine::input::Actions {
+        use keel_engine::input::{Actions, Binding, Key};
+        Actions::default().bind(
+            "steer",
+            Binding::Axis {
+                keys: Some((Key::A, Key::D)),
+                gamepad: None,
+            },
+        )
+    }
+
+    fn build(&self, world: &mut keel_engine::World) -> Result<(), keel_engine::GameError> {
+        world.systems_mut().add("helm", |scene, _, ctx| {
+            let steer = scene
+                .resource::<keel_engine::input::Input>()
+                .map_or(0.0, |input| input.axis("steer"));
+            let flag = scene.find("flag").expect("the flag");
+            let mut local = scene.local(flag).unwrap();
+            local.translation.x += steer * ctx.dt;
+            scene.set_local(flag, local).unwrap();
+        })?;
+        Ok(())
+    }
+}
+
+#[test]
+fn in_play_the_game_has_the_keys_until_escape_and_a_click_gives_them_back() {
+    let game = keel_engine::Game::new().with(Helm);
+    let app = EditorApp::with_game(Document::new(small_scene(), None), None, game);
+    let mut h = harness(app);
+    let flag = node(&h, "flag");
+    let flag_x =
+        |h: &Harness<'_, EditorApp>| h.state().doc().scene().local(flag).unwrap().translation.x;
+    let sea = node(&h, "sea");
+    h.state_mut().doc_mut().selection.select_only(sea);
+    assert!(!h.state().game_has_input(), "editing: the editor's keys");
+    h.get_by_label("Play").click();
+    h.run();
+    assert!(h.state().game_has_input(), "Play gives the game the keys");
+
+    // D held for a while: the game steers; Delete goes to the game too.
+    let start = flag_x(&h);
+    h.key_down(egui::Key::D);
+    h.key_press(egui::Key::Delete);
+    for _ in 0..30 {
+        h.run();
+        h.state_mut().advance(std::time::Duration::from_millis(20));
+    }
+    h.key_up(egui::Key::D);
+    h.run();
+    let steered = flag_x(&h);
+    assert!(steered - start > 0.4, "steered from {start} to {steered}");
+    assert!(
+        h.state().doc().scene().contains(sea),
+        "Delete went to the game, not to the editor's selection"
+    );
+
+    // Escape: the keys are the editor's again, the game reads none.
+    h.key_press(egui::Key::Escape);
+    h.run();
+    assert!(!h.state().game_has_input());
+    assert_eq!(h.state().play_state(), keel_editor::PlayState::Playing);
+    h.key_down(egui::Key::D);
+    for _ in 0..10 {
+        h.run();
+        h.state_mut().advance(std::time::Duration::from_millis(20));
+    }
+    h.key_up(egui::Key::D);
+    h.run();
+    assert_eq!(flag_x(&h), steered, "no input reaches the game");
+
+    // A click on the 3D view gives it back.
+    let view = h.state().viewport().rect.expect("the 3D view is laid out");
+    h.hover_at(view.center());
+    h.run();
+    h.drag_at(view.center());
+    h.run();
+    h.drop_at(view.center());
+    h.run();
+    assert!(h.state().game_has_input(), "a click in the 3D view in Play");
+}

@@ -122,6 +122,17 @@ impl World {
         self.run_steps(tick, None)
     }
 
+    /// As [`World::advance`], each fixed step reading the input `collector`
+    /// gathered (as [`World::frame_with_input`]).
+    pub fn advance_with_input(
+        &mut self,
+        real: Duration,
+        collector: &mut InputCollector,
+    ) -> FrameStats {
+        let tick = self.clock.advance(real);
+        self.run_steps(tick, Some(collector))
+    }
+
     /// Runs exactly one fixed step now, whatever the clock says.
     pub fn step(&mut self) {
         self.recomputed_nodes.clear();

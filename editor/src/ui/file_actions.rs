@@ -36,6 +36,7 @@ impl EditorApp {
 
     pub(super) fn replace_document(&mut self, doc: Document) {
         self.doc = doc;
+        self.game_input.release();
         self.build_world();
         // The models only the old scene used are let go of.
         let released = self.doc.scene().assets().release_unused();

@@ -22,6 +22,7 @@ pub mod dialogs;
 mod emitter_panel;
 mod environment_panel;
 mod file_actions;
+mod game_input;
 pub mod gizmo;
 pub mod hierarchy;
 pub mod inspector;
@@ -189,6 +190,8 @@ pub struct EditorApp {
     bottom_tab: log_panel::BottomTab,
     /// The game's plugins, given to every document's world.
     game: Game,
+    /// The keyboard and mouse while the game has them (Play).
+    game_input: game_input::GameInput,
 }
 
 impl EditorApp {
@@ -269,6 +272,7 @@ impl EditorApp {
             log_panel: log_panel::LogPanel::default(),
             bottom_tab: log_panel::BottomTab::default(),
             game,
+            game_input: Default::default(),
         };
         app.build_world();
         app
@@ -303,14 +307,20 @@ impl EditorApp {
     /// Runs the fixed steps due by `time` and records the frame's stats.
     /// Call once per displayed frame, before [`EditorApp::ui`].
     pub fn frame(&mut self, time: &mut impl TimeSource) {
-        let frame = self.doc.world.frame(time);
+        let frame = self
+            .doc
+            .world
+            .frame_with_input(time, self.game_input.collector());
         self.record_stats(frame);
         self.stop_on_system_panic();
     }
 
     /// Like [`EditorApp::frame`] with a known elapsed time (tests, offline runs).
     pub fn advance(&mut self, elapsed: Duration) {
-        let frame = self.doc.world.advance(elapsed);
+        let frame = self
+            .doc
+            .world
+            .advance_with_input(elapsed, self.game_input.collector());
         self.record_stats(frame);
         self.stop_on_system_panic();
     }
@@ -386,6 +396,11 @@ impl EditorApp {
     /// Play, paused or editing.
     pub fn play_state(&self) -> PlayState {
         self.play
+    }
+
+    /// Whether the game reads the keyboard and mouse (Play, until Escape).
+    pub fn game_has_input(&self) -> bool {
+        self.game_input.focused()
     }
 
     /// The recently used scene files.
@@ -507,9 +522,11 @@ impl EditorApp {
         }
         self.doc.world.clock_mut().set_paused(false);
         self.play = PlayState::Playing;
+        self.game_input.focus();
     }
 
     fn pause(&mut self) {
+        self.game_input.release();
         if self.play == PlayState::Playing {
             self.doc.world.clock_mut().set_paused(true);
             self.play = PlayState::Paused;
@@ -517,6 +534,7 @@ impl EditorApp {
     }
 
     fn step(&mut self) {
+        self.game_input.release();
         if self.play == PlayState::Editing {
             self.play_snapshot = Some(self.doc.play_snapshot());
             self.start_recording();
@@ -527,6 +545,7 @@ impl EditorApp {
     }
 
     fn reset(&mut self) {
+        self.game_input.release();
         let Some(snapshot) = self.play_snapshot.take() else {
             return;
         };
@@ -709,6 +728,8 @@ impl EditorApp {
 
     /// Draws the whole editor into `ui` (the window's root) and applies what the user did.
     pub fn ui(&mut self, ui: &mut egui::Ui) {
+        // Before the shortcuts: keys the game has are not the editor's.
+        self.game_input.take_events(ui.ctx(), self.viewport.rect);
         self.shortcuts(ui.ctx());
         self.take_dropped_files(ui.ctx());
 

@@ -14,9 +14,9 @@ use keel_engine::spatial::{Aabb, Ray};
 use keel_engine::viewer::CameraRig;
 use keel_engine::{MeshRenderer, NodeId, Scene};
 
-use super::EditorApp;
 use super::gizmo::TransformGizmo;
 pub use super::gizmo::{GizmoMode, GizmoSettings, GizmoSpace, Pivot, SnapSteps};
+use super::{EditorApp, PlayState};
 
 /// What the View menu toggles: which panels are shown and which debug
 /// overlays the viewport draws.
@@ -141,6 +141,57 @@ fn selection_bounds(scene: &Scene, nodes: &[NodeId]) -> Option<(Vec3, f32)> {
 }
 
 impl EditorApp {
+    /// In Play the 3D view is the game's: its [`keel_engine::Hud`] text
+    /// shows, a click gives it the input, and while it has the input the
+    /// editor's camera and picking stay out. Whether the game took the view.
+    fn game_viewport_ui(
+        &mut self,
+        ui: &egui::Ui,
+        response: &egui::Response,
+        rect: egui::Rect,
+    ) -> bool {
+        if self.play == PlayState::Editing {
+            return false;
+        }
+        let painter = ui.painter_at(rect);
+        if let Some(hud) = self.doc.scene().resource::<keel_engine::Hud>()
+            && !hud.text.is_empty()
+        {
+            let at = rect.left_top() + egui::vec2(12.0, 10.0);
+            let font = egui::FontId::proportional(20.0);
+            let shadow = egui::Color32::from_black_alpha(180);
+            painter.text(
+                at + egui::vec2(1.5, 1.5),
+                egui::Align2::LEFT_TOP,
+                &hud.text,
+                font.clone(),
+                shadow,
+            );
+            painter.text(
+                at,
+                egui::Align2::LEFT_TOP,
+                &hud.text,
+                font,
+                egui::Color32::WHITE,
+            );
+        }
+        if self.play == PlayState::Playing && !self.game_input.focused() && response.clicked() {
+            self.game_input.focus();
+            return true;
+        }
+        if !self.game_input.focused() {
+            return false;
+        }
+        painter.text(
+            rect.center_bottom() - egui::vec2(0.0, 10.0),
+            egui::Align2::CENTER_BOTTOM,
+            "The game has the keyboard and mouse: Esc gives them back",
+            egui::FontId::proportional(13.0),
+            egui::Color32::from_white_alpha(200),
+        );
+        true
+    }
+
     /// Draws the viewport into `ui`'s whole area: the 3D view the shell rendered
     /// (or the background colour before it exists), camera controls (drag to
     /// orbit, middle or shift-drag to pan, wheel to zoom, Tab to fly with WASD),
@@ -169,6 +220,9 @@ impl EditorApp {
             }
         }
 
+        if self.game_viewport_ui(ui, &response, rect) {
+            return response;
+        }
         // Judged from last frame's gizmo: a drag on a handle must not also orbit.
         let gizmo_held = self.viewport.gizmo.holds_pointer();
         let scene = self.doc.world.scene();
