@@ -113,6 +113,9 @@ struct Shell {
     captured: bool,
     /// Times the GPU objects were made again after the device was lost.
     gpu_rebuilds: u32,
+    /// The system's gamepads (none where the platform offers no access).
+    #[cfg(feature = "gamepads")]
+    pads: Option<keel_engine::input::Gamepads>,
 }
 
 /// Opens the editor window and runs until it is closed (or `frame_limit` frames are drawn).
@@ -135,6 +138,10 @@ pub fn run(options: ShellOptions) -> Result<(), ShellError> {
         error: None,
         captured: false,
         gpu_rebuilds: 0,
+        #[cfg(feature = "gamepads")]
+        pads: keel_engine::input::Gamepads::new()
+            .inspect_err(|e| log::warn!("no gamepads: {e}"))
+            .ok(),
     };
     event_loop.run_app(&mut shell)?;
     if let Some(e) = shell.error {
@@ -260,6 +267,10 @@ impl Shell {
         let (Some(win), Some(gpu)) = (self.win.as_mut(), self.gpu.as_ref()) else {
             return;
         };
+        #[cfg(feature = "gamepads")]
+        if let Some(pads) = &mut self.pads {
+            self.app.poll_gamepads(pads);
+        }
         self.app.frame(&mut self.time);
         // The 3D view first, at the size and camera the UI left last frame.
         win.scene_view.render(&mut win.renderer, &mut self.app);

@@ -11,9 +11,13 @@
 //! ([`Actions`], bound in `input.ron`) read through the same resource.
 
 mod actions;
+#[cfg(feature = "gamepads")]
+mod gamepads;
 mod keys;
 
 pub use actions::{Actions, Binding, INPUT_FILE, InputError};
+#[cfg(feature = "gamepads")]
+pub use gamepads::{GamepadError, Gamepads};
 pub use keys::{Key, KeySet};
 
 use std::sync::Arc;
@@ -71,6 +75,18 @@ pub enum GamepadAxis {
     LeftZ,
     /// The right trigger's travel.
     RightZ,
+}
+
+impl GamepadAxis {
+    /// Every axis, in the order [`InputFrame::pad_axes`] keeps them.
+    pub const ALL: [GamepadAxis; 6] = [
+        GamepadAxis::LeftStickX,
+        GamepadAxis::LeftStickY,
+        GamepadAxis::RightStickX,
+        GamepadAxis::RightStickY,
+        GamepadAxis::LeftZ,
+        GamepadAxis::RightZ,
+    ];
 }
 
 /// Stick values below this are read as zero (a resting stick drifts).

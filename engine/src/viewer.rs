@@ -312,6 +312,9 @@ struct Viewer {
     input: crate::input::InputCollector,
     /// The game's [`crate::game::Hud`] text the title shows.
     hud_shown: String,
+    /// The system's gamepads (none where the platform offers no access).
+    #[cfg(feature = "gamepads")]
+    pads: Option<crate::input::Gamepads>,
 }
 
 impl Viewer {
@@ -420,6 +423,10 @@ impl Viewer {
         self.last_frame = now;
         self.rig.update(dt);
         self.reload_changed_files();
+        #[cfg(feature = "gamepads")]
+        if let Some(pads) = &mut self.pads {
+            pads.poll(&mut self.input);
+        }
         self.world.frame_with_input(&mut self.time, &mut self.input);
         if let Some(panic) = self.world.system_panic() {
             return self.fail(event_loop, ViewerError::System(panic.clone()));
@@ -616,6 +623,10 @@ pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
         watcher: None,
         input: crate::input::InputCollector::default(),
         hud_shown: String::new(),
+        #[cfg(feature = "gamepads")]
+        pads: crate::input::Gamepads::new()
+            .inspect_err(|e| log::warn!("no gamepads: {e}"))
+            .ok(),
     };
     match crate::reload::FileWatcher::new() {
         Ok(mut watcher) => {

@@ -398,6 +398,19 @@ impl EditorApp {
         self.play
     }
 
+    /// Feeds the gamepads' events to the game while it has the input
+    /// (dropped otherwise, so a pad's state never leaks into the editor).
+    #[cfg(feature = "gamepads")]
+    pub fn poll_gamepads(&mut self, pads: &mut keel_engine::input::Gamepads) {
+        let mut ignored = keel_engine::input::InputCollector::default();
+        let collector = if self.game_input.focused() {
+            self.game_input.collector()
+        } else {
+            &mut ignored
+        };
+        pads.poll(collector);
+    }
+
     /// Whether the game reads the keyboard and mouse (Play, until Escape).
     pub fn game_has_input(&self) -> bool {
         self.game_input.focused()

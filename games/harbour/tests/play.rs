@@ -184,8 +184,7 @@ fn an_out_of_range_ship_value_in_the_scene_is_located() {
     let registry = keel_engine::scene::ComponentRegistry::of(&assets);
     let error = keel_engine::scene::SceneFile::parse(&broken, &harbour::scene_path(), &registry)
         .and_then(|file| file.to_scene(&harbour::scene_path(), &assets))
-        .err()
-        .expect("refused")
+        .expect_err("refused")
         .to_string();
     assert!(
         error.contains("harbour.ron:") && error.contains("ship.max_speed") && error.contains("40"),
