@@ -13,7 +13,7 @@ pub mod soak;
 
 pub use cli::{main, main_with_scene};
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -58,6 +58,9 @@ pub struct ViewerOptions {
     pub present: PresentModeChoice,
     /// Most frames per second to render (sleeps between frames), if any.
     pub fps_cap: Option<f64>,
+    /// Record what is played in the window (every fixed step's input) and
+    /// write it here as a replayable recording when the window closes.
+    pub record: Option<PathBuf>,
 }
 
 /// Why the viewer stopped early.
@@ -85,6 +88,14 @@ pub enum ViewerError {
     /// A user system panicked: the run stops (exit code 2).
     #[error(transparent)]
     System(SystemPanic),
+    /// What was played could not be written as a recording.
+    #[error("{}: recording not written: {message}", path.display())]
+    Record {
+        /// The recording's path.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
     /// The screenshot could not be written.
     #[error("{}: could not write the screenshot: {source}", path.display())]
     Screenshot {
@@ -330,7 +341,10 @@ impl Viewer {
             return;
         }
         let own = std::fs::canonicalize(&self.options.scene).ok();
-        if own.as_ref().is_some_and(|p| changed.contains(p)) {
+        if own.as_ref().is_some_and(|p| changed.contains(p)) && self.options.record.is_some() {
+            // A recording is of one scene: the running one stays.
+            log::warn!("the scene changed on disk; not reloaded while recording");
+        } else if own.as_ref().is_some_and(|p| changed.contains(p)) {
             let assets = self.world.scene.assets().clone();
             match Scene::load(&self.options.scene, &assets) {
                 Ok(scene) => {
@@ -602,7 +616,19 @@ impl ApplicationHandler for Viewer {
 /// # Errors
 /// Scene, windowing, GPU and screenshot errors.
 pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
-    let world = options.game.load(&options.scene, &Assets::new())?;
+    let mut world = options.game.load(&options.scene, &Assets::new())?;
+    // The scene's bytes as loaded: a recording names their hash.
+    let recorded_scene = match &options.record {
+        Some(out) => {
+            let bytes = std::fs::read(&options.scene).map_err(|e| ViewerError::Record {
+                path: out.clone(),
+                message: format!("{}: {e}", options.scene.display()),
+            })?;
+            world.start_recording(crate::record::RecordSettings::default());
+            Some(bytes)
+        }
+        None => None,
+    };
     let event_loop = EventLoop::new().map_err(|e| ViewerError::Window {
         message: e.to_string(),
     })?;
@@ -640,8 +666,46 @@ pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
         .map_err(|e| ViewerError::Window {
             message: e.to_string(),
         })?;
-    match viewer.error {
-        Some(error) => Err(error),
-        None => Ok(()),
+    if let Some(error) = viewer.error {
+        return Err(error);
     }
+    if let (Some(out), Some(bytes)) = (&viewer.options.record, recorded_scene) {
+        write_played(&mut viewer.world, &viewer.options, out, &bytes)?;
+    }
+    Ok(())
+}
+
+/// Writes what was played in `world` as a recording: a fresh world from the
+/// scene runs every step with the input the played one read, hashing each;
+/// its end must equal the played world's (else the run was not reproducible
+/// and nothing is written).
+fn write_played(
+    world: &mut World,
+    options: &ViewerOptions,
+    out: &Path,
+    bytes: &[u8],
+) -> Result<(), ViewerError> {
+    use crate::record::{Recording, Simulation};
+    let fail = |message: String| ViewerError::Record {
+        path: out.to_path_buf(),
+        message,
+    };
+    let inputs = match world.recorder() {
+        Some(recorder) => recorder.inputs().clone(),
+        None => return Err(fail("the world was not recording".into())),
+    };
+    let steps = world.steps();
+    let mut fresh = options.game.load(&options.scene, &Assets::new())?;
+    let recording =
+        Recording::record_with_input(&mut fresh, &options.scene, bytes, steps, 1, |s| {
+            inputs.at(s)
+        });
+    if fresh.state_hash() != world.state_hash() {
+        return Err(fail(format!(
+            "the run did not reproduce from its input over {steps} steps"
+        )));
+    }
+    recording.write(out).map_err(|e| fail(e.to_string()))?;
+    log::info!("recorded {steps} played steps to {}", out.display());
+    Ok(())
 }

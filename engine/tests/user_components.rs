@@ -513,6 +513,7 @@ fn the_viewer_stops_on_a_panicking_system_naming_it() {
         backends: keel_engine::render::parse_backends("all").unwrap(),
         present: Default::default(),
         fps_cap: None,
+        record: None,
     };
     match render_headless(&options) {
         Err(ViewerError::System(panic)) => {

@@ -19,6 +19,7 @@ usage: keel-viewer [SCENE] [--headless] [--frames N] [--size WxH] [--screenshot 
                    [--backend vulkan|gl|metal|dx12|all] [--present fifo|mailbox|immediate] [--fps-cap N]
        keel-viewer [SCENE] --soak MINUTES [--seed N]
        keel-viewer [SCENE] --record FILE [--steps N] [--hash-every N]
+       keel-viewer [SCENE] --record FILE --play
        keel-viewer --replay FILE [SCENE]
 
 With no SCENE, opens the bundled demo scene. Keys: mouse drag orbits (shift or middle
@@ -32,7 +33,9 @@ when resident memory keeps growing after the warm-up.
 
 --record runs the scene headless for N fixed steps (default 3600, a minute at 60 Hz)
 and writes FILE: the scene's content hash, the build, and the world's hash every
---hash-every steps (default 1). --replay runs the recorded scene (or SCENE) again and
+--hash-every steps (default 1). With --play, the scene is played in the window instead
+and every fixed step's input (keys, mouse, gamepads) is recorded: FILE is written when
+the window closes. --replay runs the recorded scene (or SCENE) again and
 prints \"identical\" or the first step whose world differs (exit code 1); a changed scene
 or build is reported first.";
 
@@ -77,7 +80,9 @@ fn parse_args(default_scene: PathBuf, game: &Game) -> Result<Mode, String> {
         backends: wgpu::Backends::all(),
         present: PresentModeChoice::default(),
         fps_cap: None,
+        record: None,
     };
+    let mut play = false;
     let mut parser = lexopt::Parser::from_env();
     let mut scene_given = false;
     let mut soak_minutes: Option<f64> = None;
@@ -149,6 +154,7 @@ fn parse_args(default_scene: PathBuf, game: &Game) -> Result<Mode, String> {
                 );
             }
             Long("record") => record = Some(PathBuf::from(value(&mut parser)?)),
+            Long("play") => play = true,
             Long("replay") => replay = Some(PathBuf::from(value(&mut parser)?)),
             Long("steps") => {
                 let v = value(&mut parser)?;
@@ -178,6 +184,18 @@ fn parse_args(default_scene: PathBuf, game: &Game) -> Result<Mode, String> {
             file,
             scene: scene_given.then_some(options.scene),
         });
+    }
+    if play {
+        let Some(out) = record else {
+            return Err("--play applies to --record only".into());
+        };
+        if steps.is_some() || hash_every.is_some() || options.headless {
+            return Err(
+                "--record --play records a window: no --steps, --hash-every or --headless".into(),
+            );
+        }
+        options.record = Some(out);
+        return Ok(Mode::View(options));
     }
     if let Some(out) = record {
         return Ok(Mode::Record {

@@ -191,3 +191,38 @@ fn an_out_of_range_ship_value_in_the_scene_is_located() {
         "{error}"
     );
 }
+
+#[test]
+fn a_run_framed_as_a_window_frames_it_equals_its_input_stepped_alone() {
+    // Frames of 0 to 3 steps with keys going down and up between them, as
+    // the viewer's window runs the game while recording.
+    let mut played = world();
+    played.start_recording(keel_engine::record::RecordSettings::default());
+    let mut collector = keel_engine::input::InputCollector::default();
+    let step = played.clock().step();
+    for frame in 0..300_u32 {
+        if frame % 37 == 0 {
+            collector.key(Key::W, true);
+        }
+        if frame % 53 == 0 {
+            collector.key(Key::W, false);
+            collector.key(Key::D, frame % 2 == 0);
+        }
+        let real = step.mul_f64([0.4, 1.0, 2.5, 0.0, 3.0][(frame % 5) as usize]);
+        played.advance_with_input(real, &mut collector);
+    }
+    let inputs = played.recorder().unwrap().inputs().clone();
+    let steps = played.clock().total_steps();
+    assert!(steps > 300, "{steps} steps");
+    let mut stepped = world();
+    for s in 0..steps {
+        stepped.set_input(inputs.at(s));
+        stepped.step();
+    }
+    assert_ne!(
+        ship(&stepped).0,
+        ship(&world()).0,
+        "the keys sailed the ship"
+    );
+    assert_eq!(played.state_hash(), stepped.state_hash());
+}

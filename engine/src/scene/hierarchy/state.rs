@@ -74,7 +74,10 @@ impl Scene {
         let free = std::mem::take(&mut self.free);
         let names = std::mem::take(&mut self.names);
         let components = std::mem::take(&mut self.components);
-        let rest = self.clone();
+        let mut rest = self.clone();
+        // A statistic of the last pass, not state: a frame's extra propagation
+        // zeroes it, and a run is the same run however its steps were framed.
+        rest.last_recomputed = 0;
         (self.hot, self.slots, self.free, self.names) = (hot, slots, free, names);
         self.components = components;
         rest
