@@ -301,7 +301,7 @@ impl keel_engine::Plugin for Helm {
     fn build(&self, world: &mut keel_engine::World) -> Result<(), keel_engine::GameError> {
         world.systems_mut().add("helm", |scene, _, ctx| {
             let steer = scene
-                .resource::<keel_engine::input::Input>()
+                .resource::<keel_engine::Input>()
                 .map_or(0.0, |input| input.axis("steer"));
             let flag = scene.find("flag").expect("the flag");
             let mut local = scene.local(flag).unwrap();

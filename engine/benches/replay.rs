@@ -4,6 +4,9 @@
 //!   without and with a recorder (default settings): the recording's overhead.
 //!   The same for `100000_moving`, where a keyframe costs more than the
 //!   adaptive rule's 4% and the 32 ms re-simulation cap takes over.
+//! - `step_recording_steady_input/demo` and `step_recording_changing_input/demo`:
+//!   the recording's input log, where the input stays the same every step and
+//!   where it changes every step (an entry logged per step, the worst case).
 //! - `seek/demo`: random seeks in a 36,000-step recording of the demo (10
 //!   minutes at 60 Hz): restore the keyframe at or before, re-simulate.
 //! - `seek/100000_moving`: random seeks in a recording of 100,000 spinning mesh
@@ -24,6 +27,7 @@ use glam::Vec3;
 use keel_engine::Primitive;
 use keel_engine::SplitMix64;
 use keel_engine::World;
+use keel_engine::input::{InputFrame, Key, KeySet};
 use keel_engine::record::RecordSettings;
 use keel_engine::{Material, MeshRenderer, Scene, Spin, Transform};
 
@@ -109,6 +113,25 @@ fn report(name: &str, world: &mut World, targets: &[u64]) {
     );
 }
 
+/// Two input frames: a key held, and the same with a second key and the
+/// cursor moved.
+fn input_frames() -> [InputFrame; 2] {
+    let mut keys = KeySet::default();
+    keys.insert(Key::W);
+    let first = InputFrame {
+        keys,
+        ..InputFrame::default()
+    };
+    keys.insert(Key::D);
+    let second = InputFrame {
+        keys,
+        cursor: glam::Vec2::new(320.0, 200.0),
+        cursor_delta: glam::Vec2::new(3.0, -1.0),
+        ..InputFrame::default()
+    };
+    [first, second]
+}
+
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("replay");
     let mut plain = demo();
@@ -117,6 +140,31 @@ fn bench(c: &mut Criterion) {
     recorded.start_recording(RecordSettings::default());
     group.bench_function("step_recording/demo", |b| b.iter(|| recorded.step()));
     drop((plain, recorded));
+
+    // Input: the same frame every step (nothing to log) against a frame
+    // that changes every step (the log's worst case: an entry per step).
+    let frames = input_frames();
+    let mut steady = demo();
+    steady.start_recording(RecordSettings::default());
+    group.bench_function("step_recording_steady_input/demo", |b| {
+        b.iter(|| {
+            steady.set_input(frames[0]);
+            steady.step();
+        });
+    });
+    let mut changing = demo();
+    changing.start_recording(RecordSettings::default());
+    let mut i = 0;
+    group.bench_function("step_recording_changing_input/demo", |b| {
+        b.iter(|| {
+            i += 1;
+            changing.set_input(frames[i % 2]);
+            changing.step();
+        });
+    });
+    let log = changing.recorder().map_or(0, |r| r.inputs().len());
+    println!("replay/input log: {log} changes logged over the changing-input bench");
+    drop((steady, changing));
 
     let mut world = record(demo(), 36_000);
     let targets = random_targets(&world, 200, 1);

@@ -118,7 +118,7 @@ pub trait Plugin: Send + Sync {
         Ok(())
     }
 
-    /// The input actions its systems read ([`crate::input::Input::axis`],
+    /// The input actions its systems read ([`crate::Input::axis`],
     /// `action_held`, `action_pressed`), with their default bindings; an
     /// `input.ron` beside the scene may rebind them.
     fn actions(&self) -> Actions {

@@ -5,22 +5,55 @@
 //! step the world takes the collector's [`InputFrame`]: keys, mouse buttons
 //! and gamepad buttons held, and those pressed and released again since the
 //! last step (so a tap shorter than a step is not lost), the cursor, its
-//! motion and the wheel. A step reads it through the [`Input`] resource,
+//! motion and the wheel. A step reads it through the [`crate::Input`] resource,
 //! which keeps this step's frame and the previous one: pressed means down now
 //! and up before (or tapped), released the reverse. Named actions
 //! ([`Actions`], bound in `input.ron`) read through the same resource.
+//!
+//! A game declares its actions (a plugin's [`crate::Plugin::actions`]; an
+//! `input.ron` beside its scene may rebind them) and its systems read them:
+//!
+//! ```
+//! use std::sync::Arc;
+//! use keel_engine::input::{Actions, Binding, InputFrame, Key, KeySet};
+//! use keel_engine::{Input, Scene, Transform, World};
+//!
+//! let mut world = World::new(Scene::new());
+//! let boat = world.scene_mut().spawn(None, "boat", Transform::IDENTITY)?;
+//! world.set_actions(Arc::new(Actions::default().bind(
+//!     "steer",
+//!     Binding::Axis { keys: Some((Key::A, Key::D)), gamepad: None },
+//! )));
+//! world.systems_mut().add("steer", move |scene, _, step| {
+//!     let steer = scene.resource::<Input>().map_or(0.0, |i| i.axis("steer"));
+//!     let mut local = scene.local(boat).unwrap();
+//!     local.translation.x += steer * 2.0 * step.dt;
+//!     scene.set_local(boat, local).unwrap();
+//! })?;
+//! // What a window's collector would gather: D held for one second.
+//! let mut keys = KeySet::default();
+//! keys.insert(Key::D);
+//! for _ in 0..60 {
+//!     world.set_input(InputFrame { keys, ..InputFrame::default() });
+//!     world.step();
+//! }
+//! let x = world.scene().local(boat).unwrap().translation.x;
+//! assert!((x - 2.0).abs() < 1e-3);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod actions;
 #[cfg(feature = "gamepads")]
 mod gamepads;
 mod keys;
+pub(crate) mod resource;
 
 pub use actions::{Actions, Binding, INPUT_FILE, InputError};
 #[cfg(feature = "gamepads")]
 pub use gamepads::{GamepadError, Gamepads};
 pub use keys::{Key, KeySet};
+pub(crate) use resource::Input;
 
-use std::sync::Arc;
 
 use glam::Vec2;
 use serde::{Deserialize, Serialize};
@@ -131,113 +164,6 @@ impl InputFrame {
             tapped_pad: 0,
             ..*self
         }
-    }
-}
-
-/// The input a fixed step reads (a resource every world has).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Input {
-    now: InputFrame,
-    before: InputFrame,
-    actions: Arc<Actions>,
-}
-
-impl Input {
-    /// Input read through `actions`' bindings.
-    pub fn with_actions(actions: Arc<Actions>) -> Self {
-        Self {
-            actions,
-            ..Self::default()
-        }
-    }
-
-    /// Moves to the next step's frame.
-    pub(crate) fn advance(&mut self, frame: &InputFrame) {
-        self.before = self.now;
-        self.now = *frame;
-    }
-
-    /// This step's frame.
-    pub fn frame(&self) -> &InputFrame {
-        &self.now
-    }
-
-    /// The bindings named actions read through.
-    pub fn actions(&self) -> &Arc<Actions> {
-        &self.actions
-    }
-
-    /// Uses `actions` from the next read on.
-    pub fn set_actions(&mut self, actions: Arc<Actions>) {
-        self.actions = actions;
-    }
-
-    /// Whether `key` is down this step.
-    pub fn held(&self, key: Key) -> bool {
-        self.now.keys.contains(key)
-    }
-
-    /// Whether `key` went down since the last step.
-    pub fn pressed(&self, key: Key) -> bool {
-        self.now.tapped_keys.contains(key) || (self.held(key) && !self.before.keys.contains(key))
-    }
-
-    /// Whether `key` went up since the last step.
-    pub fn released(&self, key: Key) -> bool {
-        self.now.tapped_keys.contains(key) || (!self.held(key) && self.before.keys.contains(key))
-    }
-
-    /// Whether mouse `button` is down this step.
-    pub fn mouse_held(&self, button: MouseButton) -> bool {
-        self.now.mouse & button.bit() != 0
-    }
-
-    /// Whether mouse `button` went down since the last step.
-    pub fn mouse_pressed(&self, button: MouseButton) -> bool {
-        let b = button.bit();
-        self.now.tapped_mouse & b != 0 || (self.now.mouse & b != 0 && self.before.mouse & b == 0)
-    }
-
-    /// Whether gamepad `button` is down this step.
-    pub fn pad_held(&self, button: GamepadButton) -> bool {
-        self.now.pad & button.bit() != 0
-    }
-
-    /// Whether gamepad `button` went down since the last step.
-    pub fn pad_pressed(&self, button: GamepadButton) -> bool {
-        let b = button.bit();
-        self.now.tapped_pad & b != 0 || (self.now.pad & b != 0 && self.before.pad & b == 0)
-    }
-
-    /// A gamepad axis, with the dead zone applied.
-    pub fn pad_axis(&self, axis: GamepadAxis) -> f32 {
-        let value = self.now.pad_axes[axis as usize];
-        if value.abs() < DEAD_ZONE { 0.0 } else { value }
-    }
-
-    /// The cursor in the window.
-    pub fn cursor(&self) -> Vec2 {
-        self.now.cursor
-    }
-
-    /// How far the cursor moved since the last step.
-    pub fn cursor_delta(&self) -> Vec2 {
-        self.now.cursor_delta
-    }
-
-    /// The value of the axis action `name`, from -1 to 1 (0 when unbound).
-    pub fn axis(&self, name: &str) -> f32 {
-        self.actions.axis(self, name)
-    }
-
-    /// Whether the button action `name` is held.
-    pub fn action_held(&self, name: &str) -> bool {
-        self.actions.held(self, name)
-    }
-
-    /// Whether the button action `name` went down since the last step.
-    pub fn action_pressed(&self, name: &str) -> bool {
-        self.actions.pressed(self, name)
     }
 }
 

@@ -77,6 +77,7 @@ pub(crate) mod world;
 
 // The world and how it runs.
 pub use game::{Game, GameError, Hud, Plugin};
+pub use input::resource::Input;
 pub use systems::{
     BUILT_IN_SYSTEMS, Command, Commands, SpawnInit, StepContext, SystemError, SystemFn,
     SystemOrder, SystemPanic, Systems,

@@ -443,7 +443,7 @@ fn plugins_declare_actions_and_an_input_file_beside_the_scene_rebinds_them() {
         world.step();
         world
             .scene()
-            .resource::<keel_engine::input::Input>()
+            .resource::<keel_engine::Input>()
             .unwrap()
             .axis("steer")
     };
@@ -603,7 +603,8 @@ fn script(step: u64) -> keel_engine::input::InputFrame {
 /// A world whose system steers the ship from the input's actions and
 /// scores a point per horn press.
 fn steered_world() -> World {
-    use keel_engine::input::{Actions, Binding, GamepadAxis, GamepadButton, Input, Key};
+    use keel_engine::Input;
+    use keel_engine::input::{Actions, Binding, GamepadAxis, GamepadButton, Key};
     let mut world = World::new(load(SCENE).unwrap());
     world.insert_resource(Score::default());
     let actions = Actions::default()

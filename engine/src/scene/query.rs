@@ -9,6 +9,51 @@
 //!   hand (transforms, other components), for updates that move nodes.
 //! - [`Scene::join_mut`]: two different columns together, for the nodes
 //!   that have both (`&mut Health` with `&Armor`).
+//!
+//! ```
+//! use bevy_reflect::Reflect;
+//! use glam::Vec3;
+//! use keel_engine::{Component, Scene, Transform, World};
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Clone, Debug, Default, Serialize, Deserialize, Reflect)]
+//! struct Health { hp: f32 }
+//! impl Component for Health { const NAME: &'static str = "health"; }
+//!
+//! #[derive(Clone, Debug, Default, Serialize, Deserialize, Reflect)]
+//! struct Drift { velocity: Vec3 }
+//! impl Component for Drift { const NAME: &'static str = "drift"; }
+//!
+//! let mut world = World::new(Scene::new());
+//! world.register::<Health>()?;
+//! world.register::<Drift>()?;
+//! let scene = world.scene_mut();
+//! let raft = scene.spawn(None, "raft", Transform::IDENTITY)?;
+//! scene.insert(raft, Health { hp: 10.0 })?;
+//! scene.insert(raft, Drift { velocity: Vec3::X })?;
+//! world.systems_mut().add("weather", |scene, _, step| {
+//!     // One column: every health, packed.
+//!     for health in scene.query_mut::<Health>().1 {
+//!         health.hp -= step.dt;
+//!     }
+//!     // One column with the rest of the scene: move the drifting nodes.
+//!     scene.each_mut::<Drift>(|scene, node, drift| {
+//!         let mut local = scene.local(node).unwrap();
+//!         local.translation += drift.velocity * step.dt;
+//!         scene.set_local(node, local).unwrap();
+//!     });
+//!     // Two columns, for the nodes with both.
+//!     scene
+//!         .join_mut::<Health, Drift>(|_, health, drift| {
+//!             drift.velocity *= health.hp / 10.0;
+//!         })
+//!         .unwrap();
+//! })?;
+//! world.step();
+//! assert!(world.scene().get::<Health>(raft).unwrap().hp < 10.0);
+//! assert!(world.scene().local(raft).unwrap().translation.x > 0.0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use super::registered::Component;
 use super::{Column, NodeId, Scene};

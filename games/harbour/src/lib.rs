@@ -25,10 +25,10 @@ use std::path::PathBuf;
 
 use bevy_reflect::Reflect;
 use glam::{Quat, Vec3};
-use keel_engine::input::{Actions, Binding, GamepadAxis, Input, Key};
+use keel_engine::input::{Actions, Binding, GamepadAxis, Key};
 use keel_engine::scene::{ComponentRegistry, RegistryError};
 use keel_engine::{
-    Commands, Component, GameError, Hud, Invalid, Plugin, Scene, StepContext, World,
+    Commands, Component, GameError, Hud, Input, Invalid, Plugin, Scene, StepContext, World,
 };
 use serde::{Deserialize, Serialize};
 
