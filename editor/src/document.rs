@@ -30,6 +30,8 @@ const NEVER_SAVED: u64 = u64::MAX;
 #[derive(Clone, Debug)]
 pub struct PlaySnapshot {
     file: SceneFile,
+    /// The game's resources (a score, the input's bindings): no scene file holds them.
+    resources: keel_engine::scene::Resources,
     /// Handles in pre-order when the snapshot was taken: rebuilt nodes map onto them by position.
     ids: Vec<NodeId>,
     undo: UndoStack,
@@ -646,6 +648,7 @@ impl Document {
     pub fn play_snapshot(&self) -> PlaySnapshot {
         PlaySnapshot {
             file: self.scene().to_file(),
+            resources: self.scene().resources().clone(),
             ids: self.scene().nodes().collect(),
             undo: self.undo.clone(),
             selection: self.selection.clone(),
@@ -660,9 +663,10 @@ impl Document {
     /// refuses); the world is unchanged then.
     pub fn restore_play_snapshot(&mut self, snapshot: PlaySnapshot) -> Result<Remap, SceneError> {
         let assets = self.world.scene().assets().clone();
-        let scene = snapshot
+        let mut scene = snapshot
             .file
             .to_scene(Path::new("<play snapshot>"), &assets)?;
+        scene.replace_resources(snapshot.resources);
         let remap: Remap = snapshot.ids.iter().copied().zip(scene.nodes()).collect();
         self.world.replace_scene(scene);
         self.world.clock_mut().reset_lag();

@@ -6,7 +6,9 @@
 //!   adaptive rule's 4% and the 32 ms re-simulation cap takes over.
 //! - `step_recording_steady_input/demo` and `step_recording_changing_input/demo`:
 //!   the recording's input log, where the input stays the same every step and
-//!   where it changes every step (an entry logged per step, the worst case).
+//!   where it changes every step (an entry logged per step, the worst case);
+//!   `input_log_note/hour_changing` is that logging alone for an hour of
+//!   steps at 60 Hz (216,000): divided by 216,000, to set against a step.
 //! - `seek/demo`: random seeks in a 36,000-step recording of the demo (10
 //!   minutes at 60 Hz): restore the keyframe at or before, re-simulate.
 //! - `seek/100000_moving`: random seeks in a recording of 100,000 spinning mesh
@@ -28,7 +30,7 @@ use keel_engine::Primitive;
 use keel_engine::SplitMix64;
 use keel_engine::World;
 use keel_engine::input::{InputFrame, Key, KeySet};
-use keel_engine::record::RecordSettings;
+use keel_engine::record::{InputLog, RecordSettings};
 use keel_engine::{Material, MeshRenderer, Scene, Spin, Transform};
 
 fn demo() -> World {
@@ -165,6 +167,18 @@ fn bench(c: &mut Criterion) {
     let log = changing.recorder().map_or(0, |r| r.inputs().len());
     println!("replay/input log: {log} changes logged over the changing-input bench");
     drop((steady, changing));
+    // What a recorder adds per step for input, alone (the difference of the
+    // two steps above is within their noise): an hour of steps at 60 Hz
+    // (216,000) noted into an empty log, the frame changing every step.
+    group.bench_function("input_log_note/hour_changing", |b| {
+        b.iter(|| {
+            let mut log = InputLog::default();
+            for step in 0..216_000_u64 {
+                log.note(step, black_box(&frames[(step % 2) as usize]));
+            }
+            log
+        });
+    });
 
     let mut world = record(demo(), 36_000);
     let targets = random_targets(&world, 200, 1);

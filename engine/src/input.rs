@@ -54,7 +54,6 @@ pub use gamepads::{GamepadError, Gamepads};
 pub use keys::{Key, KeySet};
 pub(crate) use resource::Input;
 
-
 use glam::Vec2;
 use serde::{Deserialize, Serialize};
 

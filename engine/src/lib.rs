@@ -17,6 +17,9 @@
 //! - [`record`]: time travel: keyframes of every fixed step, seek, replay files.
 //! - [`files`]: reading user files with limits, writing them atomically.
 //! - [`reload`]: watching asset and scene files and reloading what changed.
+//! - [`input`]: keys, mouse and gamepad buttons, named actions and their
+//!   `input.ron`, the collector a window feeds ([`Input`] is the resource a
+//!   step reads them through).
 //! - [`viewer`]: the standalone viewer: its window loop, headless render and
 //!   soak (long runs under a chaos system, invariants and memory checked).
 //!

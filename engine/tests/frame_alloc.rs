@@ -231,7 +231,7 @@ impl keel_engine::Component for Fuel {
 struct Burned(f32);
 
 #[test]
-fn stepping_user_systems_over_user_components_allocates_nothing_once_warm() {
+fn stepping_user_systems_over_user_components_with_input_allocates_nothing_once_warm() {
     let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
     ALLOCATIONS.store(0, Ordering::Relaxed);
     let mut scene = Scene::new();
@@ -261,9 +261,12 @@ fn stepping_user_systems_over_user_components_allocates_nothing_once_warm() {
     world
         .systems_mut()
         .add("burn", |scene, _, ctx| {
+            let throttle = scene
+                .resource::<keel_engine::Input>()
+                .map_or(0.0, |input| input.axis("throttle"));
             let mut burned = 0.0;
             for fuel in scene.query_mut::<Fuel>().1 {
-                let used = (fuel.burn * ctx.dt).min(fuel.left);
+                let used = (fuel.burn * (1.0 + throttle) * ctx.dt).min(fuel.left);
                 fuel.left -= used;
                 burned += used;
             }
@@ -288,19 +291,34 @@ fn stepping_user_systems_over_user_components_allocates_nothing_once_warm() {
             });
         })
         .unwrap();
-    for step in 0..200 {
-        COUNTING.store(step >= 100, Ordering::Relaxed);
-        world.step();
+    use keel_engine::input::{Actions, Binding, InputCollector, Key};
+    world.set_actions(std::sync::Arc::new(Actions::default().bind(
+        "throttle",
+        Binding::Axis {
+            keys: Some((Key::S, Key::W)),
+            gamepad: None,
+        },
+    )));
+    // Frames as a window runs them: keys and the cursor change between
+    // frames, each frame's steps read the collector.
+    let mut collector = InputCollector::default();
+    let step = world.clock().step();
+    for frame in 0..200 {
+        collector.key(Key::W, frame % 3 != 0);
+        collector.cursor(glam::Vec2::new(frame as f32, 0.0));
+        COUNTING.store(frame >= 100, Ordering::Relaxed);
+        world.advance_with_input(step, &mut collector);
         COUNTING.store(false, Ordering::Relaxed);
     }
     assert!(
         world.resource::<Burned>().unwrap().0 > 1_000.0,
         "the systems ran"
     );
+    assert!(world.clock().total_steps() >= 190, "the frames stepped");
     assert!(world.system_panic().is_none());
     assert_eq!(
         ALLOCATIONS.load(Ordering::Relaxed),
         0,
-        "heap allocations in warm steps of user systems"
+        "heap allocations in warm steps of user systems reading input"
     );
 }

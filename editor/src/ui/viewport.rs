@@ -146,35 +146,30 @@ impl EditorApp {
     /// editor's camera and picking stay out. Whether the game took the view.
     fn game_viewport_ui(
         &mut self,
-        ui: &egui::Ui,
+        ui: &mut egui::Ui,
         response: &egui::Response,
         rect: egui::Rect,
     ) -> bool {
         if self.play == PlayState::Editing {
             return false;
         }
-        let painter = ui.painter_at(rect);
         if let Some(hud) = self.doc.scene().resource::<keel_engine::Hud>()
             && !hud.text.is_empty()
         {
-            let at = rect.left_top() + egui::vec2(12.0, 10.0);
-            let font = egui::FontId::proportional(20.0);
-            let shadow = egui::Color32::from_black_alpha(180);
-            painter.text(
-                at + egui::vec2(1.5, 1.5),
-                egui::Align2::LEFT_TOP,
-                &hud.text,
-                font.clone(),
-                shadow,
+            // A label (not painted text) so screen readers and tests read it;
+            // not selectable, so clicks under it still reach the 3D view.
+            let at = egui::Rect::from_min_size(
+                rect.left_top() + egui::vec2(12.0, 10.0),
+                egui::vec2((rect.width() - 24.0).max(0.0), 28.0),
             );
-            painter.text(
-                at,
-                egui::Align2::LEFT_TOP,
-                &hud.text,
-                font,
-                egui::Color32::WHITE,
-            );
+            let text = egui::RichText::new(&hud.text)
+                .size(20.0)
+                .strong()
+                .color(egui::Color32::WHITE)
+                .background_color(egui::Color32::from_black_alpha(110));
+            ui.put(at, egui::Label::new(text).selectable(false));
         }
+        let painter = ui.painter_at(rect);
         if self.play == PlayState::Playing && !self.game_input.focused() && response.clicked() {
             self.game_input.focus();
             return true;

@@ -18,6 +18,16 @@ impl InputLog {
     /// Notes that `step` reads `frame`, forgetting what was noted for it and
     /// for later steps (a run from a past step replaces its future).
     pub fn note(&mut self, step: u64, frame: &InputFrame) {
+        // The usual case, a step after every one noted: nothing to forget,
+        // and the frame it would read is the last one noted.
+        if let Some(&(last, ref read)) = self.changes.last()
+            && last < step
+        {
+            if read != frame {
+                self.changes.push((step, *frame));
+            }
+            return;
+        }
         let kept = self.changes.partition_point(|&(s, _)| s < step);
         self.changes.truncate(kept);
         if self.at(step) != *frame {

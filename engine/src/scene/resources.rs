@@ -168,6 +168,11 @@ impl super::Scene {
     pub fn resources(&self) -> &Resources {
         &self.resources
     }
+
+    /// Replaces every resource (a snapshot's put back), returning the old ones.
+    pub fn replace_resources(&mut self, resources: Resources) -> Resources {
+        std::mem::replace(&mut self.resources, resources)
+    }
 }
 
 #[cfg(test)]
