@@ -368,3 +368,103 @@ fn in_play_the_game_has_the_keys_until_escape_and_a_click_gives_them_back() {
     h.run();
     assert!(h.state().game_has_input(), "a click in the 3D view in Play");
 }
+
+/// The README's "Make your own game" component and plugin, as written there.
+mod readme_game {
+    use bevy_reflect::Reflect;
+    use keel_engine::scene::{ComponentRegistry, RegistryError};
+    use keel_engine::{Component, GameError, Plugin, World};
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Clone, Debug, Default, Serialize, Deserialize, Reflect)]
+    pub struct Health {
+        #[reflect(@0.0..=100.0_f32)]
+        pub hp: f32,
+        pub regen: f32,
+    }
+
+    impl Component for Health {
+        const NAME: &'static str = "health";
+    }
+
+    pub struct MyGame;
+
+    impl Plugin for MyGame {
+        fn components(&self, registry: &mut ComponentRegistry) -> Result<(), RegistryError> {
+            registry.register::<Health>()
+        }
+
+        fn build(&self, world: &mut World) -> Result<(), GameError> {
+            world.systems_mut().add("regen", |scene, _, step| {
+                for health in scene.query_mut::<Health>().1 {
+                    health.hp = (health.hp + health.regen * step.dt).min(100.0);
+                }
+            })?;
+            Ok(())
+        }
+    }
+}
+
+#[test]
+fn the_readme_game_steps_work_in_its_editor() {
+    use readme_game::{Health, MyGame};
+    let app = EditorApp::new(keel_editor::EditorOptions {
+        game: keel_engine::Game::new().with(MyGame),
+        ..keel_editor::EditorOptions::default()
+    });
+    let mut h = harness(app);
+    h.run();
+    // Add > Empty node.
+    h.get_by_label("Add").click();
+    h.run();
+    h.get_by_label("Empty node").click();
+    h.run();
+    let node = h
+        .state()
+        .doc()
+        .scene()
+        .roots()
+        .next()
+        .expect("a node added");
+    h.state_mut().doc_mut().selection.select_only(node);
+    h.run();
+    // Add component > Health.
+    h.get_by_label("Add component").click();
+    h.run();
+    h.get_by_label("Health").click();
+    h.run();
+    let health = |h: &Harness<'_, EditorApp>| h.state().doc().scene().get::<Health>(node).cloned();
+    assert_eq!(health(&h).map(|c| c.hp), Some(0.0));
+    h.get_by_label("Hp").set_value_accesskit(150.0);
+    h.run();
+    assert_eq!(health(&h).map(|c| c.hp), Some(100.0), "0 to 100");
+    h.get_by_label("Hp").set_value_accesskit(10.0);
+    h.run();
+    h.get_by_label("Regen").set_value_accesskit(5.0);
+    h.run();
+    // Play: hp climbs; Reset puts it back.
+    h.get_by_label("Play").click();
+    h.run();
+    for _ in 0..50 {
+        h.state_mut().advance(std::time::Duration::from_millis(20));
+        h.run();
+    }
+    let hp = health(&h).unwrap().hp;
+    assert!(hp > 14.0, "regenerated to {hp}");
+    h.get_by_label("Reset").click();
+    h.run();
+    assert_eq!(health(&h).map(|c| c.hp), Some(10.0));
+    // Saved under its name, and read back by the same program.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("my_scene.ron");
+    h.state_mut().doc_mut().save_to(&path).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("health: (hp: 10.0, regen: 5.0)"), "{text}");
+    let assets = keel_engine::Assets::new();
+    let reopened = keel_engine::Game::new()
+        .with(MyGame)
+        .load(&path, &assets)
+        .expect("reopened");
+    let (_, read) = reopened.scene().query::<Health>();
+    assert_eq!(read[0].regen, 5.0);
+}

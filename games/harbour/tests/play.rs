@@ -226,3 +226,32 @@ fn a_run_framed_as_a_window_frames_it_equals_its_input_stepped_alone() {
     );
     assert_eq!(played.state_hash(), stepped.state_hash());
 }
+
+#[test]
+fn the_input_file_beside_the_scene_rebinds_the_controls() {
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["harbour.ron", "prefabs/boat.ron", "models/lighthouse.glb"] {
+        let to = dir.path().join(file);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(harbour::scene_path().with_file_name(file), &to).unwrap();
+    }
+    let shipped =
+        std::fs::read_to_string(harbour::scene_path().with_file_name("input.ron")).unwrap();
+    let arrows = shipped
+        .replace("keys: (S, W)", "keys: (Down, Up)")
+        .replace("keys: (A, D)", "keys: (Left, Right)");
+    assert_ne!(arrows, shipped, "the shipped file binds both actions");
+    std::fs::write(dir.path().join("input.ron"), arrows).unwrap();
+    let scene = dir.path().join("harbour.ron");
+    let sail = |held: Key| {
+        let mut world = harbour::game().load(&scene, &Assets::new()).unwrap();
+        let start = ship(&world).0;
+        for _ in 0..120 {
+            world.set_input(keys(&[held]));
+            world.step();
+        }
+        ship(&world).0.distance(start)
+    };
+    assert!(sail(Key::Up) > 5.0, "Up is the throttle now");
+    assert_eq!(sail(Key::W), 0.0, "W no longer is");
+}
