@@ -28,6 +28,7 @@ pub mod hierarchy;
 pub mod inspector;
 pub mod log_panel;
 mod menus;
+mod play;
 mod prefab_actions;
 pub mod prefab_panel;
 mod reflected;
@@ -38,10 +39,8 @@ pub mod viewport;
 mod widgets;
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use egui::{Button, Color32, Key, KeyboardShortcut, Modifiers, RichText};
-use keel_engine::TimeSource;
 use keel_engine::{Game, Scene};
 
 use crate::document::{Document, PlaySnapshot};
@@ -278,63 +277,6 @@ impl EditorApp {
         app
     }
 
-    /// Gives the document's world the game's resources and systems.
-    fn build_world(&mut self) {
-        let built = match self.doc.path.clone() {
-            Some(path) => self.game.build_for(&mut self.doc.world, &path),
-            None => self.game.build(&mut self.doc.world),
-        };
-        if let Err(e) = built {
-            self.status.error(format!(
-                "The game's plugins could not set up the world: {e}"
-            ));
-            log::error!("{e}");
-        }
-    }
-
-    /// After a frame: a user system that panicked stops Play and puts the
-    /// world back as it was when Play was pressed (edits made before Play
-    /// are kept; nothing made during Play is an edit).
-    fn stop_on_system_panic(&mut self) {
-        let Some(panic) = self.doc.world.take_system_panic() else {
-            return;
-        };
-        log::error!("{panic}");
-        self.reset();
-        self.status.error(format!("Play stopped: {panic}"));
-    }
-
-    /// Runs the fixed steps due by `time` and records the frame's stats.
-    /// Call once per displayed frame, before [`EditorApp::ui`].
-    pub fn frame(&mut self, time: &mut impl TimeSource) {
-        let frame = self
-            .doc
-            .world
-            .frame_with_input(time, self.game_input.collector());
-        self.record_stats(frame);
-        self.stop_on_system_panic();
-    }
-
-    /// Like [`EditorApp::frame`] with a known elapsed time (tests, offline runs).
-    pub fn advance(&mut self, elapsed: Duration) {
-        let frame = self
-            .doc
-            .world
-            .advance_with_input(elapsed, self.game_input.collector());
-        self.record_stats(frame);
-        self.stop_on_system_panic();
-    }
-
-    fn record_stats(&mut self, frame: keel_engine::FrameStats) {
-        // The world's step (the one shown, which a seek moves), not the clock's count.
-        self.stats.record(
-            frame,
-            self.doc.scene().len(),
-            self.doc.step(),
-            self.doc.world.clock().dropped_total(),
-        );
-    }
-
     /// The window title (`Keel — name.ron *` while unsaved).
     pub fn title(&self) -> String {
         self.doc.title()
@@ -526,58 +468,6 @@ impl EditorApp {
             Pending::Open(path) => self.open_now(&path),
             Pending::Quit => self.quit = true,
         }
-    }
-
-    fn play(&mut self) {
-        if self.play == PlayState::Editing {
-            self.play_snapshot = Some(self.doc.play_snapshot());
-            self.start_recording();
-        }
-        self.doc.world.clock_mut().set_paused(false);
-        self.play = PlayState::Playing;
-        self.game_input.focus();
-    }
-
-    fn pause(&mut self) {
-        self.game_input.release();
-        if self.play == PlayState::Playing {
-            self.doc.world.clock_mut().set_paused(true);
-            self.play = PlayState::Paused;
-        }
-    }
-
-    fn step(&mut self) {
-        self.game_input.release();
-        if self.play == PlayState::Editing {
-            self.play_snapshot = Some(self.doc.play_snapshot());
-            self.start_recording();
-        }
-        self.doc.world.clock_mut().set_paused(true);
-        self.doc.world.clock_mut().step_once();
-        self.play = PlayState::Paused;
-    }
-
-    fn reset(&mut self) {
-        self.game_input.release();
-        let Some(snapshot) = self.play_snapshot.take() else {
-            return;
-        };
-        self.doc.world.clock_mut().set_paused(true);
-        self.play = PlayState::Editing;
-        self.doc.stop_recording();
-        match self.doc.restore_play_snapshot(snapshot) {
-            Ok(remap) => {
-                self.hierarchy.remap(&remap);
-                self.status
-                    .info("Reset to the scene as it was when Play was pressed");
-            }
-            Err(e) => self.show_error("Could not reset the scene", &e),
-        }
-    }
-
-    fn start_recording(&mut self) {
-        self.doc
-            .start_recording(Document::record_settings(self.record_budget_mb));
     }
 
     fn run_action(&mut self, action: Action) {
