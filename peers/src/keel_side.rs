@@ -1,0 +1,89 @@
+//! Keel's side: a `Scene` (the engine's own storage and propagation).
+
+use glam::{Quat, Vec3};
+use keel_engine::{NodeId, Scene, Transform};
+
+use crate::Side;
+
+/// A Keel scene and the handles of the forest's nodes and of spawned leaves.
+pub struct KeelWorld {
+    scene: Scene,
+    ids: Vec<NodeId>,
+    leaves: Vec<Option<NodeId>>,
+    free: Vec<usize>,
+}
+
+/// The local transform node `i` starts with (the same on both sides).
+pub fn start_local(i: usize) -> (Vec3, Quat) {
+    let f = i as f32;
+    (
+        Vec3::new((f * 0.37).fract(), (f * 0.11).fract(), (f * 0.73).fract()),
+        Quat::from_rotation_y((f * 0.13).fract()),
+    )
+}
+
+impl Side for KeelWorld {
+    fn build(parents: &[Option<usize>], order: &[usize]) -> Self {
+        let mut scene = Scene::new();
+        let mut ids: Vec<Option<NodeId>> = vec![None; parents.len()];
+        for &i in order {
+            let parent = parents[i].and_then(|p| ids[p]);
+            let (at, turn) = start_local(i);
+            let local = Transform::from_translation(at).with_rotation(turn);
+            ids[i] = Some(scene.spawn(parent, "", local).expect("spawn"));
+        }
+        scene.propagate();
+        Self {
+            scene,
+            ids: ids
+                .into_iter()
+                .map(|id| id.expect("every node spawned"))
+                .collect(),
+            leaves: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+
+    fn set(&mut self, i: usize, x: f32) {
+        let node = self.ids[i];
+        if let Some(mut local) = self.scene.local(node) {
+            local.translation.x = x;
+            let _ = self.scene.set_local(node, local);
+        }
+    }
+
+    fn propagate(&mut self) {
+        self.scene.propagate();
+    }
+
+    fn spawn_leaf(&mut self, parent: usize) -> usize {
+        let local = Transform::from_translation(Vec3::X);
+        let node = self
+            .scene
+            .spawn(Some(self.ids[parent]), "", local)
+            .expect("spawn");
+        match self.free.pop() {
+            Some(slot) => {
+                self.leaves[slot] = Some(node);
+                slot
+            }
+            None => {
+                self.leaves.push(Some(node));
+                self.leaves.len() - 1
+            }
+        }
+    }
+
+    fn despawn_leaf(&mut self, leaf: usize) {
+        if let Some(node) = self.leaves[leaf].take() {
+            self.scene.despawn(node).expect("a live leaf");
+            self.free.push(leaf);
+        }
+    }
+
+    fn world_x(&self, i: usize) -> f32 {
+        self.scene
+            .world(self.ids[i])
+            .map_or(f32::NAN, |w| w.translation.x)
+    }
+}
