@@ -45,11 +45,9 @@ impl Side for KeelWorld {
     }
 
     fn set(&mut self, i: usize, x: f32) {
-        let node = self.ids[i];
-        if let Some(mut local) = self.scene.local(node) {
-            local.translation.x = x;
-            let _ = self.scene.set_local(node, local);
-        }
+        let _ = self
+            .scene
+            .update_local(self.ids[i], |local| local.translation.x = x);
     }
 
     fn propagate(&mut self) {

@@ -53,6 +53,34 @@ impl Scene {
         self.set_local_at(node, d, local, flag::DIRTY)
     }
 
+    /// Changes the local transform of `node` in place (one lookup, where
+    /// [`Scene::local`] then [`Scene::set_local`] make two), flagging it dirty
+    /// if the value changed. Returns whether it changed.
+    ///
+    /// ```
+    /// use keel_engine::{Scene, Transform};
+    ///
+    /// let mut scene = Scene::new();
+    /// let buoy = scene.spawn(None, "buoy", Transform::IDENTITY)?;
+    /// scene.update_local(buoy, |local| local.translation.y += 0.5)?;
+    /// scene.propagate();
+    /// assert_eq!(scene.world(buoy).unwrap().translation.y, 0.5);
+    /// # Ok::<(), keel_engine::SceneError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Scene::set_local`] (the node keeps its old transform).
+    pub fn update_local(
+        &mut self,
+        node: NodeId,
+        change: impl FnOnce(&mut Transform),
+    ) -> Result<bool, SceneError> {
+        let d = self.dense_or_err(node)?;
+        let mut local = self.hot.local[d];
+        change(&mut local);
+        self.set_local_at(node, d, local, flag::DIRTY)
+    }
+
     /// Sets the local transform of `node` as a jump: the next frames draw it at
     /// the new place at once instead of sliding there (teleports, editor edits).
     ///
