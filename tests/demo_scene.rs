@@ -1,5 +1,6 @@
 //! The bundled demo scene loads, has the book's hierarchy with a behaviour at
-//! every level, and every level really moves when simulated.
+//! every level, and every level really moves when simulated; and the README's
+//! `cargo run` reaches the editor that opens it.
 
 use std::path::Path;
 
@@ -210,5 +211,40 @@ fn the_demo_with_boat_prefabs_loads_to_the_worlds_of_the_flat_demo() {
     assert!(
         bytes < 250_000,
         "the flat demo was 420,341 bytes; with prefabs it is {bytes}"
+    );
+}
+
+/// `cargo run` at the root builds the default members and runs the one
+/// binary a `default-run` names: exactly one default member may name one
+/// (two made `cargo run` ask which binary), and it is the editor's `keel`.
+#[test]
+fn cargo_run_at_the_root_has_one_binary_to_run() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let workspace = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let line = workspace
+        .lines()
+        .find(|l| l.starts_with("default-members"))
+        .expect("the workspace lists its default members");
+    let members: Vec<&str> = line.split('"').skip(1).step_by(2).collect();
+    assert!(members.contains(&"."), "{members:?}");
+    let default_runs: Vec<(String, String)> = members
+        .iter()
+        .filter_map(|member| {
+            let manifest = std::fs::read_to_string(root.join(member).join("Cargo.toml")).unwrap();
+            manifest
+                .lines()
+                .find(|l| l.starts_with("default-run"))
+                .map(|l| {
+                    (
+                        member.to_string(),
+                        l.split('"').nth(1).unwrap_or("").to_owned(),
+                    )
+                })
+        })
+        .collect();
+    assert_eq!(
+        default_runs,
+        vec![(".".to_owned(), "keel".to_owned())],
+        "only the root names a default-run binary"
     );
 }
