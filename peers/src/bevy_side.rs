@@ -10,8 +10,8 @@ use bevy_transform::systems::{
 };
 use glam::Vec3;
 
-use crate::Side;
 use crate::keel_side::start_local;
+use crate::{Leaves, Side};
 
 /// Gives Bevy's parallel queries `threads` threads (Keel's rayon pool has
 /// as many).
@@ -25,8 +25,7 @@ pub struct BevyWorld {
     world: World,
     schedule: Schedule,
     ids: Vec<Entity>,
-    leaves: Vec<Option<Entity>>,
-    free: Vec<usize>,
+    leaves: Leaves<Entity>,
 }
 
 impl Side for BevyWorld {
@@ -61,8 +60,7 @@ impl Side for BevyWorld {
                 .into_iter()
                 .map(|id| id.expect("every node spawned"))
                 .collect(),
-            leaves: Vec::new(),
-            free: Vec::new(),
+            leaves: Leaves::default(),
         }
     }
 
@@ -82,22 +80,12 @@ impl Side for BevyWorld {
     fn spawn_leaf(&mut self, parent: usize) -> usize {
         let local = Transform::from_translation(Vec3::X);
         let entity = self.world.spawn((local, ChildOf(self.ids[parent]))).id();
-        match self.free.pop() {
-            Some(slot) => {
-                self.leaves[slot] = Some(entity);
-                slot
-            }
-            None => {
-                self.leaves.push(Some(entity));
-                self.leaves.len() - 1
-            }
-        }
+        self.leaves.keep(entity)
     }
 
     fn despawn_leaf(&mut self, leaf: usize) {
-        if let Some(entity) = self.leaves[leaf].take() {
+        if let Some(entity) = self.leaves.take(leaf) {
             assert!(self.world.despawn(entity), "a live leaf");
-            self.free.push(leaf);
         }
     }
 

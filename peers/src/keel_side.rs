@@ -3,14 +3,13 @@
 use glam::{Quat, Vec3};
 use keel_engine::{NodeId, Scene, Transform};
 
-use crate::Side;
+use crate::{Leaves, Side};
 
 /// A Keel scene and the handles of the forest's nodes and of spawned leaves.
 pub struct KeelWorld {
     scene: Scene,
     ids: Vec<NodeId>,
-    leaves: Vec<Option<NodeId>>,
-    free: Vec<usize>,
+    leaves: Leaves<NodeId>,
 }
 
 /// The local transform node `i` starts with (the same on both sides).
@@ -39,8 +38,7 @@ impl Side for KeelWorld {
                 .into_iter()
                 .map(|id| id.expect("every node spawned"))
                 .collect(),
-            leaves: Vec::new(),
-            free: Vec::new(),
+            leaves: Leaves::default(),
         }
     }
 
@@ -60,22 +58,12 @@ impl Side for KeelWorld {
             .scene
             .spawn(Some(self.ids[parent]), "", local)
             .expect("spawn");
-        match self.free.pop() {
-            Some(slot) => {
-                self.leaves[slot] = Some(node);
-                slot
-            }
-            None => {
-                self.leaves.push(Some(node));
-                self.leaves.len() - 1
-            }
-        }
+        self.leaves.keep(node)
     }
 
     fn despawn_leaf(&mut self, leaf: usize) {
-        if let Some(node) = self.leaves[leaf].take() {
+        if let Some(node) = self.leaves.take(leaf) {
             self.scene.despawn(node).expect("a live leaf");
-            self.free.push(leaf);
         }
     }
 

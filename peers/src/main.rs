@@ -85,6 +85,47 @@ pub fn depth_first(parents: &[Option<usize>]) -> Vec<usize> {
     order
 }
 
+/// The leaves a churn spawned, by slot (freed slots are reused), so both
+/// sides hand out the same small numbers for their own handles.
+pub struct Leaves<T> {
+    slots: Vec<Option<T>>,
+    free: Vec<usize>,
+}
+
+impl<T> Default for Leaves<T> {
+    fn default() -> Self {
+        Self {
+            slots: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+}
+
+impl<T> Leaves<T> {
+    /// Keeps `leaf`; returns its slot.
+    pub fn keep(&mut self, leaf: T) -> usize {
+        match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot] = Some(leaf);
+                slot
+            }
+            None => {
+                self.slots.push(Some(leaf));
+                self.slots.len() - 1
+            }
+        }
+    }
+
+    /// Takes the leaf in `slot` out (none if already taken).
+    pub fn take(&mut self, slot: usize) -> Option<T> {
+        let leaf = self.slots[slot].take();
+        if leaf.is_some() {
+            self.free.push(slot);
+        }
+        leaf
+    }
+}
+
 /// What each engine's side answers.
 pub trait Side {
     /// A world holding the forest of `parents`, spawned in `order`,
