@@ -192,8 +192,7 @@ impl Game {
         let mut all = Actions::default();
         let mut owner: std::collections::BTreeMap<String, String> = Default::default();
         for plugin in &self.plugins {
-            let actions = plugin.actions();
-            for name in actions.names() {
+            for (name, binding) in plugin.actions().iter() {
                 if let Some(first) = owner.insert(name.to_owned(), plugin.name()) {
                     return Err(GameError::DuplicateAction {
                         action: name.to_owned(),
@@ -201,9 +200,7 @@ impl Game {
                         second: plugin.name(),
                     });
                 }
-                if let Some(binding) = actions.get(name) {
-                    all = all.bind(name, binding.clone());
-                }
+                all = all.bind(name, binding.clone());
             }
         }
         Ok(all)
@@ -231,9 +228,7 @@ impl Game {
     /// # Errors
     /// As [`Game::build`] and [`Game::actions_for`].
     pub fn build_for(&self, world: &mut World, scene: &Path) -> Result<(), GameError> {
-        self.build(world)?;
-        world.set_actions(Arc::new(self.actions_for(scene)?));
-        Ok(())
+        self.build_with(world, self.actions_for(scene)?)
     }
 
     /// Gives `world` every plugin's resources, systems and input actions.
@@ -241,7 +236,12 @@ impl Game {
     /// # Errors
     /// The first plugin's error, naming the plugin.
     pub fn build(&self, world: &mut World) -> Result<(), GameError> {
-        world.set_actions(Arc::new(self.actions()?));
+        self.build_with(world, self.actions()?)
+    }
+
+    /// Gives `world` `actions` and every plugin's resources and systems.
+    fn build_with(&self, world: &mut World, actions: Actions) -> Result<(), GameError> {
+        world.set_actions(Arc::new(actions));
         for plugin in &self.plugins {
             plugin.build(world).map_err(|error| match error {
                 GameError::Systems(source) => GameError::System {

@@ -341,10 +341,11 @@ impl Viewer {
             return;
         }
         let own = std::fs::canonicalize(&self.options.scene).ok();
-        if own.as_ref().is_some_and(|p| changed.contains(p)) && self.options.record.is_some() {
+        let own_changed = own.as_ref().is_some_and(|p| changed.contains(p));
+        if own_changed && self.options.record.is_some() {
             // A recording is of one scene: the running one stays.
             log::warn!("the scene changed on disk; not reloaded while recording");
-        } else if own.as_ref().is_some_and(|p| changed.contains(p)) {
+        } else if own_changed {
             let assets = self.world.scene.assets().clone();
             match Scene::load(&self.options.scene, &assets) {
                 Ok(scene) => {

@@ -108,6 +108,11 @@ impl Actions {
         self.bindings.keys().map(String::as_str)
     }
 
+    /// Every action with its binding, by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Binding)> {
+        self.bindings.iter().map(|(name, b)| (name.as_str(), b))
+    }
+
     /// `self` with the bindings of an `input.ron` text put over it; every
     /// action the text names must be one of `self`'s (the game's).
     ///
