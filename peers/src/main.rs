@@ -17,11 +17,21 @@
 //!   longest ago despawned, then one propagation; all timed.
 //! - `build/1000000`: spawning a million nodes with their parents and the
 //!   first propagation.
+//! - `animation_crowd/4000`: 4,000 Fox rigs (`assets/models/Fox.glb`, 26
+//!   nodes, 21 channels) in a grid, each playing Run on loop from its own
+//!   phase (rig i from i x 0.013 s); a frame advances time 1/60 s, samples
+//!   every rig's clip, writes the bones' locals and propagates (Keel: a
+//!   fixed step, `keel_anim`; Bevy: `App::update` with its animation and
+//!   transform plugins, `bevy_anim`). No skinning matrices on either side.
+//!   Each round times ten frames; the row shows the time per frame.
 //!
 //! The tree is the transform bench's (`engine/benches/transform.rs`): trees
 //! of 1,000 nodes of mixed depth, spawned depth first.
 
+mod animation;
+mod bevy_anim;
 mod bevy_side;
+mod keel_anim;
 mod keel_side;
 
 use std::time::{Duration, Instant};
@@ -329,6 +339,7 @@ fn main() {
         churn_rows::<keel_side::KeelWorld, bevy_side::BevyWorld>(per_frame, &mut rows);
     }
     build_row::<keel_side::KeelWorld, bevy_side::BevyWorld>(1_000_000, &mut rows);
+    animation::crowd_row(&mut rows);
 
     let date = std::process::Command::new("date")
         .arg("-u")
