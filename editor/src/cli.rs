@@ -12,7 +12,9 @@ pub const SCREENSHOT_FRAMES: u64 = 3;
 
 /// The usage text.
 pub const USAGE: &str = "usage: keel-editor [SCENE] [--frames N] [--screenshot OUT.png]
-                   [--view-screenshot OUT.png] [--play] [--autosave SECONDS]
+                   [--view-screenshot OUT.png] [--game-screenshot OUT.png]
+                   [--size WxH] [--play]
+                   [--autosave SECONDS]
 
   SCENE              scene file to open (RON)
   --frames N         render N frames, then exit
@@ -21,6 +23,10 @@ pub const USAGE: &str = "usage: keel-editor [SCENE] [--frames N] [--screenshot O
   --view-screenshot FILE
                      write the last frame of the 3D view alone, as the
                      renderer drew it (same frame rule)
+  --game-screenshot FILE
+                     open the Game view and write its last frame, the scene
+                     through its camera (same frame rule)
+  --size WxH         the window's size in points (default 1600x900)
   --play             start simulating at once
   --autosave SECONDS write the recovery file of unsaved edits this often
                      (default 30)
@@ -40,8 +46,10 @@ pub struct Cli {
     pub frames: Option<u64>,
     /// Where to write the last frame.
     pub screenshot: Option<PathBuf>,
-    /// Where to write the 3D view's last frame.
+    /// Where to write the Scene view's last frame.
     pub view_screenshot: Option<PathBuf>,
+    /// Where to write the Game view's last frame (the Game view is opened).
+    pub game_screenshot: Option<PathBuf>,
     /// Start in play mode.
     pub play: bool,
     /// Destroy the GPU device after this frame.
@@ -50,6 +58,17 @@ pub struct Cli {
     pub autosave: Option<std::time::Duration>,
     /// Rename and save every this many frames.
     pub save_every: Option<u64>,
+    /// The window's size in points (`--size 1280x720`).
+    pub size: Option<[u32; 2]>,
+}
+
+/// `WIDTHxHEIGHT`, each 64 to 16384 points.
+fn window_size(text: &str) -> Option<[u32; 2]> {
+    let (w, h) = text.split_once('x')?;
+    let size = [w.parse().ok()?, h.parse().ok()?];
+    size.iter()
+        .all(|n| (64..=16_384).contains(n))
+        .then_some(size)
 }
 
 /// A command line that can't be used.
@@ -76,6 +95,12 @@ pub enum CliError {
     BadNumber {
         /// The option.
         flag: String,
+        /// What was given.
+        value: String,
+    },
+    /// `--size` with something other than `WIDTHxHEIGHT`.
+    #[error("`--size` expects WIDTHxHEIGHT in points, each 64 to 16384 (1280x720), got `{value}`")]
+    BadSize {
         /// What was given.
         value: String,
     },
@@ -142,9 +167,16 @@ impl Cli {
                         _ => return Err(CliError::BadNumber { flag, value: v }),
                     }
                 }
+                "--size" => {
+                    let v = value(&flag)?.to_string_lossy().into_owned();
+                    cli.size = Some(window_size(&v).ok_or(CliError::BadSize { value: v })?);
+                }
                 "--screenshot" => cli.screenshot = Some(PathBuf::from(value(&flag)?)),
                 "--view-screenshot" => {
                     cli.view_screenshot = Some(PathBuf::from(value(&flag)?));
+                }
+                "--game-screenshot" => {
+                    cli.game_screenshot = Some(PathBuf::from(value(&flag)?));
                 }
                 _ => return Err(CliError::UnknownFlag { flag }),
             }
@@ -154,7 +186,9 @@ impl Cli {
 
     /// Frames to render before exiting: `--frames`, or a few for `--screenshot`, or unlimited.
     pub fn frame_limit(&self) -> Option<u64> {
-        let shot = self.screenshot.is_some() || self.view_screenshot.is_some();
+        let shot = self.screenshot.is_some()
+            || self.view_screenshot.is_some()
+            || self.game_screenshot.is_some();
         self.frames.or_else(|| shot.then_some(SCREENSHOT_FRAMES))
     }
 }
@@ -189,13 +223,26 @@ mod tests {
                 frames: Some(5),
                 screenshot: Some("out.png".into()),
                 view_screenshot: None,
+                game_screenshot: None,
                 play: true,
                 lose_device_at: Some(2),
                 autosave: Some(std::time::Duration::from_millis(500)),
                 save_every: Some(8),
+                size: None,
             }
         );
         assert_eq!(cli.frame_limit(), Some(5));
+        assert_eq!(
+            parse(&["--size", "1280x720"]).unwrap().size,
+            Some([1280, 720])
+        );
+        for bad in ["1280", "1280x", "x720", "12x720", "1280x720x2"] {
+            assert_eq!(
+                parse(&["--size", bad]),
+                Err(CliError::BadSize { value: bad.into() }),
+                "{bad}"
+            );
+        }
         let cli = parse(&["--screenshot", "a.png"]).unwrap();
         assert_eq!(cli.frame_limit(), Some(SCREENSHOT_FRAMES));
         let cli = parse(&["--view-screenshot=v.png"]).unwrap();

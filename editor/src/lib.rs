@@ -30,6 +30,8 @@ pub use document::{Document, PrefabLink, Selection};
 pub use gpu::{Gpu, GpuError};
 pub use log_book::{CaptureLogger, LogBook, LogEntry};
 pub use shell::{ShellError, ShellOptions, main_with_default_scene, run, run_game};
+pub use ui::dock::{Layout, Panel};
+pub use ui::game_view::GameView;
 pub use ui::stats::EditorStats;
 pub use ui::viewport::{GizmoMode, GizmoSettings, GizmoSpace, Pivot, SnapSteps, ViewOptions};
 pub use ui::{EditorApp, EditorOptions, PlayState, Status};

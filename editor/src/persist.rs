@@ -1,5 +1,5 @@
-//! What the editor keeps on disk besides scenes: the recent-files list and
-//! recovery files (autosaves).
+//! What the editor keeps on disk besides scenes: the recent-files list, the
+//! panel layout (`ui::dock`) and recovery files (autosaves).
 //!
 //! Dirty flag, applied to crashes: while a document has unsaved changes it is
 //! written every [`AUTOSAVE_INTERVAL`] to a recovery file, so a crash loses at
@@ -22,18 +22,12 @@ pub const AUTOSAVE_INTERVAL: Duration = Duration::from_secs(30);
 /// How many recent files are remembered.
 pub const RECENT_LIMIT: usize = 10;
 
-/// Where the editor keeps its own files: `$XDG_CONFIG_HOME/keel`, else
-/// `$HOME/.config/keel`; `None` when neither variable is set.
+/// Where the editor keeps its own files: the platform's config folder for
+/// Keel (`$XDG_CONFIG_HOME/keel` or `~/.config/keel` on Linux, Application
+/// Support on macOS, `%APPDATA%` on Windows); `None` when the platform names
+/// none (no home folder).
 pub fn default_config_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|v| !v.is_empty())
-                .map(|h| PathBuf::from(h).join(".config"))
-        })?;
-    Some(base.join("keel"))
+    directories::ProjectDirs::from("", "", "keel").map(|d| d.config_dir().to_path_buf())
 }
 
 /// Problems with the editor's own files. None of them stops the editor.
@@ -57,6 +51,38 @@ pub enum PersistError {
     },
 }
 
+/// The text of one of the editor's files; `Ok(None)` when it does not exist.
+///
+/// # Errors
+/// [`PersistError::Io`] for a file that cannot be read.
+pub fn read_ron(path: &Path) -> Result<Option<String>, PersistError> {
+    let limits = keel_engine::files::ReadLimits::DEFAULT;
+    match keel_engine::files::read_to_string(path, FileKind::Scene, &limits) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(PersistError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Writes one of the editor's files, creating its folder; a temp file renamed
+/// over the old one, so a crash leaves the old file or the new one.
+///
+/// # Errors
+/// [`PersistError::Io`].
+pub fn write_ron(path: &Path, text: &str) -> Result<(), PersistError> {
+    let io = |source| PersistError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(io)?;
+    }
+    write_atomically(path, text.as_bytes()).map_err(io)
+}
+
 /// The recently opened or saved scenes, most recent first, persisted as RON.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RecentFiles {
@@ -75,16 +101,8 @@ impl RecentFiles {
     /// # Errors
     /// [`PersistError::Io`] for an unreadable file, [`PersistError::Parse`] for a broken one.
     pub fn load(path: &Path) -> Result<Self, PersistError> {
-        let limits = keel_engine::files::ReadLimits::DEFAULT;
-        let text = match keel_engine::files::read_to_string(path, FileKind::Scene, &limits) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
-            Err(source) => {
-                return Err(PersistError::Io {
-                    path: path.to_path_buf(),
-                    source,
-                });
-            }
+        let Some(text) = read_ron(path)? else {
+            return Ok(Self::default());
         };
         ron::from_str(&text).map_err(|e| PersistError::Parse {
             path: path.to_path_buf(),
@@ -97,16 +115,9 @@ impl RecentFiles {
     /// # Errors
     /// [`PersistError::Io`].
     pub fn save(&self, path: &Path) -> Result<(), PersistError> {
-        let io = |source| PersistError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        if let Some(dir) = path.parent() {
-            fs::create_dir_all(dir).map_err(io)?;
-        }
         let text = ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::new())
-            .map_err(|e| io(std::io::Error::other(e.to_string())))?;
-        write_atomically(path, text.as_bytes()).map_err(io)
+            .unwrap_or_else(|e| unreachable!("a list of paths always serializes: {e}"));
+        write_ron(path, &text)
     }
 
     /// Puts `path` first (absolute when it can be made so), dropping an older

@@ -1,5 +1,6 @@
-//! The 3D view of the editor: the engine's renderer drawing the live world into
-//! a texture that egui shows in the viewport panel.
+//! The editor's 3D views: the engine's renderer drawing the live world into
+//! the textures that egui shows in the Scene view (the editor's camera) and
+//! the Game view (the scene's camera), each only while it is on screen.
 //!
 //! GPU state lives here, in the shell's hands, never in UI code: the UI only
 //! says how large the view is and where the camera is, and shows the texture.
@@ -20,13 +21,80 @@ const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 /// 156, 199, 230 shown as 85, 145, 201).
 const EGUI_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
-/// The engine renderer and the texture it draws the viewport into.
+/// A texture a 3D view is rendered into, registered with egui.
+#[derive(Default)]
+struct ViewTarget {
+    target: Option<(wgpu::Texture, wgpu::TextureView)>,
+    texture_id: Option<egui::TextureId>,
+}
+
+impl ViewTarget {
+    /// The view to render into at `size` (made again when the size changed),
+    /// and egui's id for it.
+    fn at_size(
+        &mut self,
+        device: &wgpu::Device,
+        egui_renderer: &mut egui_wgpu::Renderer,
+        [width, height]: [u32; 2],
+    ) -> (&wgpu::TextureView, egui::TextureId) {
+        let stale = self
+            .target
+            .as_ref()
+            .is_none_or(|(texture, _)| texture.width() != width || texture.height() != height);
+        if stale {
+            let texture = device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("keel-editor 3D view"),
+                size: wgpu::Extent3d {
+                    width,
+                    height,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: FORMAT,
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT
+                    | wgpu::TextureUsages::TEXTURE_BINDING
+                    | wgpu::TextureUsages::COPY_SRC,
+                view_formats: &[EGUI_FORMAT],
+            });
+            let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+            let shown = texture.create_view(&wgpu::TextureViewDescriptor {
+                label: Some("keel-editor 3D view, as egui samples it"),
+                format: Some(EGUI_FORMAT),
+                ..Default::default()
+            });
+            match self.texture_id {
+                Some(id) => egui_renderer.update_egui_texture_from_wgpu_texture(
+                    device,
+                    &shown,
+                    wgpu::FilterMode::Linear,
+                    id,
+                ),
+                None => {
+                    self.texture_id = Some(egui_renderer.register_native_texture(
+                        device,
+                        &shown,
+                        wgpu::FilterMode::Linear,
+                    ));
+                }
+            }
+            self.target = Some((texture, view));
+        }
+        match (&self.target, self.texture_id) {
+            (Some((_, view)), Some(id)) => (view, id),
+            _ => unreachable!("made above"),
+        }
+    }
+}
+
+/// The engine renderer and the textures it draws the two 3D views into.
 pub struct SceneView {
     ctx: GpuContext,
     renderer: Renderer,
     buffers: FrameBuffers,
-    target: Option<(wgpu::Texture, wgpu::TextureView)>,
-    texture_id: Option<egui::TextureId>,
+    scene: ViewTarget,
+    game: ViewTarget,
     /// Draws the asset browser's model thumbnails (made on first need).
     thumbnails: Option<Renderer>,
 }
@@ -40,19 +108,31 @@ impl SceneView {
             ctx,
             renderer,
             buffers: FrameBuffers::default(),
-            target: None,
-            texture_id: None,
+            scene: ViewTarget::default(),
+            game: ViewTarget::default(),
             thumbnails: None,
         }
     }
 
-    /// The view's last frame read back, exactly the pixels egui shows
+    /// The Scene view's last frame read back, exactly the pixels egui shows
     /// (`None` before the first frame).
     pub fn read_back(&self) -> Option<Result<image::RgbaImage, crate::capture::CaptureError>> {
-        let (texture, _) = self.target.as_ref()?;
+        Self::read(&self.ctx, &self.scene)
+    }
+
+    /// The Game view's last frame read back (`None` before it was shown).
+    pub fn read_back_game(&self) -> Option<Result<image::RgbaImage, crate::capture::CaptureError>> {
+        Self::read(&self.ctx, &self.game)
+    }
+
+    fn read(
+        ctx: &GpuContext,
+        view: &ViewTarget,
+    ) -> Option<Result<image::RgbaImage, crate::capture::CaptureError>> {
+        let (texture, _) = view.target.as_ref()?;
         Some(crate::capture::read_texture(
-            &self.ctx.device,
-            &self.ctx.queue,
+            &ctx.device,
+            &ctx.queue,
             texture,
         ))
     }
@@ -74,61 +154,31 @@ impl SceneView {
         index.put_model_thumbnail(&path, image);
     }
 
-    /// Renders the world as the viewport will show it and hands egui the texture;
-    /// puts the renderer's counters in the stats panel.
+    /// Renders the world as the 3D views on screen will show it (the Scene
+    /// view through the editor's camera with its overlays, the Game view
+    /// through the scene's camera) and hands egui the textures; puts the
+    /// renderer's counters in the stats panel.
     pub fn render(&mut self, egui_renderer: &mut egui_wgpu::Renderer, app: &mut EditorApp) {
-        let [width, height] = app.viewport.size_px;
-        if width == 0 || height == 0 {
+        if app.game_view.rect.is_some() {
+            let size = app.game_view.size_px;
+            let camera = keel_engine::viewer::CameraRig::new(app.doc.world.scene()).camera();
+            let (view, id) = self.game.at_size(&self.ctx.device, egui_renderer, size);
+            let frame = self.buffers.extract_world(
+                &mut app.doc.world,
+                camera,
+                size[0] as f32 / size[1] as f32,
+                &keel_engine::Overlays::default(),
+            );
+            self.renderer
+                .render(&self.ctx, &frame, view, (size[0], size[1]));
+            app.game_view.texture = Some(id);
+        }
+        // Last, so the stats below count the Scene view's frame.
+        if app.viewport.rect.is_none() {
             return;
         }
-        let device = &self.ctx.device;
-        let stale = self
-            .target
-            .as_ref()
-            .is_none_or(|(texture, _)| texture.width() != width || texture.height() != height);
-        if stale {
-            let texture = device.create_texture(&wgpu::TextureDescriptor {
-                label: Some("keel-editor viewport"),
-                size: wgpu::Extent3d {
-                    width,
-                    height,
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: FORMAT,
-                usage: wgpu::TextureUsages::RENDER_ATTACHMENT
-                    | wgpu::TextureUsages::TEXTURE_BINDING
-                    | wgpu::TextureUsages::COPY_SRC,
-                view_formats: &[EGUI_FORMAT],
-            });
-            let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-            let shown = texture.create_view(&wgpu::TextureViewDescriptor {
-                label: Some("keel-editor viewport, as egui samples it"),
-                format: Some(EGUI_FORMAT),
-                ..Default::default()
-            });
-            match self.texture_id {
-                Some(id) => egui_renderer.update_egui_texture_from_wgpu_texture(
-                    device,
-                    &shown,
-                    wgpu::FilterMode::Linear,
-                    id,
-                ),
-                None => {
-                    self.texture_id = Some(egui_renderer.register_native_texture(
-                        device,
-                        &shown,
-                        wgpu::FilterMode::Linear,
-                    ))
-                }
-            }
-            self.target = Some((texture, view));
-        }
-        let Some((_, view)) = &self.target else {
-            return;
-        };
+        let size @ [width, height] = app.viewport.size_px;
+        let (view, id) = self.scene.at_size(&self.ctx.device, egui_renderer, size);
         let camera = app.viewport.rig(app.doc.world.scene()).camera();
         let overlays = app.view.overlays(app.doc.selection.nodes());
         app.doc.world.set_track_recomputed(overlays.recomputed);
@@ -138,7 +188,7 @@ impl SceneView {
             .extract_world(&mut app.doc.world, camera, aspect, &overlays);
         self.renderer
             .render(&self.ctx, &frame, view, (width, height));
-        app.viewport.texture = self.texture_id;
+        app.viewport.texture = Some(id);
         let stats = self.renderer.stats();
         app.stats.set_counter("draw calls", stats.draw_calls);
         app.stats

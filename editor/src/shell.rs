@@ -37,13 +37,17 @@ pub struct ShellOptions {
     pub frame_limit: Option<u64>,
     /// Write the last rendered frame here (PNG).
     pub screenshot: Option<PathBuf>,
-    /// Write the 3D view's last frame here (PNG).
+    /// Write the Scene view's last frame here (PNG).
     pub view_screenshot: Option<PathBuf>,
+    /// Open the Game view and write its last frame here (PNG).
+    pub game_screenshot: Option<PathBuf>,
     /// Destroy the GPU device after this frame (to try the recovery).
     pub lose_device_at: Option<u64>,
     /// Every this many frames rename the first root node, and half as many
     /// frames later save (the crash tests kill the editor meanwhile).
     pub save_every: Option<u64>,
+    /// The window's size in points (`None`: 1600x900).
+    pub size: Option<[u32; 2]>,
 }
 
 /// Why the editor could not run.
@@ -125,7 +129,10 @@ struct Shell {
 pub fn run(options: ShellOptions) -> Result<(), ShellError> {
     let event_loop = EventLoop::new()?;
     event_loop.set_control_flow(ControlFlow::Poll);
-    let app = EditorApp::new(options.editor.clone());
+    let mut app = EditorApp::new(options.editor.clone());
+    if options.game_screenshot.is_some() {
+        app.show_panel(crate::Panel::Game);
+    }
     let mut shell = Shell {
         title: app.title(),
         app,
@@ -155,9 +162,10 @@ pub fn run(options: ShellOptions) -> Result<(), ShellError> {
 
 impl Shell {
     fn open_window(&mut self, event_loop: &ActiveEventLoop) -> Result<(), ShellError> {
+        let [width, height] = self.options.size.unwrap_or([1600, 900]).map(f64::from);
         let attributes = Window::default_attributes()
             .with_title(self.app.title())
-            .with_inner_size(LogicalSize::new(1600.0, 900.0));
+            .with_inner_size(LogicalSize::new(width, height));
         let window = Arc::new(event_loop.create_window(attributes)?);
         self.attach_gpu(event_loop, window)
     }
@@ -318,21 +326,26 @@ impl Shell {
                 gpu.ctx.queue.present(frame);
                 self.frames += 1;
                 let last = self.options.frame_limit.is_some_and(|n| self.frames >= n);
-                // The 3D view first: it needs the window, which a failure below gives up.
-                let view_shot = self
-                    .options
-                    .view_screenshot
-                    .clone()
-                    .filter(|_| last)
-                    .map(|path| {
-                        let result = match win.scene_view.read_back() {
+                // The 3D views first: they need the window, which a failure below gives up.
+                let mut views = Vec::new();
+                if last && let Some(path) = self.options.view_screenshot.clone() {
+                    views.push((path, win.scene_view.read_back()));
+                }
+                if last && let Some(path) = self.options.game_screenshot.clone() {
+                    views.push((path, win.scene_view.read_back_game()));
+                }
+                let view_shots: Vec<_> = views
+                    .into_iter()
+                    .map(|(path, image)| {
+                        let result = match image {
                             None => Err(ShellError::NoFrame),
                             Some(image) => image
                                 .and_then(|image| capture::save_png(&image, &path))
                                 .map_err(ShellError::from),
                         };
                         (path, result)
-                    });
+                    })
+                    .collect();
                 if last && let Some(path) = self.options.screenshot.clone() {
                     let target = capture::capture_target(
                         &gpu.ctx.device,
@@ -351,10 +364,11 @@ impl Shell {
                         Err(e) => self.fail(event_loop, e.into()),
                     }
                 }
-                match view_shot {
-                    Some((path, Ok(()))) => log::info!("wrote {}", path.display()),
-                    Some((_, Err(e))) => self.fail(event_loop, e),
-                    None => {}
+                for shot in view_shots {
+                    match shot {
+                        (path, Ok(())) => log::info!("wrote {}", path.display()),
+                        (_, Err(e)) => self.fail(event_loop, e),
+                    }
                 }
                 if last {
                     event_loop.exit();
@@ -589,8 +603,10 @@ pub fn run_game(game: keel_engine::Game, default_scene: Option<PathBuf>) -> std:
         frame_limit: cli.frame_limit(),
         screenshot: cli.screenshot.clone(),
         view_screenshot: cli.view_screenshot.clone(),
+        game_screenshot: cli.game_screenshot.clone(),
         lose_device_at: cli.lose_device_at,
         save_every: cli.save_every,
+        size: cli.size,
     };
     match run(options) {
         Ok(()) => ExitCode::SUCCESS,

@@ -414,7 +414,7 @@ fn snapshot_of_the_editor_on_the_demo_scene() {
         .build_ui_state(|ui, app: &mut EditorApp| app.ui(ui), app);
     assert!(!h.state().has_dialog(), "{}", h.state().status().text());
     // The asset browser fills in from background threads: not in a snapshot.
-    h.state_mut().view_mut().assets = false;
+    h.state_mut().layout_mut().close(keel_editor::Panel::Assets);
     h.get_by_label("lantern").click();
     h.state_mut().advance(std::time::Duration::ZERO);
     h.run();
@@ -463,7 +463,7 @@ fn components_are_added_edited_and_removed_in_the_inspector() {
     let mut h = editor(small_scene(), None);
     h.get_by_label("sea").click();
     h.run();
-    h.get_by_label("Add component").click();
+    click_scrolled(&mut h, "Add component");
     h.run();
     h.get_by_label("Light").click();
     h.run();
@@ -536,7 +536,7 @@ fn f_frames_the_selection_and_the_view_menu_hides_panels() {
     h.get_by_role_and_label(egui::accesskit::Role::CheckBox, "Hierarchy")
         .click();
     h.run();
-    assert!(!h.state().view().hierarchy);
+    assert!(!h.state().layout().is_open(keel_editor::Panel::Hierarchy));
     h.get_by_label("View").click();
     h.run();
     h.get_by_role_and_label(egui::accesskit::Role::CheckBox, "Octree cells")
@@ -846,7 +846,7 @@ fn a_game_component_is_added_and_edited_through_reflection() {
     let mut h = editor(scene, None);
     h.get_by_label("sea").click();
     h.run();
-    h.get_by_label("Add component").click();
+    click_scrolled(&mut h, "Add component");
     h.run();
     h.get_by_label("Cargo").click();
     h.run();

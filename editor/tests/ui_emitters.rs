@@ -112,9 +112,7 @@ fn emitter_stops_and_bursts_are_added_and_removed_in_the_inspector() {
     h.run();
     // The emitter's rows sit below the mesh's in the inspector: scrolled to, as a user would.
     for button in ["Add color stop", "Add burst"] {
-        h.get_by_label(button).scroll_to_me();
-        h.run();
-        h.get_by_label(button).click();
+        click_scrolled(&mut h, button);
         h.run();
     }
     let e = h
@@ -127,9 +125,7 @@ fn emitter_stops_and_bursts_are_added_and_removed_in_the_inspector() {
     assert_eq!(e.color_over_life.len(), 3);
     assert!(e.color_over_life.windows(2).all(|w| w[0].t <= w[1].t));
     assert_eq!(e.bursts.len(), 2);
-    h.get_by_label("Remove burst 1").scroll_to_me();
-    h.run();
-    h.get_by_label("Remove burst 1").click();
+    click_scrolled(&mut h, "Remove burst 1");
     h.run();
     let e = h
         .state()

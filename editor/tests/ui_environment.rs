@@ -171,7 +171,7 @@ fn a_sky_image_is_chosen_cleared_and_undone_in_the_environment_panel() {
         h.state().doc().scene().environment().sky.clone()
     };
     assert_eq!(sky(&h), None);
-    h.get_by_label("Sky image").click();
+    click_scrolled(&mut h, "Sky image");
     h.run();
     h.get_by_label("Sky image")
         .type_text(&harbour.display().to_string());

@@ -150,7 +150,7 @@ fn an_override_of_a_node_the_prefab_lost_is_shown_kept_and_removed_on_request() 
         ["body/hull"]
     );
 
-    h.get_by_label("Remove orphaned body/hull").click();
+    click_scrolled(&mut h, "Remove orphaned body/hull");
     h.run();
     assert!(h.query_by_label(warning).is_none());
     let saved = h.state().doc().scene().to_file();

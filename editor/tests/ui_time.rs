@@ -7,6 +7,7 @@ mod common;
 use std::path::Path;
 
 use common::*;
+use egui::accesskit::Role;
 use egui::{Modifiers, vec2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -71,7 +72,9 @@ fn scrubbing_the_timeline_back_shows_the_old_transform_in_the_inspector() {
     }
     h.get_by_label("Pause").click();
     h.run();
-    let timeline = h.get_by_label("Timeline").rect();
+    h.get_by_role_and_label(Role::Button, "Timeline").click();
+    h.run();
+    let timeline = h.get_by_role_and_label(Role::Slider, "Timeline").rect();
     assert!(
         timeline.width() > 50.0,
         "the timeline is shown while recording"
@@ -358,15 +361,27 @@ fn in_play_the_game_has_the_keys_until_escape_and_a_click_gives_them_back() {
     h.run();
     assert_eq!(flag_x(&h), steered, "no input reaches the game");
 
-    // A click on the 3D view gives it back.
-    let view = h.state().viewport().rect.expect("the 3D view is laid out");
-    h.hover_at(view.center());
+    // A click on the Game view gives it back, one on the Scene view takes it again.
+    let view = h
+        .state()
+        .game_view()
+        .rect
+        .expect("Play shows the Game view");
+    click_at(&mut h, view.center());
+    assert!(
+        h.state().game_has_input(),
+        "a click in the Game view in Play"
+    );
+    h.get_by_role_and_label(egui::accesskit::Role::Button, "Scene")
+        .click();
     h.run();
-    h.drag_at(view.center());
     h.run();
-    h.drop_at(view.center());
-    h.run();
-    assert!(h.state().game_has_input(), "a click in the 3D view in Play");
+    let scene_view = h.state().viewport().rect.expect("the Scene tab in front");
+    click_at(&mut h, scene_view.center());
+    assert!(
+        !h.state().game_has_input(),
+        "a click in the editor's view takes it back"
+    );
 }
 
 /// The README's "Make your own game" component and plugin, as written there.
@@ -429,7 +444,7 @@ fn the_readme_game_steps_work_in_its_editor() {
     h.state_mut().doc_mut().selection.select_only(node);
     h.run();
     // Add component > Health.
-    h.get_by_label("Add component").click();
+    click_scrolled(&mut h, "Add component");
     h.run();
     h.get_by_label("Health").click();
     h.run();

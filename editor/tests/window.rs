@@ -6,13 +6,7 @@ use std::process::Command;
 /// Runs the editor on the demo under Xvfb with `args` and a screenshot;
 /// returns the picture and what it wrote to stderr (`None`: no Xvfb here, skipped).
 fn demo_screenshot(args: &[&str]) -> Option<(image::RgbaImage, String)> {
-    let require = std::env::var("KEEL_REQUIRE_GPU").as_deref() == Ok("1");
-    if Command::new("xvfb-run").arg("--help").output().is_err() {
-        assert!(
-            !require,
-            "KEEL_REQUIRE_GPU=1 but xvfb-run is missing (scripts/install-deps.sh installs it)"
-        );
-        eprintln!("skipping: xvfb-run is not installed");
+    if !have_xvfb() {
         return None;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -152,58 +146,61 @@ fn still_scene(path: &std::path::Path) {
     scene.save(path).unwrap();
 }
 
-/// The editor's 3D view shows exactly what the viewer's renderer draws of the
-/// same scene from the same camera: same HDR path, same post pass, same
-/// output encoding (the editor's grid included on both sides).
-#[test]
-fn the_editor_view_and_the_viewer_show_the_same_pixels() {
-    use keel_engine::World;
-    use keel_engine::render::wgpu;
-    use keel_engine::viewer::CameraRig;
-    use keel_engine::{FrameBuffers, Overlays};
-    use keel_engine::{GpuContext, Renderer};
+/// Whether Xvfb is here to run the editor in a window (without it, a run
+/// that requires the GPU tests fails; others skip).
+fn have_xvfb() -> bool {
     let require = std::env::var("KEEL_REQUIRE_GPU").as_deref() == Ok("1");
     if Command::new("xvfb-run").arg("--help").output().is_err() {
-        assert!(!require, "KEEL_REQUIRE_GPU=1 but xvfb-run is missing");
+        assert!(
+            !require,
+            "KEEL_REQUIRE_GPU=1 but xvfb-run is missing (scripts/install-deps.sh installs it)"
+        );
         eprintln!("skipping: xvfb-run is not installed");
-        return;
+        return false;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let scene_path = dir.path().join("still.ron");
-    still_scene(&scene_path);
-    let shot = dir.path().join("view.png");
-    let window_shot = dir.path().join("window.png");
+    true
+}
+
+/// Runs the editor on `scene` under Xvfb with `args` (HOME in `home`), and
+/// asserts it exits 0.
+fn run_editor(scene: &std::path::Path, home: &std::path::Path, args: &[&std::ffi::OsStr]) {
     let out = Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1280x800x24"])
         .arg(env!("CARGO_BIN_EXE_keel-editor"))
-        .arg(&scene_path)
-        .args(["--frames", "4", "--view-screenshot"])
-        .arg(&shot)
-        .arg("--screenshot")
-        .arg(&window_shot)
-        .env("HOME", dir.path())
+        .arg(scene)
+        .args(args)
+        .env("HOME", home)
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "editor failed: {stderr}");
-    let editor = image::open(&shot).unwrap().to_rgba8();
-    let (width, height) = editor.dimensions();
-    assert!(width > 200 && height > 200, "a view of {width}x{height}");
+}
 
+/// The viewer's renderer's picture of `scene` through the scene's camera.
+fn viewer_image(
+    scene: &std::path::Path,
+    (width, height): (u32, u32),
+    overlays: &keel_engine::Overlays<'_>,
+) -> image::RgbaImage {
+    use keel_engine::render::wgpu;
+    use keel_engine::viewer::CameraRig;
+    use keel_engine::{FrameBuffers, GpuContext, Renderer, World};
     let ctx = GpuContext::headless(wgpu::Backends::all()).expect("an adapter");
     let mut world =
-        World::new(keel_engine::Scene::load(&scene_path, &keel_engine::Assets::new()).unwrap());
+        World::new(keel_engine::Scene::load(scene, &keel_engine::Assets::new()).unwrap());
     let camera = CameraRig::new(world.scene()).camera();
-    let overlays = Overlays {
-        grid: true,
-        ..Overlays::default()
-    };
     let mut buffers = FrameBuffers::default();
-    let frame = buffers.extract_world(&mut world, camera, width as f32 / height as f32, &overlays);
-    let viewer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb)
+    let aspect = width as f32 / height as f32;
+    let frame = buffers.extract_world(&mut world, camera, aspect, overlays);
+    Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb)
         .render_to_image(&ctx, &frame, width, height)
-        .unwrap();
-    let differing = editor
+        .unwrap()
+}
+
+/// Asserts at most 0.5% of the pixels differ by more than 8 in a channel.
+fn assert_same_pixels(ours: &image::RgbaImage, viewer: &image::RgbaImage, what: &str) {
+    let (width, height) = ours.dimensions();
+    let differing = ours
         .pixels()
         .zip(viewer.pixels())
         .filter(|(a, b)| (0..3).any(|c| a[c].abs_diff(b[c]) > 8))
@@ -211,8 +208,41 @@ fn the_editor_view_and_the_viewer_show_the_same_pixels() {
     let share = differing as f64 / f64::from(width * height);
     assert!(
         share <= 0.005,
-        "{differing} of {width}x{height} pixels differ between the editor's view and the viewer"
+        "{differing} of {width}x{height} pixels differ between {what} and the viewer"
     );
+}
+
+/// The editor's 3D view shows exactly what the viewer's renderer draws of the
+/// same scene from the same camera: same HDR path, same post pass, same
+/// output encoding (the editor's grid included on both sides).
+#[test]
+fn the_editor_view_and_the_viewer_show_the_same_pixels() {
+    if !have_xvfb() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let scene_path = dir.path().join("still.ron");
+    still_scene(&scene_path);
+    let shot = dir.path().join("view.png");
+    let window_shot = dir.path().join("window.png");
+    let args = [
+        "--frames".as_ref(),
+        "4".as_ref(),
+        "--view-screenshot".as_ref(),
+        shot.as_os_str(),
+    ];
+    let mut args = args.to_vec();
+    args.extend(["--screenshot".as_ref(), window_shot.as_os_str()]);
+    run_editor(&scene_path, dir.path(), &args);
+    let editor = image::open(&shot).unwrap().to_rgba8();
+    let (width, height) = editor.dimensions();
+    assert!(width > 200 && height > 200, "a view of {width}x{height}");
+    let overlays = keel_engine::Overlays {
+        grid: true,
+        ..keel_engine::Overlays::default()
+    };
+    let viewer = viewer_image(&scene_path, (width, height), &overlays);
+    assert_same_pixels(&editor, &viewer, "the editor's view");
     // The window shows the view texture as it is: its sky (the most common
     // colour of the view's top rows) is the sky in the middle of the window.
     let window = image::open(&window_shot).unwrap().to_rgba8();
@@ -247,4 +277,30 @@ fn the_editor_view_and_the_viewer_show_the_same_pixels() {
         .map(|p| [p[0] / 8, p[1] / 8, p[2] / 8])
         .collect();
     assert!(distinct.len() > 50, "{} colours", distinct.len());
+}
+
+/// The Game view shows what the viewer's window shows of the same scene:
+/// the world through the scene's camera, without the editor's grid.
+#[test]
+fn the_game_view_and_the_viewer_show_the_same_pixels() {
+    if !have_xvfb() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let scene_path = dir.path().join("still.ron");
+    still_scene(&scene_path);
+    let shot = dir.path().join("game.png");
+    let args = ["--size", "1200x760", "--frames", "4", "--game-screenshot"];
+    let mut args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+    args.push(shot.as_os_str());
+    run_editor(&scene_path, dir.path(), &args);
+    let game = image::open(&shot).unwrap().to_rgba8();
+    let (width, height) = game.dimensions();
+    assert!(width > 600 && height > 400, "a view of {width}x{height}");
+    let viewer = viewer_image(
+        &scene_path,
+        (width, height),
+        &keel_engine::Overlays::default(),
+    );
+    assert_same_pixels(&game, &viewer, "the Game view");
 }

@@ -159,7 +159,6 @@ impl AssetBrowser {
         index.poll();
         let mut request = None;
         ui.horizontal(|ui| {
-            ui.strong("Assets");
             ui.weak(index.root().display().to_string());
             if index.listing() {
                 ui.weak("listing…");

@@ -226,7 +226,6 @@ impl Hierarchy {
 
     fn header_ui(&mut self, ui: &mut egui::Ui, doc: &mut Document, status: &mut Status) {
         ui.horizontal(|ui| {
-            ui.strong("Hierarchy");
             let target = doc.selection.primary();
             ui.menu_button("Add", |ui| {
                 if let Some(event) = add_menu(ui, target) {

@@ -101,8 +101,6 @@ impl Inspector {
 
     /// Draws the panel for the primary selection and applies edits to `doc`.
     pub fn ui(&mut self, ui: &mut Ui, doc: &mut Document, status: &mut Status) {
-        ui.strong("Inspector");
-        ui.separator();
         let Some(node) = doc.selection.primary().filter(|&n| doc.scene().contains(n)) else {
             ui.weak("Nothing selected: the scene's settings");
             ui.add_space(4.0);
@@ -132,7 +130,10 @@ impl Inspector {
             Some(crate::document::PrefabLink::Part { overridden, .. }) => overridden,
             _ => Vec::new(),
         };
-        egui::ScrollArea::vertical()
+        // Both ways: a row wider than a narrow panel scrolls into reach.
+        // Solid bars take their own space, so none covers the last row.
+        ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
+        egui::ScrollArea::both()
             .id_salt("inspector_scroll")
             .auto_shrink([false, false])
             .show(ui, |ui| {
@@ -176,7 +177,8 @@ impl Inspector {
     fn environment_ui(&mut self, ui: &mut Ui, doc: &mut Document, status: &mut Status) {
         let mut tracker = Tracker::new();
         let mut env = doc.scene().environment().clone();
-        egui::ScrollArea::vertical()
+        ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
+        egui::ScrollArea::both()
             .id_salt("environment_scroll")
             .auto_shrink([false, false])
             .show(ui, |ui| {

@@ -1,4 +1,4 @@
-//! The Log tab (beside Stats in the bottom panel): the editor's
+//! The Log tab: the editor's
 //! [`LogBook`](crate::log_book::LogBook), newest last, with the time, level,
 //! source and message of each entry and a filter; an entry that names a node
 //! selects it when clicked. The status line counts the entries not seen yet.
@@ -7,16 +7,6 @@ use egui::{Color32, RichText, Ui};
 
 use crate::document::Document;
 use crate::log_book::{LogBook, LogEntry};
-
-/// Which tab the bottom panel shows.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum BottomTab {
-    /// Frame time, steps and counts.
-    #[default]
-    Stats,
-    /// Warnings and errors.
-    Log,
-}
 
 /// The Log tab's state: its filter, and how many entries it has shown.
 #[derive(Debug, Default)]
@@ -65,20 +55,30 @@ fn entry_ui(ui: &mut Ui, entry: &LogEntry, doc: &mut Document) {
     ui.horizontal(|ui| {
         ui.monospace(format!("{:8.1} s", entry.at.as_secs_f64()));
         ui.label(RichText::new(entry.level.as_str()).color(color).monospace());
-        ui.weak(&entry.source);
         let node = entry.node().and_then(|name| doc.scene().find(name));
-        match node {
-            Some(node) => {
-                let row = ui
-                    .link(&entry.message)
-                    .on_hover_text("Select the node it names");
-                if row.clicked() {
-                    doc.selection.select_only(node);
-                }
-            }
-            None => {
-                ui.label(&entry.message);
-            }
+        // Cut to the panel's width; the whole message and its source (the
+        // module that logged it) show on hover.
+        let text = RichText::new(&entry.message);
+        let text = match node {
+            Some(_) => text.color(ui.visuals().hyperlink_color).underline(),
+            None => text,
+        };
+        let hint = if node.is_some() {
+            "\n\nClick to select the node it names"
+        } else {
+            ""
+        };
+        let row = ui
+            .add(
+                egui::Label::new(text)
+                    .truncate()
+                    .sense(egui::Sense::click()),
+            )
+            .on_hover_text(format!("{}\n{}{hint}", entry.source, entry.message));
+        if let Some(node) = node
+            && row.clicked()
+        {
+            doc.selection.select_only(node);
         }
     });
 }

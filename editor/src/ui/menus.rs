@@ -1,29 +1,38 @@
-//! The editor's menu bar, toolbar and status line: every command they
-//! offer goes through [`EditorApp`]'s actions, as the shortcuts do.
+//! The editor's top bar (menus, then the toolbar on the same line, as
+//! Godot's) and status line: every command they offer goes through
+//! [`EditorApp`]'s actions, as the shortcuts do.
 
 use super::*;
+
+/// The keys of `action`'s shortcut, from the table that dispatches them.
+fn keys(ui: &egui::Ui, action: &Action) -> String {
+    super::shortcuts::text_for(ui.ctx(), action)
+}
 
 impl EditorApp {
     pub(super) fn menu_ui(&mut self, ui: &mut egui::Ui) {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
-                if ui.add(Button::new("New").shortcut_text("Ctrl+N")).clicked() {
+                if ui
+                    .add(Button::new("New").shortcut_text(keys(ui, &Action::New)))
+                    .clicked()
+                {
                     self.actions.push(Action::New);
                 }
                 if ui
-                    .add(Button::new("Open…").shortcut_text("Ctrl+O"))
+                    .add(Button::new("Open…").shortcut_text(keys(ui, &Action::Open)))
                     .clicked()
                 {
                     self.actions.push(Action::Open);
                 }
                 if ui
-                    .add(Button::new("Save").shortcut_text("Ctrl+S"))
+                    .add(Button::new("Save").shortcut_text(keys(ui, &Action::Save)))
                     .clicked()
                 {
                     self.actions.push(Action::Save);
                 }
                 if ui
-                    .add(Button::new("Save As…").shortcut_text("Ctrl+Shift+S"))
+                    .add(Button::new("Save As…").shortcut_text(keys(ui, &Action::SaveAs)))
                     .clicked()
                 {
                     self.actions.push(Action::SaveAs);
@@ -45,7 +54,7 @@ impl EditorApp {
                 });
                 ui.separator();
                 if ui
-                    .add(Button::new("Quit").shortcut_text("Ctrl+Q"))
+                    .add(Button::new("Quit").shortcut_text(keys(ui, &Action::Quit)))
                     .clicked()
                 {
                     self.actions.push(Action::Quit);
@@ -55,7 +64,10 @@ impl EditorApp {
                 let undo = self.doc.undo.undo_label().map(|l| format!("Undo {l}"));
                 let redo = self.doc.undo.redo_label().map(|l| format!("Redo {l}"));
                 if ui
-                    .add_enabled(undo.is_some(), Button::new("Undo").shortcut_text("Ctrl+Z"))
+                    .add_enabled(
+                        undo.is_some(),
+                        Button::new("Undo").shortcut_text(keys(ui, &Action::Undo)),
+                    )
                     .on_hover_text(undo.unwrap_or_default())
                     .clicked()
                 {
@@ -64,7 +76,7 @@ impl EditorApp {
                 if ui
                     .add_enabled(
                         redo.is_some(),
-                        Button::new("Redo").shortcut_text("Ctrl+Shift+Z"),
+                        Button::new("Redo").shortcut_text(keys(ui, &Action::Redo)),
                     )
                     .on_hover_text(redo.unwrap_or_default())
                     .clicked()
@@ -74,29 +86,43 @@ impl EditorApp {
                 ui.separator();
                 let some = !self.doc.selection.is_empty();
                 if ui
-                    .add_enabled(some, Button::new("Duplicate").shortcut_text("Ctrl+D"))
+                    .add_enabled(
+                        some,
+                        Button::new("Duplicate").shortcut_text(keys(ui, &Action::Duplicate)),
+                    )
                     .clicked()
                 {
                     self.actions.push(Action::Duplicate);
                 }
                 if ui
-                    .add_enabled(some, Button::new("Delete").shortcut_text("Del"))
+                    .add_enabled(
+                        some,
+                        Button::new("Delete").shortcut_text(keys(ui, &Action::Delete)),
+                    )
                     .clicked()
                 {
                     self.actions.push(Action::Delete);
                 }
                 if ui
-                    .add_enabled(some, Button::new("Rename").shortcut_text("F2"))
+                    .add_enabled(
+                        some,
+                        Button::new("Rename").shortcut_text(keys(ui, &Action::Rename)),
+                    )
                     .clicked()
                 {
                     self.actions.push(Action::Rename);
                 }
             });
             ui.menu_button("View", |ui| {
-                ui.checkbox(&mut self.view.hierarchy, "Hierarchy");
-                ui.checkbox(&mut self.view.inspector, "Inspector");
-                ui.checkbox(&mut self.view.stats, "Stats");
-                ui.checkbox(&mut self.view.assets, "Assets");
+                for panel in super::dock::Panel::ALL {
+                    let mut open = self.layout.is_open(panel);
+                    if ui.checkbox(&mut open, panel.title()).changed() {
+                        self.layout_mut().set_open(panel, open);
+                    }
+                }
+                if ui.button("Reset layout").clicked() {
+                    self.reset_layout();
+                }
                 ui.separator();
                 ui.checkbox(&mut self.view.octree_cells, "Octree cells");
                 ui.checkbox(&mut self.view.aabbs, "Bounding boxes");
@@ -106,93 +132,116 @@ impl EditorApp {
                 );
                 ui.separator();
                 if ui
-                    .add(Button::new("Frame selection").shortcut_text("F"))
+                    .add(
+                        Button::new("Frame selection")
+                            .shortcut_text(keys(ui, &Action::FrameSelection)),
+                    )
                     .clicked()
                 {
                     self.actions.push(Action::FrameSelection);
                 }
             });
+            ui.menu_button("Help", |ui| {
+                let label =
+                    Button::new("Keyboard shortcuts").shortcut_text(keys(ui, &Action::Shortcuts));
+                if ui.add(label).clicked() {
+                    self.actions.push(Action::Shortcuts);
+                }
+            });
+            ui.separator();
+            // The toolbar in the window's style, not the menus'.
+            ui.scope(|ui| {
+                *ui.style_mut() = (*ui.ctx().global_style()).clone();
+                self.toolbar_ui(ui);
+            });
         });
     }
 
+    /// Play controls, time scale and gizmo settings, after the menus in the
+    /// top bar.
     pub(super) fn toolbar_ui(&mut self, ui: &mut egui::Ui) {
-        ui.horizontal(|ui| {
-            self.back_button_ui(ui);
-            let playing = self.play == PlayState::Playing;
-            if ui.add_enabled(!playing, Button::new("Play")).clicked() {
-                self.actions.push(Action::Play);
-            }
-            if ui.add_enabled(playing, Button::new("Pause")).clicked() {
-                self.actions.push(Action::Pause);
-            }
-            if ui
-                .add(Button::new("Step"))
-                .on_hover_text("Run one fixed update")
-                .clicked()
-            {
-                self.actions.push(Action::Step);
-            }
-            if ui
-                .add_enabled(self.play_snapshot.is_some(), Button::new("Reset"))
-                .on_hover_text("Back to the scene as it was when Play was pressed")
-                .clicked()
-            {
-                self.actions.push(Action::Reset);
-            }
-            let state = match self.play {
-                PlayState::Editing => "Editing",
-                PlayState::Playing => "Playing",
-                PlayState::Paused => "Paused",
-            };
-            ui.label(RichText::new(state).weak());
-            ui.separator();
-            let mut scale = self.doc.world.clock().time_scale();
-            let slider = egui::Slider::new(&mut scale, 0.0..=4.0)
-                .text("time scale")
-                .max_decimals(2);
-            if ui.add(slider).changed() {
-                self.doc.world.clock_mut().set_time_scale(scale);
-            }
-            ui.separator();
-            for mode in GizmoMode::ALL {
-                ui.selectable_value(&mut self.gizmo.mode, mode, mode.label());
-            }
-            ui.separator();
-            for space in [GizmoSpace::Local, GizmoSpace::World] {
-                ui.selectable_value(&mut self.gizmo.space, space, space.label());
-            }
-            ui.separator();
-            for pivot in [Pivot::Median, Pivot::Active] {
-                ui.selectable_value(&mut self.gizmo.pivot, pivot, pivot.label())
-                    .on_hover_text("What a multi-selection turns and scales about");
-            }
-            ui.separator();
-            ui.toggle_value(&mut self.gizmo.snap, "Snap")
-                .on_hover_text("Drags move in whole steps (or hold Ctrl while dragging)");
-            let steps = &mut self.gizmo.steps;
-            let _ = ui
-                .add(
-                    egui::DragValue::new(&mut steps.translate)
-                        .speed(0.05)
-                        .range(0.01..=100.0),
-                )
-                .accessible_name("Snap distance");
-            let _ = ui
-                .add(
-                    egui::DragValue::new(&mut steps.rotate_degrees)
-                        .speed(1.0)
-                        .range(1.0..=180.0)
-                        .suffix("°"),
-                )
-                .accessible_name("Snap angle");
-            let _ = ui
-                .add(
-                    egui::DragValue::new(&mut steps.scale)
-                        .speed(0.01)
-                        .range(0.01..=10.0),
-                )
-                .accessible_name("Snap scale");
-        });
+        self.back_button_ui(ui);
+        let playing = self.play == PlayState::Playing;
+        if ui.add_enabled(!playing, Button::new("Play")).clicked() {
+            self.actions.push(Action::Play);
+        }
+        if ui.add_enabled(playing, Button::new("Pause")).clicked() {
+            self.actions.push(Action::Pause);
+        }
+        if ui
+            .add(Button::new("Step"))
+            .on_hover_text("Run one fixed update")
+            .clicked()
+        {
+            self.actions.push(Action::Step);
+        }
+        if ui
+            .add_enabled(self.play_snapshot.is_some(), Button::new("Reset"))
+            .on_hover_text("Back to the scene as it was when Play was pressed")
+            .clicked()
+        {
+            self.actions.push(Action::Reset);
+        }
+        let state = match self.play {
+            PlayState::Editing => "Editing",
+            PlayState::Playing => "Playing",
+            PlayState::Paused => "Paused",
+        };
+        ui.label(RichText::new(state).weak());
+        ui.separator();
+        let mut scale = self.doc.world.clock().time_scale();
+        // A drag value, not a slider: the top bar fits a 1280-point window.
+        let value = egui::DragValue::new(&mut scale)
+            .range(0.0..=4.0)
+            .speed(0.01)
+            .max_decimals(2)
+            .prefix("time ×");
+        let response = ui
+            .add(value)
+            .accessible_name("time scale")
+            .on_hover_text("How fast the simulation runs (drag, or click and type)");
+        if response.changed() {
+            self.doc.world.clock_mut().set_time_scale(scale);
+        }
+        ui.separator();
+        for mode in GizmoMode::ALL {
+            ui.selectable_value(&mut self.gizmo.mode, mode, mode.label());
+        }
+        ui.separator();
+        for space in [GizmoSpace::Local, GizmoSpace::World] {
+            ui.selectable_value(&mut self.gizmo.space, space, space.label());
+        }
+        ui.separator();
+        for pivot in [Pivot::Median, Pivot::Active] {
+            ui.selectable_value(&mut self.gizmo.pivot, pivot, pivot.label())
+                .on_hover_text("What a multi-selection turns and scales about");
+        }
+        ui.separator();
+        ui.toggle_value(&mut self.gizmo.snap, "Snap")
+            .on_hover_text("Drags move in whole steps (or hold Ctrl while dragging)");
+        let steps = &mut self.gizmo.steps;
+        let _ = ui
+            .add(
+                egui::DragValue::new(&mut steps.translate)
+                    .speed(0.05)
+                    .range(0.01..=100.0),
+            )
+            .accessible_name("Snap distance");
+        let _ = ui
+            .add(
+                egui::DragValue::new(&mut steps.rotate_degrees)
+                    .speed(1.0)
+                    .range(1.0..=180.0)
+                    .suffix("°"),
+            )
+            .accessible_name("Snap angle");
+        let _ = ui
+            .add(
+                egui::DragValue::new(&mut steps.scale)
+                    .speed(0.01)
+                    .range(0.01..=10.0),
+            )
+            .accessible_name("Snap scale");
     }
 
     pub(super) fn status_ui(&mut self, ui: &mut egui::Ui) {
@@ -206,9 +255,7 @@ impl EditorApp {
             ui.label(text);
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 let unseen = self.log_panel.unseen(&self.log);
-                if unseen > 0
-                    && (!self.view.stats || self.bottom_tab != super::log_panel::BottomTab::Log)
-                {
+                if unseen > 0 && !self.layout.is_shown(super::dock::Panel::Log) {
                     let plural = if unseen == 1 { "" } else { "s" };
                     let label = RichText::new(format!("{unseen} new warning{plural}"))
                         .color(ui.visuals().warn_fg_color);

@@ -9,20 +9,25 @@
 //! - [`hierarchy`]: the scene tree.
 //! - [`inspector`]: the selected node's transform and components.
 //! - [`stats`]: game-loop and dirty-flag counters, frame-time plot.
-//! - [`viewport`]: the central 3D view and the settings it reads.
+//! - [`dock`]: the workspace's layout: every panel a dockable tab, saved per
+//!   user; `workspace` draws the panels inside it.
+//! - [`viewport`]: the Scene view (the editor's free camera) and the settings
+//!   it reads; [`game_view`]: the Game view (the scene's camera).
 //! - [`dialogs`]: file chooser, unsaved-changes, error and recovery modals.
 //! - `files`: the document on disk: open, save, import, recent files,
 //!   autosave and recovery.
 //! - `menus`: the menu bar, the toolbar and the status line.
-//! - [`log_panel`]: the Log tab beside Stats: warnings and errors, filtered.
+//! - [`log_panel`]: the Log tab: warnings and errors, filtered.
 
 mod animation_panel;
 pub mod asset_browser;
 pub mod dialogs;
+pub mod dock;
 mod emitter_panel;
 mod environment_panel;
 mod file_actions;
 mod game_input;
+pub mod game_view;
 pub mod gizmo;
 pub mod hierarchy;
 pub mod inspector;
@@ -33,14 +38,16 @@ mod prefab_actions;
 pub mod prefab_panel;
 mod reflected;
 mod reload;
+pub mod shortcuts;
 pub mod stats;
 mod timeline;
 pub mod viewport;
 mod widgets;
+mod workspace;
 
 use std::path::PathBuf;
 
-use egui::{Button, Color32, Key, KeyboardShortcut, Modifiers, RichText};
+use egui::{Button, Color32, RichText};
 use keel_engine::{Game, Scene};
 
 use crate::document::{Document, PlaySnapshot};
@@ -141,6 +148,7 @@ enum Action {
     StepForward,
     Seek(u64),
     Reset,
+    Shortcuts,
 }
 
 /// The editor: document, panels and their state. Draw it with [`EditorApp::ui`].
@@ -186,9 +194,15 @@ pub struct EditorApp {
     /// Warnings and errors, listed in the Log tab.
     log: crate::LogBook,
     log_panel: log_panel::LogPanel,
-    bottom_tab: log_panel::BottomTab,
+    /// The panels' arrangement, and whether it changed since it was saved.
+    layout: dock::Layout,
+    layout_changed: bool,
+    /// The Game view's texture and size (read by the shell).
+    pub(crate) game_view: game_view::GameView,
     /// The game's plugins, given to every document's world.
     game: Game,
+    /// The keyboard shortcuts window (F1) is open.
+    shortcuts_open: bool,
     /// The keyboard and mouse while the game has them (Play).
     game_input: game_input::GameInput,
 }
@@ -269,10 +283,14 @@ impl EditorApp {
             quit: false,
             log: crate::LogBook::default(),
             log_panel: log_panel::LogPanel::default(),
-            bottom_tab: log_panel::BottomTab::default(),
+            layout: dock::Layout::default(),
+            layout_changed: false,
+            game_view: game_view::GameView::default(),
             game,
+            shortcuts_open: false,
             game_input: Default::default(),
         };
+        app.load_layout();
         app.build_world();
         app
     }
@@ -293,6 +311,7 @@ impl EditorApp {
     pub fn forget_gpu_textures(&mut self) {
         self.assets.forget_textures();
         self.viewport.texture = None;
+        self.game_view.texture = None;
     }
 
     /// The warnings and errors the Log tab lists.
@@ -300,29 +319,9 @@ impl EditorApp {
         &self.log
     }
 
-    /// The bottom panel: Stats and Log, as tabs.
-    fn bottom_ui(&mut self, ui: &mut egui::Ui) {
-        use log_panel::BottomTab;
-        let unseen = self.log_panel.unseen(&self.log);
-        ui.horizontal(|ui| {
-            ui.selectable_value(&mut self.bottom_tab, BottomTab::Stats, "Stats");
-            let log = if unseen > 0 && self.bottom_tab != BottomTab::Log {
-                format!("Log ({unseen} new)")
-            } else {
-                "Log".to_owned()
-            };
-            ui.selectable_value(&mut self.bottom_tab, BottomTab::Log, log);
-        });
-        match self.bottom_tab {
-            BottomTab::Stats => stats::stats_ui(ui, &self.stats),
-            BottomTab::Log => self.log_panel.ui(ui, &self.log, &mut self.doc),
-        }
-    }
-
     /// Opens the Log tab (the status line's count of new warnings does).
     fn show_log(&mut self) {
-        self.view.stats = true;
-        self.bottom_tab = log_panel::BottomTab::Log;
+        self.layout.open(dock::Panel::Log);
     }
 
     /// The status line.
@@ -564,6 +563,7 @@ impl EditorApp {
             Action::StepForward => self.step_forward(),
             Action::Seek(step) => self.seek(step),
             Action::Reset => self.reset(),
+            Action::Shortcuts => self.shortcuts_open = !self.shortcuts_open,
         }
     }
 
@@ -585,101 +585,18 @@ impl EditorApp {
         }
     }
 
-    fn shortcuts(&mut self, ctx: &egui::Context) {
-        if self.dialog.is_some() {
-            return;
-        }
-        let typing = ctx.egui_wants_keyboard_input();
-        let cmd = Modifiers::COMMAND;
-        let cmd_shift = Modifiers::COMMAND | Modifiers::SHIFT;
-        let mut actions = Vec::new();
-        ctx.input_mut(|i| {
-            let mut shortcut = |m: Modifiers, key: Key, action: Action| {
-                if i.consume_shortcut(&KeyboardShortcut::new(m, key)) {
-                    actions.push(action);
-                }
-            };
-            // Most specific first: Ctrl+Shift+S would also match Ctrl+S.
-            shortcut(cmd_shift, Key::S, Action::SaveAs);
-            shortcut(cmd, Key::S, Action::Save);
-            shortcut(cmd, Key::N, Action::New);
-            shortcut(cmd, Key::O, Action::Open);
-            shortcut(cmd, Key::Q, Action::Quit);
-            if !typing {
-                shortcut(cmd_shift, Key::Z, Action::Redo);
-                shortcut(cmd, Key::Z, Action::Undo);
-                shortcut(cmd, Key::Y, Action::Redo);
-                shortcut(cmd, Key::D, Action::Duplicate);
-                shortcut(Modifiers::NONE, Key::Delete, Action::Delete);
-                shortcut(Modifiers::NONE, Key::F, Action::FrameSelection);
-                shortcut(Modifiers::NONE, Key::F2, Action::Rename);
-                shortcut(Modifiers::NONE, Key::Comma, Action::StepBack);
-                shortcut(Modifiers::NONE, Key::Period, Action::StepForward);
-                // The platform turns Ctrl+C, X and V into these events.
-                for event in &i.events {
-                    match event {
-                        egui::Event::Copy => actions.push(Action::Copy),
-                        egui::Event::Cut => actions.push(Action::Cut),
-                        egui::Event::Paste(text) => actions.push(Action::Paste(text.clone())),
-                        _ => {}
-                    }
-                }
-            }
-        });
-        self.actions.extend(actions);
-    }
-
     /// Draws the whole editor into `ui` (the window's root) and applies what the user did.
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         // Before the shortcuts: keys the game has are not the editor's.
-        self.game_input.take_events(ui.ctx(), self.viewport.rect);
+        self.game_input.take_events(ui.ctx(), self.game_view.rect);
         self.shortcuts(ui.ctx());
         self.take_dropped_files(ui.ctx());
 
-        egui::Panel::top("menu_bar").show(ui, |ui| self.menu_ui(ui));
-        egui::Panel::top("toolbar").show(ui, |ui| self.toolbar_ui(ui));
+        egui::Panel::top("top_bar").show(ui, |ui| self.menu_ui(ui));
         egui::Panel::bottom("status_bar").show(ui, |ui| self.status_ui(ui));
-        if self.view.stats {
-            egui::Panel::bottom("stats")
-                .resizable(true)
-                .default_size(130.0)
-                .show(ui, |ui| self.bottom_ui(ui));
-        }
-        if self.view.assets {
-            egui::Panel::bottom("assets")
-                .resizable(true)
-                .default_size(170.0)
-                .show(ui, |ui| {
-                    if let Some(request) = self.assets.ui(ui, &self.doc) {
-                        self.browser_request(request);
-                    }
-                });
-        }
-        // Last of the bottom panels: right under the 3D view.
-        egui::Panel::bottom("timeline").show(ui, |ui| self.timeline_ui(ui));
-        if self.view.hierarchy {
-            egui::Panel::left("hierarchy")
-                .resizable(true)
-                .default_size(240.0)
-                .show(ui, |ui| {
-                    self.hierarchy.ui(ui, &mut self.doc, &mut self.status)
-                });
-        }
-        if self.view.inspector {
-            egui::Panel::right("inspector")
-                .resizable(true)
-                .default_size(300.0)
-                .show(ui, |ui| {
-                    self.inspector.ui(ui, &mut self.doc, &mut self.status)
-                });
-            if let Some(request) = self.inspector.prefab_request.take() {
-                self.prefab_request(request);
-            }
-        }
-        egui::CentralPanel::no_frame().show(ui, |ui| {
-            self.viewport_ui(ui);
-        });
+        egui::CentralPanel::no_frame().show(ui, |ui| self.workspace_ui(ui));
 
+        self.shortcuts_window_ui(ui.ctx());
         if let Some(dialog) = &mut self.dialog {
             let outcome = dialogs::dialog_ui(ui, dialog, &self.doc.display_name());
             self.dialog_outcome(outcome);

@@ -74,6 +74,9 @@ impl EditorApp {
         }
         self.doc.world.clock_mut().set_paused(false);
         self.play = PlayState::Playing;
+        // As Unity does: Play brings the Game view to the front (opening it
+        // if it was closed), and the game has the input.
+        self.layout.open(super::dock::Panel::Game);
         self.game_input.focus();
     }
 

@@ -46,7 +46,8 @@ pub fn prefab_ui(
                 ui.label(RichText::new(format!("Removed: {}", removed.join(", "))).strong());
             }
             for key in orphans {
-                ui.horizontal(|ui| {
+                // Wrapped: the panel may be narrower than the sentence.
+                ui.horizontal_wrapped(|ui| {
                     ui.colored_label(
                         ui.visuals().warn_fg_color,
                         format!("Orphaned `{key}`: the prefab has no such node any more"),

@@ -1,4 +1,4 @@
-//! The timeline under the 3D view while a recording runs: the recorded range,
+//! The Timeline tab while a recording runs: the recorded range,
 //! a slider to scrub it, one fixed step back and forward (`,` and `.`), and
 //! what the recording holds against its budget. Scrubbing pauses; Play goes on
 //! from the step shown (the recorded future after it is replaced).
@@ -34,7 +34,7 @@ impl EditorApp {
         let (first, last) = (*range.start(), *range.end());
         let current = self.doc.step();
         let mut target = current;
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             let back = ui
                 .add_enabled(current > first, Button::new("< Step back"))
                 .on_hover_text("One fixed step back (,)");
@@ -54,14 +54,15 @@ impl EditorApp {
                 budget >> 20
             );
             ui.label(RichText::new(used).monospace());
-            ui.spacing_mut().slider_width = (ui.available_width() - 8.0).max(80.0);
-            let slider = egui::Slider::new(&mut target, first..=last.max(first + 1))
-                .show_value(false)
-                .clamping(egui::SliderClamping::Always);
-            ui.add(slider)
-                .accessible_name("Timeline")
-                .on_hover_text("Drag to scrub through the recorded steps");
         });
+        // A line of its own, the panel's width: the finest scrubbing it allows.
+        ui.spacing_mut().slider_width = (ui.available_width() - 8.0).max(80.0);
+        let slider = egui::Slider::new(&mut target, first..=last.max(first + 1))
+            .show_value(false)
+            .clamping(egui::SliderClamping::Always);
+        ui.add(slider)
+            .accessible_name("Timeline")
+            .on_hover_text("Drag to scrub through the recorded steps");
         let target = target.min(last);
         if target != current {
             self.actions.push(Action::Seek(target));

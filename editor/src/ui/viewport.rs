@@ -1,10 +1,11 @@
-//! The central viewport and the settings it reads: view overlays, gizmo mode
-//! and space, and the "frame the selection" request. No pattern of its own:
-//! it draws whatever the game loop's last frame left in the world.
+//! The Scene view (the editor's 3D view through its free camera) and the
+//! settings it reads: view overlays, gizmo mode and space, and the "frame the
+//! selection" request. No pattern of its own: it draws whatever the game
+//! loop's last frame left in the world.
 //!
-//! The 3D view is drawn by the engine's renderer through egui-wgpu's paint
-//! callback inside [`viewport_ui`]'s rectangle; until then the panel shows the
-//! scene's background colour and where the camera is.
+//! The shell renders the 3D view into a texture at the size this panel had
+//! last frame, and the panel shows it; until then it shows the scene's
+//! background colour and where the camera is.
 
 use glam::Vec3;
 use keel_engine::Camera;
@@ -14,42 +15,19 @@ use keel_engine::spatial::{Aabb, Ray};
 use keel_engine::viewer::CameraRig;
 use keel_engine::{MeshRenderer, NodeId, Scene};
 
+use super::EditorApp;
 use super::gizmo::TransformGizmo;
 pub use super::gizmo::{GizmoMode, GizmoSettings, GizmoSpace, Pivot, SnapSteps};
-use super::{EditorApp, PlayState};
 
-/// What the View menu toggles: which panels are shown and which debug
-/// overlays the viewport draws.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Which debug overlays the Scene view draws (the View menu toggles them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ViewOptions {
-    /// The hierarchy panel.
-    pub hierarchy: bool,
-    /// The inspector panel.
-    pub inspector: bool,
-    /// The stats panel.
-    pub stats: bool,
-    /// The asset browser.
-    pub assets: bool,
     /// Overlay: the octree's cells.
     pub octree_cells: bool,
     /// Overlay: each mesh's bounding box.
     pub aabbs: bool,
     /// Overlay: tint nodes whose world transform was recomputed this frame (dirty flag).
     pub dirty_highlight: bool,
-}
-
-impl Default for ViewOptions {
-    fn default() -> Self {
-        Self {
-            hierarchy: true,
-            inspector: true,
-            stats: true,
-            assets: true,
-            octree_cells: false,
-            aabbs: false,
-            dirty_highlight: false,
-        }
-    }
 }
 
 impl ViewOptions {
@@ -117,6 +95,34 @@ pub fn pick_ray(camera: &Camera, rect: egui::Rect, pointer: egui::Pos2) -> Optio
     Ray::new(near, far - near).ok()
 }
 
+/// A 3D view's size in pixels for its rectangle in points.
+pub(super) fn size_px(ui: &egui::Ui, rect: egui::Rect) -> [u32; 2] {
+    let ppp = ui.ctx().pixels_per_point();
+    [rect.width(), rect.height()].map(|points| (points * ppp).round().max(1.0) as u32)
+}
+
+/// Paints a 3D view's texture over `rect`, or the scene's background colour
+/// before the shell has rendered one.
+pub(super) fn show_texture(
+    ui: &egui::Ui,
+    texture: Option<egui::TextureId>,
+    rect: egui::Rect,
+    scene: &Scene,
+) {
+    match texture {
+        Some(texture) => {
+            let uv = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
+            ui.painter().image(texture, rect, uv, egui::Color32::WHITE);
+        }
+        None => {
+            let bg = scene.environment().clear_color;
+            // Stored linear; egui's Rgba is linear too and converts to sRGB.
+            let fill: egui::Color32 = egui::Rgba::from_rgb(bg.x, bg.y, bg.z).into();
+            ui.painter().rect_filled(rect, 0.0, fill);
+        }
+    }
+}
+
 /// Centre and radius of a sphere around the meshes under `nodes`.
 fn selection_bounds(scene: &Scene, nodes: &[NodeId]) -> Option<(Vec3, f32)> {
     let mut bounds: Option<Aabb> = None;
@@ -141,52 +147,6 @@ fn selection_bounds(scene: &Scene, nodes: &[NodeId]) -> Option<(Vec3, f32)> {
 }
 
 impl EditorApp {
-    /// In Play the 3D view is the game's: its [`keel_engine::Hud`] text
-    /// shows, a click gives it the input, and while it has the input the
-    /// editor's camera and picking stay out. Whether the game took the view.
-    fn game_viewport_ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        response: &egui::Response,
-        rect: egui::Rect,
-    ) -> bool {
-        if self.play == PlayState::Editing {
-            return false;
-        }
-        if let Some(hud) = self.doc.scene().resource::<keel_engine::Hud>()
-            && !hud.text.is_empty()
-        {
-            // A label (not painted text) so screen readers and tests read it;
-            // not selectable, so clicks under it still reach the 3D view.
-            let at = egui::Rect::from_min_size(
-                rect.left_top() + egui::vec2(12.0, 10.0),
-                egui::vec2((rect.width() - 24.0).max(0.0), 28.0),
-            );
-            let text = egui::RichText::new(&hud.text)
-                .size(20.0)
-                .strong()
-                .color(egui::Color32::WHITE)
-                .background_color(egui::Color32::from_black_alpha(110));
-            ui.put(at, egui::Label::new(text).selectable(false));
-        }
-        let painter = ui.painter_at(rect);
-        if self.play == PlayState::Playing && !self.game_input.focused() && response.clicked() {
-            self.game_input.focus();
-            return true;
-        }
-        if !self.game_input.focused() {
-            return false;
-        }
-        painter.text(
-            rect.center_bottom() - egui::vec2(0.0, 10.0),
-            egui::Align2::CENTER_BOTTOM,
-            "The game has the keyboard and mouse: Esc gives them back",
-            egui::FontId::proportional(13.0),
-            egui::Color32::from_white_alpha(200),
-        );
-        true
-    }
-
     /// Draws the viewport into `ui`'s whole area: the 3D view the shell rendered
     /// (or the background colour before it exists), camera controls (drag to
     /// orbit, middle or shift-drag to pan, wheel to zoom, Tab to fly with WASD),
@@ -197,27 +157,9 @@ impl EditorApp {
         let rect = ui.max_rect();
         let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
         self.viewport.rect = Some(rect);
-        let ppp = ui.ctx().pixels_per_point();
-        self.viewport.size_px = [
-            (rect.width() * ppp).round().max(1.0) as u32,
-            (rect.height() * ppp).round().max(1.0) as u32,
-        ];
-        match self.viewport.texture {
-            Some(texture) => {
-                let uv = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
-                ui.painter().image(texture, rect, uv, egui::Color32::WHITE);
-            }
-            None => {
-                let bg = self.doc.scene().environment().clear_color;
-                // Stored linear; egui's Rgba is linear too and converts to sRGB.
-                let fill: egui::Color32 = egui::Rgba::from_rgb(bg.x, bg.y, bg.z).into();
-                ui.painter().rect_filled(rect, 0.0, fill);
-            }
-        }
+        self.viewport.size_px = size_px(ui, rect);
+        show_texture(ui, self.viewport.texture, rect, self.doc.scene());
 
-        if self.game_viewport_ui(ui, &response, rect) {
-            return response;
-        }
         // Judged from last frame's gizmo: a drag on a handle must not also orbit.
         let gizmo_held = self.viewport.gizmo.holds_pointer();
         let scene = self.doc.world.scene();

@@ -119,6 +119,27 @@ pub fn node(h: &Harness<'_, EditorApp>, name: &str) -> NodeId {
         .unwrap_or_else(|| panic!("no node named {name}"))
 }
 
+/// Clicks the widget labelled `label` after scrolling it into view (the
+/// Inspector's Add component sits below the fold in a short panel).
+pub fn click_scrolled(h: &mut Harness<'_, EditorApp>, label: &str) {
+    h.get_by_label(label).scroll_to_me();
+    // Scrolling eases over a few frames: click where the widget came to rest.
+    for _ in 0..10 {
+        h.step();
+    }
+    h.get_by_label(label).click();
+}
+
+/// A click (press and release without moving) at `at`.
+pub fn click_at(h: &mut Harness<'_, EditorApp>, at: Pos2) {
+    h.hover_at(at);
+    h.run();
+    h.drag_at(at);
+    h.run();
+    h.drop_at(at);
+    h.run();
+}
+
 pub fn center_of(h: &Harness<'_, EditorApp>, label: &str) -> Pos2 {
     h.get_by_label(label).rect().center()
 }

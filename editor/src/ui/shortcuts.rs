@@ -1,0 +1,228 @@
+//! The editor's keyboard shortcuts: one table ([`SHORTCUTS`]) that both
+//! dispatches them and lists them, so the menus' hints and the shortcuts
+//! window (F1) cannot drift from what the keys do.
+
+use egui::{Key, KeyboardShortcut, Modifiers};
+
+use super::{Action, EditorApp};
+
+/// What triggers a shortcut.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trigger {
+    /// Keys pressed together.
+    Keys(KeyboardShortcut),
+    /// Ctrl+C (Cmd+C on macOS): the platform turns it into egui's copy event.
+    CopyEvent,
+    /// Ctrl+X, likewise.
+    CutEvent,
+    /// Ctrl+V, likewise (the event carries the clipboard's text).
+    PasteEvent,
+}
+
+/// One shortcut: its trigger, what it does, and whether it stays the
+/// editor's while a text field has the keyboard.
+#[derive(Clone, Debug)]
+pub struct Shortcut {
+    /// What the user presses.
+    pub trigger: Trigger,
+    /// What it does, as the shortcuts window lists it.
+    pub does: &'static str,
+    /// Taken even while typing in a text field (Save, Open...).
+    pub while_typing: bool,
+    action: Action,
+}
+
+const fn keys(
+    modifiers: Modifiers,
+    key: Key,
+    does: &'static str,
+    while_typing: bool,
+    action: Action,
+) -> Shortcut {
+    Shortcut {
+        trigger: Trigger::Keys(KeyboardShortcut::new(modifiers, key)),
+        does,
+        while_typing,
+        action,
+    }
+}
+
+const CMD: Modifiers = Modifiers::COMMAND;
+const CMD_SHIFT: Modifiers = Modifiers::COMMAND.plus(Modifiers::SHIFT);
+const NONE: Modifiers = Modifiers::NONE;
+
+/// Every shortcut the editor dispatches, most specific first (Ctrl+Shift+S
+/// would also match Ctrl+S).
+pub const SHORTCUTS: &[Shortcut] = &[
+    keys(
+        CMD_SHIFT,
+        Key::S,
+        "Save the scene as a new file",
+        true,
+        Action::SaveAs,
+    ),
+    keys(CMD, Key::S, "Save the scene", true, Action::Save),
+    keys(CMD, Key::N, "New scene", true, Action::New),
+    keys(CMD, Key::O, "Open a scene", true, Action::Open),
+    keys(CMD, Key::Q, "Quit", true, Action::Quit),
+    keys(
+        NONE,
+        Key::F1,
+        "Show the keyboard shortcuts",
+        true,
+        Action::Shortcuts,
+    ),
+    keys(CMD_SHIFT, Key::Z, "Redo", false, Action::Redo),
+    keys(CMD, Key::Z, "Undo", false, Action::Undo),
+    keys(CMD, Key::Y, "Redo", false, Action::Redo),
+    keys(
+        CMD,
+        Key::D,
+        "Duplicate the selection",
+        false,
+        Action::Duplicate,
+    ),
+    keys(
+        NONE,
+        Key::Delete,
+        "Delete the selection",
+        false,
+        Action::Delete,
+    ),
+    keys(
+        NONE,
+        Key::F,
+        "Frame the selection in the Scene view",
+        false,
+        Action::FrameSelection,
+    ),
+    keys(
+        NONE,
+        Key::F2,
+        "Rename the selected node",
+        false,
+        Action::Rename,
+    ),
+    keys(
+        NONE,
+        Key::Comma,
+        "One recorded step back",
+        false,
+        Action::StepBack,
+    ),
+    keys(
+        NONE,
+        Key::Period,
+        "One step forward",
+        false,
+        Action::StepForward,
+    ),
+    Shortcut {
+        trigger: Trigger::CopyEvent,
+        does: "Copy the selection",
+        while_typing: false,
+        action: Action::Copy,
+    },
+    Shortcut {
+        trigger: Trigger::CutEvent,
+        does: "Cut the selection",
+        while_typing: false,
+        action: Action::Cut,
+    },
+    Shortcut {
+        trigger: Trigger::PasteEvent,
+        does: "Paste nodes",
+        while_typing: false,
+        action: Action::Paste(String::new()),
+    },
+];
+
+impl Trigger {
+    /// The keys as the platform writes them ("Ctrl+Shift+S", "⌘S").
+    pub fn text(&self, ctx: &egui::Context) -> String {
+        let event = |key| ctx.format_shortcut(&KeyboardShortcut::new(CMD, key));
+        match self {
+            Self::Keys(shortcut) => ctx.format_shortcut(shortcut),
+            Self::CopyEvent => event(Key::C),
+            Self::CutEvent => event(Key::X),
+            Self::PasteEvent => event(Key::V),
+        }
+    }
+}
+
+/// The keys of the first shortcut that does `action`, for a menu's hint
+/// (the data an action carries is not compared).
+pub(super) fn text_for(ctx: &egui::Context, action: &Action) -> String {
+    SHORTCUTS
+        .iter()
+        .find(|s| std::mem::discriminant(&s.action) == std::mem::discriminant(action))
+        .map(|s| s.trigger.text(ctx))
+        .unwrap_or_default()
+}
+
+impl EditorApp {
+    /// Turns this frame's shortcuts into actions (none while a dialog is
+    /// open; only the `while_typing` ones while a text field has the keys).
+    pub(super) fn shortcuts(&mut self, ctx: &egui::Context) {
+        if self.dialog.is_some() {
+            return;
+        }
+        let typing = ctx.egui_wants_keyboard_input();
+        let mut actions = Vec::new();
+        ctx.input_mut(|i| {
+            for shortcut in SHORTCUTS {
+                if typing && !shortcut.while_typing {
+                    continue;
+                }
+                match shortcut.trigger {
+                    Trigger::Keys(keys) => {
+                        if i.consume_shortcut(&keys) {
+                            actions.push(shortcut.action.clone());
+                        }
+                    }
+                    Trigger::CopyEvent | Trigger::CutEvent | Trigger::PasteEvent => {}
+                }
+            }
+            if typing {
+                return;
+            }
+            for event in &i.events {
+                match event {
+                    egui::Event::Copy => actions.push(Action::Copy),
+                    egui::Event::Cut => actions.push(Action::Cut),
+                    egui::Event::Paste(text) => actions.push(Action::Paste(text.clone())),
+                    _ => {}
+                }
+            }
+        });
+        self.actions.extend(actions);
+    }
+
+    /// The shortcuts window (F1, Help menu): every row of [`SHORTCUTS`].
+    pub(super) fn shortcuts_window_ui(&mut self, ctx: &egui::Context) {
+        let mut open = self.shortcuts_open;
+        egui::Window::new("Keyboard shortcuts")
+            .open(&mut open)
+            .collapsible(false)
+            .resizable(false)
+            .show(ctx, |ui| {
+                egui::Grid::new("shortcuts")
+                    .num_columns(2)
+                    .striped(true)
+                    .spacing([24.0, 4.0])
+                    .show(ui, |ui| {
+                        for shortcut in SHORTCUTS {
+                            ui.monospace(shortcut.trigger.text(ctx));
+                            ui.label(shortcut.does);
+                            ui.end_row();
+                        }
+                    });
+                ui.add_space(6.0);
+                ui.weak(
+                    "Scene view: drag to orbit, middle or Shift-drag to pan, wheel to zoom, \
+                     Tab to fly with W A S D Q E. In Play, Esc gives the keys back to the editor.",
+                );
+            });
+        self.shortcuts_open = open;
+    }
+}

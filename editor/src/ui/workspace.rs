@@ -1,0 +1,176 @@
+//! The panels inside the workspace's tabs: each [`Panel`] drawn by its own
+//! UI, the tabs' titles (the Log's counts new warnings), closing, and the
+//! layout written back to the config folder after the user changes it.
+
+use egui_tiles::{Behavior, EditAction, SimplificationOptions, TileId, Tiles, UiResponse};
+
+use super::EditorApp;
+use super::dock::{Layout, Panel};
+
+/// What egui_tiles calls back into while it lays out the tree.
+struct Panes<'a> {
+    app: &'a mut EditorApp,
+    /// The user changed the layout this frame.
+    edited: bool,
+    /// Tabs whose close button was pressed this frame.
+    closed: Vec<TileId>,
+}
+
+impl Behavior<Panel> for Panes<'_> {
+    fn pane_ui(&mut self, ui: &mut egui::Ui, _tile: TileId, panel: &mut Panel) -> UiResponse {
+        let app = &mut *self.app;
+        match *panel {
+            Panel::Scene => {
+                app.viewport_ui(ui);
+            }
+            Panel::Game => app.game_view_ui(ui),
+            other => {
+                egui::Frame::central_panel(ui.style()).show(ui, |ui| {
+                    ui.set_min_size(ui.available_size());
+                    app.panel_ui(ui, other);
+                });
+            }
+        }
+        UiResponse::None
+    }
+
+    fn tab_title_for_pane(&mut self, panel: &Panel) -> egui::WidgetText {
+        let unseen = self.app.log_panel.unseen(&self.app.log);
+        match panel {
+            Panel::Log if unseen > 0 => format!("Log ({unseen} new)").into(),
+            other => other.title().into(),
+        }
+    }
+
+    fn is_tab_closable(&self, _tiles: &Tiles<Panel>, _tile: TileId) -> bool {
+        true
+    }
+
+    /// Hides the tab (after this frame's layout pass, which still lays
+    /// out its group) instead of removing it, so it reopens in its place.
+    fn on_tab_close(&mut self, _tiles: &mut Tiles<Panel>, tile: TileId) -> bool {
+        self.closed.push(tile);
+        self.edited = true;
+        false
+    }
+
+    fn on_edit(&mut self, action: EditAction) {
+        if matches!(
+            action,
+            EditAction::TileResized | EditAction::TileDropped | EditAction::TabSelected
+        ) {
+            self.edited = true;
+        }
+    }
+
+    fn simplification_options(&self) -> SimplificationOptions {
+        SimplificationOptions {
+            // Every panel sits in a tab group: its title is the handle to drag.
+            all_panes_must_have_tabs: true,
+            ..SimplificationOptions::default()
+        }
+    }
+}
+
+impl EditorApp {
+    /// The panels other than the two 3D views.
+    fn panel_ui(&mut self, ui: &mut egui::Ui, panel: Panel) {
+        match panel {
+            Panel::Hierarchy => self.hierarchy.ui(ui, &mut self.doc, &mut self.status),
+            Panel::Inspector => {
+                self.inspector.ui(ui, &mut self.doc, &mut self.status);
+                if let Some(request) = self.inspector.prefab_request.take() {
+                    self.prefab_request(request);
+                }
+            }
+            Panel::Assets => {
+                if let Some(request) = self.assets.ui(ui, &self.doc) {
+                    self.browser_request(request);
+                }
+            }
+            Panel::Timeline => self.timeline_ui(ui),
+            Panel::Stats => super::stats::stats_ui(ui, &self.stats),
+            Panel::Log => self.log_panel.ui(ui, &self.log, &mut self.doc),
+            Panel::Scene | Panel::Game => {}
+        }
+    }
+
+    /// Draws the workspace into the space the menus and status line leave.
+    pub(super) fn workspace_ui(&mut self, ui: &mut egui::Ui) {
+        // A view drawn this frame sets its rect again; the shell renders only those.
+        self.viewport.rect = None;
+        self.game_view.rect = None;
+        let mut layout = std::mem::replace(&mut self.layout, Layout::empty());
+        let mut panes = Panes {
+            app: self,
+            edited: false,
+            closed: Vec::new(),
+        };
+        layout.tree_mut().ui(&mut panes, ui);
+        let edited = panes.edited;
+        for tile in panes.closed {
+            layout.tree_mut().set_visible(tile, false);
+        }
+        self.layout = layout;
+        if self.game_view.rect.is_none() && self.game_input.focused() {
+            // The game has the input only while its view is on screen.
+            self.game_input.release();
+        }
+        self.layout_changed |= edited;
+        let dragging = ui.input(|i| i.pointer.any_down());
+        if self.layout_changed && !dragging {
+            self.save_layout();
+        }
+    }
+
+    /// Writes the layout to the config folder (if there is one).
+    fn save_layout(&mut self) {
+        self.layout_changed = false;
+        let Some(path) = self.config_dir.as_deref().map(Layout::file_in) else {
+            return;
+        };
+        if let Err(e) = self.layout.save(&path) {
+            self.status
+                .error(format!("Could not save the panel layout: {e}"));
+        }
+    }
+
+    /// The layout saved in the config folder, else the default; a file that
+    /// cannot be read is reported in the status line and the log.
+    pub(super) fn load_layout(&mut self) {
+        let Some(path) = self.config_dir.as_deref().map(Layout::file_in) else {
+            return;
+        };
+        match Layout::load(&path) {
+            Ok(Some(layout)) => self.layout = layout,
+            Ok(None) => {}
+            Err(e) => self
+                .status
+                .error(format!("{e}; the default panel layout is used instead")),
+        }
+    }
+
+    /// The panels' arrangement.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The panels' arrangement, to open or close panels (saved with the
+    /// next frame).
+    pub fn layout_mut(&mut self) -> &mut Layout {
+        self.layout_changed = true;
+        &mut self.layout
+    }
+
+    /// Opens a panel and brings it to the front for this run, without
+    /// saving that in the user's layout (a script's screenshot of it).
+    pub fn show_panel(&mut self, panel: Panel) {
+        self.layout.open(panel);
+    }
+
+    /// Puts the panels back as a new installation has them.
+    pub(super) fn reset_layout(&mut self) {
+        self.layout = Layout::default();
+        self.layout_changed = true;
+    }
+}
