@@ -161,7 +161,7 @@ impl SceneView {
     pub fn render(&mut self, egui_renderer: &mut egui_wgpu::Renderer, app: &mut EditorApp) {
         if app.game_view.rect.is_some() {
             let size = app.game_view.size_px;
-            let camera = keel_engine::viewer::CameraRig::new(app.doc.world.scene()).camera();
+            let camera = app.doc.world.game_camera();
             let (view, id) = self.game.at_size(&self.ctx.device, egui_renderer, size);
             let frame = self.buffers.extract_world(
                 &mut app.doc.world,

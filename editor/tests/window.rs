@@ -141,8 +141,13 @@ fn still_scene(path: &std::path::Path) {
         bloom: true,
         ..PostSettings::default()
     };
-    scene.camera_mut().position = Vec3::new(4.0, 5.0, 9.0);
-    scene.camera_mut().target = Vec3::new(0.0, 0.5, 0.0);
+    let (at, lens) = keel_engine::SceneCamera::from_setup(&keel_engine::scene::CameraSetup {
+        position: Vec3::new(4.0, 5.0, 9.0),
+        target: Vec3::new(0.0, 0.5, 0.0),
+        fov_y_degrees: 50.0,
+    });
+    let camera = scene.spawn(None, "Camera", at).unwrap();
+    scene.insert(camera, lens).unwrap();
     scene.save(path).unwrap();
 }
 
@@ -176,19 +181,20 @@ fn run_editor(scene: &std::path::Path, home: &std::path::Path, args: &[&std::ffi
     assert!(out.status.success(), "editor failed: {stderr}");
 }
 
-/// The viewer's renderer's picture of `scene` through the scene's camera.
+/// The viewer's renderer's picture of `scene` through `camera` (given the
+/// loaded scene).
 fn viewer_image(
     scene: &std::path::Path,
     (width, height): (u32, u32),
     overlays: &keel_engine::Overlays<'_>,
+    camera: fn(&keel_engine::Scene) -> keel_engine::Camera,
 ) -> image::RgbaImage {
     use keel_engine::render::wgpu;
-    use keel_engine::viewer::CameraRig;
     use keel_engine::{FrameBuffers, GpuContext, Renderer, World};
     let ctx = GpuContext::headless(wgpu::Backends::all()).expect("an adapter");
     let mut world =
         World::new(keel_engine::Scene::load(scene, &keel_engine::Assets::new()).unwrap());
-    let camera = CameraRig::new(world.scene()).camera();
+    let camera = camera(world.scene());
     let mut buffers = FrameBuffers::default();
     let aspect = width as f32 / height as f32;
     let frame = buffers.extract_world(&mut world, camera, aspect, overlays);
@@ -217,6 +223,7 @@ fn assert_same_pixels(ours: &image::RgbaImage, viewer: &image::RgbaImage, what: 
 /// output encoding (the editor's grid included on both sides).
 #[test]
 fn the_editor_view_and_the_viewer_show_the_same_pixels() {
+    use keel_engine::viewer::CameraRig;
     if !have_xvfb() {
         return;
     }
@@ -241,7 +248,9 @@ fn the_editor_view_and_the_viewer_show_the_same_pixels() {
         grid: true,
         ..keel_engine::Overlays::default()
     };
-    let viewer = viewer_image(&scene_path, (width, height), &overlays);
+    // The editor's free camera starts where the scene's camera is.
+    let free = |scene: &keel_engine::Scene| CameraRig::new(scene).camera();
+    let viewer = viewer_image(&scene_path, (width, height), &overlays, free);
     assert_same_pixels(&editor, &viewer, "the editor's view");
     // The window shows the view texture as it is: its sky (the most common
     // colour of the view's top rows) is the sky in the middle of the window.
@@ -297,10 +306,9 @@ fn the_game_view_and_the_viewer_show_the_same_pixels() {
     let game = image::open(&shot).unwrap().to_rgba8();
     let (width, height) = game.dimensions();
     assert!(width > 600 && height > 400, "a view of {width}x{height}");
-    let viewer = viewer_image(
-        &scene_path,
-        (width, height),
-        &keel_engine::Overlays::default(),
-    );
+    // The viewer's window draws through the scene's active camera.
+    let through = |scene: &keel_engine::Scene| scene.game_camera(0.0);
+    let overlays = keel_engine::Overlays::default();
+    let viewer = viewer_image(&scene_path, (width, height), &overlays, through);
     assert_same_pixels(&game, &viewer, "the Game view");
 }

@@ -167,11 +167,13 @@ fn main() {
         },
         ..Environment::default()
     };
-    *b.scene.camera_mut() = CameraSetup {
+    let (at, lens) = keel_engine::SceneCamera::from_setup(&CameraSetup {
         position: Vec3::new(-19.0, 10.5, -22.0),
         target: Vec3::new(0.0, 5.0, -1.0),
         fov_y_degrees: 45.0,
-    };
+    });
+    let camera = b.scene.spawn(None, "Camera", at).expect("a root");
+    b.scene.insert(camera, lens).expect("alive");
 
     let sun = b.node(
         None,

@@ -103,6 +103,7 @@ pub use scene::handle::NodeId;
 pub use scene::hierarchy::{Keep, Scene};
 pub use scene::registered::{Component, Invalid};
 pub use scene::resources::Resource;
+pub use scene::{Projection, SceneCamera};
 pub use transform::{Affine3x4, Transform};
 
 // What a world's files become.

@@ -32,7 +32,7 @@ use crate::render::{
     Camera, FlyController, GpuContext, OrbitController, PresentModeChoice, RenderError, Renderer,
     SurfaceState,
 };
-use crate::scene::{Scene, SceneError};
+use crate::scene::{CameraSetup, Scene, SceneError};
 use crate::systems::SystemPanic;
 use crate::time::RealTime;
 use crate::world::World;
@@ -135,10 +135,27 @@ pub struct CameraRig {
     pub held: [bool; 6],
 }
 
+/// A camera as an orbit's setup: its eye, the point it looks at on the
+/// ground (1 to 50 units ahead) or else 10 units ahead, its field of view.
+fn setup_of(camera: &Camera) -> CameraSetup {
+    let forward = camera.forward();
+    let ground = (forward.y < -1e-3)
+        .then(|| -camera.position.y / forward.y)
+        .filter(|t| (1.0..=50.0).contains(t));
+    let distance = ground.unwrap_or(10.0);
+    CameraSetup {
+        position: camera.position,
+        target: camera.position + forward * distance,
+        fov_y_degrees: camera.fov_y.to_degrees(),
+    }
+}
+
 impl CameraRig {
-    /// Cameras placed as the scene's setup says.
+    /// Cameras placed where the scene's game camera is
+    /// ([`Scene::game_camera`]), orbiting the point it looks at on the
+    /// ground (or 10 units ahead when it looks at no ground near by).
     pub fn new(scene: &Scene) -> Self {
-        let orbit = orbit_from_setup(&scene.camera);
+        let orbit = orbit_from_setup(&setup_of(&scene.game_camera(0.0)));
         let mut rig = Self {
             orbit,
             fly: FlyController::default(),
@@ -147,6 +164,12 @@ impl CameraRig {
         };
         rig.sync_fly_to_orbit();
         rig
+    }
+
+    /// Places the orbit camera where `camera` is.
+    pub fn place_at(&mut self, camera: &Camera) {
+        self.orbit = orbit_from_setup(&setup_of(camera));
+        self.sync_fly_to_orbit();
     }
 
     fn sync_fly_to_orbit(&mut self) {
@@ -228,7 +251,6 @@ pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, View
     let ctx = GpuContext::headless(options.backends)?;
     log::info!("adapter: {}", ctx.adapter_summary());
     let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
-    let rig = CameraRig::new(&world.scene);
     let mut buffers = FrameBuffers::default();
     let frames = options.frames.unwrap_or(1).max(1);
     let (width, height) = options.size;
@@ -257,7 +279,8 @@ pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, View
         if let Some(panic) = world.system_panic() {
             return Err(ViewerError::System(panic.clone()));
         }
-        let frame = buffers.extract_world(&mut world, rig.camera(), aspect, &Overlays::default());
+        let camera = world.game_camera();
+        let frame = buffers.extract_world(&mut world, camera, aspect, &Overlays::default());
         if i == frames {
             last = Some(renderer.render_to_image(&ctx, &frame, width, height)?);
         } else {
@@ -307,6 +330,8 @@ struct Viewer {
     options: ViewerOptions,
     world: World,
     rig: CameraRig,
+    /// Drawing through `rig` (C toggles), not the scene's active camera.
+    free_look: bool,
     overlays: Overlays<'static>,
     buffers: FrameBuffers,
     time: RealTime,
@@ -436,7 +461,9 @@ impl Viewer {
         let now = Instant::now();
         let dt = now.duration_since(self.last_frame).as_secs_f32().min(0.1);
         self.last_frame = now;
-        self.rig.update(dt);
+        if self.free_look {
+            self.rig.update(dt);
+        }
         self.reload_changed_files();
         #[cfg(feature = "gamepads")]
         if let Some(pads) = &mut self.pads {
@@ -465,7 +492,11 @@ impl Viewer {
         let view = frame_texture
             .texture
             .create_view(&wgpu::TextureViewDescriptor::default());
-        let camera = self.rig.camera();
+        let camera = if self.free_look {
+            self.rig.camera()
+        } else {
+            self.world.game_camera()
+        };
         let (width, height) = gpu.surface.size();
         let aspect = width as f32 / height.max(1) as f32;
         let frame = self
@@ -508,7 +539,9 @@ impl Viewer {
             KeyCode::KeyQ => Some(5),
             _ => None,
         };
-        if let Some(i) = held {
+        if let Some(i) = held
+            && self.free_look
+        {
             self.rig.held[i] = pressed;
         }
         if !pressed {
@@ -520,6 +553,14 @@ impl Viewer {
             KeyCode::Space => clock.set_paused(!clock.is_paused()),
             KeyCode::Period => clock.step_once(),
             KeyCode::Tab => self.rig.toggle_fly(),
+            KeyCode::KeyC => {
+                // Free look starts where the scene's camera is.
+                self.free_look = !self.free_look;
+                if self.free_look {
+                    self.rig.place_at(&self.world.game_camera());
+                }
+                self.rig.held = [false; 6];
+            }
             KeyCode::KeyG => self.overlays.grid = !self.overlays.grid,
             KeyCode::KeyB => self.overlays.aabbs = !self.overlays.aabbs,
             KeyCode::KeyO => self.overlays.octree_cells = !self.overlays.octree_cells,
@@ -572,7 +613,9 @@ impl ApplicationHandler for Viewer {
                 self.buttons[index] = state == ElementState::Pressed;
             }
             WindowEvent::CursorMoved { position, .. } => {
-                if let Some((x, y)) = self.cursor {
+                if let Some((x, y)) = self.cursor
+                    && self.free_look
+                {
                     let (dx, dy) = ((position.x - x) as f32, (position.y - y) as f32);
                     let [left, middle, right] = self.buttons;
                     if middle || (left && self.shift) {
@@ -588,7 +631,9 @@ impl ApplicationHandler for Viewer {
                     MouseScrollDelta::LineDelta(_, y) => y,
                     MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
                 };
-                self.rig.wheel(lines);
+                if self.free_look {
+                    self.rig.wheel(lines);
+                }
             }
             _ => {}
         }
@@ -635,6 +680,7 @@ pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
     })?;
     let mut viewer = Viewer {
         rig: CameraRig::new(&world.scene),
+        free_look: world.scene.active_camera(0.0).is_none(),
         world,
         options,
         overlays: Overlays::default(),

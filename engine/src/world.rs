@@ -307,6 +307,12 @@ impl World {
         &mut self.systems
     }
 
+    /// What the game shows this frame: the scene's active camera at the
+    /// clock's interpolation alpha ([`Scene::game_camera`]).
+    pub fn game_camera(&self) -> crate::render::Camera {
+        self.scene.game_camera(self.clock.alpha())
+    }
+
     /// The fixed-step clock.
     pub fn clock(&self) -> &Clock {
         &self.clock

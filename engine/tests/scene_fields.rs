@@ -97,6 +97,14 @@ fn everything() -> SceneFile {
         overflow: Overflow::Grow { max: 100_000 },
         ..Emitter::default()
     });
+    child.set_component(AnyComponent::new(keel_engine::SceneCamera {
+        projection: keel_engine::Projection::Perspective {
+            fov_y_degrees: 55.5,
+        },
+        near: 0.25,
+        far: 750.5,
+        active: true,
+    }));
     let mut sun = NodeRecord::new("sun");
     sun.light = Some(Light {
         kind: LightKind::Directional,
@@ -138,11 +146,7 @@ fn everything() -> SceneFile {
                 bloom_intensity: 0.375,
             },
         },
-        camera: CameraSetup {
-            position: Vec3::new(3.5, 4.5, 12.5),
-            target: Vec3::new(0.25, 0.5, 0.75),
-            fov_y_degrees: 55.5,
-        },
+        camera: None,
         nodes: vec![root, child, sun, spot],
     }
 }
@@ -247,9 +251,9 @@ fn every_number_of_the_format_refuses_nan_and_infinities() {
     for key in [
         "clear_color",
         "ambient",
-        "position",
-        "target",
         "fov_y_degrees",
+        "near",
+        "far",
         "translation",
         "rotation",
         "scale",
@@ -324,6 +328,8 @@ fn numbers_out_of_their_range_are_refused() {
             "fov_y_degrees",
             &["0.0", "180.0", "-5.0", "1000.0"],
         ),
+        ("camera", "near", &["0.0", "-1.0"]),
+        ("camera", "far", &["0.1", "1e9"]),
         ("environment", "clear_color", &["-0.5"]),
         ("environment", "ambient", &["-0.1"]),
         ("oscillate", "frequency", &["-1.0"]),
@@ -358,7 +364,12 @@ fn numbers_out_of_their_range_are_refused() {
 #[test]
 fn a_camera_looking_at_its_own_position_is_refused() {
     let mut file = everything();
-    file.camera.target = file.camera.position;
+    let position = Vec3::new(3.5, 4.5, 12.5);
+    file.camera = Some(CameraSetup {
+        position,
+        target: position,
+        fov_y_degrees: 55.5,
+    });
     let text = file.to_text(origin()).expect("serialises");
     let line = line_of(&text, text.find("target:").expect("written"));
     expect_refused(&text, "target", line, "target == position");
@@ -378,7 +389,7 @@ fn a_model_path_that_is_not_a_regular_file_is_refused_before_reading() {
         let file = SceneFile {
             version: SCENE_VERSION,
             environment: Environment::default(),
-            camera: CameraSetup::default(),
+            camera: None,
             nodes: vec![node],
         };
         let text = file.to_text(&scene_path).expect("serialises");
@@ -403,4 +414,50 @@ fn a_model_path_that_is_not_a_regular_file_is_refused_before_reading() {
             "{error}"
         );
     }
+}
+
+/// A version 2 file kept its camera as a scene record: it loads as a
+/// `Camera` node with the same view, and saves as version 3 with the node.
+#[test]
+fn an_old_files_camera_record_loads_as_a_camera_node_and_saves_as_one() {
+    let old = r#"(
+    version: 2,
+    camera: (position: (4.0, 5.0, 9.0), target: (0.0, 0.5, 0.0), fov_y_degrees: 40.0),
+    nodes: [(name: "floor")],
+)"#;
+    let assets = keel_engine::Assets::new();
+    let scene = Scene::from_text(old, origin(), &assets).expect("reads");
+    let (node, camera) = scene.active_camera(0.0).expect("a camera node");
+    assert_eq!(scene.name(node), Some("Camera"));
+    assert!(camera.position.distance(Vec3::new(4.0, 5.0, 9.0)) < 1e-4);
+    let towards = (Vec3::new(0.0, 0.5, 0.0) - Vec3::new(4.0, 5.0, 9.0)).normalize();
+    assert!(camera.forward().distance(towards) < 1e-5);
+    assert!((camera.fov_y - 40f32.to_radians()).abs() < 1e-6);
+
+    let text = scene.to_file().to_text(origin()).expect("writes");
+    assert!(
+        text.contains(&format!("version: {SCENE_VERSION}")),
+        "{text}"
+    );
+    assert!(!text.contains("target:"), "no scene record: {text}");
+    assert!(
+        text.contains("camera: (") && text.contains("Perspective"),
+        "{text}"
+    );
+    let again = Scene::from_text(&text, origin(), &assets).expect("reads back");
+    let (_, back) = again.active_camera(0.0).expect("still a camera");
+    assert!(back.position.distance(camera.position) < 1e-4);
+    assert!(back.forward().distance(camera.forward()) < 1e-5);
+    assert_eq!(again.len(), 2, "the floor and the camera, once");
+
+    // Every file used to carry the default record (prefabs among them):
+    // that one was never placed by anyone and makes no node.
+    let prefab = r#"(
+    version: 2,
+    camera: (position: (0.0, 5.0, 12.0), target: (0.0, 0.0, 0.0), fov_y_degrees: 50.0),
+    nodes: [(name: "hull")],
+)"#;
+    let scene = Scene::from_text(prefab, origin(), &assets).expect("reads");
+    assert_eq!(scene.len(), 1);
+    assert!(scene.active_camera(0.0).is_none());
 }

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use keel_engine::scene::{CameraSetup, NodeRecord, SCENE_VERSION, SceneFile, expand_records};
+use keel_engine::scene::{NodeRecord, SCENE_VERSION, SceneFile, expand_records};
 use keel_engine::{Environment, NodeId};
 
 use super::Document;
@@ -28,7 +28,7 @@ impl Document {
         let file = SceneFile {
             version: SCENE_VERSION,
             environment: Environment::default(),
-            camera: CameraSetup::default(),
+            camera: None,
             nodes: all,
         };
         file.to_text(Path::new(CLIPBOARD))

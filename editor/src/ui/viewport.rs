@@ -39,6 +39,7 @@ impl ViewOptions {
             highlight: selection,
             octree_cells: self.octree_cells,
             recomputed: self.dirty_highlight,
+            cameras: true,
         }
     }
 }

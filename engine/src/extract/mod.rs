@@ -16,7 +16,7 @@ use glam::{Affine3A, Vec3, Vec4};
 use crate::assets::{Assets, MeshRef};
 use crate::render::{
     Camera, DeformedInstance, DirectionalLight, FrameData, InstanceRecord, LineVertex,
-    MeshInstance, OrbitController, PointLight, Spot, push_aabb,
+    MeshInstance, OrbitController, PointLight, Spot, push_aabb, push_frustum,
 };
 use crate::scene::spatial_index::mesh_bounds;
 use crate::scene::{
@@ -38,7 +38,13 @@ pub struct Overlays<'a> {
     pub octree_cells: bool,
     /// Outline the meshes whose world transform the dirty flag recomputed this frame.
     pub recomputed: bool,
+    /// Every scene camera's view volume (to [`CAMERA_GIZMO_DEPTH`], at 16:9):
+    /// the active one yellow, others grey.
+    pub cameras: bool,
 }
+
+/// How deep a camera's view volume is drawn by [`Overlays::cameras`].
+pub const CAMERA_GIZMO_DEPTH: f32 = 3.0;
 
 /// Buffers reused from frame to frame.
 #[derive(Debug, Default)]
@@ -181,6 +187,28 @@ impl FrameBuffers {
                     cell.min,
                     cell.max,
                     Vec4::new(0.3, 0.5 * shade, 1.0 * shade, 1.0),
+                );
+            }
+        }
+        if overlays.cameras {
+            let active = world.scene.active_camera(alpha).map(|(node, _)| node);
+            let (nodes, lenses) = world.scene.query::<crate::scene::SceneCamera>();
+            for (&node, lens) in nodes.iter().zip(lenses) {
+                let Some(at) = world.scene.interpolated_world(node, alpha) else {
+                    continue;
+                };
+                let color = if active == Some(node) {
+                    Vec4::new(1.0, 0.85, 0.2, 1.0)
+                } else {
+                    Vec4::new(0.6, 0.6, 0.6, 1.0)
+                };
+                let camera = lens.camera_at(&at);
+                push_frustum(
+                    &mut self.lines,
+                    &camera,
+                    16.0 / 9.0,
+                    CAMERA_GIZMO_DEPTH,
+                    color,
                 );
             }
         }

@@ -22,7 +22,8 @@ const ZOOM_STEP: f32 = 0.9;
 /// every zoom level.
 const PAN_SPEED: f32 = 0.0015;
 
-/// A perspective camera looking from `position` at `target`.
+/// A camera looking from `position` at `target`: perspective, or
+/// orthographic when [`Camera::orthographic`] gives the view's height.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Camera {
     /// Eye position in world space.
@@ -37,6 +38,9 @@ pub struct Camera {
     pub near: f32,
     /// Distance to the far clip plane (> `near`).
     pub far: f32,
+    /// Orthographic: the view's height in world units (`fov_y` unused);
+    /// `None` for perspective.
+    pub orthographic: Option<f32>,
 }
 
 impl Default for Camera {
@@ -48,6 +52,7 @@ impl Default for Camera {
             fov_y: 60f32.to_radians(),
             near: 0.1,
             far: 500.0,
+            orthographic: None,
         }
     }
 }
@@ -62,12 +67,27 @@ impl Camera {
     /// View-to-clip matrix for a viewport of `aspect` = width / height.
     #[must_use]
     pub fn projection(&self, aspect: f32) -> Mat4 {
-        glam::camera::rh::proj::directx::perspective(
-            self.fov_y,
-            aspect.max(1e-4),
-            self.near,
-            self.far,
-        )
+        let aspect = aspect.max(1e-4);
+        match self.orthographic {
+            Some(height) => {
+                let (x, y) = (height * 0.5 * aspect, height * 0.5);
+                glam::camera::rh::proj::directx::orthographic(-x, x, -y, y, self.near, self.far)
+            }
+            None => glam::camera::rh::proj::directx::perspective(
+                self.fov_y, aspect, self.near, self.far,
+            ),
+        }
+    }
+
+    /// Half the width and height of the view at `depth` along the view axis
+    /// (world units; the same at every depth when orthographic).
+    #[must_use]
+    pub fn half_extents_at(&self, depth: f32, aspect: f32) -> (f32, f32) {
+        let half_height = match self.orthographic {
+            Some(height) => height * 0.5,
+            None => depth * (self.fov_y * 0.5).tan(),
+        };
+        (half_height * aspect.max(1e-4), half_height)
     }
 
     /// World-to-clip matrix.
@@ -182,6 +202,7 @@ impl OrbitController {
             fov_y: self.fov_y,
             near: (self.distance * 0.01).clamp(0.01, 1.0),
             far: (self.distance * 50.0).max(500.0),
+            orthographic: None,
         }
     }
 }

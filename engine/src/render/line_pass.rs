@@ -25,13 +25,40 @@ const AXIS_Z_COLOR: Vec4 = Vec4::new(0.08, 0.15, 0.6, 1.0);
 
 /// Appends the 12 edges of an axis-aligned box.
 pub fn push_aabb(lines: &mut Vec<LineVertex>, min: Vec3, max: Vec3, color: Vec4) {
-    let corner = |i: usize| {
+    push_box(lines, color, |i| {
         Vec3::new(
             if i & 1 == 0 { min.x } else { max.x },
             if i & 2 == 0 { min.y } else { max.y },
             if i & 4 == 0 { min.z } else { max.z },
         )
-    };
+    });
+}
+
+/// Appends the 12 edges of a camera's view volume from its near plane to
+/// `depth` (or its far plane when nearer), at `aspect`.
+pub fn push_frustum(
+    lines: &mut Vec<LineVertex>,
+    camera: &crate::render::Camera,
+    aspect: f32,
+    depth: f32,
+    color: Vec4,
+) {
+    let forward = camera.forward();
+    let right = forward.cross(camera.up).try_normalize().unwrap_or(Vec3::X);
+    let up = right.cross(forward);
+    let planes = [camera.near, depth.min(camera.far).max(camera.near)];
+    push_box(lines, color, |i| {
+        let d = planes[i >> 2];
+        let (x, y) = camera.half_extents_at(d, aspect);
+        let sx = if i & 1 == 0 { -x } else { x };
+        let sy = if i & 2 == 0 { -y } else { y };
+        camera.position + forward * d + right * sx + up * sy
+    });
+}
+
+/// Appends the 12 edges of a box-like solid whose corner `i` (0 to 7) is
+/// `corner(i)`: bit 0 picks its x side, bit 1 its y side, bit 2 its z side.
+fn push_box(lines: &mut Vec<LineVertex>, color: Vec4, corner: impl Fn(usize) -> Vec3) {
     // Two corners share an edge when their indices differ in exactly one bit.
     for i in 0..8 {
         for bit in [1, 2, 4] {

@@ -70,7 +70,7 @@ pub use frame::{
     PointLight, Spot, spot_shadows,
 };
 pub use gpu_errors::{GpuErrors, GpuProblem};
-pub use line_pass::{push_aabb, push_axes, push_grid};
+pub use line_pass::{push_aabb, push_axes, push_frustum, push_grid};
 pub use packed::{BatchKey, PackedInstances};
 pub use records::{GpuCaster, GpuInstance, InstanceRecord};
 pub use renderer::RenderStats;

@@ -184,8 +184,7 @@ pub fn cascades(
     };
     let light_view = glam::camera::rh::view::look_to_mat4(Vec3::ZERO, direction, up);
     let forward = camera.forward();
-    let tan_y = (camera.fov_y * 0.5).tan();
-    let tan_x = tan_y * aspect.max(1e-4);
+    let (tan_x, tan_y) = camera.half_extents_at(1.0, aspect);
     let mut out = Cascades {
         count,
         ..Cascades::default()
@@ -199,9 +198,15 @@ pub fn cascades(
         // The slice's bounding sphere: its centre on the view axis where the
         // corners of both ends are equally far (or at the far end's centre
         // when that is nearer than the near end's corners allow).
-        let k = tan_x * tan_x + tan_y * tan_y;
-        let along = ((start + end) * 0.5 * (1.0 + k)).min(end);
-        let corner = |d: f32| (Vec3::new(d * tan_x, d * tan_y, d - along)).length();
+        // (An orthographic slice is a box: its centre is half way.)
+        let along = match camera.orthographic {
+            Some(_) => (start + end) * 0.5,
+            None => ((start + end) * 0.5 * (1.0 + tan_x * tan_x + tan_y * tan_y)).min(end),
+        };
+        let corner = |d: f32| {
+            let (x, y) = camera.half_extents_at(d, aspect);
+            Vec3::new(x, y, d - along).length()
+        };
         let radius = corner(start).max(corner(end));
         // Rounded up so that float noise in the corners never changes the size.
         let radius = (radius * 16.0).ceil() / 16.0;
@@ -254,17 +259,11 @@ mod tests {
         let forward = camera.forward();
         let right = forward.cross(camera.up).normalize();
         let up = right.cross(forward);
-        let tan_y = (camera.fov_y * 0.5).tan();
-        let tan_x = tan_y * aspect;
         let mut corners = Vec::new();
         for d in [a, b] {
+            let (x, y) = camera.half_extents_at(d, aspect);
             for (sx, sy) in [(-1.0, -1.0), (-1.0, 1.0), (1.0, -1.0), (1.0, 1.0)] {
-                corners.push(
-                    camera.position
-                        + forward * d
-                        + right * (sx * d * tan_x)
-                        + up * (sy * d * tan_y),
-                );
+                corners.push(camera.position + forward * d + right * (sx * x) + up * (sy * y));
             }
         }
         corners
@@ -272,12 +271,27 @@ mod tests {
 
     #[test]
     fn every_cascade_contains_its_slice_of_the_view() {
-        for (position, target, aspect) in [
-            (Vec3::new(0.0, 2.0, 6.0), Vec3::ZERO, 1.5),
-            (Vec3::new(30.0, 40.0, -20.0), Vec3::new(5.0, 0.0, 3.0), 0.6),
-            (Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.0, 1.0, -10.0), 2.4),
+        for (position, target, aspect, orthographic) in [
+            (Vec3::new(0.0, 2.0, 6.0), Vec3::ZERO, 1.5, None),
+            (
+                Vec3::new(30.0, 40.0, -20.0),
+                Vec3::new(5.0, 0.0, 3.0),
+                0.6,
+                None,
+            ),
+            (
+                Vec3::new(0.0, 1.0, 0.0),
+                Vec3::new(0.0, 1.0, -10.0),
+                2.4,
+                None,
+            ),
+            (Vec3::new(0.0, 20.0, 20.0), Vec3::ZERO, 1.5, Some(30.0)),
+            (Vec3::new(5.0, 3.0, 0.0), Vec3::ZERO, 0.7, Some(4.0)),
         ] {
-            let camera = camera(position, target);
+            let camera = Camera {
+                orthographic,
+                ..camera(position, target)
+            };
             let set = cascades(&camera, aspect, sun(), &ShadowSettings::default());
             assert_eq!(set.count, 3);
             let mut start = camera.near;

@@ -48,8 +48,10 @@ use super::{CameraSetup, ComponentRegistry, Environment, NodeId, Scene, SceneErr
 
 /// The format version this build writes. It reads every version from 1 on:
 /// version 2 gave materials `metallic`, `roughness` and `emissive` in place of
-/// version 1's `gloss` (read as the roughness of the same highlight).
-pub const SCENE_VERSION: u32 = 2;
+/// version 1's `gloss` (read as the roughness of the same highlight);
+/// version 3 keeps cameras on nodes (`camera:` components) where older files
+/// had one `camera` record for the scene, read as a `Camera` node.
+pub const SCENE_VERSION: u32 = 3;
 
 /// A whole scene as stored in a file.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -58,8 +60,10 @@ pub struct SceneFile {
     pub version: u32,
     /// Lighting and background.
     pub environment: Environment,
-    /// Where the camera starts.
-    pub camera: CameraSetup,
+    /// Files before version 3: the scene's one camera (read into a
+    /// `Camera` node; never written).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub camera: Option<CameraSetup>,
     /// Every node, parents before children.
     pub nodes: Vec<NodeRecord>,
 }
@@ -89,14 +93,14 @@ impl<'de> Visitor<'de> for FileSeed<'_> {
         let mut file = SceneFile {
             version: 0,
             environment: Environment::default(),
-            camera: CameraSetup::default(),
+            camera: None,
             nodes: Vec::new(),
         };
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
                 "version" => version = Some(map.next_value()?),
                 "environment" => file.environment = map.next_value()?,
-                "camera" => file.camera = map.next_value()?,
+                "camera" => file.camera = Some(map.next_value()?),
                 "nodes" => file.nodes = map.next_value_seed(RecordsSeed(self.0))?,
                 other => return Err(de::Error::unknown_field(other, FILE_FIELDS)),
             }
@@ -187,7 +191,9 @@ impl SceneFile {
     /// # Errors
     /// [`SceneError::InvalidField`] naming the node and the field.
     pub fn to_scene(&self, path: &Path, assets: &Assets) -> Result<Scene, SceneError> {
-        validate::camera(path, &self.camera)?;
+        if let Some(camera) = &self.camera {
+            validate::camera(path, camera)?;
+        }
         validate::environment(path, &self.environment)?;
         let mut scene = Scene::with_assets(assets);
         scene.environment = self.environment.clone();
@@ -203,7 +209,13 @@ impl SceneFile {
                 })?;
             scene.environment.sky = Some(loaded);
         }
-        scene.camera = self.camera;
+        // An older file's camera record, unless it is the record every file
+        // had by default (prefabs, scenes whose camera nobody placed).
+        if let Some(setup) = self.camera.filter(|c| *c != CameraSetup::default()) {
+            let (transform, lens) = super::SceneCamera::from_setup(&setup);
+            let node = scene.spawn(None, "Camera", transform)?;
+            scene.insert(node, lens)?;
+        }
         let expanded = prefab::expand(&self.nodes, path, assets)?;
         scene.spawn_expanded(None, &expanded, path)?;
         scene.propagate();
@@ -333,7 +345,7 @@ impl Scene {
         SceneFile {
             version: SCENE_VERSION,
             environment,
-            camera: self.camera,
+            camera: None,
             nodes: self.to_records(&self.roots().collect::<Vec<_>>(), dir),
         }
     }

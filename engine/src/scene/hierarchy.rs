@@ -114,8 +114,6 @@ pub struct Scene {
     pub(crate) components: Components,
     /// Lighting and background of the scene.
     pub(crate) environment: super::Environment,
-    /// Where the scene's camera starts.
-    pub(crate) camera: super::CameraSetup,
     /// The store its meshes, models and skies come from (shared by its clones).
     assets: Assets,
     /// Simulated state that belongs to no node.
@@ -162,16 +160,6 @@ impl Scene {
     /// Lighting and background, to edit.
     pub fn environment_mut(&mut self) -> &mut super::Environment {
         &mut self.environment
-    }
-
-    /// Where the scene's camera starts.
-    pub fn camera(&self) -> &super::CameraSetup {
-        &self.camera
-    }
-
-    /// Where the scene's camera starts, to edit.
-    pub fn camera_mut(&mut self) -> &mut super::CameraSetup {
-        &mut self.camera
     }
 
     /// Number of live nodes.

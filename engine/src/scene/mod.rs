@@ -45,6 +45,7 @@ mod query;
 pub(crate) mod registered;
 mod registry;
 pub(crate) mod resources;
+pub(crate) mod scene_camera;
 mod skin;
 pub(crate) mod spatial_index;
 
@@ -78,6 +79,7 @@ pub use query::QueryError;
 pub use registered::{AnyColumn, AnyComponent, Color, RegisteredColumns};
 pub use registry::{ComponentRegistry, ComponentType, RegistryError};
 pub use resources::Resources;
+pub use scene_camera::{Projection, SceneCamera};
 pub use skin::{JointMatrix, JointPalette, MorphWeights, Skin, skinned_bounds};
 pub use spatial_index::{SpatialIndex, mesh_bounds};
 

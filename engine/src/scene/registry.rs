@@ -115,7 +115,8 @@ pub struct ComponentRegistry {
 }
 
 impl Default for ComponentRegistry {
-    /// The built-in behaviours: `spin`, `oscillate`, `orbit`.
+    /// The built-in components: the behaviours `spin`, `oscillate`,
+    /// `orbit`, and `camera`.
     fn default() -> Self {
         let mut registry = Self {
             types: Vec::new(),
@@ -127,6 +128,7 @@ impl Default for ComponentRegistry {
             registry.register::<Spin>(),
             registry.register::<Oscillate>(),
             registry.register::<Orbit>(),
+            registry.register::<super::SceneCamera>(),
         ] {
             result.expect("the built-in names are distinct and well formed");
         }
