@@ -1,8 +1,8 @@
 //! What a scene sets for the whole of it rather than per node: its lighting
 //! and background ([`Environment`]), how the sun casts shadows
-//! ([`ShadowSettings`]), exposure, tonemapping and bloom ([`PostSettings`]),
-//! and where its camera starts ([`CameraSetup`]). Plain values saved in the
-//! scene file; the renderer reads them.
+//! ([`ShadowSettings`]), exposure, tonemapping and bloom ([`PostSettings`]);
+//! and older files' camera record ([`CameraSetup`]). Plain values saved in
+//! the scene file; the renderer reads them.
 
 use glam::Vec3;
 use serde::{Deserialize, Serialize};
@@ -42,7 +42,9 @@ impl Default for Environment {
     }
 }
 
-/// Where the scene's camera starts.
+/// The one camera record of scene files before version 3 (position,
+/// target, field of view): read into a `Camera` node
+/// ([`SceneCamera::from_setup`](super::SceneCamera::from_setup)), never written.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 #[serde(deny_unknown_fields)]

@@ -562,7 +562,7 @@ impl Scene {
         out.append(&mut self.despawned);
     }
 
-    /// Removes every node and component; keeps the environment and camera.
+    /// Removes every node and component; keeps the environment.
     pub fn clear(&mut self) {
         while self.hot.roots.first_child != NONE {
             let root = self.id_at(self.hot.roots.first_child as usize);

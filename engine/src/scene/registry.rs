@@ -361,7 +361,7 @@ mod tests {
         );
         assert_eq!(
             registry.names().collect::<Vec<_>>(),
-            ["health", "orbit", "oscillate", "spin"]
+            ["camera", "health", "orbit", "oscillate", "spin"]
         );
     }
 
@@ -378,6 +378,6 @@ mod tests {
         assert!(registry.reflect().contains(TypeId::of::<Health>()));
         assert!(registry.reflect().contains(TypeId::of::<Spin>()));
         let copy = registry.clone();
-        assert_eq!(copy.names().count(), 4, "copies keep every type");
+        assert_eq!(copy.names().count(), 5, "copies keep every type");
     }
 }
