@@ -6,6 +6,7 @@
 //! first frames extraction allocates nothing.
 
 mod deformed;
+mod game_camera;
 mod pack;
 mod shadows;
 pub(crate) mod thumbnail;
