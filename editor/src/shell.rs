@@ -327,25 +327,22 @@ impl Shell {
                 self.frames += 1;
                 let last = self.options.frame_limit.is_some_and(|n| self.frames >= n);
                 // The 3D views first: they need the window, which a failure below gives up.
-                let mut views = Vec::new();
+                let shot = |path: PathBuf, image: Option<Result<_, capture::CaptureError>>| {
+                    let result = match image {
+                        None => Err(ShellError::NoFrame),
+                        Some(image) => image
+                            .and_then(|image| capture::save_png(&image, &path))
+                            .map_err(ShellError::from),
+                    };
+                    (path, result)
+                };
+                let mut view_shots = Vec::new();
                 if last && let Some(path) = self.options.view_screenshot.clone() {
-                    views.push((path, win.scene_view.read_back()));
+                    view_shots.push(shot(path, win.scene_view.read_back()));
                 }
                 if last && let Some(path) = self.options.game_screenshot.clone() {
-                    views.push((path, win.scene_view.read_back_game()));
+                    view_shots.push(shot(path, win.scene_view.read_back_game()));
                 }
-                let view_shots: Vec<_> = views
-                    .into_iter()
-                    .map(|(path, image)| {
-                        let result = match image {
-                            None => Err(ShellError::NoFrame),
-                            Some(image) => image
-                                .and_then(|image| capture::save_png(&image, &path))
-                                .map_err(ShellError::from),
-                        };
-                        (path, result)
-                    })
-                    .collect();
                 if last && let Some(path) = self.options.screenshot.clone() {
                     let target = capture::capture_target(
                         &gpu.ctx.device,

@@ -155,14 +155,13 @@ impl CameraRig {
     /// ([`Scene::game_camera`]), orbiting the point it looks at on the
     /// ground (or 10 units ahead when it looks at no ground near by).
     pub fn new(scene: &Scene) -> Self {
-        let orbit = orbit_from_setup(&setup_of(&scene.game_camera(0.0)));
         let mut rig = Self {
-            orbit,
+            orbit: OrbitController::default(),
             fly: FlyController::default(),
             flying: false,
             held: [false; 6],
         };
-        rig.sync_fly_to_orbit();
+        rig.place_at(&scene.game_camera(0.0));
         rig
     }
 

@@ -47,6 +47,17 @@ const fn keys(
     }
 }
 
+/// A clipboard shortcut: the platform's event, never while typing (the
+/// text field takes it).
+const fn event(trigger: Trigger, does: &'static str, action: Action) -> Shortcut {
+    Shortcut {
+        trigger,
+        does,
+        while_typing: false,
+        action,
+    }
+}
+
 const CMD: Modifiers = Modifiers::COMMAND;
 const CMD_SHIFT: Modifiers = Modifiers::COMMAND.plus(Modifiers::SHIFT);
 const NONE: Modifiers = Modifiers::NONE;
@@ -117,25 +128,29 @@ pub const SHORTCUTS: &[Shortcut] = &[
         false,
         Action::StepForward,
     ),
-    Shortcut {
-        trigger: Trigger::CopyEvent,
-        does: "Copy the selection",
-        while_typing: false,
-        action: Action::Copy,
-    },
-    Shortcut {
-        trigger: Trigger::CutEvent,
-        does: "Cut the selection",
-        while_typing: false,
-        action: Action::Cut,
-    },
-    Shortcut {
-        trigger: Trigger::PasteEvent,
-        does: "Paste nodes",
-        while_typing: false,
-        action: Action::Paste(String::new()),
-    },
+    event(Trigger::CopyEvent, "Copy the selection", Action::Copy),
+    event(Trigger::CutEvent, "Cut the selection", Action::Cut),
+    // The event carries the text pasted.
+    event(
+        Trigger::PasteEvent,
+        "Paste nodes",
+        Action::Paste(String::new()),
+    ),
 ];
+
+impl Shortcut {
+    /// The action this clipboard shortcut asks for if `event` is its
+    /// trigger's (a paste carries the event's text).
+    fn on_event(&self, event: &egui::Event) -> Option<Action> {
+        match (self.trigger, event) {
+            (Trigger::CopyEvent, egui::Event::Copy) | (Trigger::CutEvent, egui::Event::Cut) => {
+                Some(self.action.clone())
+            }
+            (Trigger::PasteEvent, egui::Event::Paste(text)) => Some(Action::Paste(text.clone())),
+            _ => None,
+        }
+    }
+}
 
 impl Trigger {
     /// The keys as the platform writes them ("Ctrl+Shift+S", "⌘S").
@@ -180,18 +195,7 @@ impl EditorApp {
                             actions.push(shortcut.action.clone());
                         }
                     }
-                    Trigger::CopyEvent | Trigger::CutEvent | Trigger::PasteEvent => {}
-                }
-            }
-            if typing {
-                return;
-            }
-            for event in &i.events {
-                match event {
-                    egui::Event::Copy => actions.push(Action::Copy),
-                    egui::Event::Cut => actions.push(Action::Cut),
-                    egui::Event::Paste(text) => actions.push(Action::Paste(text.clone())),
-                    _ => {}
+                    _ => actions.extend(i.events.iter().filter_map(|e| shortcut.on_event(e))),
                 }
             }
         });

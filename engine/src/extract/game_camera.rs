@@ -44,10 +44,9 @@ impl Scene {
     /// when the scene has no active camera.
     pub fn active_camera(&self, alpha: f32) -> Option<(NodeId, Camera)> {
         let (nodes, cameras) = self.query::<SceneCamera>();
-        nodes.iter().zip(cameras).find_map(|(&node, lens)| {
-            let world = self.interpolated_world(node, alpha)?;
-            lens.active.then(|| (node, lens.camera_at(&world)))
-        })
+        let (&node, lens) = nodes.iter().zip(cameras).find(|(_, lens)| lens.active)?;
+        let world = self.interpolated_world(node, alpha)?;
+        Some((node, lens.camera_at(&world)))
     }
 
     /// What the game shows at `alpha`: [`Scene::active_camera`], else the
