@@ -71,6 +71,7 @@ pub(crate) mod game;
 mod identity;
 pub mod input;
 mod light;
+pub mod profile;
 mod rng;
 mod systems;
 pub(crate) mod time;

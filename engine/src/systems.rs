@@ -311,6 +311,7 @@ impl Systems {
         scene.snapshot_previous();
         for &i in &self.order {
             let entry = &mut self.entries[i];
+            puffin::profile_scope!("system", entry.name.as_str());
             match &mut entry.run {
                 Run::Animate => crate::scene::animator::animate(scene, dt),
                 Run::Spin => spin(scene, dt),
@@ -331,7 +332,10 @@ impl Systems {
                 }
             }
         }
-        self.last_applied = self.commands.apply(scene);
+        self.last_applied = {
+            puffin::profile_scope!("commands");
+            self.commands.apply(scene)
+        };
         scene.propagate();
         self.steps += 1;
         ctx

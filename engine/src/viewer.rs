@@ -28,6 +28,7 @@ use winit::window::{Window, WindowId};
 use crate::assets::Assets;
 use crate::extract::{FrameBuffers, Overlays, orbit_from_setup};
 use crate::game::{Game, GameError};
+use crate::profile::Profiler;
 use crate::render::{
     Camera, FlyController, GpuContext, OrbitController, PresentModeChoice, RenderError, Renderer,
     SurfaceState,
@@ -61,6 +62,9 @@ pub struct ViewerOptions {
     /// Record what is played in the window (every fixed step's input) and
     /// write it here as a replayable recording when the window closes.
     pub record: Option<PathBuf>,
+    /// Time every frame (CPU scopes and GPU passes) and print where the
+    /// time went when the run ends.
+    pub profile: bool,
 }
 
 /// Why the viewer stopped early.
@@ -250,6 +254,7 @@ pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, View
     let ctx = GpuContext::headless(options.backends)?;
     log::info!("adapter: {}", ctx.adapter_summary());
     let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
+    let profiler = start_profiler(options.profile, &ctx, &mut renderer);
     let mut buffers = FrameBuffers::default();
     let frames = options.frames.unwrap_or(1).max(1);
     let (width, height) = options.size;
@@ -274,6 +279,11 @@ pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, View
     let (mut draw_calls, mut shadow_draw_calls) = (0, 0);
     let mut last = None;
     for i in 1..=frames {
+        if let Some(profiler) = &profiler {
+            profiler.new_frame();
+            profiler.add_gpu(renderer.take_gpu_times());
+        }
+        puffin::profile_scope!("frame");
         world.advance(Duration::from_nanos(16_666_667));
         if let Some(panic) = world.system_panic() {
             return Err(ViewerError::System(panic.clone()));
@@ -292,6 +302,9 @@ pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, View
         }
     }
     let image = last.expect("frames >= 1, and the last one is read back");
+    if let Some(profiler) = profiler {
+        print_profile(&profiler, &ctx, &mut renderer);
+    }
     let seconds = start.elapsed().as_secs_f64();
     log::info!(
         "{frames} frames in {seconds:.2} s: {:.1} frames per second, {:.1} draw calls per frame \
@@ -311,6 +324,28 @@ fn save_png(image: &image::RgbaImage, path: &std::path::Path) -> Result<(), View
         path: path.to_path_buf(),
         source,
     })
+}
+
+/// A profiler recording, and the renderer timing its passes, when asked for.
+fn start_profiler(on: bool, ctx: &GpuContext, renderer: &mut Renderer) -> Option<Profiler> {
+    if !on {
+        return None;
+    }
+    if !renderer.set_gpu_timing(ctx, true) {
+        log::warn!("--profile: this adapter has no timestamp queries: no GPU pass times");
+    }
+    let mut profiler = Profiler::new();
+    profiler.set_recording(true);
+    Some(profiler)
+}
+
+/// Prints where the frames' time went (the GPU's last frames waited for).
+fn print_profile(profiler: &Profiler, ctx: &GpuContext, renderer: &mut Renderer) {
+    profiler.new_frame();
+    let _ = ctx.device.poll(wgpu::PollType::wait_indefinitely());
+    renderer.finish_gpu_frame(ctx);
+    profiler.add_gpu(renderer.take_gpu_times());
+    println!("{}", profiler.report());
 }
 
 fn window_title(options: &ViewerOptions) -> String {
@@ -350,6 +385,8 @@ struct Viewer {
     /// The system's gamepads (none where the platform offers no access).
     #[cfg(feature = "gamepads")]
     pads: Option<crate::input::Gamepads>,
+    /// Frames timed with `--profile` (set up with the GPU).
+    profiler: Option<Profiler>,
 }
 
 impl Viewer {
@@ -447,7 +484,8 @@ impl Viewer {
             (size.width, size.height),
             self.options.present,
         )?;
-        let renderer = Renderer::new(&ctx, surface.format());
+        let mut renderer = Renderer::new(&ctx, surface.format());
+        self.profiler = start_profiler(self.options.profile, &ctx, &mut renderer);
         Ok(Gpu {
             ctx,
             surface,
@@ -457,6 +495,11 @@ impl Viewer {
     }
 
     fn redraw(&mut self, event_loop: &ActiveEventLoop) {
+        if let (Some(profiler), Some(gpu)) = (&self.profiler, &mut self.gpu) {
+            profiler.new_frame();
+            profiler.add_gpu(gpu.renderer.take_gpu_times());
+        }
+        puffin::profile_scope!("frame");
         let now = Instant::now();
         let dt = now.duration_since(self.last_frame).as_secs_f32().min(0.1);
         self.last_frame = now;
@@ -503,8 +546,11 @@ impl Viewer {
             .extract_world(&mut self.world, camera, aspect, &self.overlays);
         gpu.renderer
             .render(&gpu.ctx, &frame, &view, gpu.surface.size());
-        gpu.window.pre_present_notify();
-        gpu.ctx.queue.present(frame_texture);
+        {
+            puffin::profile_scope!("present");
+            gpu.window.pre_present_notify();
+            gpu.ctx.queue.present(frame_texture);
+        }
         if let Some(problem) = gpu.ctx.errors.take().into_iter().next() {
             return self.fail(event_loop, ViewerError::Gpu(problem));
         }
@@ -695,6 +741,7 @@ pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
         watcher: None,
         input: crate::input::InputCollector::default(),
         hud_shown: String::new(),
+        profiler: None,
         #[cfg(feature = "gamepads")]
         pads: crate::input::Gamepads::new()
             .inspect_err(|e| log::warn!("no gamepads: {e}"))
@@ -714,6 +761,9 @@ pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
         })?;
     if let Some(error) = viewer.error {
         return Err(error);
+    }
+    if let (Some(profiler), Some(gpu)) = (&viewer.profiler, &mut viewer.gpu) {
+        print_profile(profiler, &gpu.ctx, &mut gpu.renderer);
     }
     if let (Some(out), Some(bytes)) = (&viewer.options.record, recorded_scene) {
         write_played(&mut viewer.world, &viewer.options, out, &bytes)?;

@@ -143,6 +143,7 @@ impl World {
     /// the emitters' fresh world transforms; returns (recomputed, re-filed).
     /// A recorder, when there is one, looks before and after.
     fn fixed_step(&mut self, dt: f32) -> (usize, usize) {
+        puffin::profile_scope!("fixed step");
         if self.systems.panic().is_some() {
             return (0, 0);
         }
@@ -155,7 +156,10 @@ impl World {
         self.input_resource().advance(&input);
         self.next_input = input.held_only();
         self.systems.run_step(&mut self.scene, dt);
-        self.particles.step(dt, self.scene.emitters_mut());
+        {
+            puffin::profile_scope!("particles");
+            self.particles.step(dt, self.scene.emitters_mut());
+        }
         let counts = self.after_propagation(self.scene.last_recomputed());
         if let (Some(r), Some(started)) = (recorder.as_mut(), started) {
             r.after_step(self, started.elapsed());

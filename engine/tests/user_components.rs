@@ -514,6 +514,7 @@ fn the_viewer_stops_on_a_panicking_system_naming_it() {
         present: Default::default(),
         fps_cap: None,
         record: None,
+        profile: false,
     };
     match render_headless(&options) {
         Err(ViewerError::System(panic)) => {

@@ -66,6 +66,8 @@ fn headless_screenshot_of_the_demo_is_not_blank() {
         return;
     }
     assert!(out.status.success(), "{stderr}");
+    // Profiling is off unless asked for.
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("profile of"));
     let image = image::open(&shot).unwrap().to_rgba8();
     assert_eq!(image.dimensions(), (320, 180));
     let first = *image.get_pixel(0, 0);
@@ -74,6 +76,58 @@ fn headless_screenshot_of_the_demo_is_not_blank() {
         differing > 320 * 180 / 4,
         "only {differing} pixels differ from the corner"
     );
+}
+
+#[test]
+fn profile_prints_where_the_frames_went_on_the_cpu_and_the_gpu() {
+    let out = viewer()
+        .args([
+            "--headless",
+            "--frames",
+            "12",
+            "--size",
+            "160x90",
+            "--profile",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success()
+        && stderr.contains("no adapter")
+        && std::env::var("KEEL_REQUIRE_GPU").as_deref() != Ok("1")
+    {
+        eprintln!("skipping: {stderr}");
+        return;
+    }
+    assert!(out.status.success(), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("profile of 12 frames"), "{stdout}");
+    let row = |lane: &str, label: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(lane) && l[8..].trim_start().starts_with(label))
+            .unwrap_or_else(|| panic!("no {lane} row for {label}:\n{stdout}"))
+            .to_owned()
+    };
+    // One fixed step per frame at 60 Hz, one main pass per frame.
+    assert!(
+        row("CPU", "fixed step").trim_end().ends_with("1.0"),
+        "{stdout}"
+    );
+    for label in [
+        "system spin",
+        "propagate",
+        "octree culling",
+        "cull and batch",
+        "main pass",
+    ] {
+        row("CPU", label);
+    }
+    if !stderr.contains("no timestamp queries") {
+        for label in ["main pass", "shadow view", "tonemap"] {
+            row("GPU", label);
+        }
+    }
 }
 
 /// The viewer in a real window (an X server from `xvfb-run`), for a few frames.

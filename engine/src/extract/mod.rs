@@ -119,6 +119,7 @@ impl FrameBuffers {
         camera: Camera,
         overlays: &Overlays,
     ) -> FrameData<'a> {
+        puffin::profile_scope!("extract");
         self.clear();
         self.instances.clear();
         self.culled_by_octree = 0;
@@ -142,11 +143,15 @@ impl FrameBuffers {
         aspect: f32,
         overlays: &Overlays,
     ) -> FrameData<'a> {
+        puffin::profile_scope!("extract meshes");
         let frustum = Frustum::from_view_projection(&camera.view_projection(aspect));
         // Culled meshes come packed (below), not as loose instances.
         self.instances.clear();
         self.gather_lights(scene, alpha);
-        let views = self.cull(scene, index, Some(&frustum), &camera, aspect);
+        let views = {
+            puffin::profile_scope!("octree culling");
+            self.cull(scene, index, Some(&frustum), &camera, aspect)
+        };
         // Packed straight into the GPU layout (the renderer uploads these
         // records as they are), over last frame's records.
         self.pack_meshes(scene, alpha, views);
@@ -177,6 +182,7 @@ impl FrameBuffers {
         aspect: f32,
         overlays: &Overlays,
     ) -> FrameData<'a> {
+        puffin::profile_scope!("extract world");
         let alpha = world.clock.alpha();
         self.clear();
         if overlays.octree_cells {

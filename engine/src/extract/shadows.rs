@@ -19,6 +19,7 @@ impl FrameBuffers {
         camera: Camera,
         aspect: f32,
     ) -> [PackedInstances<'_, GpuCaster>; MAX_SHADOW_VIEWS] {
+        puffin::profile_scope!("extract shadow casters");
         let alpha = world.clock.alpha();
         let World { scene, index, .. } = world;
         self.clear();

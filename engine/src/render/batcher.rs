@@ -318,6 +318,7 @@ impl<R: InstanceRecord> InstanceBatcher<R> {
         packed: PackedInstances<'_, R>,
         registry: &Registry,
     ) {
+        puffin::profile_scope!("cull and batch");
         self.batches.learn(registry);
         self.side.learn(registry);
         let extracted = packed.len();

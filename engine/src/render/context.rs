@@ -107,8 +107,10 @@ impl GpuContext {
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("keel device"),
             // A packed float target halves the HDR frame's bytes where the
-            // adapter can render to it (software rasterisers feel every byte).
-            required_features: adapter.features() & wgpu::Features::RG11B10UFLOAT_RENDERABLE,
+            // adapter can render to it (software rasterisers feel every byte);
+            // timestamp queries let a profiler time passes (unused otherwise).
+            required_features: adapter.features()
+                & (wgpu::Features::RG11B10UFLOAT_RENDERABLE | wgpu::Features::TIMESTAMP_QUERY),
             required_limits,
             experimental_features: wgpu::ExperimentalFeatures::disabled(),
             memory_hints: wgpu::MemoryHints::Performance,

@@ -34,6 +34,7 @@ pub(crate) mod context;
 mod deform_pass;
 mod frame;
 mod gpu_errors;
+mod gpu_timing;
 mod ibl;
 mod line_pass;
 mod mesh_pass;

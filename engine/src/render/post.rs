@@ -10,6 +10,7 @@
 //! Pattern: dirty flag, keyed on the output size: the HDR target, the bloom
 //! chain and the bind groups reading them are rebuilt only when it changes.
 
+use super::gpu_timing::GpuTimer;
 use super::texture::{fragment_sampler, fragment_texture};
 use crate::assets::{Shader, ShaderLibrary};
 use crate::scene::{PostSettings, Tonemapper};
@@ -189,23 +190,35 @@ impl PostPass {
     }
 
     /// Bloom (when on) and tonemapping into `target`.
-    pub(crate) fn record(&self, encoder: &mut wgpu::CommandEncoder, target: &wgpu::TextureView) {
+    pub(crate) fn record(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &wgpu::TextureView,
+        gpu: &GpuTimer,
+    ) {
         let Some(sized) = &self.sized else {
             return;
+        };
+        puffin::profile_scope!("post passes");
+        let pass = |encoder: &mut wgpu::CommandEncoder, label, target, pipeline, group, clear| {
+            let timed = gpu.begin(label, encoder);
+            draw_fullscreen(encoder, target, pipeline, group, clear, 0, timed.writes());
+            gpu.end(encoder, timed);
         };
         let levels = sized.bloom.len();
         if self.bloom_on && levels > 0 {
             for (i, view) in sized.bloom.iter().enumerate() {
-                let pipeline = if i == 0 {
-                    &self.prefilter
+                let (label, pipeline) = if i == 0 {
+                    ("bloom prefilter", &self.prefilter)
                 } else {
-                    &self.downsample
+                    ("bloom down", &self.downsample)
                 };
-                fullscreen(encoder, view, pipeline, &sized.down[i], true);
+                pass(encoder, label, view, pipeline, &sized.down[i], true);
             }
             for i in (1..levels).rev() {
-                fullscreen(
+                pass(
                     encoder,
+                    "bloom up",
                     &sized.bloom[i - 1],
                     &self.upsample,
                     &sized.up[i - 1],
@@ -213,7 +226,14 @@ impl PostPass {
                 );
             }
         }
-        fullscreen(encoder, target, &self.tonemap, &sized.tonemap, true);
+        pass(
+            encoder,
+            "tonemap",
+            target,
+            &self.tonemap,
+            &sized.tonemap,
+            true,
+        );
     }
 
     fn create_sized(&self, device: &wgpu::Device, size: (u32, u32)) -> Sized {
@@ -305,19 +325,9 @@ impl PostPass {
     }
 }
 
-/// One full-screen triangle into `target` (cleared first when `clear`).
-fn fullscreen(
-    encoder: &mut wgpu::CommandEncoder,
-    target: &wgpu::TextureView,
-    pipeline: &wgpu::RenderPipeline,
-    group: &wgpu::BindGroup,
-    clear: bool,
-) {
-    fullscreen_instance(encoder, target, pipeline, group, clear, 0);
-}
-
-/// As [`fullscreen`], drawn as instance `instance` (which the shader may
-/// read: the IBL bake passes its cube face and mip that way).
+/// One full-screen triangle into `target` (cleared first when `clear`),
+/// drawn as instance `instance` (which the shader may read: the IBL bake
+/// passes its cube face and mip that way).
 pub(super) fn fullscreen_instance(
     encoder: &mut wgpu::CommandEncoder,
     target: &wgpu::TextureView,
@@ -325,6 +335,19 @@ pub(super) fn fullscreen_instance(
     group: &wgpu::BindGroup,
     clear: bool,
     instance: u32,
+) {
+    draw_fullscreen(encoder, target, pipeline, group, clear, instance, None);
+}
+
+/// As [`fullscreen_instance`], writing the pass's GPU times where asked.
+fn draw_fullscreen(
+    encoder: &mut wgpu::CommandEncoder,
+    target: &wgpu::TextureView,
+    pipeline: &wgpu::RenderPipeline,
+    group: &wgpu::BindGroup,
+    clear: bool,
+    instance: u32,
+    timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
 ) {
     let load = if clear {
         wgpu::LoadOp::Clear(wgpu::Color::BLACK)
@@ -343,7 +366,7 @@ pub(super) fn fullscreen_instance(
             },
         })],
         depth_stencil_attachment: None,
-        timestamp_writes: None,
+        timestamp_writes,
         occlusion_query_set: None,
         multiview_mask: None,
     });

@@ -10,6 +10,7 @@ use image::RgbaImage;
 
 use super::capture::{CaptureTarget, capture_layout};
 use super::frame::{FrameData, Globals, spot_shadows};
+use super::gpu_timing::GpuTimer;
 use super::ibl::EnvironmentMaps;
 use super::line_pass::LinePass;
 use super::mesh_pass::MeshPass;
@@ -74,6 +75,8 @@ pub struct Renderer {
     shaders: u64,
     /// The registry's release count the GPU copies were last checked at.
     releases: u64,
+    /// Each pass's GPU time, while asked for.
+    gpu: GpuTimer,
 }
 
 impl Renderer {
@@ -157,6 +160,7 @@ impl Renderer {
             stats: RenderStats::default(),
             shaders,
             releases,
+            gpu: GpuTimer::default(),
             adopted: false,
             assets,
         }
@@ -180,6 +184,32 @@ impl Renderer {
         self.hdr.samples
     }
 
+    /// Times each render pass on the GPU (timestamp queries) from the next
+    /// frame on, or stops; returns whether passes are timed (an adapter
+    /// without `TIMESTAMP_QUERY` cannot time them).
+    pub fn set_gpu_timing(&mut self, ctx: &GpuContext, on: bool) -> bool {
+        self.gpu.set(ctx, on)
+    }
+
+    /// Whether passes are timed on the GPU.
+    #[must_use]
+    pub fn gpu_timing(&self) -> bool {
+        self.gpu.is_on()
+    }
+
+    /// After submitting an encoder [`Renderer::encode`] recorded into:
+    /// queues the frame's pass times for readback and collects the frames
+    /// the GPU has finished ([`Renderer::render`] does this itself).
+    pub fn finish_gpu_frame(&mut self, ctx: &GpuContext) {
+        self.gpu.finish_frame(ctx);
+    }
+
+    /// The pass times of the frames the GPU finished since the last call,
+    /// oldest first (the last few are kept; empty while timing is off).
+    pub fn take_gpu_times(&mut self) -> Vec<crate::profile::GpuFrame> {
+        self.gpu.take()
+    }
+
     /// Counts from the last frame.
     #[must_use]
     pub fn stats(&self) -> RenderStats {
@@ -201,11 +231,16 @@ impl Renderer {
                 label: Some("renderer: frame encoder"),
             });
         self.encode(ctx, &mut encoder, frame, target_view, size);
-        ctx.queue.submit([encoder.finish()]);
+        {
+            puffin::profile_scope!("submit");
+            ctx.queue.submit([encoder.finish()]);
+        }
+        self.gpu.finish_frame(ctx);
     }
 
     /// Like [`Renderer::render`], but records into the caller's encoder so more
-    /// work (an editor overlay) can follow in the same submission.
+    /// work (an editor overlay) can follow in the same submission; with GPU
+    /// timing on, call [`Renderer::finish_gpu_frame`] after submitting it.
     pub fn encode(
         &mut self,
         ctx: &GpuContext,
@@ -214,17 +249,19 @@ impl Renderer {
         target_view: &wgpu::TextureView,
         size: (u32, u32),
     ) {
+        puffin::profile_scope!("render encode");
         if size.0 == 0 || size.1 == 0 {
             self.stats = RenderStats::default();
             return;
         }
+        self.gpu.start_frame();
         if let Some(assets) = frame.assets
             && !assets.same(&self.assets)
         {
             if self.adopted || assets.shaders().generation() != self.shaders {
                 // Another store's handles mean other meshes: start again.
                 log::info!("frames of another asset store: rebuilding the renderer");
-                *self = Self::with_assets(ctx, self.color_format, assets.clone());
+                self.rebuild(ctx, assets.clone());
             } else {
                 // Nothing of the empty store it was made with is on the GPU.
                 self.releases = assets.registry().releases();
@@ -236,7 +273,7 @@ impl Renderer {
             // Shaders were reloaded: every pass again, from the new text.
             log::info!("shaders changed: rebuilding the renderer's passes");
             let adopted = self.adopted;
-            *self = Self::with_assets(ctx, self.color_format, self.assets.clone());
+            self.rebuild(ctx, self.assets.clone());
             self.adopted = adopted;
         }
         let assets = self.assets.clone();
@@ -270,9 +307,11 @@ impl Renderer {
         };
         let globals = Globals::new(frame, aspect, &shadow_views);
         queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
-        let new_map =
+        let new_map = {
+            puffin::profile_scope!("shadow upload");
             self.shadows
-                .prepare(device, queue, frame, &shadow_views, &globals, &registry);
+                .prepare(device, queue, frame, &shadow_views, &globals, &registry)
+        };
         if new_map || new_sky {
             self.globals_bind_group = bind_globals(
                 device,
@@ -284,13 +323,18 @@ impl Renderer {
         }
         self.mesh
             .upload_meshes(device, queue, self.shadows.groups(), &registry);
-        let mesh = self
-            .mesh
-            .prepare(device, queue, globals.view_proj(), frame, &registry);
+        let mesh = {
+            puffin::profile_scope!("mesh upload");
+            self.mesh
+                .prepare(device, queue, globals.view_proj(), frame, &registry)
+        };
         drop(registry);
         self.sky.prepare(queue, globals.view_proj());
         self.lines.prepare(device, queue, frame);
-        let particles = self.particles.prepare(device, queue, frame);
+        let particles = {
+            puffin::profile_scope!("particle upload");
+            self.particles.prepare(device, queue, frame)
+        };
         self.stats = RenderStats {
             instances_drawn: mesh.drawn,
             instances_culled: mesh.culled,
@@ -302,13 +346,15 @@ impl Renderer {
         let (Some(targets), Some(hdr)) = (&self.targets, self.post.hdr_view()) else {
             return;
         };
-        self.shadows.record(encoder, &self.mesh);
+        self.shadows.record(encoder, &self.mesh, &self.gpu);
+        puffin::profile_scope!("main pass");
         let clear = frame.clear_color.as_dvec4();
         let (view, resolve_target, store) = match targets.msaa() {
             // The multisampled samples are only needed until resolved.
             Some(msaa) => (msaa, Some(hdr), wgpu::StoreOp::Discard),
             None => (hdr, None, wgpu::StoreOp::Store),
         };
+        let timed = self.gpu.begin("main pass", encoder);
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("renderer: main pass"),
             color_attachments: &[Some(wgpu::RenderPassColorAttachment {
@@ -333,7 +379,7 @@ impl Renderer {
                 }),
                 stencil_ops: None,
             }),
-            timestamp_writes: None,
+            timestamp_writes: timed.writes(),
             occlusion_query_set: None,
             multiview_mask: None,
         });
@@ -343,7 +389,17 @@ impl Renderer {
         self.lines.record(&mut pass);
         self.particles.record(&mut pass);
         drop(pass);
-        self.post.record(encoder, target_view);
+        self.gpu.end(encoder, timed);
+        self.post.record(encoder, target_view, &self.gpu);
+        self.gpu.resolve(encoder);
+    }
+
+    /// Builds every pass again for `assets` (another store, or reloaded
+    /// shaders); GPU timing stays as it was.
+    fn rebuild(&mut self, ctx: &GpuContext, assets: Assets) {
+        let gpu = std::mem::take(&mut self.gpu);
+        *self = Self::with_assets(ctx, self.color_format, assets);
+        self.gpu = gpu;
     }
 
     /// Bakes the lighting of `handle`'s sky (or the hemisphere) and shows it
@@ -400,7 +456,11 @@ impl Renderer {
             .expect("capture target was just ensured");
         self.encode(ctx, &mut encoder, frame, capture.view(), size);
         capture.copy_to_buffer(&mut encoder);
-        ctx.queue.submit([encoder.finish()]);
+        {
+            puffin::profile_scope!("submit");
+            ctx.queue.submit([encoder.finish()]);
+        }
+        self.gpu.finish_frame(ctx);
         let validation = pollster::block_on(scope.pop());
         let image = match validation {
             Some(error) => Err(RenderError::Validation {

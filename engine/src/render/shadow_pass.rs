@@ -15,6 +15,7 @@ use glam::Mat4;
 use super::batcher::{DrawGroup, InstanceBatcher};
 use super::buffer::{GrowableBuffer, vertex_storage};
 use super::frame::{FrameData, Globals};
+use super::gpu_timing::GpuTimer;
 use super::mesh_pass::MeshPass;
 use super::mesh_pipelines::VERTEX_ATTRIBUTES;
 use super::records::GpuCaster;
@@ -277,9 +278,16 @@ impl ShadowPass {
     }
 
     /// Draws every active view into its layer of the map.
-    pub(crate) fn record(&self, encoder: &mut wgpu::CommandEncoder, meshes: &MeshPass) {
+    pub(crate) fn record(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        meshes: &MeshPass,
+        gpu: &GpuTimer,
+    ) {
+        puffin::profile_scope!("shadow passes");
         for &(view, layer) in &self.active {
             let (slot, layer) = (&self.slots[view], &self.layers[layer]);
+            let timed = gpu.begin("shadow view", encoder);
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("shadow pass: cascade"),
                 color_attachments: &[],
@@ -291,7 +299,7 @@ impl ShadowPass {
                     }),
                     stencil_ops: None,
                 }),
-                timestamp_writes: None,
+                timestamp_writes: timed.writes(),
                 occlusion_query_set: None,
                 multiview_mask: None,
             });
@@ -326,6 +334,8 @@ impl ShadowPass {
                 pass.set_bind_group(1, &self.empty_group, &[]);
                 meshes.deform().record_depth(&mut pass);
             }
+            drop(pass);
+            gpu.end(encoder, timed);
         }
     }
 }

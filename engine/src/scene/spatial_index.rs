@@ -116,6 +116,7 @@ impl SpatialIndex {
     /// consumes (like the despawned ones): a later sync re-files only what
     /// moved after this one.
     pub fn sync(&mut self, scene: &mut Scene) {
+        puffin::profile_scope!("spatial index sync");
         scene.take_despawned(&mut self.despawned);
         for node in self.despawned.drain(..) {
             if !self.tree.remove(node) {

@@ -17,6 +17,7 @@ use crate::world::World;
 const USAGE: &str = "\
 usage: keel-viewer [SCENE] [--headless] [--frames N] [--size WxH] [--screenshot OUT.png]
                    [--backend vulkan|gl|metal|dx12|all] [--present fifo|mailbox|immediate] [--fps-cap N]
+                   [--profile]
        keel-viewer [SCENE] --soak MINUTES [--seed N]
        keel-viewer [SCENE] --record FILE [--steps N] [--hash-every N]
        keel-viewer [SCENE] --record FILE --play
@@ -26,6 +27,10 @@ With no SCENE, opens the bundled demo scene. Keys: mouse drag orbits (shift or m
 button pans), wheel zooms, Tab toggles the fly camera (WASD, Q/E), Space pauses,
 '.' steps one fixed update, G grid, B bounding boxes, O octree cells,
 R nodes recomputed by the dirty flag, Esc quits.
+
+--profile times every frame (the fixed step and each system, propagation, extraction,
+culling, each render pass on the CPU and, where the adapter has timestamp queries, on
+the GPU) and prints where the time went when the viewer closes. Off by default.
 
 --soak runs the scene headless (no GPU) for MINUTES under a chaos system that spawns,
 despawns, reparents and edits nodes every fixed step, checks every invariant, and fails
@@ -81,6 +86,7 @@ fn parse_args(default_scene: PathBuf, game: &Game) -> Result<Mode, String> {
         present: PresentModeChoice::default(),
         fps_cap: None,
         record: None,
+        profile: false,
     };
     let mut play = false;
     let mut parser = lexopt::Parser::from_env();
@@ -99,6 +105,7 @@ fn parse_args(default_scene: PathBuf, game: &Game) -> Result<Mode, String> {
         };
         match arg {
             Long("headless") => options.headless = true,
+            Long("profile") => options.profile = true,
             Long("frames") => {
                 let v = value(&mut parser)?;
                 options.frames = Some(

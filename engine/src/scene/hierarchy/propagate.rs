@@ -27,6 +27,7 @@ impl Scene {
     /// propagation in the middle of a step (reparenting with [`Keep::World`](super::Keep::World)
     /// reads current worlds) must not hide its nodes from the one at the end.
     pub fn propagate(&mut self) -> PropagationStats {
+        puffin::profile_scope!("propagate");
         if self.dirty.is_empty() && self.dirty_unlisted == 0 {
             self.last_recomputed = 0;
             self.settle_stale();
