@@ -159,7 +159,18 @@ impl SceneView {
     /// through the scene's camera) and hands egui the textures; puts the
     /// renderer's counters in the stats panel.
     pub fn render(&mut self, egui_renderer: &mut egui_wgpu::Renderer, app: &mut EditorApp) {
+        // Passes are timed on the GPU while the Profiler tab records.
+        let recording = app.profiler().is_recording();
+        if recording != self.renderer.gpu_timing() {
+            self.renderer.set_gpu_timing(&self.ctx, recording);
+        }
+        self.render_views(egui_renderer, app);
+        app.profiler_mut().add_gpu(self.renderer.take_gpu_times());
+    }
+
+    fn render_views(&mut self, egui_renderer: &mut egui_wgpu::Renderer, app: &mut EditorApp) {
         if app.game_view.rect.is_some() {
+            keel_engine::profile::puffin::profile_scope!("game view");
             let size = app.game_view.size_px;
             let camera = app.doc.world.game_camera();
             let (view, id) = self.game.at_size(&self.ctx.device, egui_renderer, size);
@@ -177,6 +188,7 @@ impl SceneView {
         if app.viewport.rect.is_none() {
             return;
         }
+        keel_engine::profile::puffin::profile_scope!("scene view");
         let size @ [width, height] = app.viewport.size_px;
         let (view, id) = self.scene.at_size(&self.ctx.device, egui_renderer, size);
         let camera = app.viewport.rig(app.doc.world.scene()).camera();

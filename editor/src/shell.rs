@@ -310,9 +310,11 @@ impl Shell {
         let size = win.window.inner_size();
         let minimised = size.width == 0 || size.height == 0;
         if !minimised && !self.app.should_quit() {
-            let primitives = self
-                .ctx
-                .tessellate(std::mem::take(&mut output.shapes), output.pixels_per_point);
+            let primitives = {
+                keel_engine::profile::puffin::profile_scope!("tessellate ui");
+                self.ctx
+                    .tessellate(std::mem::take(&mut output.shapes), output.pixels_per_point)
+            };
             let screen = egui_wgpu::ScreenDescriptor {
                 size_in_pixels: [win.config.width, win.config.height],
                 pixels_per_point: output.pixels_per_point,
@@ -322,6 +324,7 @@ impl Shell {
                     .texture
                     .create_view(&wgpu::TextureViewDescriptor::default());
                 paint(win, gpu, &primitives, &screen, &view);
+                keel_engine::profile::puffin::profile_scope!("present");
                 win.window.pre_present_notify();
                 gpu.ctx.queue.present(frame);
                 self.frames += 1;
@@ -463,6 +466,7 @@ fn paint(
     screen: &egui_wgpu::ScreenDescriptor,
     view: &wgpu::TextureView,
 ) {
+    keel_engine::profile::puffin::profile_scope!("paint ui");
     let mut encoder = gpu
         .ctx
         .device

@@ -3,11 +3,11 @@
 
 mod common;
 
-use common::{drag, editor, small_scene};
+use common::{click_at, drag, editor, small_scene};
 use egui::accesskit::Role;
 use egui::{Pos2, Rect, Vec2};
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use keel_editor::{EditorApp, EditorOptions, Panel};
 
 fn workspace(size: Vec2, config_dir: Option<std::path::PathBuf>) -> Harness<'static, EditorApp> {
@@ -44,20 +44,23 @@ fn the_default_layout_gives_the_scene_view_most_of_the_window() {
         "the Scene view has {:.1}% of the window ({view:?})",
         share * 100.0
     );
-    // Stats, Log and Timeline share one group: Stats in front.
+    // Stats, Log, Profiler and Timeline share one group: Stats in front.
     for (panel, shown) in [
         (Panel::Stats, true),
         (Panel::Log, false),
+        (Panel::Profiler, false),
         (Panel::Timeline, false),
     ] {
         assert_eq!(h.state().layout().is_shown(panel), shown, "{panel:?}");
     }
     let stats = tab_rect(&h, "Stats");
-    let log = tab_rect(&h, "Log");
-    assert!(
-        (stats.center().y - log.center().y).abs() < 1.0,
-        "one tab bar: {stats:?} {log:?}"
-    );
+    for other in ["Log", "Profiler"] {
+        let tab = tab_rect(&h, other);
+        assert!(
+            (stats.center().y - tab.center().y).abs() < 1.0,
+            "one tab bar: {stats:?} {tab:?}"
+        );
+    }
 }
 
 #[test]
@@ -240,4 +243,97 @@ fn f1_lists_every_shortcut_the_editor_dispatches() {
         h.query_by_label("Keyboard shortcuts").is_none(),
         "F1 again closes it"
     );
+}
+
+/// Frames of a playing editor: the world advanced a 60th of a second, then
+/// the UI drawn.
+fn play_frames(h: &mut Harness<'_, EditorApp>, n: usize) {
+    for _ in 0..n {
+        h.state_mut()
+            .advance(std::time::Duration::from_micros(16_667));
+        h.step();
+    }
+}
+
+#[test]
+fn the_profiler_records_while_shown_names_scopes_on_hover_pauses_and_selects_a_frame() {
+    let mut h = editor(small_scene(), None);
+    h.set_size(Vec2::new(1600.0, 900.0));
+    h.run();
+    h.get_by_label("Play").click();
+    h.run();
+    // Behind the Stats tab, nothing is recorded.
+    play_frames(&mut h, 4);
+    assert!(!h.state().profiler().is_recording());
+    assert_eq!(h.state().profiler().profiler().frame_count(), 0);
+
+    h.get_by_role_and_label(Role::Button, "Profiler").click();
+    h.run();
+    play_frames(&mut h, 8);
+    let panel = h.state().profiler();
+    assert!(panel.is_recording());
+    assert!(panel.profiler().frame_count() >= 5);
+    let frame = panel.shown().expect("the newest frame is shown");
+    for scope in [
+        "world frame",
+        "fixed step",
+        "system spin",
+        "propagate",
+        "editor ui",
+        "panel Profiler",
+    ] {
+        assert!(
+            frame.spans().any(|(_, s)| s.label() == scope),
+            "{scope} in {:?}",
+            frame.spans().map(|(_, s)| s.label()).collect::<Vec<_>>()
+        );
+    }
+    // The step runs inside the world's frame, on the same lane, drawn below it.
+    let outer = panel.span_rect("world frame").expect("drawn");
+    let step = panel.span_rect("fixed step").expect("drawn");
+    assert!(step.top() > outer.top() && step.left() >= outer.left() - 0.5);
+
+    // Paused: hovering the step names it, its time and where it is.
+    h.get_by_label("Pause recording").click();
+    h.run();
+    assert!(h.state().profiler().is_paused());
+    let kept = h.state().profiler().profiler().frame_lengths();
+    let step = h.state().profiler().span_rect("fixed step").expect("drawn");
+    h.hover_at(step.center());
+    for _ in 0..40 {
+        h.step();
+    }
+    let tips: Vec<String> = h
+        .query_all_by_label_contains("world.rs")
+        .map(|n| n.accesskit_node().label().unwrap_or_default())
+        .collect();
+    // The tooltip's text (its window is a node too).
+    assert!(
+        tips.iter()
+            .any(|t| t.starts_with("fixed step\n") && t.contains(" ms\nengine/src/world.rs:")),
+        "{tips:?}"
+    );
+    play_frames(&mut h, 4);
+    assert_eq!(
+        h.state().profiler().profiler().frame_lengths(),
+        kept,
+        "paused"
+    );
+
+    // Clicking the oldest frame's bar shows that frame.
+    let (oldest, _) = kept[0];
+    let bar = h
+        .state()
+        .profiler()
+        .bar_rect(oldest)
+        .expect("the strip shows it");
+    click_at(&mut h, bar.center() - Vec2::new(0.0, 1.0));
+    assert_eq!(h.state().profiler().shown().map(|f| f.index), Some(oldest));
+
+    // Resumed, new frames come in again.
+    h.get_by_label("Resume recording").click();
+    h.run();
+    play_frames(&mut h, 3);
+    let now = h.state().profiler().profiler().frame_lengths();
+    assert!(now.last() > kept.last(), "{now:?}");
 }

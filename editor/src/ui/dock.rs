@@ -37,11 +37,13 @@ pub enum Panel {
     Stats,
     /// Warnings and errors.
     Log,
+    /// Where each frame's time goes: a flame graph of the recent frames.
+    Profiler,
 }
 
 impl Panel {
     /// Every panel, in the View menu's order.
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 9] = [
         Self::Hierarchy,
         Self::Assets,
         Self::Inspector,
@@ -50,6 +52,7 @@ impl Panel {
         Self::Timeline,
         Self::Stats,
         Self::Log,
+        Self::Profiler,
     ];
 
     /// The tab's title.
@@ -63,6 +66,7 @@ impl Panel {
             Self::Timeline => "Timeline",
             Self::Stats => "Stats",
             Self::Log => "Log",
+            Self::Profiler => "Profiler",
         }
     }
 
@@ -74,7 +78,7 @@ impl Panel {
             Self::Inspector => Self::Stats,
             Self::Scene => Self::Game,
             Self::Game => Self::Scene,
-            Self::Timeline | Self::Log => Self::Stats,
+            Self::Timeline | Self::Log | Self::Profiler => Self::Stats,
             Self::Stats => Self::Log,
         }
     }
@@ -92,8 +96,8 @@ pub struct Layout {
 
 impl Default for Layout {
     /// Hierarchy over Assets on the left, the Scene and Game views as tabs in
-    /// the middle (most of the window), the Inspector over Stats, Log and
-    /// Timeline on the right.
+    /// the middle (most of the window), the Inspector over Stats, Log,
+    /// Profiler and Timeline on the right.
     fn default() -> Self {
         let mut tiles = Tiles::default();
         let mut tabs = |panels: &[Panel]| {
@@ -104,7 +108,7 @@ impl Default for Layout {
         let assets = tabs(&[Panel::Assets]);
         let views = tabs(&[Panel::Scene, Panel::Game]);
         let inspector = tabs(&[Panel::Inspector]);
-        let bottom = tabs(&[Panel::Stats, Panel::Log, Panel::Timeline]);
+        let bottom = tabs(&[Panel::Stats, Panel::Log, Panel::Profiler, Panel::Timeline]);
         let vertical = |a, b, fraction| Linear::new_binary(LinearDir::Vertical, [a, b], fraction);
         let left = tiles.insert_container(vertical(hierarchy, assets, 0.6));
         let right = tiles.insert_container(vertical(inspector, bottom, 0.6));

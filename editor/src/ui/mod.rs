@@ -36,6 +36,7 @@ mod menus;
 mod play;
 mod prefab_actions;
 pub mod prefab_panel;
+pub mod profiler_panel;
 mod reflected;
 mod reload;
 pub mod shortcuts;
@@ -194,6 +195,8 @@ pub struct EditorApp {
     /// Warnings and errors, listed in the Log tab.
     log: crate::LogBook,
     log_panel: log_panel::LogPanel,
+    /// The Profiler tab, and the frames it recorded.
+    profiler: profiler_panel::ProfilerPanel,
     /// The panels' arrangement, and whether it changed since it was saved.
     layout: dock::Layout,
     layout_changed: bool,
@@ -283,6 +286,7 @@ impl EditorApp {
             quit: false,
             log: crate::LogBook::default(),
             log_panel: log_panel::LogPanel::default(),
+            profiler: profiler_panel::ProfilerPanel::default(),
             layout: dock::Layout::default(),
             layout_changed: false,
             game_view: game_view::GameView::default(),
@@ -587,6 +591,7 @@ impl EditorApp {
 
     /// Draws the whole editor into `ui` (the window's root) and applies what the user did.
     pub fn ui(&mut self, ui: &mut egui::Ui) {
+        keel_engine::profile::puffin::profile_scope!("editor ui");
         // Before the shortcuts: keys the game has are not the editor's.
         self.game_input.take_events(ui.ctx(), self.game_view.rect);
         self.shortcuts(ui.ctx());

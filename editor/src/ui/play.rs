@@ -39,6 +39,8 @@ impl EditorApp {
     /// Runs the fixed steps due by `time` and records the frame's stats.
     /// Call once per displayed frame, before [`EditorApp::ui`].
     pub fn frame(&mut self, time: &mut impl TimeSource) {
+        self.begin_profiled_frame();
+        keel_engine::profile::puffin::profile_scope!("world frame");
         let frame = self
             .doc
             .world
@@ -49,6 +51,8 @@ impl EditorApp {
 
     /// Like [`EditorApp::frame`] with a known elapsed time (tests, offline runs).
     pub fn advance(&mut self, elapsed: Duration) {
+        self.begin_profiled_frame();
+        keel_engine::profile::puffin::profile_scope!("world frame");
         let frame = self
             .doc
             .world

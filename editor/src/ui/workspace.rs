@@ -6,6 +6,7 @@ use egui_tiles::{Behavior, EditAction, SimplificationOptions, TileId, Tiles, UiR
 
 use super::EditorApp;
 use super::dock::{Layout, Panel};
+use super::profiler_panel::ProfilerPanel;
 
 /// What egui_tiles calls back into while it lays out the tree.
 struct Panes<'a> {
@@ -75,6 +76,7 @@ impl Behavior<Panel> for Panes<'_> {
 impl EditorApp {
     /// The panels other than the two 3D views.
     fn panel_ui(&mut self, ui: &mut egui::Ui, panel: Panel) {
+        keel_engine::profile::puffin::profile_scope!("panel", panel.title());
         match panel {
             Panel::Hierarchy => self.hierarchy.ui(ui, &mut self.doc, &mut self.status),
             Panel::Inspector => {
@@ -91,6 +93,7 @@ impl EditorApp {
             Panel::Timeline => self.timeline_ui(ui),
             Panel::Stats => super::stats::stats_ui(ui, &self.stats),
             Panel::Log => self.log_panel.ui(ui, &self.log, &mut self.doc),
+            Panel::Profiler => self.profiler.ui(ui),
             Panel::Scene | Panel::Game => {}
         }
     }
@@ -148,6 +151,23 @@ impl EditorApp {
                 .status
                 .error(format!("{e}; the default panel layout is used instead")),
         }
+    }
+
+    /// The Profiler tab's state and the frames it recorded.
+    pub fn profiler(&self) -> &ProfilerPanel {
+        &self.profiler
+    }
+
+    /// The Profiler tab's state (the shell files GPU pass times in it).
+    pub fn profiler_mut(&mut self) -> &mut ProfilerPanel {
+        &mut self.profiler
+    }
+
+    /// Ends the profiled frame and starts the next (recording while the
+    /// Profiler tab is shown).
+    pub(super) fn begin_profiled_frame(&mut self) {
+        let shown = self.layout.is_shown(Panel::Profiler);
+        self.profiler.new_frame(shown);
     }
 
     /// The panels' arrangement.
