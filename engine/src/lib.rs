@@ -20,6 +20,8 @@
 //! - [`input`]: keys, mouse and gamepad buttons, named actions and their
 //!   `input.ron`, the collector a window feeds ([`Input`] is the resource a
 //!   step reads them through).
+//! - [`profile`]: frame profiling: the [`profile::Profiler`] a window owns,
+//!   the frames it recorded, the GPU's pass times.
 //! - [`viewer`]: the standalone viewer: its window loop, headless render and
 //!   soak (long runs under a chaos system, invariants and memory checked).
 //!

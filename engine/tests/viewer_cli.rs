@@ -41,6 +41,21 @@ fn bad_arguments_exit_2_with_usage() {
     );
 }
 
+/// Whether a headless run drew: it succeeded, or (without
+/// `KEEL_REQUIRE_GPU=1`) it found no adapter. Any other failure fails.
+fn drew(out: &std::process::Output) -> bool {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success()
+        && stderr.contains("no adapter")
+        && std::env::var("KEEL_REQUIRE_GPU").as_deref() != Ok("1")
+    {
+        eprintln!("skipping: {stderr}");
+        return false;
+    }
+    assert!(out.status.success(), "{stderr}");
+    true
+}
+
 #[test]
 fn headless_screenshot_of_the_demo_is_not_blank() {
     let dir = tempfile::tempdir().unwrap();
@@ -57,15 +72,9 @@ fn headless_screenshot_of_the_demo_is_not_blank() {
         .arg(&shot)
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success()
-        && stderr.contains("no adapter")
-        && std::env::var("KEEL_REQUIRE_GPU").as_deref() != Ok("1")
-    {
-        eprintln!("skipping: {stderr}");
+    if !drew(&out) {
         return;
     }
-    assert!(out.status.success(), "{stderr}");
     // Profiling is off unless asked for.
     assert!(!String::from_utf8_lossy(&out.stdout).contains("profile of"));
     let image = image::open(&shot).unwrap().to_rgba8();
@@ -91,15 +100,10 @@ fn profile_prints_where_the_frames_went_on_the_cpu_and_the_gpu() {
         ])
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success()
-        && stderr.contains("no adapter")
-        && std::env::var("KEEL_REQUIRE_GPU").as_deref() != Ok("1")
-    {
-        eprintln!("skipping: {stderr}");
+    if !drew(&out) {
         return;
     }
-    assert!(out.status.success(), "{stderr}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("profile of 12 frames"), "{stdout}");
     let row = |lane: &str, label: &str| {

@@ -161,6 +161,20 @@ impl Layout {
             .flatten()
     }
 
+    /// Tiles that are tabs of a group but not its active one.
+    pub(crate) fn tabs_behind(&self) -> Vec<TileId> {
+        self.tree
+            .tiles
+            .iter()
+            .filter_map(|(_, tile)| match tile {
+                Tile::Container(Container::Tabs(tabs)) => Some(tabs),
+                _ => None,
+            })
+            .flat_map(|tabs| tabs.children.iter().filter(|&&c| !tabs.is_active(c)))
+            .copied()
+            .collect()
+    }
+
     /// Opens the panel where it was last (or beside its neighbour) and
     /// brings it to the front of its group.
     pub fn open(&mut self, panel: Panel) {

@@ -15,6 +15,8 @@ struct Panes<'a> {
     edited: bool,
     /// Tabs whose close button was pressed this frame.
     closed: Vec<TileId>,
+    /// Tabs behind another in their group (they show no close button).
+    behind: Vec<TileId>,
 }
 
 impl Behavior<Panel> for Panes<'_> {
@@ -43,8 +45,10 @@ impl Behavior<Panel> for Panes<'_> {
         }
     }
 
-    fn is_tab_closable(&self, _tiles: &Tiles<Panel>, _tile: TileId) -> bool {
-        true
+    /// The tab in front of its group shows its ×, the others not: the four
+    /// tabs under the Inspector then fit the column of a 1400-point window.
+    fn is_tab_closable(&self, _tiles: &Tiles<Panel>, tile: TileId) -> bool {
+        !self.behind.contains(&tile)
     }
 
     /// Hides the tab (after this frame's layout pass, which still lays
@@ -104,10 +108,12 @@ impl EditorApp {
         self.viewport.rect = None;
         self.game_view.rect = None;
         let mut layout = std::mem::replace(&mut self.layout, Layout::empty());
+        let behind = layout.tabs_behind();
         let mut panes = Panes {
             app: self,
             edited: false,
             closed: Vec::new(),
+            behind,
         };
         layout.tree_mut().ui(&mut panes, ui);
         let edited = panes.edited;
