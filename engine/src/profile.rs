@@ -267,9 +267,22 @@ impl Profiler {
     /// Every scope of the kept frames, summed: what a frame spends where.
     #[must_use]
     pub fn summary(&self) -> Vec<ScopeSummary> {
-        let indices: Vec<u64> = self.frame_lengths().into_iter().map(|(i, _)| i).collect();
-        let frames: Vec<FrameProfile> = indices.into_iter().filter_map(|i| self.frame(i)).collect();
-        summarise(&frames)
+        self.summary_of_last(KEPT_FRAMES)
+    }
+
+    /// As [`Profiler::summary`], over the newest `frames` kept frames only
+    /// (a window showing it live reads the last second, not every frame).
+    #[must_use]
+    pub fn summary_of_last(&self, frames: usize) -> Vec<ScopeSummary> {
+        let ring = lock(&self.ring);
+        let skip = ring.frames.len().saturating_sub(frames);
+        let flat: Vec<FrameProfile> = ring
+            .frames
+            .iter()
+            .skip(skip)
+            .filter_map(|frame| flatten(frame, &ring))
+            .collect();
+        summarise(&flat)
     }
 
     /// [`Profiler::summary`] as a table, one scope a line, each lane's

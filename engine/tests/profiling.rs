@@ -114,6 +114,11 @@ fn a_recording_profiler_sees_the_step_its_systems_and_propagation_and_a_stopped_
     assert!((row("system rise").calls_per_frame - 1.0).abs() < 0.34);
     assert!(row("fixed step").mean_ns >= row("system rise").mean_ns);
     assert!(profiler.report().contains("system rise"));
+    // Over the newest frame alone: exactly one step.
+    let last = profiler.summary_of_last(1);
+    let step = last.iter().find(|r| r.label == "fixed step").unwrap();
+    assert_eq!(step.calls_per_frame, 1.0);
+    assert_eq!(step.mean_ns, step.max_ns as f64);
 
     // Stopped again: what was kept stays, nothing new comes.
     profiler.set_recording(false);

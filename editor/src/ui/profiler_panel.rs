@@ -4,7 +4,7 @@
 //! the GPU's passes in a lane of their own, drawn from where the CPU encoded
 //! them. Wheel zooms around the pointer, dragging pans, hovering names a
 //! scope, its time and its place in the source; below, every scope summed
-//! over the kept frames.
+//! over the last second's frames.
 //!
 //! The frames come from the editor's own [`Profiler`], recording only while
 //! this tab is shown and not paused: hidden, it costs nothing.
@@ -17,6 +17,8 @@ const STRIP_HEIGHT: f32 = 48.0;
 const BAR: f32 = 5.0;
 /// Frames between two refreshes of the summary table.
 const SUMMARY_EVERY: u64 = 30;
+/// Frames the summary sums (the last second at 60 frames a second).
+const SUMMARY_FRAMES: usize = 60;
 
 /// The Profiler tab's state and the frames it shows.
 #[derive(Debug, Default)]
@@ -319,7 +321,7 @@ impl ProfilerPanel {
             _ => false,
         };
         if stale {
-            self.summary = self.profiler.summary();
+            self.summary = self.profiler.summary_of_last(SUMMARY_FRAMES);
             self.summary_at = newest;
         }
         egui::ScrollArea::vertical()
