@@ -36,7 +36,7 @@ pub const GPU_LANE: &str = "GPU";
 /// One pass's time on the GPU, from its timestamp queries.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GpuPass {
-    /// The pass's label (`main pass`, `shadow cascade 0`).
+    /// The pass's label (`main pass`, `shadow view`, `tonemap`).
     pub label: String,
     /// Start, in nanoseconds of the GPU's clock.
     pub start_ns: i64,

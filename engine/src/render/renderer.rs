@@ -347,6 +347,19 @@ impl Renderer {
             return;
         };
         self.shadows.record(encoder, &self.mesh, &self.gpu);
+        self.record_main_pass(encoder, frame, targets, hdr);
+        self.post.record(encoder, target_view, &self.gpu);
+        self.gpu.resolve(encoder);
+    }
+
+    /// The scene's HDR pass: sky, meshes, lines and particles over a clear.
+    fn record_main_pass(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        frame: &FrameData<'_>,
+        targets: &RenderTargets,
+        hdr: &wgpu::TextureView,
+    ) {
         puffin::profile_scope!("main pass");
         let clear = frame.clear_color.as_dvec4();
         let (view, resolve_target, store) = match targets.msaa() {
@@ -390,8 +403,6 @@ impl Renderer {
         self.particles.record(&mut pass);
         drop(pass);
         self.gpu.end(encoder, timed);
-        self.post.record(encoder, target_view, &self.gpu);
-        self.gpu.resolve(encoder);
     }
 
     /// Builds every pass again for `assets` (another store, or reloaded
