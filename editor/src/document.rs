@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use keel_engine::Assets;
 use keel_engine::Primitive;
 use keel_engine::World;
-use keel_engine::scene::{ModelInstance, NodeRecord, SceneFile};
+use keel_engine::scene::{ModelInstance, NodeRecord};
 use keel_engine::{Keep, NodeId, Scene, SceneError};
 
 use crate::component::{ComponentKind, ComponentValue};
@@ -29,11 +29,9 @@ const NEVER_SAVED: u64 = u64::MAX;
 /// The world as it was when Play was pressed, to go back to on Reset.
 #[derive(Clone, Debug)]
 pub struct PlaySnapshot {
-    file: SceneFile,
-    /// The game's resources (a score, the input's bindings): no scene file holds them.
-    resources: keel_engine::scene::Resources,
-    /// Handles in pre-order when the snapshot was taken: rebuilt nodes map onto them by position.
-    ids: Vec<NodeId>,
+    /// Everything simulated, step counter included: Reset gives the world
+    /// that hashes the same, handles and all.
+    world: keel_engine::WorldSnapshot,
     undo: UndoStack,
     selection: Selection,
 }
@@ -647,36 +645,21 @@ impl Document {
     /// Remembers the world as it is now, for [`Document::restore_play_snapshot`].
     pub fn play_snapshot(&self) -> PlaySnapshot {
         PlaySnapshot {
-            file: self.scene().to_file(),
-            resources: self.scene().resources().clone(),
-            ids: self.scene().nodes().collect(),
+            world: self.world.snapshot(),
             undo: self.undo.clone(),
             selection: self.selection.clone(),
         }
     }
 
-    /// Puts back the world (and history and selection) of a snapshot; returns
-    /// how handles changed (the nodes are rebuilt).
-    ///
-    /// # Errors
-    /// A [`SceneError`] if the snapshot can't be rebuilt (values the scene
-    /// refuses); the world is unchanged then.
-    pub fn restore_play_snapshot(&mut self, snapshot: PlaySnapshot) -> Result<Remap, SceneError> {
-        let assets = self.world.scene().assets().clone();
-        let mut scene = snapshot
-            .file
-            .to_scene(Path::new("<play snapshot>"), &assets)?;
-        scene.replace_resources(snapshot.resources);
-        let remap: Remap = snapshot.ids.iter().copied().zip(scene.nodes()).collect();
-        self.world.replace_scene(scene);
-        self.world.clock_mut().reset_lag();
+    /// Puts back the world (step counter included), history and selection of
+    /// a snapshot. Handles are those of the snapshot, so the history and the
+    /// selection apply as they were.
+    pub fn restore_play_snapshot(&mut self, snapshot: PlaySnapshot) {
+        self.world.restore_snapshot(snapshot.world);
         self.undo = snapshot.undo;
-        self.undo.remap(&remap);
         self.selection = snapshot.selection;
-        self.selection.remap(&remap);
         self.names_version += 1;
         self.prune();
-        Ok(remap)
     }
 }
 

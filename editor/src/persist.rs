@@ -57,7 +57,7 @@ pub enum PersistError {
 /// [`PersistError::Io`] for a file that cannot be read.
 pub fn read_ron(path: &Path) -> Result<Option<String>, PersistError> {
     let limits = keel_engine::files::ReadLimits::DEFAULT;
-    match keel_engine::files::read_to_string(path, FileKind::Scene, &limits) {
+    match keel_engine::files::read_to_string(path, FileKind::Settings, &limits) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(source) => Err(PersistError::Io {
@@ -233,6 +233,24 @@ mod tests {
             RecentFiles::load(&file),
             Err(PersistError::Parse { .. })
         ));
+    }
+
+    #[test]
+    fn a_folder_in_place_of_a_settings_file_is_named_as_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("layout.ron");
+        std::fs::create_dir(&path).unwrap();
+        let error = read_ron(&path)
+            .expect_err("a folder is no file")
+            .to_string();
+        assert!(
+            error.contains("layout.ron") && error.contains("a folder"),
+            "{error}"
+        );
+        assert!(
+            error.contains("settings files") && !error.contains("scene"),
+            "an editor file is no scene file: {error}"
+        );
     }
 
     #[test]

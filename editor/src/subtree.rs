@@ -90,6 +90,8 @@ pub fn extract(scene: &Scene, root: NodeId) -> Option<Vec<NodeRecord>> {
         };
         records.push(record);
     }
+    // References inside the subtree follow it to its copy; others stay.
+    keel_engine::scene::index_refs(&mut records, &nodes);
     Some(records)
 }
 
@@ -115,6 +117,8 @@ pub fn spawn(
         }
         return Err(e);
     }
+    // References by index in the list: to the nodes just spawned.
+    scene.resolve_refs(&ids);
     Ok(ids)
 }
 
@@ -145,6 +149,10 @@ fn spawn_records(
         ids.push(id);
         for value in ComponentValue::from_record(record) {
             value.insert(scene, id)?;
+        }
+        // Components this build has no type for go back as they were written.
+        if !record.unknown.0.is_empty() {
+            scene.insert(id, record.unknown.clone())?;
         }
         if let Some(model) = &record.model {
             let model = scene.assets().load_model(Path::new(model))?;

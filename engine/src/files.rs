@@ -32,6 +32,9 @@ pub enum FileKind {
     Model,
     /// An image a model references (`.png`, `.jpg`).
     Image,
+    /// A settings file (input bindings, the editor's layout and recent
+    /// files): read within the scene files' limit.
+    Settings,
 }
 
 impl FileKind {
@@ -40,12 +43,13 @@ impl FileKind {
             FileKind::Scene => "scene files",
             FileKind::Model => "models and their buffers",
             FileKind::Image => "images",
+            FileKind::Settings => "settings files",
         }
     }
 
     fn variable(self) -> &'static str {
         match self {
-            FileKind::Scene => "KEEL_MAX_SCENE_MB",
+            FileKind::Scene | FileKind::Settings => "KEEL_MAX_SCENE_MB",
             FileKind::Model => "KEEL_MAX_MODEL_MB",
             FileKind::Image => "KEEL_MAX_IMAGE_MB",
         }
@@ -76,7 +80,7 @@ impl ReadLimits {
     /// The cap for `kind`.
     pub fn of(&self, kind: FileKind) -> u64 {
         match kind {
-            FileKind::Scene => self.scene,
+            FileKind::Scene | FileKind::Settings => self.scene,
             FileKind::Model => self.model,
             FileKind::Image => self.image,
         }
@@ -84,7 +88,7 @@ impl ReadLimits {
 
     fn set(&mut self, kind: FileKind, bytes: u64) {
         match kind {
-            FileKind::Scene => self.scene = bytes,
+            FileKind::Scene | FileKind::Settings => self.scene = bytes,
             FileKind::Model => self.model = bytes,
             FileKind::Image => self.image = bytes,
         }

@@ -216,10 +216,13 @@ impl Game {
     pub fn actions_for(&self, scene: &Path) -> Result<Actions, GameError> {
         let actions = self.actions()?;
         let file = scene.with_file_name(INPUT_FILE);
-        if !file.is_file() {
-            return Ok(actions);
+        // Only a file that is not there means "no bindings of its own": a
+        // folder, a device or an unreadable file in its place is an error
+        // naming it (reading refuses what is not a regular file).
+        match std::fs::symlink_metadata(&file) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(actions),
+            _ => Ok(actions.overridden_by_file(&file, &ReadLimits::default())?),
         }
-        Ok(actions.overridden_by_file(&file, &ReadLimits::default())?)
     }
 
     /// As [`Game::build`], the world's input actions bound as the scene

@@ -13,7 +13,7 @@ mod cli;
 pub mod soak;
 
 pub use camera_rig::CameraRig;
-pub use cli::{main, main_with_scene};
+pub use cli::{main, main_with_scene, play};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -63,6 +63,10 @@ pub struct ViewerOptions {
     /// Time every frame (CPU scopes and GPU passes) and print where the
     /// time went when the run ends.
     pub profile: bool,
+    /// The viewer's own keys (free look, pause, step, overlays, Esc): on in
+    /// `keel-viewer`, off in a game's player unless asked for. A key the
+    /// viewer takes never reaches the game.
+    pub debug_keys: bool,
 }
 
 /// Why the viewer stopped early.
@@ -496,6 +500,32 @@ impl Viewer {
     }
 }
 
+/// Whether `code` is the viewer's key (to the viewer, not the game): none
+/// without `debug_keys`; the movement keys only while the free look flies.
+fn viewer_key(code: KeyCode, debug_keys: bool, free_look: bool) -> bool {
+    if !debug_keys {
+        return false;
+    }
+    match code {
+        KeyCode::KeyW
+        | KeyCode::KeyS
+        | KeyCode::KeyA
+        | KeyCode::KeyD
+        | KeyCode::KeyE
+        | KeyCode::KeyQ => free_look,
+        KeyCode::Escape
+        | KeyCode::Space
+        | KeyCode::Period
+        | KeyCode::Tab
+        | KeyCode::KeyC
+        | KeyCode::KeyG
+        | KeyCode::KeyB
+        | KeyCode::KeyO
+        | KeyCode::KeyR => true,
+        _ => false,
+    }
+}
+
 impl ApplicationHandler for Viewer {
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
         if self.gpu.is_some() {
@@ -511,6 +541,13 @@ impl ApplicationHandler for Viewer {
     }
 
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _: WindowId, event: WindowEvent) {
+        if let WindowEvent::KeyboardInput { event: key, .. } = &event
+            && let PhysicalKey::Code(code) = key.physical_key
+            && viewer_key(code, self.options.debug_keys, self.free_look)
+        {
+            self.key(code, key.state == ElementState::Pressed, event_loop);
+            return;
+        }
         self.input.window_event(&event);
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
@@ -520,11 +557,6 @@ impl ApplicationHandler for Viewer {
                 }
             }
             WindowEvent::RedrawRequested => self.redraw(event_loop),
-            WindowEvent::KeyboardInput { event, .. } => {
-                if let PhysicalKey::Code(code) = event.physical_key {
-                    self.key(code, event.state == ElementState::Pressed, event_loop);
-                }
-            }
             WindowEvent::ModifiersChanged(modifiers) => self.shift = modifiers.state().shift_key(),
             WindowEvent::MouseInput { state, button, .. } => {
                 let index = match button {
@@ -682,4 +714,48 @@ fn write_played(
     recording.write(out).map_err(|e| fail(e.to_string()))?;
     log::info!("recorded {steps} played steps to {}", out.display());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::viewer_key;
+    use winit::keyboard::KeyCode;
+
+    #[test]
+    fn a_key_goes_to_the_viewer_or_the_game_never_both() {
+        let all = [
+            KeyCode::Space,
+            KeyCode::Escape,
+            KeyCode::Period,
+            KeyCode::Tab,
+            KeyCode::KeyC,
+            KeyCode::KeyR,
+            KeyCode::KeyW,
+            KeyCode::KeyQ,
+            KeyCode::ArrowLeft,
+            KeyCode::Enter,
+        ];
+        for code in all {
+            assert!(
+                !viewer_key(code, false, true),
+                "{code:?}: a game's player without --debug-keys gives every key to the game"
+            );
+        }
+        assert!(
+            viewer_key(KeyCode::Space, true, false),
+            "Space pauses the viewer"
+        );
+        assert!(
+            !viewer_key(KeyCode::KeyW, true, false),
+            "W moves the game's ship while the free look is off"
+        );
+        assert!(
+            viewer_key(KeyCode::KeyW, true, true),
+            "and flies the free look while on"
+        );
+        assert!(
+            !viewer_key(KeyCode::ArrowLeft, true, true),
+            "arrows are the game's"
+        );
+    }
 }

@@ -14,7 +14,7 @@ use crate::record::{
 };
 use crate::scene::{Component, NodeId, RegistryError, Resource, Scene, SpatialIndex};
 use crate::spatial::Ray;
-use crate::systems::{SystemPanic, Systems};
+use crate::systems::{Events, SystemPanic, Systems};
 use crate::time::{Clock, FrameTick, TimeSource};
 
 /// Counters of the last frame, for the stats panel and tests.
@@ -355,6 +355,58 @@ impl World {
     }
 }
 
+/// A world's whole simulated state at one moment: the scene (resources
+/// included), the particles, the step counter and the input the next step
+/// reads. What Play's Reset goes back to: restored, the world hashes as it
+/// did when it was taken ([`World::state_hash`]), step included.
+#[derive(Clone, Debug)]
+pub struct WorldSnapshot {
+    scene: Scene,
+    particles: ParticleSystem,
+    step: u64,
+    applied: crate::systems::Applied,
+    input: InputFrame,
+}
+
+impl WorldSnapshot {
+    /// The step the snapshot was taken at.
+    pub fn step(&self) -> u64 {
+        self.step
+    }
+
+    /// The scene as it was.
+    pub fn scene(&self) -> &Scene {
+        &self.scene
+    }
+}
+
+impl World {
+    /// The world's simulated state as it is now (see [`WorldSnapshot`]).
+    pub fn snapshot(&self) -> WorldSnapshot {
+        WorldSnapshot {
+            scene: self.scene.clone(),
+            particles: self.particles.clone(),
+            step: self.systems.steps(),
+            applied: self.systems.last_applied(),
+            input: self.next_input,
+        }
+    }
+
+    /// Puts back the state of `snapshot`, step counter included; the clock's
+    /// lag starts afresh, a system's panic is forgotten and the octree is
+    /// rebuilt. Systems, clock settings and a recording stay (a recording
+    /// sees the restore as an edit: call [`World::note_edit`]).
+    pub fn restore_snapshot(&mut self, snapshot: WorldSnapshot) {
+        self.scene = snapshot.scene;
+        self.particles = snapshot.particles;
+        self.systems.set_steps(snapshot.step, snapshot.applied);
+        self.systems.take_panic();
+        self.next_input = snapshot.input;
+        self.index.rebuild(&mut self.scene);
+        self.clock.reset_lag();
+    }
+}
+
 impl World {
     /// Makes `C` known by name to this world's scene files, overrides and
     /// inspector (see [`Scene::register`]).
@@ -363,6 +415,17 @@ impl World {
     /// [`RegistryError`] when another type has its name.
     pub fn register<C: Component + Default>(&mut self) -> Result<(), RegistryError> {
         self.scene.register::<C>()
+    }
+
+    /// Gives the world events of type `E` (an [`Events<E>`] resource, if it
+    /// has none): sent in one step, read by every system in the next. Each
+    /// step starts by making the last step's events the read ones.
+    pub fn add_event<E: Resource>(&mut self) {
+        if self.scene.resource::<Events<E>>().is_none() {
+            self.scene.insert_resource(Events::<E>::default());
+        }
+        self.systems
+            .at_step_start(std::any::TypeId::of::<E>(), update_events::<E>);
     }
 
     /// Puts a resource in (or replaces it): state that belongs to no node,
@@ -384,6 +447,13 @@ impl World {
     /// Hashes of everything a fixed step reads and writes (see [`StateHash::of`]).
     pub fn state_hash(&mut self) -> StateHash {
         StateHash::of(&mut self.scene, &self.particles, self.systems.steps())
+    }
+}
+
+/// Swaps the event buffers of `E` at the start of a step.
+fn update_events<E: Resource>(scene: &mut Scene) {
+    if let Some(events) = scene.resource_mut::<Events<E>>() {
+        events.update();
     }
 }
 

@@ -123,9 +123,8 @@ fn everything() -> SceneFile {
         intensity: 4.5,
         cast_shadows: false,
     });
-    SceneFile {
-        version: SCENE_VERSION,
-        environment: Environment {
+    SceneFile::new(
+        Environment {
             clear_color: Vec3::new(0.25, 0.5, 0.75),
             ambient: Vec3::new(0.125, 0.25, 0.375),
             // Loading a sky reads a file: covered by its own tests.
@@ -146,9 +145,8 @@ fn everything() -> SceneFile {
                 bloom_intensity: 0.375,
             },
         },
-        camera: None,
-        nodes: vec![root, child, sun, spot],
-    }
+        vec![root, child, sun, spot],
+    )
 }
 
 fn origin() -> &'static Path {
@@ -386,12 +384,7 @@ fn a_model_path_that_is_not_a_regular_file_is_refused_before_reading() {
     for (target, described) in cases {
         let mut node = NodeRecord::new("ship");
         node.model = Some(target.clone());
-        let file = SceneFile {
-            version: SCENE_VERSION,
-            environment: Environment::default(),
-            camera: None,
-            nodes: vec![node],
-        };
+        let file = SceneFile::new(Environment::default(), vec![node]);
         let text = file.to_text(&scene_path).expect("serialises");
         let error =
             Scene::from_text(&text, &scene_path, &keel_engine::Assets::new()).expect_err("refused");

@@ -474,6 +474,34 @@ fn plugins_declare_actions_and_an_input_file_beside_the_scene_rebinds_them() {
         text.contains("input.ron:2:") && text.contains("Dee"),
         "{text}"
     );
+    // A folder or a device where the file goes is an error naming it, not
+    // a game running on its defaults.
+    std::fs::remove_file(&input).unwrap();
+    std::fs::create_dir(&input).unwrap();
+    let text = game
+        .load(&path, &Assets::new())
+        .err()
+        .map(|e| e.to_string());
+    assert!(
+        text.as_deref()
+            .is_some_and(|t| t.contains("input.ron") && t.contains("folder")),
+        "{text:?}"
+    );
+    std::fs::remove_dir(&input).unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("/dev/zero", &input).unwrap();
+        let text = game
+            .load(&path, &Assets::new())
+            .err()
+            .map(|e| e.to_string());
+        assert!(
+            text.as_deref()
+                .is_some_and(|t| t.contains("input.ron") && t.contains("device")),
+            "{text:?}"
+        );
+        std::fs::remove_file(&input).unwrap();
+    }
     // One action declared by two plugins.
     let error = game.with(OtherHelm).actions().unwrap_err();
     assert!(
@@ -515,6 +543,7 @@ fn the_viewer_stops_on_a_panicking_system_naming_it() {
         fps_cap: None,
         record: None,
         profile: false,
+        debug_keys: false,
     };
     match render_headless(&options) {
         Err(ViewerError::System(panic)) => {

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use keel_engine::scene::{NodeRecord, SCENE_VERSION, SceneFile, expand_records};
+use keel_engine::scene::{NodeRecord, SceneFile, expand_records, visit_refs};
 use keel_engine::{Environment, NodeId};
 
 use super::Document;
@@ -25,12 +25,7 @@ impl Document {
         let roots = self.top_level(nodes)?;
         // Scene-file form: prefab instances as their prefab and overrides.
         let all = self.scene().to_records(&roots, None);
-        let file = SceneFile {
-            version: SCENE_VERSION,
-            environment: Environment::default(),
-            camera: None,
-            nodes: all,
-        };
+        let file = SceneFile::new(Environment::default(), all);
         file.to_text(Path::new(CLIPBOARD))
             .map_err(|source| EditError::Scene {
                 action: "copy".to_owned(),
@@ -90,7 +85,8 @@ impl Document {
 }
 
 /// `nodes` (a scene file's, parents before children) cut into one list per
-/// root, each with parents relative to its own list.
+/// root, each with parents and node references relative to its own list (a
+/// reference into another root's list names no node, with a warning).
 fn subtrees(nodes: &[NodeRecord]) -> Vec<Vec<NodeRecord>> {
     let mut lists: Vec<Vec<NodeRecord>> = Vec::new();
     // For each node: its list, and its position there.
@@ -107,6 +103,29 @@ fn subtrees(nodes: &[NodeRecord]) -> Vec<Vec<NodeRecord>> {
         record.parent = parent;
         place.push((list, lists[list].len()));
         lists[list].push(record);
+    }
+    for (list, records) in lists.iter_mut().enumerate() {
+        for record in records.iter_mut() {
+            let holder = record.name.clone();
+            for value in &mut record.components {
+                let name = value.name();
+                visit_refs(value.reflect_mut().as_partial_reflect_mut(), &mut |r| {
+                    let Some(i) = r.written_index() else {
+                        return;
+                    };
+                    match place.get(i as usize) {
+                        Some(&(l, at)) if l == list => r.set_index(Some(at as u32)),
+                        _ => {
+                            log::warn!(
+                                "pasted node `{holder}`: component `{name}` names a node pasted \
+                                 under another root; it names no node"
+                            );
+                            r.set_index(None);
+                        }
+                    }
+                });
+            }
+        }
     }
     lists
 }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use keel_engine::scene::{
-    NodeRecord, Prefab, PrefabInstance, PrefabPart, SCENE_VERSION, SceneFile, expand_records,
+    NodeRecord, Prefab, PrefabInstance, PrefabPart, SceneFile, expand_records,
 };
 use keel_engine::scene::{overridden_fields, reverted};
 use keel_engine::{NodeId, SceneError};
@@ -210,12 +210,10 @@ impl Document {
         self.editable(node)?;
         let scene = self.scene();
         let children: Vec<NodeId> = scene.children(node).collect();
-        let file = SceneFile {
-            version: SCENE_VERSION,
-            environment: Default::default(),
-            camera: Default::default(),
-            nodes: scene.to_records(&children, path.parent()),
-        };
+        let file = SceneFile::new(
+            Default::default(),
+            scene.to_records(&children, path.parent()),
+        );
         file.write(path).map_err(scene_error("save prefab"))?;
         let source = std::fs::canonicalize(path).map_err(|source| EditError::Scene {
             action: "save prefab".into(),

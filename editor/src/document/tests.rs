@@ -143,7 +143,7 @@ fn reset_after_play_restores_the_world_history_and_selection() {
     }
     d.delete(&[ids[0]]).unwrap();
     assert_ne!(d.scene().to_file(), at_play);
-    d.restore_play_snapshot(snapshot).unwrap();
+    d.restore_play_snapshot(snapshot);
     assert_eq!(d.scene().to_file(), at_play);
     assert_eq!(d.undo.revision(), revision);
     let flag = d.selection.primary().unwrap();
@@ -152,7 +152,29 @@ fn reset_after_play_restores_the_world_history_and_selection() {
     assert_eq!(
         d.scene().local(d.scene().find("sea").unwrap()).unwrap(),
         Transform::from_translation(Vec3::Z * 2.0),
-        "the history before Play still applies to the rebuilt nodes"
+        "the history before Play still applies to the restored nodes"
+    );
+}
+
+#[test]
+fn reset_after_play_restores_the_step_and_the_state_hash() {
+    let (mut d, _) = doc();
+    for _ in 0..5 {
+        d.world.step();
+    }
+    let at_play = d.world.state_hash();
+    let step = d.world.systems().steps();
+    let snapshot = d.play_snapshot();
+    for _ in 0..30 {
+        d.world.step();
+    }
+    assert_ne!(d.world.state_hash(), at_play);
+    d.restore_play_snapshot(snapshot);
+    assert_eq!(d.world.systems().steps(), step, "Reset puts the step back");
+    assert_eq!(
+        d.world.state_hash(),
+        at_play,
+        "Reset gives the world of the moment Play was pressed"
     );
 }
 
@@ -391,4 +413,77 @@ fn copied_subtrees_are_scene_text_that_pastes_into_another_scene_as_one_undo_ste
         );
         assert_eq!(target.scene().to_file(), before);
     }
+}
+
+#[test]
+fn copy_and_paste_keeps_components_this_build_does_not_know() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("orchard.ron");
+    let text = "(version: 3, nodes: [(name: \"tree\", fruit: (kind: Pear, crop: [1.5, 2.0]))])";
+    std::fs::write(&path, text).unwrap();
+    let assets = Assets::new();
+    let mut d = Document::open(&path, &assets).unwrap();
+    let tree = d.scene().find("tree").unwrap();
+    let copied = d.copy_text(&[tree]).unwrap();
+    assert!(copied.contains("fruit"), "the copy holds it: {copied}");
+    let pasted = d.paste_text(&copied).unwrap();
+    let unknown = d
+        .scene()
+        .get::<keel_engine::scene::UnknownComponents>(pasted[0])
+        .expect("the pasted node keeps the component this build does not know");
+    let original = d
+        .scene()
+        .get::<keel_engine::scene::UnknownComponents>(tree)
+        .unwrap();
+    assert_eq!(unknown, original, "byte for byte as written");
+}
+
+#[test]
+fn duplicate_and_paste_remap_references_inside_and_keep_those_outside() {
+    use keel_engine::NodeRef;
+    #[keel_engine::component(name = "tow")]
+    #[derive(Default, PartialEq)]
+    struct Tow {
+        by: NodeRef,
+        boats: Vec<NodeRef>,
+    }
+    let (mut d, ids) = doc();
+    let (ship, mast, flag, sea) = (ids[0], ids[1], ids[2], ids[3]);
+    d.world.register::<Tow>().unwrap();
+    let tow = Tow {
+        by: NodeRef::to(flag),
+        boats: vec![NodeRef::to(mast), NodeRef::to(sea)],
+    };
+    d.world.scene_mut().insert(mast, tow).unwrap();
+    // Duplicate the ship: the copy's mast names the copy's flag and mast, and the same sea.
+    let copies = d.duplicate(&[ship]).unwrap();
+    let scene = d.scene();
+    let copy_mast = scene.children(copies[0]).next().unwrap();
+    let copy_flag = scene.children(copy_mast).next().unwrap();
+    let towed = scene.get::<Tow>(copy_mast).unwrap();
+    assert_eq!(
+        towed.by.get(scene),
+        Some(copy_flag),
+        "inside: the copy's flag"
+    );
+    assert_eq!(towed.boats[0].get(scene), Some(copy_mast));
+    assert_eq!(towed.boats[1].get(scene), Some(sea), "outside: kept");
+    // Copied as text and pasted: the same.
+    let text = d.copy_text(&[ship]).unwrap();
+    let pasted = d.paste_text(&text).unwrap();
+    let scene = d.scene();
+    let paste_mast = scene.children(pasted[0]).next().unwrap();
+    let paste_flag = scene.children(paste_mast).next().unwrap();
+    let towed = scene.get::<Tow>(paste_mast).unwrap();
+    assert_eq!(towed.by.get(scene), Some(paste_flag));
+    assert_eq!(
+        towed.boats[1].get(scene),
+        Some(sea),
+        "outside: found by its path"
+    );
+    // The original is untouched.
+    assert_eq!(
+        d.scene().get::<Tow>(mast).unwrap().by.get(d.scene()),
+        Some(flag)
+    );
 }

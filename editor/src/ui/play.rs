@@ -111,14 +111,9 @@ impl EditorApp {
         self.doc.world.clock_mut().set_paused(true);
         self.play = PlayState::Editing;
         self.doc.stop_recording();
-        match self.doc.restore_play_snapshot(snapshot) {
-            Ok(remap) => {
-                self.hierarchy.remap(&remap);
-                self.status
-                    .info("Reset to the scene as it was when Play was pressed");
-            }
-            Err(e) => self.show_error("Could not reset the scene", &e),
-        }
+        self.doc.restore_play_snapshot(snapshot);
+        self.status
+            .info("Reset to the scene as it was when Play was pressed");
     }
 
     pub(super) fn start_recording(&mut self) {

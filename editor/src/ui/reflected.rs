@@ -13,11 +13,15 @@ use std::ops::RangeInclusive;
 
 use bevy_reflect::attributes::CustomAttributes;
 use bevy_reflect::enums::{DynamicEnum, DynamicVariant, VariantInfo};
+use bevy_reflect::list::List;
 use bevy_reflect::std_traits::ReflectDefault;
 use bevy_reflect::structs::DynamicStruct;
 use bevy_reflect::tuple::DynamicTuple;
 use bevy_reflect::{PartialReflect, ReflectMut, TypeRegistry};
 use egui::{DragValue, Ui};
+use keel_engine::NodeRef;
+
+use super::hierarchy::DraggedNodes;
 use glam::{EulerRot, Quat, Vec2, Vec3, Vec4};
 
 use super::widgets::{Tracker, checkbox, color_row, number, vec3_row};
@@ -45,10 +49,50 @@ impl Hints {
 pub(super) fn fields_ui(
     ui: &mut Ui,
     value: &mut dyn PartialReflect,
-    registry: &TypeRegistry,
+    cx: &Cx<'_>,
     tracker: &mut Tracker,
 ) {
-    value_ui(ui, "", value, &Hints::default(), registry, tracker);
+    value_ui(ui, "", value, &Hints::default(), cx, tracker);
+}
+
+/// What editing a value needs besides it.
+pub(super) struct Cx<'a> {
+    /// Reflection data: defaults for new items and variants.
+    pub registry: &'a TypeRegistry,
+    /// The scene node references name nodes of.
+    pub scene: &'a keel_engine::Scene,
+}
+
+/// A reference to another node: its target's name, a drop zone for a row
+/// dragged from the hierarchy, and a button that clears it.
+fn node_ref_ui(
+    ui: &mut Ui,
+    label: &str,
+    node_ref: &mut NodeRef,
+    cx: &Cx<'_>,
+    tracker: &mut Tracker,
+) {
+    ui.label(label);
+    ui.horizontal(|ui| {
+        let shown = match node_ref.id() {
+            Some(id) if cx.scene.contains(id) => cx.scene.name(id).unwrap_or("?").to_owned(),
+            Some(_) => "(despawned)".to_owned(),
+            None => "None".to_owned(),
+        };
+        let (zone, dropped) =
+            ui.dnd_drop_zone::<DraggedNodes, _>(egui::Frame::default(), |ui| ui.label(shown));
+        zone.response
+            .on_hover_text("Drag a node from the hierarchy here");
+        if let Some(&first) = dropped.as_ref().and_then(|nodes| nodes.0.first()) {
+            node_ref.set(Some(first));
+            tracker.changed = true;
+        }
+        if !node_ref.is_none() && ui.small_button("×").on_hover_text("Name no node").clicked() {
+            node_ref.set(None);
+            tracker.changed = true;
+        }
+    });
+    ui.end_row();
 }
 
 fn join(prefix: &str, name: &str) -> String {
@@ -72,9 +116,13 @@ fn value_ui(
     label: &str,
     value: &mut dyn PartialReflect,
     hints: &Hints,
-    registry: &TypeRegistry,
+    cx: &Cx<'_>,
     tracker: &mut Tracker,
 ) {
+    if let Some(node_ref) = value.try_downcast_mut::<NodeRef>() {
+        node_ref_ui(ui, label, node_ref, cx, tracker);
+        return;
+    }
     if leaf_ui(ui, label, value, hints, tracker) {
         return;
     }
@@ -88,7 +136,7 @@ fn value_ui(
                     .map(|f| Hints::of(f.custom_attributes()))
                     .unwrap_or_default();
                 if let Some(field) = s.field_at_mut(i) {
-                    value_ui(ui, &join(label, &name), field, &hints, registry, tracker);
+                    value_ui(ui, &join(label, &name), field, &hints, cx, tracker);
                 }
             }
         }
@@ -100,7 +148,7 @@ fn value_ui(
                     join(label, &i.to_string())
                 };
                 if let Some(field) = t.field_mut(i) {
-                    value_ui(ui, &name, field, hints, registry, tracker);
+                    value_ui(ui, &name, field, hints, cx, tracker);
                 }
             }
         }
@@ -108,35 +156,37 @@ fn value_ui(
             for i in 0..t.field_len() {
                 if let Some(field) = t.field_mut(i) {
                     let name = join(label, &i.to_string());
-                    value_ui(ui, &name, field, hints, registry, tracker);
+                    value_ui(ui, &name, field, hints, cx, tracker);
                 }
             }
         }
         ReflectMut::Array(a) => {
             for i in 0..a.len() {
                 if let Some(item) = a.get_mut(i) {
-                    value_ui(ui, &format!("{label}[{i}]"), item, hints, registry, tracker);
+                    value_ui(ui, &format!("{label}[{i}]"), item, hints, cx, tracker);
                 }
             }
         }
         ReflectMut::List(list) => {
             for i in 0..list.len() {
                 if let Some(item) = list.get_mut(i) {
-                    value_ui(ui, &format!("{label}[{i}]"), item, hints, registry, tracker);
+                    value_ui(ui, &format!("{label}[{i}]"), item, hints, cx, tracker);
                 }
             }
             ui.label(format!("{label}: {} items", list.len()));
             ui.horizontal(|ui| {
-                let grow = list
-                    .get(list.len().wrapping_sub(1))
-                    .and_then(|last| last.to_dynamic().ok());
-                if let Some(copy) = grow
-                    && ui
-                        .button("+")
-                        .on_hover_text("Add a copy of the last")
-                        .clicked()
+                let (grow, hint) = match list.get(list.len().wrapping_sub(1)) {
+                    Some(last) => (last.to_dynamic().ok(), "Add a copy of the last"),
+                    None => (
+                        new_item(list, cx.registry),
+                        "Add an item with default values",
+                    ),
+                };
+                let plus = ui.add_enabled(grow.is_some(), egui::Button::new("+"));
+                if let Some(item) = grow
+                    && plus.on_hover_text(hint).clicked()
                 {
-                    list.push(copy);
+                    list.push(item);
                     tracker.changed = true;
                 }
                 if !list.is_empty() && ui.button("−").on_hover_text("Remove the last").clicked() {
@@ -160,7 +210,7 @@ fn value_ui(
                     for name in info.variant_names() {
                         let able = info
                             .variant(name)
-                            .and_then(|v| default_variant(v, registry))
+                            .and_then(|v| default_variant(v, cx.registry))
                             .is_some();
                         let item =
                             ui.add_enabled(able, egui::Button::selectable(*name == current, *name));
@@ -174,7 +224,7 @@ fn value_ui(
             if let Some(name) = chosen
                 && let Some(variant) = info
                     .variant(name)
-                    .and_then(|v| default_variant(v, registry))
+                    .and_then(|v| default_variant(v, cx.registry))
             {
                 let dynamic = DynamicEnum::new(name, variant);
                 if e.try_apply(&dynamic).is_ok() {
@@ -190,12 +240,20 @@ fn value_ui(
                     join(label, &name)
                 };
                 if let Some(field) = e.field_at_mut(i) {
-                    value_ui(ui, &shown, field, hints, registry, tracker);
+                    value_ui(ui, &shown, field, hints, cx, tracker);
                 }
             }
         }
         _ => read_only(ui, label, value),
     }
+}
+
+/// A first item for an empty list: the default of its item type, from the
+/// registry's `ReflectDefault`; `None` when the type has none.
+fn new_item(list: &dyn List, registry: &TypeRegistry) -> Option<Box<dyn PartialReflect>> {
+    let item = list.get_represented_list_info()?.item_ty().id();
+    let data = registry.get_type_data::<ReflectDefault>(item)?;
+    Some(data.default().into_partial_reflect())
 }
 
 /// The default value of a variant's fields, from the registry's
@@ -344,4 +402,20 @@ fn drags<const N: usize>(
     });
     ui.end_row();
     changed.then_some(*values)
+}
+
+#[cfg(test)]
+mod tests {
+    use bevy_reflect::TypeRegistry;
+
+    #[test]
+    fn an_empty_list_gets_a_first_item_of_the_default_value() {
+        let mut registry = TypeRegistry::default();
+        registry.register::<Vec<f32>>();
+        registry.register::<Vec<String>>();
+        let item = super::new_item(&Vec::<f32>::new(), &registry).expect("f32 has a default");
+        assert_eq!(item.try_downcast_ref::<f32>(), Some(&0.0));
+        let item = super::new_item(&Vec::<String>::new(), &registry).expect("so has String");
+        assert_eq!(item.try_downcast_ref::<String>(), Some(&String::new()));
+    }
 }

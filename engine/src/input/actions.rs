@@ -153,7 +153,7 @@ impl Actions {
         limits: &ReadLimits,
     ) -> Result<Actions, InputError> {
         let text =
-            crate::files::read_to_string(path, FileKind::Scene, limits).map_err(|source| {
+            crate::files::read_to_string(path, FileKind::Settings, limits).map_err(|source| {
                 InputError::Io {
                     path: path.to_path_buf(),
                     source,
@@ -163,8 +163,10 @@ impl Actions {
     }
 
     pub(super) fn axis(&self, input: &Input, name: &str) -> f32 {
-        let Some(Binding::Axis { keys, gamepad }) = self.bindings.get(name) else {
-            return 0.0;
+        let (keys, gamepad) = match self.bindings.get(name) {
+            Some(Binding::Axis { keys, gamepad }) => (keys, gamepad),
+            Some(Binding::Button { .. }) => self.misread(name, "a button", "an axis"),
+            None => self.undeclared(name),
         };
         let from_keys = keys.map_or(0.0, |(minus, plus)| {
             f32::from(u8::from(input.held(plus))) - f32::from(u8::from(input.held(minus)))
@@ -213,8 +215,31 @@ impl Actions {
                     || mouse.iter().any(|&b| mouse_button(b))
                     || gamepad.iter().any(|&b| pad_button(b))
             }
-            _ => false,
+            Some(Binding::Axis { .. }) => self.misread(name, "an axis", "a button"),
+            None => self.undeclared(name),
         }
+    }
+
+    /// A read of an action no plugin declares: a typo in a system, which
+    /// would otherwise read as nothing pressed, for ever, in silence. The
+    /// system's panic names it, the system and the step.
+    #[track_caller]
+    pub(super) fn undeclared(&self, name: &str) -> ! {
+        let declared: Vec<&str> = self.bindings.keys().map(String::as_str).collect();
+        panic!(
+            "input action `{name}` is declared by no plugin (declared: {})",
+            if declared.is_empty() {
+                "none".to_owned()
+            } else {
+                declared.join(", ")
+            }
+        )
+    }
+
+    /// A button action read as an axis, or the other way round.
+    #[track_caller]
+    pub(super) fn misread(&self, name: &str, is: &str, read_as: &str) -> ! {
+        panic!("input action `{name}` is {is}, read as {read_as}")
     }
 }
 
@@ -260,8 +285,20 @@ mod tests {
         collector.key(Key::D, false);
         input.advance(&collector.take_frame());
         assert_eq!(input.axis("steer"), -0.5, "the stick when the keys rest");
-        assert_eq!(input.axis("nothing"), 0.0);
         let _ = InputFrame::default();
+        let undeclared = std::panic::catch_unwind(|| input.axis("stear"))
+            .expect_err("an action no plugin declares is a mistake, said out loud");
+        let message = undeclared.downcast_ref::<String>().unwrap();
+        assert!(
+            message.contains("`stear`") && message.contains("horn, steer"),
+            "{message}"
+        );
+        let misread = std::panic::catch_unwind(|| input.action_held("steer")).unwrap_err();
+        let message = misread.downcast_ref::<String>().unwrap();
+        assert!(
+            message.contains("is an axis, read as a button"),
+            "{message}"
+        );
     }
 
     #[test]

@@ -99,16 +99,28 @@ impl Input {
     }
 
     /// The value of the axis action `name`, from -1 to 1 (0 when unbound).
+    ///
+    /// # Panics
+    /// When no plugin declares the action `name`, or declares it as the
+    /// other kind (a button read as an axis): a misspelt action would
+    /// otherwise read as idle for ever. In a system, the panic stops the
+    /// world and names the system and the step.
     pub fn axis(&self, name: &str) -> f32 {
         self.actions.axis(self, name)
     }
 
     /// Whether the button action `name` is held.
+    ///
+    /// # Panics
+    /// As [`Input::axis`].
     pub fn action_held(&self, name: &str) -> bool {
         self.actions.held(self, name)
     }
 
     /// Whether the button action `name` went down since the last step.
+    ///
+    /// # Panics
+    /// As [`Input::axis`].
     pub fn action_pressed(&self, name: &str) -> bool {
         self.actions.pressed(self, name)
     }

@@ -23,6 +23,23 @@ pub fn build_id() -> String {
     format!("{}+{}", env!("CARGO_PKG_VERSION"), env!("KEEL_BUILD_ID"))
 }
 
+/// Identity of the running program's build, game code included: the
+/// binary's name and a hash of its executable (any change to a game's code,
+/// or to what it was built with, gives another). `"unknown"` where the
+/// executable cannot be read.
+pub fn game_build_id() -> String {
+    let Ok(exe) = std::env::current_exe() else {
+        return "unknown".to_owned();
+    };
+    let name = exe
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    match std::fs::read(&exe) {
+        Ok(bytes) => format!("{name}+{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)),
+        Err(_) => format!("{name}+unknown"),
+    }
+}
+
 /// Content hash of a scene file (hex).
 pub fn scene_hash(bytes: &[u8]) -> String {
     format!("{:016x}", xxhash_rust::xxh3::xxh3_64(bytes))
@@ -36,6 +53,10 @@ pub struct Recording {
     pub version: u32,
     /// [`build_id`] of the build that recorded.
     pub build: String,
+    /// [`game_build_id`] of the program that recorded (empty in recordings
+    /// made before it was kept).
+    #[serde(default)]
+    pub game_build: String,
     /// The scene file, as given on the command line.
     pub scene: PathBuf,
     /// [`scene_hash`] of the scene file's bytes.
@@ -160,6 +181,7 @@ impl Recording {
         Recording {
             version: RECORDING_VERSION,
             build: build_id(),
+            game_build: game_build_id(),
             scene: scene.to_path_buf(),
             scene_hash: scene_hash(scene_bytes),
             step_ns: world.step_length().as_nanos() as u64,

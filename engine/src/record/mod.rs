@@ -73,7 +73,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use crate::input::InputFrame;
-pub use file::{Recording, RecordingError, Verdict, build_id, scene_hash};
+pub use file::{Recording, RecordingError, Verdict, build_id, game_build_id, scene_hash};
 pub use hash::StateHash;
 pub use input_log::InputLog;
 use keyframe::Keyframe;

@@ -20,6 +20,8 @@ pub struct Column<T> {
     /// and how many mutable accesses it has had: see [`Column::stamp`].
     id: u64,
     edits: u64,
+    /// In a stand-in (see [`Column::stand_in`]), the nodes removals named.
+    removed: Option<Vec<NodeId>>,
 }
 
 /// An identity no column had before.
@@ -36,6 +38,7 @@ impl<T> Default for Column<T> {
             touched: false,
             id: fresh_id(),
             edits: 0,
+            removed: None,
         }
     }
 }
@@ -64,6 +67,7 @@ impl<T: Clone> Clone for Column<T> {
             touched: self.touched,
             id: fresh_id(),
             edits: 0,
+            removed: None,
         }
     }
 }
@@ -79,7 +83,9 @@ impl<T> Column<T> {
         self.values.is_empty()
     }
 
-    fn position(&self, node: NodeId) -> Option<usize> {
+    /// Where `node`'s value sits in the packed arrays.
+    #[inline]
+    pub(crate) fn position(&self, node: NodeId) -> Option<usize> {
         let at = *self.lookup.get(node.index() as usize)?;
         (at != ABSENT && self.owners[at as usize] == node).then_some(at as usize)
     }
@@ -105,6 +111,9 @@ impl<T> Column<T> {
 
     /// Takes the component away from `node`.
     pub(crate) fn remove(&mut self, node: NodeId) -> Option<T> {
+        if let Some(removed) = &mut self.removed {
+            removed.push(node);
+        }
         let at = self.position(node)?;
         self.touched = true;
         self.edits += 1;
@@ -151,6 +160,66 @@ impl<T> Column<T> {
     /// Forgets past mutable accesses (a recording has a copy of the column).
     pub(crate) fn untouch(&mut self) {
         self.touched = false;
+    }
+
+    /// The owner of the value at `at` (a position below [`Column::len`]).
+    #[inline]
+    pub(crate) fn owner_at(&self, at: usize) -> NodeId {
+        self.owners[at]
+    }
+
+    /// The value at `at`.
+    #[inline]
+    pub(crate) fn value_at(&self, at: usize) -> &T {
+        &self.values[at]
+    }
+
+    /// The value at `at`, mutably; the caller marked the column touched
+    /// ([`Column::touch`]) for the walk.
+    #[inline]
+    pub(crate) fn value_at_mut(&mut self, at: usize) -> &mut T {
+        &mut self.values[at]
+    }
+
+    /// Counts one mutable access (a walk that may write any of its values).
+    pub(crate) fn touch(&mut self) {
+        self.touched = true;
+        self.edits += 1;
+    }
+
+    /// An empty column that stands in for one moved out for a walk: it
+    /// remembers the removals named to it, which [`Column::absorb`] applies
+    /// to the real column with the values inserted into it.
+    pub(crate) fn stand_in() -> Self {
+        Self {
+            removed: Some(Vec::new()),
+            ..Self::default()
+        }
+    }
+
+    /// Applies what was done to `stand_in` while this column was moved out:
+    /// its removals, then its inserts (so a node removed and given a new
+    /// value ends with the value, one given a value and removed ends with none).
+    pub(crate) fn absorb(&mut self, stand_in: Self) {
+        for node in stand_in.removed.into_iter().flatten() {
+            self.remove(node);
+        }
+        for (node, value) in stand_in.owners.into_iter().zip(stand_in.values) {
+            self.insert(node, value);
+        }
+    }
+
+    /// Keeps only the values whose owner `keep` accepts.
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(NodeId) -> bool) {
+        let mut at = 0;
+        while at < self.owners.len() {
+            let node = self.owners[at];
+            if keep(node) {
+                at += 1;
+            } else {
+                self.remove(node);
+            }
+        }
     }
 
     /// Owners and values, in storage order.

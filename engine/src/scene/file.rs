@@ -66,6 +66,27 @@ pub struct SceneFile {
     pub camera: Option<CameraSetup>,
     /// Every node, parents before children.
     pub nodes: Vec<NodeRecord>,
+    /// The text the file was parsed from: errors [`SceneFile::to_scene`]
+    /// finds name their line and column in it. Not part of the file's value.
+    #[serde(skip)]
+    parsed_from: ParsedFrom,
+}
+
+/// The text a [`SceneFile`] was parsed from (equal to any other: two files
+/// with the same content are the same file, however they were made).
+#[derive(Clone, Default)]
+struct ParsedFrom(Option<std::sync::Arc<str>>);
+
+impl PartialEq for ParsedFrom {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for ParsedFrom {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "parsed" } else { "made" })
+    }
 }
 
 const FILE_FIELDS: &[&str] = &["version", "environment", "camera", "nodes"];
@@ -95,6 +116,7 @@ impl<'de> Visitor<'de> for FileSeed<'_> {
             environment: Environment::default(),
             camera: None,
             nodes: Vec::new(),
+            parsed_from: ParsedFrom::default(),
         };
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
@@ -115,6 +137,17 @@ fn ron_options() -> ron::Options {
 }
 
 impl SceneFile {
+    /// A file of the current version holding `nodes` (parents before children).
+    pub fn new(environment: Environment, nodes: Vec<NodeRecord>) -> Self {
+        SceneFile {
+            version: SCENE_VERSION,
+            environment,
+            camera: None,
+            nodes,
+            parsed_from: ParsedFrom::default(),
+        }
+    }
+
     /// Parses scene text, its components read as `registry`'s types. `path`
     /// only names the source in errors.
     ///
@@ -125,13 +158,21 @@ impl SceneFile {
         path: &Path,
         registry: &ComponentRegistry,
     ) -> Result<Self, SceneError> {
-        let file: SceneFile = ron_options()
+        let mut file: SceneFile = ron_options()
             .from_str_seed(text, FileSeed(registry))
-            .map_err(|e| SceneError::Parse {
-                path: path.to_path_buf(),
-                line: e.span.start.line,
-                column: e.span.start.col,
-                message: e.code.to_string(),
+            .map_err(|e| {
+                let message = e.code.to_string();
+                let (line, column) = (e.span.start.line, e.span.start.col);
+                // An unknown field is reported where it is written, not
+                // where its value ended.
+                let (line, column) = validate::unknown_field_at(text, line, column, &message)
+                    .unwrap_or((line, column));
+                SceneError::Parse {
+                    path: path.to_path_buf(),
+                    line,
+                    column,
+                    message,
+                }
             })?;
         if !(1..=SCENE_VERSION).contains(&file.version) {
             return Err(SceneError::UnsupportedVersion {
@@ -140,6 +181,7 @@ impl SceneFile {
                 expected: SCENE_VERSION,
             });
         }
+        file.parsed_from = ParsedFrom(Some(text.into()));
         Ok(file)
     }
 
@@ -189,8 +231,17 @@ impl SceneFile {
     /// loaded into `assets`.
     ///
     /// # Errors
-    /// [`SceneError::InvalidField`] naming the node and the field.
+    /// [`SceneError::InvalidField`] naming the node and the field (and, for
+    /// a parsed file, the line and column).
     pub fn to_scene(&self, path: &Path, assets: &Assets) -> Result<Scene, SceneError> {
+        self.build(path, assets)
+            .map_err(|error| match &self.parsed_from.0 {
+                Some(text) => validate::locate(error, text),
+                None => error,
+            })
+    }
+
+    fn build(&self, path: &Path, assets: &Assets) -> Result<Scene, SceneError> {
         if let Some(camera) = &self.camera {
             validate::camera(path, camera)?;
         }
@@ -253,6 +304,8 @@ impl Scene {
             }
             return Err(error);
         }
+        // References index the expanded list: point them at its nodes.
+        self.resolve_refs(&ids);
         Ok(ids)
     }
 
@@ -342,12 +395,10 @@ impl Scene {
         if let (Some(sky), Some(dir)) = (&environment.sky, dir) {
             environment.sky = Some(written_path(sky, dir).into());
         }
-        SceneFile {
-            version: SCENE_VERSION,
+        SceneFile::new(
             environment,
-            camera: None,
-            nodes: self.to_records(&self.roots().collect::<Vec<_>>(), dir),
-        }
+            self.to_records(&self.roots().collect::<Vec<_>>(), dir),
+        )
     }
 
     /// The subtrees of `roots` as a scene file's nodes (pre-order, parents by
@@ -374,6 +425,8 @@ impl Scene {
         let mut instances: HashMap<usize, (NodeId, HashMap<Arc<str>, NodeRecord>)> = HashMap::new();
         // The keys of parts, by dense index (for nodes added under them).
         let mut keys: HashMap<usize, Arc<str>> = HashMap::new();
+        // Each written node's position, for the references to it.
+        let mut written: HashMap<NodeId, u32> = HashMap::new();
         let c = &self.components;
         for id in roots.iter().flat_map(|&r| self.subtree(r)) {
             let Some(d) = self.dense(id) else {
@@ -422,6 +475,24 @@ impl Scene {
                 instances.insert(at, (id, HashMap::new()));
             }
             nodes.push(record);
+            written.insert(id, at as u32);
+        }
+        // References to nodes written become their index, to others their path.
+        let refs = super::node_ref::RefsOut {
+            scene: self,
+            written: &written,
+        };
+        for record in &mut nodes {
+            let holder = record.name.clone();
+            for value in &mut record.components {
+                let component = value.name();
+                super::node_ref::visit_refs(
+                    value.reflect_mut().as_partial_reflect_mut(),
+                    &mut |r| {
+                        refs.write(r, &holder, component);
+                    },
+                );
+            }
         }
         for (at, (id, parts)) in instances {
             if let Some(instance) = c.prefab.get(id) {
@@ -476,9 +547,7 @@ impl Scene {
     /// # Errors
     /// As [`Scene::load`], less the I/O.
     pub fn from_text(text: &str, origin: &Path, assets: &Assets) -> Result<Scene, SceneError> {
-        SceneFile::parse(text, origin, &ComponentRegistry::of(assets))?
-            .to_scene(origin, assets)
-            .map_err(|error| validate::locate(error, text))
+        SceneFile::parse(text, origin, &ComponentRegistry::of(assets))?.to_scene(origin, assets)
     }
 
     /// Saves the scene atomically (see [`SceneFile::write`]).

@@ -86,16 +86,33 @@ impl ComponentType {
         (self.default)()
     }
 
-    /// Reads a value of this type.
+    /// Reads a value of this type. A field the type does not have is an
+    /// error whether or not the type refuses unknown fields itself: read
+    /// and saved again, its value would be gone.
     ///
     /// # Errors
-    /// The deserializer's, for a value of the wrong shape.
+    /// The deserializer's, for a value of the wrong shape; an unknown field,
+    /// named by its path within the component.
     pub fn deserialize<'de, D: serde::Deserializer<'de>>(
         &self,
         deserializer: D,
     ) -> Result<AnyComponent, D::Error> {
-        let mut erased = <dyn erased_serde::Deserializer>::erase(deserializer);
-        (self.deserialize)(&mut erased).map_err(serde::de::Error::custom)
+        let mut unknown: Option<String> = None;
+        let value = {
+            let mut note = |path: serde_ignored::Path<'_>| {
+                unknown.get_or_insert_with(|| path.to_string());
+            };
+            let watched = serde_ignored::Deserializer::new(deserializer, &mut note);
+            let mut erased = <dyn erased_serde::Deserializer>::erase(watched);
+            (self.deserialize)(&mut erased).map_err(serde::de::Error::custom)?
+        };
+        match unknown {
+            Some(field) => Err(serde::de::Error::custom(format_args!(
+                "unknown field `{field}` in component `{}`",
+                self.name
+            ))),
+            None => Ok(value),
+        }
     }
 }
 

@@ -14,35 +14,82 @@ use crate::record::{Recording, Verdict};
 use crate::render::{PresentModeChoice, parse_backends};
 use crate::world::World;
 
-const USAGE: &str = "\
-usage: keel-viewer [SCENE] [--headless] [--frames N] [--size WxH] [--screenshot OUT.png]
-                   [--backend vulkan|gl|metal|dx12|all] [--present fifo|mailbox|immediate] [--fps-cap N]
-                   [--profile]
-       keel-viewer [SCENE] --soak MINUTES [--seed N]
-       keel-viewer [SCENE] --record FILE [--steps N] [--hash-every N]
-       keel-viewer [SCENE] --record FILE --play
-       keel-viewer --replay FILE [SCENE]
+/// Who runs the command line: the engine's viewer, or a game's player (its
+/// own binary, named after it, with the viewer's debug keys off).
+struct Program {
+    /// The binary's name, which errors and the usage start with.
+    name: String,
+    /// A game's player ([`play`]) rather than `keel-viewer` ([`main`]).
+    player: bool,
+}
 
-With no SCENE, opens the bundled demo scene. Keys: mouse drag orbits (shift or middle
-button pans), wheel zooms, Tab toggles the fly camera (WASD, Q/E), Space pauses,
-'.' steps one fixed update, G grid, B bounding boxes, O octree cells,
-R nodes recomputed by the dirty flag, Esc quits.
+impl Program {
+    fn new(player: bool) -> Self {
+        let name = std::env::args_os()
+            .next()
+            .and_then(|arg0| {
+                Path::new(&arg0)
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+            })
+            .filter(|name| !name.is_empty())
+            .unwrap_or_else(|| "keel-viewer".to_owned());
+        Self { name, player }
+    }
+
+    fn usage(&self) -> String {
+        let name = &self.name;
+        let pad = " ".repeat(name.len());
+        let (no_scene, keys) = if self.player {
+            (
+                "With no SCENE, plays the game's own scene. Every key, the mouse and the\n\
+                 gamepads go to the game. --debug-keys turns the viewer's keys on (they then\n\
+                 go to the viewer, not the game): C free look (mouse drag orbits, shift or\n\
+                 middle button pans, wheel zooms, Tab the fly camera with WASD, Q/E), Space\n\
+                 pauses, '.' steps one fixed update, G grid, B bounding boxes, O octree cells,\n\
+                 R nodes recomputed by the dirty flag, Esc quits.",
+                "\n                   [--debug-keys]",
+            )
+        } else {
+            (
+                "With no SCENE, opens the bundled demo scene. Keys: C free look (mouse drag\n\
+                 orbits, shift or middle button pans, wheel zooms, Tab toggles the fly camera,\n\
+                 WASD, Q/E), Space pauses, '.' steps one fixed update, G grid, B bounding\n\
+                 boxes, O octree cells, R nodes recomputed by the dirty flag, Esc quits; these\n\
+                 keys go to the viewer, every other key to the scene's game.",
+                "",
+            )
+        };
+        format!(
+            "\
+usage: {name} [SCENE] [--headless] [--frames N] [--size WxH] [--screenshot OUT.png]
+       {pad} [--backend vulkan|gl|metal|dx12|all] [--present fifo|mailbox|immediate]
+       {pad} [--fps-cap N] [--profile]{keys}
+       {name} [SCENE] --soak MINUTES [--seed N]
+       {name} [SCENE] --record FILE [--steps N] [--hash-every N]
+       {name} [SCENE] --record FILE --play
+       {name} --replay FILE [SCENE]
+
+{no_scene}
 
 --profile times every frame (the fixed step and each system, propagation, extraction,
 culling, each render pass on the CPU and, where the adapter has timestamp queries, on
-the GPU) and prints where the time went when the viewer closes. Off by default.
+the GPU) and prints where the time went when the window closes. Off by default.
 
 --soak runs the scene headless (no GPU) for MINUTES under a chaos system that spawns,
 despawns, reparents and edits nodes every fixed step, checks every invariant, and fails
 when resident memory keeps growing after the warm-up.
 
 --record runs the scene headless for N fixed steps (default 3600, a minute at 60 Hz)
-and writes FILE: the scene's content hash, the build, and the world's hash every
---hash-every steps (default 1). With --play, the scene is played in the window instead
-and every fixed step's input (keys, mouse, gamepads) is recorded: FILE is written when
-the window closes. --replay runs the recorded scene (or SCENE) again and
-prints \"identical\" or the first step whose world differs (exit code 1); a changed scene
-or build is reported first.";
+and writes FILE: the scene's content hash, the engine's and the game's builds, and the
+world's hash every --hash-every steps (default 1). With --play, the scene is played in
+the window instead and every fixed step's input (keys, mouse, gamepads) is recorded:
+FILE is written when the window closes. --replay runs the recorded scene (or SCENE)
+again and prints \"identical\" or the first step whose world differs (exit code 1); a
+changed scene, engine build or game build is reported first."
+        )
+    }
+}
 
 /// What the command line asked for.
 enum Mode {
@@ -61,6 +108,8 @@ enum Mode {
         file: PathBuf,
         scene: Option<PathBuf>,
     },
+    /// `--help`: the usage, on standard output.
+    Help,
 }
 
 fn demo_scene() -> PathBuf {
@@ -73,7 +122,7 @@ fn parse_size(text: &str) -> Option<(u32, u32)> {
     (size.0 > 0 && size.1 > 0).then_some(size)
 }
 
-fn parse_args(default_scene: PathBuf, game: &Game) -> Result<Mode, String> {
+fn parse_args(default_scene: PathBuf, game: &Game, program: &Program) -> Result<Mode, String> {
     use lexopt::prelude::*;
     let mut options = ViewerOptions {
         scene: default_scene,
@@ -87,6 +136,7 @@ fn parse_args(default_scene: PathBuf, game: &Game) -> Result<Mode, String> {
         fps_cap: None,
         record: None,
         profile: false,
+        debug_keys: !program.player,
     };
     let mut play = false;
     let mut parser = lexopt::Parser::from_env();
@@ -106,6 +156,7 @@ fn parse_args(default_scene: PathBuf, game: &Game) -> Result<Mode, String> {
         match arg {
             Long("headless") => options.headless = true,
             Long("profile") => options.profile = true,
+            Long("debug-keys") if program.player => options.debug_keys = true,
             Long("frames") => {
                 let v = value(&mut parser)?;
                 options.frames = Some(
@@ -178,7 +229,7 @@ fn parse_args(default_scene: PathBuf, game: &Game) -> Result<Mode, String> {
                     "--hash-every: expected a whole number > 0, got `{v}`"
                 ))?);
             }
-            Short('h') | Long("help") => return Err(String::new()),
+            Short('h') | Long("help") => return Ok(Mode::Help),
             Value(path) if !scene_given => {
                 options.scene = PathBuf::from(path);
                 scene_given = true;
@@ -232,11 +283,11 @@ fn parse_args(default_scene: PathBuf, game: &Game) -> Result<Mode, String> {
 }
 
 /// Runs a soak and prints its progress and report; failure is exit code 1.
-fn run_soak(scene: &Path, options: &SoakOptions, game: &Game) -> ExitCode {
+fn run_soak(scene: &Path, options: &SoakOptions, game: &Game, program: &Program) -> ExitCode {
     let world = match game.load(scene, &Assets::new()) {
         Ok(world) => world,
         Err(error) => {
-            eprintln!("keel-viewer: {error}");
+            eprintln!("{}: {error}", program.name);
             return ExitCode::from(2);
         }
     };
@@ -254,11 +305,11 @@ fn run_soak(scene: &Path, options: &SoakOptions, game: &Game) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(error) => {
-            eprintln!("keel-viewer: soak failed: {error}");
+            eprintln!("{}: soak failed: {error}", program.name);
             match &error {
                 soak::SoakError::Invariant { report, .. }
                 | soak::SoakError::MemoryGrowth { report, .. } => {
-                    eprintln!("keel-viewer: soak so far: {report}");
+                    eprintln!("{}: soak so far: {report}", program.name);
                 }
                 soak::SoakError::Model(_) => {}
             }
@@ -268,7 +319,7 @@ fn run_soak(scene: &Path, options: &SoakOptions, game: &Game) -> ExitCode {
 }
 
 /// Loads a scene for a recording or a replay: its bytes (for the content hash) and its world.
-fn load_world(scene: &Path, game: &Game) -> Result<(Vec<u8>, World), ExitCode> {
+fn load_world(scene: &Path, game: &Game, program: &Program) -> Result<(Vec<u8>, World), ExitCode> {
     let assets = Assets::new();
     let loaded = crate::files::read(scene, crate::files::FileKind::Scene, assets.limits())
         .map_err(|e| format!("{}: {e}", scene.display()))
@@ -276,25 +327,31 @@ fn load_world(scene: &Path, game: &Game) -> Result<(Vec<u8>, World), ExitCode> {
     match loaded {
         Ok((bytes, world)) => Ok((bytes, world)),
         Err(message) => {
-            eprintln!("keel-viewer: {message}");
+            eprintln!("{}: {message}", program.name);
             Err(ExitCode::from(2))
         }
     }
 }
 
-fn run_record(scene: &Path, out: &Path, steps: u64, hash_every: u32, game: &Game) -> ExitCode {
-    let (bytes, mut world) = match load_world(scene, game) {
+fn run_record(
+    scene: &Path,
+    out: &Path,
+    (steps, hash_every): (u64, u32),
+    game: &Game,
+    program: &Program,
+) -> ExitCode {
+    let (bytes, mut world) = match load_world(scene, game, program) {
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
     let started = std::time::Instant::now();
     let recording = Recording::record(&mut world, scene, &bytes, steps, hash_every);
     if let Some(panic) = world.system_panic() {
-        eprintln!("keel-viewer: {panic}");
+        eprintln!("{}: {panic}", program.name);
         return ExitCode::from(2);
     }
     if let Err(error) = recording.write(out) {
-        eprintln!("keel-viewer: {error}");
+        eprintln!("{}: {error}", program.name);
         return ExitCode::FAILURE;
     }
     println!(
@@ -307,16 +364,16 @@ fn run_record(scene: &Path, out: &Path, steps: u64, hash_every: u32, game: &Game
     ExitCode::SUCCESS
 }
 
-fn run_replay(file: &Path, scene: Option<&Path>, game: &Game) -> ExitCode {
+fn run_replay(file: &Path, scene: Option<&Path>, game: &Game, program: &Program) -> ExitCode {
     let recording = match Recording::read(file) {
         Ok(r) => r,
         Err(error) => {
-            eprintln!("keel-viewer: {error}");
+            eprintln!("{}: {error}", program.name);
             return ExitCode::from(2);
         }
     };
     let scene = scene.unwrap_or(&recording.scene);
-    let (bytes, mut world) = match load_world(scene, game) {
+    let (bytes, mut world) = match load_world(scene, game, program) {
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
@@ -331,13 +388,20 @@ fn run_replay(file: &Path, scene: Option<&Path>, game: &Game) -> ExitCode {
     let build = crate::record::build_id();
     if build != recording.build {
         println!(
-            "recorded by another build: {}, this is {build}",
+            "recorded by another build of the engine: {}, this is {build}",
             recording.build
+        );
+    }
+    let game_build = crate::record::game_build_id();
+    if !recording.game_build.is_empty() && game_build != recording.game_build {
+        println!(
+            "recorded by another build of {}: {}, this is {game_build}",
+            program.name, recording.game_build
         );
     }
     let verdict = recording.replay(&mut world);
     if let Some(panic) = world.system_panic() {
-        eprintln!("keel-viewer: {panic}");
+        eprintln!("{}: {panic}", program.name);
         return ExitCode::from(2);
     }
     match verdict {
@@ -355,8 +419,9 @@ fn run_replay(file: &Path, scene: Option<&Path>, game: &Game) -> ExitCode {
     }
 }
 
-/// Runs the viewer's command line with `game`'s plugins: a game's viewer
-/// binary is `fn main() -> ExitCode { keel_engine::viewer::main(game()) }`.
+/// Runs the viewer's command line with `game`'s plugins (`keel-viewer` is
+/// `keel_engine::viewer::main(Game::new())`): the viewer's keys are on.
+/// A game's own binary calls [`play`] instead.
 ///
 /// Exit codes: 0 done, 1 a failed check (soak, replay) or a runtime error,
 /// 2 bad input (command line, scene file, a plugin, a user system that panicked).
@@ -366,26 +431,43 @@ pub fn main(game: Game) -> ExitCode {
 
 /// As [`main`], opening `default_scene` when the command line names none.
 pub fn main_with_scene(game: Game, default_scene: PathBuf) -> ExitCode {
+    run(game, default_scene, &Program::new(false))
+}
+
+/// A game's player: `fn main() -> ExitCode { keel_engine::viewer::play(game(),
+/// scene_path()) }`. The viewer's command line under the binary's own name
+/// (errors and `--help` say it), opening `scene` when none is named; every
+/// key goes to the game, the viewer's debug keys only with `--debug-keys`.
+/// Exit codes as [`main`].
+pub fn play(game: Game, scene: PathBuf) -> ExitCode {
+    run(game, scene, &Program::new(true))
+}
+
+fn run(game: Game, default_scene: PathBuf, program: &Program) -> ExitCode {
     env_logger::Builder::from_env(
         env_logger::Env::default().default_filter_or("warn,keel_engine=info"),
     )
     .init();
     crate::join_pool();
-    let options = match parse_args(default_scene, &game) {
+    let options = match parse_args(default_scene, &game, program) {
         Ok(Mode::View(options)) => options,
-        Ok(Mode::Soak { scene, options }) => return run_soak(&scene, &options, &game),
+        Ok(Mode::Soak { scene, options }) => return run_soak(&scene, &options, &game, program),
         Ok(Mode::Record {
             scene,
             out,
             steps,
             hash_every,
-        }) => return run_record(&scene, &out, steps, hash_every, &game),
-        Ok(Mode::Replay { file, scene }) => return run_replay(&file, scene.as_deref(), &game),
+        }) => return run_record(&scene, &out, (steps, hash_every), &game, program),
+        Ok(Mode::Replay { file, scene }) => {
+            return run_replay(&file, scene.as_deref(), &game, program);
+        }
+        Ok(Mode::Help) => {
+            println!("{}", program.usage());
+            return ExitCode::SUCCESS;
+        }
         Err(message) => {
-            if !message.is_empty() {
-                eprintln!("keel-viewer: {message}");
-            }
-            eprintln!("{USAGE}");
+            eprintln!("{}: {message}", program.name);
+            eprintln!("{}", program.usage());
             return ExitCode::from(2);
         }
     };
@@ -403,11 +485,11 @@ pub fn main_with_scene(game: Game, default_scene: PathBuf) -> ExitCode {
             | ViewerError::Game(_)
             | ViewerError::System(_)),
         ) => {
-            eprintln!("keel-viewer: {error}");
+            eprintln!("{}: {error}", program.name);
             ExitCode::from(2)
         }
         Err(error) => {
-            eprintln!("keel-viewer: {error}");
+            eprintln!("{}: {error}", program.name);
             ExitCode::FAILURE
         }
     }

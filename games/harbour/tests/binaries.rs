@@ -66,3 +66,75 @@ fn the_engine_without_the_game_names_the_component_it_lacks() {
         "{error}"
     );
 }
+
+#[test]
+fn the_games_player_speaks_in_its_own_name() {
+    let out = Command::new(env!("CARGO_BIN_EXE_harbour"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let usage = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "--help succeeds");
+    assert!(usage.contains("usage: harbour [SCENE]"), "{usage}");
+    assert!(usage.contains("--debug-keys"), "{usage}");
+    assert!(
+        !usage.contains("keel-viewer") && !usage.contains("demo"),
+        "the player is no engine viewer: {usage}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_harbour"))
+        .args(["no-such-scene.ron", "--headless"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with("harbour: ") && stderr.contains("no-such-scene.ron"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_replay_by_another_build_of_the_game_says_so_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("run.ron");
+    let out = Command::new(env!("CARGO_BIN_EXE_harbour"))
+        .args(["--steps", "30", "--record"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut recording = keel_engine::record::Recording::read(&file).unwrap();
+    assert!(
+        recording.game_build.starts_with("harbour+"),
+        "the game's build is kept: {}",
+        recording.game_build
+    );
+    let replay = |file: &std::path::Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_harbour"))
+            .arg("--replay")
+            .arg(file)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let same = replay(&file);
+    assert!(
+        same.starts_with("identical") && !same.contains("another build"),
+        "{same}"
+    );
+    // As a recording made before the game's code changed reads.
+    recording.game_build = "harbour+0123456789abcdef".into();
+    recording.write(&file).unwrap();
+    let other = replay(&file);
+    let said = other
+        .find("recorded by another build of harbour")
+        .unwrap_or_else(|| panic!("the game's build is named: {other}"));
+    assert!(
+        other.find("identical").is_none_or(|verdict| said < verdict),
+        "said before the verdict: {other}"
+    );
+}

@@ -354,6 +354,57 @@ pub(super) fn environment(path: &Path, environment: &Environment) -> Result<(), 
     check.non_negative("post.bloom_intensity", post.bloom_intensity)
 }
 
+/// Where the field a parse error names as unknown (```unknown field `x` ```,
+/// ron's ```Unexpected field named `x` ```) is written: the last `x:` at or
+/// before the parser's `line` and `column` (1-based), which is past it when
+/// the value's own type did not refuse it. `None` when the message names no
+/// field or the text has no such key.
+pub(super) fn unknown_field_at(
+    text: &str,
+    line: usize,
+    column: usize,
+    message: &str,
+) -> Option<(usize, usize)> {
+    let lowered = message.to_ascii_lowercase();
+    let at = ["unknown field", "unexpected field"]
+        .iter()
+        .find_map(|phrase| lowered.find(phrase))?;
+    let rest = &message[at..];
+    let start = rest.find('`')? + 1;
+    let len = rest[start..].find('`')?;
+    let field = rest[start..start + len].rsplit('.').next()?;
+    if field.is_empty() {
+        return None;
+    }
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let offset = text[line_start..]
+        .char_indices()
+        .nth(column.saturating_sub(1))
+        .map_or(text.len(), |(i, _)| line_start + i);
+    let bytes = text.as_bytes();
+    let mut end = offset.min(text.len());
+    while let Some(found) = text[..end].rfind(field) {
+        let before_ok = found == 0 || !is_ident_byte(bytes[found - 1]);
+        let after = text[found + field.len()..].trim_start();
+        if before_ok && after.starts_with(':') {
+            let before = &text[..found];
+            let line = before.matches('\n').count() + 1;
+            let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            return Some((line, column));
+        }
+        end = found;
+    }
+    None
+}
+
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
 /// Fills in the line and column of a field error from the source text.
 pub(super) fn locate(mut error: SceneError, text: &str) -> SceneError {
     let range = match &error {

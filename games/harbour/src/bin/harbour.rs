@@ -1,7 +1,8 @@
-//! `harbour`: plays the harbour game in a window (the engine's viewer with
-//! the game's plugins: every viewer option works, `--record` and `--replay`
-//! included).
+//! `harbour`: plays the harbour game in a window (the engine's player with
+//! the game's plugins: every key goes to the game; every viewer option
+//! works, `--record` and `--replay` included, and `--debug-keys` turns the
+//! viewer's keys on).
 
 fn main() -> std::process::ExitCode {
-    keel_engine::viewer::main_with_scene(harbour::game(), harbour::scene_path())
+    keel_engine::viewer::play(harbour::game(), harbour::scene_path())
 }
