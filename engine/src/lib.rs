@@ -85,11 +85,11 @@ pub(crate) mod world;
 pub use game::{Game, GameError, Hud, Plugin};
 pub use input::resource::Input;
 pub use systems::{
-    BUILT_IN_SYSTEMS, Command, Commands, SpawnInit, StepContext, SystemError, SystemFn,
-    SystemOrder, SystemPanic, Systems,
+    BUILT_IN_SYSTEMS, Command, Commands, Events, RunCondition, SpawnInit, StepContext, SystemError,
+    SystemFn, SystemOrder, SystemPanic, Systems,
 };
-pub use time::{Clock, DEFAULT_STEP, FrameTick, ManualTime, RealTime, TimeSource};
-pub use world::{FrameStats, World};
+pub use time::{Clock, DEFAULT_STEP, FrameTick, ManualTime, RealTime, TimeSource, Timer};
+pub use world::{FrameStats, World, WorldSnapshot};
 
 // Nodes and what they carry.
 pub use assets::material::Material;
@@ -104,6 +104,7 @@ pub use scene::environment::Environment;
 pub use scene::error::SceneError;
 pub use scene::handle::NodeId;
 pub use scene::hierarchy::{Keep, Scene};
+pub use scene::node_ref::NodeRef;
 pub use scene::registered::{Component, Invalid};
 pub use scene::resources::Resource;
 pub use scene::{Projection, SceneCamera};
@@ -118,6 +119,20 @@ pub use extract::{FrameBuffers, Overlays};
 pub use render::camera::Camera;
 pub use render::context::GpuContext;
 pub use render::renderer::Renderer;
+
+// What a game writes its components with, through Keel: one version of
+// each crate, so a game names only `keel_engine` in its Cargo.toml.
+pub use bevy_reflect;
+pub use glam;
+pub use keel_derive::component;
+pub use serde;
+
+/// What `#[component]`'s expansion brings into scope (bevy_reflect's derive
+/// names its crate `bevy_reflect`).
+#[doc(hidden)]
+pub mod __component {
+    pub use bevy_reflect;
+}
 
 // Tools the engine's own loops use.
 pub use rng::SplitMix64;
