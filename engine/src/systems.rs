@@ -45,8 +45,10 @@
 use glam::{Quat, Vec3};
 
 mod commands;
+mod events;
 
 pub use commands::{Applied, Command, Commands, SpawnInit};
+pub use events::Events;
 
 use crate::scene::{NodeId, Orbit, Oscillate, Scene, SceneError, Spin, Transform};
 
@@ -62,6 +64,14 @@ pub struct StepContext {
 /// A user system: one slice of behaviour per fixed step.
 pub type SystemFn = Box<dyn FnMut(&mut Scene, &mut Commands, &StepContext) + Send>;
 
+/// Whether a system runs this step, asked of the world (a `Fn`: what it
+/// decides on lives in the world, so seek and replay decide the same).
+pub type RunCondition = Box<dyn Fn(&Scene, &StepContext) -> bool + Send>;
+
+/// Work done at the start of every step, before the systems (an event
+/// type's buffer swap).
+type StepStart = fn(&mut Scene);
+
 /// The built-in systems, by the names ordering constraints use.
 pub const BUILT_IN_SYSTEMS: [&str; 4] = ["animate", "spin", "oscillate", "orbit"];
 
@@ -76,6 +86,10 @@ enum Run {
 struct Entry {
     name: String,
     run: Run,
+    /// Runs once, at the start of step 0, before every other system.
+    startup: bool,
+    /// Runs only in the steps this accepts.
+    condition: Option<RunCondition>,
     /// Indices of the entries this one must run after.
     after: Vec<usize>,
     /// Whether it was ordered explicitly; a user system that was not runs
@@ -134,6 +148,9 @@ pub struct Systems {
     steps: u64,
     last_applied: Applied,
     panicked: Option<SystemPanic>,
+    /// Run at the start of every step, before the systems: each event
+    /// type's buffer swap, by the event's type.
+    step_start: Vec<(std::any::TypeId, StepStart)>,
 }
 
 impl Default for Systems {
@@ -144,6 +161,8 @@ impl Default for Systems {
             .map(|(run, name)| Entry {
                 name: name.to_owned(),
                 run,
+                startup: false,
+                condition: None,
                 after: Vec::new(),
                 ordered: true,
             })
@@ -155,6 +174,7 @@ impl Default for Systems {
             steps: 0,
             last_applied: Applied::default(),
             panicked: None,
+            step_start: Vec::new(),
         }
     }
 }
@@ -180,6 +200,13 @@ impl SystemOrder<'_> {
     /// [`SystemError::UnknownSystem`], [`SystemError::Cycle`].
     pub fn after(self, other: &str) -> Result<Self, SystemError> {
         self.relate(other, "after")
+    }
+
+    /// Runs it only in the steps where `condition` holds (read from the
+    /// scene, so a replay decides the same).
+    pub fn run_if(self, condition: impl Fn(&Scene, &StepContext) -> bool + Send + 'static) -> Self {
+        self.systems.entries[self.index].condition = Some(Box::new(condition));
+        self
     }
 
     fn relate(self, other: &str, relation: &'static str) -> Result<Self, SystemError> {
@@ -239,6 +266,8 @@ impl Systems {
         self.entries.push(Entry {
             name,
             run: Run::User(Box::new(system)),
+            startup: false,
+            condition: None,
             after: Vec::new(),
             ordered: false,
         });
@@ -247,6 +276,32 @@ impl Systems {
             systems: self,
             index,
         })
+    }
+
+    /// Adds a startup system: it runs once, at the start of step 0 (before
+    /// every other system, startup systems in the order added). A world put
+    /// back to step 0 (Reset, a seek, a replay) runs it again, so a run
+    /// starts the same each time.
+    ///
+    /// # Errors
+    /// [`SystemError::DuplicateName`] when a system has the name.
+    pub fn add_startup(
+        &mut self,
+        name: impl Into<String>,
+        system: impl FnMut(&mut Scene, &mut Commands, &StepContext) + Send + 'static,
+    ) -> Result<(), SystemError> {
+        let order = self.add(name, system)?;
+        let index = order.index;
+        self.entries[index].startup = true;
+        Ok(())
+    }
+
+    /// Makes `update` run at the start of every step, once per `key` (an
+    /// event type's buffer swap: see [`crate::World::add_event`]).
+    pub(crate) fn at_step_start(&mut self, key: std::any::TypeId, update: StepStart) {
+        if !self.step_start.iter().any(|(k, _)| *k == key) {
+            self.step_start.push((key, update));
+        }
     }
 
     /// The run order: each entry after every entry it names, the built-ins
@@ -309,27 +364,21 @@ impl Systems {
             return ctx;
         }
         scene.snapshot_previous();
-        for &i in &self.order {
-            let entry = &mut self.entries[i];
-            puffin::profile_scope!("system", entry.name.as_str());
-            match &mut entry.run {
-                Run::Animate => crate::scene::animator::animate(scene, dt),
-                Run::Spin => spin(scene, dt),
-                Run::Oscillate => oscillate(scene, dt),
-                Run::Orbit => orbit(scene, dt),
-                Run::User(system) => {
-                    let commands = &mut self.commands;
-                    let run = std::panic::AssertUnwindSafe(|| system(scene, commands, &ctx));
-                    if let Err(payload) = std::panic::catch_unwind(run) {
-                        self.commands = Commands::default();
-                        self.panicked = Some(SystemPanic {
-                            system: entry.name.clone(),
-                            step: self.steps,
-                            message: panic_message(payload.as_ref()),
-                        });
-                        return ctx;
-                    }
+        for (_, update) in &self.step_start {
+            update(scene);
+        }
+        // Startup systems (step 0 only, in the order added), then the rest in order.
+        if ctx.index == 0 {
+            for i in 0..self.entries.len() {
+                if self.entries[i].startup && !self.run_entry(i, scene, &ctx) {
+                    return ctx;
                 }
+            }
+        }
+        for k in 0..self.order.len() {
+            let i = self.order[k];
+            if !self.entries[i].startup && !self.run_entry(i, scene, &ctx) {
+                return ctx;
             }
         }
         self.last_applied = {
@@ -339,6 +388,37 @@ impl Systems {
         scene.propagate();
         self.steps += 1;
         ctx
+    }
+
+    /// Runs entry `i` (unless its condition says no); false when a user
+    /// system panicked, which stops the step.
+    fn run_entry(&mut self, i: usize, scene: &mut Scene, ctx: &StepContext) -> bool {
+        let entry = &mut self.entries[i];
+        if entry.condition.as_ref().is_some_and(|c| !c(scene, ctx)) {
+            return true;
+        }
+        puffin::profile_scope!("system", entry.name.as_str());
+        let dt = ctx.dt;
+        match &mut entry.run {
+            Run::Animate => crate::scene::animator::animate(scene, dt),
+            Run::Spin => spin(scene, dt),
+            Run::Oscillate => oscillate(scene, dt),
+            Run::Orbit => orbit(scene, dt),
+            Run::User(system) => {
+                let commands = &mut self.commands;
+                let run = std::panic::AssertUnwindSafe(|| system(scene, commands, ctx));
+                if let Err(payload) = std::panic::catch_unwind(run) {
+                    self.commands = Commands::default();
+                    self.panicked = Some(SystemPanic {
+                        system: entry.name.clone(),
+                        step: self.steps,
+                        message: panic_message(payload.as_ref()),
+                    });
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// The panic that stopped the systems, if one did.

@@ -11,6 +11,10 @@
 
 use std::time::{Duration, Instant};
 
+mod timer;
+
+pub use timer::Timer;
+
 /// Where the clock reads the time: the real clock in the app, a scripted one in tests.
 pub trait TimeSource {
     /// Time since some fixed origin; must not go backwards.

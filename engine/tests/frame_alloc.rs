@@ -322,3 +322,126 @@ fn stepping_user_systems_over_user_components_with_input_allocates_nothing_once_
         "heap allocations in warm steps of user systems reading input"
     );
 }
+
+/// What a game's systems send each other.
+#[derive(Clone, Copy, Debug)]
+struct Spark {
+    node: keel_engine::NodeId,
+    heat: f32,
+}
+
+/// A resource with a timer in it (state in the world).
+#[derive(Clone, Debug, Default)]
+struct Beat {
+    timer: keel_engine::Timer,
+    beats: u32,
+    sparks: f32,
+}
+
+#[test]
+fn a_step_with_events_timers_queries_and_commands_allocates_nothing_once_warm() {
+    use keel_engine::{Events, Keep, Timer};
+    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    ALLOCATIONS.store(0, Ordering::Relaxed);
+    let mut scene = Scene::new();
+    let (left, right) = (
+        scene.spawn(None, "left", Transform::IDENTITY).unwrap(),
+        scene.spawn(None, "right", Transform::IDENTITY).unwrap(),
+    );
+    let rover = scene
+        .spawn(Some(left), "rover", Transform::IDENTITY)
+        .unwrap();
+    for i in 0..2_000 {
+        let at = Transform::from_translation(Vec3::new(i as f32, 0.0, 0.0));
+        let node = scene.spawn(None, "tank", at).unwrap();
+        scene
+            .insert(
+                node,
+                Fuel {
+                    left: 1e6,
+                    burn: 1.0,
+                },
+            )
+            .unwrap();
+        if i % 2 == 0 {
+            scene
+                .insert(
+                    node,
+                    keel_engine::Spin {
+                        axis: Vec3::Y,
+                        rate: 1.0,
+                    },
+                )
+                .unwrap();
+        }
+        if i % 3 == 0 {
+            scene.insert(node, Orbit::default()).unwrap();
+        }
+    }
+    let mut world = World::new(scene);
+    world.register::<Fuel>().unwrap();
+    world.add_event::<Spark>();
+    world.insert_resource(Beat {
+        timer: Timer::repeating(0.1),
+        ..Beat::default()
+    });
+    world
+        .systems_mut()
+        .add("ignite", move |scene, commands, ctx| {
+            let mut sparks = 0;
+            // Sparks from a query: three terms, one optional, transforms at hand.
+            let mut queued = [None; 64];
+            scene
+                .query_each::<(&mut Fuel, &keel_engine::Spin, Option<&Orbit>)>(
+                    |node, (fuel, spin, orbit), transforms| {
+                        fuel.left -= spin.rate * ctx.dt;
+                        let x = transforms.local(node).map_or(0.0, |l| l.translation.x);
+                        if orbit.is_some() && sparks < queued.len() {
+                            queued[sparks] = Some(Spark { node, heat: x });
+                            sparks += 1;
+                        }
+                    },
+                )
+                .unwrap();
+            let events = scene.resource_mut::<Events<Spark>>().unwrap();
+            for spark in queued.iter().flatten() {
+                events.send(*spark);
+            }
+            // Structural changes that carry no value: the queue is reused.
+            let to = if ctx.index % 2 == 0 { right } else { left };
+            commands.reparent(rover, Some(to), Keep::Local);
+            commands.remove::<Orbit>(rover);
+        })
+        .unwrap();
+    world
+        .systems_mut()
+        .add("beat", |scene, _, ctx| {
+            let heat: f32 = scene.resource::<Events<Spark>>().map_or(0.0, |e| {
+                e.read().map(|s| s.heat + s.node.index() as f32).sum()
+            });
+            if let Some(beat) = scene.resource_mut::<Beat>() {
+                beat.beats += beat.timer.tick(ctx.dt);
+                beat.sparks += heat;
+            }
+        })
+        .unwrap();
+    for step in 0..300 {
+        COUNTING.store(step >= 150, Ordering::Relaxed);
+        world.step();
+        COUNTING.store(false, Ordering::Relaxed);
+    }
+    assert!(world.system_panic().is_none(), "{:?}", world.system_panic());
+    let beat = world.resource::<Beat>().unwrap();
+    assert!(beat.beats >= 29, "the timer fired: {}", beat.beats);
+    assert!(beat.sparks > 0.0, "the events were read");
+    assert_eq!(
+        world.scene().parent(rover),
+        Some(left),
+        "the last reparent ran"
+    );
+    assert_eq!(
+        ALLOCATIONS.load(Ordering::Relaxed),
+        0,
+        "heap allocations in warm steps with events, timers, queries and commands"
+    );
+}

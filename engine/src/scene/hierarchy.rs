@@ -13,9 +13,11 @@ mod layout;
 mod local_to_world;
 mod propagate;
 mod state;
+mod transforms;
 
 pub use layout::{Children, PreOrder};
 pub use local_to_world::PropagationStats;
+pub use transforms::Transforms;
 
 use std::num::NonZeroU32;
 
@@ -106,6 +108,8 @@ pub struct Scene {
     epoch: u32,
     /// Bumped by every structural change (spawn, despawn, reparent).
     structure_version: u64,
+    /// Slots handed out by [`Scene::reserve`] and not spawned into yet.
+    reserved: Vec<u32>,
     /// Nodes despawned since the last call to [`Scene::take_despawned`].
     despawned: Vec<NodeId>,
     /// Reused buffer of a despawn's positions and handles.
@@ -274,6 +278,47 @@ impl Scene {
         let id = NodeId::new(slot, self.slots[slot as usize].generation);
         self.dirty.push(id);
         Ok(id)
+    }
+
+    /// A handle for a node that does not exist yet: [`Scene::spawn_reserved`]
+    /// creates it (a command buffer hands it out at once, to use in other
+    /// commands and in components). Until then the scene has no such node.
+    pub fn reserve(&mut self) -> NodeId {
+        let slot = self.alloc_slot(String::new());
+        self.reserved.push(slot);
+        NodeId::new(slot, self.slots[slot as usize].generation)
+    }
+
+    /// Creates the node `id` was reserved for (see [`Scene::reserve`]), as
+    /// [`Scene::spawn`] would.
+    ///
+    /// # Errors
+    /// [`SceneError::StaleNode`] when `id` is no reservation (or was used),
+    /// else as [`Scene::spawn`]; the reservation is released then.
+    pub fn spawn_reserved(
+        &mut self,
+        id: NodeId,
+        parent: Option<NodeId>,
+        name: impl Into<String>,
+        local: Transform,
+    ) -> Result<NodeId, SceneError> {
+        let slot = id.index();
+        let Some(at) = self.reserved.iter().position(|&s| s == slot) else {
+            return Err(SceneError::StaleNode { node: id });
+        };
+        if self.slots[slot as usize].generation != id.generation_nz() {
+            return Err(SceneError::StaleNode { node: id });
+        }
+        self.reserved.swap_remove(at);
+        // The free list's last slot is the one `spawn` takes.
+        self.free.push(slot);
+        let spawned = self.spawn(parent, name, local);
+        if spawned.is_err() && self.free.last() == Some(&slot) {
+            // Refused before a slot was taken: the reservation is released.
+            self.free.pop();
+            self.free_slot(slot);
+        }
+        spawned
     }
 
     /// Removes `node` and its whole subtree, with their components.

@@ -41,6 +41,7 @@ pub(crate) mod file;
 pub(crate) mod handle;
 pub(crate) mod hierarchy;
 pub(crate) mod model;
+pub(crate) mod node_ref;
 mod query;
 pub(crate) mod registered;
 mod registry;
@@ -74,8 +75,9 @@ pub use file::{
     Orphans, Patch, Prefab, PrefabInstance, PrefabPart, expand_records, load_prefab,
     overridden_fields, reverted,
 };
-pub use hierarchy::{Children, PreOrder, PropagationStats};
-pub use query::QueryError;
+pub use hierarchy::{Children, PreOrder, PropagationStats, Transforms};
+pub use node_ref::{index_refs, visit_refs};
+pub use query::{Filter, Query, QueryError, Term, With, Without};
 pub use registered::{AnyColumn, AnyComponent, Color, RegisteredColumns};
 pub use registry::{ComponentRegistry, ComponentType, RegistryError};
 pub use resources::Resources;

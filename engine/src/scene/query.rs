@@ -55,8 +55,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod terms;
+
+pub use terms::{Filter, Query, Term, With, Without};
+
 use super::registered::Component;
-use super::{Column, NodeId, Scene};
+use super::{Column, NodeId, Scene, Transforms};
 
 /// Why a query could not borrow what it asked for.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -67,9 +71,95 @@ pub enum QueryError {
         /// The component's name.
         name: &'static str,
     },
+    /// A component named twice among a query's terms and filters.
+    #[error("query names component `{name}` twice (its terms and filters each name one type)")]
+    Repeated {
+        /// The component's name.
+        name: &'static str,
+    },
+    /// A query whose terms are all optional: every node would match.
+    #[error("query has no required term: name one component as `&C` or `&mut C`")]
+    NothingRequired,
 }
 
 impl Scene {
+    /// Calls `update` for every node that has the components `Q` names
+    /// (a tuple of `&C`, `&mut C`, `Option<&C>`, `Option<&mut C>`, up to
+    /// six), with the node's transforms at hand ([`Transforms`]: read the
+    /// local and world transforms, set the local). Walks the smallest
+    /// required column in storage order and finds the others through their
+    /// lookup: nothing is collected or allocated, and each value has one
+    /// handle (the closure sees no scene, so no second, stale copy).
+    ///
+    /// ```
+    /// use keel_engine::{Scene, Spin, Oscillate, Transform};
+    /// use keel_engine::glam::Vec3;
+    ///
+    /// let mut scene = Scene::new();
+    /// let top = scene.spawn(None, "top", Transform::IDENTITY)?;
+    /// scene.insert(top, Spin { axis: Vec3::Y, rate: 1.0 })?;
+    /// scene.insert(top, Oscillate::new(Vec3::Y, 0.5, 1.0, 0.0))?;
+    /// scene.query_each::<(&mut Spin, Option<&Oscillate>)>(|node, (spin, osc), transforms| {
+    ///     spin.rate += osc.map_or(0.0, |o| o.amplitude);
+    ///     let mut local = transforms.local(node).unwrap();
+    ///     local.translation.y += spin.rate;
+    ///     transforms.set_local(node, local).unwrap();
+    /// })?;
+    /// assert_eq!(scene.get::<Spin>(top).unwrap().rate, 1.5);
+    /// assert_eq!(scene.world_now(top).unwrap().translation.y, 1.5);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`QueryError::Repeated`], [`QueryError::NothingRequired`].
+    pub fn query_each<Q: Query>(
+        &mut self,
+        update: impl FnMut(NodeId, Q::Item<'_>, &mut Transforms<'_>),
+    ) -> Result<(), QueryError> {
+        self.query_filtered::<Q, ()>(update)
+    }
+
+    /// As [`Scene::query_each`], keeping only the nodes `F` accepts:
+    /// [`With<C>`], [`Without<C>`] or a tuple of them.
+    ///
+    /// # Errors
+    /// As [`Scene::query_each`].
+    pub fn query_filtered<Q: Query, F: Filter>(
+        &mut self,
+        mut update: impl FnMut(NodeId, Q::Item<'_>, &mut Transforms<'_>),
+    ) -> Result<(), QueryError> {
+        let types = || Q::types().chain(F::types());
+        for (i, (a, name)) in types().enumerate() {
+            if types().skip(i + 1).any(|(b, _)| a == b) {
+                return Err(QueryError::Repeated { name });
+            }
+        }
+        let (registered, mut transforms) = self.columns_and_transforms();
+        let mut columns = Q::take(registered);
+        let Some((driver, len)) = Q::driver(&columns) else {
+            Q::put_back(registered, columns);
+            return Err(QueryError::NothingRequired);
+        };
+        let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let filter = F::prepare(registered);
+            for at in 0..len {
+                let node = Q::owner(&columns, driver, at);
+                if !F::keeps(&filter, node) {
+                    continue;
+                }
+                if let Some(items) = Q::fetch(&mut columns, driver, at, node) {
+                    update(node, items, &mut transforms);
+                }
+            }
+        }));
+        // Back in place before a panic unwinds on: the scene loses nothing.
+        Q::put_back(registered, columns);
+        if let Err(payload) = walked {
+            std::panic::resume_unwind(payload);
+        }
+        Ok(())
+    }
+
     /// Owners and values of `C`, in storage order (empty when no node has one).
     pub fn query<C: Component>(&self) -> (&[NodeId], &[C]) {
         self.components
@@ -86,8 +176,12 @@ impl Scene {
     /// Calls `update` for every node with a `C`, in storage order, with the
     /// rest of the scene at hand: read and set transforms, read other
     /// components. The column is moved out during the walk, so `update` sees
-    /// no `C` through the scene (not even its own node's); spawn and despawn
-    /// through [`crate::Commands`].
+    /// no `C` through the scene (not even its own node's). What `update` does
+    /// to other nodes' `C` through the scene is kept and applied when the walk
+    /// ends, in order: a `C` inserted on a node (the insert wins over the
+    /// walk's own write to that node), a `C` removed, a node despawned (its
+    /// `C` goes with it). A panic in `update` puts the column back before it
+    /// unwinds further, so the scene loses nothing to it.
     pub fn each_mut<C: Component>(&mut self, mut update: impl FnMut(&mut Scene, NodeId, &mut C)) {
         let Some(column) = self.components.registered.get_mut::<C>() else {
             return;
@@ -95,12 +189,23 @@ impl Scene {
         if column.is_empty() {
             return;
         }
-        let mut column = std::mem::take(column);
-        let (owners, values) = column.parts_mut();
-        for (&node, value) in owners.iter().zip(values) {
-            update(self, node, value);
+        let mut column = std::mem::replace(column, Column::stand_in());
+        let structure = self.structure_version();
+        let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let (owners, values) = column.parts_mut();
+            for (&node, value) in owners.iter().zip(values) {
+                update(self, node, value);
+            }
+        }));
+        let stand_in = std::mem::take(self.components.registered.get_or_insert::<C>());
+        column.absorb(stand_in);
+        if self.structure_version() != structure {
+            column.retain(|node| self.contains(node));
         }
         *self.components.registered.get_or_insert::<C>() = column;
+        if let Err(payload) = walked {
+            std::panic::resume_unwind(payload);
+        }
     }
 
     /// Calls `update` for every node that has both an `A` and a `B`, walking
@@ -120,15 +225,265 @@ impl Scene {
             return Ok(());
         };
         let mut b = std::mem::take(b);
-        if let Some(a) = registered.get_mut::<A>() {
-            let (owners, values) = a.parts_mut();
-            for (&node, a) in owners.iter().zip(values) {
-                if let Some(b) = b.get_mut(node) {
-                    update(node, a, b);
+        // A panic in `update` puts `B`'s column back before unwinding on.
+        let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            if let Some(a) = registered.get_mut::<A>() {
+                let (owners, values) = a.parts_mut();
+                for (&node, a) in owners.iter().zip(values) {
+                    if let Some(b) = b.get_mut(node) {
+                        update(node, a, b);
+                    }
                 }
             }
-        }
+        }));
         *registered.get_or_insert::<B>() = b;
+        if let Err(payload) = walked {
+            std::panic::resume_unwind(payload);
+        }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec3;
+
+    use super::{QueryError, With, Without};
+    use crate::{NodeId, Orbit, Oscillate, Scene, Spin, Transform, World};
+
+    fn spinning(n: usize) -> (Scene, Vec<crate::NodeId>) {
+        let mut scene = Scene::new();
+        let nodes: Vec<_> = (0..n)
+            .map(|i| {
+                let node = scene
+                    .spawn(None, format!("n{i}"), Transform::IDENTITY)
+                    .unwrap();
+                scene
+                    .insert(
+                        node,
+                        Spin {
+                            axis: Vec3::Y,
+                            rate: i as f32,
+                        },
+                    )
+                    .unwrap();
+                node
+            })
+            .collect();
+        (scene, nodes)
+    }
+
+    #[test]
+    fn a_panic_inside_each_mut_keeps_the_column() {
+        let (scene, _) = spinning(3);
+        let mut world = World::new(scene);
+        world
+            .systems_mut()
+            .add("trip", |scene, _, _| {
+                scene.each_mut::<Spin>(|_, _, spin| {
+                    if spin.rate == 1.0 {
+                        panic!("tripped");
+                    }
+                    spin.rate += 10.0;
+                });
+            })
+            .unwrap();
+        world.step();
+        let panic = world.take_system_panic().expect("the system panicked");
+        assert_eq!(panic.system, "trip");
+        let (owners, spins) = world.scene().query::<Spin>();
+        assert_eq!(owners.len(), 3, "every spin survives the panic");
+        assert_eq!(
+            spins[0].rate, 10.0,
+            "the walk's writes before the panic stay"
+        );
+    }
+
+    /// Nodes with a mix of spin, orbit and oscillate: every combination.
+    fn mixed(n: usize) -> Scene {
+        let mut scene = Scene::new();
+        for i in 0..n {
+            let node = scene
+                .spawn(None, format!("n{i}"), Transform::IDENTITY)
+                .unwrap();
+            if i % 2 == 0 {
+                scene
+                    .insert(
+                        node,
+                        Spin {
+                            axis: Vec3::Y,
+                            rate: i as f32,
+                        },
+                    )
+                    .unwrap();
+            }
+            if i % 3 == 0 {
+                scene
+                    .insert(
+                        node,
+                        Orbit {
+                            radius: i as f32,
+                            ..Orbit::default()
+                        },
+                    )
+                    .unwrap();
+            }
+            if i % 5 == 0 {
+                scene
+                    .insert(node, Oscillate::new(Vec3::X, i as f32, 1.0, 0.0))
+                    .unwrap();
+            }
+        }
+        scene
+    }
+
+    #[test]
+    fn a_three_term_query_matches_a_naive_walk() {
+        let mut scene = mixed(300);
+        let mut naive: Vec<(NodeId, f32)> = Vec::new();
+        for node in scene.nodes().collect::<Vec<_>>() {
+            if let (Some(spin), Some(orbit)) = (scene.get::<Spin>(node), scene.get::<Orbit>(node)) {
+                let amplitude = scene.get::<Oscillate>(node).map_or(0.0, |o| o.amplitude);
+                naive.push((node, spin.rate + orbit.radius + amplitude));
+            }
+        }
+        let mut seen = Vec::new();
+        scene
+            .query_each::<(&mut Spin, &Orbit, Option<&Oscillate>)>(|node, (spin, orbit, osc), _| {
+                spin.rate += orbit.radius + osc.map_or(0.0, |o| o.amplitude);
+                seen.push(node);
+            })
+            .unwrap();
+        naive.sort_by_key(|(n, _)| n.index());
+        seen.sort_by_key(|n| n.index());
+        assert_eq!(seen, naive.iter().map(|(n, _)| *n).collect::<Vec<_>>());
+        for (node, rate) in naive {
+            assert_eq!(scene.get::<Spin>(node).unwrap().rate, rate, "{node}");
+        }
+    }
+
+    #[test]
+    fn filters_keep_and_drop_nodes() {
+        let mut scene = mixed(60);
+        let count = |scene: &mut Scene, with: bool| {
+            let mut n = 0;
+            let counted = if with {
+                scene.query_filtered::<(&Spin,), With<Orbit>>(|_, _, _| n += 1)
+            } else {
+                scene.query_filtered::<(&Spin,), (Without<Orbit>, Without<Oscillate>)>(|_, _, _| {
+                    n += 1
+                })
+            };
+            counted.unwrap();
+            n
+        };
+        let with = (0..60).filter(|i| i % 2 == 0 && i % 3 == 0).count();
+        let without = (0..60)
+            .filter(|i| i % 2 == 0 && i % 3 != 0 && i % 5 != 0)
+            .count();
+        assert_eq!(count(&mut scene, true), with);
+        assert_eq!(count(&mut scene, false), without);
+    }
+
+    #[test]
+    fn a_query_moves_nodes_and_world_now_sees_it_before_propagation() {
+        let mut scene = Scene::new();
+        let parent = scene.spawn(None, "parent", Transform::IDENTITY).unwrap();
+        let child = scene
+            .spawn(Some(parent), "child", Transform::from_translation(Vec3::X))
+            .unwrap();
+        scene
+            .insert(
+                parent,
+                Spin {
+                    axis: Vec3::Y,
+                    rate: 0.0,
+                },
+            )
+            .unwrap();
+        scene.propagate();
+        scene
+            .query_each::<(&Spin,)>(|node, _, transforms| {
+                let mut local = transforms.local(node).unwrap();
+                local.translation.y = 2.0;
+                transforms.set_local(node, local).unwrap();
+                assert_eq!(transforms.world(node).unwrap().translation.y, 0.0, "stored");
+                assert_eq!(transforms.world_now(node).unwrap().translation.y, 2.0);
+            })
+            .unwrap();
+        let now = scene.world_now(child).unwrap();
+        assert_eq!(now.translation, Vec3::new(1.0, 2.0, 0.0).into());
+        scene.propagate();
+        assert_eq!(
+            scene.world(child).unwrap(),
+            now,
+            "the arithmetic of propagation"
+        );
+    }
+
+    #[test]
+    fn queries_refuse_repeated_and_all_optional_terms_and_survive_panics() {
+        let mut scene = mixed(10);
+        assert_eq!(
+            scene.query_each::<(&mut Spin, &Spin)>(|_, _, _| {}),
+            Err(QueryError::Repeated { name: "spin" })
+        );
+        assert_eq!(
+            scene.query_filtered::<(&Spin,), Without<Spin>>(|_, _, _| {}),
+            Err(QueryError::Repeated { name: "spin" })
+        );
+        assert_eq!(
+            scene.query_each::<(Option<&Spin>,)>(|_, _, _| {}),
+            Err(QueryError::NothingRequired)
+        );
+        let before = scene.query::<Spin>().0.len();
+        let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _ = scene.query_each::<(&mut Spin, Option<&mut Orbit>)>(|_, _, _| panic!("no"));
+        }));
+        assert!(walked.is_err());
+        assert_eq!(
+            scene.query::<Spin>().0.len(),
+            before,
+            "the columns came back"
+        );
+        assert_eq!(scene.query::<Orbit>().0.len(), 4);
+    }
+
+    #[test]
+    fn what_each_mut_does_to_other_nodes_is_kept() {
+        let (mut scene, nodes) = spinning(3);
+        let bare = scene.spawn(None, "bare", Transform::IDENTITY).unwrap();
+        let (first, second, third) = (nodes[0], nodes[1], nodes[2]);
+        scene.each_mut::<Spin>(|scene, node, spin| {
+            spin.rate += 100.0;
+            if node == first {
+                scene
+                    .insert(
+                        bare,
+                        Spin {
+                            axis: Vec3::X,
+                            rate: 7.0,
+                        },
+                    )
+                    .unwrap();
+                assert_eq!(scene.remove::<Spin>(second), None, "moved out");
+                scene.despawn(third).unwrap();
+            }
+        });
+        assert_eq!(scene.get::<Spin>(first).map(|s| s.rate), Some(100.0));
+        assert_eq!(
+            scene.get::<Spin>(bare).map(|s| s.rate),
+            Some(7.0),
+            "a spin inserted on another node during the walk"
+        );
+        assert!(
+            scene.get::<Spin>(second).is_none(),
+            "removed during the walk"
+        );
+        assert_eq!(
+            scene.query::<Spin>().0.len(),
+            2,
+            "the despawned node's went"
+        );
     }
 }

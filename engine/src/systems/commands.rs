@@ -1,8 +1,10 @@
-//! The command buffer: structural changes (spawns, despawns) a system queues
-//! during a step, applied once every system has run, so no node is skipped
-//! or updated twice in the step where the hierarchy changes under it.
+//! The command buffer: structural changes (spawns, despawns, reparents,
+//! components added and removed) a system queues during a step, applied once
+//! every system has run, in the order queued, so no node is skipped or
+//! updated twice in the step where the hierarchy changes under it.
 
-use crate::scene::{NodeId, Scene, Transform};
+use crate::scene::{AnyComponent, NodeId, Scene, Transform};
+use crate::{Component, Keep};
 
 /// Initialises a node spawned through [`Commands`] (add components, say).
 pub type SpawnInit = Box<dyn FnOnce(&mut Scene, NodeId) + Send>;
@@ -11,6 +13,8 @@ pub type SpawnInit = Box<dyn FnOnce(&mut Scene, NodeId) + Send>;
 pub enum Command {
     /// Create a node when the step is over.
     Spawn {
+        /// The handle [`Commands::spawn_reserved`] handed out, if it did.
+        id: Option<NodeId>,
         /// Parent, or `None` for a root. A parent despawned in the meantime drops the spawn.
         parent: Option<NodeId>,
         /// Name of the new node.
@@ -22,6 +26,23 @@ pub enum Command {
     },
     /// Remove a node and its subtree when the step is over.
     Despawn(NodeId),
+    /// Give a node a component (replacing the one it has).
+    Insert(NodeId, AnyComponent),
+    /// Take a component of one type away from a node (the function knows the type).
+    Remove(NodeId, fn(&mut Scene, NodeId) -> bool),
+    /// Move a node (and its subtree) under another, or to the root.
+    Reparent {
+        /// The node.
+        node: NodeId,
+        /// Its new parent, `None` for the root level.
+        parent: Option<NodeId>,
+        /// What stays put: the world transform or the local one.
+        keep: Keep,
+    },
+}
+
+fn remove_component<C: Component>(scene: &mut Scene, node: NodeId) -> bool {
+    scene.remove::<C>(node).is_some()
 }
 
 /// Structural changes queued during a step, applied after it.
@@ -37,7 +58,10 @@ pub struct Applied {
     pub spawned: usize,
     /// Nodes removed (subtrees counted whole).
     pub despawned: usize,
-    /// Commands whose node (or parent) had died before they ran.
+    /// Components inserted and removed, nodes reparented.
+    pub changed: usize,
+    /// Commands whose node (or parent) had died before they ran (or whose
+    /// reparent would have made a cycle).
     pub skipped: usize,
 }
 
@@ -45,11 +69,52 @@ impl Commands {
     /// Queues a new node.
     pub fn spawn(&mut self, parent: Option<NodeId>, name: impl Into<String>, transform: Transform) {
         self.queue.push(Command::Spawn {
+            id: None,
             parent,
             name: name.into(),
             transform,
             init: None,
         });
+    }
+
+    /// Queues a new node and returns its handle now: other commands and
+    /// components may name it at once; the node exists once the step's
+    /// commands are applied (until then `scene.contains` says no). A spawn
+    /// that cannot happen (its parent gone) releases the handle.
+    pub fn spawn_reserved(
+        &mut self,
+        scene: &mut Scene,
+        parent: Option<NodeId>,
+        name: impl Into<String>,
+        transform: Transform,
+    ) -> NodeId {
+        let id = scene.reserve();
+        self.queue.push(Command::Spawn {
+            id: Some(id),
+            parent,
+            name: name.into(),
+            transform,
+            init: None,
+        });
+        id
+    }
+
+    /// Queues giving `node` the component `value` (replacing its own).
+    pub fn insert<C: Component>(&mut self, node: NodeId, value: C) {
+        self.queue
+            .push(Command::Insert(node, AnyComponent::new(value)));
+    }
+
+    /// Queues taking `node`'s `C` away.
+    pub fn remove<C: Component>(&mut self, node: NodeId) {
+        self.queue
+            .push(Command::Remove(node, remove_component::<C>));
+    }
+
+    /// Queues moving `node` (and its subtree) under `parent` (the root level
+    /// for `None`) as its last child, keeping its world or its local transform.
+    pub fn reparent(&mut self, node: NodeId, parent: Option<NodeId>, keep: Keep) {
+        self.queue.push(Command::Reparent { node, parent, keep });
     }
 
     /// Queues a new node and what to do to it once it exists.
@@ -61,6 +126,7 @@ impl Commands {
         init: impl FnOnce(&mut Scene, NodeId) + Send + 'static,
     ) {
         self.queue.push(Command::Spawn {
+            id: None,
             parent,
             name: name.into(),
             transform,
@@ -90,11 +156,15 @@ impl Commands {
         for command in self.queue.drain(..) {
             match command {
                 Command::Spawn {
+                    id,
                     parent,
                     name,
                     transform,
                     init,
-                } => match scene.spawn(parent, name, transform) {
+                } => match match id {
+                    Some(id) => scene.spawn_reserved(id, parent, name, transform),
+                    None => scene.spawn(parent, name, transform),
+                } {
                     Ok(id) => {
                         applied.spawned += 1;
                         if let Some(init) = init {
@@ -107,6 +177,28 @@ impl Commands {
                     Ok(count) => applied.despawned += count,
                     Err(_) => applied.skipped += 1,
                 },
+                Command::Insert(node, value) => {
+                    if scene.contains(node) {
+                        scene.components_mut().registered.insert_any(node, value);
+                        applied.changed += 1;
+                    } else {
+                        applied.skipped += 1;
+                    }
+                }
+                Command::Remove(node, remove) => {
+                    if scene.contains(node) {
+                        remove(scene, node);
+                        applied.changed += 1;
+                    } else {
+                        applied.skipped += 1;
+                    }
+                }
+                Command::Reparent { node, parent, keep } => {
+                    match scene.reparent(node, parent, keep) {
+                        Ok(()) => applied.changed += 1,
+                        Err(_) => applied.skipped += 1,
+                    }
+                }
             }
         }
         applied

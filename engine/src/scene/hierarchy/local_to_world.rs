@@ -118,6 +118,15 @@ impl Scene {
             .map(|d| self.hot.current_world(d).to_affine())
     }
 
+    /// The world transform `node` has now, its own and its ancestors' local
+    /// changes since the last propagation included (a system that moved a
+    /// parent with [`Scene::set_local`] and reads a child in the same step).
+    /// Computed along the path to the root, O(depth), the same arithmetic
+    /// as the propagation that will store it; nothing is written.
+    pub fn world_now(&self, node: NodeId) -> Option<Affine3A> {
+        self.dense(node).map(|d| self.hot.world_now(d).to_affine())
+    }
+
     /// The world transform of `node` at the previous fixed step.
     pub fn previous_world(&self, node: NodeId) -> Option<Affine3A> {
         self.dense(node).map(|d| self.hot.prev_world[d].to_affine())
