@@ -45,7 +45,7 @@ struct RowsKey {
 
 /// The nodes being dragged in the tree (the drag-and-drop payload).
 #[derive(Clone, Debug)]
-struct DraggedNodes(Vec<NodeId>);
+pub(super) struct DraggedNodes(pub(super) Vec<NodeId>);
 
 /// An inline rename in progress.
 #[derive(Clone, Debug)]

@@ -343,6 +343,7 @@ impl Inspector {
                         clips: &clips,
                         assets: &assets,
                         registry: &registry,
+                        scene: doc.scene(),
                     };
                     component_ui(ui, &mut edited, &context, &mut changed);
                     if let Some(problem) = problem_of(&edited) {
@@ -421,6 +422,8 @@ struct Context<'a> {
     assets: &'a Assets,
     /// Reflection data of the registered components.
     registry: &'a ComponentRegistry,
+    /// The scene, whose nodes references name.
+    scene: &'a keel_engine::Scene,
 }
 
 /// The editor of one component value, whatever its kind: the engine's kinds
@@ -445,7 +448,11 @@ fn component_ui(
             }
             ComponentValue::Registered(c) => {
                 let value = c.reflect_mut().as_partial_reflect_mut();
-                super::reflected::fields_ui(ui, value, context.registry.reflect(), tracker);
+                let cx = super::reflected::Cx {
+                    registry: context.registry.reflect(),
+                    scene: context.scene,
+                };
+                super::reflected::fields_ui(ui, value, &cx, tracker);
             }
         });
 }

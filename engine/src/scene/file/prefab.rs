@@ -386,6 +386,18 @@ pub fn expand_records(
         .collect())
 }
 
+/// Rewrites the node-list indices `record`'s components reference through
+/// `map` (`None`: the target is not in the new list, and is no target).
+fn remap_refs(record: &mut NodeRecord, map: impl Fn(usize) -> Option<usize>) {
+    for value in &mut record.components {
+        crate::scene::visit_refs(value.reflect_mut().as_partial_reflect_mut(), &mut |r| {
+            if let Some(i) = r.written_index() {
+                r.set_index(map(i as usize).and_then(|i| u32::try_from(i).ok()));
+            }
+        });
+    }
+}
+
 fn expand_in(
     records: &[NodeRecord],
     origin: &Path,
@@ -461,6 +473,8 @@ fn expand_in(
         let keys = parts.entry(at).or_default();
         for mut part in spawned {
             part.parent = Some(part.parent.map_or(at, |p| at + 1 + p));
+            // The prefab's own references: to its parts, now after `at`.
+            remap_refs(&mut part, |i| Some(at + 1 + i));
             if let Some(key) = &part.part {
                 keys.insert(key.clone(), out.len());
             }
@@ -471,6 +485,10 @@ fn expand_in(
                 orphans: Orphans::default(),
             });
         }
+    }
+    // The file's references index the file's nodes: now the expanded list's.
+    for &at in &position {
+        remap_refs(&mut out[at].record, |i| position.get(i).copied());
     }
     Ok(out)
 }
@@ -500,6 +518,10 @@ fn instance_nodes(
         let mut node = node.clone();
         node.parent = parent.flatten();
         out.push(node);
+    }
+    // References to the prefab's nodes follow them past the removed ones.
+    for node in &mut out {
+        remap_refs(node, |i| kept.get(i).copied().flatten());
     }
     for (key, patch) in &instance.overrides {
         let Some(node) = out.iter_mut().find(|n| n.part.as_ref() == Some(key)) else {

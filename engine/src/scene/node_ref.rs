@@ -1,0 +1,310 @@
+//! Components that name other nodes: [`NodeRef`], a field type, and the
+//! passes that keep it pointing at the right node through files, copies and
+//! prefabs (what Bevy's entity mapping and Godot's `NodePath` do).
+//!
+//! In memory a reference holds the target's generational handle, so a
+//! despawned target simply answers `None` (a handle never aliases a later
+//! node). In a scene file it is written as the target's index in the file's
+//! node list (`Node(3)`, as `parent: 3` is), or, for a target outside the
+//! nodes written (a copied subtree naming a node it does not hold), as the
+//! target's path (`Path("harbour/ship")`). Writing records maps handles to
+//! indices ([`RefsOut`]); spawning a record list maps indices back to the new
+//! handles ([`Scene::resolve_refs`]), so a copied, pasted, duplicated or
+//! instanced subtree names its own copies inside and the same nodes outside.
+//! The reflection walk visits every `NodeRef` a component holds, in nested
+//! structs, enums, tuples, lists and options alike.
+
+use bevy_reflect::std_traits::ReflectDefault;
+use bevy_reflect::{PartialReflect, Reflect, ReflectMut};
+use serde::{Deserialize, Serialize};
+
+use super::{NodeId, Scene};
+
+/// A component's reference to another node (see the module's docs).
+///
+/// ```
+/// use keel_engine::{NodeRef, Scene, Transform};
+///
+/// let mut scene = Scene::new();
+/// let ship = scene.spawn(None, "ship", Transform::IDENTITY)?;
+/// let follow = NodeRef::to(ship);
+/// assert_eq!(follow.get(&scene), Some(ship));
+/// scene.despawn(ship)?;
+/// assert_eq!(follow.get(&scene), None, "a despawned target is no target");
+/// # Ok::<(), keel_engine::SceneError>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Reflect)]
+#[reflect(opaque, Clone, Debug, PartialEq, Default)]
+pub struct NodeRef(Target);
+
+/// Where a [`NodeRef`] points, in memory or as written.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+enum Target {
+    /// No node.
+    #[default]
+    None,
+    /// The node at this index of the node list being read or written.
+    Node(u32),
+    /// The node at this path, outside the nodes written.
+    Path(String),
+    /// A live handle (memory; the list being written turns it into one of
+    /// the above).
+    Live(NodeId),
+}
+
+/// A [`NodeRef`] as files write it: `None`, or (an implicit `Some`) `Node(3)`,
+/// `Path("harbour/ship")`; a handle no list turned into either is written as
+/// `Handle(slot, generation)`, which only the same run can read back.
+#[derive(Serialize, Deserialize)]
+enum Written {
+    Node(u32),
+    Path(String),
+    Handle(u32, u32),
+}
+
+impl Serialize for NodeRef {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let written = match &self.0 {
+            Target::None => None,
+            Target::Node(i) => Some(Written::Node(*i)),
+            Target::Path(p) => Some(Written::Path(p.clone())),
+            Target::Live(id) => Some(Written::Handle(id.index(), id.generation())),
+        };
+        written.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for NodeRef {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(NodeRef(
+            match Option::<Written>::deserialize(deserializer)? {
+                None => Target::None,
+                Some(Written::Node(i)) => Target::Node(i),
+                Some(Written::Path(p)) => Target::Path(p),
+                Some(Written::Handle(index, generation)) => {
+                    match std::num::NonZeroU32::new(generation) {
+                        Some(g) => Target::Live(NodeId::new(index, g)),
+                        None => Target::None,
+                    }
+                }
+            },
+        ))
+    }
+}
+
+impl NodeRef {
+    /// No node.
+    pub const NONE: NodeRef = NodeRef(Target::None);
+
+    /// A reference to `node`.
+    pub fn to(node: NodeId) -> Self {
+        NodeRef(Target::Live(node))
+    }
+
+    /// The target, if it is a node of `scene` now.
+    pub fn get(&self, scene: &Scene) -> Option<NodeId> {
+        self.id().filter(|&node| scene.contains(node))
+    }
+
+    /// The handle it holds, alive or not.
+    pub fn id(&self) -> Option<NodeId> {
+        match self.0 {
+            Target::Live(node) => Some(node),
+            _ => None,
+        }
+    }
+
+    /// Whether it names no node.
+    pub fn is_none(&self) -> bool {
+        self.0 == Target::None
+    }
+
+    /// Points it at `node` (or at nothing).
+    pub fn set(&mut self, node: Option<NodeId>) {
+        self.0 = node.map_or(Target::None, Target::Live);
+    }
+
+    /// As written: the index of the target in the node list being read or
+    /// written, if it is one (tools that cut and join record lists remap it).
+    pub fn written_index(&self) -> Option<u32> {
+        match self.0 {
+            Target::Node(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// Points it at index `i` of the node list being written or expanded
+    /// (`None`: at no node).
+    pub fn set_index(&mut self, i: Option<u32>) {
+        self.0 = i.map_or(Target::None, Target::Node);
+    }
+}
+
+/// Calls `visit` with every [`NodeRef`] inside `value` (the value itself, its
+/// fields, variants, items and their fields, all the way down).
+pub fn visit_refs(value: &mut dyn PartialReflect, visit: &mut dyn FnMut(&mut NodeRef)) {
+    match value.reflect_mut() {
+        ReflectMut::Struct(s) => {
+            for i in 0..s.field_len() {
+                if let Some(field) = s.field_at_mut(i) {
+                    visit_refs(field, visit);
+                }
+            }
+        }
+        ReflectMut::TupleStruct(s) => {
+            for i in 0..s.field_len() {
+                if let Some(field) = s.field_mut(i) {
+                    visit_refs(field, visit);
+                }
+            }
+        }
+        ReflectMut::Tuple(t) => {
+            for i in 0..t.field_len() {
+                if let Some(field) = t.field_mut(i) {
+                    visit_refs(field, visit);
+                }
+            }
+        }
+        ReflectMut::List(l) => {
+            for i in 0..l.len() {
+                if let Some(item) = l.get_mut(i) {
+                    visit_refs(item, visit);
+                }
+            }
+        }
+        ReflectMut::Array(a) => {
+            for i in 0..a.len() {
+                if let Some(item) = a.get_mut(i) {
+                    visit_refs(item, visit);
+                }
+            }
+        }
+        ReflectMut::Enum(e) => {
+            for i in 0..e.field_len() {
+                if let Some(field) = e.field_at_mut(i) {
+                    visit_refs(field, visit);
+                }
+            }
+        }
+        ReflectMut::Opaque(o) => {
+            if let Some(node_ref) = o.try_downcast_mut::<NodeRef>() {
+                visit(node_ref);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Makes the references that `records` (a list of nodes made from `ids`,
+/// in order) hold to nodes of the list name them by their index in it:
+/// spawned again ([`Scene::resolve_refs`]), they name the new nodes; other
+/// references keep their target. A subtree copied within a scene (duplicate,
+/// the undo of a delete) goes through this.
+pub fn index_refs(records: &mut [super::NodeRecord], ids: &[NodeId]) {
+    let position: std::collections::HashMap<NodeId, u32> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| (id, i as u32))
+        .collect();
+    for record in records {
+        for value in &mut record.components {
+            visit_refs(value.reflect_mut().as_partial_reflect_mut(), &mut |r| {
+                if let Some(&i) = r.id().and_then(|id| position.get(&id)) {
+                    r.0 = Target::Node(i);
+                }
+            });
+        }
+    }
+}
+
+/// Maps live targets to what a list of written nodes says of them: the
+/// index of a node in the list, the path of a node outside it, nothing for
+/// a despawned one (with a warning).
+pub(crate) struct RefsOut<'a> {
+    /// The scene the handles are of.
+    pub scene: &'a Scene,
+    /// Index in the list being written of each node written.
+    pub written: &'a std::collections::HashMap<NodeId, u32>,
+}
+
+impl RefsOut<'_> {
+    /// Rewrites `node_ref` (held by `holder`'s component `component`) for the list.
+    pub fn write(&self, node_ref: &mut NodeRef, holder: &str, component: &str) {
+        let Target::Live(target) = node_ref.0 else {
+            return;
+        };
+        node_ref.0 = if let Some(&i) = self.written.get(&target) {
+            Target::Node(i)
+        } else if let Some(path) = self.scene.path(target) {
+            Target::Path(path)
+        } else {
+            log::warn!(
+                "node `{holder}`: component `{component}` names a node that was despawned; \
+                 written with no target"
+            );
+            Target::None
+        };
+    }
+}
+
+impl Scene {
+    /// Points the references held by the components of `nodes` (a record
+    /// list just spawned, in list order) at their targets: `Node(i)` at
+    /// `nodes[i]`, `Path(p)` at the scene's node of that path. A target that
+    /// is not there becomes no target, with a warning naming the holder.
+    pub fn resolve_refs(&mut self, nodes: &[NodeId]) {
+        for &node in nodes {
+            let values = self.components.registered.values_of(node);
+            for mut value in values {
+                let name = value.name();
+                let mut changed = false;
+                visit_refs(value.reflect_mut().as_partial_reflect_mut(), &mut |r| {
+                    let target = match &r.0 {
+                        Target::Node(i) => nodes.get(*i as usize).copied(),
+                        Target::Path(path) => self.find_path(path),
+                        _ => return,
+                    };
+                    if target.is_none() {
+                        log::warn!(
+                            "node `{}`: component `{name}` names {:?}, which is not there; it names no node",
+                            self.name(node).unwrap_or("?"),
+                            r.0
+                        );
+                    }
+                    r.0 = target.map_or(Target::None, Target::Live);
+                    changed = true;
+                });
+                if changed {
+                    self.components.registered.insert_any(node, value);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone, Debug, Default, Reflect)]
+    struct Crew {
+        captain: NodeRef,
+        mates: Vec<NodeRef>,
+        spare: Option<NodeRef>,
+        #[reflect(ignore)]
+        _skip: u8,
+    }
+
+    #[test]
+    fn the_walk_finds_every_reference_however_deep() {
+        let mut crew = Crew {
+            captain: NodeRef(Target::Node(1)),
+            mates: vec![NodeRef(Target::Node(2)), NodeRef::NONE],
+            spare: Some(NodeRef(Target::Node(4))),
+            _skip: 0,
+        };
+        let mut seen = Vec::new();
+        visit_refs(&mut crew, &mut |r| seen.push(r.written_index()));
+        assert_eq!(seen, [Some(1), Some(2), None, Some(4)]);
+    }
+}

@@ -1,0 +1,150 @@
+//! Components that name other nodes: written to files as the target's
+//! index (or, outside the nodes written, its path), pointed at the right
+//! node when read, copied or instanced from a prefab, and no target once the
+//! target is despawned.
+
+use std::path::Path;
+
+use keel_engine::scene::SceneFile;
+use keel_engine::{Assets, NodeRef, Scene, Transform, component};
+
+/// A boat that follows another node, with a crew of others.
+#[component(name = "follow")]
+#[derive(Default, PartialEq)]
+struct Follow {
+    leader: NodeRef,
+    crew: Vec<NodeRef>,
+    spare: Option<NodeRef>,
+}
+
+fn assets() -> Assets {
+    let assets = Assets::new();
+    Scene::with_assets(&assets).register::<Follow>().unwrap();
+    assets
+}
+
+const FLEET: &str = r#"(
+    version: 3,
+    nodes: [
+        (name: "flag"),
+        (name: "boat", follow: (leader: Node(0), crew: [Node(2), Node(3)], spare: Some(Node(0)))),
+        (name: "mate", parent: 1),
+        (name: "cook", parent: 1, follow: (leader: Node(1))),
+    ],
+)"#;
+
+fn follow(scene: &Scene, name: &str) -> Follow {
+    scene
+        .get::<Follow>(scene.find(name).unwrap())
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn references_read_from_a_file_name_the_nodes_and_save_back_the_same() {
+    let assets = assets();
+    let scene = Scene::from_text(FLEET, Path::new("fleet.ron"), &assets).unwrap();
+    let boat = follow(&scene, "boat");
+    assert_eq!(boat.leader.get(&scene), scene.find("flag"));
+    let crew: Vec<_> = boat.crew.iter().map(|r| r.get(&scene)).collect();
+    assert_eq!(crew, [scene.find("mate"), scene.find("cook")]);
+    assert_eq!(boat.spare.and_then(|r| r.get(&scene)), scene.find("flag"));
+    assert_eq!(
+        follow(&scene, "cook").leader.get(&scene),
+        scene.find("boat")
+    );
+    // Saved: the same indices; read again: the same targets.
+    let text = scene.to_file().to_text(Path::new("fleet.ron")).unwrap();
+    assert!(text.contains("leader: Node(0)"), "{text}");
+    let again = Scene::from_text(&text, Path::new("fleet.ron"), &assets).unwrap();
+    assert_eq!(
+        again.to_file().to_text(Path::new("fleet.ron")).unwrap(),
+        text,
+        "read and written again, nothing changes"
+    );
+}
+
+#[test]
+fn a_copied_subtree_names_its_own_copies_inside_and_the_same_nodes_outside() {
+    let assets = assets();
+    let mut scene = Scene::from_text(FLEET, Path::new("fleet.ron"), &assets).unwrap();
+    let boat = scene.find("boat").unwrap();
+    // The boat's subtree as records: the crew inside, the flag outside.
+    let records = scene.to_records(&[boat], None);
+    let file = SceneFile::new(Default::default(), records);
+    let text = file.to_text(Path::new("copy.ron")).unwrap();
+    assert!(text.contains("Path(\"flag\")"), "outside: by path: {text}");
+    let copy = Scene::from_text(&text, Path::new("copy.ron"), &assets).unwrap();
+    assert_eq!(copy.len(), 3);
+    // Spawned into the same scene (as a prefab): inside names the copies.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("copy.ron");
+    std::fs::write(&path, &text).unwrap();
+    let instance = scene
+        .spawn_prefab(None, "again", Transform::IDENTITY, &path)
+        .unwrap();
+    let copied_boat = scene.find_path("again/boat").unwrap();
+    let copied_mate = scene.find_path("again/boat/mate").unwrap();
+    assert!(scene.parent(copied_boat) == Some(instance));
+    let follow_copy = scene.get::<Follow>(copied_boat).unwrap().clone();
+    assert_eq!(
+        follow_copy.leader.get(&scene),
+        scene.find("flag"),
+        "outside: kept"
+    );
+    assert_eq!(
+        follow_copy.crew[0].get(&scene),
+        Some(copied_mate),
+        "inside: the copy"
+    );
+    assert_ne!(Some(copied_mate), scene.find_path("boat/mate"));
+}
+
+#[test]
+fn a_despawned_target_is_no_target_and_saves_as_none() {
+    let assets = assets();
+    let mut scene = Scene::from_text(FLEET, Path::new("fleet.ron"), &assets).unwrap();
+    let flag = scene.find("flag").unwrap();
+    scene.despawn(flag).unwrap();
+    let boat = follow(&scene, "boat");
+    assert_eq!(boat.leader.get(&scene), None);
+    let text = scene.to_file().to_text(Path::new("fleet.ron")).unwrap();
+    assert!(text.contains("leader: None"), "{text}");
+    // And a reused slot is not the old target.
+    let other = scene.spawn(None, "other", Transform::IDENTITY).unwrap();
+    assert_eq!(other.index(), flag.index(), "the slot is reused");
+    assert_eq!(
+        boat.leader.get(&scene),
+        None,
+        "the generation tells them apart"
+    );
+}
+
+#[test]
+fn a_prefab_instance_names_its_own_parts() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("boat.ron"),
+        r#"(version: 3, nodes: [
+            (name: "hull", follow: (leader: Node(1))),
+            (name: "mast", parent: 0),
+        ])"#,
+    )
+    .unwrap();
+    let scene_path = dir.path().join("harbour.ron");
+    std::fs::write(
+        &scene_path,
+        r#"(version: 3, nodes: [
+            (name: "one", prefab: "boat.ron"),
+            (name: "two", prefab: "boat.ron"),
+        ])"#,
+    )
+    .unwrap();
+    let scene = Scene::load(&scene_path, &assets()).unwrap();
+    for instance in ["one", "two"] {
+        let hull = scene.find_path(&format!("{instance}/hull")).unwrap();
+        let mast = scene.find_path(&format!("{instance}/hull/mast")).unwrap();
+        let leader = scene.get::<Follow>(hull).unwrap().leader.get(&scene);
+        assert_eq!(leader, Some(mast), "{instance}'s hull follows its own mast");
+    }
+}
