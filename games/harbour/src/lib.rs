@@ -5,11 +5,14 @@
 //! keep out of the ship's way. The score is a resource shown on screen
 //! through [`keel_engine::Hud`].
 //!
-//! Everything the game adds is one [`Plugin`]: three components ([`Ship`],
-//! [`Buoy`], [`Skittish`]), a [`Score`] resource, three systems and two input
-//! actions. Its two binaries are the engine's viewer and editor given the
-//! plugin; its scene (`assets/harbour.ron`) names the components like any
-//! built-in, and an `input.ron` beside it may rebind the actions.
+//! Everything the game adds is one [`Plugin`]: four components ([`Ship`],
+//! [`Buoy`], [`Skittish`], and [`Escort`], which names the node it follows),
+//! [`Score`] and [`Cheers`] resources, a [`Collected`] event, five systems and
+//! two input actions. Its two binaries are the engine's player and editor
+//! given the plugin; its scene (`assets/harbour.ron`) names the components
+//! like any built-in, and an `input.ron` beside it may rebind the actions.
+//! It depends on Keel alone: the components are written with
+//! `#[keel_engine::component]`, `glam` is Keel's.
 //!
 //! ```
 //! use keel_engine::{Assets, Hud};
@@ -23,14 +26,13 @@
 
 use std::path::PathBuf;
 
-use bevy_reflect::Reflect;
-use glam::{Quat, Vec3};
+use keel_engine::glam::{Quat, Vec3};
 use keel_engine::input::{Actions, Binding, GamepadAxis, Key};
-use keel_engine::scene::{ComponentRegistry, RegistryError};
+use keel_engine::scene::{ComponentRegistry, RegistryError, Without};
 use keel_engine::{
-    Commands, Component, GameError, Hud, Input, Invalid, Plugin, Scene, StepContext, World,
+    Commands, Component, Events, GameError, Hud, Input, Invalid, NodeRef, Plugin, Scene,
+    StepContext, Timer, World, component,
 };
-use serde::{Deserialize, Serialize};
 
 /// Half the side of the square of sea the game is played in, metres.
 pub const HARBOUR_HALF_SIZE: f32 = 60.0;
@@ -47,8 +49,8 @@ pub fn game() -> keel_engine::Game {
 
 /// The player's ship: sails forward (its -Z), turned by the `steer` action,
 /// sped up and slowed by `throttle`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Reflect)]
-#[serde(default, deny_unknown_fields)]
+#[component(name = "ship", validate = Ship::check)]
+#[derive(PartialEq)]
 pub struct Ship {
     /// Speed now, metres per second.
     #[reflect(@0.0..=40.0_f32)]
@@ -75,10 +77,8 @@ impl Default for Ship {
     }
 }
 
-impl Component for Ship {
-    const NAME: &'static str = "ship";
-
-    fn validate(&self) -> Result<(), Invalid> {
+impl Ship {
+    fn check(&self) -> Result<(), Invalid> {
         Invalid::range("max_speed", self.max_speed, 0.0..=40.0)?;
         Invalid::range("speed", self.speed, 0.0..=self.max_speed)?;
         Invalid::range("acceleration", self.acceleration, 0.0..=40.0)?;
@@ -88,8 +88,8 @@ impl Component for Ship {
 
 /// A buoy to collect: gone, and its points scored, once the ship is within
 /// `radius` of it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Reflect)]
-#[serde(default, deny_unknown_fields)]
+#[component(name = "buoy", validate = Buoy::check)]
+#[derive(PartialEq)]
 pub struct Buoy {
     /// What collecting it scores.
     pub points: u32,
@@ -107,17 +107,15 @@ impl Default for Buoy {
     }
 }
 
-impl Component for Buoy {
-    const NAME: &'static str = "buoy";
-
-    fn validate(&self) -> Result<(), Invalid> {
+impl Buoy {
+    fn check(&self) -> Result<(), Invalid> {
         Invalid::range("radius", self.radius, 0.5..=20.0)
     }
 }
 
 /// A boat that steers away from the ship once it comes within `radius`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Reflect)]
-#[serde(default, deny_unknown_fields)]
+#[component(name = "skittish", validate = Skittish::check)]
+#[derive(PartialEq)]
 pub struct Skittish {
     /// How close the ship may come before the boat flees, metres.
     #[reflect(@0.0..=60.0_f32)]
@@ -136,14 +134,63 @@ impl Default for Skittish {
     }
 }
 
-impl Component for Skittish {
-    const NAME: &'static str = "skittish";
-
-    fn validate(&self) -> Result<(), Invalid> {
+impl Skittish {
+    fn check(&self) -> Result<(), Invalid> {
         Invalid::range("radius", self.radius, 0.0..=60.0)?;
         Invalid::range("speed", self.speed, 0.0..=30.0)
     }
 }
+
+/// A boat that follows another node (the ship, in the scene), keeping
+/// `distance` behind it, and sounds its horn when a buoy is collected.
+#[component(name = "escort", validate = Escort::check)]
+#[derive(PartialEq)]
+pub struct Escort {
+    /// The node it follows (drag one onto it in the editor).
+    pub leader: NodeRef,
+    /// How close it keeps, metres.
+    #[reflect(@2.0..=60.0_f32)]
+    pub distance: f32,
+    /// How fast it catches up, metres per second.
+    #[reflect(@0.0..=30.0_f32)]
+    pub speed: f32,
+    /// Sounding while it runs: started by a [`Collected`] event.
+    pub horn: Timer,
+}
+
+impl Default for Escort {
+    fn default() -> Self {
+        Self {
+            leader: NodeRef::NONE,
+            distance: 12.0,
+            speed: 8.0,
+            horn: Timer {
+                finished: true,
+                ..Timer::once(1.0)
+            },
+        }
+    }
+}
+
+impl Escort {
+    fn check(&self) -> Result<(), Invalid> {
+        Invalid::range("distance", self.distance, 2.0..=60.0)?;
+        Invalid::range("speed", self.speed, 0.0..=30.0)
+    }
+}
+
+/// Buoys were collected (sent by `collect`, heard by the escorts the step after).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Collected {
+    /// What they scored.
+    pub points: u32,
+    /// Where the last of them was.
+    pub at: Vec3,
+}
+
+/// Horn blasts the escorts finished (a resource: it belongs to no node).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cheers(pub u32);
 
 /// Points scored and buoys collected (a resource: it belongs to no node).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -165,7 +212,8 @@ impl Plugin for HarbourPlugin {
     fn components(&self, registry: &mut ComponentRegistry) -> Result<(), RegistryError> {
         registry.register::<Ship>()?;
         registry.register::<Buoy>()?;
-        registry.register::<Skittish>()
+        registry.register::<Skittish>()?;
+        registry.register::<Escort>()
     }
 
     fn actions(&self) -> Actions {
@@ -188,11 +236,20 @@ impl Plugin for HarbourPlugin {
 
     fn build(&self, world: &mut World) -> Result<(), GameError> {
         world.insert_resource(Score::default());
+        world.insert_resource(Cheers::default());
         world.insert_resource(Hud::default());
+        world.add_event::<Collected>();
         let systems = world.systems_mut();
         systems.add("sail", sail)?;
         systems.add("collect", collect)?.after("sail")?;
         systems.add("keep_away", keep_away)?.after("sail")?;
+        systems.add("escort", escort)?.after("keep_away")?;
+        // Only while an event waits: most steps skip it.
+        systems.add("cheer", cheer)?.run_if(|scene, _| {
+            scene
+                .resource::<Events<Collected>>()
+                .is_some_and(|e| e.read().len() > 0)
+        });
         Ok(())
     }
 }
@@ -233,6 +290,7 @@ fn collect(scene: &mut Scene, commands: &mut Commands, _: &StepContext) {
     };
     let (nodes, buoys) = scene.query::<Buoy>();
     let mut scored = Score::default();
+    let mut collected_at = None;
     for (&node, buoy) in nodes.iter().zip(buoys) {
         let Some(at) = scene.local(node) else {
             continue;
@@ -241,9 +299,16 @@ fn collect(scene: &mut Scene, commands: &mut Commands, _: &StepContext) {
             commands.despawn(node);
             scored.points += buoy.points;
             scored.collected += 1;
+            collected_at = Some(at.translation);
         }
     }
     let left = nodes.len() as u32 - scored.collected;
+    if let (Some(at), Some(events)) = (collected_at, scene.resource_mut::<Events<Collected>>()) {
+        events.send(Collected {
+            points: scored.points,
+            at,
+        });
+    }
     let Some(score) = scene.resource_mut::<Score>() else {
         return;
     };
@@ -282,6 +347,47 @@ fn keep_away(scene: &mut Scene, _: &mut Commands, step: &StepContext) {
         local.rotation = Quat::from_rotation_y(f32::atan2(-heading.x, -heading.z));
         let _ = scene.set_local(node, local);
     });
+}
+
+/// Escorts (but not a ship) catch up with their leader while it is farther
+/// than their distance, and count down their horn.
+fn escort(scene: &mut Scene, _: &mut Commands, step: &StepContext) {
+    let dt = step.dt;
+    let mut blasts = 0;
+    let walked = scene.query_filtered::<(&mut Escort, Option<&Skittish>), Without<Ship>>(
+        |node, (escort, skittish), transforms| {
+            blasts += escort.horn.tick(dt);
+            let leader = escort.leader.id().and_then(|l| transforms.world(l));
+            let (Some(leader), Some(mut local)) = (leader, transforms.local(node)) else {
+                return;
+            };
+            let behind = horizontal(Vec3::from(leader.translation) - local.translation);
+            let distance = behind.length();
+            // A skittish escort does not come closer than it dares.
+            let dare = skittish.map_or(0.0, |s| s.radius);
+            if distance <= escort.distance.max(dare) || distance < 1e-3 {
+                return;
+            }
+            let heading = behind / distance;
+            let reach = (distance - escort.distance).min(escort.speed * dt);
+            local.translation = within_harbour(local.translation + heading * reach);
+            local.rotation = Quat::from_rotation_y(f32::atan2(-heading.x, -heading.z));
+            let _ = transforms.set_local(node, local);
+        },
+    );
+    debug_assert!(walked.is_ok(), "the query's terms are distinct");
+    if blasts > 0
+        && let Some(cheers) = scene.resource_mut::<Cheers>()
+    {
+        cheers.0 += blasts;
+    }
+}
+
+/// A collected buoy sets every escort's horn sounding.
+fn cheer(scene: &mut Scene, _: &mut Commands, _: &StepContext) {
+    for escort in scene.query_mut::<Escort>().1 {
+        escort.horn.reset();
+    }
 }
 
 /// Where the first node with a `C` is (ships are roots: local is world).

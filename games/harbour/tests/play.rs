@@ -2,8 +2,8 @@
 //! clears the harbour, boats keep away, and a played run records and
 //! replays bit for bit.
 
-use glam::Vec3;
-use harbour::{Buoy, Score, Ship, Skittish};
+use harbour::{Buoy, Cheers, Escort, Score, Ship, Skittish};
+use keel_engine::glam::Vec3;
 use keel_engine::input::{InputFrame, Key, KeySet};
 use keel_engine::record::{Recording, Verdict};
 use keel_engine::{Assets, Hud, World};
@@ -61,6 +61,20 @@ fn scripted_keys_sail_over_the_buoys_ahead_and_score() {
     assert_eq!(world.scene().query::<Buoy>().0.len(), 6, "two buoys gone");
     let hud = world.resource::<Hud>().unwrap();
     assert_eq!(hud.text, "Score 2, buoys left 6");
+    // The escort (its leader the ship, by reference in the scene file)
+    // kept up, and sounded its horn for each collection (an event heard the
+    // step after, a timer run out a second later).
+    let scene = world.scene();
+    let escort = scene.find("escort").unwrap();
+    let follows = scene.get::<Escort>(escort).unwrap();
+    assert_eq!(follows.leader.get(scene), Some(scene.query::<Ship>().0[0]));
+    let gap = (scene.local(escort).unwrap().translation - at) * Vec3::new(1.0, 0.0, 1.0);
+    assert!(gap.length() < 14.5, "kept within its distance: {gap}");
+    assert_eq!(
+        world.resource::<Cheers>().unwrap().0,
+        2,
+        "a blast per collection"
+    );
 }
 
 #[test]
@@ -189,6 +203,14 @@ fn an_out_of_range_ship_value_in_the_scene_is_located() {
     assert!(
         error.contains("harbour.ron:") && error.contains("ship.max_speed") && error.contains("40"),
         "{error}"
+    );
+    // Parsed then built, the error still names where the value is written.
+    let at = broken.find("max_speed: 90.0").unwrap();
+    let line = broken[..at].matches('\n').count() + 1;
+    let column = at - broken[..at].rfind('\n').map_or(0, |i| i + 1) + 1;
+    assert!(
+        error.contains(&format!("harbour.ron:{line}:{column}")),
+        "expected harbour.ron:{line}:{column} in: {error}"
     );
 }
 
