@@ -476,30 +476,25 @@ fn plugins_declare_actions_and_an_input_file_beside_the_scene_rebinds_them() {
     );
     // A folder or a device where the file goes is an error naming it, not
     // a game running on its defaults.
-    std::fs::remove_file(&input).unwrap();
-    std::fs::create_dir(&input).unwrap();
-    let text = game
-        .load(&path, &Assets::new())
-        .err()
-        .map(|e| e.to_string());
-    assert!(
-        text.as_deref()
-            .is_some_and(|t| t.contains("input.ron") && t.contains("folder")),
-        "{text:?}"
-    );
-    std::fs::remove_dir(&input).unwrap();
-    #[cfg(unix)]
-    {
-        std::os::unix::fs::symlink("/dev/zero", &input).unwrap();
+    let refused = |what: &str| {
         let text = game
             .load(&path, &Assets::new())
             .err()
             .map(|e| e.to_string());
         assert!(
             text.as_deref()
-                .is_some_and(|t| t.contains("input.ron") && t.contains("device")),
-            "{text:?}"
+                .is_some_and(|t| t.contains("input.ron") && t.contains(what)),
+            "{what}: {text:?}"
         );
+    };
+    std::fs::remove_file(&input).unwrap();
+    std::fs::create_dir(&input).unwrap();
+    refused("folder");
+    std::fs::remove_dir(&input).unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("/dev/zero", &input).unwrap();
+        refused("device");
         std::fs::remove_file(&input).unwrap();
     }
     // One action declared by two plugins.

@@ -136,21 +136,18 @@ impl Scene {
         }
         let (registered, mut transforms) = self.columns_and_transforms();
         let mut columns = Q::take(registered);
-        let Some((driver, len)) = Q::driver(&columns) else {
+        let Some(driver) = Q::driver(&columns) else {
             Q::put_back(registered, columns);
             return Err(QueryError::NothingRequired);
         };
         let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let filter = F::prepare(registered);
-            for at in 0..len {
-                let node = Q::owner(&columns, driver, at);
-                if !F::keeps(&filter, node) {
-                    continue;
-                }
-                if let Some(items) = Q::fetch(&mut columns, driver, at, node) {
-                    update(node, items, &mut transforms);
-                }
-            }
+            Q::walk(
+                &mut columns,
+                driver,
+                |node| F::keeps(&filter, node),
+                |node, items| update(node, items, &mut transforms),
+            );
         }));
         // Back in place before a panic unwinds on: the scene loses nothing.
         Q::put_back(registered, columns);

@@ -98,18 +98,8 @@ impl Scene {
         local: Transform,
         bits: u8,
     ) -> Result<bool, SceneError> {
-        if !local.is_finite() {
-            return Err(SceneError::InvalidTransform {
-                node: self.names[node.index() as usize].clone(),
-                transform: local,
-            });
-        }
-        if self.hot.local[d] == local {
-            return Ok(false);
-        }
-        self.hot.local[d] = local;
-        self.mark(node, d, bits);
-        Ok(true)
+        let (_, mut transforms) = self.columns_and_transforms();
+        transforms.set_local_at(node, d, local, bits)
     }
 
     /// The world transform of `node` as of the last [`Scene::propagate`].

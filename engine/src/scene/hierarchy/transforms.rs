@@ -48,6 +48,19 @@ impl Transforms<'_> {
     /// As [`Scene::set_local`].
     pub fn set_local(&mut self, node: NodeId, local: Transform) -> Result<bool, SceneError> {
         let d = self.dense(node).ok_or(SceneError::StaleNode { node })?;
+        self.set_local_at(node, d, local, flag::DIRTY)
+    }
+
+    /// Writes `local` at position `d` (the live `node`'s) and sets `bits`
+    /// (dirty, and teleport for a jump) if it changed: the one writer of
+    /// locals, for the scene's methods and for queries.
+    pub(super) fn set_local_at(
+        &mut self,
+        node: NodeId,
+        d: usize,
+        local: Transform,
+        bits: u8,
+    ) -> Result<bool, SceneError> {
         if !local.is_finite() {
             return Err(SceneError::InvalidTransform {
                 node: self.names[node.index() as usize].clone(),
@@ -58,10 +71,10 @@ impl Transforms<'_> {
             return Ok(false);
         }
         self.hot.local[d] = local;
-        if self.hot.flags[d] & flag::DIRTY == 0 {
+        if bits & flag::DIRTY != 0 && self.hot.flags[d] & flag::DIRTY == 0 {
             self.dirty.push(node);
         }
-        self.hot.flags[d] |= flag::DIRTY;
+        self.hot.flags[d] |= bits;
         Ok(true)
     }
 }

@@ -24,8 +24,10 @@ pub trait Term {
     /// Whether it writes (`&mut`).
     const MUTABLE: bool;
     /// The item of the value at `at` (a position in `column`).
+    #[inline]
     fn at(column: &mut Column<Self::Component>, at: usize) -> Self::Item<'_>;
     /// The item for `node`; `None` when the node does not match.
+    #[inline]
     fn get(column: &mut Column<Self::Component>, node: NodeId) -> Option<Self::Item<'_>>;
 }
 
@@ -34,9 +36,11 @@ impl<C: Component> Term for &C {
     type Item<'r> = &'r C;
     const OPTIONAL: bool = false;
     const MUTABLE: bool = false;
+    #[inline]
     fn at(column: &mut Column<C>, at: usize) -> &C {
         column.value_at(at)
     }
+    #[inline]
     fn get(column: &mut Column<C>, node: NodeId) -> Option<&C> {
         column.position(node).map(|at| column.value_at(at))
     }
@@ -47,9 +51,11 @@ impl<C: Component> Term for &mut C {
     type Item<'r> = &'r mut C;
     const OPTIONAL: bool = false;
     const MUTABLE: bool = true;
+    #[inline]
     fn at(column: &mut Column<C>, at: usize) -> &mut C {
         column.value_at_mut(at)
     }
+    #[inline]
     fn get(column: &mut Column<C>, node: NodeId) -> Option<&mut C> {
         column.position(node).map(|at| column.value_at_mut(at))
     }
@@ -60,9 +66,11 @@ impl<C: Component> Term for Option<&C> {
     type Item<'r> = Option<&'r C>;
     const OPTIONAL: bool = true;
     const MUTABLE: bool = false;
+    #[inline]
     fn at(column: &mut Column<C>, at: usize) -> Option<&C> {
         Some(column.value_at(at))
     }
+    #[inline]
     fn get(column: &mut Column<C>, node: NodeId) -> Option<Option<&C>> {
         Some(column.position(node).map(|at| column.value_at(at)))
     }
@@ -73,9 +81,11 @@ impl<C: Component> Term for Option<&mut C> {
     type Item<'r> = Option<&'r mut C>;
     const OPTIONAL: bool = true;
     const MUTABLE: bool = true;
+    #[inline]
     fn at(column: &mut Column<C>, at: usize) -> Option<&mut C> {
         Some(column.value_at_mut(at))
     }
+    #[inline]
     fn get(column: &mut Column<C>, node: NodeId) -> Option<Option<&mut C>> {
         Some(column.position(node).map(|at| column.value_at_mut(at)))
     }
@@ -115,18 +125,24 @@ pub trait Query {
     fn take(registered: &mut RegisteredColumns) -> Self::Columns;
     /// Puts them back.
     fn put_back(registered: &mut RegisteredColumns, columns: Self::Columns);
-    /// The term that drives the walk (the smallest required column) and its
-    /// length; `None` when no term is required.
-    fn driver(columns: &Self::Columns) -> Option<(usize, usize)>;
-    /// The owner of position `at` of term `term`'s column.
-    fn owner(columns: &Self::Columns, term: usize, at: usize) -> NodeId;
-    /// The items of `node` (at position `at` of the driving term's column).
-    fn fetch(
+    /// The term that drives the walk (the smallest required column); `None`
+    /// when no term is required.
+    fn driver(columns: &Self::Columns) -> Option<usize>;
+    /// Calls `visit` for every node of term `driver`'s column that `keep`
+    /// accepts and that has every required term, in storage order.
+    fn walk(
         columns: &mut Self::Columns,
         driver: usize,
-        at: usize,
-        node: NodeId,
-    ) -> Option<Self::Item<'_>>;
+        keep: impl FnMut(NodeId) -> bool,
+        visit: impl FnMut(NodeId, Self::Item<'_>),
+    );
+    /// As [`Query::walk`], the driving term a constant: the loop a
+    /// programmer would write for that term, with no per-node dispatch.
+    fn walk_from<const DRIVER: usize>(
+        columns: &mut Self::Columns,
+        keep: impl FnMut(NodeId) -> bool,
+        visit: impl FnMut(NodeId, Self::Item<'_>),
+    );
 }
 
 macro_rules! query_tuple {
@@ -147,7 +163,7 @@ macro_rules! query_tuple {
                 $(put_back::<$t::Component>(registered, columns.$i);)+
             }
 
-            fn driver(columns: &Self::Columns) -> Option<(usize, usize)> {
+            fn driver(columns: &Self::Columns) -> Option<usize> {
                 let mut best: Option<(usize, usize)> = None;
                 $(
                     if !$t::OPTIONAL {
@@ -157,30 +173,54 @@ macro_rules! query_tuple {
                         }
                     }
                 )+
-                best
+                best.map(|(term, _)| term)
             }
 
-            fn owner(columns: &Self::Columns, term: usize, at: usize) -> NodeId {
-                match term {
-                    $($i => columns.$i.owner_at(at),)+
-                    _ => unreachable!("a query term past the tuple's end"),
+            #[inline]
+            fn walk(
+                columns: &mut Self::Columns,
+                driver: usize,
+                keep: impl FnMut(NodeId) -> bool,
+                visit: impl FnMut(NodeId, Self::Item<'_>),
+            ) {
+                match driver {
+                    $($i => Self::walk_from::<$i>(columns, keep, visit),)+
+                    _ => {}
                 }
             }
 
             #[inline]
-            fn fetch(
+            fn walk_from<const DRIVER: usize>(
                 columns: &mut Self::Columns,
-                driver: usize,
-                at: usize,
-                node: NodeId,
-            ) -> Option<Self::Item<'_>> {
-                Some(($(
-                    if driver == $i {
-                        $t::at(&mut columns.$i, at)
-                    } else {
-                        $t::get(&mut columns.$i, node)?
-                    },
-                )+))
+                mut keep: impl FnMut(NodeId) -> bool,
+                mut visit: impl FnMut(NodeId, Self::Item<'_>),
+            ) {
+                let len = match DRIVER {
+                    $($i => columns.$i.len(),)+
+                    _ => 0,
+                };
+                for at in 0..len {
+                    let node = match DRIVER {
+                        $($i => columns.$i.owner_at(at),)+
+                        _ => return,
+                    };
+                    if !keep(node) {
+                        continue;
+                    }
+                    // `DRIVER == $i` is a constant: each term is either read at
+                    // `at` (the driver) or looked up, never both.
+                    let items = ($(
+                        if DRIVER == $i {
+                            $t::at(&mut columns.$i, at)
+                        } else {
+                            match $t::get(&mut columns.$i, node) {
+                                Some(item) => item,
+                                None => continue,
+                            }
+                        },
+                    )+);
+                    visit(node, items);
+                }
             }
         }
     };
