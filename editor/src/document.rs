@@ -241,6 +241,8 @@ impl Document {
         if let Some(a) = &applied {
             self.selection.remap(&a.remap);
             self.select_recreated(&a.remap);
+            // Components that named the nodes an undo brought back name them again.
+            self.world.scene_mut().remap_refs(&a.remap);
         }
         self.prune();
         Ok(applied)

@@ -486,4 +486,15 @@ fn duplicate_and_paste_remap_references_inside_and_keep_those_outside() {
         d.scene().get::<Tow>(mast).unwrap().by.get(d.scene()),
         Some(flag)
     );
+    // Deleted and brought back by undo: the node that named it names it again.
+    d.delete(&[flag]).unwrap();
+    assert_eq!(d.scene().get::<Tow>(mast).unwrap().by.get(d.scene()), None);
+    d.undo().unwrap();
+    let back = d.scene().children(mast).next().unwrap();
+    assert_eq!(d.scene().name(back), Some("flag"));
+    assert_eq!(
+        d.scene().get::<Tow>(mast).unwrap().by.get(d.scene()),
+        Some(back),
+        "the undone deletion's node is named again"
+    );
 }

@@ -248,6 +248,42 @@ impl RefsOut<'_> {
 }
 
 impl Scene {
+    /// Points every reference to a node `map` names at the node it maps to
+    /// (nodes an editor's undo spawned again in place of the ones it
+    /// deleted): a component that named a deleted node names it again once
+    /// the deletion is undone. Walks every registered component: for edits,
+    /// not for steps.
+    pub fn remap_refs(&mut self, map: &std::collections::HashMap<NodeId, NodeId>) {
+        if map.is_empty() {
+            return;
+        }
+        let owners: Vec<NodeId> = {
+            let mut all: Vec<NodeId> = self
+                .components
+                .registered
+                .iter()
+                .flat_map(|c| c.owners().iter().copied())
+                .collect();
+            all.sort_unstable();
+            all.dedup();
+            all
+        };
+        for node in owners {
+            for mut value in self.components.registered.values_of(node) {
+                let mut changed = false;
+                visit_refs(value.reflect_mut().as_partial_reflect_mut(), &mut |r| {
+                    if let Some(&to) = r.id().and_then(|id| map.get(&id)) {
+                        r.0 = Target::Live(to);
+                        changed = true;
+                    }
+                });
+                if changed {
+                    self.components.registered.insert_any(node, value);
+                }
+            }
+        }
+    }
+
     /// Points the references held by the components of `nodes` (a record
     /// list just spawned, in list order) at their targets: `Node(i)` at
     /// `nodes[i]`, `Path(p)` at the scene's node of that path. A target that

@@ -167,6 +167,8 @@ pub trait AnyColumn: Send + Sync {
     }
     /// Takes it away from `node`; whether it had one.
     fn remove_node(&mut self, node: NodeId) -> bool;
+    /// The nodes that have it, in storage order.
+    fn owners(&self) -> &[NodeId];
     /// A copy of `node`'s value.
     fn value_of(&self, node: NodeId) -> Option<AnyComponent>;
     /// `node`'s value, reflected (the inspector reads and edits through it).
@@ -202,6 +204,9 @@ impl<C: Component> AnyColumn for Column<C> {
     }
     fn remove_node(&mut self, node: NodeId) -> bool {
         self.remove(node).is_some()
+    }
+    fn owners(&self) -> &[NodeId] {
+        self.parts().0
     }
     fn value_of(&self, node: NodeId) -> Option<AnyComponent> {
         self.get(node).map(|value| AnyComponent::new(value.clone()))

@@ -105,3 +105,67 @@ fn in_play_the_keys_sail_the_ship_and_the_score_shows() {
     assert_eq!(scene.local(ship(&h)).unwrap().translation, start);
     assert_eq!(scene.resource::<Score>().map(|s| s.points), Some(0));
 }
+
+/// Presses at `from`, moves to `to` in steps and lets go there.
+fn drag(h: &mut Harness<'_, EditorApp>, from: egui::Pos2, to: egui::Pos2) {
+    h.hover_at(from);
+    h.run();
+    h.drag_at(from);
+    h.run();
+    for i in 1..=6 {
+        h.hover_at(from + (to - from) * (i as f32 / 6.0));
+        h.run();
+    }
+    h.drop_at(to);
+    h.run();
+}
+
+#[test]
+fn the_escorts_leader_is_cleared_and_picked_by_dragging_a_hierarchy_row() {
+    use harbour::Escort;
+    let mut h = harbour_editor(&harbour::scene_path());
+    h.run();
+    let escort = h.state().doc().scene().find("escort").unwrap();
+    let leader = |h: &Harness<'_, EditorApp>| {
+        let scene = h.state().doc().scene();
+        scene.get::<Escort>(escort).unwrap().leader.get(scene)
+    };
+    assert_eq!(leader(&h), Some(ship(&h)), "the scene file names the ship");
+    h.state_mut().doc_mut().selection.select_only(escort);
+    h.run();
+    // The field shows its target by name; the button clears it.
+    h.get_by_label("Leader").scroll_to_me();
+    h.run();
+    let row = h.get_by_label("Leader").rect().center().y;
+    let shown: Vec<_> = h
+        .query_all_by_label("ship")
+        .filter(|n| (n.rect().center().y - row).abs() < 8.0)
+        .collect();
+    assert_eq!(shown.len(), 1, "the leader is shown by name on its row");
+    drop(shown);
+    h.query_all_by_label("×")
+        .find(|n| (n.rect().center().y - row).abs() < 8.0)
+        .expect("the clear button on the field's row")
+        .click();
+    h.run();
+    assert_eq!(leader(&h), None, "cleared");
+    // The ship's row dragged from the hierarchy onto the field.
+    let target = h
+        .query_all_by_label("None")
+        .find(|n| (n.rect().center().y - row).abs() < 8.0)
+        .expect("the cleared field shows None")
+        .rect()
+        .center();
+    let ship_row = h
+        .query_all_by_label("ship")
+        .min_by(|a, b| a.rect().left().total_cmp(&b.rect().left()))
+        .expect("the ship's row in the hierarchy")
+        .rect()
+        .center();
+    drag(&mut h, ship_row, target);
+    assert_eq!(leader(&h), Some(ship(&h)), "picked by the drag");
+    // One undo step each.
+    h.state_mut().doc_mut().undo().unwrap();
+    h.run();
+    assert_eq!(leader(&h), None);
+}

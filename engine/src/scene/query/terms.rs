@@ -24,10 +24,8 @@ pub trait Term {
     /// Whether it writes (`&mut`).
     const MUTABLE: bool;
     /// The item of the value at `at` (a position in `column`).
-    #[inline]
     fn at(column: &mut Column<Self::Component>, at: usize) -> Self::Item<'_>;
     /// The item for `node`; `None` when the node does not match.
-    #[inline]
     fn get(column: &mut Column<Self::Component>, node: NodeId) -> Option<Self::Item<'_>>;
 }
 
