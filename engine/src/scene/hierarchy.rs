@@ -68,6 +68,12 @@ pub(super) struct Slot {
     pub dense: u32,
 }
 
+/// Dense position of the live `node` in `slots`' scene, `None` for a stale handle.
+fn dense_in(slots: &[Slot], node: NodeId) -> Option<usize> {
+    let slot = slots.get(node.index() as usize)?;
+    (slot.generation == node.generation_nz() && slot.dense != NONE).then_some(slot.dense as usize)
+}
+
 /// A hierarchy of nodes with transforms and components.
 ///
 /// See the module docs for the layout. All operations that take a [`NodeId`]
@@ -188,9 +194,7 @@ impl Scene {
 
     /// Dense position of a live node.
     pub(super) fn dense(&self, node: NodeId) -> Option<usize> {
-        let slot = self.slots.get(node.index() as usize)?;
-        (slot.generation == node.generation_nz() && slot.dense != NONE)
-            .then_some(slot.dense as usize)
+        dense_in(&self.slots, node)
     }
 
     pub(super) fn dense_or_err(&self, node: NodeId) -> Result<usize, SceneError> {

@@ -257,30 +257,20 @@ impl Scene {
         if map.is_empty() {
             return;
         }
-        let owners: Vec<NodeId> = {
-            let mut all: Vec<NodeId> = self
-                .components
-                .registered
-                .iter()
-                .flat_map(|c| c.owners().iter().copied())
-                .collect();
-            all.sort_unstable();
-            all.dedup();
-            all
-        };
+        let mut owners: Vec<NodeId> = self
+            .components
+            .registered
+            .iter()
+            .flat_map(|c| c.owners().iter().copied())
+            .collect();
+        owners.sort_unstable();
+        owners.dedup();
         for node in owners {
-            for mut value in self.components.registered.values_of(node) {
-                let mut changed = false;
-                visit_refs(value.reflect_mut().as_partial_reflect_mut(), &mut |r| {
-                    if let Some(&to) = r.id().and_then(|id| map.get(&id)) {
-                        r.0 = Target::Live(to);
-                        changed = true;
-                    }
-                });
-                if changed {
-                    self.components.registered.insert_any(node, value);
+            visit_node_refs(&mut self.components.registered, node, &mut |_, r| {
+                if let Some(&to) = r.id().and_then(|id| map.get(&id)) {
+                    r.0 = Target::Live(to);
                 }
-            }
+            });
         }
     }
 
@@ -289,31 +279,79 @@ impl Scene {
     /// `nodes[i]`, `Path(p)` at the scene's node of that path. A target that
     /// is not there becomes no target, with a warning naming the holder.
     pub fn resolve_refs(&mut self, nodes: &[NodeId]) {
+        // Indices in place; paths, rare (a paste naming nodes it left
+        // behind), need the scene, which the walk borrows: after.
+        let mut by_path: Vec<NodeId> = Vec::new();
         for &node in nodes {
-            let values = self.components.registered.values_of(node);
-            for mut value in values {
-                let name = value.name();
-                let mut changed = false;
-                visit_refs(value.reflect_mut().as_partial_reflect_mut(), &mut |r| {
-                    let target = match &r.0 {
-                        Target::Node(i) => nodes.get(*i as usize).copied(),
-                        Target::Path(path) => self.find_path(path),
-                        _ => return,
-                    };
-                    if target.is_none() {
-                        log::warn!(
-                            "node `{}`: component `{name}` names {:?}, which is not there; it names no node",
-                            self.name(node).unwrap_or("?"),
-                            r.0
+            let mut path = false;
+            let mut missing: Option<&'static str> = None;
+            visit_node_refs(
+                &mut self.components.registered,
+                node,
+                &mut |component, r| match r.0 {
+                    Target::Node(i) => {
+                        r.0 = nodes.get(i as usize).map_or_else(
+                            || {
+                                missing = Some(component);
+                                Target::None
+                            },
+                            |&target| Target::Live(target),
                         );
                     }
-                    r.0 = target.map_or(Target::None, Target::Live);
-                    changed = true;
+                    Target::Path(_) => path = true,
+                    Target::None | Target::Live(_) => {}
+                },
+            );
+            if let Some(component) = missing {
+                self.warn_missing(node, component, "a node past the list it was spawned with");
+            }
+            if path {
+                by_path.push(node);
+            }
+        }
+        for node in by_path {
+            for mut value in self.components.registered.values_of(node) {
+                let mut changed = false;
+                let mut missing = Vec::new();
+                visit_refs(value.reflect_mut().as_partial_reflect_mut(), &mut |r| {
+                    if let Target::Path(path) = &r.0 {
+                        let target = self.find_path(path);
+                        if target.is_none() {
+                            missing.push(format!("the path {path:?}"));
+                        }
+                        r.0 = target.map_or(Target::None, Target::Live);
+                        changed = true;
+                    }
                 });
+                for what in missing {
+                    self.warn_missing(node, value.name(), &what);
+                }
                 if changed {
                     self.components.registered.insert_any(node, value);
                 }
             }
+        }
+    }
+
+    fn warn_missing(&self, node: NodeId, component: &str, what: &str) {
+        log::warn!(
+            "node `{}`: component `{component}` names {what}, which is not there; it names no node",
+            self.name(node).unwrap_or("?")
+        );
+    }
+}
+
+/// Calls `visit` with the component's name and every reference `node`'s
+/// registered components hold, in place.
+fn visit_node_refs(
+    registered: &mut super::RegisteredColumns,
+    node: NodeId,
+    visit: &mut dyn FnMut(&'static str, &mut NodeRef),
+) {
+    for column in registered.iter_mut() {
+        let name = column.name();
+        if let Some(value) = column.reflect_mut_of(node) {
+            visit_refs(value.as_partial_reflect_mut(), &mut |r| visit(name, r));
         }
     }
 }

@@ -82,6 +82,19 @@ pub enum QueryError {
     NothingRequired,
 }
 
+/// Runs a walk over columns moved out of the scene, catching a panic so the
+/// caller puts them back before [`rethrow`] lets it unwind on.
+fn caught(walk: impl FnOnce()) -> std::thread::Result<()> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(walk))
+}
+
+/// Lets a panic [`caught`] caught unwind on (the columns are back).
+fn rethrow(walked: std::thread::Result<()>) {
+    if let Err(payload) = walked {
+        std::panic::resume_unwind(payload);
+    }
+}
+
 impl Scene {
     /// Calls `update` for every node that has the components `Q` names
     /// (a tuple of `&C`, `&mut C`, `Option<&C>`, `Option<&mut C>`, up to
@@ -140,7 +153,7 @@ impl Scene {
             Q::put_back(registered, columns);
             return Err(QueryError::NothingRequired);
         };
-        let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let walked = caught(|| {
             let filter = F::prepare(registered);
             Q::walk(
                 &mut columns,
@@ -148,12 +161,10 @@ impl Scene {
                 |node| F::keeps(&filter, node),
                 |node, items| update(node, items, &mut transforms),
             );
-        }));
+        });
         // Back in place before a panic unwinds on: the scene loses nothing.
         Q::put_back(registered, columns);
-        if let Err(payload) = walked {
-            std::panic::resume_unwind(payload);
-        }
+        rethrow(walked);
         Ok(())
     }
 
@@ -188,21 +199,19 @@ impl Scene {
         }
         let mut column = std::mem::replace(column, Column::stand_in());
         let structure = self.structure_version();
-        let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let walked = caught(|| {
             let (owners, values) = column.parts_mut();
             for (&node, value) in owners.iter().zip(values) {
                 update(self, node, value);
             }
-        }));
+        });
         let stand_in = std::mem::take(self.components.registered.get_or_insert::<C>());
         column.absorb(stand_in);
         if self.structure_version() != structure {
             column.retain(|node| self.contains(node));
         }
         *self.components.registered.get_or_insert::<C>() = column;
-        if let Err(payload) = walked {
-            std::panic::resume_unwind(payload);
-        }
+        rethrow(walked);
     }
 
     /// Calls `update` for every node that has both an `A` and a `B`, walking
@@ -223,7 +232,7 @@ impl Scene {
         };
         let mut b = std::mem::take(b);
         // A panic in `update` puts `B`'s column back before unwinding on.
-        let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let walked = caught(|| {
             if let Some(a) = registered.get_mut::<A>() {
                 let (owners, values) = a.parts_mut();
                 for (&node, a) in owners.iter().zip(values) {
@@ -232,11 +241,9 @@ impl Scene {
                     }
                 }
             }
-        }));
+        });
         *registered.get_or_insert::<B>() = b;
-        if let Err(payload) = walked {
-            std::panic::resume_unwind(payload);
-        }
+        rethrow(walked);
         Ok(())
     }
 }

@@ -4,8 +4,6 @@
 //! keyframes, seek, replay and Reset carry them with everything else, and
 //! their buffers are reused: a steady step allocates nothing.
 
-use std::fmt;
-
 /// The events of type `E` a world carries (see [`crate::World::add_event`]).
 ///
 /// ```
@@ -29,7 +27,7 @@ use std::fmt;
 /// assert_eq!(events.read().collect::<Vec<_>>(), [&Splash { depth: 2.0 }]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct Events<E> {
     /// Sent during the last step: what readers read.
     previous: Vec<E>,
@@ -43,15 +41,6 @@ impl<E> Default for Events<E> {
             previous: Vec::new(),
             current: Vec::new(),
         }
-    }
-}
-
-impl<E: fmt::Debug> fmt::Debug for Events<E> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Events")
-            .field("previous", &self.previous)
-            .field("current", &self.current)
-            .finish()
     }
 }
 

@@ -19,9 +19,7 @@ pub struct Transforms<'a> {
 
 impl Transforms<'_> {
     fn dense(&self, node: NodeId) -> Option<usize> {
-        let slot = self.slots.get(node.index() as usize)?;
-        (slot.generation == node.generation_nz() && slot.dense != NONE)
-            .then_some(slot.dense as usize)
+        super::dense_in(self.slots, node)
     }
 
     /// The local transform of `node` (as [`Scene::local`]).

@@ -274,16 +274,17 @@ impl<C: Component> Filter for With<C> {
     }
 }
 
+/// The nodes [`With<C>`] drops.
 impl<C: Component> Filter for Without<C> {
-    type State<'c> = Option<&'c Column<C>>;
+    type State<'c> = <With<C> as Filter>::State<'c>;
     fn types() -> impl Iterator<Item = (TypeId, &'static str)> {
-        std::iter::once((TypeId::of::<C>(), C::NAME))
+        With::<C>::types()
     }
-    fn prepare(registered: &RegisteredColumns) -> Option<&Column<C>> {
-        registered.get::<C>()
+    fn prepare(registered: &RegisteredColumns) -> Self::State<'_> {
+        With::<C>::prepare(registered)
     }
-    fn keeps(state: &Option<&Column<C>>, node: NodeId) -> bool {
-        !state.is_some_and(|c| c.contains(node))
+    fn keeps(state: &Self::State<'_>, node: NodeId) -> bool {
+        !With::<C>::keeps(state, node)
     }
 }
 
