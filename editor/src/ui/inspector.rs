@@ -6,7 +6,7 @@
 //! single entry (command pattern, coalesced). The key ends when no value
 //! widget is being dragged or typed into.
 //!
-//! A new component kind gets its editor in [`component_ui`]: the match there
+//! A new component kind gets its editor in `component_ui`: the match there
 //! is exhaustive, so the compiler asks for it.
 //!
 //! An emitter edit that fails [`Emitter::validate`] is not applied: the scene

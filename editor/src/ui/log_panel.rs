@@ -1,5 +1,5 @@
 //! The Log tab: the editor's
-//! [`LogBook`](crate::log_book::LogBook), newest last, with the time, level,
+//! [`LogBook`], newest last, with the time, level,
 //! source and message of each entry and a filter; an entry that names a node
 //! selects it when clicked. The status line counts the entries not seen yet.
 

@@ -176,10 +176,10 @@ impl Clip {
 /// there the weights `sin(tΩ) / sin Ω` and `sin((1 - t)Ω) / sin Ω` are
 /// polynomials in `t²` and `cos Ω` (D. Eberly, "A Fast and Accurate Estimate
 /// for SLERP", revised: eight terms, the last corrected by μ; four for the
-/// usual keys, within 20° of each other: [`NEAR`]), a few dozen
+/// usual keys, within 20° of each other: `NEAR`), a few dozen
 /// multiply-adds with no square root or division, within 4.2e-7 of glam's
 /// slerp. Farther apart, where that estimate drifts (to 3e-5),
-/// [`slerp_wide`]. Within 1e-6 of glam's slerp per component and of unit
+/// `slerp_wide`. Within 1e-6 of glam's slerp per component and of unit
 /// length everywhere (tested): a crowd samples 272,000 of these a step.
 #[inline]
 pub fn slerp(a: Quat, b: Quat, t: f32) -> Quat {

@@ -7,7 +7,7 @@
 //! last good one drawing: the error names its file, line and column.
 //!
 //! A shader may take shared WGSL from other files of its folder with a line
-//! `#import "frame.wgsl"` (see [`shader_imports`]): the pieces of `shaders/`
+//! `#import "frame.wgsl"` (see `shader_imports`): the pieces of `shaders/`
 //! are compiled into the binary too, an error in one names that file and its
 //! own line, and a piece changed on disk reloads every shader beside it that
 //! imports it.

@@ -27,7 +27,7 @@ use super::sky::Skies;
 use crate::files::ReadLimits;
 
 /// The meshes, textures, models, skies, shaders and prefab expansions one
-/// owner's worlds share (see the [module docs](self)).
+/// owner's worlds share (see [`crate::assets`]).
 #[derive(Clone)]
 pub struct Assets {
     shared: Arc<Shared>,

@@ -39,7 +39,7 @@ pub struct Overlays<'a> {
     pub octree_cells: bool,
     /// Outline the meshes whose world transform the dirty flag recomputed this frame.
     pub recomputed: bool,
-    /// Every scene camera's view volume (to [`CAMERA_GIZMO_DEPTH`], at 16:9):
+    /// Every scene camera's view volume (to `CAMERA_GIZMO_DEPTH`, at 16:9):
     /// the active one yellow, others grey.
     pub cameras: bool,
 }

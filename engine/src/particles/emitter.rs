@@ -27,7 +27,7 @@ pub struct ParticleInit {
     /// Seconds until the particle dies.
     pub lifetime: f32,
     /// Linear RGBA until the first update replaces it from the colour curve (stored to half
-    /// precision, see [`ParticlePool::colors`]).
+    /// precision, see [`ParticlePool::colors`](crate::particles::ParticlePool::colors)).
     pub color: Vec4,
     /// Billboard size until the first update replaces it from the size curve.
     pub size: f32,
@@ -754,7 +754,7 @@ impl OverLifeTable {
         &self.colors
     }
 
-    /// Every colour sample as halves ([`to_half4`](super::half::to_half4)), slot after
+    /// Every colour sample as halves (`to_half4`), slot after
     /// slot: what the pool stores.
     #[must_use]
     pub fn half_colors(&self) -> &[[u16; 4]] {

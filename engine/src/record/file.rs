@@ -49,7 +49,7 @@ pub fn scene_hash(bytes: &[u8]) -> String {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Recording {
-    /// [`RECORDING_VERSION`].
+    /// `RECORDING_VERSION`.
     pub version: u32,
     /// [`build_id`] of the build that recorded.
     pub build: String,
@@ -100,7 +100,7 @@ pub enum RecordingError {
         path: PathBuf,
         /// Its version.
         found: u32,
-        /// [`RECORDING_VERSION`].
+        /// `RECORDING_VERSION`.
         expected: u32,
     },
     /// A field holds a value no recording can have (a truncated or edited file).
@@ -266,7 +266,7 @@ impl Recording {
     }
 
     /// Refuses values no recording has: a `hash_every` of 0, a step outside
-    /// [`MIN_STEP_NS`]..=[`MAX_STEP_NS`], or a count of `hashes` other than
+    /// `MIN_STEP_NS`..=`MAX_STEP_NS`, or a count of `hashes` other than
     /// `steps / hash_every` (a truncated file, or `steps` edited).
     ///
     /// # Errors

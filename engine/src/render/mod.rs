@@ -3,23 +3,23 @@
 //!
 //! Layout (one struct per pass, owned by the [`Renderer`]):
 //!
-//! - [`context`]: [`GpuContext`] (instance, adapter, device, queue) and backend parsing;
+//! - `context`: [`GpuContext`] (instance, adapter, device, queue) and backend parsing;
 //!   `gpu_errors`: [`GpuErrors`], what the device reports instead of panicking.
-//! - [`camera`]: [`Camera`] plus the orbit and fly controllers.
-//! - [`frame`]: [`FrameData`] and its parts, and the shared uniform block.
+//! - `camera`: [`Camera`] plus the orbit and fly controllers.
+//! - `frame`: [`FrameData`] and its parts, and the shared uniform block.
 //! - `records`, `packed`: the per-instance records the GPU reads, and the
 //!   records extraction packed with the [`BatchKey`] of each
 //!   ([`PackedInstances`]).
 //! - `batcher`, `mesh_pass`, `texture`, `uploaded`: culled, batched, instanced
 //!   meshes (primitives and imported) with base-colour textures and glTF's
 //!   metallic-roughness lighting.
-//! - [`shadow`], `shadow_pass`: the sun's cascaded shadow maps (fitting,
+//! - `shadow`, `shadow_pass`: the sun's cascaded shadow maps (fitting,
 //!   per-cascade caster batches, depth-only drawing).
 //! - `particle_pass`: additive and alpha billboards.
 //! - `post`: the HDR target every scene pass draws into, bloom, exposure and
 //!   the tonemapper that finish the frame into the output.
-//! - [`line_pass`]: debug lines and the ground grid.
-//! - [`surface`]: the window surface and frame acquisition.
+//! - `line_pass`: debug lines and the ground grid.
+//! - `surface`: the window surface and frame acquisition.
 //! - `targets`, `capture`, `culling`, `buffer`: private plumbing (depth/MSAA
 //!   targets, offscreen readback, frustum test, growable GPU buffers).
 //!

@@ -91,7 +91,7 @@ impl MeshRenderer {
 }
 
 /// Components a file named that this build has no type for, kept as the file
-/// wrote them so that saving loses nothing (see [`super::file`]).
+/// wrote them so that saving loses nothing (see `scene::file`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct UnknownComponents(pub Vec<(&'static str, Box<ron::value::RawValue>)>);
 

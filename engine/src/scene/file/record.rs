@@ -65,7 +65,7 @@ pub struct NodeRecord {
     /// Plays a clip of the model instanced here (or above).
     pub animator: Option<AnimatorRecord>,
     /// A scene file whose nodes this node gets as children (a prefab), its
-    /// path relative to this file; see [`super::prefab`].
+    /// path relative to this file; see `scene::file::prefab`.
     pub prefab: Option<String>,
     /// On a prefab instance: per key of the prefab's nodes, the fields this
     /// instance changed (a merge patch of the node's record).
