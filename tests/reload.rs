@@ -81,6 +81,7 @@ fn sign(texture: TextureData) -> ModelData {
         animations: Vec::new(),
         skins: Vec::new(),
         warnings: Vec::new(),
+        files: Vec::new(),
     }
 }
 

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, Sender, channel};
 
 use image::RgbaImage;
+use keel_engine::assets::Importers;
 
 /// Side of a thumbnail, in pixels.
 pub const THUMBNAIL: u32 = 64;
@@ -31,15 +32,17 @@ pub enum AssetKind {
 }
 
 impl AssetKind {
-    /// The kind of `path`, by its extension.
-    pub fn of(path: &Path) -> Self {
+    /// The kind of `path`, by its extension (a model's: one `models` reads).
+    pub fn of(path: &Path, models: &Importers) -> Self {
+        if models.reads(path) {
+            return AssetKind::Model;
+        }
         let ext = path
             .extension()
             .map(|e| e.to_string_lossy().to_ascii_lowercase())
             .unwrap_or_default();
         match ext.as_str() {
             "ron" => AssetKind::Scene,
-            "gltf" | "glb" => AssetKind::Model,
             "png" | "jpg" | "jpeg" | "hdr" => AssetKind::Texture,
             "wgsl" => AssetKind::Shader,
             _ => AssetKind::Other,
@@ -96,6 +99,8 @@ enum Made {
 /// The project's files and their thumbnails.
 pub struct AssetIndex {
     root: PathBuf,
+    /// The model formats of the edited scene's store.
+    formats: Importers,
     entries: Vec<AssetEntry>,
     listing: Option<Receiver<Vec<AssetEntry>>>,
     thumbnails: HashMap<PathBuf, Thumbnail>,
@@ -120,8 +125,9 @@ impl std::fmt::Debug for AssetIndex {
 }
 
 impl AssetIndex {
-    /// An index of `root`, listed in the background from now on.
-    pub fn new(root: PathBuf) -> Self {
+    /// An index of `root`, listed in the background from now on; the files
+    /// `formats` reads are its models.
+    pub fn new(root: PathBuf, formats: Importers) -> Self {
         let (jobs, queue) = channel::<(PathBuf, AssetKind)>();
         let (done, made) = channel();
         let cache = root.join(".keel").join("thumbnails");
@@ -144,6 +150,7 @@ impl AssetIndex {
             .ok();
         let mut index = Self {
             root,
+            formats,
             entries: Vec::new(),
             listing: None,
             thumbnails: HashMap::new(),
@@ -166,10 +173,11 @@ impl AssetIndex {
     pub fn rescan(&mut self) {
         let (tx, rx) = channel();
         let root = self.root.clone();
+        let formats = self.formats.clone();
         std::thread::Builder::new()
             .name("asset listing".into())
             .spawn(move || {
-                let _ = tx.send(list(&root));
+                let _ = tx.send(list(&root, &formats));
             })
             .ok();
         self.listing = Some(rx);
@@ -274,7 +282,7 @@ impl AssetIndex {
 }
 
 /// Every file under `root` (hidden ones left out), sorted by path.
-fn list(root: &Path) -> Vec<AssetEntry> {
+fn list(root: &Path, models: &Importers) -> Vec<AssetEntry> {
     let mut out = Vec::new();
     let mut folders = vec![root.to_path_buf()];
     while let Some(folder) = folders.pop() {
@@ -295,7 +303,7 @@ fn list(root: &Path) -> Vec<AssetEntry> {
                         .to_string_lossy()
                         .replace('\\', "/");
                     out.push(AssetEntry {
-                        kind: AssetKind::of(&path),
+                        kind: AssetKind::of(&path, models),
                         path,
                         relative,
                     });
@@ -374,7 +382,7 @@ mod tests {
             .unwrap();
         std::fs::write(dir.path().join("boat.ron"), "()").unwrap();
         std::fs::write(dir.path().join(".hidden"), "x").unwrap();
-        let mut index = AssetIndex::new(dir.path().to_path_buf());
+        let mut index = AssetIndex::new(dir.path().to_path_buf(), Importers::default());
         wait(&mut index, |i| !i.listing());
         let names: Vec<_> = index.entries().iter().map(|e| e.relative.clone()).collect();
         assert_eq!(names, ["boat.ron", "textures/wood.png"]);

@@ -340,6 +340,7 @@ fn lighthouse() -> ModelData {
         animations: Vec::new(),
         skins: Vec::new(),
         warnings: Vec::new(),
+        files: Vec::new(),
     }
 }
 

@@ -28,7 +28,7 @@ use std::path::{Component, Path, PathBuf};
 pub enum FileKind {
     /// A scene file (`.ron`).
     Scene,
-    /// A glTF model (`.gltf`, `.glb`) or one of its external buffers (`.bin`).
+    /// A model (`.gltf`, `.glb`, `.obj`) or a buffer or material library it names.
     Model,
     /// An image a model references (`.png`, `.jpg`).
     Image,
@@ -63,7 +63,7 @@ const MB: u64 = 1 << 20;
 pub struct ReadLimits {
     /// Scene files (a million-node scene is about 150 MB).
     pub scene: u64,
-    /// glTF files and their external buffers.
+    /// Model files and the buffers and material libraries they name.
     pub model: u64,
     /// Images referenced by models.
     pub image: u64,

@@ -118,6 +118,12 @@ pub trait Plugin: Send + Sync {
         Ok(())
     }
 
+    /// Adds the model formats its scenes use beyond glTF and OBJ (see
+    /// [`ModelImporter`](crate::assets::ModelImporter)); runs before any scene loads.
+    fn importers(&self, importers: &mut crate::assets::Importers) {
+        let _ = importers;
+    }
+
     /// The input actions its systems read ([`crate::Input::axis`],
     /// `action_held`, `action_pressed`), with their default bindings; an
     /// `input.ron` beside the scene may rebind them.
@@ -168,12 +174,14 @@ impl Game {
         self.plugins.iter().map(|p| p.name()).collect()
     }
 
-    /// Makes every plugin's component types known to `assets`' scenes.
+    /// Makes every plugin's component types and model formats known to
+    /// `assets`' scenes.
     ///
     /// # Errors
     /// [`GameError::Registry`] naming the plugin whose type clashed.
     pub fn register(&self, assets: &Assets) -> Result<(), GameError> {
         for plugin in &self.plugins {
+            plugin.importers(&mut assets.importers_mut());
             ComponentRegistry::edit(assets, |registry| plugin.components(registry)).map_err(
                 |source| GameError::Registry {
                     plugin: plugin.name(),

@@ -6,8 +6,8 @@
 //!   shaders `#import` reloads every shader beside it that imports it. A
 //!   broken one keeps the last good pipelines drawing and its error names the
 //!   file and line (the piece's own, when the mistake is in a piece).
-//! - glTF models, and the images and buffers a `.gltf` names: imported
-//!   again, and every instance of the model rebuilt from the new copy. A
+//! - Model files (every format of the store's importers), and the images,
+//!   buffers and material libraries their import read: imported again, and every instance of the model rebuilt from the new copy. A
 //!   broken file keeps the last good copy.
 //! - Prefabs (`.ron` files other scenes use): instances rebuilt against the
 //!   new file, overrides kept. A broken prefab keeps the instances as they are.
@@ -214,12 +214,6 @@ fn is_temporary(path: &Path) -> bool {
     name.starts_with('.') || name.ends_with('~') || name.ends_with(".tmp") || name.ends_with(".swp")
 }
 
-fn extension(path: &Path) -> String {
-    path.extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default()
-}
-
 /// What a batch of changed files did to a scene.
 #[derive(Debug, Default)]
 pub struct Reloaded {
@@ -270,39 +264,20 @@ pub fn reload_assets(changed: &[PathBuf], scene: &mut Scene) -> Reloaded {
 }
 
 /// The loaded models a change to `changed` reaches: the model files
-/// themselves, and `.gltf` files that name a changed file beside them.
+/// themselves, and those whose import read a changed file (an image, a
+/// buffer, a material library).
 fn models_touched(changed: &[PathBuf], assets: &Assets) -> Vec<PathBuf> {
     let loaded = assets.loaded_models();
     let mut out: Vec<PathBuf> = Vec::new();
     for path in changed {
-        let direct = matches!(extension(path).as_str(), "gltf" | "glb");
         for model in &loaded {
-            let hit = if direct {
-                model.path == *path
-            } else {
-                names_file(&model.path, path)
-            };
+            let hit = model.path == *path || model.data.files.contains(path);
             if hit && !out.contains(&model.path) {
                 out.push(model.path.clone());
             }
         }
     }
     out
-}
-
-/// Whether the `.gltf` at `model` names `file` (an image or buffer beside it).
-fn names_file(model: &Path, file: &Path) -> bool {
-    if extension(model) != "gltf" {
-        return false;
-    }
-    let (Some(name), Some(dir)) = (file.file_name(), model.parent()) else {
-        return false;
-    };
-    if !file.starts_with(dir) {
-        return false;
-    }
-    let name = name.to_string_lossy();
-    std::fs::read_to_string(model).is_ok_and(|text| text.contains(name.as_ref()))
 }
 
 impl Scene {

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Quat, Vec3};
-use keel_engine::assets::gltf::{self, ModelError};
+use keel_engine::assets::gltf::{self, GltfError};
 use keel_engine::assets::{Interpolation, Property, Sample};
 
 /// A bundled model: the Fox is the demo's (`assets/models`), the others are
@@ -99,7 +99,7 @@ fn simple_skin_matches_the_file_by_hand() {
 }
 
 /// SimpleSkin with its JSON changed by `edit`.
-fn broken(edit: impl FnOnce(&mut serde_json::Value)) -> Result<(), ModelError> {
+fn broken(edit: impl FnOnce(&mut serde_json::Value)) -> Result<(), GltfError> {
     let text = std::fs::read_to_string(bundled("SimpleSkin.gltf")).unwrap();
     let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
     edit(&mut json);

@@ -11,7 +11,7 @@ use gltf::json;
 use json::validation::{Checked, USize64};
 use keel_engine::Primitive;
 use keel_engine::Transform;
-use keel_engine::assets::gltf::{self as import, ModelError, mip_chain};
+use keel_engine::assets::gltf::{self as import, GltfError, mip_chain};
 use keel_engine::assets::gltf::{Export, Resources};
 use keel_engine::assets::{
     MeshData, MeshVertex, ModelData, ModelMaterial, ModelMesh, ModelNode, ModelPrimitive,
@@ -105,6 +105,7 @@ fn sample() -> ModelData {
         animations: Vec::new(),
         skins: Vec::new(),
         warnings: Vec::new(),
+        files: Vec::new(),
     }
 }
 
@@ -116,7 +117,7 @@ fn glb(export: Export) -> Vec<u8> {
     export.to_glb().expect("the sample model serialises")
 }
 
-fn load_glb(export: Export) -> Result<ModelData, ModelError> {
+fn load_glb(export: Export) -> Result<ModelData, GltfError> {
     import::from_slice(&glb(export), Path::new("sample.glb"), &ReadLimits::DEFAULT)
 }
 
@@ -271,7 +272,7 @@ fn missing_normals_become_flat_face_normals() {
 fn missing_file_is_an_io_error_naming_it() {
     let path = Path::new("/nonexistent/boat.glb");
     let error = import::load(path, &ReadLimits::DEFAULT).expect_err("no such file");
-    assert!(matches!(error, ModelError::Io { .. }), "{error:?}");
+    assert!(matches!(error, GltfError::Io { .. }), "{error:?}");
     assert!(
         error.to_string().starts_with("/nonexistent/boat.glb: "),
         "{error}"
@@ -307,7 +308,7 @@ fn glb_header_shorter_than_itself_is_a_parse_error() {
     bytes[8..12].copy_from_slice(&4_u32.to_le_bytes());
     let error =
         import::from_slice(&bytes, Path::new("h.glb"), &ReadLimits::DEFAULT).expect_err("length 4");
-    assert!(matches!(error, ModelError::Parse { .. }), "{error:?}");
+    assert!(matches!(error, GltfError::Parse { .. }), "{error:?}");
 }
 
 #[test]
@@ -316,7 +317,7 @@ fn index_out_of_range_names_the_primitive_the_index_and_the_vertex_count() {
     model.meshes[0].primitives[0].mesh.indices[4] = 99;
     let export = Export::new(&model).expect("exports");
     match load_glb(export) {
-        Err(ModelError::IndexOutOfRange {
+        Err(GltfError::IndexOutOfRange {
             element,
             index,
             vertex_count,
@@ -339,7 +340,7 @@ fn accessor_past_its_buffer_view_is_out_of_bounds() {
     export.root.accessors[accessor].count = USize64(7);
     let error = load_glb(export).expect_err("7 indices in a view of 6");
     assert!(
-        matches!(&error, ModelError::OutOfBounds { element, .. } if element.starts_with(&format!("accessors[{accessor}]"))),
+        matches!(&error, GltfError::OutOfBounds { element, .. } if element.starts_with(&format!("accessors[{accessor}]"))),
         "{error:?}"
     );
 }
@@ -353,7 +354,7 @@ fn missing_buffer_file_names_the_buffer_and_the_file() {
     let path = dir.path().join("lost.gltf");
     std::fs::write(&path, files.json).expect("write gltf");
     match import::load(&path, &ReadLimits::DEFAULT) {
-        Err(ModelError::MissingFile { element, file, .. }) => {
+        Err(GltfError::MissingFile { element, file, .. }) => {
             assert_eq!(element, "buffers[0]");
             assert_eq!(file, dir.path().join("lost.bin"));
         }
@@ -367,7 +368,7 @@ fn undecodable_texture_names_the_image() {
     export.images[0] = b"these bytes are not a PNG".to_vec();
     let error = load_glb(export).expect_err("garbage image");
     assert!(
-        matches!(&error, ModelError::Texture { element, .. } if element == "images[0] (checker)"),
+        matches!(&error, GltfError::Texture { element, .. } if element == "images[0] (checker)"),
         "{error:?}"
     );
     assert!(
@@ -447,7 +448,7 @@ fn required_extensions_warn_unless_they_change_the_geometry() {
     export.root.extensions_required = vec!["KHR_draco_mesh_compression".into()];
     let error = load_glb(export).expect_err("compressed geometry cannot be read");
     assert!(
-        matches!(error, ModelError::UnsupportedExtension { .. }),
+        matches!(error, GltfError::UnsupportedExtension { .. }),
         "{error:?}"
     );
 }
@@ -459,7 +460,7 @@ fn cycles_and_shared_children_are_errors() {
     // A scene rooted inside the cycle still reaches node 0 twice.
     let error = load_glb(cyclic).expect_err("0 -> 1 -> 0");
     assert!(
-        matches!(&error, ModelError::Cycle { element, .. } if element == "nodes[0]"),
+        matches!(&error, GltfError::Cycle { element, .. } if element == "nodes[0]"),
         "{error:?}"
     );
 
@@ -467,7 +468,7 @@ fn cycles_and_shared_children_are_errors() {
     shared.root.scenes[0].nodes.push(json::Index::new(1));
     let error = load_glb(shared).expect_err("node 1 is a root and a child");
     assert!(
-        matches!(&error, ModelError::Cycle { element, .. } if element == "nodes[1]"),
+        matches!(&error, GltfError::Cycle { element, .. } if element == "nodes[1]"),
         "{error:?}"
     );
 }

@@ -116,8 +116,9 @@ impl Document {
             .map_or_else(|| "asset".to_string(), |s| s.to_string_lossy().into_owned());
         let mut record = NodeRecord::new(&name);
         let written = canonical.to_string_lossy().into_owned();
+        let model = self.scene().assets().importers().reads(path);
         match path.extension().and_then(|e| e.to_str()) {
-            Some("gltf" | "glb") => record.model = Some(written),
+            _ if model => record.model = Some(written),
             Some("ron") => record.prefab = Some(written),
             _ => {
                 return Err(EditError::NotPlaceable {

@@ -92,7 +92,7 @@ pub fn project_root(path: Option<&Path>) -> Option<PathBuf> {
 impl AssetBrowser {
     /// Lists `root` from now on (a new listing when it differs from the
     /// last); `None` lists nothing.
-    pub fn set_root(&mut self, root: Option<PathBuf>) {
+    pub fn set_root(&mut self, root: Option<PathBuf>, formats: &keel_engine::assets::Importers) {
         let Some(root) = root else {
             self.index = None;
             return;
@@ -100,7 +100,7 @@ impl AssetBrowser {
         if self.index.as_ref().is_some_and(|i| i.root() == root) {
             return;
         }
-        self.index = Some(AssetIndex::new(root));
+        self.index = Some(AssetIndex::new(root, formats.clone()));
         self.textures.clear();
         self.shown_for = None;
     }
@@ -410,7 +410,10 @@ mod tests {
         AssetEntry {
             path: PathBuf::from("/p").join(relative),
             relative: relative.to_string(),
-            kind: AssetKind::of(Path::new(relative)),
+            kind: AssetKind::of(
+                Path::new(relative),
+                &keel_engine::assets::Importers::default(),
+            ),
         }
     }
 

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use egui::{Color32, Id, Modal, RichText, Ui};
+use keel_engine::assets::Importers;
 
 /// What to do once unsaved changes are dealt with.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,22 +33,13 @@ pub enum FilePurpose {
 }
 
 impl FilePurpose {
-    /// Whether the chooser lists a file of this name.
-    fn lists(&self, name: &str) -> bool {
-        let wanted: &[&str] = match self {
-            FilePurpose::Import => &MODEL_EXTENSIONS,
-            FilePurpose::Open | FilePurpose::SaveAs(_) | FilePurpose::SavePrefab(_) => &["ron"],
-        };
-        has_extension(Path::new(name), wanted)
+    /// The extensions the chooser lists: scenes, or the models `formats` reads.
+    fn extensions(&self, formats: &Importers) -> Vec<&'static str> {
+        match self {
+            FilePurpose::Import => formats.extensions(),
+            FilePurpose::Open | FilePurpose::SaveAs(_) | FilePurpose::SavePrefab(_) => vec!["ron"],
+        }
     }
-}
-
-/// Extensions of the model files the editor imports.
-const MODEL_EXTENSIONS: [&str; 2] = ["gltf", "glb"];
-
-/// Whether `path` names a glTF model by its extension.
-pub fn is_model_file(path: &Path) -> bool {
-    has_extension(path, &MODEL_EXTENSIONS)
 }
 
 fn has_extension(path: &Path, wanted: &[&str]) -> bool {
@@ -63,13 +55,16 @@ pub struct FileDialog {
     pub purpose: FilePurpose,
     /// The path being typed.
     pub path: String,
+    /// The extensions of the files listed.
+    extensions: Vec<&'static str>,
     listing: Option<(PathBuf, Vec<(String, bool)>)>,
 }
 
 impl FileDialog {
-    /// A chooser starting at `start`.
-    pub fn new(purpose: FilePurpose, start: &Path) -> Self {
+    /// A chooser starting at `start`; an import lists the models `formats` reads.
+    pub fn new(purpose: FilePurpose, start: &Path, formats: &Importers) -> Self {
         Self {
+            extensions: purpose.extensions(formats),
             purpose,
             path: start.display().to_string(),
             listing: None,
@@ -99,8 +94,8 @@ impl FileDialog {
                         .filter_map(|e| {
                             let name = e.file_name().to_string_lossy().into_owned();
                             let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
-                            let shown =
-                                !name.starts_with('.') && (is_dir || self.purpose.lists(&name));
+                            let shown = !name.starts_with('.')
+                                && (is_dir || has_extension(Path::new(&name), &self.extensions));
                             shown.then_some((name, is_dir))
                         })
                         .collect()
@@ -258,10 +253,13 @@ pub fn dialog_ui(ui: &mut Ui, dialog: &mut Dialog, document_name: &str) -> Dialo
 
 fn file_ui(ui: &mut Ui, file: &mut FileDialog) -> DialogOutcome {
     let (title, verb) = match file.purpose {
-        FilePurpose::Open => ("Open scene", "Open"),
-        FilePurpose::SaveAs(_) => ("Save scene as", "Save"),
-        FilePurpose::Import => ("Import glTF model", "Import"),
-        FilePurpose::SavePrefab(_) => ("Save as prefab", "Save"),
+        FilePurpose::Open => ("Open scene".to_owned(), "Open"),
+        FilePurpose::SaveAs(_) => ("Save scene as".to_owned(), "Save"),
+        FilePurpose::Import => (
+            format!("Import a model (.{})", file.extensions.join(", .")),
+            "Import",
+        ),
+        FilePurpose::SavePrefab(_) => ("Save as prefab".to_owned(), "Save"),
     };
     ui.heading(title);
     let field = ui

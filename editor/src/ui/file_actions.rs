@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use keel_engine::SceneError;
 
-use super::dialogs::{self, Dialog};
+use super::dialogs::{Dialog, FileDialog, FilePurpose};
 use super::inspector::Inspector;
 use super::{Action, EditorApp, PlayState};
 use crate::document::Document;
@@ -59,11 +59,14 @@ impl EditorApp {
             if path.as_os_str().is_empty() {
                 continue;
             }
-            if dialogs::is_model_file(path) {
+            let formats = self.doc.scene().assets().importers();
+            if formats.reads(path) {
                 self.actions.push(Action::ImportPath(path.to_path_buf()));
             } else {
+                let expected = formats.extensions().join(", .");
+                drop(formats);
                 self.status.error(format!(
-                    "{}: only .gltf and .glb files can be dropped here",
+                    "{}: only model files (.{expected}) can be dropped here",
                     path.display()
                 ));
             }
@@ -189,6 +192,12 @@ impl EditorApp {
                 false
             }
         }
+    }
+
+    /// The chooser for `purpose`, starting at the open file (or the last one).
+    pub(super) fn file_dialog(&self, purpose: FilePurpose) -> FileDialog {
+        let formats = self.doc.scene().assets().importers();
+        FileDialog::new(purpose, &self.file_dialog_start(), &formats)
     }
 
     pub(super) fn file_dialog_start(&self) -> PathBuf {

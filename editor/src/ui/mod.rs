@@ -53,7 +53,7 @@ use keel_engine::{Game, Scene};
 
 use crate::document::{Document, PlaySnapshot};
 use crate::persist::{AUTOSAVE_INTERVAL, Autosave, RecentFiles};
-use dialogs::{Dialog, DialogOutcome, FileDialog, FilePurpose, Pending};
+use dialogs::{Dialog, DialogOutcome, FilePurpose, Pending};
 use hierarchy::Hierarchy;
 use inspector::Inspector;
 use stats::EditorStats;
@@ -477,10 +477,7 @@ impl EditorApp {
         match action {
             Action::New => self.request(Pending::New),
             Action::Open => {
-                self.dialog = Some(Dialog::File(FileDialog::new(
-                    FilePurpose::Open,
-                    &self.file_dialog_start(),
-                )));
+                self.dialog = Some(Dialog::File(self.file_dialog(FilePurpose::Open)));
             }
             Action::OpenPath(path) => self.request(Pending::Open(path)),
             Action::Save => match self.doc.path.clone() {
@@ -490,16 +487,10 @@ impl EditorApp {
                 None => self.run_action(Action::SaveAs),
             },
             Action::SaveAs => {
-                self.dialog = Some(Dialog::File(FileDialog::new(
-                    FilePurpose::SaveAs(None),
-                    &self.file_dialog_start(),
-                )));
+                self.dialog = Some(Dialog::File(self.file_dialog(FilePurpose::SaveAs(None))));
             }
             Action::Import => {
-                self.dialog = Some(Dialog::File(FileDialog::new(
-                    FilePurpose::Import,
-                    &self.file_dialog_start(),
-                )));
+                self.dialog = Some(Dialog::File(self.file_dialog(FilePurpose::Import)));
             }
             Action::ImportPath(path) => self.import_model(&path),
             Action::Quit => self.request(Pending::Quit),
@@ -648,10 +639,9 @@ impl EditorApp {
                         }
                     }
                     None => {
-                        self.dialog = Some(Dialog::File(FileDialog::new(
-                            FilePurpose::SaveAs(Some(then)),
-                            &self.file_dialog_start(),
-                        )));
+                        self.dialog = Some(Dialog::File(
+                            self.file_dialog(FilePurpose::SaveAs(Some(then))),
+                        ));
                     }
                 }
             }

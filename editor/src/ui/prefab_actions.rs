@@ -26,6 +26,7 @@ impl EditorApp {
                 self.dialog = Some(Dialog::File(FileDialog::new(
                     FilePurpose::SavePrefab(node),
                     &start,
+                    &self.doc.scene().assets().importers(),
                 )));
             }
         }

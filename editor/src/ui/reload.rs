@@ -17,8 +17,10 @@ impl EditorApp {
             return;
         }
         self.watching = Some(self.doc.id());
-        self.assets
-            .set_root(super::asset_browser::project_root(self.doc.path.as_deref()));
+        self.assets.set_root(
+            super::asset_browser::project_root(self.doc.path.as_deref()),
+            &self.doc.scene().assets().importers(),
+        );
         if self.watcher.is_none() {
             match FileWatcher::new() {
                 Ok(watcher) => self.watcher = Some(watcher),

@@ -5,7 +5,7 @@
 //! check happens here, once: buffer ranges, accessor layouts, index ranges,
 //! the shape of the hierarchy and image decoding, so what comes out is plain
 //! owned data that the asset registry, the scene and the GPU upload can trust.
-//! Malformed files give a [`ModelError`] naming the file and the element, never
+//! Malformed files give a [`GltfError`] naming the file and the element, never
 //! a panic; features the engine cannot show (skinned drawing, morph targets,
 //! cameras) load without them and leave a [`ModelWarning`]. Animation clips and
 //! skins are imported (`gltf/animation.rs`).
@@ -30,7 +30,7 @@ use super::{ModelData, ModelMesh, ModelNode, ModelSkin, ModelWarning};
 use crate::files::ReadLimits;
 use source::Sources;
 use texture::TextureCache;
-pub use texture::{mip_chain, srgb_to_linear};
+pub use texture::{mip_chain, mip_chain_in, srgb_to_linear};
 pub use write::{Export, ExportError, GltfFiles, Resources};
 
 /// Required extensions that change how geometry is stored: without them the
@@ -53,7 +53,7 @@ const SUPPORTED_EXTENSIONS: [&str; 3] = [
 /// Why a model file could not be imported. Every message starts with the file
 /// and names the element (as a glTF JSON path) and what was wrong with it.
 #[derive(Debug, thiserror::Error)]
-pub enum ModelError {
+pub enum GltfError {
     /// The model file itself could not be read.
     #[error("{}: cannot read the file: {source}", path.display())]
     Io {
@@ -208,15 +208,35 @@ pub enum ModelError {
     },
 }
 
+/// glTF 2.0 as a [`ModelImporter`](super::import::ModelImporter): `.gltf` and `.glb`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GltfImporter;
+
+impl super::import::ModelImporter for GltfImporter {
+    type Error = GltfError;
+
+    fn format(&self) -> &'static str {
+        "glTF 2.0"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["gltf", "glb"]
+    }
+
+    fn import(&self, path: &Path, limits: &ReadLimits) -> Result<ModelData, GltfError> {
+        load(path, limits)
+    }
+}
+
 /// Reads and imports the model file at `path` (`.gltf` or `.glb`).
 ///
 /// # Errors
 ///
-/// [`ModelError::Io`] if the file cannot be read, and every error of [`from_slice`].
-pub fn load(path: &Path, limits: &ReadLimits) -> Result<ModelData, ModelError> {
+/// [`GltfError::Io`] if the file cannot be read, and every error of [`from_slice`].
+pub fn load(path: &Path, limits: &ReadLimits) -> Result<ModelData, GltfError> {
     let bytes =
         crate::files::read(path, crate::files::FileKind::Model, limits).map_err(|source| {
-            ModelError::Io {
+            GltfError::Io {
                 path: path.to_path_buf(),
                 source,
             }
@@ -229,11 +249,11 @@ pub fn load(path: &Path, limits: &ReadLimits) -> Result<ModelData, ModelError> {
 ///
 /// # Errors
 ///
-/// A [`ModelError`] naming the element at fault when the document is malformed,
+/// A [`GltfError`] naming the element at fault when the document is malformed,
 /// an external file is missing, data lies outside its buffer, an index is out
 /// of range, an image does not decode or the hierarchy is not a tree.
-pub fn from_slice(bytes: &[u8], path: &Path, limits: &ReadLimits) -> Result<ModelData, ModelError> {
-    let parse_error = |message: String| ModelError::Parse {
+pub fn from_slice(bytes: &[u8], path: &Path, limits: &ReadLimits) -> Result<ModelData, GltfError> {
+    let parse_error = |message: String| GltfError::Parse {
         path: path.to_path_buf(),
         message,
     };
@@ -250,6 +270,25 @@ pub fn from_slice(bytes: &[u8], path: &Path, limits: &ReadLimits) -> Result<Mode
         warnings,
     }
     .import()
+}
+
+/// The files beside `path` that `document`'s buffers and images name (not
+/// data URIs), for live reload.
+fn external_files(document: &gltf::Document, path: &Path) -> Vec<PathBuf> {
+    let json = document.as_json();
+    let uris = json.buffers.iter().filter_map(|b| b.uri.as_deref());
+    let uris = uris.chain(json.images.iter().filter_map(|i| i.uri.as_deref()));
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let mut files: Vec<PathBuf> = Vec::new();
+    for uri in uris.filter(|uri| !uri.starts_with("data:")) {
+        if let Some(relative) = source::percent_decode(uri) {
+            let file = dir.join(relative);
+            if !files.contains(&file) {
+                files.push(file);
+            }
+        }
+    }
+    files
 }
 
 /// `Gltf::from_slice` computes `length - 12` from the GLB header without a
@@ -277,14 +316,14 @@ fn validate(
     root: &json::Root,
     path: &Path,
     warnings: &mut Vec<ModelWarning>,
-) -> Result<(), ModelError> {
+) -> Result<(), GltfError> {
     use json::validation::Validate;
 
     check_position_accessors(root, path)?;
     animation::check_indices(root, path)?;
     for (i, extension) in root.extensions_required.iter().enumerate() {
         if GEOMETRY_EXTENSIONS.contains(&extension.as_str()) {
-            return Err(ModelError::UnsupportedExtension {
+            return Err(GltfError::UnsupportedExtension {
                 path: path.to_path_buf(),
                 extension: extension.clone(),
             });
@@ -308,7 +347,7 @@ fn validate(
     if errors.is_empty() {
         Ok(())
     } else {
-        Err(ModelError::Parse {
+        Err(GltfError::Parse {
             path: path.to_path_buf(),
             message: errors.join("; "),
         })
@@ -317,19 +356,19 @@ fn validate(
 
 /// The schema check indexes the accessors with each primitive's POSITION
 /// without checking the index first, so it runs only once this has.
-fn check_position_accessors(root: &json::Root, path: &Path) -> Result<(), ModelError> {
+fn check_position_accessors(root: &json::Root, path: &Path) -> Result<(), GltfError> {
     let positions = json::validation::Checked::Valid(json::mesh::Semantic::Positions);
     for (m, mesh) in root.meshes.iter().enumerate() {
         for (p, primitive) in mesh.primitives.iter().enumerate() {
             let element = format!("meshes[{m}].primitives[{p}]");
             let Some(accessor) = primitive.attributes.get(&positions) else {
-                return Err(ModelError::MissingPositions {
+                return Err(GltfError::MissingPositions {
                     path: path.to_path_buf(),
                     element,
                 });
             };
             if accessor.value() >= root.accessors.len() {
-                return Err(ModelError::Parse {
+                return Err(GltfError::Parse {
                     path: path.to_path_buf(),
                     message: format!(
                         "{element}.attributes.POSITION: expected an accessor index below {}, found {}",
@@ -349,7 +388,7 @@ fn check_skinned_meshes(
     nodes: &[ModelNode],
     meshes: &[ModelMesh],
     skins: &[ModelSkin],
-) -> Result<(), ModelError> {
+) -> Result<(), GltfError> {
     for node in nodes {
         let (Some(m), Some(s)) = (node.mesh, node.skin) else {
             continue;
@@ -368,7 +407,7 @@ fn check_skinned_meshes(
             if let Some(joint) = used.max()
                 && usize::from(joint) >= skin.joints.len()
             {
-                return Err(ModelError::BadAnimation {
+                return Err(GltfError::BadAnimation {
                     path: path.to_path_buf(),
                     element: format!("meshes[{m}].primitives[{p}].attributes.JOINTS_0"),
                     expected: format!(
@@ -401,7 +440,7 @@ struct Importer<'a> {
 }
 
 impl Importer<'_> {
-    fn import(mut self) -> Result<ModelData, ModelError> {
+    fn import(mut self) -> Result<ModelData, GltfError> {
         self.warn_unsupported();
         let meshes = self
             .document
@@ -427,6 +466,7 @@ impl Importer<'_> {
             animations,
             skins,
             warnings: self.warnings,
+            files: external_files(self.document, self.path),
         })
     }
 

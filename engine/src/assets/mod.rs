@@ -1,8 +1,10 @@
-//! Assets: generated primitives, models imported from glTF files (meshes,
+//! Assets: generated primitives, models imported from glTF and OBJ files (meshes,
 //! materials, textures, animation clips), sky images and shader sources, all
 //! kept in an owned [`Assets`] store.
 
 pub mod gltf;
+pub mod import;
+pub mod obj;
 pub mod shaders;
 
 pub(crate) mod animation;
@@ -24,6 +26,7 @@ pub(crate) use shaders::{Shader, ShaderLibrary};
 pub(crate) use store::Assets;
 
 pub use animation::{Channel, Clip, Interpolation, Property, Sample, slerp, slerp_pair};
+pub use import::{Importers, ModelError, ModelImporter};
 pub use material::{AlphaMode, DEFAULT_ROUGHNESS, MaterialMaps, roughness_from_gloss};
 pub use model::{
     ModelData, ModelMaterial, ModelMesh, ModelNode, ModelPrimitive, ModelSkin, ModelWarning,

@@ -129,7 +129,8 @@ pub struct ModelNode {
 pub struct ModelWarning {
     /// The file.
     pub path: PathBuf,
-    /// The element, as a glTF JSON path (`meshes[2].primitives[0]`, `skins[0]`).
+    /// The element: a glTF JSON path (`meshes[2].primitives[0]`, `skins[0]`),
+    /// an OBJ or MTL line (`line 12`).
     pub element: String,
     /// What was skipped and why.
     pub message: String,
@@ -167,6 +168,9 @@ pub struct ModelData {
     pub skins: Vec<ModelSkin>,
     /// What was skipped.
     pub warnings: Vec<ModelWarning>,
+    /// The other files the import read (buffers, images, material
+    /// libraries): a change to one reloads the model.
+    pub files: Vec<PathBuf>,
 }
 
 /// A glTF skin: the nodes that act as its joints and their inverse bind matrices.

@@ -14,7 +14,7 @@ use std::time::SystemTime;
 use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
-use super::gltf::{self, ModelError};
+use super::import::ModelError;
 use super::{Assets, Material, MaterialMaps};
 use super::{MeshData, ModelData, ModelMaterial, ModelWarning, Primitive, TextureData};
 use crate::spatial::Aabb;
@@ -298,8 +298,9 @@ impl Assets {
         MapsHandle(to_u32(registry.maps.len() - 1))
     }
 
-    /// Imports a glTF file, or returns the model already imported from it (the
-    /// same path, unchanged on disk since).
+    /// Imports a model file with the importer its extension names (see
+    /// [`Assets::importers`]), or returns the model already imported from it
+    /// (the same path, unchanged on disk since).
     ///
     /// # Errors
     /// [`ModelError`] naming the file and the element at fault.
@@ -309,12 +310,12 @@ impl Assets {
         if let Some(model) = self.registry().cached(&path, modified) {
             return Ok(model);
         }
-        let data = gltf::load(&path, self.limits())?;
+        let data = self.importers().import(&path, self.limits())?;
         Ok(self.register_model(data, modified, false))
     }
 
-    /// Imports a glTF file again even if it looks unchanged (an image or buffer
-    /// file it refers to changed): later [`Assets::load_model`] calls get the new copy.
+    /// Imports a model file again even if it looks unchanged (an image, buffer
+    /// or material file it refers to changed): later [`Assets::load_model`] calls get the new copy.
     ///
     /// # Errors
     /// [`ModelError`] naming the file and the element at fault; the last good
@@ -322,7 +323,7 @@ impl Assets {
     pub fn reload_model(&self, path: &Path) -> Result<Arc<Model>, ModelError> {
         let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
-        let data = gltf::load(&path, self.limits())?;
+        let data = self.importers().import(&path, self.limits())?;
         // The old copy stays registered (instances hold it) until
         // `release_unused` finds it held by no one; the new one answers for the
         // file from now on.
@@ -402,6 +403,11 @@ impl Assets {
             .path
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        // Compared with the watcher's canonical paths on a change.
+        data.files = std::mem::take(&mut data.files)
+            .into_iter()
+            .map(|f| std::fs::canonicalize(&f).unwrap_or(f))
+            .collect();
         let mut registry = self.registry_mut();
         // Another thread may have imported the same file while this one did: one copy is
         // kept, so every world of this store sees the same handles for the same file.

@@ -21,6 +21,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use super::import::Importers;
 use super::registry::Registry;
 use super::shaders::ShaderLibrary;
 use super::sky::Skies;
@@ -54,6 +55,8 @@ struct Shared {
     /// type like the prefabs (the scene layer names it).
     component_types: RwLock<Option<Arc<dyn Any + Send + Sync>>>,
     limits: ReadLimits,
+    /// The model formats this store imports.
+    importers: RwLock<Importers>,
 }
 
 impl std::fmt::Debug for Assets {
@@ -96,6 +99,23 @@ impl Assets {
     #[must_use]
     pub fn limits(&self) -> &ReadLimits {
         &self.shared.limits
+    }
+
+    /// The model formats this store imports (glTF and OBJ unless more were
+    /// added): what loading, live reload and the editor ask which files
+    /// are models.
+    pub fn importers(&self) -> RwLockReadGuard<'_, Importers> {
+        read(&self.shared.importers)
+    }
+
+    /// Adds a model format (a [`Plugin`](crate::Plugin) does it through
+    /// [`Plugin::importers`](crate::Plugin::importers)).
+    pub fn add_importer(&self, importer: impl super::ModelImporter) {
+        write(&self.shared.importers).add(importer);
+    }
+
+    pub(crate) fn importers_mut(&self) -> RwLockWriteGuard<'_, Importers> {
+        write(&self.shared.importers)
     }
 
     /// Shared access to the meshes, textures and models.

@@ -141,6 +141,7 @@ fn model(name: &str) -> ModelData {
         animations: Vec::new(),
         skins: Vec::new(),
         warnings: Vec::new(),
+        files: Vec::new(),
     }
 }
 

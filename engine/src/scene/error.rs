@@ -48,8 +48,8 @@ pub struct SettingError {
     pub found: String,
 }
 
-impl From<crate::assets::gltf::ModelError> for SceneError {
-    fn from(error: crate::assets::gltf::ModelError) -> Self {
+impl From<crate::assets::ModelError> for SceneError {
+    fn from(error: crate::assets::ModelError) -> Self {
         SceneError::Model(Box::new(error))
     }
 }
@@ -135,7 +135,7 @@ pub enum SceneError {
     },
     /// A model file could not be imported (the message names the file and element).
     #[error(transparent)]
-    Model(Box<crate::assets::gltf::ModelError>),
+    Model(Box<crate::assets::ModelError>),
     /// The scene could not be turned into text.
     #[error("{}: could not write the scene: {message}", path.display())]
     Serialize {

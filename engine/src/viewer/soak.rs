@@ -207,7 +207,7 @@ pub enum SoakError {
     },
     /// The chaos system's model could not be loaded.
     #[error(transparent)]
-    Model(#[from] crate::assets::gltf::ModelError),
+    Model(#[from] crate::assets::ModelError),
 }
 
 /// The recording's byte budget when the soak seeks: small, so the ring of

@@ -9,7 +9,7 @@ use gltf::animation::util::ReadOutputs;
 use gltf::animation::{Interpolation as GltfInterpolation, Property as GltfProperty};
 
 use super::source::Layout;
-use super::{Importer, ModelError};
+use super::{GltfError, Importer};
 use crate::assets::ModelSkin;
 use crate::assets::animation::{Channel, Clip, Interpolation, Property};
 use crate::transform::Affine3x4;
@@ -43,8 +43,8 @@ const MATRICES: Layout = Layout {
 };
 
 impl Importer<'_> {
-    fn bad_animation(&self, element: String, expected: &str, found: String) -> ModelError {
-        ModelError::BadAnimation {
+    fn bad_animation(&self, element: String, expected: &str, found: String) -> GltfError {
+        GltfError::BadAnimation {
             path: self.path.to_path_buf(),
             element,
             expected: expected.to_owned(),
@@ -55,7 +55,7 @@ impl Importer<'_> {
     /// Every animation of the file; `node_map` takes a glTF node to its index
     /// in the imported hierarchy (channels of nodes outside it are skipped with
     /// a warning).
-    pub(super) fn animations(&mut self, node_map: &[Option<u32>]) -> Result<Vec<Clip>, ModelError> {
+    pub(super) fn animations(&mut self, node_map: &[Option<u32>]) -> Result<Vec<Clip>, GltfError> {
         let document = self.document;
         let mut clips = Vec::with_capacity(document.animations().len());
         for animation in document.animations() {
@@ -92,7 +92,7 @@ impl Importer<'_> {
         node: u32,
         element: &str,
         clip: &mut Clip,
-    ) -> Result<(), ModelError> {
+    ) -> Result<(), GltfError> {
         let sampler = channel.sampler();
         let (property, layout) = match channel.target().property() {
             GltfProperty::Translation => (Property::Translation, &VEC3),
@@ -211,7 +211,7 @@ impl Importer<'_> {
     }
 
     /// Every skin of the file, its joints as indices into the imported hierarchy.
-    pub(super) fn skins(&mut self, node_map: &[Option<u32>]) -> Result<Vec<ModelSkin>, ModelError> {
+    pub(super) fn skins(&mut self, node_map: &[Option<u32>]) -> Result<Vec<ModelSkin>, GltfError> {
         let document = self.document;
         let mut skins = Vec::with_capacity(document.skins().len());
         for skin in document.skins() {
@@ -276,9 +276,9 @@ impl Importer<'_> {
 pub(super) fn check_indices(
     root: &gltf::json::Root,
     path: &std::path::Path,
-) -> Result<(), ModelError> {
+) -> Result<(), GltfError> {
     use gltf::json::validation::Checked;
-    let bad = |element: String, expected: String, found: String| ModelError::BadAnimation {
+    let bad = |element: String, expected: String, found: String| GltfError::BadAnimation {
         path: path.to_path_buf(),
         element,
         expected,

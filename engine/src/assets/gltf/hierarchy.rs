@@ -3,7 +3,7 @@
 
 use glam::{Mat4, Quat, Vec3, Vec4};
 
-use super::{Importer, ModelError};
+use super::{GltfError, Importer};
 use crate::assets::ModelNode;
 use crate::light::{Light, LightKind};
 use crate::transform::Transform;
@@ -19,7 +19,7 @@ impl Importer<'_> {
     /// visited mark, so a malformed graph is an error, not a hang or a stack overflow.
     /// Also returns, for each glTF node, its index in the list (`None` for a
     /// node outside the scene).
-    pub(super) fn nodes(&mut self) -> Result<(Vec<ModelNode>, Vec<Option<u32>>), ModelError> {
+    pub(super) fn nodes(&mut self) -> Result<(Vec<ModelNode>, Vec<Option<u32>>), GltfError> {
         let document = self.document;
         let roots: Vec<gltf::Node<'_>> = match document
             .default_scene()
@@ -43,7 +43,7 @@ impl Importer<'_> {
         let mut map = vec![None; document.nodes().len()];
         while let Some((node, parent)) = stack.pop() {
             if std::mem::replace(&mut visited[node.index()], true) {
-                return Err(ModelError::Cycle {
+                return Err(GltfError::Cycle {
                     path: self.path.to_path_buf(),
                     element: format!("nodes[{}]", node.index()),
                 });

@@ -6,7 +6,7 @@ use gltf::json::Value;
 use gltf::texture::{MagFilter, MinFilter, WrappingMode};
 
 use super::texture::{ImageUse, TextureCache};
-use super::{Importer, ModelError};
+use super::{GltfError, Importer};
 use crate::assets::{
     AlphaMode, Filter, ModelMaterial, SLOTS, Sampling, Slot, TextureSlot, UvTransform, Wrap,
 };
@@ -27,7 +27,7 @@ impl Importer<'_> {
         &mut self,
         material: &gltf::Material<'a>,
         textures: &mut TextureCache,
-    ) -> Result<ModelMaterial, ModelError> {
+    ) -> Result<ModelMaterial, GltfError> {
         let element = format!("materials[{}]", material.index().unwrap_or_default());
         let pbr = material.pbr_metallic_roughness();
         let info = |i: gltf::texture::Info<'a>| Reference {

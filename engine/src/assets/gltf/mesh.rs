@@ -7,7 +7,7 @@ use gltf::accessor::{DataType, Dimensions};
 use gltf::mesh::{Mode, Semantic};
 
 use super::source::Layout;
-use super::{Importer, ModelError};
+use super::{GltfError, Importer};
 use crate::assets::{MeshData, MeshVertex, ModelMesh, ModelPrimitive, MorphTarget, VertexSkin};
 
 const VEC3_F32: Layout = Layout {
@@ -42,7 +42,7 @@ const INDICES: Layout = Layout {
 
 impl Importer<'_> {
     /// Every primitive of `mesh` that draws triangles.
-    pub(super) fn mesh(&mut self, mesh: &gltf::Mesh<'_>) -> Result<ModelMesh, ModelError> {
+    pub(super) fn mesh(&mut self, mesh: &gltf::Mesh<'_>) -> Result<ModelMesh, GltfError> {
         let mut primitives = Vec::with_capacity(mesh.primitives().len());
         for primitive in mesh.primitives() {
             let element = format!("meshes[{}].primitives[{}]", mesh.index(), primitive.index());
@@ -60,7 +60,7 @@ impl Importer<'_> {
         &mut self,
         primitive: &gltf::Primitive<'_>,
         element: &str,
-    ) -> Result<Option<ModelPrimitive>, ModelError> {
+    ) -> Result<Option<ModelPrimitive>, GltfError> {
         let mode = primitive.mode();
         if !matches!(
             mode,
@@ -77,7 +77,7 @@ impl Importer<'_> {
 
         let positions_accessor = self
             .attribute(primitive, &Semantic::Positions, &VEC3_F32, None, element)?
-            .ok_or_else(|| ModelError::MissingPositions {
+            .ok_or_else(|| GltfError::MissingPositions {
                 path: self.path.to_path_buf(),
                 element: element.to_owned(),
             })?;
@@ -139,7 +139,7 @@ impl Importer<'_> {
             None => self.sequence(vertex_count, element)?,
         };
         if let Some(&index) = indices.iter().find(|&&i| i as usize >= vertex_count) {
-            return Err(ModelError::IndexOutOfRange {
+            return Err(GltfError::IndexOutOfRange {
                 path: self.path.to_path_buf(),
                 element: element.to_owned(),
                 index,
@@ -206,7 +206,7 @@ impl Importer<'_> {
         primitive: &gltf::Primitive<'_>,
         vertex_count: usize,
         element: &str,
-    ) -> Result<Vec<VertexSkin>, ModelError> {
+    ) -> Result<Vec<VertexSkin>, GltfError> {
         let count = Some(vertex_count);
         let joints = self.attribute(primitive, &Semantic::Joints(0), &JOINTS, count, element)?;
         let weights = self.attribute(primitive, &Semantic::Weights(0), &WEIGHTS, count, element)?;
@@ -219,7 +219,7 @@ impl Importer<'_> {
                 } else {
                     ("WEIGHTS_0", "JOINTS_0")
                 };
-                return Err(ModelError::BadAccessor {
+                return Err(GltfError::BadAccessor {
                     path: self.path.to_path_buf(),
                     element: format!("{element}.attributes.{lacks}"),
                     expected: format!("{lacks} beside {has}"),
@@ -256,7 +256,7 @@ impl Importer<'_> {
         primitive: &gltf::Primitive<'_>,
         vertex_count: usize,
         element: &str,
-    ) -> Result<Vec<MorphTarget>, ModelError> {
+    ) -> Result<Vec<MorphTarget>, GltfError> {
         // Every accessor is checked before the reader is asked for any: it
         // builds each target's iterators at once, and trusts their layouts.
         for (t, target) in primitive.morph_targets().enumerate() {
@@ -270,7 +270,7 @@ impl Importer<'_> {
                 let usage = format!("{name} of {element}.targets[{t}]");
                 self.sources.check_accessor(&accessor, &usage, &VEC3_F32)?;
                 if accessor.count() != vertex_count {
-                    return Err(ModelError::BadAccessor {
+                    return Err(GltfError::BadAccessor {
                         path: self.path.to_path_buf(),
                         element: format!("accessors[{}] ({usage})", accessor.index()),
                         expected: format!("{vertex_count} elements, one per POSITION"),
@@ -297,7 +297,7 @@ impl Importer<'_> {
         primitive: &gltf::Primitive<'_>,
         vertex_count: usize,
         element: &str,
-    ) -> Result<Option<Vec<[u16; 4]>>, ModelError> {
+    ) -> Result<Option<Vec<[u16; 4]>>, GltfError> {
         let Some(accessor) = primitive.get(&Semantic::Colors(0)) else {
             return Ok(None);
         };
@@ -338,14 +338,14 @@ impl Importer<'_> {
         layout: &Layout,
         vertex_count: Option<usize>,
         element: &str,
-    ) -> Result<Option<gltf::Accessor<'a>>, ModelError> {
+    ) -> Result<Option<gltf::Accessor<'a>>, GltfError> {
         let Some(accessor) = primitive.get(semantic) else {
             return Ok(None);
         };
         let usage = format!("{} of {element}", semantic.to_string());
         self.sources.check_accessor(&accessor, &usage, layout)?;
         match vertex_count {
-            Some(expected) if accessor.count() != expected => Err(ModelError::BadAccessor {
+            Some(expected) if accessor.count() != expected => Err(GltfError::BadAccessor {
                 path: self.path.to_path_buf(),
                 element: format!("accessors[{}] ({usage})", accessor.index()),
                 expected: format!("{expected} elements, one per POSITION"),
@@ -356,8 +356,8 @@ impl Importer<'_> {
     }
 
     /// `0..vertex_count`, the implicit indices of a primitive without any.
-    fn sequence(&self, vertex_count: usize, element: &str) -> Result<Vec<u32>, ModelError> {
-        let end = u32::try_from(vertex_count).map_err(|_| ModelError::BadAccessor {
+    fn sequence(&self, vertex_count: usize, element: &str) -> Result<Vec<u32>, GltfError> {
+        let end = u32::try_from(vertex_count).map_err(|_| GltfError::BadAccessor {
             path: self.path.to_path_buf(),
             element: format!("POSITION of {element}"),
             expected: format!("at most {} vertices", u32::MAX),

@@ -10,7 +10,7 @@ use base64::Engine as _;
 use gltf::accessor::{DataType, Dimensions};
 use gltf::buffer;
 
-use super::ModelError;
+use super::GltfError;
 use crate::files::{FileKind, ReadLimits};
 
 /// Accessors with no buffer view are all zeros (plus sparse values); their
@@ -45,13 +45,13 @@ impl Sources {
         mut blob: Option<Vec<u8>>,
         path: &Path,
         limits: &ReadLimits,
-    ) -> Result<Self, ModelError> {
+    ) -> Result<Self, GltfError> {
         let mut buffers = Vec::with_capacity(document.buffers().len());
         for buffer in document.buffers() {
             let element = format!("buffers[{}]", buffer.index());
             let (mut data, within) = match buffer.source() {
                 buffer::Source::Bin => {
-                    let data = blob.take().ok_or_else(|| ModelError::MissingBin {
+                    let data = blob.take().ok_or_else(|| GltfError::MissingBin {
                         path: path.to_path_buf(),
                         element: element.clone(),
                     })?;
@@ -63,7 +63,7 @@ impl Sources {
                 ),
             };
             if data.len() < buffer.length() {
-                return Err(ModelError::OutOfBounds {
+                return Err(GltfError::OutOfBounds {
                     path: path.to_path_buf(),
                     element,
                     within,
@@ -87,18 +87,18 @@ impl Sources {
     }
 
     /// The bytes of a buffer view, checked against its buffer.
-    pub fn view_bytes(&self, view: &buffer::View<'_>) -> Result<&[u8], ModelError> {
+    pub fn view_bytes(&self, view: &buffer::View<'_>) -> Result<&[u8], GltfError> {
         let range = self.view_range(view)?;
         Ok(&self.buffers[view.buffer().index()][range])
     }
 
-    fn view_range(&self, view: &buffer::View<'_>) -> Result<Range<usize>, ModelError> {
+    fn view_range(&self, view: &buffer::View<'_>) -> Result<Range<usize>, GltfError> {
         let buffer = view.buffer().index();
         let available = self.buffers.get(buffer).map_or(0, Vec::len);
         let start = view.offset();
         match start.checked_add(view.length()) {
             Some(end) if end <= available => Ok(start..end),
-            end => Err(ModelError::OutOfBounds {
+            end => Err(GltfError::OutOfBounds {
                 path: self.path.clone(),
                 element: format!("bufferViews[{}]", view.index()),
                 within: format!("buffers[{buffer}]"),
@@ -116,9 +116,9 @@ impl Sources {
         accessor: &gltf::Accessor<'_>,
         usage: &str,
         layout: &Layout,
-    ) -> Result<(), ModelError> {
+    ) -> Result<(), GltfError> {
         let element = format!("accessors[{}] ({usage})", accessor.index());
-        let bad = |expected: String, found: String| ModelError::BadAccessor {
+        let bad = |expected: String, found: String| GltfError::BadAccessor {
             path: self.path.clone(),
             element: element.clone(),
             expected,
@@ -186,10 +186,10 @@ impl Sources {
         offset: usize,
         count: usize,
         size: usize,
-    ) -> Result<(), ModelError> {
+    ) -> Result<(), GltfError> {
         let stride = view.stride().unwrap_or(size);
         if stride < size {
-            return Err(ModelError::BadAccessor {
+            return Err(GltfError::BadAccessor {
                 path: self.path.clone(),
                 element: element.to_owned(),
                 expected: format!("a byteStride of at least the element size {size}"),
@@ -203,7 +203,7 @@ impl Sources {
             .and_then(|span| span.checked_add(offset));
         match needed {
             Some(end) if end <= view.length() => Ok(()),
-            end => Err(ModelError::OutOfBounds {
+            end => Err(GltfError::OutOfBounds {
                 path: self.path.clone(),
                 element: element.to_owned(),
                 within: format!("bufferViews[{}]", view.index()),
@@ -219,13 +219,13 @@ impl Sources {
         document: &gltf::Document,
         index: usize,
         element: &str,
-    ) -> Result<Cow<'_, [u8]>, ModelError> {
+    ) -> Result<Cow<'_, [u8]>, GltfError> {
         let image = &document.as_json().images[index];
         if let Some(view) = image.buffer_view {
             let view = document
                 .views()
                 .nth(view.value())
-                .ok_or_else(|| ModelError::Parse {
+                .ok_or_else(|| GltfError::Parse {
                     path: self.path.clone(),
                     message: format!("{element}: bufferView {} does not exist", view.value()),
                 })?;
@@ -233,7 +233,7 @@ impl Sources {
         }
         match &image.uri {
             Some(uri) => read_uri(uri, element, &self.path, &self.limits).map(Cow::Owned),
-            None => Err(ModelError::Texture {
+            None => Err(GltfError::Texture {
                 path: self.path.clone(),
                 element: element.to_owned(),
                 message: "expected a uri or a bufferView, found neither".into(),
@@ -249,8 +249,8 @@ pub(super) fn read_uri(
     element: &str,
     path: &Path,
     limits: &ReadLimits,
-) -> Result<Vec<u8>, ModelError> {
-    let bad = |reason: &str| ModelError::BadUri {
+) -> Result<Vec<u8>, GltfError> {
+    let bad = |reason: &str| GltfError::BadUri {
         path: path.to_path_buf(),
         element: element.to_owned(),
         uri: quote(uri).to_owned(),
@@ -279,7 +279,7 @@ pub(super) fn read_uri(
     } else {
         FileKind::Model
     };
-    crate::files::read(&file, kind, limits).map_err(|source| ModelError::MissingFile {
+    crate::files::read(&file, kind, limits).map_err(|source| GltfError::MissingFile {
         path: path.to_path_buf(),
         element: element.to_owned(),
         file,

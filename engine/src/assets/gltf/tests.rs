@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use super::hierarchy::from_matrix;
 use super::mesh::{Attributes, flat_shaded, triangle_list};
 use super::source::{percent_decode, read_uri};
-use super::{ModelError, from_slice, mip_chain};
+use super::{GltfError, from_slice, mip_chain};
 
 fn grey(value: u8) -> [u8; 4] {
     [value, value, value, 255]
@@ -149,7 +149,7 @@ fn data_uris_decode_and_bad_ones_are_named() {
         "https://example.com/m.bin",
     ] {
         match read_uri(uri, "buffers[1]", path, &crate::files::ReadLimits::DEFAULT) {
-            Err(ModelError::BadUri { element, .. }) => assert_eq!(element, "buffers[1]"),
+            Err(GltfError::BadUri { element, .. }) => assert_eq!(element, "buffers[1]"),
             other => panic!("{uri}: expected BadUri, got {other:?}"),
         }
     }
@@ -240,7 +240,7 @@ fn tiny_inputs_are_parse_errors() {
         )
         .expect_err("not a model");
         assert!(
-            matches!(error, ModelError::Parse { .. }),
+            matches!(error, GltfError::Parse { .. }),
             "{bytes:?}: {error:?}"
         );
     }

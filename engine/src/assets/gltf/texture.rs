@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use super::ModelError;
+use super::GltfError;
 use super::source::Sources;
 use crate::assets::TextureData;
 
@@ -36,7 +36,7 @@ impl TextureCache {
         path: &std::path::Path,
         document: &gltf::Document,
         sources: &Sources,
-    ) -> Result<usize, ModelError> {
+    ) -> Result<usize, GltfError> {
         if let Some(&texture) = self.by_image.get(&image) {
             return Ok(texture);
         }
@@ -57,7 +57,7 @@ fn decode(
     path: &std::path::Path,
     document: &gltf::Document,
     sources: &Sources,
-) -> Result<TextureData, ModelError> {
+) -> Result<TextureData, GltfError> {
     let ImageUse { image: index, srgb } = image;
     let json = &document.as_json().images[index];
     let external_uri = json.uri.as_deref().filter(|uri| !uri.starts_with("data:"));
@@ -68,7 +68,7 @@ fn decode(
     };
     let bytes = sources.image_bytes(document, index, &element)?;
     let image = image::load_from_memory(&bytes)
-        .map_err(|e| ModelError::Texture {
+        .map_err(|e| GltfError::Texture {
             path: path.to_path_buf(),
             element: element.clone(),
             message: e.to_string(),
@@ -76,7 +76,7 @@ fn decode(
         .into_rgba8();
     let (width, height) = image.dimensions();
     if width == 0 || height == 0 {
-        return Err(ModelError::Texture {
+        return Err(GltfError::Texture {
             path: path.to_path_buf(),
             element,
             message: format!("expected a non-empty image, found {width} x {height}"),

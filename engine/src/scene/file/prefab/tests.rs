@@ -332,6 +332,7 @@ fn a_scene_opened_by_a_relative_path_finds_models_and_prefabs_relative_to_their_
         animations: Vec::new(),
         skins: Vec::new(),
         warnings: Vec::new(),
+        files: Vec::new(),
     })
     .unwrap()
     .to_glb()
