@@ -1,7 +1,8 @@
 //! Live reload while a world runs and renders on the software adapter: a
 //! texture image beside a `.gltf` rewritten on disk shows in the next frame;
 //! a shader edited on disk (valid) changes the pixels, then (broken) leaves
-//! the last good pipeline drawing and names its line. Each prints the time
+//! the last good pipeline drawing and names its line. An OBJ's material
+//! library edited on disk recolours the model. Each prints the time
 //! from the file write to the new pixels. A piece the shaders `#import`
 //! edited on disk reloads every shader that imports it.
 //!
@@ -189,6 +190,57 @@ fn a_texture_rewritten_on_disk_shows_in_the_next_frame() {
         b > 2 * r.max(g) && b > 60,
         "blue after the reload: {r} {g} {b}"
     );
+}
+
+/// A quad facing the camera, coloured by `m.mtl`.
+const QUAD_OBJ: &str = "mtllib m.mtl\nv -1 -1 0\nv 1 -1 0\nv 1 1 0\nv -1 1 0\nvn 0 0 1\nusemtl paint\nf 1//1 2//1 3//1 4//1\n";
+
+fn paint(rgb: [f32; 3]) -> String {
+    format!("newmtl paint\nKd {} {} {}\n", rgb[0], rgb[1], rgb[2])
+}
+
+#[test]
+fn an_obj_material_library_edited_on_disk_recolours_the_model() {
+    let Some(ctx) = gpu_or_skip() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let obj = dir.path().join("quad.obj");
+    let mtl = dir.path().join("m.mtl");
+    std::fs::write(&obj, QUAD_OBJ).unwrap();
+    std::fs::write(&mtl, paint([0.9, 0.05, 0.05])).unwrap();
+    let mut scene = scene_with_sign(&obj);
+    let mut watcher = FileWatcher::new().unwrap();
+    watcher.watch_scene(&scene, None);
+    let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
+    let [r, g, b, _] = centre(&draw(&ctx, &mut renderer, &scene));
+    assert!(r > 2 * b.max(g) && r > 60, "red at first: {r} {g} {b}");
+
+    // Another program saves the library with another colour (written aside
+    // and renamed, as editors save).
+    let aside = dir.path().join("m.mtl.tmp");
+    std::fs::write(&aside, paint([0.05, 0.05, 0.9])).unwrap();
+    std::fs::rename(&aside, &mtl).unwrap();
+    let changed = wait_for(&mut watcher, &mtl);
+    let reloaded = reload_assets(&changed, &mut scene);
+    assert!(reloaded.errors.is_empty(), "{:?}", reloaded.errors);
+    assert_eq!(reloaded.instances, 1, "the quad's model was imported again");
+    let [r, g, b, _] = centre(&draw(&ctx, &mut renderer, &scene));
+    assert!(
+        b > 2 * r.max(g) && b > 60,
+        "blue after the reload: {r} {g} {b}"
+    );
+
+    // A broken library keeps the last good copy and names its line.
+    std::fs::write(&mtl, "newmtl paint\nKd 0.1 blue 0.9\n").unwrap();
+    let changed = wait_for(&mut watcher, &mtl);
+    let reloaded = reload_assets(&changed, &mut scene);
+    assert_eq!(reloaded.errors.len(), 1, "{:?}", reloaded.errors);
+    assert!(
+        reloaded.errors[0].contains("m.mtl: line 2"),
+        "{:?}",
+        reloaded.errors
+    );
+    let [r, g, b, _] = centre(&draw(&ctx, &mut renderer, &scene));
+    assert!(b > 2 * r.max(g), "still blue: {r} {g} {b}");
 }
 
 #[test]

@@ -712,7 +712,7 @@ fn file_import_gltf_adds_a_model_instance_as_one_undo_step() {
     let before = h.state().doc().scene().len();
     h.get_by_label("File").click();
     h.run();
-    h.get_by_label("Import glTF…").click();
+    h.get_by_label("Import model…").click();
     h.run();
     h.get_by_label("Path").focus();
     h.run();
@@ -803,23 +803,78 @@ fn dropping_a_model_file_on_the_window_imports_it_and_saving_keeps_the_reference
     assert!(h.state().status().text().contains("notes.txt"));
 }
 
+/// An OBJ model goes the way a glTF one does: dropped, drawn as parts,
+/// saved by reference, listed by the import dialog and the asset index.
+#[test]
+fn an_obj_model_drops_in_like_a_gltf_one() {
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets");
+    let crate_obj = assets.join("models/crate.obj");
+    let mut h = editor(small_scene(), None);
+    h.input_mut()
+        .dropped_files
+        .push(std::sync::Arc::new(Dropped(crate_obj.clone())));
+    h.run();
+    let root = node(&h, "crate");
+    // One object with two materials: its node, and a second part for the
+    // second primitive.
+    assert_eq!(model_parts(&h, root), 2, "{}", h.state().status().text());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("with_crate.ron");
+    h.state_mut().doc_mut().save_to(&path).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("crate.obj"), "{text}");
+    let reopened = Document::open(&path, &keel_engine::Assets::new()).unwrap();
+    assert_eq!(
+        reopened.scene().to_file(),
+        h.state().doc().scene().to_file()
+    );
+
+    // The import dialog lists it beside the glTF files.
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Import model…").click();
+    h.run();
+    h.get_by_label("Path").focus();
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::A);
+    h.get_by_label("Path")
+        .type_text(&format!("{}/", assets.join("models").display()));
+    h.run();
+    h.get_by_label("crate.obj");
+    h.get_by_label("lighthouse.glb");
+    assert!(
+        h.query_by_label("crate.mtl").is_none(),
+        "only models are listed"
+    );
+
+    // The asset index calls it a model (it can be placed and gets a thumbnail).
+    let formats = keel_engine::assets::Importers::default();
+    let kind = keel_editor::assets_index::AssetKind::of(&crate_obj, &formats);
+    assert_eq!(kind, keel_editor::assets_index::AssetKind::Model);
+    assert!(kind.placeable());
+}
+
 #[test]
 fn importing_a_broken_model_shows_the_file_and_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let bad = dir.path().join("broken.glb");
-    std::fs::write(&bad, b"glTF\x02\x00\x00\x00").unwrap();
-    let mut h = editor(small_scene(), None);
-    let before = h.state().doc().scene().to_file();
-    h.state_mut().import_model(&bad);
-    h.run();
-    assert!(h.state().has_dialog(), "an error dialog");
-    assert!(
-        h.state().status().text().contains("broken.glb"),
-        "{}",
-        h.state().status().text()
-    );
-    assert_eq!(h.state().doc().scene().to_file(), before);
-    assert!(!h.state().doc().is_dirty());
+    let glb = dir.path().join("broken.glb");
+    std::fs::write(&glb, b"glTF\x02\x00\x00\x00").unwrap();
+    let obj = dir.path().join("broken.obj");
+    std::fs::write(&obj, b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 7\n").unwrap();
+    for (bad, expected) in [(glb, "broken.glb"), (obj, "broken.obj: line 4")] {
+        let mut h = editor(small_scene(), None);
+        let before = h.state().doc().scene().to_file();
+        h.state_mut().import_model(&bad);
+        h.run();
+        assert!(h.state().has_dialog(), "an error dialog");
+        assert!(
+            h.state().status().text().contains(expected),
+            "{}",
+            h.state().status().text()
+        );
+        assert_eq!(h.state().doc().scene().to_file(), before);
+        assert!(!h.state().doc().is_dirty());
+    }
 }
 
 /// A game's component: the editor has no code for it.

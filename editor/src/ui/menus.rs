@@ -38,7 +38,7 @@ impl EditorApp {
                     self.actions.push(Action::SaveAs);
                 }
                 ui.separator();
-                if ui.button("Import glTF…").clicked() {
+                if ui.button("Import model…").clicked() {
                     self.actions.push(Action::Import);
                 }
                 ui.separator();

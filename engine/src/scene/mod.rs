@@ -21,7 +21,7 @@
 //! - `query`: how systems walk one or two component columns.
 //! - `file`, `validate`: RON scene files and what a loaded value must satisfy.
 //! - `spatial_index`: the octree of mesh bounds, fed by the dirty flag.
-//! - `model`: imported glTF models instanced as subtrees.
+//! - `model`: imported models (glTF, OBJ) instanced as subtrees.
 //! - `animator`: animation clips played on a model instance's nodes.
 //! - `skin`: skinned and morphed meshes, and the joint palette.
 //! - `prefab`: scene files used as pieces of other scenes, with overrides.

@@ -58,7 +58,7 @@ pub struct NodeRecord {
     pub light: Option<Light>,
     /// Particle emitter.
     pub emitter: Option<Emitter>,
-    /// A glTF model (`.gltf` or `.glb`) instanced under this node, its path
+    /// A model file (`.gltf`, `.glb`, `.obj`: any the store imports) instanced under this node, its path
     /// relative to the scene file. The model's nodes are rebuilt from the file
     /// at each load, so they are not listed in `nodes`.
     pub model: Option<String>,
