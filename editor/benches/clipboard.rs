@@ -6,7 +6,7 @@
 //! pasted reference names the pasted node it should.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use keel_editor::document::Document;
+use keel_editor::Document;
 use keel_engine::{NodeId, NodeRef, Scene, Transform, component};
 
 const NODES: usize = 10_000;

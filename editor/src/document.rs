@@ -207,7 +207,7 @@ impl Document {
     /// Undoes the last edit; `Ok(None)` when there is none.
     ///
     /// # Errors
-    /// When the scene no longer matches the entry (see [`UndoStack::undo`]).
+    /// When the scene no longer matches the entry (see `UndoStack::undo`).
     pub fn undo(&mut self) -> Result<Option<Applied>, EditError> {
         let key = self.undo.len();
         let applied = self.undo.undo(self.world.scene_mut());

@@ -2,36 +2,43 @@
 //! game loop while the UI edits it between fixed steps; every edit is a
 //! command on an undo stack, and unsaved work is a dirty flag with autosave.
 //!
-//! - [`document`]: the edited world, its file, selection and dirty flag.
-//! - [`undo`]: reversible edits and the undo stack (command pattern).
-//! - [`subtree`]: subtrees as scene-file records, for delete and duplicate.
-//! - [`component`]: every component kind as one value type.
-//! - [`persist`]: recent files, autosave and recovery files.
-//! - [`log_book`]: the warnings and errors the Log tab lists.
-//! - [`ui`]: [`EditorApp`], the panels, drawn with egui, testable without a window.
-//! - [`shell`]: the window shell (winit, wgpu surface, egui-winit, egui-wgpu).
-//! - [`cli`]: the command line; [`capture`]: screenshots of the window.
+//! A game's editor binary is one call, [`run_game`] (Keel's own is
+//! [`main_with_default_scene`]); the rest of this list is what tests and
+//! tools drive an [`EditorApp`] with. The modules are private: each name
+//! below has this one path.
+//!
+//! Inside (ARCHITECTURE.md draws the map): `document` (the edited world,
+//! its file, selection and dirty flag), `undo` (the command pattern),
+//! `subtree` (subtrees as scene-file records), `component` (every component
+//! kind as one value), `persist` (recent files, autosave, recovery),
+//! `log_book`, `assets_index`, `ui` (the app and its dock tabs, testable
+//! without a window), `shell` (winit, the wgpu surface, egui-winit and
+//! egui-wgpu), `cli` and `capture`.
 
-pub mod assets_index;
-pub mod capture;
-pub mod cli;
-pub mod component;
-pub mod document;
+mod assets_index;
+mod capture;
+mod cli;
+mod component;
+mod document;
 mod gpu;
-pub mod log_book;
-pub mod persist;
-pub mod scene_view;
-pub mod shell;
-pub mod subtree;
-pub mod ui;
-pub mod undo;
+mod log_book;
+mod persist;
+mod scene_view;
+mod shell;
+mod subtree;
+mod ui;
+mod undo;
 
-pub use document::{Document, PrefabLink, Selection};
-pub use gpu::{Gpu, GpuError};
-pub use log_book::{CaptureLogger, LogBook, LogEntry};
-pub use shell::{ShellError, ShellOptions, main_with_default_scene, run, run_game};
+// Running the editor.
+pub use shell::{main_with_default_scene, run_game};
+// The app and what tests drive it with.
+pub use assets_index::AssetKind;
+pub use component::ComponentValue;
+pub use document::Document;
+pub use log_book::{CaptureLogger, LogBook};
+pub use persist::PersistError;
 pub use ui::dock::{Layout, Panel};
-pub use ui::game_view::GameView;
-pub use ui::stats::EditorStats;
-pub use ui::viewport::{GizmoMode, GizmoSettings, GizmoSpace, Pivot, SnapSteps, ViewOptions};
-pub use ui::{EditorApp, EditorOptions, PlayState, Status};
+pub use ui::gizmo::{GizmoMode, GizmoSpace, Pivot};
+pub use ui::shortcuts::SHORTCUTS;
+pub use ui::{EditorApp, EditorOptions, PlayState};
+pub use undo::EditError;

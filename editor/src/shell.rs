@@ -131,7 +131,7 @@ pub fn run(options: ShellOptions) -> Result<(), ShellError> {
     event_loop.set_control_flow(ControlFlow::Poll);
     let mut app = EditorApp::new(options.editor.clone());
     if options.game_screenshot.is_some() {
-        app.show_panel(crate::Panel::Game);
+        app.show_panel(crate::ui::dock::Panel::Game);
     }
     let mut shell = Shell {
         title: app.title(),
@@ -575,8 +575,8 @@ pub fn main_with_default_scene(default_scene: Option<PathBuf>) -> std::process::
 pub fn run_game(game: keel_engine::Game, default_scene: Option<PathBuf>) -> std::process::ExitCode {
     use std::process::ExitCode;
     // Warnings and errors go to stderr as before and to the editor's Log tab.
-    let log = crate::LogBook::default();
-    if let Err(e) = crate::CaptureLogger::install(log.clone()) {
+    let log = crate::log_book::LogBook::default();
+    if let Err(e) = crate::log_book::CaptureLogger::install(log.clone()) {
         eprintln!("keel-editor: no log capture: {e}");
     }
     // The event loop runs the fixed updates on this thread.

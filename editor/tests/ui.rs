@@ -849,8 +849,8 @@ fn an_obj_model_drops_in_like_a_gltf_one() {
 
     // The asset index calls it a model (it can be placed and gets a thumbnail).
     let formats = keel_engine::assets::Importers::default();
-    let kind = keel_editor::assets_index::AssetKind::of(&crate_obj, &formats);
-    assert_eq!(kind, keel_editor::assets_index::AssetKind::Model);
+    let kind = keel_editor::AssetKind::of(&crate_obj, &formats);
+    assert_eq!(kind, keel_editor::AssetKind::Model);
     assert!(kind.placeable());
 }
 

@@ -195,11 +195,7 @@ fn a_prefab_opened_from_an_instance_and_saved_updates_both_instances() {
         mesh.material.base_color = rgb;
         h.state_mut()
             .doc_mut()
-            .set_component(
-                node,
-                keel_editor::component::ComponentValue::Mesh(mesh),
-                None,
-            )
+            .set_component(node, keel_editor::ComponentValue::Mesh(mesh), None)
             .unwrap();
     }
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::S);

@@ -213,7 +213,7 @@ fn f1_lists_every_shortcut_the_editor_dispatches() {
         h.query_by_label("Keyboard shortcuts").is_some(),
         "the window opened"
     );
-    for shortcut in keel_editor::ui::shortcuts::SHORTCUTS {
+    for shortcut in keel_editor::SHORTCUTS {
         let keys = shortcut.trigger.text(&h.ctx);
         assert!(!keys.is_empty());
         let rows: Vec<_> = h.query_all_by_label(&keys).collect();

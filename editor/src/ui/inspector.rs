@@ -14,6 +14,12 @@
 //! with the reason in red so the user can finish it (lifetime min dragged past
 //! max, then max raised).
 
+mod animation;
+mod emitter;
+mod environment;
+pub(super) mod prefab;
+mod reflected;
+
 use egui::Ui;
 use glam::{EulerRot, Quat, Vec3, Vec4};
 use keel_engine::Assets;
@@ -26,9 +32,9 @@ use keel_engine::{MeshRef, Primitive};
 use crate::component::{ComponentKind, ComponentValue};
 use crate::document::{Document, primitive_name};
 use crate::ui::Status;
-use crate::ui::emitter_panel::emitter_ui;
-use crate::ui::environment_panel::{SkyRequest, environment_ui, sky_ui};
 use crate::ui::widgets::{Tracker, checkbox, color_row, number, vec3_row};
+use emitter::emitter_ui;
+use environment::{SkyRequest, environment_ui, sky_ui};
 
 /// State of the inspector panel.
 #[derive(Debug, Default)]
@@ -48,7 +54,7 @@ pub struct Inspector {
     /// The pattern being typed to rename a multi-selection.
     rename_pattern: String,
     /// What the prefab section asked of the editor this frame.
-    pub prefab_request: Option<super::prefab_panel::PrefabRequest>,
+    pub prefab_request: Option<prefab::PrefabRequest>,
     /// The fields the shown node overrides of its prefab (dotted paths):
     /// their sections' headers are bold.
     overridden: Vec<String>,
@@ -123,7 +129,7 @@ impl Inspector {
         if let Some(instance) = doc.scene().get::<ModelInstance>(node) {
             ui.weak(format!("Model: {}", instance.source.display()));
         }
-        if let Some(request) = super::prefab_panel::prefab_ui(ui, doc, node, status) {
+        if let Some(request) = prefab::prefab_ui(ui, doc, node, status) {
             self.prefab_request = Some(request);
         }
         self.overridden = match doc.prefab_link(node) {
@@ -442,17 +448,17 @@ fn component_ui(
             ComponentValue::Light(l) => light_ui(ui, l, tracker),
             ComponentValue::Emitter(e) => emitter_ui(ui, e, tracker),
             ComponentValue::Animator(a) => {
-                let r = super::animation_panel::animator_ui(ui, a, context.clips);
+                let r = animation::animator_ui(ui, a, context.clips);
                 tracker.changed |= r.changed;
                 tracker.active |= r.active;
             }
             ComponentValue::Registered(c) => {
                 let value = c.reflect_mut().as_partial_reflect_mut();
-                let cx = super::reflected::Cx {
+                let cx = reflected::Cx {
                     registry: context.registry.reflect(),
                     scene: context.scene,
                 };
-                super::reflected::fields_ui(ui, value, &cx, tracker);
+                reflected::fields_ui(ui, value, &cx, tracker);
             }
         });
 }

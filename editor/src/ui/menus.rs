@@ -254,7 +254,7 @@ impl EditorApp {
             };
             ui.label(text);
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                let unseen = self.log_panel.unseen(&self.log);
+                let unseen = self.log_tab.unseen(&self.log);
                 if unseen > 0 && !self.layout.is_shown(super::dock::Panel::Log) {
                     let plural = if unseen == 1 { "" } else { "s" };
                     let label = RichText::new(format!("{unseen} new warning{plural}"))

@@ -19,30 +19,25 @@
 //! - `menus`: the menu bar, the toolbar and the status line.
 //! - [`log_panel`]: the Log tab: warnings and errors, filtered.
 
-mod animation_panel;
-pub mod asset_browser;
-pub mod dialogs;
-pub mod dock;
-mod emitter_panel;
-mod environment_panel;
+pub(crate) mod asset_browser;
+pub(crate) mod dialogs;
+pub(crate) mod dock;
 mod file_actions;
 mod game_input;
-pub mod game_view;
-pub mod gizmo;
-pub mod hierarchy;
-pub mod inspector;
-pub mod log_panel;
+pub(crate) mod game_view;
+pub(crate) mod gizmo;
+pub(crate) mod hierarchy;
+pub(crate) mod inspector;
+pub(crate) mod log_tab;
 mod menus;
 mod play;
 mod prefab_actions;
-pub mod prefab_panel;
-pub mod profiler_panel;
-mod reflected;
+pub(crate) mod profiler_tab;
 mod reload;
-pub mod shortcuts;
-pub mod stats;
+pub(crate) mod shortcuts;
+pub(crate) mod stats;
 mod timeline;
-pub mod viewport;
+pub(crate) mod viewport;
 mod widgets;
 mod workspace;
 
@@ -54,10 +49,11 @@ use keel_engine::{Game, Scene};
 use crate::document::{Document, PlaySnapshot};
 use crate::persist::{AUTOSAVE_INTERVAL, Autosave, RecentFiles};
 use dialogs::{Dialog, DialogOutcome, FilePurpose, Pending};
+use gizmo::{GizmoMode, GizmoSettings, GizmoSpace, Pivot};
 use hierarchy::Hierarchy;
 use inspector::Inspector;
 use stats::EditorStats;
-use viewport::{GizmoMode, GizmoSettings, GizmoSpace, Pivot, ViewOptions};
+use viewport::ViewOptions;
 
 /// The message line at the bottom of the window.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -112,10 +108,10 @@ pub struct EditorOptions {
     /// Start simulating at once.
     pub play: bool,
     /// Where the warnings and errors the Log tab lists are filed (the binary
-    /// installs a [`crate::CaptureLogger`] filing into it).
-    pub log: crate::LogBook,
+    /// installs a [`CaptureLogger`](crate::log_book::CaptureLogger) filing into it).
+    pub log: crate::log_book::LogBook,
     /// Time between autosaves of unsaved edits (`None`: every
-    /// [`crate::persist::AUTOSAVE_INTERVAL`]).
+    /// `AUTOSAVE_INTERVAL`).
     pub autosave: Option<std::time::Duration>,
     /// The game's plugins: its component types are known to every scene
     /// opened, its resources and systems run in every world.
@@ -193,10 +189,10 @@ pub struct EditorApp {
     watching: Option<u64>,
     quit: bool,
     /// Warnings and errors, listed in the Log tab.
-    log: crate::LogBook,
-    log_panel: log_panel::LogPanel,
+    log: crate::log_book::LogBook,
+    log_tab: log_tab::LogTab,
     /// The Profiler tab, and the frames it recorded.
-    profiler: profiler_panel::ProfilerPanel,
+    profiler: profiler_tab::ProfilerTab,
     /// The panels' arrangement, and whether it changed since it was saved.
     layout: dock::Layout,
     layout_changed: bool,
@@ -284,9 +280,9 @@ impl EditorApp {
             watching: None,
             assets: Default::default(),
             quit: false,
-            log: crate::LogBook::default(),
-            log_panel: log_panel::LogPanel::default(),
-            profiler: profiler_panel::ProfilerPanel::default(),
+            log: crate::log_book::LogBook::default(),
+            log_tab: log_tab::LogTab::default(),
+            profiler: profiler_tab::ProfilerTab::default(),
             layout: dock::Layout::default(),
             layout_changed: false,
             game_view: game_view::GameView::default(),
@@ -319,7 +315,7 @@ impl EditorApp {
     }
 
     /// The warnings and errors the Log tab lists.
-    pub fn log(&self) -> &crate::LogBook {
+    pub fn log(&self) -> &crate::log_book::LogBook {
         &self.log
     }
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 use keel_engine::TimeSource;
 
 use super::{EditorApp, PlayState};
-use crate::Document;
+use crate::document::Document;
 
 impl EditorApp {
     /// Gives the document's world the game's resources and systems.

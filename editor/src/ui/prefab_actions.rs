@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::EditorApp;
 use super::dialogs::{Dialog, FileDialog, FilePurpose};
-use super::prefab_panel::PrefabRequest;
+use super::inspector::prefab::PrefabRequest;
 use crate::document::Document;
 
 /// Seconds between two looks at the prefab files on disk.

@@ -17,7 +17,6 @@ use keel_engine::{MeshRenderer, NodeId, Scene};
 
 use super::EditorApp;
 use super::gizmo::TransformGizmo;
-pub use super::gizmo::{GizmoMode, GizmoSettings, GizmoSpace, Pivot, SnapSteps};
 
 /// Which debug overlays the Scene view draws (the View menu toggles them).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

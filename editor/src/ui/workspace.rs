@@ -6,7 +6,7 @@ use egui_tiles::{Behavior, EditAction, SimplificationOptions, TileId, Tiles, UiR
 
 use super::EditorApp;
 use super::dock::{Layout, Panel};
-use super::profiler_panel::ProfilerPanel;
+use super::profiler_tab::ProfilerTab;
 
 /// What egui_tiles calls back into while it lays out the tree.
 struct Panes<'a> {
@@ -38,7 +38,7 @@ impl Behavior<Panel> for Panes<'_> {
     }
 
     fn tab_title_for_pane(&mut self, panel: &Panel) -> egui::WidgetText {
-        let unseen = self.app.log_panel.unseen(&self.app.log);
+        let unseen = self.app.log_tab.unseen(&self.app.log);
         match panel {
             Panel::Log if unseen > 0 => format!("Log ({unseen} new)").into(),
             other => other.title().into(),
@@ -96,7 +96,7 @@ impl EditorApp {
             }
             Panel::Timeline => self.timeline_ui(ui),
             Panel::Stats => super::stats::stats_ui(ui, &self.stats),
-            Panel::Log => self.log_panel.ui(ui, &self.log, &mut self.doc),
+            Panel::Log => self.log_tab.ui(ui, &self.log, &mut self.doc),
             Panel::Profiler => self.profiler.ui(ui),
             Panel::Scene | Panel::Game => {}
         }
@@ -160,12 +160,12 @@ impl EditorApp {
     }
 
     /// The Profiler tab's state and the frames it recorded.
-    pub fn profiler(&self) -> &ProfilerPanel {
+    pub fn profiler(&self) -> &ProfilerTab {
         &self.profiler
     }
 
     /// The Profiler tab's state (the shell files GPU pass times in it).
-    pub fn profiler_mut(&mut self) -> &mut ProfilerPanel {
+    pub fn profiler_mut(&mut self) -> &mut ProfilerTab {
         &mut self.profiler
     }
 

@@ -22,7 +22,7 @@ const SUMMARY_FRAMES: usize = 60;
 
 /// The Profiler tab's state and the frames it shows.
 #[derive(Debug, Default)]
-pub struct ProfilerPanel {
+pub struct ProfilerTab {
     profiler: Profiler,
     paused: bool,
     /// The frame shown while paused (the newest one otherwise).
@@ -40,7 +40,7 @@ pub struct ProfilerPanel {
     bars: Vec<(u64, Rect)>,
 }
 
-impl ProfilerPanel {
+impl ProfilerTab {
     /// Ends the frame being recorded and starts the next, recording while
     /// the tab is `shown` and not paused. Call once per displayed frame,
     /// before anything of it runs.

@@ -10,13 +10,13 @@ use crate::log_book::{LogBook, LogEntry};
 
 /// The Log tab's state: its filter, and how many entries it has shown.
 #[derive(Debug, Default)]
-pub struct LogPanel {
+pub struct LogTab {
     /// Entries shown contain this (any case; all when empty).
     pub filter: String,
     seen: u64,
 }
 
-impl LogPanel {
+impl LogTab {
     /// Entries filed since the tab last showed the log.
     #[must_use]
     pub fn unseen(&self, book: &LogBook) -> u64 {
