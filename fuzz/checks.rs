@@ -102,7 +102,7 @@ pub fn recording(data: &[u8]) {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     let path: &Path = PATH.get_or_init(|| home("recording").join("fuzz.rec"));
     std::fs::write(path, data).expect("write the recording");
-    if let Ok(recording) = Recording::read(path) {
+    if let Ok(recording) = Recording::read(path, &keel_engine::files::ReadLimits::DEFAULT) {
         assert!(recording.hash_every > 0, "hash_every 0 accepted");
         assert_eq!(
             recording.hashes.len() as u64,

@@ -600,6 +600,7 @@ pub fn run_game(game: keel_engine::Game, default_scene: Option<PathBuf>) -> std:
             log,
             autosave: cli.autosave,
             game,
+            limits: keel_engine::files::ReadLimits::from_env(),
         },
         frame_limit: cli.frame_limit(),
         screenshot: cli.screenshot.clone(),

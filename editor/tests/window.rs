@@ -223,7 +223,7 @@ fn assert_same_pixels(ours: &image::RgbaImage, viewer: &image::RgbaImage, what: 
 /// output encoding (the editor's grid included on both sides).
 #[test]
 fn the_editor_view_and_the_viewer_show_the_same_pixels() {
-    use keel_engine::viewer::CameraRig;
+    use keel_engine::CameraRig;
     if !have_xvfb() {
         return;
     }

@@ -58,7 +58,21 @@ impl FileKind {
 
 const MB: u64 = 1 << 20;
 
-/// The largest file, in bytes, read for each [`FileKind`].
+/// Nodes one expansion of scene records may spawn unless the limits say
+/// otherwise: four times the largest scene the benches load (a million nodes).
+pub const DEFAULT_MAX_NODES: u64 = 4_000_000;
+
+/// The environment variable [`ReadLimits::from_env`] reads the node budget
+/// from (a whole number of nodes).
+pub const MAX_NODES_VARIABLE: &str = "KEEL_MAX_NODES";
+
+/// What reading user files may cost: the largest file, in bytes, read for
+/// each [`FileKind`], and the most nodes one expansion of scene records (a
+/// scene file, a pasted subtree, a prefab instance) may spawn.
+///
+/// An [`Assets`](crate::Assets) carries one; the applications read it from
+/// the environment once, at start ([`ReadLimits::from_env`]), and the
+/// library never reads the environment for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReadLimits {
     /// Scene files (a million-node scene is about 150 MB).
@@ -67,14 +81,17 @@ pub struct ReadLimits {
     pub model: u64,
     /// Images referenced by models.
     pub image: u64,
+    /// Nodes one expansion may spawn (see `scene::file::budget`).
+    pub nodes: u64,
 }
 
 impl ReadLimits {
-    /// 256 MB for scenes and models, 128 MB for images.
+    /// 256 MB for scenes and models, 128 MB for images, [`DEFAULT_MAX_NODES`].
     pub const DEFAULT: ReadLimits = ReadLimits {
         scene: 256 * MB,
         model: 256 * MB,
         image: 128 * MB,
+        nodes: DEFAULT_MAX_NODES,
     };
 
     /// The cap for `kind`.
@@ -95,8 +112,9 @@ impl ReadLimits {
     }
 
     /// The defaults, with each kind's environment variable (whole megabytes)
-    /// applied where it is set; a variable that is not a number is reported
-    /// and ignored.
+    /// and [`MAX_NODES_VARIABLE`] applied where set; a variable that is not a
+    /// number is reported and ignored. For an application's start (the
+    /// player's and the editor's `main`), not for a library.
     pub fn from_env() -> ReadLimits {
         let mut limits = ReadLimits::DEFAULT;
         for kind in [FileKind::Scene, FileKind::Model, FileKind::Image] {
@@ -112,6 +130,15 @@ impl ReadLimits {
                 ),
             }
         }
+        if let Some(value) = std::env::var_os(MAX_NODES_VARIABLE) {
+            match value.to_str().and_then(|v| v.trim().parse::<u64>().ok()) {
+                Some(max) => limits.nodes = max,
+                None => log::warn!(
+                    "{MAX_NODES_VARIABLE}: expected a whole number of nodes, found {value:?}; keeping {}",
+                    limits.nodes
+                ),
+            }
+        }
         limits
     }
 }
@@ -120,6 +147,16 @@ impl Default for ReadLimits {
     fn default() -> Self {
         Self::DEFAULT
     }
+}
+
+/// Whether `path` is a regular file of `kind` within `limits`, without
+/// reading it: the errors of [`read`] before it opens the file.
+///
+/// # Errors
+/// As [`read`]'s for a missing file, one that is not a regular file, or one
+/// too large.
+pub fn check_path(path: &Path, kind: FileKind, limits: &ReadLimits) -> io::Result<()> {
+    check(&fs::metadata(path)?, kind, limits.of(kind))
 }
 
 /// Reads a whole user file of `kind`, no larger than `limits` allow.

@@ -2,7 +2,7 @@
 //! systems), and [`Game`], the list of them a program runs worlds with.
 //!
 //! A game crate builds its own editor and viewer from the same plugins
-//! (`keel_editor::run_game(game)`, [`crate::viewer::main`]), so both know its
+//! (`keel_editor::run_game(game)`, `keel_player::play(game, scene)`), so both know its
 //! types. Setting up happens in two phases because scene files name
 //! components: [`Game::register`] makes every plugin's component types known
 //! to an [`Assets`] store before any scene loads into it; [`Game::build`]

@@ -1,4 +1,6 @@
-//! Keel's engine: everything that runs without the editor.
+//! Keel's engine: the library everything made with Keel runs on. The
+//! applications are crates of their own: the player (`keel-player`: the
+//! viewer's window loop, command line and soak) and the editor.
 //!
 //! The root holds what every user of the engine touches, one path each: the
 //! [`World`] and its [`Scene`], nodes and components, systems, time, the
@@ -22,8 +24,6 @@
 //!   step reads them through).
 //! - [`profile`]: frame profiling: the [`profile::Profiler`] a window owns,
 //!   the frames it recorded, the GPU's pass times.
-//! - [`viewer`]: the standalone viewer: its window loop, headless render and
-//!   soak (long runs under a chaos system, invariants and memory checked).
 //!
 //! `ARCHITECTURE.md` at the repository root maps the modules and the data
 //! flow of a frame.
@@ -65,7 +65,6 @@ pub mod reload;
 pub mod render;
 pub mod scene;
 pub mod spatial;
-pub mod viewer;
 
 mod bulk;
 pub(crate) mod extract;
@@ -114,6 +113,7 @@ pub use transform::{Affine3x4, Transform};
 pub use assets::store::Assets;
 
 // Drawing a frame.
+pub use extract::camera_rig::CameraRig;
 pub use extract::thumbnail::model_thumbnail;
 pub use extract::{FrameBuffers, Overlays};
 pub use render::camera::Camera;

@@ -367,14 +367,17 @@ fn edited_or_truncated_recordings_are_refused_naming_the_field() {
     let recording = Recording::record(&mut demo(), Path::new("demo.ron"), b"", 40, 4);
     let good = dir.path().join("good.rec");
     recording.write(&good).unwrap();
-    assert_eq!(Recording::read(&good).unwrap(), recording);
+    assert_eq!(
+        Recording::read(&good, &keel_engine::files::ReadLimits::DEFAULT).unwrap(),
+        recording
+    );
 
     let edit = |name: &str, change: &dyn Fn(&mut Recording)| {
         let mut edited = recording.clone();
         change(&mut edited);
         let file = dir.path().join(name);
         edited.write(&file).unwrap();
-        Recording::read(&file).expect_err("refused")
+        Recording::read(&file, &keel_engine::files::ReadLimits::DEFAULT).expect_err("refused")
     };
     type Change = dyn Fn(&mut Recording);
     let cases: [(&str, &Change, &str); 5] = [
@@ -404,7 +407,8 @@ fn edited_or_truncated_recordings_are_refused_naming_the_field() {
     let text = std::fs::read_to_string(&good).unwrap();
     let cut = dir.path().join("cut.rec");
     std::fs::write(&cut, &text[..text.len() / 2]).unwrap();
-    let error = Recording::read(&cut).expect_err("refused");
+    let error =
+        Recording::read(&cut, &keel_engine::files::ReadLimits::DEFAULT).expect_err("refused");
     assert!(matches!(error, RecordingError::Parse { .. }), "{error}");
 }
 

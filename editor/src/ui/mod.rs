@@ -116,6 +116,9 @@ pub struct EditorOptions {
     /// The game's plugins: its component types are known to every scene
     /// opened, its resources and systems run in every world.
     pub game: Game,
+    /// The file and node limits every document is read within (the binary
+    /// reads them from the environment at start).
+    pub limits: keel_engine::files::ReadLimits,
 }
 
 /// Something the user asked for through a menu, the toolbar or a shortcut.
@@ -211,7 +214,7 @@ impl EditorApp {
     /// shows its error over an empty scene), reads the recent-files list, and
     /// offers a recovery file newer than the scene.
     pub fn new(options: EditorOptions) -> Self {
-        let doc = Document::untitled();
+        let doc = Document::untitled_in(&keel_engine::Assets::with_limits(options.limits));
         let registered = options.game.register(doc.scene().assets());
         let mut app = Self::with_game(doc, options.config_dir, options.game);
         if let Err(e) = registered {

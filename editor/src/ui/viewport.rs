@@ -9,10 +9,10 @@
 
 use glam::Vec3;
 use keel_engine::Camera;
+use keel_engine::CameraRig;
 use keel_engine::Overlays;
 use keel_engine::scene::mesh_bounds;
 use keel_engine::spatial::{Aabb, Ray};
-use keel_engine::viewer::CameraRig;
 use keel_engine::{MeshRenderer, NodeId, Scene};
 
 use super::EditorApp;

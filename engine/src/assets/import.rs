@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::ModelData;
-use crate::files::ReadLimits;
+use crate::files::{FileKind, ReadLimits};
 
 /// A model file format: its extensions and the import into [`ModelData`].
 ///
@@ -58,6 +58,14 @@ pub enum ModelError {
         /// The extensions the store's importers read.
         expected: String,
     },
+    /// The path names no readable file (checked before its extension).
+    #[error("{}: cannot read the file: {source}", path.display())]
+    Unreadable {
+        /// The path.
+        path: PathBuf,
+        /// What the file system said.
+        source: std::io::Error,
+    },
     /// The format's importer refused the file; its error names the file and
     /// the element or line at fault.
     #[error("{error}")]
@@ -77,7 +85,7 @@ impl ModelError {
     pub fn import_error<E: Error + 'static>(&self) -> Option<&E> {
         match self {
             ModelError::Import { error, .. } => error.downcast_ref(),
-            ModelError::UnknownFormat { .. } => None,
+            ModelError::UnknownFormat { .. } | ModelError::Unreadable { .. } => None,
         }
     }
 }
@@ -190,23 +198,33 @@ impl Importers {
     /// Imports the file at `path` with the importer its extension names.
     ///
     /// # Errors
+    /// [`ModelError::Unreadable`] for a path that is no readable file (a
+    /// folder, a device, a missing file) whatever its name;
     /// [`ModelError::UnknownFormat`] when no importer reads it; else the
     /// importer's error.
     pub fn import(&self, path: &Path, limits: &ReadLimits) -> Result<ModelData, ModelError> {
         match self.find(path) {
             Some(importer) => importer.import(path, limits),
-            None => Err(ModelError::UnknownFormat {
-                path: path.to_path_buf(),
-                extension: path
-                    .extension()
-                    .map_or_else(String::new, |e| format!(".{}", e.to_string_lossy())),
-                expected: self
-                    .extensions()
-                    .iter()
-                    .map(|e| format!(".{e}"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            }),
+            None => Err(
+                match crate::files::check_path(path, FileKind::Model, limits) {
+                    Err(source) => ModelError::Unreadable {
+                        path: path.to_path_buf(),
+                        source,
+                    },
+                    Ok(()) => ModelError::UnknownFormat {
+                        path: path.to_path_buf(),
+                        extension: path
+                            .extension()
+                            .map_or_else(String::new, |e| format!(".{}", e.to_string_lossy())),
+                        expected: self
+                            .extensions()
+                            .iter()
+                            .map(|e| format!(".{e}"))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    },
+                },
+            ),
         }
     }
 }
@@ -266,13 +284,25 @@ mod tests {
 
     #[test]
     fn an_unknown_extension_names_the_file_and_the_ones_expected() {
+        let dir = tempfile::tempdir().unwrap();
+        let ship = dir.path().join("ship.fbx");
+        std::fs::write(&ship, b"Kaydara FBX Binary").unwrap();
         let error = Importers::default()
-            .import(Path::new("ship.fbx"), &ReadLimits::DEFAULT)
+            .import(&ship, &ReadLimits::DEFAULT)
             .unwrap_err();
         assert_eq!(
             error.to_string(),
-            "ship.fbx: no model importer reads `.fbx` files: expected one of .gltf, .glb, .obj"
+            format!(
+                "{}: no model importer reads `.fbx` files: expected one of .gltf, .glb, .obj",
+                ship.display()
+            )
         );
+        // A folder is refused as what it is, whatever its name.
+        let error = Importers::default()
+            .import(dir.path(), &ReadLimits::DEFAULT)
+            .unwrap_err();
+        assert!(matches!(error, ModelError::Unreadable { .. }), "{error}");
+        assert!(error.to_string().contains("a folder"), "{error}");
         let error = Importers::empty()
             .with(Empty(false))
             .import(Path::new("a.empty"), &ReadLimits::DEFAULT)

@@ -35,7 +35,7 @@ pub struct Assets {
 }
 
 /// A store made without saying ([`Scene::new`](crate::scene::Scene::new), a
-/// renderer before its first frame) obeys the environment's limits, as
+/// renderer before its first frame) has the default limits, as
 /// [`Assets::new`] does.
 impl Default for Assets {
     fn default() -> Self {
@@ -71,11 +71,11 @@ impl std::fmt::Debug for Assets {
 }
 
 impl Assets {
-    /// An empty store whose imports read files within the limits of the
-    /// environment ([`ReadLimits::from_env`]).
+    /// An empty store with [`ReadLimits::DEFAULT`] (an application passes
+    /// the limits it read at start to [`Assets::with_limits`]).
     #[must_use]
     pub fn new() -> Self {
-        Self::with_limits(ReadLimits::from_env())
+        Self::with_limits(ReadLimits::DEFAULT)
     }
 
     /// An empty store whose imports read files within `limits`.

@@ -5,6 +5,7 @@
 //! with instances drawn at `interpolated_world(node, alpha)`, so after the
 //! first frames extraction allocates nothing.
 
+pub(crate) mod camera_rig;
 mod deformed;
 mod game_camera;
 mod pack;
@@ -405,9 +406,10 @@ pub fn orbit_from_setup(setup: &CameraSetup) -> OrbitController {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Material;
     use crate::assets::Primitive;
     use crate::render::{BatchKey, GpuInstance};
-    use crate::scene::{Material, MeshRenderer, Transform};
+    use crate::scene::{MeshRenderer, Transform};
 
     #[test]
     fn orbit_from_setup_reproduces_the_setup() {

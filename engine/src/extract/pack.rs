@@ -435,10 +435,11 @@ mod tests {
     use glam::{Mat4, Quat, Vec3};
 
     use super::*;
+    use crate::Material;
     use crate::assets::Primitive;
     use crate::extract::Overlays;
     use crate::render::{Camera, InstanceBatcher};
-    use crate::scene::{Light, LightKind, Material, Orbit, Transform};
+    use crate::scene::{Light, LightKind, Orbit, Transform};
     use crate::world::World;
 
     /// Groups of orbiting meshes under a low sun: some see-through (they

@@ -241,13 +241,12 @@ impl Recording {
     /// # Errors
     /// [`RecordingError`] naming the file (and the line of a parse error, or
     /// the field of a value no recording has: see [`Recording::check`]).
-    pub fn read(path: &Path) -> Result<Recording, RecordingError> {
+    /// It is read within `limits`' size for scene files.
+    pub fn read(path: &Path, limits: &ReadLimits) -> Result<Recording, RecordingError> {
         let bytes =
-            files::read(path, FileKind::Scene, &ReadLimits::from_env()).map_err(|source| {
-                RecordingError::Io {
-                    path: path.to_path_buf(),
-                    source,
-                }
+            files::read(path, FileKind::Scene, limits).map_err(|source| RecordingError::Io {
+                path: path.to_path_buf(),
+                source,
             })?;
         let text = String::from_utf8_lossy(&bytes);
         let recording: Recording = ron::from_str(&text).map_err(|e| RecordingError::Parse {

@@ -25,7 +25,6 @@ mod validate;
 
 pub use record::{AnimatorRecord, BUILT_IN_FIELDS, NodeRecord, RecordSeed};
 
-pub use budget::{DEFAULT_MAX_NODES, MAX_NODES_VARIABLE, max_nodes};
 pub use prefab::{
     Orphans, Patch, Prefab, PrefabInstance, PrefabPart, expand_records, load_prefab,
     overridden_fields, reverted,
@@ -361,9 +360,10 @@ impl Scene {
                     .assets()
                     .load_model(Path::new(written))
                     .map_err(|error| {
+                        let formats = self.assets().importers().extensions().join(", .");
                         check.fail(
                             "model",
-                            "a readable glTF 2.0 file (.gltf or .glb)",
+                            format!("a readable model file (.{formats})"),
                             error.to_string(),
                         )
                     })?;

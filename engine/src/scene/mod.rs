@@ -51,7 +51,6 @@ mod skin;
 pub(crate) mod spatial_index;
 
 // At the crate root (one path each); named here for the engine's own use.
-pub(crate) use crate::assets::Material;
 pub(crate) use crate::light::{Light, LightKind};
 pub(crate) use crate::transform::{Affine3x4, Transform};
 pub(crate) use animator::{Animator, PlayMode};
@@ -70,7 +69,6 @@ pub use components::{Components, ModelInstance, ModelPart, Stored, UnknownCompon
 pub use environment::{CameraSetup, MAX_CASCADES, PostSettings, ShadowSettings, Tonemapper};
 pub use error::{NodeFieldError, SettingError};
 pub use file::{AnimatorRecord, BUILT_IN_FIELDS, NodeRecord, RecordSeed, SCENE_VERSION, SceneFile};
-pub use file::{DEFAULT_MAX_NODES, MAX_NODES_VARIABLE, max_nodes};
 pub use file::{
     Orphans, Patch, Prefab, PrefabInstance, PrefabPart, expand_records, load_prefab,
     overridden_fields, reverted,

@@ -311,7 +311,8 @@ fn hit_triangles(mesh: &crate::assets::MeshData, ray: &Ray) -> Option<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scene::{Keep, Material, Transform};
+    use crate::Material;
+    use crate::scene::{Keep, Transform};
 
     fn add(scene: &mut Scene, mesh: impl Into<MeshRef>, at: Vec3, scale: f32) -> NodeId {
         let node = scene

@@ -7,6 +7,7 @@ use glam::{Quat, Vec3, Vec4};
 use proptest::prelude::*;
 
 use super::*;
+use crate::Material;
 
 fn at(x: f32, y: f32, z: f32) -> Transform {
     Transform::from_translation(Vec3::new(x, y, z))

@@ -37,7 +37,9 @@ fn the_games_viewer_records_a_played_window_and_replays_it_identical() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "the game's viewer failed: {stderr}");
-    let recording = keel_engine::record::Recording::read(&file).expect("a recording written");
+    let recording =
+        keel_engine::record::Recording::read(&file, &keel_engine::files::ReadLimits::DEFAULT)
+            .expect("a recording written");
     assert!(recording.steps > 0, "steps were played");
     assert_eq!(recording.hashes.len() as u64, recording.steps);
     let out = Command::new(env!("CARGO_BIN_EXE_harbour"))
@@ -107,7 +109,9 @@ fn a_replay_by_another_build_of_the_game_says_so_first() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let mut recording = keel_engine::record::Recording::read(&file).unwrap();
+    let mut recording =
+        keel_engine::record::Recording::read(&file, &keel_engine::files::ReadLimits::DEFAULT)
+            .unwrap();
     assert!(
         recording.game_build.starts_with("harbour+"),
         "the game's build is kept: {}",

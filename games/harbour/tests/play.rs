@@ -87,7 +87,7 @@ fn a_played_run_records_and_replays_identically_and_an_altered_key_diverges() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("run.ron");
     recording.write(&file).unwrap();
-    let read = Recording::read(&file).unwrap();
+    let read = Recording::read(&file, &keel_engine::files::ReadLimits::DEFAULT).unwrap();
     assert!(matches!(
         read.replay(&mut world()),
         Verdict::Identical { steps: 480, .. }

@@ -24,10 +24,21 @@ fn the_steps_reuse_keels_lockfile_and_add_only_keel() {
         added,
         [
             "keel-engine --path ../keel/engine",
+            "keel-player --path ../keel/player",
             "keel-editor --path ../keel/editor"
         ],
         "Keel is the only dependency: no second glam, serde or bevy_reflect to pick"
     );
+    // Each path is the crate of that name in this checkout.
+    let keel = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for add in &added {
+        let (name, path) = add.split_once(" --path ../keel/").unwrap();
+        let manifest = std::fs::read_to_string(keel.join(path).join("Cargo.toml")).unwrap();
+        assert!(
+            manifest.contains(&format!("name = \"{name}\"")),
+            "{path}: {name}"
+        );
+    }
     // Every `cargo run` names its binary: the crate has two.
     for run in commands.iter().filter(|c| c.starts_with("cargo run")) {
         assert!(run.contains("--bin "), "ambiguous with two binaries: {run}");

@@ -8,10 +8,10 @@ use std::sync::OnceLock;
 use proptest::prelude::*;
 
 use super::*;
+use crate::Material;
 use crate::assets::{Assets, MeshHandle};
 use crate::render::InstanceRecord;
 use crate::render::camera::Camera;
-use crate::scene::Material;
 
 /// What groups are sorted by: texture first, so binds change least.
 fn key(group: &DrawGroup) -> (Option<TextureHandle>, MeshRef) {

@@ -14,7 +14,7 @@
 //! itself is bounded by the budget and the number of files.
 //! `removed` keys are not subtracted: the count is an upper bound.
 //!
-//! The budget is [`DEFAULT_MAX_NODES`], or `KEEL_MAX_NODES` where set.
+//! The budget is the store's [`ReadLimits::nodes`](crate::files::ReadLimits::nodes).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -22,31 +22,6 @@ use std::path::{Path, PathBuf};
 use crate::assets::Assets;
 use crate::files::resolve_written_path;
 use crate::scene::{NodeRecord, SceneError, SceneFile};
-
-/// Nodes one expansion may spawn unless `KEEL_MAX_NODES` says otherwise:
-/// four times the largest scene the benches load (a million nodes).
-pub const DEFAULT_MAX_NODES: u64 = 4_000_000;
-
-/// The environment variable that sets the budget (a whole number of nodes).
-pub const MAX_NODES_VARIABLE: &str = "KEEL_MAX_NODES";
-
-/// The budget in force: `KEEL_MAX_NODES` where it holds a whole number, else
-/// [`DEFAULT_MAX_NODES`] (a value that is not a number is reported and ignored).
-#[must_use]
-pub fn max_nodes() -> u64 {
-    let Some(value) = std::env::var_os(MAX_NODES_VARIABLE) else {
-        return DEFAULT_MAX_NODES;
-    };
-    match value.to_str().and_then(|v| v.trim().parse::<u64>().ok()) {
-        Some(max) => max,
-        None => {
-            log::warn!(
-                "{MAX_NODES_VARIABLE}: expected a whole number of nodes, found {value:?}; keeping {DEFAULT_MAX_NODES}"
-            );
-            DEFAULT_MAX_NODES
-        }
-    }
-}
 
 /// Refuses `records` (written in the file `origin`) when expanding them
 /// would spawn more than `max` nodes.

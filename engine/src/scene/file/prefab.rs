@@ -214,13 +214,7 @@ pub fn load_prefab(path: &Path, assets: &Assets) -> Result<Arc<Prefab>, SceneErr
     })?;
     let mut instance = NodeRecord::new("");
     instance.prefab = Some(canonical.to_string_lossy().into_owned());
-    super::budget::check(
-        &[instance],
-        &canonical,
-        &[],
-        super::budget::max_nodes(),
-        assets,
-    )?;
+    super::budget::check(&[instance], &canonical, &[], assets.limits().nodes, assets)?;
     load_in(&canonical, &mut Vec::new(), assets)
 }
 
@@ -300,7 +294,7 @@ impl crate::scene::Scene {
         record.prefab = Some(path.to_string_lossy().into_owned());
         let records = [record];
         let assets = self.assets().clone();
-        super::budget::check(&records, path, &[], super::budget::max_nodes(), &assets)?;
+        super::budget::check(&records, path, &[], assets.limits().nodes, &assets)?;
         let expanded = expand_in(&records, path, &mut Vec::new(), &assets)?;
         Ok(self.spawn_expanded(parent, &expanded, path)?[0])
     }
@@ -353,7 +347,7 @@ pub(crate) fn expand(
     assets: &Assets,
 ) -> Result<Vec<Expanded>, SceneError> {
     let mut chain: Vec<PathBuf> = std::fs::canonicalize(origin).ok().into_iter().collect();
-    super::budget::check(records, origin, &chain, super::budget::max_nodes(), assets)?;
+    super::budget::check(records, origin, &chain, assets.limits().nodes, assets)?;
     expand_in(records, origin, &mut chain, assets)
 }
 
@@ -379,7 +373,7 @@ pub fn expand_records(
         .and_then(|h| std::fs::canonicalize(h).ok())
         .into_iter()
         .collect();
-    super::budget::check(records, origin, &chain, super::budget::max_nodes(), assets)?;
+    super::budget::check(records, origin, &chain, assets.limits().nodes, assets)?;
     Ok(expand_in(records, origin, &mut chain, assets)?
         .into_iter()
         .map(|e| e.record)

@@ -4,5 +4,5 @@
 //! viewer's keys on).
 
 fn main() -> std::process::ExitCode {
-    keel_engine::viewer::play(harbour::game(), harbour::scene_path())
+    keel_player::play(harbour::game(), harbour::scene_path())
 }

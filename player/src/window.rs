@@ -1,4 +1,4 @@
-//! The viewer's window and loop (game loop pattern, driven by winit).
+//! The player's window and loop (game loop pattern, driven by winit).
 //!
 //! winit owns the event loop; Keel's loop runs inside its callbacks. Each
 //! redraw feeds the real elapsed time to the fixed-step clock, runs the fixed
@@ -7,13 +7,6 @@
 //! is the swap chain's vsync (Fifo) by default; with Mailbox/Immediate an
 //! optional frame cap sleeps in the event loop (`ControlFlow::WaitUntil`)
 //! instead of spinning.
-
-mod camera_rig;
-mod cli;
-pub mod soak;
-
-pub use camera_rig::CameraRig;
-pub use cli::{main, main_with_scene, play};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -26,15 +19,14 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Window, WindowId};
 
-use crate::assets::Assets;
-use crate::extract::{FrameBuffers, Overlays};
-use crate::game::{Game, GameError};
-use crate::profile::Profiler;
-use crate::render::{GpuContext, PresentModeChoice, RenderError, Renderer, SurfaceState};
-use crate::scene::{Scene, SceneError};
-use crate::systems::SystemPanic;
-use crate::time::RealTime;
-use crate::world::World;
+use keel_engine::files::ReadLimits;
+use keel_engine::profile::Profiler;
+use keel_engine::reload::{FileWatcher, reload_assets};
+use keel_engine::render::{PresentModeChoice, RenderError, SurfaceState};
+use keel_engine::{
+    Assets, CameraRig, FrameBuffers, Game, GameError, GpuContext, Hud, Overlays, RealTime,
+    Renderer, Scene, SceneError, SystemPanic, World,
+};
 
 /// How the viewer was asked to run.
 #[derive(Clone, Debug)]
@@ -67,6 +59,9 @@ pub struct ViewerOptions {
     /// `keel-viewer`, off in a game's player unless asked for. A key the
     /// viewer takes never reaches the game.
     pub debug_keys: bool,
+    /// The file and node limits the scene and its models are read within
+    /// (the command line reads them from the environment).
+    pub limits: ReadLimits,
 }
 
 /// Why the viewer stopped early.
@@ -85,9 +80,9 @@ pub enum ViewerError {
         message: String,
     },
     /// The device refused work it was given, or was lost (reported by its
-    /// handlers instead of a panic; see [`crate::render::GpuErrors`]).
+    /// handlers instead of a panic; see [`keel_engine::render::GpuErrors`]).
     #[error("{0}")]
-    Gpu(crate::render::GpuProblem),
+    Gpu(keel_engine::render::GpuProblem),
     /// A plugin could not set the world up.
     #[error(transparent)]
     Game(Box<GameError>),
@@ -132,7 +127,9 @@ impl From<SceneError> for ViewerError {
 /// # Errors
 /// Scene, GPU and image errors.
 pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, ViewerError> {
-    let mut world = options.game.load(&options.scene, &Assets::new())?;
+    let mut world = options
+        .game
+        .load(&options.scene, &Assets::with_limits(options.limits))?;
     let ctx = GpuContext::headless(options.backends)?;
     log::info!("adapter: {}", ctx.adapter_summary());
     let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
@@ -259,14 +256,14 @@ struct Viewer {
     cursor: Option<(f64, f64)>,
     last_frame: Instant,
     /// Reports changed files (live reload); none when the system offers no watching.
-    watcher: Option<crate::reload::FileWatcher>,
+    watcher: Option<FileWatcher>,
     /// The window's input, read by the game's systems each fixed step.
-    input: crate::input::InputCollector,
-    /// The game's [`crate::game::Hud`] text the title shows.
+    input: keel_engine::input::InputCollector,
+    /// The game's [`Hud`] text the title shows.
     hud_shown: String,
     /// The system's gamepads (none where the platform offers no access).
     #[cfg(feature = "gamepads")]
-    pads: Option<crate::input::Gamepads>,
+    pads: Option<keel_engine::input::Gamepads>,
     /// Frames timed with `--profile` (set up with the GPU).
     profiler: Option<Profiler>,
 }
@@ -289,7 +286,7 @@ impl Viewer {
             // A recording is of one scene: the running one stays.
             log::warn!("the scene changed on disk; not reloaded while recording");
         } else if own_changed {
-            let assets = self.world.scene.assets().clone();
+            let assets = self.world.scene().assets().clone();
             match Scene::load(&self.options.scene, &assets) {
                 Ok(scene) => {
                     watcher.watch_scene(&scene, Some(&self.options.scene));
@@ -308,7 +305,7 @@ impl Viewer {
                 Err(e) => log::error!("not reloaded: {e}"),
             }
         }
-        let reloaded = crate::reload::reload_assets(&changed, &mut self.world.scene);
+        let reloaded = reload_assets(&changed, self.world.scene_mut());
         for error in &reloaded.errors {
             log::error!("not reloaded: {error}");
         }
@@ -324,7 +321,7 @@ impl Viewer {
             .iter()
             .any(|p| p.extension().is_some_and(|e| e == "ron"))
         {
-            match self.world.scene.refresh_prefabs() {
+            match self.world.scene_mut().refresh_prefabs() {
                 Ok(0) => {}
                 Ok(n) => log::info!("{n} prefab instances updated"),
                 Err(e) => log::error!("prefab not reloaded: {e}"),
@@ -400,7 +397,7 @@ impl Viewer {
         let Some(gpu) = &mut self.gpu else {
             return;
         };
-        if let Some(hud) = self.world.resource::<crate::game::Hud>()
+        if let Some(hud) = self.world.resource::<Hud>()
             && hud.text != self.hud_shown
         {
             self.hud_shown.clone_from(&hud.text);
@@ -474,7 +471,7 @@ impl Viewer {
         if !pressed {
             return;
         }
-        let clock = &mut self.world.clock;
+        let clock = self.world.clock_mut();
         match code {
             KeyCode::Escape => event_loop.exit(),
             KeyCode::Space => clock.set_paused(!clock.is_paused()),
@@ -493,7 +490,7 @@ impl Viewer {
             KeyCode::KeyO => self.overlays.octree_cells = !self.overlays.octree_cells,
             KeyCode::KeyR => {
                 self.overlays.recomputed = !self.overlays.recomputed;
-                self.world.track_recomputed = self.overlays.recomputed;
+                self.world.set_track_recomputed(self.overlays.recomputed);
             }
             _ => {}
         }
@@ -617,7 +614,9 @@ impl ApplicationHandler for Viewer {
 /// # Errors
 /// Scene, windowing, GPU and screenshot errors.
 pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
-    let mut world = options.game.load(&options.scene, &Assets::new())?;
+    let mut world = options
+        .game
+        .load(&options.scene, &Assets::with_limits(options.limits))?;
     // The scene's bytes as loaded: a recording names their hash.
     let recorded_scene = match &options.record {
         Some(out) => {
@@ -625,7 +624,7 @@ pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
                 path: out.clone(),
                 message: format!("{}: {e}", options.scene.display()),
             })?;
-            world.start_recording(crate::record::RecordSettings::default());
+            world.start_recording(keel_engine::record::RecordSettings::default());
             Some(bytes)
         }
         None => None,
@@ -634,8 +633,8 @@ pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
         message: e.to_string(),
     })?;
     let mut viewer = Viewer {
-        rig: CameraRig::new(&world.scene),
-        free_look: world.scene.active_camera(0.0).is_none(),
+        rig: CameraRig::new(world.scene()),
+        free_look: world.scene().active_camera(0.0).is_none(),
         world,
         options,
         overlays: Overlays::default(),
@@ -649,17 +648,17 @@ pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
         cursor: None,
         last_frame: Instant::now(),
         watcher: None,
-        input: crate::input::InputCollector::default(),
+        input: keel_engine::input::InputCollector::default(),
         hud_shown: String::new(),
         profiler: None,
         #[cfg(feature = "gamepads")]
-        pads: crate::input::Gamepads::new()
+        pads: keel_engine::input::Gamepads::new()
             .inspect_err(|e| log::warn!("no gamepads: {e}"))
             .ok(),
     };
-    match crate::reload::FileWatcher::new() {
+    match FileWatcher::new() {
         Ok(mut watcher) => {
-            watcher.watch_scene(&viewer.world.scene, Some(&viewer.options.scene));
+            watcher.watch_scene(viewer.world.scene(), Some(&viewer.options.scene));
             viewer.watcher = Some(watcher);
         }
         Err(e) => log::warn!("live reload is off: {e}"),
@@ -691,7 +690,7 @@ fn write_played(
     out: &Path,
     bytes: &[u8],
 ) -> Result<(), ViewerError> {
-    use crate::record::{Recording, Simulation};
+    use keel_engine::record::{Recording, Simulation};
     let fail = |message: String| ViewerError::Record {
         path: out.to_path_buf(),
         message,
@@ -701,7 +700,9 @@ fn write_played(
         None => return Err(fail("the world was not recording".into())),
     };
     let steps = world.steps();
-    let mut fresh = options.game.load(&options.scene, &Assets::new())?;
+    let mut fresh = options
+        .game
+        .load(&options.scene, &Assets::with_limits(options.limits))?;
     let recording =
         Recording::record_with_input(&mut fresh, &options.scene, bytes, steps, 1, |s| {
             inputs.at(s)

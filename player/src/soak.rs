@@ -24,17 +24,14 @@ use std::time::{Duration, Instant};
 
 use glam::{Quat, Vec3, Vec4};
 
-use crate::assets::{MeshRef, Model, Primitive};
-use crate::extract::{FrameBuffers, Overlays};
-use crate::particles::{Emitter, FloatRange};
-use crate::record::RecordSettings;
-use crate::rng::SplitMix64;
-use crate::scene::{
-    Animator, Keep, Light, LightKind, Material, MeshRenderer, NodeId, Scene, Transform,
+use keel_engine::assets::Model;
+use keel_engine::particles::FloatRange;
+use keel_engine::record::RecordSettings;
+use keel_engine::{
+    Animator, CameraRig, Commands, Emitter, FrameBuffers, Keep, Light, LightKind, Material,
+    MeshRef, MeshRenderer, NodeId, Overlays, Primitive, Scene, SplitMix64, StepContext, Transform,
+    World,
 };
-use crate::systems::{Commands, StepContext};
-use crate::viewer::CameraRig;
-use crate::world::World;
 
 /// How long and how hard to soak.
 #[derive(Clone, Debug)]
@@ -207,7 +204,7 @@ pub enum SoakError {
     },
     /// The chaos system's model could not be loaded.
     #[error(transparent)]
-    Model(#[from] crate::assets::ModelError),
+    Model(#[from] keel_engine::assets::ModelError),
 }
 
 /// The recording's byte budget when the soak seeks: small, so the ring of
@@ -451,12 +448,15 @@ impl Chaos {
 
 /// Checks everything the soak promises after a step.
 fn check(world: &World) -> Result<(), (&'static str, String)> {
-    world.scene.check_consistency().map_err(|m| ("scene", m))?;
     world
-        .index
-        .check(&world.scene)
+        .scene()
+        .check_consistency()
+        .map_err(|m| ("scene", m))?;
+    world
+        .index()
+        .check(world.scene())
         .map_err(|m| ("spatial index", m))?;
-    let pool = world.particles.pool();
+    let pool = world.particles().pool();
     if pool.len() > pool.capacity() {
         return Err((
             "particle pool",
@@ -492,7 +492,7 @@ pub fn run(
     options: &SoakOptions,
     mut progress: impl FnMut(&SoakReport),
 ) -> Result<SoakReport, SoakError> {
-    let assets = world.scene.assets().clone();
+    let assets = world.scene().assets().clone();
     let model = options
         .model
         .as_deref()
@@ -514,7 +514,7 @@ pub fn run(
     let chaos = Arc::new(Mutex::new(Chaos {
         rng: SplitMix64::new(options.seed),
         made: Vec::new(),
-        original: world.scene.nodes().collect(),
+        original: world.scene().nodes().collect(),
         target: options.churn_nodes,
         model,
         rig,
@@ -523,7 +523,7 @@ pub fn run(
     }));
     let shared = Arc::clone(&chaos);
     world
-        .systems
+        .systems_mut()
         .add("chaos", move |scene, commands, ctx| {
             shared
                 .lock()
@@ -531,14 +531,14 @@ pub fn run(
                 .step(scene, commands, ctx);
         })
         .expect("a system of a new name");
-    let rig = CameraRig::new(&world.scene);
+    let rig = CameraRig::new(world.scene());
     let mut buffers = FrameBuffers::default();
     let start = Instant::now();
     let mut tally = Tally {
         steps: 0,
         seeks: 0,
         deferred_despawns: 0,
-        peak_nodes: world.scene.len(),
+        peak_nodes: world.scene().len(),
         rss_start: resident_bytes(),
         rss_warm: None,
         rss_peak: None,
@@ -553,9 +553,9 @@ pub fn run(
         report.elapsed = start.elapsed();
         report.despawned += tally.deferred_despawns;
         report.seeks = tally.seeks;
-        report.nodes = world.scene.len();
+        report.nodes = world.scene().len();
         report.peak_nodes = tally.peak_nodes;
-        report.particles = world.particles.pool().len();
+        report.particles = world.particles().pool().len();
         report.rss_start = tally.rss_start;
         report.rss_warm = tally.rss_warm;
         report.rss_peak = tally.rss_peak;
@@ -594,15 +594,15 @@ pub fn run(
         {
             // Back up to a few hundred steps into the recording and go on from
             // there: the future is discarded as an edit at a past step would.
-            let now = world.systems.steps();
+            let now = world.systems().steps();
             let back = 1 + seeker.below(400);
             if world.seek(now.saturating_sub(back)).is_ok() {
                 drop(world.note_edit());
                 tally.seeks += 1;
             }
         }
-        tally.deferred_despawns += world.systems.last_applied().despawned as u64;
-        tally.peak_nodes = tally.peak_nodes.max(world.scene.len());
+        tally.deferred_despawns += world.systems().last_applied().despawned as u64;
+        tally.peak_nodes = tally.peak_nodes.max(world.scene().len());
         // Drawn as the viewer would, so the frame path churns too.
         let frame =
             buffers.extract_world(&mut world, rig.camera(), 16.0 / 9.0, &Overlays::default());

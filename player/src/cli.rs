@@ -6,13 +6,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use super::soak::{self, SoakOptions};
-use super::{ViewerError, ViewerOptions};
-use crate::assets::Assets;
-use crate::game::Game;
-use crate::record::{Recording, Verdict};
-use crate::render::{PresentModeChoice, parse_backends};
-use crate::world::World;
+use crate::soak::{self, SoakOptions};
+use crate::window::{ViewerError, ViewerOptions};
+use keel_engine::files::ReadLimits;
+use keel_engine::record::{Recording, Verdict};
+use keel_engine::render::{PresentModeChoice, parse_backends};
+use keel_engine::{Assets, Game, World};
 
 /// Who runs the command line: the engine's viewer, or a game's player (its
 /// own binary, named after it, with the viewer's debug keys off).
@@ -21,6 +20,8 @@ struct Program {
     name: String,
     /// A game's player ([`play`]) rather than `keel-viewer` ([`main`]).
     player: bool,
+    /// The file and node limits, read from the environment once, here.
+    limits: ReadLimits,
 }
 
 impl Program {
@@ -34,7 +35,11 @@ impl Program {
             })
             .filter(|name| !name.is_empty())
             .unwrap_or_else(|| "keel-viewer".to_owned());
-        Self { name, player }
+        Self {
+            name,
+            player,
+            limits: ReadLimits::from_env(),
+        }
     }
 
     fn usage(&self) -> String {
@@ -137,6 +142,7 @@ fn parse_args(default_scene: PathBuf, game: &Game, program: &Program) -> Result<
         record: None,
         profile: false,
         debug_keys: !program.player,
+        limits: program.limits,
     };
     let mut play = false;
     let mut parser = lexopt::Parser::from_env();
@@ -284,7 +290,7 @@ fn parse_args(default_scene: PathBuf, game: &Game, program: &Program) -> Result<
 
 /// Runs a soak and prints its progress and report; failure is exit code 1.
 fn run_soak(scene: &Path, options: &SoakOptions, game: &Game, program: &Program) -> ExitCode {
-    let world = match game.load(scene, &Assets::new()) {
+    let world = match game.load(scene, &Assets::with_limits(program.limits)) {
         Ok(world) => world,
         Err(error) => {
             eprintln!("{}: {error}", program.name);
@@ -320,10 +326,11 @@ fn run_soak(scene: &Path, options: &SoakOptions, game: &Game, program: &Program)
 
 /// Loads a scene for a recording or a replay: its bytes (for the content hash) and its world.
 fn load_world(scene: &Path, game: &Game, program: &Program) -> Result<(Vec<u8>, World), ExitCode> {
-    let assets = Assets::new();
-    let loaded = crate::files::read(scene, crate::files::FileKind::Scene, assets.limits())
-        .map_err(|e| format!("{}: {e}", scene.display()))
-        .and_then(|bytes| Ok((bytes, game.load(scene, &assets).map_err(|e| e.to_string())?)));
+    let assets = Assets::with_limits(program.limits);
+    let loaded =
+        keel_engine::files::read(scene, keel_engine::files::FileKind::Scene, assets.limits())
+            .map_err(|e| format!("{}: {e}", scene.display()))
+            .and_then(|bytes| Ok((bytes, game.load(scene, &assets).map_err(|e| e.to_string())?)));
     match loaded {
         Ok((bytes, world)) => Ok((bytes, world)),
         Err(message) => {
@@ -365,7 +372,7 @@ fn run_record(
 }
 
 fn run_replay(file: &Path, scene: Option<&Path>, game: &Game, program: &Program) -> ExitCode {
-    let recording = match Recording::read(file) {
+    let recording = match Recording::read(file, &program.limits) {
         Ok(r) => r,
         Err(error) => {
             eprintln!("{}: {error}", program.name);
@@ -377,7 +384,7 @@ fn run_replay(file: &Path, scene: Option<&Path>, game: &Game, program: &Program)
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
-    let hash = crate::record::scene_hash(&bytes);
+    let hash = keel_engine::record::scene_hash(&bytes);
     if hash != recording.scene_hash {
         println!(
             "the scene changed since the recording: {} hashes {hash}, recorded {}",
@@ -385,14 +392,14 @@ fn run_replay(file: &Path, scene: Option<&Path>, game: &Game, program: &Program)
             recording.scene_hash
         );
     }
-    let build = crate::record::build_id();
+    let build = keel_engine::record::build_id();
     if build != recording.build {
         println!(
             "recorded by another build of the engine: {}, this is {build}",
             recording.build
         );
     }
-    let game_build = crate::record::game_build_id();
+    let game_build = keel_engine::record::game_build_id();
     if !recording.game_build.is_empty() && game_build != recording.game_build {
         println!(
             "recorded by another build of {}: {}, this is {game_build}",
@@ -420,7 +427,7 @@ fn run_replay(file: &Path, scene: Option<&Path>, game: &Game, program: &Program)
 }
 
 /// Runs the viewer's command line with `game`'s plugins (`keel-viewer` is
-/// `keel_engine::viewer::main(Game::new())`): the viewer's keys are on.
+/// `keel_player::main(Game::new())`): the viewer's keys are on.
 /// A game's own binary calls [`play`] instead.
 ///
 /// Exit codes: 0 done, 1 a failed check (soak, replay) or a runtime error,
@@ -434,7 +441,7 @@ pub fn main_with_scene(game: Game, default_scene: PathBuf) -> ExitCode {
     run(game, default_scene, &Program::new(false))
 }
 
-/// A game's player: `fn main() -> ExitCode { keel_engine::viewer::play(game(),
+/// A game's player: `fn main() -> ExitCode { keel_player::play(game(),
 /// scene_path()) }`. The viewer's command line under the binary's own name
 /// (errors and `--help` say it), opening `scene` when none is named; every
 /// key goes to the game, the viewer's debug keys only with `--debug-keys`.
@@ -448,7 +455,7 @@ fn run(game: Game, default_scene: PathBuf, program: &Program) -> ExitCode {
         env_logger::Env::default().default_filter_or("warn,keel_engine=info"),
     )
     .init();
-    crate::join_pool();
+    keel_engine::join_pool();
     let options = match parse_args(default_scene, &game, program) {
         Ok(Mode::View(options)) => options,
         Ok(Mode::Soak { scene, options }) => return run_soak(&scene, &options, &game, program),

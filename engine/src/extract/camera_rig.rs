@@ -3,7 +3,7 @@
 
 use glam::Vec3;
 
-use crate::extract::orbit_from_setup;
+use super::orbit_from_setup;
 use crate::render::{Camera, FlyController, OrbitController};
 use crate::scene::{CameraSetup, Scene};
 

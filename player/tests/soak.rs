@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use glam::Vec3;
 use keel_engine::World;
-use keel_engine::viewer::soak::{self, SoakError, SoakOptions};
 use keel_engine::{Scene, Transform};
+use keel_player::soak::{self, SoakError, SoakOptions};
 
 fn demo() -> World {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/demo.ron");

@@ -339,7 +339,7 @@ fn a_prefab_bomb_is_refused_at_once_in_bounded_memory_naming_its_files() {
     else {
         panic!("expected TooManyNodes, got {error}");
     };
-    assert_eq!(*max, keel_engine::scene::DEFAULT_MAX_NODES);
+    assert_eq!(*max, keel_engine::files::DEFAULT_MAX_NODES);
     assert!(*reached > *max, "{error}");
     // The files from the scene down to the level whose count passed the budget
     // (level K holds 10 * (1 + level K-1's) nodes: level 6 about 2.1 million, level 7 21 million).
