@@ -2,7 +2,9 @@
 //! compare to notice that what they were built from was replaced (a
 //! component column, a baked table, a key array, a hierarchy layout).
 //!
-//! The one process-wide static of the engine, and on purpose: an identity
+//! A process-wide static, on purpose (the engine's other one is the count of
+//! recording profilers in `profile.rs`: puffin's scopes are process-wide):
+//! an identity
 //! must differ from every other one however many worlds the process runs,
 //! and it is never read back, only compared, so no world can see another's
 //! state through it.

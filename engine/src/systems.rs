@@ -3,8 +3,9 @@
 //!
 //! Each built-in behaviour is a component column; its system walks that
 //! column front to back and gives every owner one slice of behaviour. Systems
-//! run in a fixed order: spin, oscillate, orbit, then user systems in the
-//! order they were added. A system that wants to spawn or despawn during the
+//! run built-ins first (spin, oscillate, orbit), then user systems in the
+//! order their `before`/`after` constraints give (the order added where
+//! none says), each only where its `run_if` holds. A system that wants to spawn or despawn during the
 //! step queues the change in [`Commands`]; the queue is applied after every
 //! system has run, so no node is skipped or updated twice in the step where
 //! the hierarchy changes under it.
@@ -29,14 +30,11 @@
 //! Rendering (variable rate): `FrameBuffers::extract_world` asks the octree for
 //! the meshes in the frustum, packs them at `interpolated_world(node, alpha)` with
 //! `alpha = lag / step` from the clock, packs the live particle range
-//! (interpolated), and hands a borrowed `FrameData` to the `Renderer`. The
-//! renderer first draws each shadow cascade's casters (the octree found them per
-//! cascade during extraction; one draw per mesh per cascade) into the shadow map,
-//! then batches instances per (texture, maps, sidedness, mesh) (one draw call
-//! each; alpha-blended instances last, one draw each, back to front), then draws
-//! particles (one draw call per blend mode) and debug lines, all into the HDR
-//! target; the post pass blooms, exposes and tonemaps it into the surface
-//! texture, which is presented. Skinned and morphed meshes skip the octree (their node is not
+//! (interpolated), and hands a borrowed `FrameData` to the `Renderer`, which
+//! records its passes in the order [`crate::render::PASSES`] gives (the
+//! shadow views' casters were found per cascade by the octree during
+//! extraction; meshes batch per texture, maps, sidedness and mesh, alpha-blended
+//! ones last, back to front) and presents the surface texture. Skinned and morphed meshes skip the octree (their node is not
 //! where their vertices are): extraction packs every skinned mesh's joint matrices
 //! at the same alpha into one palette, culls each mesh by the box its joints'
 //! spheres span, and the mesh pass draws each with `vs_deformed` (one call each). The editor renders the same frame into a texture shown in its
@@ -72,20 +70,34 @@ pub type RunCondition = Box<dyn Fn(&Scene, &StepContext) -> bool + Send>;
 /// type's buffer swap).
 type StepStart = fn(&mut Scene);
 
-/// The built-in systems, by the names ordering constraints use.
-pub const BUILT_IN_SYSTEMS: [&str; 4] = ["animate", "spin", "oscillate", "orbit"];
+/// A built-in behaviour's step: the scene and the step's length.
+type Behaviour = fn(&mut Scene, f32);
 
-enum Run {
-    Animate,
-    Spin,
-    Oscillate,
-    Orbit,
-    User(SystemFn),
-}
+/// The built-in behaviours: each a system registered the way a game's is,
+/// under the name ordering constraints use, in this order.
+const BUILT_INS: [(&str, Behaviour); 4] = [
+    ("animate", crate::scene::animator::animate),
+    ("spin", spin),
+    ("oscillate", oscillate),
+    ("orbit", orbit),
+];
+
+/// The built-in systems, by the names ordering constraints use.
+pub const BUILT_IN_SYSTEMS: [&str; BUILT_INS.len()] = {
+    let mut names = [""; BUILT_INS.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = BUILT_INS[i].0;
+        i += 1;
+    }
+    names
+};
 
 struct Entry {
     name: String,
-    run: Run,
+    run: SystemFn,
+    /// One of the engine's behaviours rather than a game's system.
+    built_in: bool,
     /// Runs once, at the start of step 0, before every other system.
     startup: bool,
     /// Runs only in the steps this accepts.
@@ -155,12 +167,16 @@ pub struct Systems {
 
 impl Default for Systems {
     fn default() -> Self {
-        let entries: Vec<Entry> = [Run::Animate, Run::Spin, Run::Oscillate, Run::Orbit]
+        let entries: Vec<Entry> = BUILT_INS
             .into_iter()
-            .zip(BUILT_IN_SYSTEMS)
-            .map(|(run, name)| Entry {
+            .map(|(name, behaviour)| Entry {
                 name: name.to_owned(),
-                run,
+                run: Box::new(
+                    move |scene: &mut Scene, _: &mut Commands, ctx: &StepContext| {
+                        behaviour(scene, ctx.dt);
+                    },
+                ),
+                built_in: true,
                 startup: false,
                 condition: None,
                 after: Vec::new(),
@@ -265,7 +281,8 @@ impl Systems {
         let index = self.entries.len();
         self.entries.push(Entry {
             name,
-            run: Run::User(Box::new(system)),
+            run: Box::new(system),
+            built_in: false,
             startup: false,
             condition: None,
             after: Vec::new(),
@@ -346,7 +363,7 @@ impl Systems {
         self.order
             .iter()
             .map(|&i| &self.entries[i])
-            .filter(|e| matches!(e.run, Run::User(_)))
+            .filter(|e| !e.built_in)
             .map(|e| e.name.as_str())
     }
 
@@ -398,25 +415,17 @@ impl Systems {
             return true;
         }
         puffin::profile_scope!("system", entry.name.as_str());
-        let dt = ctx.dt;
-        match &mut entry.run {
-            Run::Animate => crate::scene::animator::animate(scene, dt),
-            Run::Spin => spin(scene, dt),
-            Run::Oscillate => oscillate(scene, dt),
-            Run::Orbit => orbit(scene, dt),
-            Run::User(system) => {
-                let commands = &mut self.commands;
-                let run = std::panic::AssertUnwindSafe(|| system(scene, commands, ctx));
-                if let Err(payload) = std::panic::catch_unwind(run) {
-                    self.commands = Commands::default();
-                    self.panicked = Some(SystemPanic {
-                        system: entry.name.clone(),
-                        step: self.steps,
-                        message: panic_message(payload.as_ref()),
-                    });
-                    return false;
-                }
-            }
+        let commands = &mut self.commands;
+        let system = &mut entry.run;
+        let run = std::panic::AssertUnwindSafe(|| system(scene, commands, ctx));
+        if let Err(payload) = std::panic::catch_unwind(run) {
+            self.commands = Commands::default();
+            self.panicked = Some(SystemPanic {
+                system: entry.name.clone(),
+                step: self.steps,
+                message: panic_message(payload.as_ref()),
+            });
+            return false;
         }
         true
     }

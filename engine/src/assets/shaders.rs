@@ -23,65 +23,60 @@ pub use super::shader_imports::{
     Composed, EMBEDDED, ShaderError, compose, embedded, imports_reach,
 };
 
-/// One WGSL file of `shaders/`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Shader {
+/// The shader table: each shader's name, doc and file, written once; the
+/// enum, [`Shader::ALL`], the file names and the embedded text come from it
+/// (what each imports is read from its text: `shader_imports`).
+macro_rules! shader_table {
+    ($($(#[doc = $doc:literal])* $name:ident => $file:literal,)*) => {
+        /// One WGSL file of `shaders/`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Shader {
+            $($(#[doc = $doc])* $name,)*
+        }
+
+        const SHADER_COUNT: usize = [$($file),*].len();
+
+        impl Shader {
+            /// Every shader.
+            pub const ALL: [Shader; SHADER_COUNT] = [$(Shader::$name),*];
+
+            /// Its file name in `shaders/`.
+            pub fn file_name(self) -> &'static str {
+                match self {
+                    $(Shader::$name => $file,)*
+                }
+            }
+
+            fn embedded(self) -> &'static str {
+                match self {
+                    $(Shader::$name => include_str!(concat!("../../../shaders/", $file)),)*
+                }
+            }
+        }
+    };
+}
+
+shader_table! {
     /// Meshes (plain, textured, deformed) and their shadow casters' masks.
-    Mesh,
+    Mesh => "mesh.wgsl",
     /// Static shadow casters.
-    Shadow,
+    Shadow => "shadow.wgsl",
     /// Bloom, exposure, tonemapping.
-    Post,
+    Post => "post.wgsl",
     /// Debug lines.
-    Lines,
+    Lines => "lines.wgsl",
     /// Particles.
-    Particles,
+    Particles => "particles.wgsl",
     /// The image sky behind the frame.
-    Sky,
+    Sky => "sky.wgsl",
     /// The image-based lighting bake.
-    Ibl,
+    Ibl => "ibl.wgsl",
 }
 
 impl Shader {
-    /// Every shader.
-    pub const ALL: [Shader; 7] = [
-        Shader::Mesh,
-        Shader::Shadow,
-        Shader::Post,
-        Shader::Lines,
-        Shader::Particles,
-        Shader::Sky,
-        Shader::Ibl,
-    ];
-
-    /// Its file name in `shaders/`.
-    pub fn file_name(self) -> &'static str {
-        match self {
-            Shader::Mesh => "mesh.wgsl",
-            Shader::Shadow => "shadow.wgsl",
-            Shader::Post => "post.wgsl",
-            Shader::Lines => "lines.wgsl",
-            Shader::Particles => "particles.wgsl",
-            Shader::Sky => "sky.wgsl",
-            Shader::Ibl => "ibl.wgsl",
-        }
-    }
-
     /// The shader a file of this name is, if any.
     pub fn from_file_name(name: &str) -> Option<Shader> {
         Self::ALL.into_iter().find(|s| s.file_name() == name)
-    }
-
-    fn embedded(self) -> &'static str {
-        match self {
-            Shader::Mesh => include_str!("../../../shaders/mesh.wgsl"),
-            Shader::Shadow => include_str!("../../../shaders/shadow.wgsl"),
-            Shader::Post => include_str!("../../../shaders/post.wgsl"),
-            Shader::Lines => include_str!("../../../shaders/lines.wgsl"),
-            Shader::Particles => include_str!("../../../shaders/particles.wgsl"),
-            Shader::Sky => include_str!("../../../shaders/sky.wgsl"),
-            Shader::Ibl => include_str!("../../../shaders/ibl.wgsl"),
-        }
     }
 
     /// Its text as compiled into the binary, imports written in.

@@ -124,10 +124,7 @@ impl Draw {
         }
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
-            #[expect(
-                unsafe_code,
-                reason = "calling a #[target_feature] function; the one unsafe block of the workspace"
-            )]
+            #[expect(unsafe_code, reason = "calling a #[target_feature] function")]
             // SAFETY: the CPU running this supports AVX2, just checked.
             unsafe {
                 self.batches_avx2(rng, velocity, lifetime);

@@ -1,7 +1,8 @@
 //! The wgpu renderer, decoupled from the scene: it draws a plain [`FrameData`]
 //! that the engine extracts from the scene each frame.
 //!
-//! Layout (one struct per pass, owned by the [`Renderer`]):
+//! Layout (one struct per pass, owned by the [`Renderer`], which records
+//! them in the order [`PASSES`] gives):
 //!
 //! - `context`: [`GpuContext`] (instance, adapter, device, queue) and backend parsing;
 //!   `gpu_errors`: [`GpuErrors`], what the device reports instead of panicking.
@@ -63,6 +64,7 @@ pub use batcher::{DrawGroup, InstanceBatcher, UnbatchedDraw, prepare_unbatched};
 pub(crate) use camera::Camera;
 pub(crate) use context::GpuContext;
 pub(crate) use renderer::Renderer;
+pub use renderer::{PASSES, Pass};
 
 pub use camera::{FlyController, OrbitController};
 pub use context::{backend_names, parse_backends};

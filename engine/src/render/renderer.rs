@@ -39,9 +39,49 @@ pub struct RenderStats {
     pub particles_drawn: usize,
 }
 
-/// Draws frames with the shadow, mesh, line and particle passes, in that
-/// order, into an HDR target, then the post pass (bloom, exposure, tonemapper)
-/// into the output.
+/// A pass of a frame (see [`PASSES`] for their order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pass {
+    /// The sun's cascades and the spots' maps: each view's casters, depth only.
+    Shadows,
+    /// An image sky behind everything (HDR target).
+    Sky,
+    /// Batched instances, then deformed meshes, then alpha-blended ones back
+    /// to front (HDR target).
+    Meshes,
+    /// Debug lines and the ground grid (HDR target).
+    Lines,
+    /// Additive and alpha billboards (HDR target).
+    Particles,
+    /// Bloom, exposure and the tonemapper, from the HDR target into the output.
+    Post,
+}
+
+impl Pass {
+    /// Whether it draws inside the main render pass (the HDR target, one
+    /// depth buffer) rather than in a render pass of its own.
+    #[must_use]
+    pub fn in_main_pass(self) -> bool {
+        matches!(
+            self,
+            Pass::Sky | Pass::Meshes | Pass::Lines | Pass::Particles
+        )
+    }
+}
+
+/// The passes of a frame in the order the [`Renderer`] records them: the
+/// one place that orders them (the docs point here).
+pub const PASSES: [Pass; 6] = [
+    Pass::Shadows,
+    Pass::Sky,
+    Pass::Meshes,
+    Pass::Lines,
+    Pass::Particles,
+    Pass::Post,
+];
+
+/// Draws frames: the [`PASSES`], in their order, the scene's into an HDR
+/// target and the post pass from it into the output.
 #[derive(Debug)]
 pub struct Renderer {
     color_format: wgpu::TextureFormat,
@@ -346,13 +386,24 @@ impl Renderer {
         let (Some(targets), Some(hdr)) = (&self.targets, self.post.hdr_view()) else {
             return;
         };
-        self.shadows.record(encoder, &self.mesh, &self.gpu);
-        self.record_main_pass(encoder, frame, targets, hdr);
-        self.post.record(encoder, target_view, &self.gpu);
+        let mut main_done = false;
+        for pass in PASSES {
+            match pass {
+                Pass::Shadows => self.shadows.record(encoder, &self.mesh, &self.gpu),
+                Pass::Post => self.post.record(encoder, target_view, &self.gpu),
+                // The main pass's members draw in one render pass, opened at the first.
+                _ if main_done => {}
+                _ => {
+                    self.record_main_pass(encoder, frame, targets, hdr);
+                    main_done = true;
+                }
+            }
+        }
         self.gpu.resolve(encoder);
     }
 
-    /// The scene's HDR pass: sky, meshes, lines and particles over a clear.
+    /// The scene's HDR pass: the [`PASSES`] that draw in it, in their order,
+    /// over a clear.
     fn record_main_pass(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -397,10 +448,15 @@ impl Renderer {
             multiview_mask: None,
         });
         pass.set_bind_group(0, &self.globals_bind_group, &[]);
-        self.sky.record(&mut pass);
-        self.mesh.record(&mut pass);
-        self.lines.record(&mut pass);
-        self.particles.record(&mut pass);
+        for member in PASSES.into_iter().filter(|p| p.in_main_pass()) {
+            match member {
+                Pass::Sky => self.sky.record(&mut pass),
+                Pass::Meshes => self.mesh.record(&mut pass),
+                Pass::Lines => self.lines.record(&mut pass),
+                Pass::Particles => self.particles.record(&mut pass),
+                Pass::Shadows | Pass::Post => {}
+            }
+        }
         drop(pass);
         self.gpu.end(encoder, timed);
     }
@@ -523,4 +579,23 @@ fn bind_globals(
             },
         ],
     })
+}
+
+#[cfg(test)]
+mod pass_order {
+    use super::{PASSES, Pass};
+
+    /// `encode` opens the main pass once, at its first member: the members
+    /// must follow each other, after the shadows and before the post pass.
+    #[test]
+    fn the_main_pass_members_are_one_run_between_shadows_and_post() {
+        let members: Vec<usize> = (0..PASSES.len())
+            .filter(|&i| PASSES[i].in_main_pass())
+            .collect();
+        assert_eq!(members.len(), 4);
+        assert!(members.windows(2).all(|w| w[1] == w[0] + 1), "{PASSES:?}");
+        let at = |p: Pass| PASSES.iter().position(|&q| q == p).unwrap();
+        assert!(at(Pass::Shadows) < members[0]);
+        assert_eq!(at(Pass::Post), PASSES.len() - 1);
+    }
 }
