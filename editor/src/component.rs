@@ -7,7 +7,7 @@
 //! through the scene's registry and reflection, so a game's type needs no
 //! editor code.
 
-use glam::{Vec3, Vec4};
+use glam::Vec3;
 use keel_engine::Emitter;
 use keel_engine::Primitive;
 use keel_engine::scene::{AnimatorRecord, AnyComponent, ComponentRegistry, NodeRecord};
@@ -254,46 +254,12 @@ impl ComponentValue {
         engine.chain(registered).collect()
     }
 
-    /// Whether every number in the value is one a scene file accepts (finite,
-    /// and non-negative or positive where the file format requires it).
+    /// Whether the value keeps its component's rules (each component's own
+    /// `validate`, the one scene files ask too).
     pub fn is_valid(&self) -> bool {
-        fn nonneg(v: f32) -> bool {
-            v.is_finite() && v >= 0.0
-        }
         match self {
-            ComponentValue::Mesh(m) => {
-                let c: Vec4 = m.material.base_color;
-                let unit = |v: f32| (0.0..=1.0).contains(&v);
-                let e = m.material.emissive;
-                c.is_finite()
-                    && c.min_element() >= 0.0
-                    && unit(m.material.metallic)
-                    && unit(m.material.roughness)
-                    && e.is_finite()
-                    && e.min_element() >= 0.0
-                    && match m.material.alpha_mode {
-                        keel_engine::assets::AlphaMode::Mask { cutoff } => unit(cutoff),
-                        _ => true,
-                    }
-            }
-            ComponentValue::Light(l) => {
-                let range_ok = match l.kind {
-                    LightKind::Directional => true,
-                    LightKind::Point { range } => range.is_finite() && range > 0.0,
-                    LightKind::Spot {
-                        range,
-                        inner_degrees,
-                        outer_degrees,
-                    } => {
-                        range.is_finite()
-                            && range > 0.0
-                            && inner_degrees >= 0.0
-                            && inner_degrees < outer_degrees
-                            && outer_degrees <= 90.0
-                    }
-                };
-                l.color.is_finite() && nonneg(l.intensity) && range_ok
-            }
+            ComponentValue::Mesh(m) => m.material.validate().is_ok(),
+            ComponentValue::Light(l) => l.validate().is_ok(),
             ComponentValue::Emitter(e) => e.validate().is_ok(),
             ComponentValue::Animator(a) => a.speed.is_finite() && a.time.is_finite(),
             ComponentValue::Registered(c) => c.validate().is_ok(),
@@ -357,6 +323,16 @@ mod tests {
         };
         emitter.lifetime.min = emitter.lifetime.max + 1.0;
         assert!(!ComponentValue::Emitter(emitter).is_valid());
+        // The inspector asks the rule scene files use: an alpha over 1 is
+        // refused by both (the inspector's own copy once let it through).
+        let Some(ComponentValue::Mesh(mut mesh)) = ComponentKind::Mesh.default_value(&registry)
+        else {
+            unreachable!("the default of Mesh is a mesh")
+        };
+        mesh.material.base_color.w = 1.5;
+        assert!(!ComponentValue::Mesh(mesh).is_valid());
+        let refused = mesh.material.validate().unwrap_err();
+        assert_eq!(refused.field, "base_color");
     }
 
     #[test]

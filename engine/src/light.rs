@@ -5,6 +5,8 @@
 use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
+use crate::invalid::Invalid;
+
 /// The kind of a [`Light`].
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -54,4 +56,43 @@ pub struct Light {
     /// shadow settings; point lights cast none).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cast_shadows: bool,
+}
+
+impl Light {
+    /// Checks the numbers a scene file, the inspector and a prefab override
+    /// must hold to: a colour, an intensity of 0 or more, a positive range,
+    /// a spot's cone from 0 to 90 degrees with its inner angle under its outer.
+    ///
+    /// # Errors
+    /// The field (`color`, `intensity`, `kind.range`, `kind.outer_degrees`,
+    /// `kind.inner_degrees`) and what it must be.
+    pub fn validate(&self) -> Result<(), Invalid> {
+        Invalid::color("color", self.color)?;
+        Invalid::non_negative("intensity", self.intensity)?;
+        if let Some(range) = self.kind.range() {
+            Invalid::positive("kind.range", range)?;
+        }
+        if let LightKind::Spot {
+            inner_degrees,
+            outer_degrees,
+            ..
+        } = self.kind
+        {
+            if !(0.0..=90.0).contains(&outer_degrees) {
+                return Err(Invalid::new(
+                    "kind.outer_degrees",
+                    "an angle from 0 to 90 degrees",
+                    outer_degrees,
+                ));
+            }
+            if !(0.0..outer_degrees).contains(&inner_degrees) {
+                return Err(Invalid::new(
+                    "kind.inner_degrees",
+                    "an angle from 0 up to outer_degrees (not including it)",
+                    inner_degrees,
+                ));
+            }
+        }
+        Ok(())
+    }
 }

@@ -8,6 +8,7 @@ use glam::{Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
 use super::{MapsHandle, SLOTS, TextureHandle, TextureSlot};
+use crate::invalid::Invalid;
 
 /// Surface appearance of a mesh (glTF 2.0 metallic-roughness).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -139,6 +140,24 @@ impl Default for Material {
 }
 
 impl Material {
+    /// Checks the numbers a scene file, the inspector and a prefab override
+    /// must hold to: a linear RGBA colour with alpha up to 1, metallic and
+    /// roughness from 0 to 1, an emission colour, a mask cutoff from 0 to 1.
+    ///
+    /// # Errors
+    /// The field (`base_color`, `metallic`, `roughness`, `emissive`,
+    /// `alpha_mode.cutoff`) and what it must be.
+    pub fn validate(&self) -> Result<(), Invalid> {
+        Invalid::rgba("base_color", self.base_color)?;
+        Invalid::range("metallic", self.metallic, 0.0..=1.0)?;
+        Invalid::range("roughness", self.roughness, 0.0..=1.0)?;
+        Invalid::color("emissive", self.emissive)?;
+        if let AlphaMode::Mask { cutoff } = self.alpha_mode {
+            Invalid::range("alpha_mode.cutoff", cutoff, 0.0..=1.0)?;
+        }
+        Ok(())
+    }
+
     /// An untextured dielectric of a linear RGBA colour, default roughness.
     pub fn from_color(base_color: Vec4) -> Self {
         Self {

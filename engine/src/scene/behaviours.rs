@@ -12,7 +12,8 @@ use bevy_reflect::Reflect;
 use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
-use super::registered::{Component, Invalid};
+use super::registered::Component;
+use crate::invalid::Invalid;
 
 /// Turns the node about a local axis at a constant rate.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Reflect)]

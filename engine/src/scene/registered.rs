@@ -18,6 +18,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::{Column, NodeId};
+use crate::invalid::Invalid;
 
 /// A type a node can carry, stored in its own packed column and known by
 /// [`Component::NAME`] in scene files, prefab overrides and the inspector.
@@ -63,86 +64,6 @@ pub trait Component:
     /// The field (relative to the component) and what it should have been.
     fn validate(&self) -> Result<(), Invalid> {
         Ok(())
-    }
-}
-
-/// A component value that breaks its type's rules: which field and what was
-/// expected. Scene files turn it into an error at the field's line and column.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Invalid {
-    /// The field, dotted from the component (`axis`, `wheels.0.radius`).
-    pub field: String,
-    /// What it must be.
-    pub expected: String,
-    /// What it was.
-    pub found: String,
-}
-
-impl Invalid {
-    /// A field that is not what it must be.
-    pub fn new(
-        field: impl Into<String>,
-        expected: impl Into<String>,
-        found: impl fmt::Display,
-    ) -> Self {
-        Self {
-            field: field.into(),
-            expected: expected.into(),
-            found: found.to_string(),
-        }
-    }
-
-    /// A number that must be finite.
-    ///
-    /// # Errors
-    /// When it is NaN or infinite.
-    pub fn finite(field: &str, value: f32) -> Result<(), Invalid> {
-        if value.is_finite() {
-            Ok(())
-        } else {
-            Err(Self::new(field, "a finite number", value))
-        }
-    }
-
-    /// A number that must be finite and not negative.
-    ///
-    /// # Errors
-    /// When it is negative, NaN or infinite.
-    pub fn non_negative(field: &str, value: f32) -> Result<(), Invalid> {
-        if value.is_finite() && value >= 0.0 {
-            Ok(())
-        } else {
-            Err(Self::new(field, "a finite number >= 0", value))
-        }
-    }
-
-    /// A number that must lie in `range`.
-    ///
-    /// # Errors
-    /// When it lies outside (or is NaN).
-    pub fn range(
-        field: &str,
-        value: f32,
-        range: std::ops::RangeInclusive<f32>,
-    ) -> Result<(), Invalid> {
-        if range.contains(&value) {
-            Ok(())
-        } else {
-            let expected = format!("a number from {} to {}", range.start(), range.end());
-            Err(Self::new(field, expected, value))
-        }
-    }
-
-    /// A vector whose components must all be finite.
-    ///
-    /// # Errors
-    /// When one is NaN or infinite.
-    pub fn finite_vec3(field: &str, value: glam::Vec3) -> Result<(), Invalid> {
-        if value.is_finite() {
-            Ok(())
-        } else {
-            Err(Self::new(field, "three finite numbers", value))
-        }
     }
 }
 

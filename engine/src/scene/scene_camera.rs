@@ -14,7 +14,8 @@ use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
 use super::CameraSetup;
-use super::registered::{Component, Invalid};
+use super::registered::Component;
+use crate::invalid::Invalid;
 use crate::transform::Transform;
 
 /// How a camera projects the world onto the screen.

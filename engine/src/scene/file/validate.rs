@@ -8,14 +8,13 @@
 
 use std::path::Path;
 
-use glam::{Vec3, Vec4};
+use glam::Vec3;
 
+use crate::invalid::Invalid;
 use crate::scene::MAX_CASCADES;
 use crate::scene::{ComponentRegistry, NodeRecord};
 
-use crate::scene::{
-    CameraSetup, Environment, LightKind, NodeFieldError, SceneError, SettingError, Transform,
-};
+use crate::scene::{CameraSetup, Environment, NodeFieldError, SceneError, SettingError, Transform};
 
 /// Where a checked value sits in the file.
 #[derive(Clone, Copy)]
@@ -77,36 +76,21 @@ impl<'a> Check<'a> {
         }
     }
 
+    /// A component's rule, as the file's error at `field`.
+    fn rule(&self, field: &'static str, rule: Result<(), Invalid>) -> Result<(), SceneError> {
+        rule.map_err(|e| self.fail(field, e.expected, e.found))
+    }
+
     fn finite(&self, field: &'static str, value: f32) -> Result<(), SceneError> {
-        if value.is_finite() {
-            Ok(())
-        } else {
-            Err(self.fail(field, "a finite number", value.to_string()))
-        }
+        self.rule(field, Invalid::finite(field, value))
     }
 
     fn non_negative(&self, field: &'static str, value: f32) -> Result<(), SceneError> {
-        if value.is_finite() && value >= 0.0 {
-            Ok(())
-        } else {
-            Err(self.fail(field, "a finite number >= 0", value.to_string()))
-        }
+        self.rule(field, Invalid::non_negative(field, value))
     }
 
     fn positive(&self, field: &'static str, value: f32) -> Result<(), SceneError> {
-        if value.is_finite() && value > 0.0 {
-            Ok(())
-        } else {
-            Err(self.fail(field, "a finite number > 0", value.to_string()))
-        }
-    }
-
-    fn unit(&self, field: &'static str, value: f32) -> Result<(), SceneError> {
-        if (0.0..=1.0).contains(&value) {
-            Ok(())
-        } else {
-            Err(self.fail(field, "a number from 0 to 1", value.to_string()))
-        }
+        self.rule(field, Invalid::positive(field, value))
     }
 
     fn vec3(&self, field: &'static str, value: Vec3) -> Result<(), SceneError> {
@@ -119,28 +103,7 @@ impl<'a> Check<'a> {
 
     /// A linear RGB colour: finite and not negative (above 1 is allowed: HDR).
     fn color(&self, field: &'static str, value: Vec3) -> Result<(), SceneError> {
-        if value.is_finite() && value.min_element() >= 0.0 {
-            Ok(())
-        } else {
-            Err(self.fail(
-                field,
-                "three finite numbers >= 0 (linear RGB)",
-                format!("{value:?}"),
-            ))
-        }
-    }
-
-    /// A linear RGBA colour: RGB as [`Check::color`], alpha from 0 to 1.
-    fn rgba(&self, field: &'static str, value: Vec4) -> Result<(), SceneError> {
-        if value.is_finite() && value.min_element() >= 0.0 && value.w <= 1.0 {
-            Ok(())
-        } else {
-            Err(self.fail(
-                field,
-                "four finite numbers >= 0 (linear RGB, then alpha from 0 to 1)",
-                format!("{value:?}"),
-            ))
-        }
+        self.rule(field, Invalid::color(field, value))
     }
 
     /// Validates a transform and normalises its rotation (hand-written files rarely have unit quaternions).
@@ -236,41 +199,14 @@ impl<'a> Check<'a> {
             }
         }
         if let Some(mesh) = &record.mesh {
-            self.rgba("mesh.material.base_color", mesh.material.base_color)?;
-            self.unit("mesh.material.metallic", mesh.material.metallic)?;
-            self.unit("mesh.material.roughness", mesh.material.roughness)?;
-            self.color("mesh.material.emissive", mesh.material.emissive)?;
-            if let crate::assets::AlphaMode::Mask { cutoff } = mesh.material.alpha_mode {
-                self.unit("mesh.material.alpha_mode.cutoff", cutoff)?;
-            }
+            mesh.material.validate().map_err(|e| {
+                self.fail(format!("mesh.material.{}", e.field), e.expected, e.found)
+            })?;
         }
         if let Some(light) = &record.light {
-            self.color("light.color", light.color)?;
-            self.non_negative("light.intensity", light.intensity)?;
-            if let Some(range) = light.kind.range() {
-                self.positive("light.kind.range", range)?;
-            }
-            if let LightKind::Spot {
-                inner_degrees,
-                outer_degrees,
-                ..
-            } = light.kind
-            {
-                if !(0.0..=90.0).contains(&outer_degrees) {
-                    return Err(self.fail(
-                        "light.kind.outer_degrees",
-                        "an angle from 0 to 90 degrees",
-                        outer_degrees.to_string(),
-                    ));
-                }
-                if !(0.0..outer_degrees).contains(&inner_degrees) {
-                    return Err(self.fail(
-                        "light.kind.inner_degrees",
-                        "an angle from 0 up to outer_degrees (not including it)",
-                        inner_degrees.to_string(),
-                    ));
-                }
-            }
+            light
+                .validate()
+                .map_err(|e| self.fail(format!("light.{}", e.field), e.expected, e.found))?;
         }
         if let Some(emitter) = &record.emitter {
             emitter.validate().map_err(|error| {
