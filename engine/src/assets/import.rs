@@ -115,19 +115,11 @@ impl<T: ModelImporter> AnyImporter for T {
 }
 
 /// The importers of one store, in the order added: the first whose
-/// extensions name a file's imports it. Cheap to clone.
+/// extensions name a file's imports it. Cheap to clone. The default (glTF,
+/// then Wavefront OBJ) is made in the `assets` module, above the formats.
 #[derive(Clone)]
 pub struct Importers {
     list: Vec<Arc<dyn AnyImporter>>,
-}
-
-/// glTF and Wavefront OBJ.
-impl Default for Importers {
-    fn default() -> Self {
-        Self::empty()
-            .with(super::gltf::GltfImporter)
-            .with(super::obj::ObjImporter)
-    }
 }
 
 impl std::fmt::Debug for Importers {

@@ -36,3 +36,13 @@ pub use primitives::{MeshData, MeshVertex, MorphTarget, VertexSkin};
 pub use registry::{MapsHandle, MeshAsset, MeshHandle, Model, Registry, Released, TextureHandle};
 pub use sampling::{Filter, SLOTS, Sampling, Slot, TextureSlot, UvTransform, Wrap};
 pub use sky::{MAX_SKY_WIDTH, SkyError, SkyHandle, SkyImage};
+
+/// glTF, then Wavefront OBJ: the formats every store starts with (made here,
+/// above both, so the seam knows no format).
+impl Default for Importers {
+    fn default() -> Self {
+        Self::empty()
+            .with(gltf::GltfImporter)
+            .with(obj::ObjImporter)
+    }
+}
