@@ -103,15 +103,7 @@ fn a_model_thumbnail_frames_the_model() {
     let image =
         keel_engine::model_thumbnail(&ctx, &mut renderer, &path, 64).expect("the lighthouse draws");
     assert_eq!((image.width(), image.height()), (64, 64));
-    let background = image.get_pixel(0, 0).0;
-    let covered = image
-        .pixels()
-        .filter(|p| {
-            p.0.iter()
-                .zip(&background)
-                .any(|(a, b)| a.abs_diff(*b) > 12)
-        })
-        .count();
+    let covered = covered(&image);
     let share = covered as f32 / (64.0 * 64.0);
     assert!(
         (0.1..0.95).contains(&share),
@@ -181,15 +173,7 @@ fn an_obj_model_draws_the_same_pixels_as_its_gltf_twin() {
             .save(std::path::Path::new(&out).join("crate_gltf.png"))
             .unwrap();
     }
-    let background = from_obj.get_pixel(0, 0).0;
-    let covered = from_obj
-        .pixels()
-        .filter(|p| {
-            p.0.iter()
-                .zip(&background)
-                .any(|(a, b)| a.abs_diff(*b) > 12)
-        })
-        .count();
+    let covered = covered(&from_obj);
     assert!(
         covered > 128 * 128 / 8,
         "the crate is drawn: {covered} pixels"
@@ -203,4 +187,18 @@ fn an_obj_model_draws_the_same_pixels_as_its_gltf_twin() {
         differ, 0,
         "pixels that differ between the OBJ and its glTF twin"
     );
+}
+
+/// Pixels that differ from the top-left one (the background) by more than 12
+/// in a channel: what a model covers.
+fn covered(image: &RgbaImage) -> usize {
+    let background = image.get_pixel(0, 0).0;
+    image
+        .pixels()
+        .filter(|p| {
+            p.0.iter()
+                .zip(&background)
+                .any(|(a, b)| a.abs_diff(*b) > 12)
+        })
+        .count()
 }
