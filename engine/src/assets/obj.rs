@@ -116,7 +116,7 @@ pub fn load(path: &Path, limits: &ReadLimits) -> Result<ModelData, ObjError> {
     from_slice(&bytes, path, limits)
 }
 
-/// A material library as read: its file, text and the error that stopped it.
+/// A material library as read: its file and its text.
 struct Library {
     path: PathBuf,
     text: Vec<u8>,
