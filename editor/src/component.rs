@@ -11,7 +11,7 @@ use glam::Vec3;
 use keel_engine::Emitter;
 use keel_engine::Primitive;
 use keel_engine::scene::{AnimatorRecord, AnyComponent, ComponentRegistry, NodeRecord};
-use keel_engine::{Animator, Light, LightKind, Material, MeshRenderer, NodeId, Scene, SceneError};
+use keel_engine::{Animator, Light, LightKind, Material, MeshRenderer, NodeError, NodeId, Scene};
 
 /// Which kind of component (a column of the scene's [`Components`](keel_engine::scene::Components)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -184,8 +184,8 @@ impl ComponentValue {
     /// Gives `node` this component, replacing one of the same kind.
     ///
     /// # Errors
-    /// [`SceneError::StaleNode`] if `node` is not alive.
-    pub fn insert(self, scene: &mut Scene, node: NodeId) -> Result<(), SceneError> {
+    /// [`NodeError::StaleNode`] if `node` is not alive.
+    pub fn insert(self, scene: &mut Scene, node: NodeId) -> Result<(), NodeError> {
         match self {
             ComponentValue::Mesh(c) => scene.insert(node, c).map(drop),
             ComponentValue::Light(c) => scene.insert(node, c).map(drop),

@@ -359,7 +359,7 @@ impl Document {
                 self.roll_back(edits);
                 return Err(EditError::Scene {
                     action: "reparent".into(),
-                    source,
+                    source: source.into(),
                 });
             }
             let scene = self.world.scene();

@@ -601,6 +601,7 @@ pub fn run_game(game: keel_engine::Game, default_scene: Option<PathBuf>) -> std:
             autosave: cli.autosave,
             game,
             limits: keel_engine::files::ReadLimits::from_env(),
+            shader_dir: Some(keel_engine::assets::shaders::dir_from_env()),
         },
         frame_limit: cli.frame_limit(),
         screenshot: cli.screenshot.clone(),

@@ -100,7 +100,8 @@ pub fn extract(scene: &Scene, root: NodeId) -> Option<Vec<NodeRecord>> {
 /// Returns the new handles in record order. On error nothing stays behind.
 ///
 /// # Errors
-/// [`SceneError::StaleNode`] if the parent is gone; [`SceneError::InvalidTransform`]
+/// [`NodeError::StaleNode`](keel_engine::NodeError::StaleNode) if the parent is gone;
+/// [`NodeError::InvalidTransform`](keel_engine::NodeError::InvalidTransform)
 /// for a record with NaN values; [`SceneError::InvalidField`] for a record whose
 /// parent index does not point at an earlier record.
 pub fn spawn(

@@ -96,10 +96,10 @@ pub enum EditError {
     },
 }
 
-fn scene_err(action: &str) -> impl FnOnce(SceneError) -> EditError + '_ {
+fn scene_err<E: Into<SceneError>>(action: &str) -> impl FnOnce(E) -> EditError + '_ {
     move |source| EditError::Scene {
         action: action.to_string(),
-        source,
+        source: source.into(),
     }
 }
 

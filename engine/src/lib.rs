@@ -102,7 +102,7 @@ pub use scene::animator::{Animator, PlayMode};
 pub use scene::behaviours::{Orbit, Oscillate, Spin};
 pub use scene::components::MeshRenderer;
 pub use scene::environment::Environment;
-pub use scene::error::SceneError;
+pub use scene::error::{NodeError, SceneError};
 pub use scene::handle::NodeId;
 pub use scene::hierarchy::{Keep, Scene};
 pub use scene::node_ref::NodeRef;

@@ -22,7 +22,7 @@ use std::time::{Duration, SystemTime};
 use notify_debouncer_mini::notify::{RecommendedWatcher, RecursiveMode};
 use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer};
 
-use crate::assets::shaders::{self, Shader};
+use crate::assets::shaders::Shader;
 use crate::assets::{Assets, Model};
 use crate::scene::{Keep, ModelInstance, ModelPart, NodeId, PrefabInstance, Scene, SceneError};
 
@@ -102,8 +102,9 @@ impl FileWatcher {
 
     /// Watches what a scene loaded from `path` draws from: the project's
     /// `assets` folder above it (else the scene's own folder), with
-    /// subfolders; the folders of its models, prefabs and sky image; and the
-    /// shader folder. Folders that cannot be watched are logged and skipped.
+    /// subfolders; and the folders of its models, prefabs and sky image (the
+    /// shader folder is the binary's to watch). Folders that cannot be
+    /// watched are logged and skipped.
     pub fn watch_scene(&mut self, scene: &Scene, path: Option<&Path>) {
         let mut dirs: Vec<(PathBuf, bool)> = Vec::new();
         if let Some(folder) = path.and_then(Path::parent) {
@@ -127,7 +128,6 @@ impl FileWatcher {
                 dirs.push((dir.to_path_buf(), false));
             }
         }
-        dirs.push((shaders::source_dir(), false));
         for (dir, recursive) in dirs {
             if let Err(e) = self.watch(&dir, recursive) {
                 log::warn!("cannot watch {}: {e}", dir.display());

@@ -48,7 +48,7 @@ mod events;
 pub use commands::{Applied, Command, Commands, SpawnInit};
 pub use events::Events;
 
-use crate::scene::{NodeId, Orbit, Oscillate, Scene, SceneError, Spin, Transform};
+use crate::scene::{NodeError, NodeId, Orbit, Oscillate, Scene, Spin, Transform};
 
 /// What a system knows of the step being run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -473,7 +473,7 @@ fn write_local(scene: &mut Scene, node: NodeId, local: Transform) {
     match scene.set_local(node, local) {
         Ok(_) => {}
         // A behaviour that produces NaN (a zero axis, say) leaves the node where it was.
-        Err(SceneError::InvalidTransform { .. } | SceneError::StaleNode { .. }) => {}
+        Err(NodeError::InvalidTransform { .. } | NodeError::StaleNode { .. }) => {}
         Err(other) => log::warn!("behaviour could not move {node}: {other}"),
     }
 }

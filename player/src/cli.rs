@@ -22,6 +22,9 @@ struct Program {
     player: bool,
     /// The file and node limits, read from the environment once, here.
     limits: ReadLimits,
+    /// The shader folder watched for live reload, read from the environment
+    /// once, here.
+    shader_dir: PathBuf,
 }
 
 impl Program {
@@ -39,6 +42,7 @@ impl Program {
             name,
             player,
             limits: ReadLimits::from_env(),
+            shader_dir: keel_engine::assets::shaders::dir_from_env(),
         }
     }
 
@@ -143,6 +147,7 @@ fn parse_args(default_scene: PathBuf, game: &Game, program: &Program) -> Result<
         profile: false,
         debug_keys: !program.player,
         limits: program.limits,
+        shader_dir: Some(program.shader_dir.clone()),
     };
     let mut play = false;
     let mut parser = lexopt::Parser::from_env();

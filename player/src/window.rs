@@ -62,6 +62,9 @@ pub struct ViewerOptions {
     /// The file and node limits the scene and its models are read within
     /// (the command line reads them from the environment).
     pub limits: ReadLimits,
+    /// The folder of WGSL files watched for live reload (`None`: shaders
+    /// stay as built in; the command line names the source tree's folder).
+    pub shader_dir: Option<PathBuf>,
 }
 
 /// Why the viewer stopped early.
@@ -659,6 +662,11 @@ pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
     match FileWatcher::new() {
         Ok(mut watcher) => {
             watcher.watch_scene(viewer.world.scene(), Some(&viewer.options.scene));
+            if let Some(dir) = &viewer.options.shader_dir
+                && let Err(e) = watcher.watch(dir, false)
+            {
+                log::warn!("cannot watch {}: {e}", dir.display());
+            }
             viewer.watcher = Some(watcher);
         }
         Err(e) => log::warn!("live reload is off: {e}"),

@@ -34,6 +34,7 @@ fn the_player_stops_on_a_panicking_system_naming_it() {
         profile: false,
         debug_keys: false,
         limits: keel_engine::files::ReadLimits::DEFAULT,
+        shader_dir: None,
     };
     match render_headless(&options) {
         Err(ViewerError::System(panic)) => {

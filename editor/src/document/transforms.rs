@@ -1,7 +1,7 @@
 //! Moving nodes: one node's local transform, several as one edit (a gizmo
 //! drag of a multi-selection), and which selected nodes a drag moves.
 
-use keel_engine::{NodeId, SceneError, Transform};
+use keel_engine::{NodeError, NodeId, Transform};
 
 use super::{Document, has_ancestor_in};
 use crate::undo::{Edit, EditError};
@@ -41,10 +41,11 @@ impl Document {
             if !after.is_finite() {
                 return Err(EditError::Scene {
                     action: "set transform".into(),
-                    source: SceneError::InvalidTransform {
+                    source: NodeError::InvalidTransform {
                         node: self.name_of(node),
                         transform: after,
-                    },
+                    }
+                    .into(),
                 });
             }
             edits.push(Edit::Transform {

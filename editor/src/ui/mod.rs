@@ -119,6 +119,9 @@ pub struct EditorOptions {
     /// The file and node limits every document is read within (the binary
     /// reads them from the environment at start).
     pub limits: keel_engine::files::ReadLimits,
+    /// The folder of WGSL files watched for live reload (`None`: shaders
+    /// stay as built in; the binary names the source tree's folder).
+    pub shader_dir: Option<PathBuf>,
 }
 
 /// Something the user asked for through a menu, the toolbar or a shortcut.
@@ -186,10 +189,8 @@ pub struct EditorApp {
     prefab_checked: f64,
     /// The asset browser (the project's files).
     pub(crate) assets: asset_browser::AssetBrowser,
-    /// Reports files changed on disk (none when the system offers no watching).
-    watcher: Option<keel_engine::reload::FileWatcher>,
-    /// The document the watcher was set up for.
-    watching: Option<u64>,
+    /// What is watched on disk for live reload.
+    live: reload::LiveReload,
     quit: bool,
     /// Warnings and errors, listed in the Log tab.
     log: crate::log_book::LogBook,
@@ -223,6 +224,7 @@ impl EditorApp {
             ));
         }
         app.log = options.log;
+        app.live.shader_dir = options.shader_dir;
         if let Some(interval) = options.autosave {
             app.autosave = Autosave::new(interval);
         }
@@ -279,8 +281,7 @@ impl EditorApp {
             clipboard_out: None,
             parked: Vec::new(),
             prefab_checked: f64::NEG_INFINITY,
-            watcher: None,
-            watching: None,
+            live: reload::LiveReload::default(),
             assets: Default::default(),
             quit: false,
             log: crate::log_book::LogBook::default(),

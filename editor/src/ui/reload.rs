@@ -4,38 +4,65 @@
 //! with the file and line), and the scene's own file changed by another
 //! program is reloaded, or, over unsaved edits, asked about first.
 
+use std::path::{Path, PathBuf};
+
 use keel_engine::reload::{FileWatcher, reload_assets};
 
 use super::EditorApp;
 use super::dialogs::Dialog;
 use crate::document::Document;
 
+/// What the editor watches on disk: the open document's files, the project's
+/// folder and the shader folder.
+#[derive(Default)]
+pub(super) struct LiveReload {
+    /// Reports files changed on disk (none when the system offers no watching).
+    watcher: Option<FileWatcher>,
+    /// The document the watcher was set up for.
+    watching: Option<u64>,
+    /// The folder of WGSL files watched (`None`: shaders stay as built in).
+    pub(super) shader_dir: Option<PathBuf>,
+}
+
+impl LiveReload {
+    /// The watcher, made at first use; `None` when the system offers none.
+    fn watcher(&mut self) -> Option<&mut FileWatcher> {
+        if self.watcher.is_none() {
+            match FileWatcher::new() {
+                Ok(mut watcher) => {
+                    if let Some(dir) = &self.shader_dir {
+                        watch_logged(&mut watcher, dir, false);
+                    }
+                    self.watcher = Some(watcher);
+                }
+                Err(e) => log::warn!("live reload is off: {e}"),
+            }
+        }
+        self.watcher.as_mut()
+    }
+}
+
+fn watch_logged(watcher: &mut FileWatcher, dir: &Path, recursive: bool) {
+    if let Err(e) = watcher.watch(dir, recursive) {
+        log::warn!("cannot watch {}: {e}", dir.display());
+    }
+}
+
 impl EditorApp {
     /// Watches what the current document draws from (once per document).
     fn watch_document(&mut self) {
-        if self.watching == Some(self.doc.id()) {
+        if self.live.watching == Some(self.doc.id()) {
             return;
         }
-        self.watching = Some(self.doc.id());
+        self.live.watching = Some(self.doc.id());
         self.assets.set_root(
             super::asset_browser::project_root(self.doc.path.as_deref()),
             &self.doc.scene().assets().importers(),
         );
-        if self.watcher.is_none() {
-            match FileWatcher::new() {
-                Ok(watcher) => self.watcher = Some(watcher),
-                Err(e) => {
-                    log::warn!("live reload is off: {e}");
-                    return;
-                }
-            }
-        }
-        if let Some(watcher) = &mut self.watcher {
+        if let Some(watcher) = self.live.watcher() {
             watcher.watch_scene(self.doc.scene(), self.doc.path.as_deref());
-            if let Some(index) = self.assets.index_mut()
-                && let Err(e) = watcher.watch(index.root(), true)
-            {
-                log::warn!("cannot watch {}: {e}", index.root().display());
+            if let Some(index) = self.assets.index_mut() {
+                watch_logged(watcher, index.root(), true);
             }
         }
     }
@@ -43,7 +70,7 @@ impl EditorApp {
     /// Reloads what changed on disk since the last frame.
     pub fn reload_changed_files(&mut self) {
         self.watch_document();
-        let Some(watcher) = &mut self.watcher else {
+        let Some(watcher) = &mut self.live.watcher else {
             return;
         };
         let changed = watcher.changed();

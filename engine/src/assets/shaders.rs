@@ -90,13 +90,19 @@ impl Shader {
     }
 }
 
-/// The `shaders/` folder of this source tree (what the editor and the viewer
-/// watch); `KEEL_SHADER_DIR` names another.
+/// The `shaders/` folder of this source tree.
 pub fn source_dir() -> PathBuf {
-    std::env::var_os("KEEL_SHADER_DIR").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shaders"),
-        PathBuf::from,
-    )
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shaders")
+}
+
+/// The variable that names the shader folder a binary watches.
+pub const SHADER_DIR_VARIABLE: &str = "KEEL_SHADER_DIR";
+
+/// The shader folder a binary watches for live reload: the folder
+/// [`SHADER_DIR_VARIABLE`] names, else [`source_dir`]. Read once, by the
+/// binary at start; the library is told the folder.
+pub fn dir_from_env() -> PathBuf {
+    std::env::var_os(SHADER_DIR_VARIABLE).map_or_else(source_dir, PathBuf::from)
 }
 
 /// The current text of every [`Shader`] (see the [module docs](self)).

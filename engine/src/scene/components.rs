@@ -210,12 +210,12 @@ impl super::Scene {
     /// Gives `node` a component, returning the one it replaces.
     ///
     /// # Errors
-    /// [`SceneError::StaleNode`](super::SceneError::StaleNode) if `node` is not alive.
+    /// [`NodeError::StaleNode`](super::NodeError::StaleNode) if `node` is not alive.
     pub fn insert<C: Stored>(
         &mut self,
         node: NodeId,
         component: C,
-    ) -> Result<Option<C>, super::SceneError> {
+    ) -> Result<Option<C>, super::NodeError> {
         self.dense_or_err(node)?;
         Ok(C::column_mut(&mut self.components).insert(node, component))
     }

@@ -1,5 +1,5 @@
-//! What can go wrong with a scene: edits with bad handles or values, and
-//! scene files that cannot be read, parsed or trusted.
+//! What can go wrong with a scene: [`NodeError`] for an edit the hierarchy
+//! refuses, [`SceneError`] for a file that cannot be read, parsed or trusted.
 
 use std::path::PathBuf;
 
@@ -54,10 +54,11 @@ impl From<crate::assets::ModelError> for SceneError {
     }
 }
 
-/// Everything that can go wrong with a scene: edits with bad handles or values,
-/// and scene files that can't be read, parsed or trusted.
+/// An edit the scene refuses: a handle that is not alive, a move that would
+/// make a cycle, a transform that is not finite. What [`Scene`](super::Scene)'s
+/// hierarchy methods return; no file is involved.
 #[derive(Debug, thiserror::Error)]
-pub enum SceneError {
+pub enum NodeError {
     /// The handle's node was despawned (or never belonged to this scene).
     #[error("no such node: {node} is not alive in this scene")]
     StaleNode {
@@ -80,6 +81,16 @@ pub enum SceneError {
         /// The refused value.
         transform: Transform,
     },
+}
+
+/// What can go wrong reading, expanding or writing a scene file (or a prefab
+/// or model it names). An edit made while loading (spawning under a parent
+/// that is gone) comes through [`SceneError::Node`].
+#[derive(Debug, thiserror::Error)]
+pub enum SceneError {
+    /// An edit made while building the scene was refused.
+    #[error(transparent)]
+    Node(#[from] NodeError),
     /// The file could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {

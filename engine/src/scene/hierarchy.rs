@@ -24,7 +24,7 @@ use std::num::NonZeroU32;
 use glam::Affine3A;
 
 use super::components::Components;
-use super::{NodeId, SceneError};
+use super::{NodeError, NodeId};
 use crate::assets::Assets;
 use crate::transform::Transform;
 use layout::NewNode;
@@ -78,7 +78,7 @@ fn dense_in(slots: &[Slot], node: NodeId) -> Option<usize> {
 ///
 /// See the module docs for the layout. All operations that take a [`NodeId`]
 /// treat a stale handle as "no such node": queries answer `None`, edits answer
-/// [`SceneError::StaleNode`].
+/// [`NodeError::StaleNode`].
 #[derive(Clone, Debug, Default)]
 pub struct Scene {
     hot: Hot,
@@ -197,12 +197,12 @@ impl Scene {
         dense_in(&self.slots, node)
     }
 
-    pub(super) fn dense_or_err(&self, node: NodeId) -> Result<usize, SceneError> {
-        self.dense(node).ok_or(SceneError::StaleNode { node })
+    pub(super) fn dense_or_err(&self, node: NodeId) -> Result<usize, NodeError> {
+        self.dense(node).ok_or(NodeError::StaleNode { node })
     }
 
     /// Dense position of `parent`, [`NONE`] for the root level.
-    fn parent_dense(&self, parent: Option<NodeId>) -> Result<u32, SceneError> {
+    fn parent_dense(&self, parent: Option<NodeId>) -> Result<u32, NodeError> {
         match parent {
             Some(p) => Ok(self.dense_or_err(p)? as u32),
             None => Ok(NONE),
@@ -222,14 +222,14 @@ impl Scene {
     /// if that lies after its parent, else it is appended to the hot columns.
     ///
     /// # Errors
-    /// [`SceneError::StaleNode`] if `parent` is not a live node;
-    /// [`SceneError::InvalidTransform`] if `local` holds NaN or infinite values.
+    /// [`NodeError::StaleNode`] if `parent` is not a live node;
+    /// [`NodeError::InvalidTransform`] if `local` holds NaN or infinite values.
     pub fn spawn(
         &mut self,
         parent: Option<NodeId>,
         name: impl Into<String>,
         local: Transform,
-    ) -> Result<NodeId, SceneError> {
+    ) -> Result<NodeId, NodeError> {
         self.spawn_at(parent, usize::MAX, name, local)
     }
 
@@ -246,10 +246,10 @@ impl Scene {
         index: usize,
         name: impl Into<String>,
         local: Transform,
-    ) -> Result<NodeId, SceneError> {
+    ) -> Result<NodeId, NodeError> {
         let name = name.into();
         if !local.is_finite() {
-            return Err(SceneError::InvalidTransform {
+            return Err(NodeError::InvalidTransform {
                 node: name,
                 transform: local,
             });
@@ -297,7 +297,7 @@ impl Scene {
     /// [`Scene::spawn`] would.
     ///
     /// # Errors
-    /// [`SceneError::StaleNode`] when `id` is no reservation (or was used),
+    /// [`NodeError::StaleNode`] when `id` is no reservation (or was used),
     /// else as [`Scene::spawn`]; the reservation is released then.
     pub fn spawn_reserved(
         &mut self,
@@ -305,13 +305,13 @@ impl Scene {
         parent: Option<NodeId>,
         name: impl Into<String>,
         local: Transform,
-    ) -> Result<NodeId, SceneError> {
+    ) -> Result<NodeId, NodeError> {
         let slot = id.index();
         let Some(at) = self.reserved.iter().position(|&s| s == slot) else {
-            return Err(SceneError::StaleNode { node: id });
+            return Err(NodeError::StaleNode { node: id });
         };
         if self.slots[slot as usize].generation != id.generation_nz() {
-            return Err(SceneError::StaleNode { node: id });
+            return Err(NodeError::StaleNode { node: id });
         }
         self.reserved.swap_remove(at);
         // The free list's last slot is the one `spawn` takes.
@@ -332,8 +332,8 @@ impl Scene {
     /// compaction sweep.
     ///
     /// # Errors
-    /// [`SceneError::StaleNode`] if `node` is not a live node.
-    pub fn despawn(&mut self, node: NodeId) -> Result<usize, SceneError> {
+    /// [`NodeError::StaleNode`] if `node` is not a live node.
+    pub fn despawn(&mut self, node: NodeId) -> Result<usize, NodeError> {
         let root = self.dense_or_err(node)? as u32;
         // Where a relayout pass whose next node goes resumes: after the subtree.
         let (parent, next) = (
@@ -378,14 +378,14 @@ impl Scene {
     /// its new parent's last child. It is not interpolated across the move.
     ///
     /// # Errors
-    /// [`SceneError::StaleNode`] for a dead handle; [`SceneError::CyclicReparent`]
+    /// [`NodeError::StaleNode`] for a dead handle; [`NodeError::CyclicReparent`]
     /// if `new_parent` is `node` itself or one of its descendants.
     pub fn reparent(
         &mut self,
         node: NodeId,
         new_parent: Option<NodeId>,
         keep: Keep,
-    ) -> Result<(), SceneError> {
+    ) -> Result<(), NodeError> {
         self.reparent_at(node, new_parent, usize::MAX, keep)
     }
 
@@ -404,13 +404,13 @@ impl Scene {
         new_parent: Option<NodeId>,
         index: usize,
         keep: Keep,
-    ) -> Result<(), SceneError> {
+    ) -> Result<(), NodeError> {
         let d = self.dense_or_err(node)? as u32;
         let parent = self.parent_dense(new_parent)?;
         if let Some(p) = new_parent
             && self.is_ancestor_at(d, parent)
         {
-            return Err(SceneError::CyclicReparent {
+            return Err(NodeError::CyclicReparent {
                 node,
                 new_parent: p,
             });
@@ -551,8 +551,8 @@ impl Scene {
     /// Renames `node`.
     ///
     /// # Errors
-    /// [`SceneError::StaleNode`] if `node` is not a live node.
-    pub fn set_name(&mut self, node: NodeId, name: impl Into<String>) -> Result<(), SceneError> {
+    /// [`NodeError::StaleNode`] if `node` is not a live node.
+    pub fn set_name(&mut self, node: NodeId, name: impl Into<String>) -> Result<(), NodeError> {
         self.dense_or_err(node)?;
         self.names[node.index() as usize] = name.into();
         Ok(())

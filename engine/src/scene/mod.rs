@@ -57,7 +57,7 @@ pub(crate) use animator::{Animator, PlayMode};
 pub(crate) use behaviours::{Orbit, Oscillate, Spin};
 pub(crate) use components::MeshRenderer;
 pub(crate) use environment::Environment;
-pub(crate) use error::SceneError;
+pub(crate) use error::{NodeError, SceneError};
 pub(crate) use handle::NodeId;
 pub(crate) use hierarchy::{Keep, Scene};
 pub(crate) use registered::Component;

@@ -22,7 +22,7 @@ impl Scene {
     ///
     /// # Errors
     /// [`SceneError::Model`] naming the file and the element at fault (nothing
-    /// is spawned then); [`SceneError::StaleNode`] for a dead parent.
+    /// is spawned then); [`NodeError::StaleNode`](crate::NodeError::StaleNode) for a dead parent.
     pub fn spawn_model(
         &mut self,
         parent: Option<NodeId>,
@@ -45,7 +45,8 @@ impl Scene {
     /// several primitives gets one extra child per primitive after the first.
     ///
     /// # Errors
-    /// [`SceneError::StaleNode`] for a dead root; [`SceneError::InvalidTransform`]
+    /// [`NodeError::StaleNode`](crate::NodeError::StaleNode) for a dead root;
+    /// [`NodeError::InvalidTransform`](crate::NodeError::InvalidTransform)
     /// for a model node whose transform is not finite (no part stays behind then).
     pub fn instantiate_model(
         &mut self,

@@ -310,12 +310,12 @@ impl super::Scene {
     /// Gives `node` a component whose type is known at run time.
     ///
     /// # Errors
-    /// [`SceneError::StaleNode`](super::SceneError::StaleNode) if `node` is not alive.
+    /// [`NodeError::StaleNode`](super::NodeError::StaleNode) if `node` is not alive.
     pub fn insert_any(
         &mut self,
         node: super::NodeId,
         value: AnyComponent,
-    ) -> Result<(), super::SceneError> {
+    ) -> Result<(), super::NodeError> {
         self.dense_or_err(node)?;
         self.components.registered.insert_any(node, value);
         Ok(())

@@ -50,11 +50,11 @@ fn stale_handles_never_reach_the_node_that_reuses_the_slot() {
         assert_eq!(scene.world(stale), None);
         assert!(matches!(
             scene.set_local(stale, Transform::IDENTITY),
-            Err(SceneError::StaleNode { .. })
+            Err(NodeError::StaleNode { .. })
         ));
         assert!(matches!(
             scene.despawn(stale),
-            Err(SceneError::StaleNode { .. })
+            Err(NodeError::StaleNode { .. })
         ));
     }
     assert_eq!(scene.children(ship).count(), 0);
@@ -141,10 +141,10 @@ fn reparent_under_own_descendant_is_refused_and_changes_nothing() {
     let (mut scene, ship, _, nest) = ship();
     let before = scene.to_file();
     let err = scene.reparent(ship, Some(nest), Keep::World).unwrap_err();
-    assert!(matches!(err, SceneError::CyclicReparent { .. }), "{err}");
+    assert!(matches!(err, NodeError::CyclicReparent { .. }), "{err}");
     assert!(matches!(
         scene.reparent(ship, Some(ship), Keep::Local),
-        Err(SceneError::CyclicReparent { .. })
+        Err(NodeError::CyclicReparent { .. })
     ));
     assert_eq!(scene.to_file(), before);
 }

@@ -276,7 +276,7 @@ impl crate::scene::Scene {
     /// under `parent`, with the prefab's nodes as its children.
     ///
     /// # Errors
-    /// As [`load_prefab`]; [`SceneError::StaleNode`] for a dead parent.
+    /// As [`load_prefab`]; [`NodeError::StaleNode`](crate::NodeError::StaleNode) for a dead parent.
     /// Nothing stays behind on error.
     pub fn spawn_prefab(
         &mut self,

@@ -22,7 +22,7 @@
 use glam::Affine3A;
 
 use super::{NONE, flag};
-use crate::scene::{NodeId, Scene, SceneError};
+use crate::scene::{NodeError, NodeId, Scene};
 use crate::transform::{Affine3x4, Transform, interpolate};
 
 /// What the last [`Scene::propagate`] did.
@@ -46,9 +46,9 @@ impl Scene {
     /// use [`Scene::teleport`] for a jump.
     ///
     /// # Errors
-    /// [`SceneError::StaleNode`] for a dead handle; [`SceneError::InvalidTransform`]
+    /// [`NodeError::StaleNode`] for a dead handle; [`NodeError::InvalidTransform`]
     /// for NaN or infinite values (the node keeps its old transform).
-    pub fn set_local(&mut self, node: NodeId, local: Transform) -> Result<bool, SceneError> {
+    pub fn set_local(&mut self, node: NodeId, local: Transform) -> Result<bool, NodeError> {
         let d = self.dense_or_err(node)?;
         self.set_local_at(node, d, local, flag::DIRTY)
     }
@@ -65,7 +65,7 @@ impl Scene {
     /// scene.update_local(buoy, |local| local.translation.y += 0.5)?;
     /// scene.propagate();
     /// assert_eq!(scene.world(buoy).unwrap().translation.y, 0.5);
-    /// # Ok::<(), keel_engine::SceneError>(())
+    /// # Ok::<(), keel_engine::NodeError>(())
     /// ```
     ///
     /// # Errors
@@ -74,7 +74,7 @@ impl Scene {
         &mut self,
         node: NodeId,
         change: impl FnOnce(&mut Transform),
-    ) -> Result<bool, SceneError> {
+    ) -> Result<bool, NodeError> {
         let d = self.dense_or_err(node)?;
         let mut local = self.hot.local[d];
         change(&mut local);
@@ -86,7 +86,7 @@ impl Scene {
     ///
     /// # Errors
     /// As [`Scene::set_local`].
-    pub fn teleport(&mut self, node: NodeId, local: Transform) -> Result<bool, SceneError> {
+    pub fn teleport(&mut self, node: NodeId, local: Transform) -> Result<bool, NodeError> {
         let d = self.dense_or_err(node)?;
         self.set_local_at(node, d, local, flag::DIRTY | flag::TELEPORT)
     }
@@ -97,7 +97,7 @@ impl Scene {
         d: usize,
         local: Transform,
         bits: u8,
-    ) -> Result<bool, SceneError> {
+    ) -> Result<bool, NodeError> {
         let (_, mut transforms) = self.columns_and_transforms();
         transforms.set_local_at(node, d, local, bits)
     }
@@ -456,7 +456,7 @@ mod tests {
     fn nan_is_refused_and_the_old_transform_kept() {
         let (mut scene, [_, a, _, _, _]) = sample();
         let err = scene.set_local(a, at(f32::NAN)).unwrap_err();
-        assert!(matches!(err, SceneError::InvalidTransform { ref node, .. } if node == "a"));
+        assert!(matches!(err, NodeError::InvalidTransform { ref node, .. } if node == "a"));
         assert_eq!(scene.local(a), Some(at(2.0)));
     }
 

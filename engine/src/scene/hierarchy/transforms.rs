@@ -6,7 +6,7 @@ use glam::Affine3A;
 
 use super::layout::Hot;
 use super::{NONE, Slot, flag};
-use crate::scene::{NodeId, RegisteredColumns, Scene, SceneError};
+use crate::scene::{NodeError, NodeId, RegisteredColumns, Scene};
 use crate::transform::{Affine3x4, Transform};
 
 /// A scene's transforms beside its component columns (see [`Scene::query_each`]).
@@ -44,8 +44,8 @@ impl Transforms<'_> {
     ///
     /// # Errors
     /// As [`Scene::set_local`].
-    pub fn set_local(&mut self, node: NodeId, local: Transform) -> Result<bool, SceneError> {
-        let d = self.dense(node).ok_or(SceneError::StaleNode { node })?;
+    pub fn set_local(&mut self, node: NodeId, local: Transform) -> Result<bool, NodeError> {
+        let d = self.dense(node).ok_or(NodeError::StaleNode { node })?;
         self.set_local_at(node, d, local, flag::DIRTY)
     }
 
@@ -58,9 +58,9 @@ impl Transforms<'_> {
         d: usize,
         local: Transform,
         bits: u8,
-    ) -> Result<bool, SceneError> {
+    ) -> Result<bool, NodeError> {
         if !local.is_finite() {
-            return Err(SceneError::InvalidTransform {
+            return Err(NodeError::InvalidTransform {
                 node: self.names[node.index() as usize].clone(),
                 transform: local,
             });

@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
 use super::{Model, Op, Rng, pose};
-use crate::scene::{Keep, NodeId, Scene, SceneError, Transform};
+use crate::scene::{Keep, NodeError, NodeId, Scene, Transform};
 
 /// Largest absolute element of a matrix.
 fn size(m: &Affine3A) -> f32 {
@@ -240,7 +240,7 @@ impl Harness {
         };
         if parent.is_some_and(|p| self.model.is_under(p, node)) {
             prop_assert!(
-                matches!(result, Err(SceneError::CyclicReparent { .. })),
+                matches!(result, Err(NodeError::CyclicReparent { .. })),
                 "{:?}",
                 result
             );
@@ -416,7 +416,7 @@ impl Harness {
     fn stale_edits(&mut self, stale: NodeId, i: usize) -> Result<(), TestCaseError> {
         let live = self.model.pick(i);
         let scene = &mut self.scene;
-        let is_stale = |r: Result<(), SceneError>| matches!(r, Err(SceneError::StaleNode { node }) if node == stale);
+        let is_stale = |r: Result<(), NodeError>| matches!(r, Err(NodeError::StaleNode { node }) if node == stale);
         let t = Transform::IDENTITY;
         prop_assert!(is_stale(scene.set_local(stale, t).map(drop)));
         prop_assert!(is_stale(scene.teleport(stale, t).map(drop)));
