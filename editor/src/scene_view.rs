@@ -140,7 +140,7 @@ impl SceneView {
     /// Draws one waiting model thumbnail for the asset browser (one a frame,
     /// so a folder of models never stalls the editor).
     pub fn draw_thumbnail(&mut self, app: &mut EditorApp) {
-        let Some(index) = app.assets.index_mut() else {
+        let Some(index) = app.workspace.assets.index_mut() else {
             return;
         };
         let Some(path) = index.next_model() else {
@@ -169,9 +169,9 @@ impl SceneView {
     }
 
     fn render_views(&mut self, egui_renderer: &mut egui_wgpu::Renderer, app: &mut EditorApp) {
-        if app.game_view.rect.is_some() {
+        if app.views.game.rect.is_some() {
             keel_engine::profile::puffin::profile_scope!("game view");
-            let size = app.game_view.size_px;
+            let size = app.views.game.size_px;
             let camera = app.doc.world.game_camera();
             let (view, id) = self.game.at_size(&self.ctx.device, egui_renderer, size);
             let frame = self.buffers.extract_world(
@@ -182,17 +182,17 @@ impl SceneView {
             );
             self.renderer
                 .render(&self.ctx, &frame, view, (size[0], size[1]));
-            app.game_view.texture = Some(id);
+            app.views.game.texture = Some(id);
         }
         // Last, so the stats below count the Scene view's frame.
-        if app.viewport.rect.is_none() {
+        if app.views.viewport.rect.is_none() {
             return;
         }
         keel_engine::profile::puffin::profile_scope!("scene view");
-        let size @ [width, height] = app.viewport.size_px;
+        let size @ [width, height] = app.views.viewport.size_px;
         let (view, id) = self.scene.at_size(&self.ctx.device, egui_renderer, size);
-        let camera = app.viewport.rig(app.doc.world.scene()).camera();
-        let overlays = app.view.overlays(app.doc.selection.nodes());
+        let camera = app.views.viewport.rig(app.doc.world.scene()).camera();
+        let overlays = app.views.options.overlays(app.doc.selection.nodes());
         app.doc.world.set_track_recomputed(overlays.recomputed);
         let aspect = width as f32 / height as f32;
         let frame = self
@@ -200,21 +200,24 @@ impl SceneView {
             .extract_world(&mut app.doc.world, camera, aspect, &overlays);
         self.renderer
             .render(&self.ctx, &frame, view, (width, height));
-        app.viewport.texture = Some(id);
+        app.views.viewport.texture = Some(id);
         let stats = self.renderer.stats();
-        app.stats.set_counter("draw calls", stats.draw_calls);
-        app.stats
+        app.views.stats.set_counter("draw calls", stats.draw_calls);
+        app.views
+            .stats
             .set_counter("shadow draw calls", stats.shadow_draw_calls);
-        app.stats
+        app.views
+            .stats
             .set_counter("instances drawn", stats.instances_drawn);
-        app.stats.set_counter(
+        app.views.stats.set_counter(
             "instances culled",
             stats.instances_culled + self.buffers.culled_by_octree,
         );
-        app.stats
+        app.views
+            .stats
             .set_counter("octree re-filed", app.doc.world.stats().refiled);
         let particles = app.doc.world.particles().stats();
         let alive = format!("{} / {}", particles.alive, particles.capacity);
-        app.stats.set_counter("particles", alive);
+        app.views.stats.set_counter("particles", alive);
     }
 }

@@ -10,6 +10,17 @@
 //! system has run, so no node is skipped or updated twice in the step where
 //! the hierarchy changes under it.
 //!
+//! Startup systems run at the start of step 0, so a Reset, a seek or a
+//! replay to 0 runs them again, as a fresh run does. A run condition is a
+//! `Fn` of the scene, so the world, not a closure, holds what it decides on.
+//! Events are a resource (`Events<E>`: the last step's buffer is read, this
+//! step's written, swapped at each step's start), so keyframes and hashes
+//! carry them, as they carry a `Timer` kept in a component or a resource.
+//! A user system that panics is caught: its world stops stepping and names it
+//! (`World::system_panic`); the editor stops Play and restores the world of
+//! the moment Play was pressed, the player exits with code 2. Reading an
+//! input action no plugin declares is such a panic, naming the action.
+//!
 //! # One fixed step, and the frame after it
 //!
 //! 1. `snapshot_previous`: current world transforms become the previous ones

@@ -10,7 +10,19 @@ use super::dialogs::{Dialog, FileDialog, FilePurpose};
 use super::inspector::Inspector;
 use super::{Action, EditorApp, PlayState};
 use crate::document::Document;
-use crate::persist::{self, RecentFiles};
+use crate::persist::{self, Autosave, RecentFiles};
+
+/// What the editor keeps about files beside the open document.
+pub(super) struct Files {
+    /// The recent-files list (File → Open Recent).
+    pub(super) recent: RecentFiles,
+    /// Where the recent-files list and untitled autosaves go (`None`: nowhere).
+    pub(super) config_dir: Option<PathBuf>,
+    /// When unsaved edits are next written aside.
+    pub(super) autosave: Autosave,
+    /// Text for the system clipboard, handed to egui at the end of the frame.
+    pub(super) clipboard_out: Option<String>,
+}
 
 impl EditorApp {
     /// Opens a scene now, asking nothing (a failure keeps the current scene
@@ -36,18 +48,18 @@ impl EditorApp {
 
     pub(super) fn replace_document(&mut self, doc: Document) {
         self.doc = doc;
-        self.game_input.release();
+        self.play.input.release();
         self.build_world();
         // The models only the old scene used are let go of.
         let released = self.doc.scene().assets().release_unused();
         if released.models > 0 {
             log::info!("released {released:?}");
         }
-        self.viewport.reset_camera();
-        self.play = PlayState::Editing;
-        self.play_snapshot = None;
-        self.autosave.reset();
-        self.inspector = Inspector::default();
+        self.views.viewport.reset_camera();
+        self.play.state = PlayState::Editing;
+        self.play.snapshot = None;
+        self.files.autosave.reset();
+        self.workspace.inspector = Inspector::default();
     }
 
     /// Model files dropped on the window are imported; anything else is
@@ -112,16 +124,16 @@ impl EditorApp {
     }
 
     pub(super) fn touch_recent(&mut self, path: &Path) {
-        self.recent.touch(path);
-        if let Some(dir) = &self.config_dir
-            && let Err(e) = self.recent.save(&RecentFiles::file_in(dir))
+        self.files.recent.touch(path);
+        if let Some(dir) = &self.files.config_dir
+            && let Err(e) = self.files.recent.save(&RecentFiles::file_in(dir))
         {
             self.status.error(format!("recent files: {e}"));
         }
     }
 
     pub(super) fn recovery_path(&self) -> Option<PathBuf> {
-        persist::recovery_path(self.doc.path.as_deref(), self.config_dir.as_deref())
+        persist::recovery_path(self.doc.path.as_deref(), self.files.config_dir.as_deref())
     }
 
     pub(super) fn offer_recovery(&mut self) {
@@ -160,11 +172,12 @@ impl EditorApp {
 
     pub(super) fn autosave_if_due(&mut self, now: f64) {
         if self
+            .files
             .autosave
             .due(now, self.doc.is_dirty(), self.doc.undo.revision())
         {
             // Done either way: a failing disk is retried next interval, not every frame.
-            self.autosave.done(now, self.doc.undo.revision());
+            self.files.autosave.done(now, self.doc.undo.revision());
             match self.write_recovery() {
                 Ok(Some(path)) => log::info!("autosaved to {}", path.display()),
                 Ok(None) => {}
@@ -181,7 +194,7 @@ impl EditorApp {
                     let _ = std::fs::remove_file(old);
                 }
                 self.remove_recovery();
-                self.autosave.reset();
+                self.files.autosave.reset();
                 self.touch_recent(path);
                 self.status
                     .info(format!("Saved {}", self.doc.display_name()));
@@ -204,7 +217,7 @@ impl EditorApp {
         self.doc
             .path
             .clone()
-            .or_else(|| self.recent.paths.first().cloned())
+            .or_else(|| self.files.recent.paths.first().cloned())
             .unwrap_or_else(|| {
                 std::env::current_dir()
                     .unwrap_or_default()

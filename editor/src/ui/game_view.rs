@@ -21,17 +21,17 @@ pub struct GameView {
 impl EditorApp {
     /// The Game view's state.
     pub fn game_view(&self) -> &GameView {
-        &self.game_view
+        &self.views.game
     }
 
     /// Draws the Game view into `ui`'s whole area.
     pub(super) fn game_view_ui(&mut self, ui: &mut egui::Ui) {
         let rect = ui.max_rect();
         let response = ui.allocate_rect(rect, egui::Sense::click());
-        self.game_view.rect = Some(rect);
-        self.game_view.size_px = super::viewport::size_px(ui, rect);
-        super::viewport::show_texture(ui, self.game_view.texture, rect, self.doc.scene());
-        if self.play == PlayState::Editing {
+        self.views.game.rect = Some(rect);
+        self.views.game.size_px = super::viewport::size_px(ui, rect);
+        super::viewport::show_texture(ui, self.views.game.texture, rect, self.doc.scene());
+        if self.play.state == PlayState::Editing {
             return;
         }
         if let Some(hud) = self.doc.scene().resource::<keel_engine::Hud>()
@@ -50,12 +50,13 @@ impl EditorApp {
                 .background_color(egui::Color32::from_black_alpha(110));
             ui.put(at, egui::Label::new(text).selectable(false));
         }
-        if self.play == PlayState::Playing && !self.game_input.focused() && response.clicked() {
-            self.game_input.focus();
+        if self.play.state == PlayState::Playing && !self.play.input.focused() && response.clicked()
+        {
+            self.play.input.focus();
         }
-        let hint = if self.game_input.focused() {
+        let hint = if self.play.input.focused() {
             "The game has the keyboard and mouse: Esc gives them back"
-        } else if self.play == PlayState::Playing {
+        } else if self.play.state == PlayState::Playing {
             "Click to give the game the keyboard and mouse"
         } else {
             return;

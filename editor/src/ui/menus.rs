@@ -43,10 +43,10 @@ impl EditorApp {
                 }
                 ui.separator();
                 ui.menu_button("Recent files", |ui| {
-                    if self.recent.paths.is_empty() {
+                    if self.files.recent.paths.is_empty() {
                         ui.weak("None yet");
                     }
-                    for path in &self.recent.paths {
+                    for path in &self.files.recent.paths {
                         if ui.button(path.display().to_string()).clicked() {
                             self.actions.push(Action::OpenPath(path.clone()));
                         }
@@ -115,7 +115,7 @@ impl EditorApp {
             });
             ui.menu_button("View", |ui| {
                 for panel in super::dock::Panel::ALL {
-                    let mut open = self.layout.is_open(panel);
+                    let mut open = self.workspace.layout.is_open(panel);
                     if ui.checkbox(&mut open, panel.title()).changed() {
                         self.layout_mut().set_open(panel, open);
                     }
@@ -124,10 +124,10 @@ impl EditorApp {
                     self.reset_layout();
                 }
                 ui.separator();
-                ui.checkbox(&mut self.view.octree_cells, "Octree cells");
-                ui.checkbox(&mut self.view.aabbs, "Bounding boxes");
+                ui.checkbox(&mut self.views.options.octree_cells, "Octree cells");
+                ui.checkbox(&mut self.views.options.aabbs, "Bounding boxes");
                 ui.checkbox(
-                    &mut self.view.dirty_highlight,
+                    &mut self.views.options.dirty_highlight,
                     "Highlight recomputed (dirty flag)",
                 );
                 ui.separator();
@@ -161,7 +161,7 @@ impl EditorApp {
     /// top bar.
     pub(super) fn toolbar_ui(&mut self, ui: &mut egui::Ui) {
         self.back_button_ui(ui);
-        let playing = self.play == PlayState::Playing;
+        let playing = self.play.state == PlayState::Playing;
         if ui.add_enabled(!playing, Button::new("Play")).clicked() {
             self.actions.push(Action::Play);
         }
@@ -176,13 +176,13 @@ impl EditorApp {
             self.actions.push(Action::Step);
         }
         if ui
-            .add_enabled(self.play_snapshot.is_some(), Button::new("Reset"))
+            .add_enabled(self.play.snapshot.is_some(), Button::new("Reset"))
             .on_hover_text("Back to the scene as it was when Play was pressed")
             .clicked()
         {
             self.actions.push(Action::Reset);
         }
-        let state = match self.play {
+        let state = match self.play.state {
             PlayState::Editing => "Editing",
             PlayState::Playing => "Playing",
             PlayState::Paused => "Paused",
@@ -205,21 +205,21 @@ impl EditorApp {
         }
         ui.separator();
         for mode in GizmoMode::ALL {
-            ui.selectable_value(&mut self.gizmo.mode, mode, mode.label());
+            ui.selectable_value(&mut self.views.gizmo.mode, mode, mode.label());
         }
         ui.separator();
         for space in [GizmoSpace::Local, GizmoSpace::World] {
-            ui.selectable_value(&mut self.gizmo.space, space, space.label());
+            ui.selectable_value(&mut self.views.gizmo.space, space, space.label());
         }
         ui.separator();
         for pivot in [Pivot::Median, Pivot::Active] {
-            ui.selectable_value(&mut self.gizmo.pivot, pivot, pivot.label())
+            ui.selectable_value(&mut self.views.gizmo.pivot, pivot, pivot.label())
                 .on_hover_text("What a multi-selection turns and scales about");
         }
         ui.separator();
-        ui.toggle_value(&mut self.gizmo.snap, "Snap")
+        ui.toggle_value(&mut self.views.gizmo.snap, "Snap")
             .on_hover_text("Drags move in whole steps (or hold Ctrl while dragging)");
-        let steps = &mut self.gizmo.steps;
+        let steps = &mut self.views.gizmo.steps;
         let _ = ui
             .add(
                 egui::DragValue::new(&mut steps.translate)
@@ -254,8 +254,8 @@ impl EditorApp {
             };
             ui.label(text);
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                let unseen = self.log_tab.unseen(&self.log);
-                if unseen > 0 && !self.layout.is_shown(super::dock::Panel::Log) {
+                let unseen = self.diagnostics.log_tab.unseen(&self.diagnostics.log);
+                if unseen > 0 && !self.workspace.layout.is_shown(super::dock::Panel::Log) {
                     let plural = if unseen == 1 { "" } else { "s" };
                     let label = RichText::new(format!("{unseen} new warning{plural}"))
                         .color(ui.visuals().warn_fg_color);

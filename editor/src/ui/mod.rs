@@ -20,6 +20,7 @@
 //! - [`log_panel`]: the Log tab: warnings and errors, filtered.
 
 pub(crate) mod asset_browser;
+mod diagnostics;
 pub(crate) mod dialogs;
 pub(crate) mod dock;
 mod file_actions;
@@ -38,6 +39,7 @@ pub(crate) mod shortcuts;
 pub(crate) mod stats;
 mod timeline;
 pub(crate) mod viewport;
+mod views;
 mod widgets;
 mod workspace;
 
@@ -46,12 +48,11 @@ use std::path::PathBuf;
 use egui::{Button, Color32, RichText};
 use keel_engine::{Game, Scene};
 
-use crate::document::{Document, PlaySnapshot};
+use crate::document::Document;
 use crate::persist::{AUTOSAVE_INTERVAL, Autosave, RecentFiles};
 use dialogs::{Dialog, DialogOutcome, FilePurpose, Pending};
 use gizmo::{GizmoMode, GizmoSettings, GizmoSpace, Pivot};
 use hierarchy::Hierarchy;
-use inspector::Inspector;
 use stats::EditorStats;
 use viewport::ViewOptions;
 
@@ -158,56 +159,26 @@ enum Action {
 pub struct EditorApp {
     /// The scene being edited.
     pub(crate) doc: Document,
-    /// Which panels and overlays are shown (read by the viewport).
-    pub(crate) view: ViewOptions,
-    /// Gizmo mode and space chosen in the toolbar (read by the viewport).
-    pub(crate) gizmo: GizmoSettings,
-    /// Counters shown in the stats panel; others may add their own.
-    pub(crate) stats: EditorStats,
-    /// Set by F (and View → Frame selection): the viewport should move the
-    /// camera to show the selection, then clear it ([`EditorApp::take_frame_request`]).
-    pub(crate) frame_selection_requested: bool,
-    /// Camera, 3D texture and size of the viewport.
-    pub(crate) viewport: viewport::ViewportState,
-    hierarchy: Hierarchy,
-    inspector: Inspector,
-    status: Status,
-    dialog: Option<Dialog>,
-    play: PlayState,
-    play_snapshot: Option<PlaySnapshot>,
-    /// Memory budget of the next recording (MB).
-    record_budget_mb: usize,
-    recent: RecentFiles,
-    config_dir: Option<PathBuf>,
-    autosave: Autosave,
-    actions: Vec<Action>,
-    /// Text for the system clipboard, handed to egui at the end of the frame.
-    clipboard_out: Option<String>,
-    /// Scenes a prefab was opened from (prefab mode), innermost last.
-    parked: Vec<Document>,
-    /// When the prefab files were last looked at.
-    prefab_checked: f64,
-    /// The asset browser (the project's files).
-    pub(crate) assets: asset_browser::AssetBrowser,
+    /// Recent files, autosave and the clipboard's outgoing text.
+    files: file_actions::Files,
+    /// Scenes a prefab was opened from (prefab mode).
+    prefabs: prefab_actions::PrefabMode,
     /// What is watched on disk for live reload.
     live: reload::LiveReload,
+    /// The scene viewport and the Game view (read by the scene renderer).
+    pub(crate) views: views::Views,
+    /// The panels, their arrangement and the windows over them.
+    pub(crate) workspace: workspace::Workspace,
+    /// Play, pause and the timeline's recording.
+    play: play::Playback,
+    /// The Log and Profiler tabs and what they list.
+    pub(crate) diagnostics: diagnostics::Diagnostics,
+    status: Status,
+    dialog: Option<Dialog>,
+    actions: Vec<Action>,
     quit: bool,
-    /// Warnings and errors, listed in the Log tab.
-    log: crate::log_book::LogBook,
-    log_tab: log_tab::LogTab,
-    /// The Profiler tab, and the frames it recorded.
-    profiler: profiler_tab::ProfilerTab,
-    /// The panels' arrangement, and whether it changed since it was saved.
-    layout: dock::Layout,
-    layout_changed: bool,
-    /// The Game view's texture and size (read by the shell).
-    pub(crate) game_view: game_view::GameView,
     /// The game's plugins, given to every document's world.
     game: Game,
-    /// The keyboard shortcuts window (F1) is open.
-    shortcuts_open: bool,
-    /// The keyboard and mouse while the game has them (Play).
-    game_input: game_input::GameInput,
 }
 
 impl EditorApp {
@@ -223,10 +194,10 @@ impl EditorApp {
                 "The game's plugins could not register their components: {e}"
             ));
         }
-        app.log = options.log;
+        app.diagnostics.log = options.log;
         app.live.shader_dir = options.shader_dir;
         if let Some(interval) = options.autosave {
-            app.autosave = Autosave::new(interval);
+            app.files.autosave = Autosave::new(interval);
         }
         if let Some(path) = options.scene {
             app.open_now(&path);
@@ -262,37 +233,23 @@ impl EditorApp {
         };
         let mut app = Self {
             doc,
-            view: ViewOptions::default(),
-            gizmo: GizmoSettings::default(),
-            stats: EditorStats::default(),
-            frame_selection_requested: false,
-            viewport: viewport::ViewportState::default(),
-            hierarchy: Hierarchy::default(),
-            inspector: Inspector::default(),
+            files: file_actions::Files {
+                recent,
+                config_dir,
+                autosave: Autosave::new(AUTOSAVE_INTERVAL),
+                clipboard_out: None,
+            },
+            prefabs: prefab_actions::PrefabMode::default(),
+            live: reload::LiveReload::default(),
+            views: views::Views::default(),
+            workspace: workspace::Workspace::default(),
+            play: play::Playback::default(),
+            diagnostics: diagnostics::Diagnostics::default(),
             status,
             dialog: None,
-            play: PlayState::Editing,
-            play_snapshot: None,
-            record_budget_mb: timeline::DEFAULT_BUDGET_MB,
-            recent,
-            config_dir,
-            autosave: Autosave::new(AUTOSAVE_INTERVAL),
             actions: Vec::new(),
-            clipboard_out: None,
-            parked: Vec::new(),
-            prefab_checked: f64::NEG_INFINITY,
-            live: reload::LiveReload::default(),
-            assets: Default::default(),
             quit: false,
-            log: crate::log_book::LogBook::default(),
-            log_tab: log_tab::LogTab::default(),
-            profiler: profiler_tab::ProfilerTab::default(),
-            layout: dock::Layout::default(),
-            layout_changed: false,
-            game_view: game_view::GameView::default(),
             game,
-            shortcuts_open: false,
-            game_input: Default::default(),
         };
         app.load_layout();
         app.build_world();
@@ -313,19 +270,19 @@ impl EditorApp {
     /// Forgets every texture that lived on the GPU device (thumbnails, the 3D
     /// view's target): after the device is lost they are made again.
     pub fn forget_gpu_textures(&mut self) {
-        self.assets.forget_textures();
-        self.viewport.texture = None;
-        self.game_view.texture = None;
+        self.workspace.assets.forget_textures();
+        self.views.viewport.texture = None;
+        self.views.game.texture = None;
     }
 
     /// The warnings and errors the Log tab lists.
     pub fn log(&self) -> &crate::log_book::LogBook {
-        &self.log
+        &self.diagnostics.log
     }
 
     /// Opens the Log tab (the status line's count of new warnings does).
     fn show_log(&mut self) {
-        self.layout.open(dock::Panel::Log);
+        self.workspace.layout.open(dock::Panel::Log);
     }
 
     /// The status line.
@@ -335,12 +292,12 @@ impl EditorApp {
 
     /// The hierarchy panel's state.
     pub fn hierarchy(&self) -> &Hierarchy {
-        &self.hierarchy
+        &self.workspace.hierarchy
     }
 
     /// Play, paused or editing.
     pub fn play_state(&self) -> PlayState {
-        self.play
+        self.play.state
     }
 
     /// Feeds the gamepads' events to the game while it has the input
@@ -348,8 +305,8 @@ impl EditorApp {
     #[cfg(feature = "gamepads")]
     pub fn poll_gamepads(&mut self, pads: &mut keel_engine::input::Gamepads) {
         let mut ignored = keel_engine::input::InputCollector::default();
-        let collector = if self.game_input.focused() {
-            self.game_input.collector()
+        let collector = if self.play.input.focused() {
+            self.play.input.collector()
         } else {
             &mut ignored
         };
@@ -358,12 +315,12 @@ impl EditorApp {
 
     /// Whether the game reads the keyboard and mouse (Play, until Escape).
     pub fn game_has_input(&self) -> bool {
-        self.game_input.focused()
+        self.play.input.focused()
     }
 
     /// The recently used scene files.
     pub fn recent_files(&self) -> &[PathBuf] {
-        &self.recent.paths
+        &self.files.recent.paths
     }
 
     /// Whether a modal dialog is open.
@@ -394,62 +351,62 @@ impl EditorApp {
 
     /// Which panels and overlays are shown.
     pub fn view(&self) -> &ViewOptions {
-        &self.view
+        &self.views.options
     }
 
     /// Which panels and overlays are shown, to change them.
     pub fn view_mut(&mut self) -> &mut ViewOptions {
-        &mut self.view
+        &mut self.views.options
     }
 
     /// Gizmo mode and space chosen in the toolbar.
     pub fn gizmo(&self) -> &GizmoSettings {
-        &self.gizmo
+        &self.views.gizmo
     }
 
     /// Gizmo mode and space, to change them.
     pub fn gizmo_mut(&mut self) -> &mut GizmoSettings {
-        &mut self.gizmo
+        &mut self.views.gizmo
     }
 
     /// Counters shown in the stats panel.
     pub fn stats(&self) -> &EditorStats {
-        &self.stats
+        &self.views.stats
     }
 
     /// Counters shown in the stats panel; others may add their own.
     pub fn stats_mut(&mut self) -> &mut EditorStats {
-        &mut self.stats
+        &mut self.views.stats
     }
 
     /// Camera, 3D texture and size of the viewport.
     pub fn viewport(&self) -> &viewport::ViewportState {
-        &self.viewport
+        &self.views.viewport
     }
 
     /// Camera, 3D texture and size of the viewport, to move the camera.
     pub fn viewport_mut(&mut self) -> &mut viewport::ViewportState {
-        &mut self.viewport
+        &mut self.views.viewport
     }
 
     /// The asset browser (the project's files).
     pub fn asset_browser(&self) -> &asset_browser::AssetBrowser {
-        &self.assets
+        &self.workspace.assets
     }
 
     /// The asset browser, to filter or select.
     pub fn asset_browser_mut(&mut self) -> &mut asset_browser::AssetBrowser {
-        &mut self.assets
+        &mut self.workspace.assets
     }
 
     /// Asks the viewport to move the camera to show the selection (what F does).
     pub fn request_frame_selection(&mut self) {
-        self.frame_selection_requested = true;
+        self.views.frame_requested = true;
     }
 
     /// Returns and clears the "frame the selection" request.
     pub fn take_frame_request(&mut self) -> bool {
-        std::mem::take(&mut self.frame_selection_requested)
+        std::mem::take(&mut self.views.frame_requested)
     }
 
     /// Carries out `pending`, asking about unsaved changes first.
@@ -505,7 +462,7 @@ impl EditorApp {
             Action::Duplicate => match self.doc.duplicate_selection() {
                 Ok(copies) => {
                     for &c in &copies {
-                        self.hierarchy.reveal(self.doc.scene(), c);
+                        self.workspace.hierarchy.reveal(self.doc.scene(), c);
                     }
                     if !copies.is_empty() {
                         self.status
@@ -521,7 +478,7 @@ impl EditorApp {
                 }
                 match self.doc.copy_text(&nodes) {
                     Ok(text) => {
-                        self.clipboard_out = Some(text);
+                        self.files.clipboard_out = Some(text);
                         if action == Action::Cut {
                             self.run_action(Action::Delete);
                         } else {
@@ -534,7 +491,7 @@ impl EditorApp {
             Action::Paste(text) => match self.doc.paste_text(&text) {
                 Ok(pasted) => {
                     for &node in &pasted {
-                        self.hierarchy.reveal(self.doc.scene(), node);
+                        self.workspace.hierarchy.reveal(self.doc.scene(), node);
                     }
                     self.status.info(format!("Pasted {} node(s)", pasted.len()));
                 }
@@ -547,10 +504,12 @@ impl EditorApp {
             },
             Action::Rename => {
                 if let Some(node) = self.doc.selection.primary() {
-                    self.hierarchy.start_rename(self.doc.scene(), node);
+                    self.workspace
+                        .hierarchy
+                        .start_rename(self.doc.scene(), node);
                 }
             }
-            Action::FrameSelection => self.frame_selection_requested = true,
+            Action::FrameSelection => self.views.frame_requested = true,
             Action::Play => self.play(),
             Action::Pause => self.pause(),
             Action::Step => self.step(),
@@ -558,7 +517,7 @@ impl EditorApp {
             Action::StepForward => self.step_forward(),
             Action::Seek(step) => self.seek(step),
             Action::Reset => self.reset(),
-            Action::Shortcuts => self.shortcuts_open = !self.shortcuts_open,
+            Action::Shortcuts => self.workspace.shortcuts_open = !self.workspace.shortcuts_open,
         }
     }
 
@@ -570,7 +529,7 @@ impl EditorApp {
     ) {
         match result {
             Ok(Some(applied)) => {
-                self.hierarchy.remap(&applied.remap);
+                self.workspace.hierarchy.remap(&applied.remap);
                 self.status.info(format!("{verb} {}", applied.label));
             }
             Ok(None) => self.status.info(nothing),
@@ -584,7 +543,7 @@ impl EditorApp {
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         keel_engine::profile::puffin::profile_scope!("editor ui");
         // Before the shortcuts: keys the game has are not the editor's.
-        self.game_input.take_events(ui.ctx(), self.game_view.rect);
+        self.play.input.take_events(ui.ctx(), self.views.game.rect);
         self.shortcuts(ui.ctx());
         self.take_dropped_files(ui.ctx());
 
@@ -606,7 +565,7 @@ impl EditorApp {
         for action in std::mem::take(&mut self.actions) {
             self.run_action(action);
         }
-        if let Some(text) = self.clipboard_out.take() {
+        if let Some(text) = self.files.clipboard_out.take() {
             ui.ctx().copy_text(text);
         }
     }

@@ -6,8 +6,32 @@ use std::time::Duration;
 
 use keel_engine::TimeSource;
 
+use super::game_input::GameInput;
 use super::{EditorApp, PlayState};
-use crate::document::Document;
+use crate::document::{Document, PlaySnapshot};
+
+/// Play, pause and the timeline's recording.
+pub(super) struct Playback {
+    /// Editing, playing or paused.
+    pub(super) state: PlayState,
+    /// The scene as it was when Play was pressed (Stop puts it back).
+    pub(super) snapshot: Option<PlaySnapshot>,
+    /// Memory budget of the next recording (MB).
+    pub(super) record_budget_mb: usize,
+    /// The keyboard and mouse while the game has them.
+    pub(super) input: GameInput,
+}
+
+impl Default for Playback {
+    fn default() -> Self {
+        Self {
+            state: PlayState::Editing,
+            snapshot: None,
+            record_budget_mb: super::timeline::DEFAULT_BUDGET_MB,
+            input: GameInput::default(),
+        }
+    }
+}
 
 impl EditorApp {
     /// Gives the document's world the game's resources and systems.
@@ -44,7 +68,7 @@ impl EditorApp {
         let frame = self
             .doc
             .world
-            .frame_with_input(time, self.game_input.collector());
+            .frame_with_input(time, self.play.input.collector());
         self.record_stats(frame);
         self.stop_on_system_panic();
     }
@@ -56,14 +80,14 @@ impl EditorApp {
         let frame = self
             .doc
             .world
-            .advance_with_input(elapsed, self.game_input.collector());
+            .advance_with_input(elapsed, self.play.input.collector());
         self.record_stats(frame);
         self.stop_on_system_panic();
     }
 
     pub(super) fn record_stats(&mut self, frame: keel_engine::FrameStats) {
         // The world's step (the one shown, which a seek moves), not the clock's count.
-        self.stats.record(
+        self.views.stats.record(
             frame,
             self.doc.scene().len(),
             self.doc.step(),
@@ -72,44 +96,44 @@ impl EditorApp {
     }
 
     pub(super) fn play(&mut self) {
-        if self.play == PlayState::Editing {
-            self.play_snapshot = Some(self.doc.play_snapshot());
+        if self.play.state == PlayState::Editing {
+            self.play.snapshot = Some(self.doc.play_snapshot());
             self.start_recording();
         }
         self.doc.world.clock_mut().set_paused(false);
-        self.play = PlayState::Playing;
+        self.play.state = PlayState::Playing;
         // As Unity does: Play brings the Game view to the front (opening it
         // if it was closed), and the game has the input.
-        self.layout.open(super::dock::Panel::Game);
-        self.game_input.focus();
+        self.workspace.layout.open(super::dock::Panel::Game);
+        self.play.input.focus();
     }
 
     pub(super) fn pause(&mut self) {
-        self.game_input.release();
-        if self.play == PlayState::Playing {
+        self.play.input.release();
+        if self.play.state == PlayState::Playing {
             self.doc.world.clock_mut().set_paused(true);
-            self.play = PlayState::Paused;
+            self.play.state = PlayState::Paused;
         }
     }
 
     pub(super) fn step(&mut self) {
-        self.game_input.release();
-        if self.play == PlayState::Editing {
-            self.play_snapshot = Some(self.doc.play_snapshot());
+        self.play.input.release();
+        if self.play.state == PlayState::Editing {
+            self.play.snapshot = Some(self.doc.play_snapshot());
             self.start_recording();
         }
         self.doc.world.clock_mut().set_paused(true);
         self.doc.world.clock_mut().step_once();
-        self.play = PlayState::Paused;
+        self.play.state = PlayState::Paused;
     }
 
     pub(super) fn reset(&mut self) {
-        self.game_input.release();
-        let Some(snapshot) = self.play_snapshot.take() else {
+        self.play.input.release();
+        let Some(snapshot) = self.play.snapshot.take() else {
             return;
         };
         self.doc.world.clock_mut().set_paused(true);
-        self.play = PlayState::Editing;
+        self.play.state = PlayState::Editing;
         self.doc.stop_recording();
         self.doc.restore_play_snapshot(snapshot);
         self.status
@@ -118,6 +142,6 @@ impl EditorApp {
 
     pub(super) fn start_recording(&mut self) {
         self.doc
-            .start_recording(Document::record_settings(self.record_budget_mb));
+            .start_recording(Document::record_settings(self.play.record_budget_mb));
     }
 }

@@ -11,6 +11,23 @@ use super::dialogs::{Dialog, FileDialog, FilePurpose};
 use super::inspector::prefab::PrefabRequest;
 use crate::document::Document;
 
+/// Prefab mode: the scenes a prefab was opened from.
+pub(super) struct PrefabMode {
+    /// Scenes a prefab was opened from, innermost last.
+    pub(super) parked: Vec<Document>,
+    /// When the prefab files were last looked at.
+    pub(super) checked: f64,
+}
+
+impl Default for PrefabMode {
+    fn default() -> Self {
+        Self {
+            parked: Vec::new(),
+            checked: f64::NEG_INFINITY,
+        }
+    }
+}
+
 /// Seconds between two looks at the prefab files on disk.
 const CHECK_INTERVAL: f64 = 0.5;
 
@@ -38,8 +55,8 @@ impl EditorApp {
         match Document::open(path, &assets) {
             Ok(doc) => {
                 let scene = std::mem::replace(&mut self.doc, doc);
-                self.parked.push(scene);
-                self.inspector = Default::default();
+                self.prefabs.parked.push(scene);
+                self.workspace.inspector = Default::default();
                 self.status.info(format!(
                     "Editing prefab {}: save it, then Back",
                     self.doc.display_name()
@@ -51,14 +68,14 @@ impl EditorApp {
 
     /// The scene a prefab was opened from, if a prefab is being edited.
     pub fn parked_scene(&self) -> Option<&Document> {
-        self.parked.last()
+        self.prefabs.parked.last()
     }
 
     /// Leaves the prefab for the scene it was opened from and brings the
     /// scene's instances up to date. Refused (false) while the prefab has
     /// unsaved edits.
     pub fn back_from_prefab(&mut self) -> bool {
-        if self.parked.is_empty() {
+        if self.prefabs.parked.is_empty() {
             return false;
         }
         if self.doc.is_dirty() {
@@ -68,9 +85,9 @@ impl EditorApp {
             ));
             return false;
         }
-        if let Some(scene) = self.parked.pop() {
+        if let Some(scene) = self.prefabs.parked.pop() {
             self.doc = scene;
-            self.inspector = Default::default();
+            self.workspace.inspector = Default::default();
             self.refresh_prefabs();
         }
         true
@@ -95,14 +112,14 @@ impl EditorApp {
     }
 
     pub(super) fn refresh_prefabs_if_due(&mut self, now: f64) {
-        if now - self.prefab_checked >= CHECK_INTERVAL && !self.viewport.gizmo.dragging() {
-            self.prefab_checked = now;
+        if now - self.prefabs.checked >= CHECK_INTERVAL && !self.views.viewport.gizmo.dragging() {
+            self.prefabs.checked = now;
             self.refresh_prefabs();
         }
     }
 
     pub(super) fn back_button_ui(&mut self, ui: &mut egui::Ui) {
-        let Some(scene) = self.parked.last() else {
+        let Some(scene) = self.prefabs.parked.last() else {
             return;
         };
         let label = format!("Back to {}", scene.display_name());

@@ -55,13 +55,13 @@ impl EditorApp {
             return;
         }
         self.live.watching = Some(self.doc.id());
-        self.assets.set_root(
+        self.workspace.assets.set_root(
             super::asset_browser::project_root(self.doc.path.as_deref()),
             &self.doc.scene().assets().importers(),
         );
         if let Some(watcher) = self.live.watcher() {
             watcher.watch_scene(self.doc.scene(), self.doc.path.as_deref());
-            if let Some(index) = self.assets.index_mut() {
+            if let Some(index) = self.workspace.assets.index_mut() {
                 watch_logged(watcher, index.root(), true);
             }
         }
@@ -77,7 +77,7 @@ impl EditorApp {
         if changed.is_empty() {
             return;
         }
-        self.assets.files_changed(&changed);
+        self.workspace.assets.files_changed(&changed);
         let own = self
             .doc
             .path
@@ -138,9 +138,9 @@ impl EditorApp {
         let assets = self.doc.scene().assets().clone();
         match Document::open(&path, &assets) {
             Ok(doc) => {
-                let rig = self.viewport.rig.take();
+                let rig = self.views.viewport.rig.take();
                 self.replace_document(doc);
-                self.viewport.rig = rig;
+                self.views.viewport.rig = rig;
                 self.status.info(format!(
                     "Reloaded {} (changed on disk)",
                     self.doc.display_name()

@@ -204,7 +204,7 @@ impl EditorApp {
 
     /// The shortcuts window (F1, Help menu): every row of [`SHORTCUTS`].
     pub(super) fn shortcuts_window_ui(&mut self, ctx: &egui::Context) {
-        let mut open = self.shortcuts_open;
+        let mut open = self.workspace.shortcuts_open;
         egui::Window::new("Keyboard shortcuts")
             .open(&mut open)
             .collapsible(false)
@@ -227,6 +227,6 @@ impl EditorApp {
                      Tab to fly with W A S D Q E. In Play, Esc gives the keys back to the editor.",
                 );
             });
-        self.shortcuts_open = open;
+        self.workspace.shortcuts_open = open;
     }
 }

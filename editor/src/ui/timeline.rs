@@ -18,7 +18,7 @@ impl EditorApp {
                     "Press Play to record every step; the timeline then scrubs back through them.",
                 );
                 ui.separator();
-                let budget = egui::DragValue::new(&mut self.record_budget_mb)
+                let budget = egui::DragValue::new(&mut self.play.record_budget_mb)
                     .range(16..=16_384)
                     .suffix(" MB");
                 ui.add(budget)
@@ -71,7 +71,7 @@ impl EditorApp {
 
     /// Puts the world at a recorded step and pauses there.
     pub(super) fn seek(&mut self, step: u64) {
-        if self.play == super::PlayState::Playing {
+        if self.play.state == super::PlayState::Playing {
             self.pause();
         }
         match self.doc.seek(step) {

@@ -156,14 +156,15 @@ impl EditorApp {
     pub fn viewport_ui(&mut self, ui: &mut egui::Ui) -> egui::Response {
         let rect = ui.max_rect();
         let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
-        self.viewport.rect = Some(rect);
-        self.viewport.size_px = size_px(ui, rect);
-        show_texture(ui, self.viewport.texture, rect, self.doc.scene());
+        self.views.viewport.rect = Some(rect);
+        self.views.viewport.size_px = size_px(ui, rect);
+        show_texture(ui, self.views.viewport.texture, rect, self.doc.scene());
 
         // Judged from last frame's gizmo: a drag on a handle must not also orbit.
-        let gizmo_held = self.viewport.gizmo.holds_pointer();
+        let gizmo_held = self.views.viewport.gizmo.holds_pointer();
         let scene = self.doc.world.scene();
         let rig = self
+            .views
             .viewport
             .rig
             .get_or_insert_with(|| CameraRig::new(scene));
@@ -211,15 +212,16 @@ impl EditorApp {
         if self.take_frame_request()
             && let Some((center, radius)) =
                 selection_bounds(self.doc.world.scene(), self.doc.selection.nodes())
-            && let Some(rig) = self.viewport.rig.as_mut()
+            && let Some(rig) = self.views.viewport.rig.as_mut()
         {
             rig.frame(center, radius);
         }
         // After the camera moved, so the handles sit where the 3D view draws the node.
-        let gizmo = self
-            .viewport
-            .gizmo
-            .ui(ui, &response, &camera, self.gizmo, &mut self.doc);
+        let gizmo =
+            self.views
+                .viewport
+                .gizmo
+                .ui(ui, &response, &camera, self.views.gizmo, &mut self.doc);
         if response.clicked()
             && !gizmo.captured
             && let Some(pointer) = response.interact_pointer_pos()
@@ -250,7 +252,7 @@ impl EditorApp {
                 Err(e) => self.status.error(e.to_string()),
             }
         }
-        if self.viewport.texture.is_none() {
+        if self.views.viewport.texture.is_none() {
             let text = format!(
                 "camera at ({:.1}, {:.1}, {:.1})",
                 camera.position.x, camera.position.y, camera.position.z

@@ -5,8 +5,28 @@
 use egui_tiles::{Behavior, EditAction, SimplificationOptions, TileId, Tiles, UiResponse};
 
 use super::EditorApp;
+use super::asset_browser::AssetBrowser;
 use super::dock::{Layout, Panel};
+use super::hierarchy::Hierarchy;
+use super::inspector::Inspector;
 use super::profiler_tab::ProfilerTab;
+
+/// The panels, their arrangement and the windows over them.
+#[derive(Default)]
+pub(crate) struct Workspace {
+    /// The panels' arrangement.
+    pub(crate) layout: Layout,
+    /// Whether the arrangement changed since it was saved.
+    pub(crate) layout_changed: bool,
+    /// The keyboard shortcuts window (F1) is open.
+    pub(crate) shortcuts_open: bool,
+    /// The Hierarchy panel.
+    pub(crate) hierarchy: Hierarchy,
+    /// The Inspector panel.
+    pub(crate) inspector: Inspector,
+    /// The asset browser (the project's files).
+    pub(crate) assets: AssetBrowser,
+}
 
 /// What egui_tiles calls back into while it lays out the tree.
 struct Panes<'a> {
@@ -38,7 +58,11 @@ impl Behavior<Panel> for Panes<'_> {
     }
 
     fn tab_title_for_pane(&mut self, panel: &Panel) -> egui::WidgetText {
-        let unseen = self.app.log_tab.unseen(&self.app.log);
+        let unseen = self
+            .app
+            .diagnostics
+            .log_tab
+            .unseen(&self.app.diagnostics.log);
         match panel {
             Panel::Log if unseen > 0 => format!("Log ({unseen} new)").into(),
             other => other.title().into(),
@@ -82,22 +106,30 @@ impl EditorApp {
     fn panel_ui(&mut self, ui: &mut egui::Ui, panel: Panel) {
         keel_engine::profile::puffin::profile_scope!("panel", panel.title());
         match panel {
-            Panel::Hierarchy => self.hierarchy.ui(ui, &mut self.doc, &mut self.status),
+            Panel::Hierarchy => self
+                .workspace
+                .hierarchy
+                .ui(ui, &mut self.doc, &mut self.status),
             Panel::Inspector => {
-                self.inspector.ui(ui, &mut self.doc, &mut self.status);
-                if let Some(request) = self.inspector.prefab_request.take() {
+                self.workspace
+                    .inspector
+                    .ui(ui, &mut self.doc, &mut self.status);
+                if let Some(request) = self.workspace.inspector.prefab_request.take() {
                     self.prefab_request(request);
                 }
             }
             Panel::Assets => {
-                if let Some(request) = self.assets.ui(ui, &self.doc) {
+                if let Some(request) = self.workspace.assets.ui(ui, &self.doc) {
                     self.browser_request(request);
                 }
             }
             Panel::Timeline => self.timeline_ui(ui),
-            Panel::Stats => super::stats::stats_ui(ui, &self.stats),
-            Panel::Log => self.log_tab.ui(ui, &self.log, &mut self.doc),
-            Panel::Profiler => self.profiler.ui(ui),
+            Panel::Stats => super::stats::stats_ui(ui, &self.views.stats),
+            Panel::Log => self
+                .diagnostics
+                .log_tab
+                .ui(ui, &self.diagnostics.log, &mut self.doc),
+            Panel::Profiler => self.diagnostics.profiler.ui(ui),
             Panel::Scene | Panel::Game => {}
         }
     }
@@ -105,9 +137,9 @@ impl EditorApp {
     /// Draws the workspace into the space the menus and status line leave.
     pub(super) fn workspace_ui(&mut self, ui: &mut egui::Ui) {
         // A view drawn this frame sets its rect again; the shell renders only those.
-        self.viewport.rect = None;
-        self.game_view.rect = None;
-        let mut layout = std::mem::replace(&mut self.layout, Layout::empty());
+        self.views.viewport.rect = None;
+        self.views.game.rect = None;
+        let mut layout = std::mem::replace(&mut self.workspace.layout, Layout::empty());
         let behind = layout.tabs_behind();
         let mut panes = Panes {
             app: self,
@@ -120,25 +152,25 @@ impl EditorApp {
         for tile in panes.closed {
             layout.tree_mut().set_visible(tile, false);
         }
-        self.layout = layout;
-        if self.game_view.rect.is_none() && self.game_input.focused() {
+        self.workspace.layout = layout;
+        if self.views.game.rect.is_none() && self.play.input.focused() {
             // The game has the input only while its view is on screen.
-            self.game_input.release();
+            self.play.input.release();
         }
-        self.layout_changed |= edited;
+        self.workspace.layout_changed |= edited;
         let dragging = ui.input(|i| i.pointer.any_down());
-        if self.layout_changed && !dragging {
+        if self.workspace.layout_changed && !dragging {
             self.save_layout();
         }
     }
 
     /// Writes the layout to the config folder (if there is one).
     fn save_layout(&mut self) {
-        self.layout_changed = false;
-        let Some(path) = self.config_dir.as_deref().map(Layout::file_in) else {
+        self.workspace.layout_changed = false;
+        let Some(path) = self.files.config_dir.as_deref().map(Layout::file_in) else {
             return;
         };
-        if let Err(e) = self.layout.save(&path) {
+        if let Err(e) = self.workspace.layout.save(&path) {
             self.status
                 .error(format!("Could not save the panel layout: {e}"));
         }
@@ -147,11 +179,11 @@ impl EditorApp {
     /// The layout saved in the config folder, else the default; a file that
     /// cannot be read is reported in the status line and the log.
     pub(super) fn load_layout(&mut self) {
-        let Some(path) = self.config_dir.as_deref().map(Layout::file_in) else {
+        let Some(path) = self.files.config_dir.as_deref().map(Layout::file_in) else {
             return;
         };
         match Layout::load(&path) {
-            Ok(Some(layout)) => self.layout = layout,
+            Ok(Some(layout)) => self.workspace.layout = layout,
             Ok(None) => {}
             Err(e) => self
                 .status
@@ -161,42 +193,42 @@ impl EditorApp {
 
     /// The Profiler tab's state and the frames it recorded.
     pub fn profiler(&self) -> &ProfilerTab {
-        &self.profiler
+        &self.diagnostics.profiler
     }
 
     /// The Profiler tab's state (the shell files GPU pass times in it).
     pub fn profiler_mut(&mut self) -> &mut ProfilerTab {
-        &mut self.profiler
+        &mut self.diagnostics.profiler
     }
 
     /// Ends the profiled frame and starts the next (recording while the
     /// Profiler tab is shown).
     pub(super) fn begin_profiled_frame(&mut self) {
-        let shown = self.layout.is_shown(Panel::Profiler);
-        self.profiler.new_frame(shown);
+        let shown = self.workspace.layout.is_shown(Panel::Profiler);
+        self.diagnostics.profiler.new_frame(shown);
     }
 
     /// The panels' arrangement.
     pub fn layout(&self) -> &Layout {
-        &self.layout
+        &self.workspace.layout
     }
 
     /// The panels' arrangement, to open or close panels (saved with the
     /// next frame).
     pub fn layout_mut(&mut self) -> &mut Layout {
-        self.layout_changed = true;
-        &mut self.layout
+        self.workspace.layout_changed = true;
+        &mut self.workspace.layout
     }
 
     /// Opens a panel and brings it to the front for this run, without
     /// saving that in the user's layout (a script's screenshot of it).
     pub fn show_panel(&mut self, panel: Panel) {
-        self.layout.open(panel);
+        self.workspace.layout.open(panel);
     }
 
     /// Puts the panels back as a new installation has them.
     pub(super) fn reset_layout(&mut self) {
-        self.layout = Layout::default();
-        self.layout_changed = true;
+        self.workspace.layout = Layout::default();
+        self.workspace.layout_changed = true;
     }
 }

@@ -4,6 +4,19 @@
 //! front to back (data locality): no allocation, no lookup or dispatch per
 //! node.
 //!
+//! Systems keep one signature, `(scene, commands, step)`, and walk what they
+//! need through these queries rather than declaring their access in their
+//! signature as Bevy's do. Declared access pays for a scheduler that runs
+//! systems in parallel; Keel's run in one fixed order, each with the whole
+//! scene, and keep their parallelism inside (propagation, particles). A query
+//! moves the columns it names out of the scene for the walk and hands the
+//! closure only the node and the transforms (`Transforms`), so no second
+//! handle to a moved column exists to see it empty; the smallest required
+//! column drives the walk and the others are found through their O(1)
+//! lookup. `each_mut`, which gives the closure the whole scene, keeps what
+//! the closure does to the walked type on other nodes (inserts, removes,
+//! despawns), and both put the columns back before a panic unwinds on.
+//!
 //! - [`Scene::query`] / [`Scene::query_mut`]: one column's owners and values.
 //! - [`Scene::each_mut`]: one column's values with the rest of the scene at
 //!   hand (transforms, other components), for updates that move nodes.

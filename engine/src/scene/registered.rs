@@ -9,6 +9,22 @@
 //! nothing dispatches per node. What must handle every kind without knowing
 //! it (despawn, copies, keyframes, state hashes, scene files) goes through
 //! [`AnyColumn`] and [`AnyComponent`], once per column or per value.
+//!
+//! The registry belongs to an `Assets` store (kept there by type, as prefab
+//! expansions are), so every scene loaded into one store knows the same types
+//! and two stores know their own. A file naming a component the registry
+//! lacks is refused with the registered names (the player), or kept as
+//! written and saved back unchanged when the registry keeps unknown
+//! components (the editor's does). Unknown fields are refused for every
+//! type: the registry reads each component through `serde_ignored`, so a
+//! field the type drops is an error at its line.
+//!
+//! Why bevy_reflect: it is the reflection crate of the ecosystem's largest
+//! engine, maintained with it, usable alone (no ECS), with derive support for
+//! structs, enums, lists, options and glam types, custom field attributes
+//! (ranges, colours) and a `TypeRegistry` with defaults for switching enum
+//! variants. A serde-driven schema would know neither enum variants nor
+//! ranges without a second derive of our own.
 
 use std::any::{Any, TypeId};
 use std::fmt;
