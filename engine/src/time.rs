@@ -9,7 +9,10 @@
 //! Pause, single step and time scale act on what is fed to the lag, never on
 //! the step length, so the simulation stays deterministic under all of them.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+// The browser has no `std::time::Instant`; web-time is std's own elsewhere.
+use web_time::Instant;
 
 mod timer;
 

@@ -150,7 +150,7 @@ impl World {
         let mut recorder = self.recorder.take();
         let started = recorder.as_mut().map(|r| {
             r.before_step(self);
-            std::time::Instant::now()
+            web_time::Instant::now()
         });
         let input = self.next_input;
         self.input_resource().advance(&input);

@@ -10,7 +10,10 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+// winit's clock: std's on native, the browser's on the web.
+use web_time::Instant;
 
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;

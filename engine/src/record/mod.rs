@@ -330,7 +330,7 @@ impl Recorder {
     }
 
     fn capture(&mut self, world: &mut impl Simulation) {
-        let started = std::time::Instant::now();
+        let started = web_time::Instant::now();
         let step = world.steps();
         // A second keyframe of the same step (an edit) replaces nothing: seeking
         // picks the newest one of a step.

@@ -82,44 +82,71 @@ impl GpuContext {
         Self::from_instance(instance, backends, Some(surface), None)
     }
 
+    /// As [`GpuContext::for_surface`], without blocking: the form a browser
+    /// needs, where the adapter and the device arrive through the event loop
+    /// (`wasm_bindgen_futures::spawn_local` drives it there).
+    ///
+    /// # Errors
+    /// As [`GpuContext::for_surface`].
+    pub async fn for_surface_async(
+        instance: wgpu::Instance,
+        backends: wgpu::Backends,
+        surface: &wgpu::Surface<'_>,
+    ) -> Result<Self, RenderError> {
+        Self::request(instance, backends, Some(surface), None).await
+    }
+
     fn from_instance(
         instance: wgpu::Instance,
         backends: wgpu::Backends,
         surface: Option<&wgpu::Surface<'_>>,
         limits: Option<wgpu::Limits>,
     ) -> Result<Self, RenderError> {
-        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-            power_preference: wgpu::PowerPreference::HighPerformance,
-            force_fallback_adapter: false,
-            compatible_surface: surface,
-            apply_limit_buckets: false,
-        }))
-        .map_err(|error| RenderError::NoAdapter {
-            backends: backend_names(backends),
-            reason: error.to_string(),
-        })?;
+        pollster::block_on(Self::request(instance, backends, surface, limits))
+    }
+
+    async fn request(
+        instance: wgpu::Instance,
+        backends: wgpu::Backends,
+        surface: Option<&wgpu::Surface<'_>>,
+        limits: Option<wgpu::Limits>,
+    ) -> Result<Self, RenderError> {
+        let adapter = instance
+            .request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                force_fallback_adapter: false,
+                compatible_surface: surface,
+                apply_limit_buckets: false,
+            })
+            .await
+            .map_err(|error| RenderError::NoAdapter {
+                backends: backend_names(backends),
+                reason: error.to_string(),
+            })?;
         // Ask for no more than the downlevel baseline (what GL and software
         // rasterisers offer) but allow textures as large as the adapter supports,
         // so big windows and captures still work.
         let required_limits = limits.unwrap_or_else(|| {
             wgpu::Limits::downlevel_defaults().using_resolution(adapter.limits())
         });
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("keel device"),
-            // A packed float target halves the HDR frame's bytes where the
-            // adapter can render to it (software rasterisers feel every byte);
-            // timestamp queries let a profiler time passes (unused otherwise).
-            required_features: adapter.features()
-                & (wgpu::Features::RG11B10UFLOAT_RENDERABLE | wgpu::Features::TIMESTAMP_QUERY),
-            required_limits,
-            experimental_features: wgpu::ExperimentalFeatures::disabled(),
-            memory_hints: wgpu::MemoryHints::Performance,
-            trace: wgpu::Trace::Off,
-        }))
-        .map_err(|source| RenderError::RequestDevice {
-            adapter: adapter.get_info().name,
-            source,
-        })?;
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("keel device"),
+                // A packed float target halves the HDR frame's bytes where the
+                // adapter can render to it (software rasterisers feel every byte);
+                // timestamp queries let a profiler time passes (unused otherwise).
+                required_features: adapter.features()
+                    & (wgpu::Features::RG11B10UFLOAT_RENDERABLE | wgpu::Features::TIMESTAMP_QUERY),
+                required_limits,
+                experimental_features: wgpu::ExperimentalFeatures::disabled(),
+                memory_hints: wgpu::MemoryHints::Performance,
+                trace: wgpu::Trace::Off,
+            })
+            .await
+            .map_err(|source| RenderError::RequestDevice {
+                adapter: adapter.get_info().name,
+                source,
+            })?;
         let errors = GpuErrors::watch(&device);
         Ok(Self {
             instance,
