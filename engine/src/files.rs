@@ -23,6 +23,10 @@ use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
 
+mod source;
+
+pub use source::{Fetch, FileSource};
+
 /// What a file is read as; each kind has its own size cap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileKind {
@@ -66,14 +70,16 @@ pub const DEFAULT_MAX_NODES: u64 = 4_000_000;
 /// from (a whole number of nodes).
 pub const MAX_NODES_VARIABLE: &str = "KEEL_MAX_NODES";
 
-/// What reading user files may cost: the largest file, in bytes, read for
+/// What reading user files may cost (the largest file, in bytes, read for
 /// each [`FileKind`], and the most nodes one expansion of scene records (a
-/// scene file, a pasted subtree, a prefab instance) may spawn.
+/// scene file, a pasted subtree, a prefab instance) may spawn), and where
+/// the files come from (the [`FileSource`]: the disk, or a web page's
+/// files fetched beforehand).
 ///
 /// An [`Assets`](crate::Assets) carries one; the applications read it from
 /// the environment once, at start ([`ReadLimits::from_env`]), and the
 /// library never reads the environment for it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReadLimits {
     /// Scene files (a million-node scene is about 150 MB).
     pub scene: u64,
@@ -83,6 +89,8 @@ pub struct ReadLimits {
     pub image: u64,
     /// Nodes one expansion may spawn (see `scene::file::budget`).
     pub nodes: u64,
+    /// Where the files are read from.
+    pub source: FileSource,
 }
 
 impl ReadLimits {
@@ -92,6 +100,7 @@ impl ReadLimits {
         model: 256 * MB,
         image: 128 * MB,
         nodes: DEFAULT_MAX_NODES,
+        source: FileSource::DISK,
     };
 
     /// The cap for `kind`.
@@ -156,6 +165,9 @@ impl Default for ReadLimits {
 /// As [`read`]'s for a missing file, one that is not a regular file, or one
 /// too large.
 pub fn check_path(path: &Path, kind: FileKind, limits: &ReadLimits) -> io::Result<()> {
+    if let Some(bytes) = limits.source.fetched_bytes(path) {
+        return check_len(bytes?.len() as u64, kind, limits.of(kind));
+    }
     check(&fs::metadata(path)?, kind, limits.of(kind))
 }
 
@@ -170,6 +182,11 @@ pub fn check_path(path: &Path, kind: FileKind, limits: &ReadLimits) -> io::Resul
 /// caller's error does.
 pub fn read(path: &Path, kind: FileKind, limits: &ReadLimits) -> io::Result<Vec<u8>> {
     let cap = limits.of(kind);
+    if let Some(bytes) = limits.source.fetched_bytes(path) {
+        let bytes = bytes?;
+        check_len(bytes.len() as u64, kind, cap)?;
+        return Ok(bytes.to_vec());
+    }
     // Checked before opening: opening a FIFO blocks until a writer appears.
     check(&fs::metadata(path)?, kind, cap)?;
     let file = fs::File::open(path)?;
@@ -279,8 +296,12 @@ fn check(metadata: &fs::Metadata, kind: FileKind, cap: u64) -> io::Result<()> {
             ),
         ));
     }
-    if metadata.len() > cap {
-        return Err(too_large(metadata.len(), kind, cap, ""));
+    check_len(metadata.len(), kind, cap)
+}
+
+fn check_len(len: u64, kind: FileKind, cap: u64) -> io::Result<()> {
+    if len > cap {
+        return Err(too_large(len, kind, cap, ""));
     }
     Ok(())
 }

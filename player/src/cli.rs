@@ -146,7 +146,7 @@ fn parse_args(default_scene: PathBuf, game: &Game, program: &Program) -> Result<
         record: None,
         profile: false,
         debug_keys: !program.player,
-        limits: program.limits,
+        limits: program.limits.clone(),
         shader_dir: Some(program.shader_dir.clone()),
     };
     let mut play = false;
@@ -295,7 +295,7 @@ fn parse_args(default_scene: PathBuf, game: &Game, program: &Program) -> Result<
 
 /// Runs a soak and prints its progress and report; failure is exit code 1.
 fn run_soak(scene: &Path, options: &SoakOptions, game: &Game, program: &Program) -> ExitCode {
-    let world = match game.load(scene, &Assets::with_limits(program.limits)) {
+    let world = match game.load(scene, &Assets::with_limits(program.limits.clone())) {
         Ok(world) => world,
         Err(error) => {
             eprintln!("{}: {error}", program.name);
@@ -331,7 +331,7 @@ fn run_soak(scene: &Path, options: &SoakOptions, game: &Game, program: &Program)
 
 /// Loads a scene for a recording or a replay: its bytes (for the content hash) and its world.
 fn load_world(scene: &Path, game: &Game, program: &Program) -> Result<(Vec<u8>, World), ExitCode> {
-    let assets = Assets::with_limits(program.limits);
+    let assets = Assets::with_limits(program.limits.clone());
     let loaded =
         keel_engine::files::read(scene, keel_engine::files::FileKind::Scene, assets.limits())
             .map_err(|e| format!("{}: {e}", scene.display()))

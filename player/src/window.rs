@@ -135,7 +135,7 @@ impl From<SceneError> for ViewerError {
 pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, ViewerError> {
     let mut world = options
         .game
-        .load(&options.scene, &Assets::with_limits(options.limits))?;
+        .load(&options.scene, &Assets::with_limits(options.limits.clone()))?;
     let ctx = GpuContext::headless(options.backends)?;
     log::info!("adapter: {}", ctx.adapter_summary());
     let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
@@ -622,7 +622,7 @@ impl ApplicationHandler for Viewer {
 pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
     let mut world = options
         .game
-        .load(&options.scene, &Assets::with_limits(options.limits))?;
+        .load(&options.scene, &Assets::with_limits(options.limits.clone()))?;
     // The scene's bytes as loaded: a recording names their hash.
     let recorded_scene = match &options.record {
         Some(out) => {
@@ -713,7 +713,7 @@ fn write_played(
     let steps = world.steps();
     let mut fresh = options
         .game
-        .load(&options.scene, &Assets::with_limits(options.limits))?;
+        .load(&options.scene, &Assets::with_limits(options.limits.clone()))?;
     let recording =
         Recording::record_with_input(&mut fresh, &options.scene, bytes, steps, 1, |s| {
             inputs.at(s)

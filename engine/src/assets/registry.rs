@@ -305,7 +305,11 @@ impl Assets {
     /// # Errors
     /// [`ModelError`] naming the file and the element at fault.
     pub fn load_model(&self, path: &Path) -> Result<Arc<Model>, ModelError> {
-        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let path = self
+            .limits()
+            .source
+            .canonicalize(path)
+            .unwrap_or_else(|_| path.to_path_buf());
         let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
         if let Some(model) = self.registry().cached(&path, modified) {
             return Ok(model);
@@ -321,7 +325,11 @@ impl Assets {
     /// [`ModelError`] naming the file and the element at fault; the last good
     /// copy stays then.
     pub fn reload_model(&self, path: &Path) -> Result<Arc<Model>, ModelError> {
-        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let path = self
+            .limits()
+            .source
+            .canonicalize(path)
+            .unwrap_or_else(|_| path.to_path_buf());
         let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
         let data = self.importers().import(&path, self.limits())?;
         // The old copy stays registered (instances hold it) until
@@ -406,7 +414,7 @@ impl Assets {
         // Compared with the watcher's canonical paths on a change.
         data.files = std::mem::take(&mut data.files)
             .into_iter()
-            .map(|f| std::fs::canonicalize(&f).unwrap_or(f))
+            .map(|f| self.limits().source.canonicalize(&f).unwrap_or(f))
             .collect();
         let mut registry = self.registry_mut();
         // Another thread may have imported the same file while this one did: one copy is

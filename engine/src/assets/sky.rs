@@ -168,7 +168,11 @@ impl Assets {
     }
 
     fn load_canonical_sky(&self, path: &Path) -> Result<(SkyHandle, PathBuf), SkyError> {
-        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let path = self
+            .limits()
+            .source
+            .canonicalize(path)
+            .unwrap_or_else(|_| path.to_path_buf());
         let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
         if let Some(handle) = self.skies().find(&path, modified) {
             return Ok((handle, path));

@@ -77,7 +77,7 @@ impl Sources {
         Ok(Self {
             path: path.to_path_buf(),
             buffers,
-            limits: *limits,
+            limits: limits.clone(),
         })
     }
 

@@ -94,7 +94,7 @@ impl Counter<'_> {
     }
 
     fn file(&mut self, path: &Path) -> Result<u64, SceneError> {
-        let Ok(canonical) = std::fs::canonicalize(path) else {
+        let Ok(canonical) = self.assets.limits().source.canonicalize(path) else {
             return Ok(0);
         };
         if let Some(&count) = self.files.get(&canonical) {

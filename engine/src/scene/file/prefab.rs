@@ -208,10 +208,14 @@ pub(super) fn cached(canonical: &Path, assets: &Assets) -> Option<Arc<Prefab>> {
 /// [`SceneError::PrefabCycle`] when it contains itself;
 /// [`SceneError::TooManyNodes`] when it would expand past the node budget.
 pub fn load_prefab(path: &Path, assets: &Assets) -> Result<Arc<Prefab>, SceneError> {
-    let canonical = std::fs::canonicalize(path).map_err(|source| SceneError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let canonical = assets
+        .limits()
+        .source
+        .canonicalize(path)
+        .map_err(|source| SceneError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
     let mut instance = NodeRecord::new("");
     instance.prefab = Some(canonical.to_string_lossy().into_owned());
     super::budget::check(&[instance], &canonical, &[], assets.limits().nodes, assets)?;
@@ -223,10 +227,14 @@ fn load_in(
     chain: &mut Vec<PathBuf>,
     assets: &Assets,
 ) -> Result<Arc<Prefab>, SceneError> {
-    let canonical = std::fs::canonicalize(path).map_err(|source| SceneError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let canonical = assets
+        .limits()
+        .source
+        .canonicalize(path)
+        .map_err(|source| SceneError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
     if chain.contains(&canonical) {
         let mut files = chain.clone();
         files.push(canonical);
@@ -285,10 +293,15 @@ impl crate::scene::Scene {
         transform: crate::scene::Transform,
         path: &Path,
     ) -> Result<crate::scene::NodeId, SceneError> {
-        let path = &std::fs::canonicalize(path).map_err(|source| SceneError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let path = &self
+            .assets()
+            .limits()
+            .source
+            .canonicalize(path)
+            .map_err(|source| SceneError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
         let mut record = NodeRecord::new(name);
         record.transform = transform;
         record.prefab = Some(path.to_string_lossy().into_owned());
@@ -346,7 +359,13 @@ pub(crate) fn expand(
     origin: &Path,
     assets: &Assets,
 ) -> Result<Vec<Expanded>, SceneError> {
-    let mut chain: Vec<PathBuf> = std::fs::canonicalize(origin).ok().into_iter().collect();
+    let mut chain: Vec<PathBuf> = assets
+        .limits()
+        .source
+        .canonicalize(origin)
+        .ok()
+        .into_iter()
+        .collect();
     super::budget::check(records, origin, &chain, assets.limits().nodes, assets)?;
     expand_in(records, origin, &mut chain, assets)
 }
@@ -370,7 +389,7 @@ pub fn expand_records(
     assets: &Assets,
 ) -> Result<Vec<NodeRecord>, SceneError> {
     let mut chain: Vec<PathBuf> = host
-        .and_then(|h| std::fs::canonicalize(h).ok())
+        .and_then(|h| assets.limits().source.canonicalize(h).ok())
         .into_iter()
         .collect();
     super::budget::check(records, origin, &chain, assets.limits().nodes, assets)?;
@@ -433,7 +452,11 @@ fn expand_in(
             // Absolute from here on: a prefab's parts are spawned (and their
             // models read) on behalf of another file, in another folder.
             let resolved = resolve_written_path(origin, model);
-            let resolved = std::fs::canonicalize(&resolved).unwrap_or(resolved);
+            let resolved = assets
+                .limits()
+                .source
+                .canonicalize(&resolved)
+                .unwrap_or(resolved);
             *model = resolved.to_string_lossy().into_owned();
         }
         position.push(out.len());
