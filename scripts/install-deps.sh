@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # System packages the tests need: Mesa's software GPU (GL/EGL and Vulkan) and
 # the X libraries winit loads, plus Xvfb for real-window tests.
-# libudev-dev and pkg-config build gilrs for the optional `gamepads` feature.
+# libudev-dev and pkg-config build gilrs for the optional `gamepads` feature;
+# chromium plays the web pages in the browser tests (scripts/web_test.sh).
 # Idempotent: does nothing when everything is there already.
 set -euo pipefail
 
 packages=(mesa-vulkan-drivers libvulkan1 libegl1 libgl1-mesa-dri libgles2
           xvfb xauth libx11-6 libxcursor1 libxrandr2 libxi6 libx11-xcb1
           libxkbcommon0 libxkbcommon-x11-0 libwayland-client0
-          libudev-dev pkg-config)
+          libudev-dev pkg-config chromium)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -216,20 +216,21 @@ impl Game {
 
     /// The game's actions as the scene at `scene` plays them: the plugins'
     /// bindings with those of an `input.ron` in the scene's folder over
-    /// them (none there: the plugins' own).
+    /// them (none there: the plugins' own), read within `limits` and from
+    /// their source (the disk, or a web page's fetched files).
     ///
     /// # Errors
     /// As [`Game::actions`]; the file's [`InputError`] (an unknown key or an
     /// action no plugin declares, at its line).
-    pub fn actions_for(&self, scene: &Path) -> Result<Actions, GameError> {
+    pub fn actions_for(&self, scene: &Path, limits: &ReadLimits) -> Result<Actions, GameError> {
         let actions = self.actions()?;
         let file = scene.with_file_name(INPUT_FILE);
         // Only a file that is not there means "no bindings of its own": a
         // folder, a device or an unreadable file in its place is an error
         // naming it (reading refuses what is not a regular file).
-        match std::fs::symlink_metadata(&file) {
+        match crate::files::check_path(&file, crate::files::FileKind::Settings, limits) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(actions),
-            _ => Ok(actions.overridden_by_file(&file, &ReadLimits::default())?),
+            _ => Ok(actions.overridden_by_file(&file, limits)?),
         }
     }
 
@@ -239,7 +240,8 @@ impl Game {
     /// # Errors
     /// As [`Game::build`] and [`Game::actions_for`].
     pub fn build_for(&self, world: &mut World, scene: &Path) -> Result<(), GameError> {
-        self.build_with(world, self.actions_for(scene)?)
+        let limits = world.scene().assets().limits().clone();
+        self.build_with(world, self.actions_for(scene, &limits)?)
     }
 
     /// Gives `world` every plugin's resources, systems and input actions.

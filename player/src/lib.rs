@@ -10,10 +10,22 @@
 //!   pattern over winit: fixed steps, rendering at the clock's alpha) and
 //!   one offscreen frame, for a program with its own command line.
 //! - [`soak`]: long runs under a chaos system, invariants and memory checked.
+//! - `web` (in the browser build): the web player, [`Game`](keel_engine::Game)
+//!   in a page through WebGPU.
 
 mod cli;
 pub mod soak;
+#[cfg(target_arch = "wasm32")]
+pub mod web;
 mod window;
 
 pub use cli::{main, main_with_scene, play};
 pub use window::{ViewerError, ViewerOptions, render_headless, run_windowed};
+
+/// The demo page's entry point (`scripts/web.sh demo`): the bundled demo
+/// scene in the web player.
+#[cfg(all(target_arch = "wasm32", feature = "web-demo"))]
+#[wasm_bindgen::prelude::wasm_bindgen(start)]
+pub fn web_demo() {
+    web::play(keel_engine::Game::new(), "assets/scenes/demo.ron");
+}

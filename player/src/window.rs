@@ -416,9 +416,7 @@ impl Viewer {
             Ok(None) => return,
             Err(error) => return self.fail(event_loop, error.into()),
         };
-        let view = frame_texture
-            .texture
-            .create_view(&wgpu::TextureViewDescriptor::default());
+        let view = gpu.surface.view(&frame_texture);
         let camera = if self.free_look {
             self.rig.camera()
         } else {

@@ -48,12 +48,18 @@ fn resolve_present_mode(
 }
 
 /// Prefers an sRGB format so the renderer's linear output is encoded by the hardware.
-fn pick_format(formats: &[wgpu::TextureFormat]) -> Option<wgpu::TextureFormat> {
-    formats
-        .iter()
-        .copied()
-        .find(wgpu::TextureFormat::is_srgb)
-        .or_else(|| formats.first().copied())
+/// The surface's format, and the format frames are drawn through: an sRGB
+/// one where the surface offers it; else (a web page's canvas offers only
+/// `rgba8unorm`, `bgra8unorm` and `rgba16float`) the first format, drawn
+/// through its sRGB view so the encoding is the same as native's.
+fn pick_format(
+    formats: &[wgpu::TextureFormat],
+) -> Option<(wgpu::TextureFormat, wgpu::TextureFormat)> {
+    if let Some(srgb) = formats.iter().copied().find(wgpu::TextureFormat::is_srgb) {
+        return Some((srgb, srgb));
+    }
+    let first = formats.first().copied()?;
+    Some((first, first.add_srgb_suffix()))
 }
 
 /// A configured window surface.
@@ -85,7 +91,7 @@ impl SurfaceState {
         let unsupported = || RenderError::SurfaceUnsupported {
             adapter: ctx.adapter.get_info().name,
         };
-        let format = pick_format(&caps.formats).ok_or_else(unsupported)?;
+        let (format, view_format) = pick_format(&caps.formats).ok_or_else(unsupported)?;
         let alpha_mode = caps
             .alpha_modes
             .first()
@@ -100,7 +106,11 @@ impl SurfaceState {
             present_mode: resolve_present_mode(present_mode, &caps.present_modes),
             desired_maximum_frame_latency: 2,
             alpha_mode,
-            view_formats: Vec::new(),
+            view_formats: if view_format == format {
+                Vec::new()
+            } else {
+                vec![view_format]
+            },
         };
         let mut state = Self {
             surface,
@@ -131,10 +141,24 @@ impl SurfaceState {
         self.renderable
     }
 
-    /// The format frames are rendered in (create the renderer with it).
+    /// The format frames are rendered in (create the renderer with it): the
+    /// surface's, or its sRGB view's where the surface has no sRGB format.
     #[must_use]
     pub fn format(&self) -> wgpu::TextureFormat {
-        self.config.format
+        self.config
+            .view_formats
+            .first()
+            .copied()
+            .unwrap_or(self.config.format)
+    }
+
+    /// The view of an acquired frame to draw into, in [`SurfaceState::format`].
+    #[must_use]
+    pub fn view(&self, frame: &wgpu::SurfaceTexture) -> wgpu::TextureView {
+        frame.texture.create_view(&wgpu::TextureViewDescriptor {
+            format: Some(self.format()),
+            ..Default::default()
+        })
     }
 
     /// The configured size (width, height).
@@ -240,13 +264,22 @@ mod tests {
             wgpu::TextureFormat::Bgra8Unorm,
             wgpu::TextureFormat::Bgra8UnormSrgb,
         ];
+        let srgb = wgpu::TextureFormat::Bgra8UnormSrgb;
+        assert_eq!(pick_format(&formats), Some((srgb, srgb)));
+        // A web canvas: no sRGB format; drawn through the sRGB view.
         assert_eq!(
-            pick_format(&formats),
-            Some(wgpu::TextureFormat::Bgra8UnormSrgb)
+            pick_format(&[wgpu::TextureFormat::Rgba8Unorm]),
+            Some((
+                wgpu::TextureFormat::Rgba8Unorm,
+                wgpu::TextureFormat::Rgba8UnormSrgb
+            ))
         );
         assert_eq!(
             pick_format(&[wgpu::TextureFormat::Rgba16Float]),
-            Some(wgpu::TextureFormat::Rgba16Float)
+            Some((
+                wgpu::TextureFormat::Rgba16Float,
+                wgpu::TextureFormat::Rgba16Float
+            ))
         );
         assert_eq!(pick_format(&[]), None);
     }
