@@ -16,22 +16,22 @@ bash scripts/web.sh harbour --no-serve
 echo "-- the demo page draws what the native viewer draws"
 cargo run --bin keel-viewer -- assets/scenes/demo.ron --headless --frames 2 --size 640x360 \
     --screenshot "$out/demo-native.png"
-python3 scripts/web_check.py "$out/demo" --path "?frames=2" --expect-frame --seconds 2 \
+timeout 300 python3 scripts/web_check.py "$out/demo" --path "?frames=2" --expect-frame --seconds 2 \
     --screenshot "$out/demo-web.png" --compare "$out/demo-native.png"
 
 echo "-- the harbour page plays and shows its HUD"
-python3 scripts/web_check.py "$out/harbour" --expect-frame --hold KeyW --seconds 3 --print-hud \
+timeout 300 python3 scripts/web_check.py "$out/harbour" --expect-frame --hold KeyW --seconds 3 --print-hud \
     --screenshot "$out/harbour-web.png"
 
 echo "-- a browser without WebGPU is told so"
-python3 scripts/web_check.py "$out/demo" --no-webgpu --expect-message "needs WebGPU"
+timeout 300 python3 scripts/web_check.py "$out/demo" --no-webgpu --expect-message "needs WebGPU"
 
 echo "-- a file the server does not give names its URL and status"
 rm -rf "$out/missing" && cp -r "$out/demo" "$out/missing"
 rm "$out/missing/assets/scenes/demo.ron"
-python3 scripts/web_check.py "$out/missing" --expect-message "assets/scenes/demo.ron: the server answered HTTP 404"
+timeout 300 python3 scripts/web_check.py "$out/missing" --expect-message "assets/scenes/demo.ron: the server answered HTTP 404"
 
 echo "-- a broken scene names its line and field"
 rm -rf "$out/broken" && cp -r "$out/demo" "$out/broken"
 printf '(version: 2, nodes: [(name: "a", bogus: 3)])' > "$out/broken/assets/scenes/demo.ron"
-python3 scripts/web_check.py "$out/broken" --expect-message "demo.ron:1:34: node 0 (\`a\`), field \`bogus\`"
+timeout 300 python3 scripts/web_check.py "$out/broken" --expect-message "demo.ron:1:34: node 0 (\`a\`), field \`bogus\`"
