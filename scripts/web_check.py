@@ -17,6 +17,7 @@ import functools
 import http.server
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -110,6 +111,9 @@ class Browser:
         self.call("Runtime.enable")
         self.call("Page.enable")
         # The page's size exactly (the window's includes what headless keeps for itself).
+        # A headless page is never the focused window: without this the
+        # canvas gets no key events.
+        self.call("Emulation.setFocusEmulationEnabled", {"enabled": True})
         self.call("Emulation.setDeviceMetricsOverride",
                   {"width": 640, "height": 360, "deviceScaleFactor": 1, "mobile": False})
         self.call("Page.navigate", {"url": url})
@@ -231,6 +235,7 @@ def main():
     parser.add_argument("--hold", help="a key code held (KeyW) for --seconds")
     parser.add_argument("--seconds", type=float, default=0.0)
     parser.add_argument("--print-hud", action="store_true")
+    parser.add_argument("--expect-hud", help="fail unless the HUD's text matches this regex")
     parser.add_argument("--timeout", type=float, default=90.0)
     parser.add_argument("--compare", help="a PNG the screenshot must match (the native viewer's)")
     parser.add_argument("--mean", type=float, default=4.0,
@@ -265,8 +270,11 @@ def main():
             browser.key(args.hold, False)
         elif args.seconds and not failed:
             time.sleep(args.seconds)
-        if args.print_hud:
-            print("hud:", browser.evaluate("document.getElementById('hud').innerText"))
+        hud = browser.evaluate("document.getElementById('hud').innerText")
+        if args.print_hud or args.expect_hud:
+            print("hud:", hud)
+        if args.expect_hud and not failed and not re.search(args.expect_hud, hud or ""):
+            failed = f"the HUD shows {hud!r}, not {args.expect_hud!r}"
         if args.screenshot:
             browser.screenshot(args.screenshot)
             print(f"wrote {args.screenshot}")
