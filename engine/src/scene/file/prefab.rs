@@ -208,18 +208,23 @@ pub(super) fn cached(canonical: &Path, assets: &Assets) -> Option<Arc<Prefab>> {
 /// [`SceneError::PrefabCycle`] when it contains itself;
 /// [`SceneError::TooManyNodes`] when it would expand past the node budget.
 pub fn load_prefab(path: &Path, assets: &Assets) -> Result<Arc<Prefab>, SceneError> {
-    let canonical = assets
+    let canonical = canonical(path, assets)?;
+    let mut instance = NodeRecord::new("");
+    instance.prefab = Some(canonical.to_string_lossy().into_owned());
+    super::budget::check(&[instance], &canonical, &[], assets.limits().nodes, assets)?;
+    load_in(&canonical, &mut Vec::new(), assets)
+}
+
+/// Where `path` is for the store's file source, or the error naming it.
+fn canonical(path: &Path, assets: &Assets) -> Result<PathBuf, SceneError> {
+    assets
         .limits()
         .source
         .canonicalize(path)
         .map_err(|source| SceneError::Io {
             path: path.to_path_buf(),
             source,
-        })?;
-    let mut instance = NodeRecord::new("");
-    instance.prefab = Some(canonical.to_string_lossy().into_owned());
-    super::budget::check(&[instance], &canonical, &[], assets.limits().nodes, assets)?;
-    load_in(&canonical, &mut Vec::new(), assets)
+        })
 }
 
 fn load_in(
@@ -227,14 +232,7 @@ fn load_in(
     chain: &mut Vec<PathBuf>,
     assets: &Assets,
 ) -> Result<Arc<Prefab>, SceneError> {
-    let canonical = assets
-        .limits()
-        .source
-        .canonicalize(path)
-        .map_err(|source| SceneError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+    let canonical = canonical(path, assets)?;
     if chain.contains(&canonical) {
         let mut files = chain.clone();
         files.push(canonical);
@@ -293,15 +291,7 @@ impl crate::scene::Scene {
         transform: crate::scene::Transform,
         path: &Path,
     ) -> Result<crate::scene::NodeId, SceneError> {
-        let path = &self
-            .assets()
-            .limits()
-            .source
-            .canonicalize(path)
-            .map_err(|source| SceneError::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
+        let path = &canonical(path, self.assets())?;
         let mut record = NodeRecord::new(name);
         record.transform = transform;
         record.prefab = Some(path.to_string_lossy().into_owned());
