@@ -25,7 +25,8 @@ while (($#)); do
     esac
     shift
 done
-out=${out:-target/web/$page}
+target=${CARGO_TARGET_DIR:-target}
+out=${out:-$target/web/$page}
 
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
     rustup target add wasm32-unknown-unknown
@@ -40,14 +41,14 @@ case $page in
     demo)
         cargo rustc -p keel-player --lib --release --target wasm32-unknown-unknown \
             --features web-demo --crate-type cdylib
-        wasm=target/wasm32-unknown-unknown/release/keel_player.wasm
+        wasm=$target/wasm32-unknown-unknown/release/keel_player.wasm
         assets=assets
         title="Keel: the demo scene"
         ;;
     harbour)
         cargo rustc -p keel-harbour --lib --release --target wasm32-unknown-unknown \
             --crate-type cdylib
-        wasm=target/wasm32-unknown-unknown/release/harbour.wasm
+        wasm=$target/wasm32-unknown-unknown/release/harbour.wasm
         assets=games/harbour/assets
         title="Harbour: a game made with Keel"
         ;;

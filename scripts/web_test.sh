@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh   # chromium
 
-out=target/web
+out=${CARGO_TARGET_DIR:-target}/web
 bash scripts/web.sh demo --no-serve
 bash scripts/web.sh harbour --no-serve
 
