@@ -70,6 +70,7 @@ elif [ -n "$opt" ]; then
 fi
 sed "s|TITLE|$title|" player/web/index.html > "$out/index.html"
 cp -r "$assets" "$out/assets"
+# The list the web player fetches (player/src/web.rs, FILE_LIST).
 (cd "$out" && find assets -type f | LC_ALL=C sort > files.txt)
 
 size=$(stat -c %s "$out/keel_bg.wasm")

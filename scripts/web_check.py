@@ -262,7 +262,7 @@ def main():
             drawn = browser.wait_for(f"{FRAMES} >= 3", args.timeout)
             message = browser.evaluate(MESSAGE)
             print(f"first frames after {time.time() - start:.1f} s")
-            if not drawn or (message and message != ""):
+            if not drawn or message:
                 failed = f"no frames drawn (message: {message!r})"
         if args.hold and not failed:
             browser.key(args.hold, True)

@@ -1,5 +1,6 @@
-//! The user's files on disk: reading them with limits (only regular files,
-//! no more bytes than a cap per kind) and writing them atomically.
+//! The user's files: reading them with limits (only regular files, no more
+//! bytes than a cap per kind) and writing them atomically. Reads go to the
+//! disk, or to a web page's files fetched beforehand (a [`FileSource`]).
 //!
 //! A scene can name any path in a `model:` field and a glTF file any path in
 //! a URI, so a hostile or mistaken file can point the engine at `/dev/zero`

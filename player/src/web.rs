@@ -59,7 +59,8 @@ async fn start(game: Game, scene: &Path) -> Result<(), String> {
     let window = web_sys::window().ok_or("no browser window")?;
     let document = window.document().ok_or("no document")?;
     let base = document.base_uri().ok().flatten().unwrap_or_default();
-    let base = base[..=base.rfind('/').unwrap_or(0)].to_owned();
+    // The page's folder: what the file list's paths are relative to.
+    let base = base.rfind('/').map_or("", |end| &base[..=end]).to_owned();
     if !has_webgpu(&window) {
         return Err(needs_webgpu("the browser has no navigator.gpu"));
     }
@@ -114,6 +115,8 @@ async fn start(game: Game, scene: &Path) -> Result<(), String> {
         stopped: false,
         frames: 0,
         fixed_frames: fixed_frames(&window),
+        frames_key: JsValue::from_str("__keelFrames"),
+        page: window,
     });
     Ok(())
 }
@@ -134,6 +137,9 @@ struct WebPlayer {
     /// Frames presented, published to the page as `window.__keelFrames`
     /// (what a test waits on).
     frames: u32,
+    /// The page's window and the name `frames` is published under.
+    page: web_sys::Window,
+    frames_key: JsValue,
     /// `?frames=N` in the page's address: step the world one fixed step a
     /// frame for N frames, then hold (what the native viewer's `--headless
     /// --frames N` draws, for comparing the two).
@@ -183,13 +189,7 @@ impl WebPlayer {
             return self.stop(&format!("The GPU refused a frame: {problem}"));
         }
         self.frames += 1;
-        if let Some(window) = web_sys::window() {
-            let _ = js_sys::Reflect::set(
-                &window,
-                &JsValue::from_str("__keelFrames"),
-                &JsValue::from(self.frames),
-            );
-        }
+        let _ = js_sys::Reflect::set(&self.page, &self.frames_key, &JsValue::from(self.frames));
     }
 
     fn stop(&mut self, message: &str) {

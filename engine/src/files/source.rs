@@ -86,18 +86,16 @@ impl FileSource {
 
 impl Fetched {
     fn get(&self, path: &Path) -> io::Result<Arc<[u8]>> {
+        let why = match self.files.get(path) {
+            Some(Fetch::Bytes(bytes)) => return Ok(bytes.clone()),
+            Some(Fetch::Status(status)) => format!("the server answered HTTP {status}"),
+            None => "not among the page's files (the list the build wrote)".to_owned(),
+        };
         let url = format!("{}{}", self.base, path.to_string_lossy().replace('\\', "/"));
-        match self.files.get(path) {
-            Some(Fetch::Bytes(bytes)) => Ok(bytes.clone()),
-            Some(Fetch::Status(status)) => Err(io::Error::new(
-                io::ErrorKind::NotFound,
-                format!("{url}: the server answered HTTP {status}"),
-            )),
-            None => Err(io::Error::new(
-                io::ErrorKind::NotFound,
-                format!("{url}: not among the page's files (the list the build wrote)"),
-            )),
-        }
+        Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("{url}: {why}"),
+        ))
     }
 }
 
