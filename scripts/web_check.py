@@ -3,7 +3,8 @@
 
     scripts/web_check.py PAGE_DIR --expect-frame --screenshot OUT.png
     scripts/web_check.py PAGE_DIR --expect-message "needs WebGPU" --no-webgpu
-    scripts/web_check.py PAGE_DIR --hold KeyW --seconds 5 --print-hud
+    scripts/web_check.py PAGE_DIR --hold KeyW --seconds 5 --print-hud --save-recording OUT.ron
+    scripts/web_check.py PAGE_DIR --path "?replay=run.ron" --expect-replay "^identical"
 
 Serves PAGE_DIR on a free localhost port, opens it in Debian's `chromium`
 (WebGPU through SwiftShader: no GPU needed) and drives it over the DevTools
@@ -120,6 +121,9 @@ class Browser:
 
     def evaluate(self, expression):
         result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        if "exceptionDetails" in result:
+            details = result["exceptionDetails"]
+            raise RuntimeError(details.get("exception", {}).get("description", details.get("text")))
         return result.get("result", {}).get("value")
 
     def wait_for(self, expression, seconds):
@@ -225,7 +229,9 @@ FRAMES = "window.__keelFrames || 0"
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("page")
+    parser.add_argument("page", nargs="?", help="the built page's folder")
+    parser.add_argument("--images", nargs=2, metavar="PNG",
+                        help="only compare two images (--mean, --far), no browser")
     parser.add_argument("--path", default="", help="what to open under the page's URL")
     parser.add_argument("--no-webgpu", action="store_true")
     parser.add_argument("--expect-frame", action="store_true",
@@ -236,6 +242,12 @@ def main():
     parser.add_argument("--seconds", type=float, default=0.0)
     parser.add_argument("--print-hud", action="store_true")
     parser.add_argument("--expect-hud", help="fail unless the HUD's text matches this regex")
+    parser.add_argument("--save-recording",
+                        help="write the run as the page's Save button would (with the HUD beside it)")
+    parser.add_argument("--expect-replay",
+                        help="fail unless the page's replay verdict (?replay=FILE) matches this regex")
+    parser.add_argument("--expect-replay-hud",
+                        help="fail unless the replay's verdict ends with this HUD line")
     parser.add_argument("--timeout", type=float, default=90.0)
     parser.add_argument("--compare", help="a PNG the screenshot must match (the native viewer's)")
     parser.add_argument("--mean", type=float, default=4.0,
@@ -243,6 +255,16 @@ def main():
     parser.add_argument("--far", type=float, default=0.02,
                         help="most share of pixels off by more than 32 for --compare")
     args = parser.parse_args()
+    if args.images:
+        mean, far = compare(*args.images)
+        print(f"{args.images[0]} against {args.images[1]}: mean difference {mean:.2f}, "
+              f"{far * 100:.2f}% of pixels off by more than 32")
+        if mean > args.mean or far > args.far:
+            print("FAILED: the images differ", file=sys.stderr)
+            sys.exit(1)
+        return
+    if not args.page:
+        parser.error("a page folder, or --images")
 
     server = serve(args.page)
     url = f"http://127.0.0.1:{server.server_address[1]}/{args.path}"
@@ -270,9 +292,26 @@ def main():
             browser.key(args.hold, False)
         elif args.seconds and not failed:
             time.sleep(args.seconds)
-        hud = browser.evaluate("document.getElementById('hud').innerText")
+        if args.expect_replay and not failed:
+            verdict = browser.wait_for(
+                f"(() => {{ const t = {MESSAGE}; return window.__keelReplay"
+                f" || (t && t !== 'Loading…' ? t : ''); }})()", args.timeout)
+            print("replay in the page:", verdict)
+            if not re.search(args.expect_replay, verdict or "", re.MULTILINE):
+                failed = f"the page's replay says {verdict!r}, not {args.expect_replay!r}"
+            elif args.expect_replay_hud and args.expect_replay_hud not in (verdict or "").splitlines():
+                failed = f"the page's replay ended without the HUD {args.expect_replay_hud!r}"
+        # The HUD and the recording read in one evaluation: between two frames,
+        # so the recording ends where the HUD's text was made.
+        hud, recording = browser.evaluate(
+            "[document.getElementById('hud').innerText,"
+            f" {'window.__keelRecording()' if args.save_recording else 'null'}]")
         if args.print_hud or args.expect_hud:
             print("hud:", hud)
+        if args.save_recording and not failed:
+            with open(args.save_recording, "w") as f:
+                f.write(recording)
+            print(f"wrote {args.save_recording} ({len(recording)} bytes)")
         if args.expect_hud and not failed and not re.search(args.expect_hud, hud or ""):
             failed = f"the HUD shows {hud!r}, not {args.expect_hud!r}"
         if args.screenshot:

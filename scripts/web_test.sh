@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The web player's tests: builds the demo and harbour pages (scripts/web.sh)
 # and plays them in headless Chromium (scripts/web_check.py). The demo page's
-# pixels must match the native viewer's render of the same scene and step;
-# a missing file, a broken scene and a browser without WebGPU must each be
-# a readable message in the page. Run by .ci/run.
+# pixels must match the native viewer's render of the same scene and step
+# (and the committed goldens); runs recorded in a page must replay
+# identical natively, and native recordings identical in a page; a missing
+# file, a broken scene and a browser without WebGPU must each be a readable
+# message in the page. Run by .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,10 +20,40 @@ cargo run --bin keel-viewer -- assets/scenes/demo.ron --headless --frames 2 --si
     --screenshot "$out/demo-native.png"
 timeout 300 python3 scripts/web_check.py "$out/demo" --path "?frames=2" --expect-frame --seconds 2 \
     --screenshot "$out/demo-web.png" --compare "$out/demo-native.png"
+# The images looked at and committed (tests/golden/web_demo_*.png): the page
+# against the native viewer's golden, so both drifting together shows too.
+python3 scripts/web_check.py --images "$out/demo-web.png" tests/golden/web_demo_native.png
+python3 scripts/web_check.py --images "$out/demo-native.png" tests/golden/web_demo_native.png
 
-echo "-- the harbour page plays: W held sails the ship through buoys, the HUD counts them"
+echo "-- a run played in the demo page replays identical natively"
+timeout 300 python3 scripts/web_check.py "$out/demo" --expect-frame --seconds 5 \
+    --save-recording "$out/demo-web.ron"
+cargo run --bin keel-viewer -- --replay "$out/demo-web.ron" assets/scenes/demo.ron
+
+echo "-- a native run of the demo replays identical in the page"
+cargo run --bin keel-viewer -- assets/scenes/demo.ron --record "$out/demo/native.ron" --steps 600
+timeout 300 python3 scripts/web_check.py "$out/demo" --path "?replay=native.ron" \
+    --expect-replay "^identical: 600 steps"
+
+echo "-- the harbour page plays: W held sails the ship through buoys, the HUD counts them;"
+echo "   the run replays identical natively and ends with the same HUD"
 timeout 300 python3 scripts/web_check.py "$out/harbour" --expect-frame --hold KeyW --seconds 20 \
-    --expect-hud "Score [1-9]" --screenshot "$out/harbour-web.png"
+    --expect-hud "Score [1-9]" --screenshot "$out/harbour-web.png" \
+    --save-recording "$out/harbour-web.ron" | tee "$out/harbour-web.log"
+cargo run -p keel-harbour --bin harbour -- --replay "$out/harbour-web.ron" \
+    games/harbour/assets/harbour.ron | tee "$out/harbour-native.log"
+web_hud=$(grep '^hud:' "$out/harbour-web.log")
+native_hud=$(grep '^hud:' "$out/harbour-native.log")
+if [ "$web_hud" != "$native_hud" ]; then
+    echo "the page showed '$web_hud', its native replay '$native_hud'" >&2
+    exit 1
+fi
+
+echo "-- the same input played natively replays identical in the harbour page"
+cargo run -p keel-harbour --bin harbour -- --record "$out/harbour/native.ron" \
+    --input-of "$out/harbour-web.ron" games/harbour/assets/harbour.ron
+timeout 300 python3 scripts/web_check.py "$out/harbour" --path "?replay=native.ron" \
+    --expect-replay "^identical: " --expect-replay-hud "$native_hud"
 
 echo "-- a browser without WebGPU is told so"
 timeout 300 python3 scripts/web_check.py "$out/demo" --no-webgpu --expect-message "needs WebGPU"

@@ -226,14 +226,17 @@ fn morph_sheet_gltf() -> String {
     }
     let bump_at = bytes.len();
     for (x, y) in grid.clone() {
-        let r2 = (x - 0.5).powi(2) + (y - 0.5).powi(2);
-        push(&[0.0, 0.0, 0.5 * (-r2 * 12.0).exp()], &mut bytes);
+        let r2 = (x - 0.5) * (x - 0.5) + (y - 0.5) * (y - 0.5);
+        push(
+            &[0.0, 0.0, 0.5 * keel_engine::math::exp(-r2 * 12.0)],
+            &mut bytes,
+        );
     }
     let bump_normals_at = bytes.len();
     for (x, y) in grid.clone() {
         // The bump's slope tilts the normal: (-dz/dx, -dz/dy, 1), normalised, minus +Z.
         let (dx, dy) = (x - 0.5, y - 0.5);
-        let z = 0.5 * (-(dx * dx + dy * dy) * 12.0).exp();
+        let z = 0.5 * keel_engine::math::exp(-(dx * dx + dy * dy) * 12.0);
         let n = Vec3::new(24.0 * dx * z, 24.0 * dy * z, 1.0).normalize() - Vec3::Z;
         push(&n.to_array(), &mut bytes);
     }

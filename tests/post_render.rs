@@ -244,7 +244,7 @@ fn srgb_to_linear(c: u8) -> f32 {
     if c <= 0.04045 {
         c / 12.92
     } else {
-        ((c + 0.055) / 1.055).powf(2.4)
+        keel_engine::math::powf((c + 0.055) / 1.055, 2.4)
     }
 }
 

@@ -99,7 +99,7 @@ fn a_multi_selection_rotates_about_its_median_pivot_and_undoes_in_one_step() {
     let grab = (40..160)
         .step_by(4)
         .flat_map(|r| (0..48).map(move |i| (r as f32, i as f32 / 48.0 * std::f32::consts::TAU)))
-        .map(|(r, a)| centre + egui::vec2(a.cos(), a.sin()) * r)
+        .map(|(r, a)| centre + egui::vec2(keel_engine::math::cos(a), keel_engine::math::sin(a)) * r)
         .find(|&p| h.state().viewport().gizmo.handle_at(p))
         .expect("the rotate gizmo has a ring around the median");
     let out = (grab - centre).normalized();

@@ -59,7 +59,7 @@ fn rig_gltf() -> String {
     let rotations_at = bytes.len();
     for bone in 0..BONES {
         for (k, t) in times.iter().enumerate() {
-            let angle = (t * 6.0 + bone as f32 * 0.3).sin() * 0.4 + k as f32 * 0.0;
+            let angle = keel_engine::math::sin(t * 6.0 + bone as f32 * 0.3) * 0.4 + k as f32 * 0.0;
             let q = Quat::from_rotation_z(angle);
             bytes.extend(q.to_array().iter().flat_map(|v| v.to_le_bytes()));
         }

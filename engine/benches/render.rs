@@ -155,7 +155,11 @@ fn moving_world(count: usize, still_per_moving: usize) -> keel_engine::World {
         if g % (still_per_moving + 1) == 0 {
             scene.insert(root, orbit).unwrap();
         } else {
-            let at = Vec3::new(angle.cos(), 0.0, angle.sin()) * orbit.radius;
+            let at = Vec3::new(
+                keel_engine::math::cos(angle),
+                0.0,
+                keel_engine::math::sin(angle),
+            ) * orbit.radius;
             scene
                 .set_local(root, Transform::from_translation(at))
                 .unwrap();
@@ -326,7 +330,11 @@ fn frame(c: &mut Criterion) {
     let mut cast = 0;
     group.bench_function(BenchmarkId::new("prepare_shadows", COUNT), |b| {
         b.iter(|| {
-            let sun = Vec3::new(0.0, -0.6f32.sin(), -0.6f32.cos());
+            let sun = Vec3::new(
+                0.0,
+                -keel_engine::math::sin(0.6f32),
+                -keel_engine::math::cos(0.6f32),
+            );
             let set = cascades(&camera, aspect, sun, &settings);
             let casters = buffers.extract_shadow_casters(&mut world, camera, aspect);
             cast = 0;

@@ -65,7 +65,7 @@ fn boxes(n: usize, seed: u64) -> Vec<Aabb> {
     (0..n)
         .map(|_| {
             let center = rng.vec3(0.0, WORLD);
-            let side = 1.0 + 63.0 * rng.unit().powi(8);
+            let side = 1.0 + 63.0 * keel_engine::math::powf(rng.unit(), 8.0);
             let stretch = rng.vec3(0.5, 1.5);
             Aabb::from_center_half_extents(center, stretch * side * 0.5)
         })
@@ -75,7 +75,7 @@ fn boxes(n: usize, seed: u64) -> Vec<Aabb> {
 /// Query boxes of 1% of the world volume, inside the world.
 fn query_boxes(seed: u64) -> Vec<Aabb> {
     let mut rng = SplitMix64(seed);
-    let side = WORLD * 0.01f32.cbrt();
+    let side = WORLD * keel_engine::math::cbrt(0.01f32);
     (0..QUERIES)
         .map(|_| {
             let center = rng.vec3(0.5 * side, WORLD - 0.5 * side);

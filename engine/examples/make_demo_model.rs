@@ -9,6 +9,11 @@
 //!
 //! Run: `cargo run -p keel-engine --example make_demo_model [OUT.glb]`.
 
+#![expect(
+    clippy::disallowed_methods,
+    reason = "generates committed assets (made with these functions); nothing here is simulated"
+)]
+
 use std::f32::consts::{PI, TAU};
 use std::path::PathBuf;
 

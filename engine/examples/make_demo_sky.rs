@@ -8,6 +8,11 @@
 //!
 //! Run: `cargo run -p keel-engine --example make_demo_sky [OUT.hdr]`.
 
+#![expect(
+    clippy::disallowed_methods,
+    reason = "generates committed assets (made with these functions); nothing here is simulated"
+)]
+
 use std::f32::consts::PI;
 use std::path::PathBuf;
 

@@ -73,6 +73,7 @@ mod identity;
 pub mod input;
 mod invalid;
 mod light;
+pub mod math;
 pub mod profile;
 mod rng;
 mod systems;

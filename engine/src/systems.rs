@@ -505,7 +505,8 @@ fn oscillate(scene: &mut Scene, dt: f32) {
         osc.elapsed += dt;
         let omega = std::f32::consts::TAU * osc.frequency;
         // Displacement relative to time zero, so the rest pose is the saved pose.
-        let target = osc.amplitude * ((omega * osc.elapsed + osc.phase).sin() - osc.phase.sin());
+        let target = osc.amplitude
+            * (crate::math::sin(omega * osc.elapsed + osc.phase) - crate::math::sin(osc.phase));
         let delta = target - osc.applied;
         osc.applied = target;
         let (axis, rock) = (osc.axis.normalize_or(Vec3::Y), osc.rock);
@@ -528,7 +529,7 @@ fn orbit(scene: &mut Scene, dt: f32) {
         let Some(mut local) = scene.local(node) else {
             return;
         };
-        let (sin, cos) = orbit.angle.sin_cos();
+        let (sin, cos) = crate::math::sin_cos(orbit.angle);
         local.translation = orbit.center + Vec3::new(cos, 0.0, -sin) * orbit.radius;
         if orbit.face_forward {
             // Forward is -Z; rotating it by `angle` about Y points along the circle's tangent.

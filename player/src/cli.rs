@@ -75,7 +75,7 @@ usage: {name} [SCENE] [--headless] [--frames N] [--size WxH] [--screenshot OUT.p
        {pad} [--backend vulkan|gl|metal|dx12|all] [--present fifo|mailbox|immediate]
        {pad} [--fps-cap N] [--profile]{keys}
        {name} [SCENE] --soak MINUTES [--seed N]
-       {name} [SCENE] --record FILE [--steps N] [--hash-every N]
+       {name} [SCENE] --record FILE [--steps N] [--hash-every N] [--input-of REC]
        {name} [SCENE] --record FILE --play
        {name} --replay FILE [SCENE]
 
@@ -91,11 +91,15 @@ when resident memory keeps growing after the warm-up.
 
 --record runs the scene headless for N fixed steps (default 3600, a minute at 60 Hz)
 and writes FILE: the scene's content hash, the engine's and the game's builds, and the
-world's hash every --hash-every steps (default 1). With --play, the scene is played in
+world's hash every --hash-every steps (default 1). With --input-of REC, every step reads
+the input that step read in the recording REC (a run played in a web page or by
+another build, recorded again here; N defaults to REC's steps). With --play, the scene is played in
 the window instead and every fixed step's input (keys, mouse, gamepads) is recorded:
 FILE is written when the window closes. --replay runs the recorded scene (or SCENE)
-again and prints \"identical\" or the first step whose world differs (exit code 1); a
-changed scene, engine build or game build is reported first."
+again and prints \"identical\" or the first step whose world differs (exit code 1),
+then the game's HUD text at the end; a changed scene, engine build or game build is
+reported first. Recordings cross platforms: one made in the web player replays here,
+and one made here replays in the page (?replay=FILE)."
         )
     }
 }
@@ -110,8 +114,10 @@ enum Mode {
     Record {
         scene: PathBuf,
         out: PathBuf,
-        steps: u64,
+        steps: Option<u64>,
         hash_every: u32,
+        /// A recording whose steps' input the steps read.
+        input_of: Option<PathBuf>,
     },
     Replay {
         file: PathBuf,
@@ -156,6 +162,7 @@ fn parse_args(default_scene: PathBuf, game: &Game, program: &Program) -> Result<
     let mut seed: Option<u64> = None;
     let (mut record, mut replay) = (None, None);
     let (mut steps, mut hash_every) = (None, None);
+    let mut input_of = None;
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
         let value = |parser: &mut lexopt::Parser| -> Result<String, String> {
             parser
@@ -224,6 +231,7 @@ fn parse_args(default_scene: PathBuf, game: &Game, program: &Program) -> Result<
             }
             Long("record") => record = Some(PathBuf::from(value(&mut parser)?)),
             Long("play") => play = true,
+            Long("input-of") => input_of = Some(PathBuf::from(value(&mut parser)?)),
             Long("replay") => replay = Some(PathBuf::from(value(&mut parser)?)),
             Long("steps") => {
                 let v = value(&mut parser)?;
@@ -258,9 +266,11 @@ fn parse_args(default_scene: PathBuf, game: &Game, program: &Program) -> Result<
         let Some(out) = record else {
             return Err("--play applies to --record only".into());
         };
-        if steps.is_some() || hash_every.is_some() || options.headless {
+        if steps.is_some() || hash_every.is_some() || input_of.is_some() || options.headless {
             return Err(
-                "--record --play records a window: no --steps, --hash-every or --headless".into(),
+                "--record --play records a window: no --steps, --hash-every, \
+                 --input-of or --headless"
+                    .into(),
             );
         }
         options.record = Some(out);
@@ -270,12 +280,13 @@ fn parse_args(default_scene: PathBuf, game: &Game, program: &Program) -> Result<
         return Ok(Mode::Record {
             scene: options.scene,
             out,
-            steps: steps.unwrap_or(3600),
+            steps,
             hash_every: hash_every.unwrap_or(1),
+            input_of,
         });
     }
-    if steps.is_some() || hash_every.is_some() {
-        return Err("--steps and --hash-every apply to --record only".into());
+    if steps.is_some() || hash_every.is_some() || input_of.is_some() {
+        return Err("--steps, --hash-every and --input-of apply to --record only".into());
     }
     match soak_minutes {
         Some(minutes) => {
@@ -348,16 +359,37 @@ fn load_world(scene: &Path, game: &Game, program: &Program) -> Result<(Vec<u8>, 
 fn run_record(
     scene: &Path,
     out: &Path,
-    (steps, hash_every): (u64, u32),
+    (steps, hash_every): (Option<u64>, u32),
+    input_of: Option<&Path>,
     game: &Game,
     program: &Program,
 ) -> ExitCode {
+    let inputs = match input_of.map(|file| Recording::read(file, &program.limits)) {
+        Some(Ok(recording)) => Some(recording),
+        Some(Err(error)) => {
+            eprintln!("{}: {error}", program.name);
+            return ExitCode::from(2);
+        }
+        None => None,
+    };
+    let steps = steps.unwrap_or(inputs.as_ref().map_or(3600, |r| r.steps));
     let (bytes, mut world) = match load_world(scene, game, program) {
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
     let started = std::time::Instant::now();
-    let recording = Recording::record(&mut world, scene, &bytes, steps, hash_every);
+    let recording = match &inputs {
+        Some(played) => {
+            keel_engine::record::Simulation::set_step_length(
+                &mut world,
+                Duration::from_nanos(played.step_ns),
+            );
+            Recording::record_with_input(&mut world, scene, &bytes, steps, hash_every, |s| {
+                played.inputs.at(s)
+            })
+        }
+        None => Recording::record(&mut world, scene, &bytes, steps, hash_every),
+    };
     if let Some(panic) = world.system_panic() {
         eprintln!("{}: {panic}", program.name);
         return ExitCode::from(2);
@@ -389,45 +421,21 @@ fn run_replay(file: &Path, scene: Option<&Path>, game: &Game, program: &Program)
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
-    let hash = keel_engine::record::scene_hash(&bytes);
-    if hash != recording.scene_hash {
-        println!(
-            "the scene changed since the recording: {} hashes {hash}, recorded {}",
-            scene.display(),
-            recording.scene_hash
-        );
-    }
-    let build = keel_engine::record::build_id();
-    if build != recording.build {
-        println!(
-            "recorded by another build of the engine: {}, this is {build}",
-            recording.build
-        );
-    }
-    let game_build = keel_engine::record::game_build_id();
-    if !recording.game_build.is_empty() && game_build != recording.game_build {
-        println!(
-            "recorded by another build of {}: {}, this is {game_build}",
-            program.name, recording.game_build
-        );
+    for difference in recording.differences(scene, &bytes, &program.name) {
+        println!("{difference}");
     }
     let verdict = recording.replay(&mut world);
     if let Some(panic) = world.system_panic() {
         eprintln!("{}: {panic}", program.name);
         return ExitCode::from(2);
     }
+    println!("{verdict}");
+    if let Some(hud) = world.resource::<keel_engine::Hud>() {
+        println!("hud: {}", hud.text);
+    }
     match verdict {
-        Verdict::Identical { steps, hashes } => {
-            println!("identical: {steps} steps ({hashes} hashes compared)");
-            ExitCode::SUCCESS
-        }
-        Verdict::Diverged { step, parts } => {
-            println!(
-                "diverged at step {step} (first differing hash; {} differ)",
-                parts.join(", ")
-            );
-            ExitCode::FAILURE
-        }
+        Verdict::Identical { .. } => ExitCode::SUCCESS,
+        Verdict::Diverged { .. } => ExitCode::FAILURE,
     }
 }
 
@@ -469,7 +477,17 @@ fn run(game: Game, default_scene: PathBuf, program: &Program) -> ExitCode {
             out,
             steps,
             hash_every,
-        }) => return run_record(&scene, &out, (steps, hash_every), &game, program),
+            input_of,
+        }) => {
+            return run_record(
+                &scene,
+                &out,
+                (steps, hash_every),
+                input_of.as_deref(),
+                &game,
+                program,
+            );
+        }
         Ok(Mode::Replay { file, scene }) => {
             return run_replay(&file, scene.as_deref(), &game, program);
         }

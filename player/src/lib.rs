@@ -14,6 +14,7 @@
 //!   in a page through WebGPU.
 
 mod cli;
+mod played;
 pub mod soak;
 #[cfg(target_arch = "wasm32")]
 pub mod web;

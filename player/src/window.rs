@@ -689,40 +689,28 @@ pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
     Ok(())
 }
 
-/// Writes what was played in `world` as a recording: a fresh world from the
-/// scene runs every step with the input the played one read, hashing each;
-/// its end must equal the played world's (else the run was not reproducible
-/// and nothing is written).
+/// Writes what was played in `world` as a recording (see
+/// [`crate::played`]); nothing is written when the run did not reproduce.
 fn write_played(
     world: &mut World,
     options: &ViewerOptions,
     out: &Path,
     bytes: &[u8],
 ) -> Result<(), ViewerError> {
-    use keel_engine::record::{Recording, Simulation};
     let fail = |message: String| ViewerError::Record {
         path: out.to_path_buf(),
         message,
     };
-    let inputs = match world.recorder() {
-        Some(recorder) => recorder.inputs().clone(),
-        None => return Err(fail("the world was not recording".into())),
-    };
-    let steps = world.steps();
-    let mut fresh = options
-        .game
-        .load(&options.scene, &Assets::with_limits(options.limits.clone()))?;
+    let assets = Assets::with_limits(options.limits.clone());
     let recording =
-        Recording::record_with_input(&mut fresh, &options.scene, bytes, steps, 1, |s| {
-            inputs.at(s)
-        });
-    if fresh.state_hash() != world.state_hash() {
-        return Err(fail(format!(
-            "the run did not reproduce from its input over {steps} steps"
-        )));
-    }
+        crate::played::recording_of(world, &options.game, &options.scene, &assets, bytes)
+            .map_err(fail)?;
     recording.write(out).map_err(|e| fail(e.to_string()))?;
-    log::info!("recorded {steps} played steps to {}", out.display());
+    log::info!(
+        "recorded {} played steps to {}",
+        recording.steps,
+        out.display()
+    );
     Ok(())
 }
 

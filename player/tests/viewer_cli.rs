@@ -293,6 +293,23 @@ fn a_recording_file_that_is_not_one_is_named_in_the_error() {
         stderr.contains("junk.rec") && stderr.contains("not a recording"),
         "{stderr}"
     );
+    // The same for a recording whose input another run would read.
+    let out = viewer()
+        .args(["--steps", "10", "--record"])
+        .arg(dir.path().join("out.ron"))
+        .arg("--input-of")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("junk.rec") && stderr.contains("not a recording"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("out.ron").exists(), "nothing recorded");
+    let out = viewer().arg("--input-of").arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "--input-of without --record");
 }
 
 /// Writes a prefab bomb into `dir`: `level0.ron` is one node, and each

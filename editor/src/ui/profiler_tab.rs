@@ -233,6 +233,7 @@ impl ProfilerTab {
         let mut per_ns = self.zoom.unwrap_or(fit);
         if let Some(pointer) = response.hover_pos() {
             let (scroll, zoom) = ui.input(|i| (i.smooth_scroll_delta.y, i.zoom_delta()));
+            #[expect(clippy::disallowed_methods, reason = "a view's zoom, not simulated")]
             let factor = f64::from(zoom) * (f64::from(scroll) / 200.0).exp();
             if (factor - 1.0).abs() > 1e-4 {
                 // Zoom around the pointer: the time under it stays under it.

@@ -208,7 +208,7 @@ impl Primitive {
 /// Point on the unit circle in the XZ plane. Angles grow from +X towards -Z so
 /// that consecutive ring points wind counter-clockwise seen from +Y.
 fn ring(angle: f32) -> Vec3 {
-    Vec3::new(angle.cos(), 0.0, -angle.sin())
+    Vec3::new(crate::math::cos(angle), 0.0, -crate::math::sin(angle))
 }
 
 fn cube() -> MeshData {
@@ -242,7 +242,7 @@ fn sphere() -> MeshData {
         let theta = PI * ring_index as f32 / SPHERE_RINGS as f32;
         for segment in 0..=ROUND_SEGMENTS {
             let phi = TAU * segment as f32 / ROUND_SEGMENTS as f32;
-            let direction = ring(phi) * theta.sin() + Vec3::Y * theta.cos();
+            let direction = ring(phi) * crate::math::sin(theta) + Vec3::Y * crate::math::cos(theta);
             let uv = [
                 segment as f32 / ROUND_SEGMENTS as f32,
                 ring_index as f32 / SPHERE_RINGS as f32,

@@ -101,7 +101,7 @@ impl UvTransform {
     /// `uv' = (row0 . (u, v, 1), row1 . (u, v, 1))`.
     #[must_use]
     pub fn rows(&self) -> [[f32; 3]; 2] {
-        let (sin, cos) = self.rotation.sin_cos();
+        let (sin, cos) = crate::math::sin_cos(self.rotation);
         let Vec2 { x: sx, y: sy } = self.scale;
         [
             [cos * sx, -sin * sy, self.offset.x],

@@ -37,7 +37,7 @@ impl SkyImage {
         let pixels = (0..height)
             .flat_map(|row| {
                 let latitude = (row as f32 + 0.5) / height as f32 * std::f32::consts::PI;
-                let up = latitude.cos() * 0.5 + 0.5;
+                let up = crate::math::cos(latitude) * 0.5 + 0.5;
                 [[ground + (1.0 - ground) * up; 3]; 4]
             })
             .collect();

@@ -92,7 +92,7 @@ impl CameraRig {
     /// Mouse wheel lines (positive zooms in).
     pub fn wheel(&mut self, lines: f32) {
         if self.flying {
-            self.fly.speed = (self.fly.speed * 1.1f32.powf(lines)).clamp(0.5, 500.0);
+            self.fly.speed = (self.fly.speed * crate::math::powf(1.1f32, lines)).clamp(0.5, 500.0);
         } else {
             self.orbit.zoom(lines);
         }

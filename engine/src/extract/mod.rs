@@ -322,8 +322,8 @@ impl FrameBuffers {
                         direction: world
                             .transform_vector3(Vec3::NEG_Z)
                             .normalize_or(Vec3::NEG_Y),
-                        cos_inner: inner_degrees.to_radians().cos(),
-                        cos_outer: outer_degrees.to_radians().cos(),
+                        cos_inner: crate::math::cos(inner_degrees.to_radians()),
+                        cos_outer: crate::math::cos(outer_degrees.to_radians()),
                     }),
                     cast_shadows: light.cast_shadows,
                 }),
@@ -396,8 +396,8 @@ pub fn orbit_from_setup(setup: &CameraSetup) -> OrbitController {
     OrbitController {
         target: setup.target,
         distance,
-        yaw: (-forward.x).atan2(-forward.z),
-        pitch: (-forward.y).clamp(-1.0, 1.0).asin(),
+        yaw: crate::math::atan2(-forward.x, -forward.z),
+        pitch: crate::math::asin((-forward.y).clamp(-1.0, 1.0)),
         fov_y: setup.fov_y_degrees.clamp(5.0, 150.0).to_radians(),
         ..OrbitController::default()
     }

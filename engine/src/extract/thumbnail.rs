@@ -59,7 +59,7 @@ pub fn model_thumbnail(
         .unwrap_or(Aabb::new(Vec3::splat(-0.5), Vec3::splat(0.5)));
     let radius = bounds.half_extents().length().max(1e-3);
     let fov_y = 40f32.to_radians();
-    let distance = radius / (fov_y / 2.0).sin() * 1.05;
+    let distance = radius / crate::math::sin(fov_y / 2.0) * 1.05;
     let camera = Camera {
         position: bounds.center() + Vec3::new(0.8, 0.6, 1.0).normalize() * distance,
         target: bounds.center(),

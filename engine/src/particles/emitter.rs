@@ -588,7 +588,7 @@ impl Emitter {
         self.ensure_started();
         let basis = world.matrix3;
         Cone {
-            cap_height: 1.0 - self.cone_angle.to_radians().cos(),
+            cap_height: 1.0 - crate::math::cos(self.cone_angle.to_radians()),
             basis,
             // Scale on the node must not change the speed the designer typed in; a pure
             // rotation keeps unit vectors unit, so only other matrices pay for a normalisation

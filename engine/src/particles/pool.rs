@@ -78,7 +78,7 @@ impl StepForces {
     pub fn new(gravity: Vec3, drag: f32, dt: f32) -> Self {
         Self {
             gravity_dt: gravity * dt,
-            damping: (-drag * dt).exp(),
+            damping: crate::math::exp(-drag * dt),
         }
     }
 

@@ -26,7 +26,7 @@ pub fn build_id() -> String {
 /// Identity of the running program's build, game code included: the
 /// binary's name and a hash of its executable (any change to a game's code,
 /// or to what it was built with, gives another). `"unknown"` where the
-/// executable cannot be read.
+/// executable cannot be read (a web page has none).
 pub fn game_build_id() -> String {
     let Ok(exe) = std::env::current_exe() else {
         return "unknown".to_owned();
@@ -143,6 +143,24 @@ pub enum Verdict {
     },
 }
 
+/// What a replay prints: `identical: 1200 steps (1200 hashes compared)` or
+/// `diverged at step 42 (first differing hash; nodes differ)`; the native
+/// player and the web page say the same.
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Verdict::Identical { steps, hashes } => {
+                write!(f, "identical: {steps} steps ({hashes} hashes compared)")
+            }
+            Verdict::Diverged { step, parts } => write!(
+                f,
+                "diverged at step {step} (first differing hash; {} differ)",
+                parts.join(", ")
+            ),
+        }
+    }
+}
+
 impl Recording {
     /// Runs `world` for `steps` fixed steps with no input, hashing every `hash_every`.
     pub fn record(
@@ -218,18 +236,57 @@ impl Recording {
         }
     }
 
+    /// What a replay of this recording should be told first: a scene file
+    /// whose bytes changed since (`scene_bytes` are this run's), another
+    /// build of the engine, another build of the game (`game_build`, this
+    /// run's [`game_build_id`]; `program` names it). Empty when all match.
+    pub fn differences(&self, scene: &Path, scene_bytes: &[u8], program: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let hash = scene_hash(scene_bytes);
+        if hash != self.scene_hash {
+            out.push(format!(
+                "the scene changed since the recording: {} hashes {hash}, recorded {}",
+                scene.display(),
+                self.scene_hash
+            ));
+        }
+        let build = build_id();
+        if build != self.build {
+            out.push(format!(
+                "recorded by another build of the engine: {}, this is {build}",
+                self.build
+            ));
+        }
+        let game_build = game_build_id();
+        if !self.game_build.is_empty() && game_build != self.game_build {
+            out.push(format!(
+                "recorded by another build of {program}: {}, this is {game_build}",
+                self.game_build
+            ));
+        }
+        out
+    }
+
+    /// The recording as the text its file holds (RON).
+    ///
+    /// # Errors
+    /// [`RecordingError::Parse`] naming `path` where a value has no text form
+    /// (never expected).
+    pub fn to_text(&self, path: &Path) -> Result<String, RecordingError> {
+        ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default()).map_err(|e| {
+            RecordingError::Parse {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            }
+        })
+    }
+
     /// Writes the recording (atomically).
     ///
     /// # Errors
     /// [`RecordingError::Io`] naming the file.
     pub fn write(&self, path: &Path) -> Result<(), RecordingError> {
-        let text =
-            ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default()).map_err(|e| {
-                RecordingError::Parse {
-                    path: path.to_path_buf(),
-                    message: e.to_string(),
-                }
-            })?;
+        let text = self.to_text(path)?;
         files::write_atomically(path, text.as_bytes()).map_err(|source| RecordingError::Io {
             path: path.to_path_buf(),
             source,
@@ -241,15 +298,23 @@ impl Recording {
     /// # Errors
     /// [`RecordingError`] naming the file (and the line of a parse error, or
     /// the field of a value no recording has: see [`Recording::check`]).
-    /// It is read within `limits`' size for scene files.
+    /// It is read within `limits`' size for scene files, from their source
+    /// (the disk, or a page's fetched files).
     pub fn read(path: &Path, limits: &ReadLimits) -> Result<Recording, RecordingError> {
         let bytes =
             files::read(path, FileKind::Scene, limits).map_err(|source| RecordingError::Io {
                 path: path.to_path_buf(),
                 source,
             })?;
-        let text = String::from_utf8_lossy(&bytes);
-        let recording: Recording = ron::from_str(&text).map_err(|e| RecordingError::Parse {
+        Self::parse(&String::from_utf8_lossy(&bytes), path)
+    }
+
+    /// A recording from the text of its file, `path` (named in errors).
+    ///
+    /// # Errors
+    /// As [`Recording::read`], but for reading.
+    pub fn parse(text: &str, path: &Path) -> Result<Recording, RecordingError> {
+        let recording: Recording = ron::from_str(text).map_err(|e| RecordingError::Parse {
             path: path.to_path_buf(),
             message: e.to_string(),
         })?;

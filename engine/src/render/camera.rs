@@ -85,7 +85,7 @@ impl Camera {
     pub fn half_extents_at(&self, depth: f32, aspect: f32) -> (f32, f32) {
         let half_height = match self.orthographic {
             Some(height) => height * 0.5,
-            None => depth * (self.fov_y * 0.5).tan(),
+            None => depth * crate::math::tan(self.fov_y * 0.5),
         };
         (half_height * aspect.max(1e-4), half_height)
     }
@@ -106,9 +106,9 @@ impl Camera {
 /// Unit direction for a yaw (around +Y, zero looking down -Z) and pitch (up positive).
 fn look_direction(yaw: f32, pitch: f32) -> Vec3 {
     Vec3::new(
-        -yaw.sin() * pitch.cos(),
-        pitch.sin(),
-        -yaw.cos() * pitch.cos(),
+        -crate::math::sin(yaw) * crate::math::cos(pitch),
+        crate::math::sin(pitch),
+        -crate::math::cos(yaw) * crate::math::cos(pitch),
     )
 }
 
@@ -172,8 +172,8 @@ impl OrbitController {
     /// Moves towards (positive `wheel`) or away from the target by wheel notches,
     /// geometrically, within `min_distance..=max_distance`.
     pub fn zoom(&mut self, wheel: f32) {
-        self.distance =
-            (self.distance * ZOOM_STEP.powf(wheel)).clamp(self.min_distance, self.max_distance);
+        self.distance = (self.distance * crate::math::powf(ZOOM_STEP, wheel))
+            .clamp(self.min_distance, self.max_distance);
     }
 
     /// Slides the target (and the eye with it) in the view plane by a mouse delta
@@ -187,7 +187,7 @@ impl OrbitController {
     /// enough that the whole sphere fits in the vertical field of view.
     pub fn frame(&mut self, center: Vec3, radius: f32) {
         self.target = center;
-        let fit = radius.max(1e-3) / (self.fov_y * 0.5).sin();
+        let fit = radius.max(1e-3) / crate::math::sin(self.fov_y * 0.5);
         self.distance = (fit * 1.05).clamp(self.min_distance, self.max_distance);
     }
 
@@ -374,7 +374,7 @@ mod tests {
         let mut orbit = OrbitController::default();
         orbit.frame(Vec3::new(5.0, 0.0, -2.0), 3.0);
         assert_eq!(orbit.target, Vec3::new(5.0, 0.0, -2.0));
-        let half_angle = (3.0 / orbit.distance).asin();
+        let half_angle = crate::math::asin(3.0 / orbit.distance);
         assert!(
             half_angle <= orbit.fov_y * 0.5,
             "sphere wider than the view"

@@ -52,7 +52,7 @@ fn post_params(settings: &PostSettings) -> [f32; 4] {
         0.0
     };
     [
-        settings.exposure.exp2(),
+        crate::math::exp2(settings.exposure),
         tonemapper,
         intensity,
         settings.bloom_threshold.max(0.0),

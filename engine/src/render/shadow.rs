@@ -74,9 +74,9 @@ impl SpotShadows {
         } = cone;
         let direction = direction.normalize_or(Vec3::NEG_Y);
         // The cone's full width and a texel's margin, short of a half-space.
-        let half_angle = cos_outer.clamp(-1.0, 1.0).acos().clamp(0.01, 1.45);
+        let half_angle = crate::math::acos(cos_outer.clamp(-1.0, 1.0)).clamp(0.01, 1.45);
         let size = settings.map_size() as f32;
-        let half_tan = half_angle.tan() * (1.0 + 2.0 / size);
+        let half_tan = crate::math::tan(half_angle) * (1.0 + 2.0 / size);
         let range = range.max(1e-2);
         let near = (range * 0.005).max(0.02);
         let up = if direction.y.abs() > 0.99 {
@@ -85,8 +85,12 @@ impl SpotShadows {
             Vec3::Y
         };
         let view = glam::camera::rh::view::look_to_mat4(position, direction, up);
-        let projection =
-            glam::camera::rh::proj::directx::perspective(2.0 * half_tan.atan(), 1.0, near, range);
+        let projection = glam::camera::rh::proj::directx::perspective(
+            2.0 * crate::math::atan(half_tan),
+            1.0,
+            near,
+            range,
+        );
         let i = self.count;
         self.light[i] = light;
         self.view_proj[i] = projection * view;
@@ -192,7 +196,7 @@ pub fn cascades(
     let mut start = near;
     for i in 0..count {
         let t = (i + 1) as f32 / count as f32;
-        let log = near * (far / near).powf(t);
+        let log = near * crate::math::powf(far / near, t);
         let uniform = near + (far - near) * t;
         let end = SPLIT_LAMBDA * log + (1.0 - SPLIT_LAMBDA) * uniform;
         // The slice's bounding sphere: its centre on the view axis where the

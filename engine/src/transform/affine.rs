@@ -11,7 +11,7 @@
 //!
 //! Pattern: data locality.
 
-use glam::{Affine3A, BVec4A, Mat4, Vec3A, Vec4, Vec4Swizzles};
+use glam::{Affine3A, Mat4, Vec3A, Vec4, Vec4Swizzles};
 
 use super::Transform;
 
@@ -30,9 +30,6 @@ impl Default for Affine3x4 {
         Self::IDENTITY
     }
 }
-
-/// Keeps the `w` lane (the translation) of a row, zeroes the rest.
-const W_LANE: BVec4A = BVec4A::new(false, false, false, true);
 
 impl Affine3x4 {
     /// The identity.
@@ -113,7 +110,7 @@ impl Affine3x4 {
         // propagation's chains of bones wait on this (each world is the next
         // one's parent), and a tree is two additions deep, a chain three.
         let row = |r: Vec4| {
-            (r.xxxx() * a + r.yyyy() * b) + (r.zzzz() * c + Vec4::select(W_LANE, r, Vec4::ZERO))
+            (r.xxxx() * a + r.yyyy() * b) + (r.zzzz() * c + Vec4::new(0.0, 0.0, 0.0, r.w))
         };
         Self {
             rows: [row(self.rows[0]), row(self.rows[1]), row(self.rows[2])],
@@ -211,10 +208,18 @@ mod tests {
         for i in 0..40 {
             let f = i as f32;
             out.push(Transform {
-                translation: Vec3::new(f.sin() * 9.0, f * 0.7 - 3.0, (f * 1.3).cos()),
+                translation: Vec3::new(
+                    crate::math::sin(f) * 9.0,
+                    f * 0.7 - 3.0,
+                    crate::math::cos(f * 1.3),
+                ),
                 rotation: Quat::from_euler(glam::EulerRot::YXZ, f * 0.9, f * 0.4 - 1.0, f * 0.21)
                     .normalize(),
-                scale: Vec3::new(1.0 + (f * 0.3).sin() * 0.5, 0.5 + f * 0.05, 2.0 - f * 0.02),
+                scale: Vec3::new(
+                    1.0 + crate::math::sin(f * 0.3) * 0.5,
+                    0.5 + f * 0.05,
+                    2.0 - f * 0.02,
+                ),
             });
         }
         out

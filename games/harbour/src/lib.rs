@@ -28,6 +28,7 @@ use std::path::PathBuf;
 
 use keel_engine::glam::{Quat, Vec3};
 use keel_engine::input::{Actions, Binding, GamepadAxis, Key};
+use keel_engine::math;
 use keel_engine::scene::{ComponentRegistry, RegistryError, Without};
 use keel_engine::{
     Commands, Component, Events, GameError, Hud, Input, Invalid, NodeRef, Plugin, Scene,
@@ -344,7 +345,7 @@ fn keep_away(scene: &mut Scene, _: &mut Commands, step: &StepContext) {
         let heading = away / distance;
         local.translation = within_harbour(local.translation + heading * boat.speed * dt);
         // Its bow (-Z) points the way it flees.
-        local.rotation = Quat::from_rotation_y(f32::atan2(-heading.x, -heading.z));
+        local.rotation = Quat::from_rotation_y(math::atan2(-heading.x, -heading.z));
         let _ = scene.set_local(node, local);
     });
 }
@@ -371,7 +372,7 @@ fn escort(scene: &mut Scene, _: &mut Commands, step: &StepContext) {
             let heading = behind / distance;
             let reach = (distance - escort.distance).min(escort.speed * dt);
             local.translation = within_harbour(local.translation + heading * reach);
-            local.rotation = Quat::from_rotation_y(f32::atan2(-heading.x, -heading.z));
+            local.rotation = Quat::from_rotation_y(math::atan2(-heading.x, -heading.z));
             let _ = transforms.set_local(node, local);
         },
     );

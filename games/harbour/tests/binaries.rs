@@ -142,3 +142,62 @@ fn a_replay_by_another_build_of_the_game_says_so_first() {
         "said before the verdict: {other}"
     );
 }
+
+/// The headless test's input (`play.rs`): full sail ahead, then a turn.
+fn script(step: u64) -> keel_engine::input::InputFrame {
+    use keel_engine::input::{InputFrame, Key};
+    let mut frame = InputFrame::default();
+    if step < 420 {
+        frame.keys.insert(Key::W);
+    }
+    if (300..420).contains(&step) {
+        frame.keys.insert(Key::D);
+    }
+    frame
+}
+
+#[test]
+fn another_recordings_input_records_again_and_the_replay_ends_with_its_score() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = harbour::scene_path();
+    let bytes = std::fs::read(&scene).unwrap();
+    let mut world = harbour::game()
+        .load(&scene, &keel_engine::Assets::new())
+        .unwrap();
+    let played = keel_engine::record::Recording::record_with_input(
+        &mut world, &scene, &bytes, 480, 1, script,
+    );
+    let hud = world.resource::<keel_engine::Hud>().unwrap().text.clone();
+    assert_eq!(hud, "Score 2, buoys left 6", "what play.rs's test reaches");
+    let input = dir.path().join("played.ron");
+    played.write(&input).unwrap();
+    // As a run saved from the web page is recorded again natively.
+    let again = dir.path().join("again.ron");
+    let out = Command::new(env!("CARGO_BIN_EXE_harbour"))
+        .arg("--record")
+        .arg(&again)
+        .arg("--input-of")
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let recorded =
+        keel_engine::record::Recording::read(&again, &keel_engine::files::ReadLimits::DEFAULT)
+            .unwrap();
+    assert_eq!(recorded.steps, 480, "the steps of the recording read");
+    assert_eq!(recorded.hashes, played.hashes, "the same run, step for step");
+    let out = Command::new(env!("CARGO_BIN_EXE_harbour"))
+        .arg("--replay")
+        .arg(&again)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("identical: 480 steps"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.lines().any(|line| line == format!("hud: {hud}")),
+        "the replay ends with the game's HUD: {stdout}"
+    );
+}

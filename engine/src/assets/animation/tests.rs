@@ -95,7 +95,10 @@ fn rotations_take_the_shortest_path() {
 #[test]
 fn a_cursor_gives_what_a_fresh_search_gives_forward_and_backward() {
     let times: Vec<f32> = (0..200).map(|i| i as f32 * 0.05).collect();
-    let values: Vec<f32> = times.iter().flat_map(|t| [t.sin(), t.cos(), *t]).collect();
+    let values: Vec<f32> = times
+        .iter()
+        .flat_map(|t| [crate::math::sin(*t), crate::math::cos(*t), *t])
+        .collect();
     let linear = clip(
         Interpolation::Linear,
         Property::Translation,

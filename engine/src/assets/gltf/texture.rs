@@ -190,7 +190,7 @@ pub fn srgb_to_linear(c: f32) -> f32 {
     if c <= 0.04045 {
         c / 12.92
     } else {
-        ((c + 0.055) / 1.055).powf(2.4)
+        crate::math::powf((c + 0.055) / 1.055, 2.4)
     }
 }
 
@@ -198,7 +198,7 @@ fn linear_to_srgb8(c: f32) -> u8 {
     let encoded = if c <= 0.003_130_8 {
         c * 12.92
     } else {
-        1.055 * c.powf(1.0 / 2.4) - 0.055
+        1.055 * crate::math::powf(c, 1.0 / 2.4) - 0.055
     };
     unorm8(encoded)
 }
