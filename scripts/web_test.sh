@@ -23,10 +23,11 @@ timeout 300 python3 scripts/web_check.py "$out/demo" --path "?frames=2" --expect
 # The images looked at and committed (tests/golden/web_demo_*.png): the page
 # against the native viewer's golden, so both drifting together shows too.
 python3 scripts/web_check.py --images "$out/demo-web.png" tests/golden/web_demo_native.png
+python3 scripts/web_check.py --images "$out/demo-web.png" tests/golden/web_demo_web.png
 python3 scripts/web_check.py --images "$out/demo-native.png" tests/golden/web_demo_native.png
 
 echo "-- a run played in the demo page replays identical natively"
-timeout 300 python3 scripts/web_check.py "$out/demo" --expect-frame --seconds 5 \
+timeout 300 python3 scripts/web_check.py "$out/demo" --expect-frame --seconds 8 \
     --save-recording "$out/demo-web.ron"
 cargo run --bin keel-viewer -- --replay "$out/demo-web.ron" assets/scenes/demo.ron
 

@@ -103,6 +103,9 @@ async fn start(game: Game, scene: PathBuf) -> Result<(), String> {
             fixed_frames = Some(0);
             Rc::new(RefCell::new(world))
         }
+        // `?frames=N` steps a fixed run to compare with native: nothing is
+        // played, nothing offered (the page's pixels are the canvas's).
+        None if fixed_frames.is_some() => Rc::new(RefCell::new(world)),
         None => {
             world.start_recording(RecordSettings {
                 budget_bytes: RECORD_BUDGET,

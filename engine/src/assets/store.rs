@@ -62,10 +62,12 @@ struct Shared {
 impl std::fmt::Debug for Assets {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let registry = self.registry();
+        // What it holds, not where it reads from or how much it may: a
+        // world's state hash prints its store, and a replay elsewhere (another
+        // folder, limits, a web page) is the same run.
         f.debug_struct("Assets")
             .field("meshes", &registry.mesh_count())
             .field("textures", &registry.texture_count())
-            .field("limits", &self.shared.limits)
             .finish_non_exhaustive()
     }
 }

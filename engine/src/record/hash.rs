@@ -66,6 +66,20 @@ fn hash_column<T: std::fmt::Debug>(w: &mut HashWriter, column: &crate::scene::Co
     }
 }
 
+/// Owners and the file names of a column of instances of files (models,
+/// prefabs): their absolute paths say where the project lies (another folder,
+/// a web page's relative ones), which is not state; the file a node shows is.
+fn hash_sources<T>(
+    w: &mut HashWriter,
+    column: &crate::scene::Column<T>,
+    source: impl Fn(&T) -> &std::path::Path,
+) {
+    for (node, value) in column.iter() {
+        let name = source(value).file_name().unwrap_or_default();
+        let _ = write!(w, "{node:?}{}", name.to_string_lossy());
+    }
+}
+
 impl StateHash {
     /// Hashes of everything a fixed step reads and writes: `scene`,
     /// `particles` and the step counter `step`. Columns of plain
@@ -92,12 +106,12 @@ impl StateHash {
         hash_column(w, &c.mesh);
         hash_column(w, &c.light);
         hash_column(w, &c.emitter);
-        hash_column(w, &c.model);
+        hash_sources(w, &c.model, |m| &m.source);
         hash_column(w, &c.model_part);
         hash_column(w, &c.animator);
         hash_column(w, &c.skin);
         hash_column(w, &c.morph);
-        hash_column(w, &c.prefab);
+        hash_sources(w, &c.prefab, |p| &p.source);
         hash_column(w, &c.prefab_part);
         hash_column(w, &c.unknown);
         // Registered columns by name; one no node has left hashes as none at all.

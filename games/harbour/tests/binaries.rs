@@ -180,12 +180,19 @@ fn another_recordings_input_records_again_and_the_replay_ends_with_its_score() {
         .arg(&input)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let recorded =
         keel_engine::record::Recording::read(&again, &keel_engine::files::ReadLimits::DEFAULT)
             .unwrap();
     assert_eq!(recorded.steps, 480, "the steps of the recording read");
-    assert_eq!(recorded.hashes, played.hashes, "the same run, step for step");
+    assert_eq!(
+        recorded.hashes, played.hashes,
+        "the same run, step for step"
+    );
     let out = Command::new(env!("CARGO_BIN_EXE_harbour"))
         .arg("--replay")
         .arg(&again)
