@@ -74,6 +74,7 @@ impl Program {
 usage: {name} [SCENE] [--headless] [--frames N] [--size WxH] [--screenshot OUT.png]
        {pad} [--backend vulkan|gl|metal|dx12|all] [--present fifo|mailbox|immediate]
        {pad} [--fps-cap N] [--profile]{keys}
+       {name} [SCENE] --benchmark [--frames N] [--size WxH] [--backend ...]
        {name} [SCENE] --soak MINUTES [--seed N]
        {name} [SCENE] --record FILE [--steps N] [--hash-every N] [--input-of REC]
        {name} [SCENE] --record FILE --play
@@ -84,6 +85,12 @@ usage: {name} [SCENE] [--headless] [--frames N] [--size WxH] [--screenshot OUT.p
 --profile times every frame (the fixed step and each system, propagation, extraction,
 culling, each render pass on the CPU and, where the adapter has timestamp queries, on
 the GPU) and prints where the time went when the window closes. Off by default.
+
+--benchmark renders the scene offscreen (no window, no vsync) at a fixed step of 1/60 s
+a frame for N frames (default 300) after a warm-up, waiting for the GPU after each, and
+prints one JSON line: the median, p99 and mean of the CPU's frame time (and its step,
+extraction and rendering), and of each pass on the GPU where the adapter has timestamp
+queries. assets/stress/ holds 100,000 and 1,000,000 cubes, 1% of them orbiting.
 
 --soak runs the scene headless (no GPU) for MINUTES under a chaos system that spawns,
 despawns, reparents and edits nodes every fixed step, checks every invariant, and fails
@@ -107,6 +114,7 @@ and one made here replays in the page (?replay=FILE)."
 /// What the command line asked for.
 enum Mode {
     View(ViewerOptions),
+    Benchmark(ViewerOptions),
     Soak {
         scene: PathBuf,
         options: Box<SoakOptions>,
@@ -156,6 +164,7 @@ fn parse_args(default_scene: PathBuf, game: &Game, program: &Program) -> Result<
         shader_dir: Some(program.shader_dir.clone()),
     };
     let mut play = false;
+    let mut benchmark = false;
     let mut parser = lexopt::Parser::from_env();
     let mut scene_given = false;
     let mut soak_minutes: Option<f64> = None;
@@ -174,6 +183,7 @@ fn parse_args(default_scene: PathBuf, game: &Game, program: &Program) -> Result<
         match arg {
             Long("headless") => options.headless = true,
             Long("profile") => options.profile = true,
+            Long("benchmark") => benchmark = true,
             Long("debug-keys") if program.player => options.debug_keys = true,
             Long("frames") => {
                 let v = value(&mut parser)?;
@@ -255,6 +265,12 @@ fn parse_args(default_scene: PathBuf, game: &Game, program: &Program) -> Result<
             }
             other => return Err(other.unexpected().to_string()),
         }
+    }
+    if benchmark {
+        if replay.is_some() || record.is_some() || soak_minutes.is_some() {
+            return Err("--benchmark runs alone: no --record, --replay or --soak".into());
+        }
+        return Ok(Mode::Benchmark(options));
     }
     if let Some(file) = replay {
         return Ok(Mode::Replay {
@@ -471,6 +487,13 @@ fn run(game: Game, default_scene: PathBuf, program: &Program) -> ExitCode {
     keel_engine::join_pool();
     let options = match parse_args(default_scene, &game, program) {
         Ok(Mode::View(options)) => options,
+        Ok(Mode::Benchmark(options)) => {
+            let result = crate::benchmark::run(&options).map(|report| {
+                let line = serde_json::to_string(&report).expect("numbers and text print as JSON");
+                println!("{line}");
+            });
+            return exit_code(result, program);
+        }
         Ok(Mode::Soak { scene, options }) => return run_soak(&scene, &options, &game, program),
         Ok(Mode::Record {
             scene,
@@ -506,6 +529,11 @@ fn run(game: Game, default_scene: PathBuf, program: &Program) -> ExitCode {
     } else {
         super::run_windowed(options)
     };
+    exit_code(result, program)
+}
+
+/// The exit code of a run of the viewer, its error printed.
+fn exit_code(result: Result<(), ViewerError>, program: &Program) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // A scene the engine refuses, or GPU work the device refused: the input's fault, code 2.

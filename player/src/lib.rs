@@ -13,6 +13,7 @@
 //! - `web` (in the browser build): the web player, [`Game`](keel_engine::Game)
 //!   in a page through WebGPU.
 
+mod benchmark;
 mod cli;
 mod played;
 pub mod soak;

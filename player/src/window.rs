@@ -145,20 +145,7 @@ pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, View
     let (width, height) = options.size;
     let aspect = width as f32 / height as f32;
     // Every frame is drawn (offscreen), so the timing below is a real frame rate.
-    let target = ctx.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("keel-viewer headless target"),
-        size: wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Rgba8UnormSrgb,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-        view_formats: &[],
-    });
+    let target = offscreen_target(&ctx, options.size);
     let view = target.create_view(&wgpu::TextureViewDescriptor::default());
     let start = Instant::now();
     let (mut draw_calls, mut shadow_draw_calls) = (0, 0);
@@ -202,6 +189,25 @@ pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, View
         save_png(&image, path)?;
     }
     Ok(image)
+}
+
+/// An sRGB image of `size` to render into offscreen (the headless viewer's
+/// and the benchmark's frames).
+pub(crate) fn offscreen_target(ctx: &GpuContext, (width, height): (u32, u32)) -> wgpu::Texture {
+    ctx.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("keel-viewer offscreen target"),
+        size: wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8UnormSrgb,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+        view_formats: &[],
+    })
 }
 
 fn save_png(image: &image::RgbaImage, path: &std::path::Path) -> Result<(), ViewerError> {

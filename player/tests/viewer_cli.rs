@@ -432,3 +432,44 @@ fn keel_max_nodes_sets_the_budget_and_a_scene_under_it_loads() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn benchmark_prints_one_json_line_of_frame_times() {
+    let out = viewer()
+        .args(["--benchmark", "--frames", "6", "--size", "320x180"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "one line: {stdout}");
+    let report: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!(report["frames"], 6);
+    assert_eq!(report["size"], serde_json::json!([320, 180]));
+    assert!(
+        report["nodes"].as_u64().unwrap() > 600,
+        "the demo: {report}"
+    );
+    let cpu = &report["cpu_ms"];
+    let (median, p99) = (
+        cpu["median"].as_f64().unwrap(),
+        cpu["p99"].as_f64().unwrap(),
+    );
+    assert!(median > 0.0 && p99 >= median, "{cpu}");
+    let parts = ["step_ms", "extract_ms", "render_ms"].map(|k| report[k]["mean"].as_f64().unwrap());
+    let whole = cpu["mean"].as_f64().unwrap();
+    assert!(
+        (parts.iter().sum::<f64>() - whole).abs() < 1e-6 * whole.max(1.0) + 1e-9,
+        "the parts add up to the frame: {parts:?} against {whole}"
+    );
+    if !stderr.contains("no timestamp queries") {
+        let main = &report["gpu_ms"]["main pass"];
+        assert!(main["median"].as_f64().unwrap() > 0.0, "{report}");
+    }
+    let out = viewer()
+        .args(["--benchmark", "--soak", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "--benchmark runs alone");
+}
