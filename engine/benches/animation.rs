@@ -15,8 +15,8 @@
 //!   (2 x `Transform`), the world written and read back (2 x `Affine3x4`: 3x4
 //!   rows, as the scene stores them; the previous world is the column
 //!   swapped, not copied), the joint matrix written (`JointMatrix`: the rows
-//!   the vertex shader reads): [`FLOOR_BYTES_PER_BONE`], 240 bytes today
-//!   (a `Transform` is 48: its quaternion is 16-byte aligned).
+//!   the vertex shader reads): [`FLOOR_BYTES_PER_BONE`], 224 bytes today
+//!   (a `Transform` is 40: glam's scalar math aligns its quaternion to 4).
 //!   Hosts differ 2-3x in memory speed; this says how close `crowd` is to it.
 //! - `crowd_naive/4000`: the naive twin, on all cores like the crowd (rigs
 //!   split across rayon's pool): per rig, each bone's channel looked up in a
@@ -292,7 +292,7 @@ fn bench(c: &mut Criterion) {
     let mut locals = vec![Transform::IDENTITY; bones];
     let mut worlds = vec![Affine3x4::IDENTITY; bones];
     let mut joints = vec![JointMatrix::default(); RIGS * BONES];
-    assert_eq!(FLOOR_BYTES_PER_BONE, 240, "the doc's byte count");
+    assert_eq!(FLOOR_BYTES_PER_BONE, 224, "the doc's byte count");
     group.bench_function("floor/4000", |b| {
         b.iter(|| {
             (locals.par_chunks_mut(BONES + 2))
