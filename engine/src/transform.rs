@@ -4,12 +4,14 @@
 //! import and the renderer all speak them.
 
 mod affine;
+mod lanes;
 
 use glam::{Affine3A, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
 pub use affine::Affine3x4;
 pub(crate) use affine::interpolate;
+pub(crate) use lanes::F4;
 
 /// Translation, rotation and scale of a node relative to its parent.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

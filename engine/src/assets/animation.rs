@@ -8,6 +8,8 @@
 
 use glam::{Quat, Vec3, Vec4};
 
+use crate::transform::F4;
+
 /// How a channel moves between its keys (glTF `sampler.interpolation`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Interpolation {
@@ -190,17 +192,15 @@ pub fn slerp(a: Quat, b: Quat, t: f32) -> Quat {
     }
     let s = 1.0 - t;
     // Both weights at once, in two lanes: (t, 1 - t).
-    let (sq, xm1) = (
-        Vec4::new(t * t, s * s, 0.0, 0.0),
-        Vec4::splat(x.min(1.0) - 1.0),
-    );
+    let (sq, xm1) = (F4::new(t * t, s * s, 0.0, 0.0), F4::splat(x.min(1.0) - 1.0));
     let c = if x >= NEAR {
         eberly_near(sq, xm1)
     } else {
         eberly(sq, xm1)
-    };
-    let (va, vb) = (Vec4::from(a), Vec4::from(b));
-    Quat::from_vec4(va * (s * c.y) + vb * (t * c.x))
+    }
+    .to_vec4();
+    let (va, vb) = (F4::from_vec4(Vec4::from(a)), F4::from_vec4(Vec4::from(b)));
+    Quat::from_vec4((va * (s * c.y) + vb * (t * c.x)).to_vec4())
 }
 
 /// Two [`slerp`]s at the same `t` (the rotations of a rig's clip share their
@@ -220,14 +220,16 @@ pub fn slerp_pair(a: [Quat; 2], b: [Quat; 2], t: f32) -> [Quat; 2] {
     let s = 1.0 - t;
     let (tt, ss) = (t * t, s * s);
     let (m0, m1) = (x0.min(1.0) - 1.0, x1.min(1.0) - 1.0);
-    let (sq, xm1) = (Vec4::new(tt, ss, tt, ss), Vec4::new(m0, m0, m1, m1));
+    let (sq, xm1) = (F4::new(tt, ss, tt, ss), F4::new(m0, m0, m1, m1));
     let c = if near {
         eberly_near(sq, xm1)
     } else {
         eberly(sq, xm1)
-    };
+    }
+    .to_vec4();
     let blend = |a: Quat, b: Quat, ct: f32, cs: f32| {
-        Quat::from_vec4(Vec4::from(a) * (s * cs) + Vec4::from(b) * (t * ct))
+        let (a, b) = (F4::from_vec4(Vec4::from(a)), F4::from_vec4(Vec4::from(b)));
+        Quat::from_vec4((a * (s * cs) + b * (t * ct)).to_vec4())
     };
     [blend(a[0], b0, c.x, c.y), blend(a[1], b1, c.z, c.w)]
 }
@@ -241,20 +243,21 @@ const NEAR: f32 = 0.94;
 /// [`eberly`] for keys [`NEAR`] each other: the first four terms,
 /// `1 + b0 (1 + b1 (1 + b2 (1 + b3)))`.
 #[inline]
-fn eberly_near(sq: Vec4, xm1: Vec4) -> Vec4 {
+fn eberly_near(sq: F4, xm1: F4) -> F4 {
     let b = |i: usize| {
         let n = (i + 1) as f32;
         let d = (2 * i + 3) as f32;
-        (Vec4::splat(1.0 / (n * d)) * sq - Vec4::splat(n / d)) * xm1
+        (F4::splat(1.0 / (n * d)) * sq - F4::splat(n / d)) * xm1
     };
-    Vec4::ONE + b(0) * (Vec4::ONE + b(1) * (Vec4::ONE + b(2) * (Vec4::ONE + b(3))))
+    let one = F4::splat(1.0);
+    one + b(0) * (one + b(1) * (one + b(2) * (one + b(3))))
 }
 
 /// Eberly's estimate of `sin(uΩ) / (u sin Ω)` per lane, for `sq` = u² and
 /// `xm1` = cos Ω - 1: `1 + b0 (1 + b1 (... (1 + b7)))` with
 /// `b_i = (u_i u² - v_i)(cos Ω - 1)`, the last term corrected by μ.
 #[inline]
-fn eberly(sq: Vec4, xm1: Vec4) -> Vec4 {
+fn eberly(sq: F4, xm1: F4) -> F4 {
     const MU: f32 = 1.852_981_1;
     const U: [f32; 8] = [
         1.0 / (1.0 * 3.0),
@@ -276,11 +279,12 @@ fn eberly(sq: Vec4, xm1: Vec4) -> Vec4 {
         7.0 / 15.0,
         MU * 8.0 / 17.0,
     ];
-    let b: [Vec4; 8] = std::array::from_fn(|i| (Vec4::splat(U[i]) * sq - Vec4::splat(V[i])) * xm1);
+    let b: [F4; 8] = std::array::from_fn(|i| (F4::splat(U[i]) * sq - F4::splat(V[i])) * xm1);
     // Two chains of four instead of one of eight (they run side by side):
     // 1 + b0 (1 + b1 (1 + b2 (1 + b3))) + b0 b1 b2 b3 b4 (1 + b5 (...)).
-    let high = b[4] * (Vec4::ONE + b[5] * (Vec4::ONE + b[6] * (Vec4::ONE + b[7])));
-    let low = Vec4::ONE + b[0] * (Vec4::ONE + b[1] * (Vec4::ONE + b[2] * (Vec4::ONE + b[3])));
+    let one = F4::splat(1.0);
+    let high = b[4] * (one + b[5] * (one + b[6] * (one + b[7])));
+    let low = one + b[0] * (one + b[1] * (one + b[2] * (one + b[3])));
     let product = (b[0] * b[1]) * (b[2] * b[3]);
     low + product * high
 }

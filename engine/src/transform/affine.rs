@@ -11,9 +11,10 @@
 //!
 //! Pattern: data locality.
 
-use glam::{Affine3A, Mat4, Vec3A, Vec4, Vec4Swizzles};
+use glam::{Affine3A, Mat4, Vec3A, Vec4};
 
 use super::Transform;
+use super::lanes::{F4, affine_row};
 
 /// A 3x4 affine matrix by rows: row `i` holds the `i`-th row of the
 /// rotation-scale matrix in `x`, `y`, `z` and the translation's `i`-th
@@ -79,23 +80,30 @@ impl Affine3x4 {
     pub fn from_transform(local: &Transform) -> Self {
         // The rotation's elements three at a time (the lanes of a vector,
         // `w` unused): the diagonal, and the off-diagonal sums and differences.
-        let q = Vec4::from(local.rotation);
-        let q2 = q + q;
-        let squares = q * q2;
-        let diagonal = Vec4::ONE - (squares.yxxw() + squares.zzyw());
-        let products = q.xxyw() * q2.yzzw();
-        let turns = q.wwww() * q2.zyxw();
+        let q = F4::from_vec4(Vec4::from(local.rotation));
+        let q2 = q.add(q);
+        let squares = q.mul(q2);
+        let diagonal = F4::splat(1.0).sub(
+            squares
+                .swizzle::<1, 0, 0, 3>()
+                .add(squares.swizzle::<2, 2, 1, 3>()),
+        );
+        let products = q.swizzle::<0, 0, 1, 3>().mul(q2.swizzle::<1, 2, 2, 3>());
+        let turns = q.swizzle::<3, 3, 3, 3>().mul(q2.swizzle::<2, 1, 0, 3>());
         // (r10, r02, r21) and (r01, r20, r12).
-        let plus = products + turns;
-        let minus = products - turns;
+        let plus = products.add(turns);
+        let minus = products.sub(turns);
         let t = local.translation;
         // Column j of the rotation scaled by the scale's j-th component.
-        let scale = local.scale.extend(1.0);
+        let s = local.scale;
+        let scale = F4::new(s.x, s.y, s.z, 1.0);
+        let (d, p, m) = (diagonal.to_vec4(), plus.to_vec4(), minus.to_vec4());
+        let row = |x, y, z, w| F4::new(x, y, z, w).mul(scale).to_vec4();
         Self {
             rows: [
-                Vec4::new(diagonal.x, minus.x, plus.y, t.x) * scale,
-                Vec4::new(plus.x, diagonal.y, minus.z, t.y) * scale,
-                Vec4::new(minus.y, plus.z, diagonal.z, t.z) * scale,
+                row(d.x, m.x, p.y, t.x),
+                row(p.x, d.y, m.z, t.y),
+                row(m.y, p.z, d.z, t.z),
             ],
         }
     }
@@ -104,16 +112,13 @@ impl Affine3x4 {
     #[inline]
     #[must_use]
     pub fn mul(&self, rhs: &Self) -> Self {
-        let [a, b, c] = rhs.rows;
         // Row i of the product: the row's first three elements weigh the
         // rows of `rhs`, and its translation adds in `w`. Summed as a tree:
         // propagation's chains of bones wait on this (each world is the next
         // one's parent), and a tree is two additions deep, a chain three.
-        let row = |r: Vec4| {
-            (r.xxxx() * a + r.yyyy() * b) + (r.zzzz() * c + Vec4::new(0.0, 0.0, 0.0, r.w))
-        };
+        let rows = rhs.rows.map(F4::from_vec4);
         Self {
-            rows: [row(self.rows[0]), row(self.rows[1]), row(self.rows[2])],
+            rows: self.rows.map(|r| affine_row(r, rows)),
         }
     }
 
@@ -155,25 +160,28 @@ pub(crate) fn interpolate(prev: &Affine3x4, current: &Affine3x4, alpha: f32, out
         *out = *current;
         return;
     }
-    let [p0, p1, p2] = prev.rows;
-    let [c0, c1, c2] = current.rows;
+    let [p0, p1, p2] = prev.rows.map(F4::from_vec4);
+    let [c0, c1, c2] = current.rows.map(F4::from_vec4);
     // The largest change and the largest element of the rotation-scale (the
     // x, y, z lanes of the rows), both found in one vector.
-    let m = (c0 - p0).abs().max((c1 - p1).abs()).max((c2 - p2).abs());
-    let s = c0.abs().max(c1.abs()).max(c2.abs());
-    let pairs = Vec4::new(m.x, m.y, s.x, s.y).max(Vec4::new(m.z, m.z, s.z, s.z));
-    let maxima = pairs.max(pairs.yxwz());
+    let m = (c0.sub(p0).abs().max(c1.sub(p1).abs())).max(c2.sub(p2).abs());
+    let s = (c0.abs().max(c1.abs())).max(c2.abs());
+    let (m, s) = (m.to_vec4(), s.to_vec4());
+    let pairs = F4::new(m.x, m.y, s.x, s.y).max(F4::new(m.z, m.z, s.z, s.z));
+    let maxima = pairs.max(pairs.swizzle::<1, 0, 3, 2>()).to_vec4();
     let (change, size) = (maxima.x, maxima.z);
     if change <= SMALL_CHANGE * size {
         // No change is exact: a node at rest is drawn where it is, not a rounding off.
-        if change == 0.0 && p0.w == c0.w && p1.w == c1.w && p2.w == c2.w {
+        let (pw, cw) = (prev.rows.map(|r| r.w), current.rows.map(|r| r.w));
+        if change == 0.0 && pw == cw {
             *out = *current;
             return;
         }
         // A small change between two fixed steps (the usual case): blending the
         // matrices is within 1e-4 of lerp + slerp and needs no decomposition.
-        let (s, t) = (1.0 - alpha, alpha);
-        out.rows = [p0 * s + c0 * t, p1 * s + c1 * t, p2 * s + c2 * t];
+        let (s, t) = (F4::splat(1.0 - alpha), F4::splat(alpha));
+        let blend = |p: F4, c: F4| p.mul(s).add(c.mul(t)).to_vec4();
+        out.rows = [blend(p0, c0), blend(p1, c1), blend(p2, c2)];
         return;
     }
     interpolate_large(prev, current, alpha, out);
