@@ -13,14 +13,16 @@
 //!
 //! The pool runs as the app runs it: this thread joins rayon's pool ([`keel_engine::join_pool`]) and
 //! a big enough update or spawn is split across the cores. `*/pool_1thread/*` measures the same
-//! step inside a one-thread pool, so the ratio to the boxed twin (which is single-threaded) can
-//! be read for the data layout alone too.
+//! step inside a one-thread pool.
 //!
-//! The boxed twin is the textbook object design: `Vec<Box<Particle>>`, one heap object per
-//! particle holding every field plus an `in_use` flag, created one by one between other
-//! allocations and visited in an order unrelated to memory, as in a heap that has been running
-//! for a while. It runs the same maths through the same public helpers ([`StepForces::apply`],
-//! [`OverLifeTable::sample`], [`Emitter::sample_particles`]).
+//! The naive twin is what a competent programmer writes first: `Vec<Particle>`, one struct per
+//! particle holding every field, in creation order, updated with rayon's `par_iter_mut` on the
+//! same cores as the pool, the dead removed with `retain` and the new pushed at the end. It runs
+//! the same maths through the same public helpers ([`StepForces::apply`],
+//! [`OverLifeTable::sample`], [`Emitter::sample_particles`]), and before it is timed it is
+//! checked to hold the same particles as the pool (count, and the sum of positions and sizes).
+//! `*/naive_1thread/*` runs it in a one-thread pool, against `pool_1thread`: the data layout
+//! alone.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -124,7 +126,8 @@ fn on_one_thread(iters: u64, mut step: impl FnMut() + Send) -> Duration {
     })
 }
 
-/// The object a naive engine allocates per particle.
+/// One particle, every field in one struct.
+#[derive(Clone, Copy)]
 struct Particle {
     position: Vec3,
     previous: Vec3,
@@ -135,12 +138,11 @@ struct Particle {
     size: f32,
     owner: u32,
     blend: BlendMode,
-    in_use: bool,
 }
 
 impl Particle {
-    fn boxed(init: &ParticleInit) -> Box<Self> {
-        Box::new(Self {
+    fn new(init: &ParticleInit) -> Self {
+        Self {
             position: init.position,
             previous: init.position,
             velocity: init.velocity,
@@ -150,36 +152,18 @@ impl Particle {
             size: init.size,
             owner: init.owner,
             blend: init.blend,
-            in_use: true,
-        })
+        }
     }
 }
 
-/// Deterministic xorshift for the heap scrambling (not part of what is measured).
-struct Scramble(u64);
-
-impl Scramble {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
-/// Boxed particles plus the unrelated allocations they were born among.
-struct BoxedWorld {
-    #[expect(
-        clippy::vec_box,
-        reason = "one heap object per particle is the layout being measured"
-    )]
-    particles: Vec<Box<Particle>>,
-    _garbage: Vec<Box<[u8]>>,
+/// The naive twin's particles and the per-emitter tables, built once.
+struct NaiveWorld {
+    particles: Vec<Particle>,
     forces: Vec<StepForces>,
     over_life: OverLifeTable,
 }
 
-impl BoxedWorld {
+impl NaiveWorld {
     fn new(emitters: &[Emitter]) -> Self {
         let mut over_life = OverLifeTable::default();
         for (slot, e) in emitters.iter().enumerate() {
@@ -187,7 +171,6 @@ impl BoxedWorld {
         }
         Self {
             particles: Vec::new(),
-            _garbage: Vec::new(),
             forces: emitters
                 .iter()
                 .map(|e| StepForces::new(e.gravity, e.drag, DT))
@@ -196,77 +179,72 @@ impl BoxedWorld {
         }
     }
 
-    /// Spawns `count` particles per emitter between garbage allocations of 16 to 512 bytes, half
-    /// of which are freed again at once, then shuffles the visiting order.
-    fn scatter(&mut self, emitters: &mut [Emitter], worlds: &[Affine3A; 4], count: u32) {
-        let mut rng = Scramble(0x9E37_79B9_7F4A_7C15);
-        let mut garbage = Vec::new();
-        for i in 0..count * emitters.len() as u32 {
-            let k = (i as usize) % emitters.len();
-            let init = emitters[k].sample_particle(&worlds[k], k as u32);
-            self.particles.push(Particle::boxed(&init));
-            for _ in 0..1 + rng.next() % 3 {
-                let bytes = 16 + (rng.next() % 497) as usize;
-                let block = vec![0u8; bytes].into_boxed_slice();
-                if rng.next().is_multiple_of(2) {
-                    garbage.push(block);
-                }
-            }
-        }
-        self.shuffle(&mut rng);
-        self._garbage = garbage;
-    }
-
-    /// Visits the objects in an order unrelated to their addresses.
-    fn shuffle(&mut self, rng: &mut Scramble) {
-        for i in (1..self.particles.len()).rev() {
-            let j = (rng.next() % (i as u64 + 1)) as usize;
-            self.particles.swap(i, j);
-        }
-    }
-
-    /// The same step as the pool's, object by object; the dead are removed (and freed) after
-    /// the loop and new objects allocated for the spawns.
-    fn step(&mut self, emitters: &mut [Emitter], worlds: &[Affine3A; 4], spawn: bool) {
-        for p in &mut self.particles {
-            if !p.in_use {
-                continue;
-            }
+    /// The pool's step, particle by particle on every core: age and kill,
+    /// integrate, shade; then the dead removed and the emitters' new
+    /// particles pushed.
+    fn step(&mut self, emitters: &mut [Emitter], worlds: &[Affine3A; 4]) {
+        use rayon::prelude::*;
+        let (forces, over_life) = (&self.forces, &self.over_life);
+        self.particles.par_iter_mut().for_each(|p| {
             p.previous = p.position;
             p.age += DT;
             if p.age >= p.lifetime {
-                p.in_use = false;
-                continue;
+                return;
             }
-            let f = self
-                .forces
-                .get(p.owner as usize)
-                .copied()
-                .unwrap_or_default();
+            let f = forces.get(p.owner as usize).copied().unwrap_or_default();
             p.velocity = f.apply(p.velocity);
             p.position = p.previous + p.velocity * DT;
-            if let Some((color, size)) = self.over_life.sample(p.owner, p.age / p.lifetime) {
+            if let Some((color, size)) = over_life.sample(p.owner, p.age / p.lifetime) {
                 p.color = color;
                 p.size = size;
             }
-        }
-        self.particles.retain(|p| p.in_use);
-        if spawn {
-            for (k, (e, w)) in emitters.iter_mut().zip(worlds).enumerate() {
-                let due = e.advance(DT);
-                e.sample_particles(due, w, k as u32, |init| {
-                    self.particles.push(Particle::boxed(init));
-                });
-            }
+        });
+        self.particles.retain(|p| p.age < p.lifetime);
+        for (k, (e, w)) in emitters.iter_mut().zip(worlds).enumerate() {
+            let due = e.advance(DT);
+            e.sample_particles(due, w, k as u32, |init| {
+                self.particles.push(Particle::new(init));
+            });
         }
     }
 
-    fn checksum(&self) -> f32 {
-        self.particles
-            .iter()
-            .map(|p| p.position.x + p.size + f32::from(u8::from(p.blend == BlendMode::Alpha)))
-            .sum()
+    /// Count, and the sums of positions and sizes (f64, so the order barely matters).
+    fn summary(&self) -> (usize, f64, f64) {
+        let sum =
+            |f: &dyn Fn(&Particle) -> f32| self.particles.iter().map(|p| f64::from(f(p))).sum();
+        (
+            self.particles.len(),
+            sum(&|p| p.position.x + p.position.y + p.position.z),
+            sum(&|p| p.size + f32::from(u8::from(p.blend == BlendMode::Alpha))),
+        )
     }
+}
+
+/// The pool's particles summed as [`NaiveWorld::summary`] does.
+fn pool_summary(system: &ParticleSystem) -> (usize, f64, f64) {
+    let pool = system.pool();
+    let positions: f64 = pool
+        .positions()
+        .iter()
+        .map(|p| f64::from(p.x + p.y + p.z))
+        .sum();
+    let sizes: f64 = pool
+        .sizes()
+        .iter()
+        .zip(pool.blends())
+        .map(|(s, b)| f64::from(s + f32::from(u8::from(*b == BlendMode::Alpha))))
+        .sum();
+    (pool.len(), positions, sizes)
+}
+
+/// Fails unless the twin holds what the pool does (the same particles, maybe in another order).
+fn assert_same(system: &ParticleSystem, naive: &NaiveWorld, what: &str) {
+    let (a, b) = (pool_summary(system), naive.summary());
+    let close = |x: f64, y: f64| (x - y).abs() <= 1e-6 * x.abs().max(y.abs()).max(1.0);
+    assert!(
+        a.0 == b.0 && close(a.1, b.1) && close(a.2, b.2),
+        "{what}: the pool holds {a:?}, the naive twin {b:?}"
+    );
 }
 
 fn update(c: &mut Criterion) {
@@ -281,6 +259,13 @@ fn update(c: &mut Criterion) {
     let mut system = ParticleSystem::new(UPDATE_COUNT);
     step_all(&mut system, &mut emitters_pool, &worlds);
     assert_eq!(system.stats().alive, UPDATE_COUNT);
+    let mut emitters_naive = emitters(forever, 0.0, UPDATE_COUNT / 4);
+    let mut naive = NaiveWorld::new(&emitters_naive);
+    naive.step(&mut emitters_naive, &worlds);
+    // One more step each, then the same particles.
+    step_all(&mut system, &mut emitters_pool, &worlds);
+    naive.step(&mut emitters_naive, &worlds);
+    assert_same(&system, &naive, "update");
     group.bench_function(BenchmarkId::new("update/pool", UPDATE_COUNT), |b| {
         b.iter(|| system.step(black_box(DT), std::iter::empty()));
     });
@@ -289,15 +274,17 @@ fn update(c: &mut Criterion) {
     });
     assert_eq!(system.stats().alive, UPDATE_COUNT, "no particle may die");
     drop(system);
-
-    let mut emitters_boxed = emitters(forever, 0.0, 0);
-    let mut boxed = BoxedWorld::new(&emitters_boxed);
-    boxed.scatter(&mut emitters_boxed, &worlds, UPDATE_COUNT / 4);
-    group.bench_function(BenchmarkId::new("update/boxed", UPDATE_COUNT), |b| {
-        b.iter(|| boxed.step(&mut emitters_boxed, &worlds, false));
+    let mut none: [Emitter; 0] = [];
+    group.bench_function(BenchmarkId::new("update/naive", UPDATE_COUNT), |b| {
+        b.iter(|| naive.step(&mut none, &worlds));
     });
-    assert_eq!(boxed.particles.len(), UPDATE_COUNT as usize);
-    black_box(boxed.checksum());
+    group.bench_function(
+        BenchmarkId::new("update/naive_1thread", UPDATE_COUNT),
+        |b| {
+            b.iter_custom(|iters| on_one_thread(iters, || naive.step(&mut none, &worlds)));
+        },
+    );
+    assert_eq!(naive.particles.len(), UPDATE_COUNT as usize);
     group.finish();
 }
 
@@ -325,26 +312,25 @@ fn churn(c: &mut Criterion) {
     let after = system.stats();
     assert!(after.spawned > before.spawned && after.alive >= CHURN_COUNT * 99 / 100);
 
-    let mut emitters_boxed = emitters(life, rate, 0);
-    let mut boxed = BoxedWorld::new(&emitters_boxed);
-    let mut rng = Scramble(7);
-    let mut garbage = Vec::new();
+    let mut emitters_naive = emitters(life, rate, 0);
+    let mut naive = NaiveWorld::new(&emitters_naive);
     for _ in 0..3 * CHURN_LIFE_STEPS as usize {
-        boxed.step(&mut emitters_boxed, &worlds, true);
-        // The rest of the game allocates too while the first generations are born.
-        for _ in 0..CHURN_COUNT / 10 {
-            let block = vec![0u8; 16 + (rng.next() % 497) as usize].into_boxed_slice();
-            if rng.next().is_multiple_of(2) {
-                garbage.push(block);
-            }
-        }
+        naive.step(&mut emitters_naive, &worlds);
     }
-    boxed.shuffle(&mut rng);
-    group.bench_function(BenchmarkId::new("churn/boxed", CHURN_COUNT), |b| {
-        b.iter(|| boxed.step(&mut emitters_boxed, &worlds, true));
+    let mut emitters_check = emitters(life, rate, 0);
+    let mut check = ParticleSystem::new(CHURN_COUNT);
+    for _ in 0..3 * CHURN_LIFE_STEPS as usize {
+        step_all(&mut check, &mut emitters_check, &worlds);
+    }
+    assert_same(&check, &naive, "churn");
+    drop(check);
+    group.bench_function(BenchmarkId::new("churn/naive", CHURN_COUNT), |b| {
+        b.iter(|| naive.step(&mut emitters_naive, &worlds));
     });
-    assert!(boxed.particles.len() >= CHURN_COUNT as usize * 99 / 100);
-    black_box((boxed.checksum(), garbage.len()));
+    group.bench_function(BenchmarkId::new("churn/naive_1thread", CHURN_COUNT), |b| {
+        b.iter_custom(|iters| on_one_thread(iters, || naive.step(&mut emitters_naive, &worlds)));
+    });
+    assert!(naive.particles.len() >= CHURN_COUNT as usize * 99 / 100);
     group.finish();
 }
 
