@@ -29,9 +29,6 @@ use crate::window::{ViewerError, ViewerOptions};
 /// Frames measured when `--frames` does not say.
 pub(crate) const DEFAULT_FRAMES: u32 = 300;
 
-/// The fixed step each frame advances: 1/60 s.
-const STEP: Duration = Duration::from_nanos(16_666_667);
-
 /// Median, 99th percentile and mean of a series, in milliseconds.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Times {
@@ -104,7 +101,9 @@ pub fn run(options: &ViewerOptions) -> Result<Report, ViewerError> {
         .load(&options.scene, &Assets::with_limits(options.limits.clone()))?;
     let ctx = GpuContext::headless(options.backends)?;
     let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
-    let timed = renderer.set_gpu_timing(&ctx, true);
+    if !renderer.set_gpu_timing(&ctx, true) {
+        log::warn!("--benchmark: this adapter has no timestamp queries: no GPU pass times");
+    }
     let mut buffers = FrameBuffers::default();
     let (width, height) = options.size;
     let target = crate::window::offscreen_target(&ctx, options.size);
@@ -118,7 +117,7 @@ pub fn run(options: &ViewerOptions) -> Result<Report, ViewerError> {
     let mut gpu: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for i in 0..warm_up + frames {
         let start = Instant::now();
-        world.advance(STEP);
+        world.advance(keel_engine::DEFAULT_STEP);
         if let Some(panic) = world.system_panic() {
             return Err(ViewerError::System(panic.clone()));
         }
@@ -153,9 +152,6 @@ pub fn run(options: &ViewerOptions) -> Result<Report, ViewerError> {
                 gpu.entry(label.to_owned()).or_default().push(ms);
             }
         }
-    }
-    if !timed {
-        log::warn!("--benchmark: this adapter has no timestamp queries: no GPU pass times");
     }
     let stats = renderer.stats();
     Ok(Report {

@@ -46,9 +46,6 @@ use winit::window::{Window, WindowId};
 /// The list of the page's files, one path a line, written by the build.
 pub const FILE_LIST: &str = "files.txt";
 
-/// One frame's time with `?frames=N`: the native headless viewer's.
-const STEP: std::time::Duration = std::time::Duration::from_nanos(16_666_667);
-
 /// Memory the page's recording may keep keyframes in (the input of every
 /// step is kept whatever the budget: it is what a saved recording holds).
 const RECORD_BUDGET: usize = 64 << 20;
@@ -94,37 +91,38 @@ async fn start(game: Game, scene: PathBuf) -> Result<(), String> {
     let scene_bytes = files::read(&scene, FileKind::Scene, &limits)
         .map_err(|e| format!("{}: {e}", scene.display()))?;
     let mut fixed_frames = page::query(&window, "frames").and_then(|n| n.parse().ok());
-    let world = match replay {
+    // A played run records every step; a replay, or `?frames=N` (a fixed run
+    // to compare with native, whose pixels are the canvas's alone), does not.
+    let played = match replay {
         Some(file) => {
             let verdict =
                 replay_in_page(&mut world, Path::new(&file), &scene, &scene_bytes, &limits)?;
             page::show_verdict(&window, &verdict);
             // The replayed world is shown as it ended.
             fixed_frames = Some(0);
-            Rc::new(RefCell::new(world))
+            false
         }
-        // `?frames=N` steps a fixed run to compare with native: nothing is
-        // played, nothing offered (the page's pixels are the canvas's).
-        None if fixed_frames.is_some() => Rc::new(RefCell::new(world)),
-        None => {
-            world.start_recording(RecordSettings {
-                budget_bytes: RECORD_BUDGET,
-                ..RecordSettings::default()
-            });
-            let world = Rc::new(RefCell::new(world));
-            let played = Rc::clone(&world);
-            page::offer_recording(&window, move || {
-                let mut world = played
-                    .try_borrow_mut()
-                    .map_err(|_| "the game is in the middle of a frame".to_owned())?;
-                let assets = Assets::with_limits(limits.clone());
-                let recording =
-                    crate::played::recording_of(&mut world, &game, &scene, &assets, &scene_bytes)?;
-                recording.to_text(&scene).map_err(|e| e.to_string())
-            });
-            world
-        }
+        None => fixed_frames.is_none(),
     };
+    if played {
+        world.start_recording(RecordSettings {
+            budget_bytes: RECORD_BUDGET,
+            ..RecordSettings::default()
+        });
+    }
+    let world = Rc::new(RefCell::new(world));
+    if played {
+        let world = Rc::clone(&world);
+        page::offer_recording(&window, move || {
+            let mut world = world
+                .try_borrow_mut()
+                .map_err(|_| "the game is in the middle of a frame".to_owned())?;
+            let assets = Assets::with_limits(limits.clone());
+            let recording =
+                crate::played::recording_of(&mut world, &game, &scene, &assets, &scene_bytes)?;
+            recording.to_text(&scene).map_err(|e| e.to_string())
+        });
+    }
 
     let canvas: web_sys::HtmlCanvasElement = document
         .create_element("canvas")
@@ -248,7 +246,7 @@ impl WebPlayer {
                 world.frame_with_input(&mut self.time, &mut self.input);
             }
             Some(n) if self.frames < n => {
-                world.advance(STEP);
+                world.advance(keel_engine::DEFAULT_STEP);
             }
             Some(_) => {}
         }

@@ -156,7 +156,7 @@ pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, View
             profiler.add_gpu(renderer.take_gpu_times());
         }
         puffin::profile_scope!("frame");
-        world.advance(Duration::from_nanos(16_666_667));
+        world.advance(keel_engine::DEFAULT_STEP);
         if let Some(panic) = world.system_panic() {
             return Err(ViewerError::System(panic.clone()));
         }

@@ -306,15 +306,8 @@ impl Recording {
                 path: path.to_path_buf(),
                 source,
             })?;
-        Self::parse(&String::from_utf8_lossy(&bytes), path)
-    }
-
-    /// A recording from the text of its file, `path` (named in errors).
-    ///
-    /// # Errors
-    /// As [`Recording::read`], but for reading.
-    pub fn parse(text: &str, path: &Path) -> Result<Recording, RecordingError> {
-        let recording: Recording = ron::from_str(text).map_err(|e| RecordingError::Parse {
+        let text = String::from_utf8_lossy(&bytes);
+        let recording: Recording = ron::from_str(&text).map_err(|e| RecordingError::Parse {
             path: path.to_path_buf(),
             message: e.to_string(),
         })?;

@@ -47,8 +47,8 @@ fn resolve_present_mode(
     }
 }
 
-/// Prefers an sRGB format so the renderer's linear output is encoded by the hardware.
-/// The surface's format, and the format frames are drawn through: an sRGB
+/// The surface's format, and the format frames are drawn through (sRGB, so
+/// the hardware encodes the renderer's linear output): an sRGB
 /// one where the surface offers it; else (a web page's canvas offers only
 /// `rgba8unorm`, `bgra8unorm` and `rgba16float`) the first format, drawn
 /// through its sRGB view so the encoding is the same as native's.

@@ -14,7 +14,7 @@
 use glam::{Affine3A, Mat4, Vec3A, Vec4};
 
 use super::Transform;
-use super::lanes::{F4, affine_row};
+use super::lanes::F4;
 
 /// A 3x4 affine matrix by rows: row `i` holds the `i`-th row of the
 /// rotation-scale matrix in `x`, `y`, `z` and the translation's `i`-th
@@ -81,24 +81,23 @@ impl Affine3x4 {
         // The rotation's elements three at a time (the lanes of a vector,
         // `w` unused): the diagonal, and the off-diagonal sums and differences.
         let q = F4::from_vec4(Vec4::from(local.rotation));
-        let q2 = q.add(q);
-        let squares = q.mul(q2);
-        let diagonal = F4::splat(1.0).sub(
-            squares
-                .swizzle::<1, 0, 0, 3>()
-                .add(squares.swizzle::<2, 2, 1, 3>()),
-        );
-        let products = q.swizzle::<0, 0, 1, 3>().mul(q2.swizzle::<1, 2, 2, 3>());
-        let turns = q.swizzle::<3, 3, 3, 3>().mul(q2.swizzle::<2, 1, 0, 3>());
+        let q2 = q + q;
+        let squares = q * q2;
+        let diagonal =
+            F4::splat(1.0) - (squares.swizzle::<1, 0, 0, 3>() + squares.swizzle::<2, 2, 1, 3>());
+        let products = q.swizzle::<0, 0, 1, 3>() * q2.swizzle::<1, 2, 2, 3>();
+        let turns = q.swizzle::<3, 3, 3, 3>() * q2.swizzle::<2, 1, 0, 3>();
         // (r10, r02, r21) and (r01, r20, r12).
-        let plus = products.add(turns);
-        let minus = products.sub(turns);
+        let (d, p, m) = (
+            diagonal.to_vec4(),
+            (products + turns).to_vec4(),
+            (products - turns).to_vec4(),
+        );
         let t = local.translation;
         // Column j of the rotation scaled by the scale's j-th component.
         let s = local.scale;
         let scale = F4::new(s.x, s.y, s.z, 1.0);
-        let (d, p, m) = (diagonal.to_vec4(), plus.to_vec4(), minus.to_vec4());
-        let row = |x, y, z, w| F4::new(x, y, z, w).mul(scale).to_vec4();
+        let row = |x, y, z, w| (F4::new(x, y, z, w) * scale).to_vec4();
         Self {
             rows: [
                 row(d.x, m.x, p.y, t.x),
@@ -112,13 +111,20 @@ impl Affine3x4 {
     #[inline]
     #[must_use]
     pub fn mul(&self, rhs: &Self) -> Self {
+        let [a, b, c] = rhs.rows.map(F4::from_vec4);
         // Row i of the product: the row's first three elements weigh the
         // rows of `rhs`, and its translation adds in `w`. Summed as a tree:
         // propagation's chains of bones wait on this (each world is the next
         // one's parent), and a tree is two additions deep, a chain three.
-        let rows = rhs.rows.map(F4::from_vec4);
+        let row = |r: Vec4| {
+            let r = F4::from_vec4(r);
+            let w = F4::new(0.0, 0.0, 0.0, r.lane::<3>());
+            ((r.swizzle::<0, 0, 0, 0>() * a + r.swizzle::<1, 1, 1, 1>() * b)
+                + (r.swizzle::<2, 2, 2, 2>() * c + w))
+                .to_vec4()
+        };
         Self {
-            rows: self.rows.map(|r| affine_row(r, rows)),
+            rows: self.rows.map(row),
         }
     }
 
@@ -164,8 +170,8 @@ pub(crate) fn interpolate(prev: &Affine3x4, current: &Affine3x4, alpha: f32, out
     let [c0, c1, c2] = current.rows.map(F4::from_vec4);
     // The largest change and the largest element of the rotation-scale (the
     // x, y, z lanes of the rows), both found in one vector.
-    let m = (c0.sub(p0).abs().max(c1.sub(p1).abs())).max(c2.sub(p2).abs());
-    let s = (c0.abs().max(c1.abs())).max(c2.abs());
+    let m = (c0 - p0).abs().max((c1 - p1).abs()).max((c2 - p2).abs());
+    let s = c0.abs().max(c1.abs()).max(c2.abs());
     let (m, s) = (m.to_vec4(), s.to_vec4());
     let pairs = F4::new(m.x, m.y, s.x, s.y).max(F4::new(m.z, m.z, s.z, s.z));
     let maxima = pairs.max(pairs.swizzle::<1, 0, 3, 2>()).to_vec4();
@@ -180,7 +186,7 @@ pub(crate) fn interpolate(prev: &Affine3x4, current: &Affine3x4, alpha: f32, out
         // A small change between two fixed steps (the usual case): blending the
         // matrices is within 1e-4 of lerp + slerp and needs no decomposition.
         let (s, t) = (F4::splat(1.0 - alpha), F4::splat(alpha));
-        let blend = |p: F4, c: F4| p.mul(s).add(c.mul(t)).to_vec4();
+        let blend = |p: F4, c: F4| (p * s + c * t).to_vec4();
         out.rows = [blend(p0, c0), blend(p1, c1), blend(p2, c2)];
         return;
     }

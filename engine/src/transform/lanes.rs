@@ -5,14 +5,12 @@
 //! glam runs with its scalar math (`scalar-math`: its SIMD paths sum in
 //! different orders on each instruction set, and a recording must replay
 //! bit for bit everywhere), which costs its vector types their SIMD. These
-//! kernels only ever use lane-wise operations (add, subtract, multiply,
-//! divide, min, max, absolute value, shuffles), whose IEEE results do not
+//! kernels only ever use lane-wise operations (add, subtract, multiply, max,
+//! absolute value, shuffles), whose IEEE results do not
 //! depend on how many lanes a machine computes at once, so they may run on
 //! SSE2 where it is (every x86-64) and lane by lane elsewhere, and agree to
 //! the bit: `tests::the_sse2_lanes_equal_the_scalar_ones` holds the two
 //! builds to it.
-
-use glam::Vec4;
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) use sse2::F4;
@@ -223,23 +221,12 @@ impl std::ops::Mul<f32> for F4 {
     }
 }
 
-/// `row * [a; b; c]` plus the row's translation: row i of a 3x4 product
-/// (`Affine3x4::mul`), summed as a tree.
-#[inline(always)]
-pub(crate) fn affine_row(r: Vec4, [a, b, c]: [F4; 3]) -> Vec4 {
-    let r = F4::from_vec4(r);
-    let w = F4::new(0.0, 0.0, 0.0, r.lane::<3>());
-    (r.swizzle::<0, 0, 0, 0>()
-        .mul(a)
-        .add(r.swizzle::<1, 1, 1, 1>().mul(b)))
-    .add(r.swizzle::<2, 2, 2, 2>().mul(c).add(w))
-    .to_vec4()
-}
-
 #[cfg(test)]
 mod tests {
+    use glam::Vec4;
+
+    use super::F4;
     use super::scalar::F4 as Lanes;
-    use super::*;
 
     fn both(v: [f32; 4]) -> (F4, Lanes) {
         (

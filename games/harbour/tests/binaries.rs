@@ -4,6 +4,15 @@
 
 use std::process::Command;
 
+/// The game's player replaying `file`.
+fn replay(file: &std::path::Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_harbour"))
+        .arg("--replay")
+        .arg(file)
+        .output()
+        .unwrap()
+}
+
 fn xvfb_available() -> bool {
     let require = std::env::var("KEEL_REQUIRE_GPU").as_deref() == Ok("1");
     if Command::new("xvfb-run").arg("--help").output().is_err() {
@@ -42,11 +51,7 @@ fn the_games_viewer_records_a_played_window_and_replays_it_identical() {
             .expect("a recording written");
     assert!(recording.steps > 0, "steps were played");
     assert_eq!(recording.hashes.len() as u64, recording.steps);
-    let out = Command::new(env!("CARGO_BIN_EXE_harbour"))
-        .arg("--replay")
-        .arg(&file)
-        .output()
-        .unwrap();
+    let out = replay(&file);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && stdout.contains("identical"),
@@ -117,14 +122,8 @@ fn a_replay_by_another_build_of_the_game_says_so_first() {
         "the game's build is kept: {}",
         recording.game_build
     );
-    let replay = |file: &std::path::Path| {
-        let out = Command::new(env!("CARGO_BIN_EXE_harbour"))
-            .arg("--replay")
-            .arg(file)
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
+    let replay =
+        |file: &std::path::Path| String::from_utf8_lossy(&replay(file).stdout).into_owned();
     let same = replay(&file);
     assert!(
         same.starts_with("identical") && !same.contains("another build"),
@@ -193,11 +192,7 @@ fn another_recordings_input_records_again_and_the_replay_ends_with_its_score() {
         recorded.hashes, played.hashes,
         "the same run, step for step"
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_harbour"))
-        .arg("--replay")
-        .arg(&again)
-        .output()
-        .unwrap();
+    let out = replay(&again);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && stdout.contains("identical: 480 steps"),

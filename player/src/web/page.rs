@@ -159,9 +159,8 @@ pub(super) fn show_verdict(window: &web_sys::Window, text: &str) {
 /// recording file's text or throws what went wrong.
 pub(super) fn offer_recording(
     window: &web_sys::Window,
-    make: impl FnMut() -> Result<String, String> + 'static,
+    mut make: impl FnMut() -> Result<String, String> + 'static,
 ) {
-    let mut make = make;
     let closure =
         wasm_bindgen::closure::Closure::<dyn FnMut() -> Result<JsValue, JsValue>>::new(move || {
             make()
