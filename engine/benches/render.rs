@@ -6,15 +6,19 @@
 //!   written into a reused list for its own upload and its own draw.
 //! - `prepare/100000` against `prepare_naive/100000`: one whole frame of a world
 //!   of 100,000 mesh nodes drawing 300 meshes (300 batches), the world
-//!   stepped between frames (outside the timer) so every node moved: octree
-//!   frustum query, interpolation, packing straight into the GPU layout and
-//!   grouping, against extracting every mesh and preparing a draw per
-//!   instance. `prepare_1pct_moving/100000`: the same world with 1% of its
-//!   nodes moving. `prepare_frozen/100000`: a world that never steps (the
-//!   batcher keeps its grouping and the octree refiles nothing).
-//! - `prepare_regroup/100000`: the frozen world with the camera turning
-//!   between two views each frame, so the visible set changes and the batcher
-//!   groups every instance again.
+//!   stepped between frames (outside the timer) so every node moved. The
+//!   engine's way (the retained scene, culled on the GPU): the moving slots
+//!   re-interpolated and their records copied as `queue.write_buffer` copies
+//!   them into its staging memory (the upload's CPU cost). The naive twin
+//!   extracts every mesh and prepares a draw per instance.
+//!   `prepare_1pct_moving/100000`: the same world with 1% of its nodes
+//!   moving. `prepare_frozen/100000`: a world that never steps.
+//! - `prepare_cpu_culled/100000`: the CPU-culled path (the reference the GPU
+//!   path is tested against, and what every frame cost before): octree
+//!   frustum query, interpolation, packing every visible instance straight
+//!   into the GPU layout, grouping. `prepare_regroup/100000`: that path on
+//!   the frozen world with the camera turning between two views each frame,
+//!   so the visible set changes and the batcher groups every instance again.
 //! - `floor/100000`: only the bytes `prepare` must move per instance, streamed
 //!   on all cores: [`FLOOR_BYTES_PER_INSTANCE`] (the previous and current
 //!   world transforms and the material read, the instance record and a batch
@@ -225,26 +229,51 @@ fn frame(c: &mut Criterion) {
     group.throughput(Throughput::Elements(COUNT as u64));
     group.sample_size(20);
     let mut buffers = keel_engine::FrameBuffers::default();
+    let mut cpu_buffers = keel_engine::FrameBuffers::default();
+    cpu_buffers.set_cpu_culling(true);
     let mut batcher = InstanceBatcher::new();
+    let mut staging: Vec<u8> = Vec::new();
     let assets = world.scene().assets().clone();
     // The camera's frame alone here; the shadow casters have their own bench.
     world.scene_mut().environment_mut().shadows.enabled = false;
-    // Times extraction and batching of `iters` frames, the world stepped
-    // before each outside the timer.
-    let mut moving_frames = |world: &mut keel_engine::World, iters: u64| {
-        let mut total = std::time::Duration::ZERO;
-        for _ in 0..iters {
-            world.step();
-            let start = std::time::Instant::now();
-            let frame = buffers.extract_world(world, camera, aspect, &overlays);
-            batcher.prepare_frame(view_proj, &frame, &assets.registry());
-            black_box((batcher.bytes().len(), batcher.groups().len()));
-            total += start.elapsed();
+    // One frame's CPU work: extraction, the batcher (loose and packed
+    // instances), and the retained slots' upload copied as wgpu's
+    // `write_buffer` copies it.
+    let mut prepare = |buffers: &mut keel_engine::FrameBuffers,
+                       world: &mut keel_engine::World,
+                       camera: Camera| {
+        let frame = buffers.extract_world(world, camera, aspect, &overlays);
+        batcher.prepare_frame(camera.view_projection(aspect), &frame, &assets.registry());
+        let mut uploaded = 0;
+        if let Some(retained) = &frame.retained {
+            staging.clear();
+            for range in retained.dirty {
+                let records = &retained.records[range.start as usize..range.end as usize];
+                staging.extend_from_slice(bytemuck::cast_slice(records));
+                let batches = &retained.batch_of[range.start as usize..range.end as usize];
+                staging.extend_from_slice(bytemuck::cast_slice(batches));
+            }
+            uploaded = staging.len();
         }
-        total
+        black_box((batcher.bytes().len(), batcher.groups().len(), uploaded))
     };
+    // Times `iters` frames, the world stepped before each outside the timer.
+    let mut moving_frames =
+        |buffers: &mut keel_engine::FrameBuffers, world: &mut keel_engine::World, iters: u64| {
+            let mut total = std::time::Duration::ZERO;
+            for _ in 0..iters {
+                world.step();
+                let start = std::time::Instant::now();
+                prepare(buffers, world, camera);
+                total += start.elapsed();
+            }
+            total
+        };
     group.bench_function(BenchmarkId::new("prepare", COUNT), |b| {
-        b.iter_custom(|iters| moving_frames(&mut world, iters));
+        b.iter_custom(|iters| moving_frames(&mut buffers, &mut world, iters));
+    });
+    group.bench_function(BenchmarkId::new("prepare_cpu_culled", COUNT), |b| {
+        b.iter_custom(|iters| moving_frames(&mut cpu_buffers, &mut world, iters));
     });
     let mut naive_buffers = keel_engine::FrameBuffers::default();
     let mut draws = Vec::new();
@@ -267,15 +296,12 @@ fn frame(c: &mut Criterion) {
     let mut few_moving = moving_world(COUNT, 99);
     few_moving.scene_mut().environment_mut().shadows.enabled = false;
     group.bench_function(BenchmarkId::new("prepare_1pct_moving", COUNT), |b| {
-        b.iter_custom(|iters| moving_frames(&mut few_moving, iters));
+        b.iter_custom(|iters| moving_frames(&mut buffers, &mut few_moving, iters));
     });
     drop(few_moving);
+    // Frozen: no step (so nothing moves) and no new frame's log either.
     group.bench_function(BenchmarkId::new("prepare_frozen", COUNT), |b| {
-        b.iter(|| {
-            let frame = buffers.extract_world(&mut world, camera, aspect, &overlays);
-            batcher.prepare_frame(view_proj, &frame, &assets.registry());
-            black_box((batcher.bytes().len(), batcher.groups().len()))
-        });
+        b.iter(|| prepare(&mut buffers, &mut world, camera));
     });
     // The same, the camera turning between two views each frame: the
     // visible set changes, so the batcher groups every key again (a steady
@@ -289,9 +315,7 @@ fn frame(c: &mut Criterion) {
         b.iter(|| {
             flip = !flip;
             let seen = if flip { turned } else { camera };
-            let frame = buffers.extract_world(&mut world, seen, aspect, &overlays);
-            batcher.prepare_frame(seen.view_projection(aspect), &frame, &assets.registry());
-            black_box((batcher.bytes().len(), batcher.groups().len()))
+            prepare(&mut cpu_buffers, &mut world, seen)
         });
     });
     assert_eq!(FLOOR_BYTES_PER_INSTANCE, 256, "the doc's byte count");

@@ -136,6 +136,7 @@ impl World {
     /// Runs exactly one fixed step now, whatever the clock says.
     pub fn step(&mut self) {
         self.recomputed_nodes.clear();
+        self.index.clear_moved();
         self.fixed_step(self.clock.step_seconds());
     }
 
@@ -249,6 +250,7 @@ impl World {
     ) -> FrameStats {
         let dt = self.clock.step_seconds();
         self.recomputed_nodes.clear();
+        self.index.clear_moved();
         let (mut recomputed, mut refiled) = (0, 0);
         for _ in 0..tick.steps {
             if let Some(collector) = collector.as_deref_mut() {

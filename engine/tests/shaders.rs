@@ -87,10 +87,13 @@ fn every_shader_parses_and_validates() {
             });
         let stages: Vec<naga::ShaderStage> = module.entry_points.iter().map(|e| e.stage).collect();
         let fragment_needed = !is_depth_only(&path);
+        // A compute shader (the GPU culling) draws nothing.
+        let compute = stages == [naga::ShaderStage::Compute];
         assert!(
-            stages.contains(&naga::ShaderStage::Vertex)
-                && (stages.contains(&naga::ShaderStage::Fragment) || !fragment_needed),
-            "{} needs a vertex and a fragment entry point, has {stages:?}",
+            compute
+                || stages.contains(&naga::ShaderStage::Vertex)
+                    && (stages.contains(&naga::ShaderStage::Fragment) || !fragment_needed),
+            "{} needs a vertex and a fragment entry point (or only a compute one), has {stages:?}",
             path.display()
         );
     }
@@ -137,17 +140,18 @@ fn is_depth_only(path: &Path) -> bool {
 
 /// Passes outside the frame's scene drawing: over the finished HDR frame
 /// (bloom, tonemapping) or baking the sky's lighting at load. They read
-/// their own settings, not the frame's globals.
-fn is_post(path: &Path) -> bool {
+/// their own settings, not the frame's globals; and the GPU culling, a
+/// compute pass with its own block.
+fn has_own_block(path: &Path) -> bool {
     path.file_name()
-        .is_some_and(|name| name == "post.wgsl" || name == "ibl.wgsl")
+        .is_some_and(|name| name == "post.wgsl" || name == "ibl.wgsl" || name == "cull.wgsl")
 }
 
 #[test]
 fn every_shader_declares_the_same_globals_block() {
     let layouts: Vec<(PathBuf, _)> = shader_files()
         .into_iter()
-        .filter(|path| !is_depth_only(path) && !is_post(path))
+        .filter(|path| !is_depth_only(path) && !has_own_block(path))
         .map(|path| {
             let module = parse(&compose(&path));
             let layout = struct_layout(&module, "Globals")

@@ -71,6 +71,8 @@ shader_table! {
     Sky => "sky.wgsl",
     /// The image-based lighting bake.
     Ibl => "ibl.wgsl",
+    /// GPU culling of the retained scene.
+    Cull => "cull.wgsl",
 }
 
 impl Shader {

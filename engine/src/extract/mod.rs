@@ -9,6 +9,7 @@ pub(crate) mod camera_rig;
 mod deformed;
 mod game_camera;
 mod pack;
+mod retained;
 mod shadows;
 pub(crate) mod thumbnail;
 mod view_queries;
@@ -93,6 +94,12 @@ pub struct FrameBuffers {
     sun: Option<DirectionalLight>,
     /// The store of the last extracted scene (what its frames' handles mean).
     assets: Option<Assets>,
+    /// The mesh nodes' slots kept on the GPU from frame to frame.
+    retained: retained::Retained,
+    /// Culls and packs the camera's meshes on the CPU every frame instead of
+    /// handing the GPU the retained slots (the reference the GPU path is
+    /// tested against).
+    cpu_culling: bool,
 }
 
 /// Outlines the bounds of `mesh` under `model`.
@@ -130,7 +137,16 @@ impl FrameBuffers {
             }
         }
         self.gather_lights(scene, alpha);
-        self.finish(scene, alpha, camera, overlays, None)
+        self.finish(scene, alpha, camera, overlays, None, false)
+    }
+
+    /// Culls and packs the camera's meshes on the CPU in every
+    /// [`FrameBuffers::extract_world`] (`true`), or keeps them in slots the
+    /// GPU culls (`false`, the default: see [`RetainedInstances`]).
+    ///
+    /// [`RetainedInstances`]: crate::render::RetainedInstances
+    pub fn set_cpu_culling(&mut self, on: bool) {
+        self.cpu_culling = on;
     }
 
     /// Fills the buffers (lines excepted: the caller may have drawn some) with the
@@ -171,7 +187,67 @@ impl FrameBuffers {
         }
         let visible = self.visible().count();
         self.culled_by_octree = scene.components.mesh.len().saturating_sub(visible);
-        self.finish(scene, alpha, camera, overlays, Some(&frustum))
+        self.finish(scene, alpha, camera, overlays, Some(&frustum), false)
+    }
+
+    /// Fills the buffers (lines excepted) for a GPU-culled frame: the
+    /// retained slots brought up to date, the blended meshes as loose
+    /// instances (the batcher culls and sorts them), and the shadow views'
+    /// casters packed as in [`FrameBuffers::extract_culled`].
+    fn extract_retained<'a>(
+        &'a mut self,
+        scene: &Scene,
+        index: &SpatialIndex,
+        alpha: f32,
+        camera: Camera,
+        aspect: f32,
+        overlays: &Overlays,
+    ) -> FrameData<'a> {
+        puffin::profile_scope!("extract meshes");
+        let frustum = Frustum::from_view_projection(&camera.view_projection(aspect));
+        self.instances.clear();
+        self.gather_lights(scene, alpha);
+        let views = self.cull(scene, index, None, &camera, aspect);
+        if views > 0 {
+            self.pack_meshes(scene, alpha, views);
+        }
+        self.retained.update(scene, index, alpha);
+        for &node in &self.retained.blended {
+            let (Some(mesh), Some(model)) = (
+                scene.get::<MeshRenderer>(node),
+                scene.interpolated_world(node, alpha),
+            ) else {
+                continue;
+            };
+            self.instances.push(MeshInstance {
+                mesh: mesh.mesh,
+                model,
+                material: mesh.material,
+                // Their shadows come packed with the other casters.
+                cast_shadows: false,
+            });
+        }
+        if overlays.aabbs {
+            let color = Vec4::new(0.2, 1.0, 0.4, 1.0);
+            let registry = scene.assets().registry();
+            for node in self
+                .retained
+                .nodes()
+                .chain(self.retained.blended.iter().copied())
+            {
+                if let (Some(mesh), Some(model)) = (
+                    scene.get::<MeshRenderer>(node),
+                    scene.interpolated_world(node, alpha),
+                ) {
+                    let bounds = mesh_bounds(mesh.mesh, &model, &registry);
+                    if frustum.intersects_aabb(&bounds) {
+                        outline_box(&mut self.lines, &bounds, color);
+                    }
+                }
+            }
+        }
+        self.culled_by_octree = 0;
+        self.finish(scene, alpha, camera, overlays, Some(&frustum), true)
     }
 
     /// Extracts a world's scene at its clock's alpha, culled by its octree,
@@ -247,7 +323,11 @@ impl FrameBuffers {
             .particles
             .instances(alpha, &mut self.additive, &mut self.alpha_particles);
         let World { scene, index, .. } = world;
-        self.extract_culled(scene, index, alpha, camera, aspect, overlays)
+        if self.cpu_culling {
+            self.extract_culled(scene, index, alpha, camera, aspect, overlays)
+        } else {
+            self.extract_retained(scene, index, alpha, camera, aspect, overlays)
+        }
     }
 
     /// Clears the buffers, instances excepted: each path refills those its own way.
@@ -338,6 +418,7 @@ impl FrameBuffers {
         camera: Camera,
         overlays: &Overlays,
         frustum: Option<&Frustum>,
+        retained: bool,
     ) -> FrameData<'a> {
         self.extract_deformed(scene, alpha, frustum, overlays.aabbs);
         for &node in overlays.highlight {
@@ -368,6 +449,7 @@ impl FrameBuffers {
             // Culled meshes come packed; loose instances are culled by the renderer.
             instances_in_view: false,
             packed: self.packed.camera.packed(),
+            retained: retained.then(|| self.retained.instances()),
             shadows: env.shadows,
             post: env.post,
             // Loaded with the scene; never read from disk here.
@@ -518,6 +600,7 @@ mod tests {
             ..Camera::default()
         };
         let mut buffers = FrameBuffers::default();
+        buffers.set_cpu_culling(true);
         let mut counts = Vec::new();
         // Larger, smaller and larger frames again, a despawn in between: each
         // extraction overwrites what the last one left.
@@ -577,6 +660,7 @@ mod tests {
             ..Camera::default()
         };
         let mut buffers = FrameBuffers::default();
+        buffers.set_cpu_culling(true);
         let frame = buffers.extract_world(&mut world, camera, 1.0, &Overlays::default());
         assert_eq!(frame.packed.len(), 25);
         assert!(

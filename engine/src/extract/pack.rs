@@ -560,6 +560,7 @@ mod tests {
     fn spans_on_several_cores_pack_what_one_walk_would() {
         let mut world = fleet(3 * PACK_SPAN + 77);
         let mut buffers = FrameBuffers::default();
+        buffers.set_cpu_culling(true);
         check_extraction(&mut world, &mut buffers);
         // Frames later, with meshes that stop casting and turn see-through
         // in between (whether a mesh casts is kept from frame to frame
@@ -583,6 +584,7 @@ mod tests {
     fn keys_keep_their_version_until_one_changes_and_batchers_keep_their_grouping() {
         let mut world = fleet(2 * PACK_SPAN + 5);
         let mut buffers = FrameBuffers::default();
+        buffers.set_cpu_culling(true);
         let mut batcher = InstanceBatcher::new();
         let overlays = Overlays::default();
         // The batcher kept across frames must group as a fresh one does.

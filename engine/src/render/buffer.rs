@@ -96,6 +96,17 @@ impl GrowableBuffer {
         grew
     }
 
+    /// Makes room for `needed` bytes without uploading: true when the buffer
+    /// was reallocated (its contents are then gone, and bind groups stale).
+    pub(crate) fn reserve(&mut self, device: &wgpu::Device, needed: u64) -> bool {
+        let grew = needed > self.capacity && self.capacity < self.max;
+        if grew {
+            self.capacity = grown_capacity(self.capacity, needed, self.max);
+            self.buffer = create(device, self.label, self.usage, self.capacity);
+        }
+        grew
+    }
+
     /// The most bytes the buffer can ever hold on this device.
     pub(crate) fn max_bytes(&self) -> u64 {
         self.max

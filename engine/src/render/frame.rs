@@ -9,7 +9,7 @@
 use glam::{Affine3A, Mat4, Vec3, Vec4};
 
 use super::camera::Camera;
-use super::packed::PackedInstances;
+use super::packed::{PackedInstances, RetainedInstances};
 use super::records::{GpuCaster, GpuInstance, InstanceRecord};
 use super::shadow::{MAX_SHADOW_VIEWS, MAX_SPOT_SHADOWS, ShadowViews, SpotCone, SpotShadows};
 use std::ops::Range;
@@ -211,6 +211,10 @@ pub struct FrameData<'a> {
     /// Meshes extraction already culled and packed in the GPU layout, drawn
     /// in addition to `instances`.
     pub packed: PackedInstances<'a>,
+    /// The scene's retained meshes, culled and drawn on the GPU (drawn in
+    /// addition to `instances` and `packed`); `None` for hand-built frames
+    /// and CPU-culled extractions.
+    pub retained: Option<RetainedInstances<'a>>,
     /// How the sun casts shadows.
     pub shadows: ShadowSettings,
     /// Exposure, tonemapper and bloom.
@@ -254,6 +258,7 @@ impl Default for FrameData<'_> {
             instances: &[],
             instances_in_view: false,
             packed: PackedInstances::default(),
+            retained: None,
             shadows: ShadowSettings::default(),
             post: PostSettings::default(),
             sky: None,

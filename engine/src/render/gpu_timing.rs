@@ -47,6 +47,11 @@ impl PassQuery {
     pub(crate) fn writes(&self) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
         self.0.as_ref()?.render_pass_timestamp_writes()
     }
+
+    /// What a compute pass descriptor's `timestamp_writes` takes.
+    pub(crate) fn compute_writes(&self) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
+        self.0.as_ref()?.compute_pass_timestamp_writes()
+    }
 }
 
 impl GpuTimer {

@@ -16,7 +16,10 @@ use super::batcher::{DrawGroup, InstanceBatcher};
 use super::buffer::{GrowableBuffer, vertex_storage};
 use super::deform_pass::DeformPass;
 use super::frame::FrameData;
+use super::gpu_scene::{GpuScene, IndexedMesh};
+use super::gpu_timing::GpuTimer;
 use super::mesh_pipelines::{Alpha, PipelineSet, SecondStream, variant};
+use super::packed::{BatchKey, RetainedInstances};
 use super::records::GpuInstance;
 use super::targets::ColorTarget;
 use super::texture::TextureSet;
@@ -85,6 +88,8 @@ pub(crate) struct MeshPass {
     /// Per drawn instance, its position in `instance_buffer`, grouped by batch.
     instance_indices: GrowableBuffer,
     batcher: InstanceBatcher,
+    /// The retained meshes, culled on the GPU.
+    scene: GpuScene,
     /// Skinned and morphed meshes.
     deform: DeformPass,
 }
@@ -177,6 +182,7 @@ impl MeshPass {
             instance_bind_group,
             instance_indices,
             batcher: InstanceBatcher::new(),
+            scene: GpuScene::new(device, shaders),
             deform,
         }
     }
@@ -215,8 +221,18 @@ impl MeshPass {
                 || g.key.maps.is_some()
         };
         if self.batcher.groups().iter().any(imports) {
-            self.upload_assets(device, queue, registry);
+            for i in 0..self.batcher.groups().len() {
+                let key = self.batcher.groups()[i].key;
+                self.upload_batch_assets(device, queue, &key, registry);
+            }
         }
+        let retained = match &frame.retained {
+            Some(retained) => self.prepare_retained(device, queue, view_proj, retained, registry),
+            None => {
+                self.scene.clear();
+                0
+            }
+        };
         let deformed_calls = if frame.deformed.is_empty() {
             self.deform.clear();
             0
@@ -225,10 +241,63 @@ impl MeshPass {
                 .prepare(device, queue, frame, registry, &mut self.textures)
         };
         MeshStats {
-            drawn: self.batcher.drawn() + deformed_calls,
+            // The retained slots count as drawn: the GPU culls them.
+            drawn: self.batcher.drawn() + deformed_calls + retained,
             culled: self.batcher.culled(),
-            draw_calls: self.batcher.groups().len() + deformed_calls,
+            draw_calls: self.batcher.groups().len() + deformed_calls + self.scene.draws().len(),
         }
+    }
+
+    /// Uploads the retained slots that changed and the batches' draws, with
+    /// the meshes, textures and pipelines the batches need; returns the
+    /// slots uploaded.
+    fn prepare_retained(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        view_proj: Mat4,
+        retained: &RetainedInstances<'_>,
+        registry: &Registry,
+    ) -> usize {
+        for (key, &members) in retained.batches.iter().zip(retained.members) {
+            if members > 0 {
+                self.upload_batch_assets(device, queue, key, registry);
+                let alpha = Alpha::of(key.blend, key.masked);
+                self.pipelines.ensure(
+                    device,
+                    variant((key.texture, key.maps), key.double_sided, alpha),
+                );
+            }
+        }
+        let (ranges, imported) = (&self.ranges, &self.imported);
+        self.scene.prepare(
+            device,
+            queue,
+            retained,
+            view_proj,
+            &self.instance_layout,
+            |key| match key.mesh {
+                MeshRef::Primitive(primitive) => {
+                    let range = &ranges[primitive as usize];
+                    Some(IndexedMesh {
+                        indices: range.indices.clone(),
+                        base_vertex: range.base_vertex,
+                        radius: primitive.bounding_radius(),
+                    })
+                }
+                MeshRef::Asset(handle) => Some(IndexedMesh {
+                    indices: 0..imported.get(handle.index())?.index_count,
+                    base_vertex: 0,
+                    radius: registry.mesh(handle)?.radius,
+                }),
+            },
+        );
+        self.scene.slots() as usize
+    }
+
+    /// Records the retained meshes' cull pass (before the main pass).
+    pub(crate) fn cull(&self, encoder: &mut wgpu::CommandEncoder, timer: &GpuTimer) {
+        self.scene.cull(encoder, timer);
     }
 
     /// Uploads the imported meshes `groups` draw that are not on the GPU yet
@@ -241,31 +310,28 @@ impl MeshPass {
         registry: &Registry,
     ) {
         for group in groups {
-            if group.key.texture.is_some() || group.key.maps.is_some() {
-                self.textures
-                    .ensure(device, queue, registry, (group.key.texture, group.key.maps));
-            }
-            if let MeshRef::Asset(handle) = group.key.mesh {
-                self.imported.ensure(handle.index(), || {
-                    let asset = registry.mesh(handle)?;
-                    Some(GpuMesh::new(device, &asset.name, &asset.data))
-                });
-            }
+            self.upload_batch_assets(device, queue, &group.key, registry);
         }
     }
 
-    fn upload_assets(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, registry: &Registry) {
-        for group in self.batcher.groups() {
-            if group.key.texture.is_some() || group.key.maps.is_some() {
-                self.textures
-                    .ensure(device, queue, registry, (group.key.texture, group.key.maps));
-            }
-            if let MeshRef::Asset(handle) = group.key.mesh {
-                self.imported.ensure(handle.index(), || {
-                    let asset = registry.mesh(handle)?;
-                    Some(GpuMesh::new(device, &asset.name, &asset.data))
-                });
-            }
+    /// Uploads the imported mesh and the textures `key` draws with, unless
+    /// they are on the GPU already.
+    fn upload_batch_assets(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        key: &BatchKey,
+        registry: &Registry,
+    ) {
+        if key.texture.is_some() || key.maps.is_some() {
+            self.textures
+                .ensure(device, queue, registry, (key.texture, key.maps));
+        }
+        if let MeshRef::Asset(handle) = key.mesh {
+            self.imported.ensure(handle.index(), || {
+                let asset = registry.mesh(handle)?;
+                Some(GpuMesh::new(device, &asset.name, &asset.data))
+            });
         }
     }
 
@@ -286,34 +352,82 @@ impl MeshPass {
     }
 
     fn record_plain(&self, pass: &mut wgpu::RenderPass<'_>) {
+        // The retained (opaque and masked) batches first: the CPU's groups
+        // end with the blended ones.
+        self.record_retained(pass);
         if self.batcher.groups().is_empty() {
             return;
         }
         pass.set_bind_group(2, &self.instance_bind_group, &[]);
         pass.set_vertex_buffer(1, self.instance_indices.buffer().slice(..));
-        let mut bound_look = None;
-        let mut shared_buffers_bound = false;
-        let mut bound_pipeline = None;
+        let mut bound = Bound::default();
         for group in self.batcher.groups() {
-            let look = (group.key.texture, group.key.maps);
-            let index = variant(
-                look,
-                group.key.double_sided,
-                Alpha::of(group.key.blend, group.key.masked),
-            );
-            if bound_pipeline != Some(index) {
-                let Some(pipeline) = self.pipelines.get(index) else {
-                    continue;
-                };
-                pass.set_pipeline(pipeline);
-                bound_pipeline = Some(index);
+            if self.bind_look(pass, &group.key, &mut bound) {
+                self.draw_group(pass, group, &mut bound.shared_buffers);
             }
-            if bound_look != Some(look) {
-                pass.set_bind_group(1, self.textures.bind_group(look), &[]);
-                bound_look = Some(look);
-            }
-            self.draw_group(pass, group, &mut shared_buffers_bound);
         }
+    }
+
+    /// The retained batches: each binds its run of the GPU's index stream
+    /// and draws as many instances as the cull pass counted.
+    fn record_retained(&self, pass: &mut wgpu::RenderPass<'_>) {
+        let (draws, Some(instances)) = (self.scene.draws(), self.scene.instances()) else {
+            return;
+        };
+        if draws.is_empty() {
+            return;
+        }
+        pass.set_bind_group(2, instances, &[]);
+        let mut bound = Bound::default();
+        for draw in draws {
+            if !self.bind_look(pass, &draw.key, &mut bound) {
+                continue;
+            }
+            let run = u64::from(draw.run.start) * 4..u64::from(draw.run.end) * 4;
+            pass.set_vertex_buffer(1, self.scene.visible().slice(run));
+            match draw.key.mesh {
+                MeshRef::Primitive(_) => {
+                    if !bound.shared_buffers {
+                        pass.set_vertex_buffer(0, self.vertices.slice(..));
+                        pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
+                        bound.shared_buffers = true;
+                    }
+                }
+                MeshRef::Asset(handle) => {
+                    let Some(mesh) = self.imported.get(handle.index()) else {
+                        continue;
+                    };
+                    pass.set_vertex_buffer(0, mesh.vertices.slice(..));
+                    pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
+                    bound.shared_buffers = false;
+                }
+            }
+            pass.draw_indexed_indirect(self.scene.args(), draw.args_offset);
+        }
+    }
+
+    /// Sets the pipeline and textures `key` draws with, unless bound
+    /// already; false when its pipeline is not built.
+    fn bind_look(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        key: &BatchKey,
+        bound: &mut Bound,
+    ) -> bool {
+        let look = (key.texture, key.maps);
+        let index = variant(look, key.double_sided, Alpha::of(key.blend, key.masked));
+        if bound.pipeline != Some(index) {
+            let Some(pipeline) = self.pipelines.get(index) else {
+                return false;
+            };
+            pass.set_pipeline(pipeline);
+            bound.pipeline = Some(index);
+        }
+        if bound.look != Some(look) {
+            pass.set_bind_group(1, self.textures.bind_group(look), &[]);
+            bound.look = Some(look);
+        }
+        true
     }
 
     /// One group's call, with whatever pipeline and bind groups the caller
@@ -350,6 +464,15 @@ impl MeshPass {
             }
         }
     }
+}
+
+/// What a run of draws has bound so far.
+#[derive(Default)]
+struct Bound {
+    pipeline: Option<usize>,
+    look: Option<super::texture::Look>,
+    /// The primitives' shared vertex and index buffers.
+    shared_buffers: bool,
 }
 
 fn bind_instances(

@@ -35,6 +35,7 @@ pub(crate) mod context;
 mod deform_pass;
 mod frame;
 mod gpu_errors;
+mod gpu_scene;
 mod gpu_timing;
 mod ibl;
 mod line_pass;
@@ -74,7 +75,7 @@ pub use frame::{
 };
 pub use gpu_errors::{GpuErrors, GpuProblem};
 pub use line_pass::{push_aabb, push_axes, push_frustum, push_grid};
-pub use packed::{BatchKey, PackedInstances};
+pub use packed::{BatchKey, FREE_SLOT, PackedInstances, RetainedInstances};
 pub use records::{GpuCaster, GpuInstance, InstanceRecord};
 pub use renderer::RenderStats;
 pub use shadow::{Cascades, MAX_SHADOW_VIEWS, MAX_SPOT_SHADOWS, SpotCone, SpotShadows, cascades};

@@ -104,3 +104,30 @@ impl<R> PackedInstances<'_, R> {
         self.len() == 0
     }
 }
+
+/// The retained scene, as extraction hands it to the renderer: every
+/// drawable mesh node keeps its slot (its record at `records[slot]`, its
+/// batch at `batch_of[slot]`) from frame to frame, and only the slots in
+/// `dirty` changed since the extraction before (`epoch - 1`). The GPU culls
+/// and counts the slots itself (`render/gpu_scene.rs`).
+#[derive(Clone, Copy, Debug)]
+pub struct RetainedInstances<'a> {
+    /// The store the slots belong to (no two stores share one).
+    pub id: u64,
+    /// Counts the store's extractions: a renderer that uploaded `epoch - 1`
+    /// of the same store uploads only `dirty`, any other everything.
+    pub epoch: u64,
+    /// Each slot's record (free slots keep whatever they held).
+    pub records: &'a [GpuInstance],
+    /// Each slot's batch, an index into `batches`; [`FREE_SLOT`] when free.
+    pub batch_of: &'a [u32],
+    /// What each batch draws with (never blended: those are sorted on the CPU).
+    pub batches: &'a [BatchKey],
+    /// How many slots each batch has.
+    pub members: &'a [u32],
+    /// The slots changed since `epoch - 1`, as sorted, disjoint ranges.
+    pub dirty: &'a [std::ops::Range<u32>],
+}
+
+/// A slot no node holds ([`RetainedInstances::batch_of`]).
+pub const FREE_SLOT: u32 = u32::MAX;

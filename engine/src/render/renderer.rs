@@ -386,6 +386,8 @@ impl Renderer {
         let (Some(targets), Some(hdr)) = (&self.targets, self.post.hdr_view()) else {
             return;
         };
+        // The retained meshes are culled first (the main pass draws them).
+        self.mesh.cull(encoder, &self.gpu);
         let mut main_done = false;
         for pass in PASSES {
             match pass {

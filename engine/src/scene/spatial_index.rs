@@ -32,6 +32,28 @@ pub struct SpatialIndex {
     /// transform that overflowed). Unfindable, not fatal, and counted, so
     /// that a sync does not take them for meshes added since the last one.
     unfiled: HashSet<NodeId>,
+    /// The mesh nodes re-filed since the frame began, for whoever keeps its
+    /// own copy of the meshes' transforms (see [`MovedCursor`]).
+    moved: MovedLog,
+}
+
+/// How far a reader of [`SpatialIndex::moved_since`] has read: which index,
+/// which of its rebuilds, and how many re-filed nodes it has seen in all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MovedCursor {
+    index: u64,
+    rebuilds: u64,
+    read: u64,
+}
+
+/// The re-filed mesh nodes of the current frame: `start` nodes were logged
+/// and cleared before these.
+#[derive(Debug, Default)]
+struct MovedLog {
+    id: u64,
+    rebuilds: u64,
+    start: u64,
+    nodes: Vec<NodeId>,
 }
 
 impl Default for SpatialIndex {
@@ -50,7 +72,41 @@ impl SpatialIndex {
             hits: Vec::new(),
             despawned: Vec::new(),
             unfiled: HashSet::new(),
+            moved: MovedLog {
+                id: crate::identity::fresh(),
+                ..MovedLog::default()
+            },
         }
+    }
+
+    /// Where a reader that has seen every mesh move so far stands.
+    pub fn moved_cursor(&self) -> MovedCursor {
+        MovedCursor {
+            index: self.moved.id,
+            rebuilds: self.moved.rebuilds,
+            read: self.moved.start + self.moved.nodes.len() as u64,
+        }
+    }
+
+    /// The mesh nodes re-filed (moved, or given a mesh) since `cursor`
+    /// (a node may be listed twice), or `None` when they are not all known
+    /// any more: another index, a rebuild since (every mesh is new), or a
+    /// frame began in between (the log keeps one frame's). Despawned nodes
+    /// are not listed.
+    pub fn moved_since(&self, cursor: MovedCursor) -> Option<&[NodeId]> {
+        let log = &self.moved;
+        if cursor.index != log.id || cursor.rebuilds != log.rebuilds || cursor.read < log.start {
+            return None;
+        }
+        let at = usize::try_from(cursor.read - log.start).ok()?;
+        log.nodes.get(at..)
+    }
+
+    /// Starts a new frame's log (the world calls it before its steps):
+    /// readers that did not read the last one start afresh.
+    pub fn clear_moved(&mut self) {
+        self.moved.start += self.moved.nodes.len() as u64;
+        self.moved.nodes.clear();
     }
 
     /// Number of nodes filed.
@@ -103,6 +159,11 @@ impl SpatialIndex {
         scene.take_despawned(&mut self.despawned);
         self.despawned.clear();
         self.refiled = 0;
+        self.moved.rebuilds += 1;
+        self.clear_moved();
+        // A frame logs each mesh once a step: sized once, not grown frame by frame.
+        let meshes = scene.components.mesh.len();
+        self.moved.nodes.reserve(meshes);
         let registry = scene.assets().registry();
         for (node, _) in scene.components.mesh.iter() {
             self.refiled += usize::from(self.file(scene, node, &registry));
@@ -132,6 +193,7 @@ impl SpatialIndex {
         for node in scene.changed_nodes() {
             if scene.get::<MeshRenderer>(node).is_some() {
                 self.refiled += usize::from(self.file(scene, node, &registry));
+                self.moved.nodes.push(node);
             }
         }
         drop(registry);

@@ -279,6 +279,22 @@ impl Scene {
         true
     }
 
+    /// [`Scene::interpolate_world_into`], and whether the node is moving
+    /// (its previous and current world transforms differ); `None` for a dead
+    /// handle.
+    #[inline]
+    pub(crate) fn interpolate_moving_into(
+        &self,
+        node: NodeId,
+        alpha: f32,
+        out: &mut Affine3x4,
+    ) -> Option<bool> {
+        let d = self.dense(node)?;
+        let (prev, current) = (&self.hot.prev_world[d], self.current_at(d));
+        interpolate(prev, current, alpha, out);
+        Some(prev != current)
+    }
+
     /// The current world at `d`; between steps (nothing stale, as whenever
     /// a frame is drawn) without reading the node's flags.
     #[inline]
