@@ -12,18 +12,24 @@
 //!   them into its staging memory (the upload's CPU cost). The naive twin
 //!   extracts every mesh and prepares a draw per instance.
 //!   `prepare_1pct_moving/100000`: the same world with 1% of its nodes
-//!   moving. `prepare_frozen/100000`: a world that never steps.
+//!   moving. `prepare_frozen/100000`: the world at rest (its orbits removed
+//!   and stepped twice), frames drawn without steps.
 //! - `prepare_cpu_culled/100000`: the CPU-culled path (the reference the GPU
 //!   path is tested against, and what every frame cost before): octree
 //!   frustum query, interpolation, packing every visible instance straight
 //!   into the GPU layout, grouping. `prepare_regroup/100000`: that path on
 //!   the frozen world with the camera turning between two views each frame,
 //!   so the visible set changes and the batcher groups every instance again.
-//! - `floor/100000`: only the bytes `prepare` must move per instance, streamed
-//!   on all cores: [`FLOOR_BYTES_PER_INSTANCE`] (the previous and current
-//!   world transforms and the material read, the instance record and a batch
-//!   key written; 256 bytes today). Hosts differ 2-3x in memory speed; this
-//!   says how close `prepare` is to it.
+//! - `floor/100000`: only the bytes the CPU-culled path must move per
+//!   instance, streamed on all cores: [`FLOOR_BYTES_PER_INSTANCE`] (the
+//!   previous and current world transforms and the material read, the
+//!   instance record and a batch key written; 256 bytes today).
+//!   `floor_retained/100000`: the bytes `prepare` moves per moving
+//!   instance, [`RETAINED_FLOOR_BYTES`]: the two world transforms read and
+//!   the record's rows written on all cores, then the records and their
+//!   batches copied (read and written) on one thread as `write_buffer`
+//!   does. Hosts differ 2-3x in memory speed; these say how close the paths
+//!   are to them.
 //! - `prepare_shadows/100000`: the sun's casters of the same frame, all
 //!   cascades: the octree asked for each cascade's volume, every caster
 //!   interpolated once and packed (a 64-byte caster record) for each cascade
@@ -114,6 +120,13 @@ fn prepare(c: &mut Criterion) {
     );
     group.finish();
 }
+
+/// Bytes the retained path moves per moving instance: two world transforms
+/// read, the record's rows written, and the record and its batch copied to
+/// the upload (read and written).
+const RETAINED_FLOOR_BYTES: usize = 2 * size_of::<Affine3x4>()
+    + size_of::<[[f32; 4]; 3]>()
+    + 2 * (size_of::<GpuInstance>() + size_of::<u32>());
 
 /// Distinct meshes in the 100,000-instance world: one batch each.
 const MESHES: usize = 300;
@@ -299,7 +312,14 @@ fn frame(c: &mut Criterion) {
         b.iter_custom(|iters| moving_frames(&mut buffers, &mut few_moving, iters));
     });
     drop(few_moving);
-    // Frozen: no step (so nothing moves) and no new frame's log either.
+    // At rest: the orbits removed and two steps (the last moved nothing).
+    let orbiting = world.scene().query::<keel_engine::Orbit>().0.to_vec();
+    for root in orbiting {
+        world.scene_mut().remove::<keel_engine::Orbit>(root);
+    }
+    world.step();
+    world.step();
+    prepare(&mut buffers, &mut world, camera);
     group.bench_function(BenchmarkId::new("prepare_frozen", COUNT), |b| {
         b.iter(|| prepare(&mut buffers, &mut world, camera));
     });
@@ -346,7 +366,26 @@ fn frame(c: &mut Criterion) {
             black_box((&records, &keys));
         });
     });
-    drop((worlds, previous, materials));
+    assert_eq!(RETAINED_FLOOR_BYTES, 312, "the doc's byte count");
+    let batch_of = vec![0u32; COUNT];
+    let mut staging: Vec<u8> = Vec::with_capacity(COUNT * 84);
+    group.bench_function(BenchmarkId::new("floor_retained", COUNT), |b| {
+        b.iter(|| {
+            records
+                .par_iter_mut()
+                .zip(worlds.par_iter().zip(previous.par_iter()))
+                .for_each(|(r, (w, p))| {
+                    r.rows[0] = (w.rows[0] + p.rows[0]).to_array();
+                    r.rows[1] = (w.rows[1] + p.rows[1]).to_array();
+                    r.rows[2] = (w.rows[2] + p.rows[2]).to_array();
+                });
+            staging.clear();
+            staging.extend_from_slice(bytemuck::cast_slice(&records));
+            staging.extend_from_slice(bytemuck::cast_slice(&batch_of));
+            black_box(&staging);
+        });
+    });
+    drop((worlds, previous, materials, batch_of, staging));
     world.scene_mut().environment_mut().shadows.enabled = true;
     let settings = world.scene().environment().shadows;
     let mut cascade_batchers: Vec<InstanceBatcher<GpuCaster>> =

@@ -97,8 +97,14 @@ impl Retained {
         let moved = self.cursor.and_then(|c| index.moved_since(c));
         match moved {
             Some(moved) if self.stamps == Some(now) => {
-                for &node in moved {
-                    self.start_moving(node);
+                if moved.len() * WALK_ALL_SHARE > self.nodes.len() {
+                    // Much of the scene moved: every slot in slot order
+                    // (those that did not move leave the set at once).
+                    self.start_all_moving();
+                } else {
+                    for &node in moved {
+                        self.start_moving(node);
+                    }
                 }
             }
             _ => self.walk(scene, alpha),
@@ -138,6 +144,15 @@ impl Retained {
         {
             self.in_moving[slot as usize] = true;
             self.moving.push(slot);
+        }
+    }
+
+    fn start_all_moving(&mut self) {
+        for (s, (node, moving)) in self.nodes.iter().zip(&mut self.in_moving).enumerate() {
+            if node.is_some() && !*moving {
+                *moving = true;
+                self.moving.push(to_u32(s));
+            }
         }
     }
 
