@@ -1,4 +1,5 @@
-// GPU culling of the retained scene (engine/src/render/gpu_scene.rs).
+// GPU culling of the retained scene (engine/src/render/gpu_scene.rs), and
+// the upload of records scattered over it.
 //
 // One invocation per slot: a slot that holds a mesh tests its bounding
 // sphere (its mesh's radius around the model's origin, scaled by the
@@ -15,7 +16,8 @@ struct Cull {
     batches: u32,
     // Where the slots' batches start in `table`.
     slot_base: u32,
-    pad: u32,
+    // Records `scatter_main` writes this frame.
+    updates: u32,
 }
 
 @group(0) @binding(0) var<uniform> cull: Cull;
@@ -35,6 +37,29 @@ const RECORD_VEC4S: u32 = 5u;
 const ARGS_WORDS: u32 = 5u;
 // Relative rounding slack of the plane test (f32 has 2^-24).
 const SLACK: f32 = 1e-5;
+
+// The upload of records at scattered slots (`scatter_main`): the slots,
+// and their records one after another, copied into `targets` (the records).
+@group(0) @binding(5) var<storage, read_write> targets: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read> update_slots: array<u32>;
+@group(0) @binding(7) var<storage, read> update_records: array<vec4<f32>>;
+
+// One invocation per updated record (before the cull pass reads them).
+@compute @workgroup_size(64)
+fn scatter_main(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let i = id.x + id.y * groups.x * 64u;
+    if i >= cull.updates {
+        return;
+    }
+    let into = update_slots[i] * RECORD_VEC4S;
+    let source = i * RECORD_VEC4S;
+    for (var k = 0u; k < RECORD_VEC4S; k++) {
+        targets[into + k] = update_records[source + k];
+    }
+}
 
 @compute @workgroup_size(64)
 fn cull_main(

@@ -259,12 +259,21 @@ fn frame(c: &mut Criterion) {
         batcher.prepare_frame(camera.view_projection(aspect), &frame, &assets.registry());
         let mut uploaded = 0;
         if let Some(retained) = &frame.retained {
+            // As the renderer uploads: everything, or the dirty records
+            // gathered with their slots (the GPU scatters them).
             staging.clear();
-            for range in retained.dirty {
-                let records = &retained.records[range.start as usize..range.end as usize];
-                staging.extend_from_slice(bytemuck::cast_slice(records));
-                let batches = &retained.batch_of[range.start as usize..range.end as usize];
-                staging.extend_from_slice(bytemuck::cast_slice(batches));
+            match retained.dirty {
+                None => {
+                    staging.extend_from_slice(bytemuck::cast_slice(retained.records));
+                    staging.extend_from_slice(bytemuck::cast_slice(retained.batch_of));
+                }
+                Some(slots) => {
+                    for &slot in slots {
+                        let record = &retained.records[slot as usize];
+                        staging.extend_from_slice(bytemuck::bytes_of(record));
+                    }
+                    staging.extend_from_slice(bytemuck::cast_slice(slots));
+                }
             }
             uploaded = staging.len();
         }

@@ -77,6 +77,9 @@ pub struct Report {
     pub nodes: usize,
     /// Draw calls of the last frame (shadow views included).
     pub draw_calls: usize,
+    /// Where the camera's meshes were culled: `gpu` (the retained scene) or
+    /// `cpu` (`--cpu-culling`).
+    pub culling: &'static str,
     /// The CPU's time a frame: step, extraction and rendering.
     pub cpu_ms: Times,
     /// Of which the fixed step (systems, propagation, particles).
@@ -105,6 +108,7 @@ pub fn run(options: &ViewerOptions) -> Result<Report, ViewerError> {
         log::warn!("--benchmark: this adapter has no timestamp queries: no GPU pass times");
     }
     let mut buffers = FrameBuffers::default();
+    buffers.set_cpu_culling(options.cpu_culling);
     let (width, height) = options.size;
     let target = crate::window::offscreen_target(&ctx, options.size);
     let view = target.create_view(&wgpu::TextureViewDescriptor::default());
@@ -161,6 +165,7 @@ pub fn run(options: &ViewerOptions) -> Result<Report, ViewerError> {
         frames,
         nodes: world.scene().len(),
         draw_calls: stats.draw_calls + stats.shadow_draw_calls,
+        culling: if options.cpu_culling { "cpu" } else { "gpu" },
         cpu_ms: Times::of(&cpu),
         step_ms: Times::of(&step),
         extract_ms: Times::of(&extract),

@@ -73,8 +73,8 @@ impl Program {
             "\
 usage: {name} [SCENE] [--headless] [--frames N] [--size WxH] [--screenshot OUT.png]
        {pad} [--backend vulkan|gl|metal|dx12|all] [--present fifo|mailbox|immediate]
-       {pad} [--fps-cap N] [--profile]{keys}
-       {name} [SCENE] --benchmark [--frames N] [--size WxH] [--backend ...]
+       {pad} [--fps-cap N] [--profile] [--cpu-culling]{keys}
+       {name} [SCENE] --benchmark [--frames N] [--size WxH] [--cpu-culling] [--backend ...]
        {name} [SCENE] --soak MINUTES [--seed N]
        {name} [SCENE] --record FILE [--steps N] [--hash-every N] [--input-of REC]
        {name} [SCENE] --record FILE --play
@@ -91,6 +91,9 @@ a frame for N frames (default 300) after a warm-up, waiting for the GPU after ea
 prints one JSON line: the median, p99 and mean of the CPU's frame time (and its step,
 extraction and rendering), and of each pass on the GPU where the adapter has timestamp
 queries. assets/stress/ holds 100,000 and 1,000,000 cubes, 1% of them orbiting.
+--cpu-culling (with any mode that draws) culls and packs the camera's meshes on the CPU
+each frame (the reference path) instead of culling the retained scene on the GPU, to
+compare the two.
 
 --soak runs the scene headless (no GPU) for MINUTES under a chaos system that spawns,
 despawns, reparents and edits nodes every fixed step, checks every invariant, and fails
@@ -162,6 +165,7 @@ fn parse_args(default_scene: PathBuf, game: &Game, program: &Program) -> Result<
         debug_keys: !program.player,
         limits: program.limits.clone(),
         shader_dir: Some(program.shader_dir.clone()),
+        cpu_culling: false,
     };
     let mut play = false;
     let mut benchmark = false;
@@ -184,6 +188,7 @@ fn parse_args(default_scene: PathBuf, game: &Game, program: &Program) -> Result<
             Long("headless") => options.headless = true,
             Long("profile") => options.profile = true,
             Long("benchmark") => benchmark = true,
+            Long("cpu-culling") => options.cpu_culling = true,
             Long("debug-keys") if program.player => options.debug_keys = true,
             Long("frames") => {
                 let v = value(&mut parser)?;

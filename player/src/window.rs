@@ -68,6 +68,10 @@ pub struct ViewerOptions {
     /// The folder of WGSL files watched for live reload (`None`: shaders
     /// stay as built in; the command line names the source tree's folder).
     pub shader_dir: Option<PathBuf>,
+    /// Cull and pack the camera's meshes on the CPU every frame (the
+    /// reference path) instead of culling the retained scene on the GPU:
+    /// `--benchmark --cpu-culling` measures the two against each other.
+    pub cpu_culling: bool,
 }
 
 /// Why the viewer stopped early.
@@ -141,6 +145,7 @@ pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, View
     let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
     let profiler = start_profiler(options.profile, &ctx, &mut renderer);
     let mut buffers = FrameBuffers::default();
+    buffers.set_cpu_culling(options.cpu_culling);
     let frames = options.frames.unwrap_or(1).max(1);
     let (width, height) = options.size;
     let aspect = width as f32 / height as f32;
@@ -642,13 +647,15 @@ pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
     let event_loop = EventLoop::new().map_err(|e| ViewerError::Window {
         message: e.to_string(),
     })?;
+    let mut buffers = FrameBuffers::default();
+    buffers.set_cpu_culling(options.cpu_culling);
     let mut viewer = Viewer {
         rig: CameraRig::new(world.scene()),
         free_look: world.scene().active_camera(0.0).is_none(),
         world,
         options,
         overlays: Overlays::default(),
-        buffers: FrameBuffers::default(),
+        buffers,
         time: RealTime::default(),
         gpu: None,
         frames: 0,

@@ -35,6 +35,7 @@ fn the_player_stops_on_a_panicking_system_naming_it() {
         debug_keys: false,
         limits: keel_engine::files::ReadLimits::DEFAULT,
         shader_dir: None,
+        cpu_culling: false,
     };
     match render_headless(&options) {
         Err(ViewerError::System(panic)) => {

@@ -22,7 +22,6 @@
 //! batcher.
 
 use std::collections::HashMap;
-use std::ops::Range;
 
 use rayon::prelude::*;
 
@@ -34,9 +33,6 @@ use crate::scene::{Affine3x4, MovedCursor, NodeId, Scene, SpatialIndex};
 /// Moving slots beyond this share of all slots are re-interpolated in one
 /// parallel walk over every slot (and uploaded whole) instead of one by one.
 const WALK_ALL_SHARE: usize = 4;
-
-/// Slot ranges closer than this are uploaded as one copy.
-const MERGE_GAP: u32 = 16;
 
 /// What a column walk is redone for: the mesh, skin and morph columns'
 /// stamps.
@@ -68,10 +64,11 @@ pub(super) struct Retained {
     /// Slots re-interpolated each frame, and a flag per slot for membership.
     moving: Vec<u32>,
     in_moving: Vec<bool>,
-    /// Slots written this update, then as upload ranges.
+    /// Slots written this update (sorted and each once after it), or all.
     dirty: Vec<u32>,
     dirty_all: bool,
-    ranges: Vec<Range<u32>>,
+    /// Whether this update changed a slot's batch.
+    batches_changed: bool,
     /// The blended mesh nodes (drawn as loose instances).
     pub(super) blended: Vec<NodeId>,
     /// Where the octree's log was read up to, and the stamps walked at.
@@ -93,6 +90,7 @@ impl Retained {
         self.epoch += 1;
         self.dirty.clear();
         self.dirty_all = false;
+        self.batches_changed = false;
         let now = stamps(scene);
         let moved = self.cursor.and_then(|c| index.moved_since(c));
         match moved {
@@ -112,7 +110,12 @@ impl Retained {
         self.cursor = Some(index.moved_cursor());
         self.stamps = Some(now);
         self.interpolate_moving(scene, alpha);
-        self.make_ranges();
+        if self.dirty.len() * WALK_ALL_SHARE > self.nodes.len() {
+            self.dirty_all = true;
+        } else {
+            self.dirty.sort_unstable();
+            self.dirty.dedup();
+        }
     }
 
     /// The frame's view of the slots.
@@ -124,7 +127,8 @@ impl Retained {
             batch_of: &self.batch_of,
             batches: &self.batches,
             members: &self.members,
-            dirty: &self.ranges,
+            dirty: (!self.dirty_all).then_some(&self.dirty[..]),
+            batches_changed: self.batches_changed,
         }
     }
 
@@ -188,6 +192,7 @@ impl Retained {
                 self.leave_batch(s);
                 self.members[batch as usize] += 1;
                 self.batch_of[s] = batch;
+                self.batches_changed = true;
                 self.records[s] = record;
                 self.dirty.push(slot);
             } else if self.records[s] != record {
@@ -211,8 +216,6 @@ impl Retained {
         self.dirty
             .reserve((2 * slots).saturating_sub(self.dirty.len()));
         self.moving.reserve(slots.saturating_sub(self.moving.len()));
-        self.ranges
-            .reserve((slots / WALK_ALL_SHARE + 1).saturating_sub(self.ranges.len()));
     }
 
     fn allocate(&mut self, node: NodeId) -> u32 {
@@ -242,6 +245,7 @@ impl Retained {
         }
         self.leave_batch(s);
         self.batch_of[s] = FREE_SLOT;
+        self.batches_changed = true;
         // Left in `moving` (if there): a free slot is skipped and dropped there.
         self.free.push(to_u32(s));
         self.dirty.push(to_u32(s));
@@ -317,25 +321,6 @@ impl Retained {
             in_moving[s] = still;
             still
         });
-    }
-
-    /// The dirty slots as sorted, disjoint ranges (near ones merged).
-    fn make_ranges(&mut self) {
-        self.ranges.clear();
-        let slots = to_u32(self.nodes.len());
-        if self.dirty_all || self.dirty.len() * WALK_ALL_SHARE > self.nodes.len() {
-            if slots > 0 {
-                self.ranges.push(0..slots);
-            }
-            return;
-        }
-        self.dirty.sort_unstable();
-        for &slot in &self.dirty {
-            match self.ranges.last_mut() {
-                Some(last) if slot < last.end + MERGE_GAP => last.end = last.end.max(slot + 1),
-                _ => self.ranges.push(slot..slot + 1),
-            }
-        }
     }
 }
 

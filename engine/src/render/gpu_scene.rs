@@ -1,8 +1,14 @@
 //! The retained scene, GPU half: the slots' records live in a storage
-//! buffer from frame to frame and a frame uploads only the ranges
+//! buffer from frame to frame and a frame uploads only the records
 //! extraction marked dirty ([`RetainedInstances::dirty`]); a compute pass
 //! culls every slot against the camera and writes each batch's visible
 //! slots and its indirect draw, so no CPU walks the scene to draw it.
+//!
+//! Dirty records in a few runs are copied in place (a `write_buffer` each);
+//! records scattered over the scene (a moving 1% of it, say) are gathered
+//! into one upload with their slots, and a compute pass (`scatter_main`)
+//! puts each in its slot: two copies a frame, not one per record (each
+//! `write_buffer` costs microseconds of its own).
 //!
 //! Per frame the CPU does work per batch, not per instance: each batch's
 //! run of the index stream (a prefix sum of its members) and its mesh's
@@ -30,6 +36,8 @@ use crate::spatial::Frustum;
 const ARGS_WORDS: usize = 5;
 /// Slots one workgroup of the cull pass tests.
 const WORKGROUP: u32 = 64;
+/// Dirty records in more runs than this are scattered by the GPU.
+const DIRECT_RUNS: usize = 8;
 
 /// Where a batch's mesh lies in its index and vertex buffers.
 #[derive(Clone, Debug, PartialEq)]
@@ -58,7 +66,7 @@ struct CullParams {
     slots: u32,
     batches: u32,
     slot_base: u32,
-    pad: u32,
+    updates: u32,
 }
 
 /// Whether the cull pass keeps a slot holding `record` whose mesh has
@@ -88,6 +96,14 @@ pub(crate) fn sphere_visible(frustum: &Frustum, record: &GpuInstance, radius: f3
 pub(crate) struct GpuScene {
     pipeline: wgpu::ComputePipeline,
     layout: wgpu::BindGroupLayout,
+    scatter: wgpu::ComputePipeline,
+    scatter_layout: wgpu::BindGroupLayout,
+    scatter_group: Option<wgpu::BindGroup>,
+    /// This frame's scattered records and their slots, and how many.
+    update_slots: GrowableBuffer,
+    update_records: GrowableBuffer,
+    updates: u32,
+    gathered: Vec<GpuInstance>,
     params: wgpu::Buffer,
     records: GrowableBuffer,
     /// Each batch's radius and run (two words), room for `batch_room`
@@ -124,38 +140,37 @@ impl GpuScene {
             },
             count: None,
         };
+        let uniform = wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("gpu scene: cull layout"),
             entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
+                uniform,
                 storage(1, true),
                 storage(2, true),
                 storage(3, false),
                 storage(4, false),
             ],
         });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("gpu scene: cull pipeline layout"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
+        let scatter_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("gpu scene: scatter layout"),
+            entries: &[
+                uniform,
+                storage(5, false),
+                storage(6, true),
+                storage(7, true),
+            ],
         });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("gpu scene: cull pipeline"),
-            layout: Some(&pipeline_layout),
-            module: &shader,
-            entry_point: Some("cull_main"),
-            compilation_options: wgpu::PipelineCompilationOptions::default(),
-            cache: None,
-        });
+        let pipeline = compute_pipeline(device, &shader, &layout, "cull_main");
+        let scatter = compute_pipeline(device, &shader, &scatter_layout, "scatter_main");
         let params = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("gpu scene: cull parameters"),
             size: size_of::<CullParams>() as u64,
@@ -167,6 +182,13 @@ impl GpuScene {
         Self {
             pipeline,
             layout,
+            scatter,
+            scatter_layout,
+            scatter_group: None,
+            update_slots: buffer("gpu scene: scattered slots", U::STORAGE),
+            update_records: buffer("gpu scene: scattered records", U::STORAGE),
+            updates: 0,
+            gathered: Vec::new(),
             params,
             records: buffer("gpu scene: records", U::STORAGE),
             meta: buffer("gpu scene: batches and the batch of each slot", U::STORAGE),
@@ -235,12 +257,31 @@ impl GpuScene {
             .min(self.visible.max_bytes() / 4);
         let slots = slots.min(usize::try_from(fits).unwrap_or(usize::MAX));
         let continues = self.uploaded == Some((scene.id, scene.epoch.wrapping_sub(1)));
-        if grew || !continues {
-            self.write_slots(queue, scene, 0..slots);
-        } else {
-            for range in scene.dirty {
-                let end = (range.end as usize).min(slots);
-                self.write_slots(queue, scene, range.start as usize..end);
+        self.updates = 0;
+        match scene.dirty.filter(|_| continues && !grew) {
+            None => {
+                self.write_records(queue, scene, 0..slots);
+                self.write_batches(queue, scene, 0..slots);
+            }
+            Some(dirty) => {
+                if scene.batches_changed {
+                    self.write_batches(queue, scene, 0..slots);
+                }
+                // The dirty slots below what fits, sorted: in runs or scattered.
+                let dirty = &dirty[..dirty.partition_point(|&s| (s as usize) < slots)];
+                let runs = 1 + dirty.windows(2).filter(|w| w[1] != w[0] + 1).count();
+                if runs <= DIRECT_RUNS {
+                    let mut start = 0;
+                    for i in 1..=dirty.len() {
+                        if i == dirty.len() || dirty[i] != dirty[i - 1] + 1 {
+                            let run = dirty[start] as usize..dirty[i - 1] as usize + 1;
+                            self.write_records(queue, scene, run);
+                            start = i;
+                        }
+                    }
+                } else {
+                    grew |= self.gather(device, queue, scene, dirty);
+                }
             }
         }
         self.uploaded = Some((scene.id, scene.epoch));
@@ -298,26 +339,62 @@ impl GpuScene {
             slots: self.slots,
             batches: self.batch_count,
             slot_base: to_u32(2 * self.batch_room),
-            pad: 0,
+            updates: self.updates,
         };
         queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
     }
 
-    fn write_slots(&self, queue: &wgpu::Queue, scene: &RetainedInstances<'_>, range: Range<usize>) {
-        if range.is_empty() {
-            return;
+    fn write_records(
+        &self,
+        queue: &wgpu::Queue,
+        scene: &RetainedInstances<'_>,
+        range: Range<usize>,
+    ) {
+        if !range.is_empty() {
+            let record = size_of::<GpuInstance>() as u64;
+            queue.write_buffer(
+                self.records.buffer(),
+                range.start as u64 * record,
+                bytemuck::cast_slice(&scene.records[range]),
+            );
         }
-        let record = size_of::<GpuInstance>() as u64;
-        queue.write_buffer(
-            self.records.buffer(),
-            range.start as u64 * record,
-            bytemuck::cast_slice(&scene.records[range.clone()]),
-        );
-        queue.write_buffer(
-            self.meta.buffer(),
-            (2 * self.batch_room + range.start) as u64 * 4,
-            bytemuck::cast_slice(&scene.batch_of[range]),
-        );
+    }
+
+    fn write_batches(
+        &self,
+        queue: &wgpu::Queue,
+        scene: &RetainedInstances<'_>,
+        range: Range<usize>,
+    ) {
+        if !range.is_empty() {
+            queue.write_buffer(
+                self.meta.buffer(),
+                (2 * self.batch_room + range.start) as u64 * 4,
+                bytemuck::cast_slice(&scene.batch_of[range]),
+            );
+        }
+    }
+
+    /// Uploads the records of the `dirty` slots one after another, with the
+    /// slots, for the scatter pass; true when a buffer was reallocated.
+    fn gather(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        scene: &RetainedInstances<'_>,
+        dirty: &[u32],
+    ) -> bool {
+        self.gathered.clear();
+        self.gathered
+            .extend(dirty.iter().map(|&slot| scene.records[slot as usize]));
+        let grew = self
+            .update_slots
+            .write(device, queue, bytemuck::cast_slice(dirty))
+            | self
+                .update_records
+                .write(device, queue, bytemuck::cast_slice(&self.gathered));
+        self.updates = to_u32(dirty.len());
+        grew
     }
 
     fn bind(&mut self, device: &wgpu::Device, instance_layout: &wgpu::BindGroupLayout) {
@@ -343,14 +420,27 @@ impl GpuScene {
             layout: instance_layout,
             entries: &[whole(0, self.records.buffer())],
         }));
+        self.scatter_group = Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("gpu scene: scatter bind group"),
+            layout: &self.scatter_layout,
+            entries: &[
+                whole(0, &self.params),
+                whole(5, self.records.buffer()),
+                whole(6, self.update_slots.buffer()),
+                whole(7, self.update_records.buffer()),
+            ],
+        }));
     }
 
-    /// Records the cull pass (before the passes that draw the batches).
+    /// Records the scatter pass (when records came scattered) and the cull
+    /// pass, before the passes that draw the batches.
     pub(crate) fn cull(&self, encoder: &mut wgpu::CommandEncoder, timer: &GpuTimer) {
-        let Some(bind_group) = &self.bind_group else {
+        let (Some(bind_group), Some(scatter_group)) = (&self.bind_group, &self.scatter_group)
+        else {
             return;
         };
-        if self.slots == 0 || self.draws.is_empty() {
+        let culls = self.slots > 0 && !self.draws.is_empty();
+        if self.updates == 0 && !culls {
             return;
         }
         let timed = timer.begin("gpu culling", encoder);
@@ -358,12 +448,17 @@ impl GpuScene {
             label: Some("gpu scene: cull pass"),
             timestamp_writes: timed.compute_writes(),
         });
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, bind_group, &[]);
-        let groups = self.slots.div_ceil(WORKGROUP);
-        // A dimension holds at most 65,535 workgroups (4.2 million slots).
-        let x = groups.min(65_535);
-        pass.dispatch_workgroups(x, groups.div_ceil(x), 1);
+        // Even with nothing to draw: the records must hold this frame's.
+        if self.updates > 0 {
+            pass.set_pipeline(&self.scatter);
+            pass.set_bind_group(0, scatter_group, &[]);
+            dispatch(&mut pass, self.updates);
+        }
+        if culls {
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, bind_group, &[]);
+            dispatch(&mut pass, self.slots);
+        }
         drop(pass);
         timer.end(encoder, timed);
     }
@@ -392,6 +487,35 @@ impl GpuScene {
     pub(crate) fn slots(&self) -> u32 {
         self.slots
     }
+}
+
+/// One invocation per item, 64 a workgroup; a dimension holds at most
+/// 65,535 workgroups (4.2 million items), the rest go in rows.
+fn dispatch(pass: &mut wgpu::ComputePass<'_>, items: u32) {
+    let groups = items.div_ceil(WORKGROUP);
+    let x = groups.min(65_535);
+    pass.dispatch_workgroups(x, groups.div_ceil(x), 1);
+}
+
+fn compute_pipeline(
+    device: &wgpu::Device,
+    shader: &wgpu::ShaderModule,
+    layout: &wgpu::BindGroupLayout,
+    entry: &str,
+) -> wgpu::ComputePipeline {
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(entry),
+        bind_group_layouts: &[Some(layout)],
+        immediate_size: 0,
+    });
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(entry),
+        layout: Some(&pipeline_layout),
+        module: shader,
+        entry_point: Some(entry),
+        compilation_options: wgpu::PipelineCompilationOptions::default(),
+        cache: None,
+    })
 }
 
 fn to_u32(value: usize) -> u32 {

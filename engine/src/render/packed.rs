@@ -125,8 +125,12 @@ pub struct RetainedInstances<'a> {
     pub batches: &'a [BatchKey],
     /// How many slots each batch has.
     pub members: &'a [u32],
-    /// The slots changed since `epoch - 1`, as sorted, disjoint ranges.
-    pub dirty: &'a [std::ops::Range<u32>],
+    /// The slots whose record changed since `epoch - 1`, sorted, each
+    /// once; `None`: (nearly) every slot.
+    pub dirty: Option<&'a [u32]>,
+    /// Whether a slot's batch changed (or a slot was taken or freed) since
+    /// `epoch - 1`.
+    pub batches_changed: bool,
 }
 
 /// A slot no node holds ([`RetainedInstances::batch_of`]).

@@ -26,12 +26,17 @@ impl Mirror {
         self.records
             .resize(view.records.len(), GpuInstance::default());
         self.batch_of.resize(view.batch_of.len(), FREE_SLOT);
-        let all: Vec<_> = std::iter::once(0..view.records.len() as u32).collect();
-        let ranges = if continues { view.dirty } else { &all[..] };
-        for r in ranges {
-            let r = r.start as usize..r.end as usize;
-            self.records[r.clone()].copy_from_slice(&view.records[r.clone()]);
-            self.batch_of[r.clone()].copy_from_slice(&view.batch_of[r]);
+        match view.dirty.filter(|_| continues) {
+            Some(slots) => {
+                assert!(slots.windows(2).all(|w| w[0] < w[1]), "sorted, each once");
+                for &slot in slots {
+                    self.records[slot as usize] = view.records[slot as usize];
+                }
+            }
+            None => self.records.copy_from_slice(view.records),
+        }
+        if view.batches_changed || !continues {
+            self.batch_of.copy_from_slice(view.batch_of);
         }
         self.seen = Some((view.id, view.epoch));
     }

@@ -2,7 +2,8 @@
 //! scene/camera pairs: the GPU keeps every slot the CPU keeps, each once
 //! and in its batch's run, and any slot it keeps besides is within the
 //! rounding slack of a plane (a conservative superset, documented in
-//! `cull.wgsl`).
+//! `cull.wgsl`). Between the cameras records move, uploaded in runs or
+//! scattered by the GPU: the culling sees where they moved to.
 
 use glam::{Quat, Vec3};
 
@@ -135,9 +136,22 @@ fn the_gpu_keeps_what_the_cpu_sphere_test_keeps() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let (mut pairs, mut kept, mut extra) = (0, 0, 0);
     for s in 0..20 {
-        let (records, batch_of, batches, members) = scene(&mut rng, 200 + 40 * s);
-        let dirty: Vec<_> = std::iter::once(0..records.len() as u32).collect();
+        let (mut records, batch_of, batches, members) = scene(&mut rng, 200 + 40 * s);
+        let mut dirty = Vec::new();
         for c in 0..50u64 {
+            // After the first frame, some records move: one run of them
+            // (copied in place), or every seventh (scattered by the GPU).
+            dirty.clear();
+            if c % 5 == 1 {
+                dirty.extend(40..70);
+            } else if c > 0 {
+                dirty.extend((c as u32 % 7..records.len() as u32).step_by(7));
+            }
+            for &slot in &dirty {
+                let at = rng.vec3(30.0);
+                let rows = &mut records[slot as usize].rows;
+                (rows[0][3], rows[1][3], rows[2][3]) = (at.x, at.y, at.z);
+            }
             let camera = Camera {
                 position: rng.vec3(40.0),
                 target: rng.vec3(10.0),
@@ -155,7 +169,8 @@ fn the_gpu_keeps_what_the_cpu_sphere_test_keeps() {
                 batch_of: &batch_of,
                 batches: &batches,
                 members: &members,
-                dirty: &dirty,
+                dirty: (c > 0).then_some(&dirty[..]),
+                batches_changed: c == 0,
             };
             scene_gpu.prepare(
                 device,
