@@ -18,14 +18,20 @@ struct Cull {
     slot_base: u32,
     // Records `scatter_main` writes this frame.
     updates: u32,
+    // Where the batches' radius and run start in `table`.
+    info_base: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> cull: Cull;
 // The slots' records (GpuInstance: five vec4s, the model's rows first).
 @group(0) @binding(1) var<storage, read> records: array<vec4<f32>>;
-// Two words per batch, its mesh radius (bits of an f32) and the start of
-// its run; then from `slot_base` each slot's batch (>= cull.batches: a free
-// slot). One buffer: downlevel devices bind four storage buffers a stage.
+// From `info_base`, two words per batch: its mesh radius (bits of an f32)
+// and the start of its run; from `slot_base`, each slot's batch (>=
+// cull.batches: a free slot, or one casting no shadow in a shadow view).
+// One buffer: downlevel devices bind four storage buffers a stage.
 @group(0) @binding(2) var<storage, read> table: array<u32>;
 // Each batch's DrawIndexedIndirect arguments (five words, the instance
 // count second), the counts zeroed before this pass.
@@ -81,7 +87,8 @@ fn cull_main(
     let x = vec3<f32>(r0.x, r1.x, r2.x);
     let y = vec3<f32>(r0.y, r1.y, r2.y);
     let z = vec3<f32>(r0.z, r1.z, r2.z);
-    let info = vec2<u32>(table[2u * batch], table[2u * batch + 1u]);
+    let entry = cull.info_base + 2u * batch;
+    let info = vec2<u32>(table[entry], table[entry + 1u]);
     let radius = bitcast<f32>(info.x) * sqrt(max(dot(x, x), max(dot(y, y), dot(z, z))));
     let center = vec3<f32>(r0.w, r1.w, r2.w);
     for (var i = 0u; i < 6u; i++) {

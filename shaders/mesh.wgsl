@@ -116,6 +116,17 @@ fn vs_caster(vertex: Attributes, @location(3) index: u32) -> VertexOut {
     return place(caster.row_x, caster.row_y, caster.row_z, vertex, surface);
 }
 
+// A masked caster of the retained scene (render/gpu_scene.rs): `vs_caster`
+// reading the mesh pass's records, whose cutoff is the third byte of
+// `metal_rough` as a caster record's is.
+@vertex
+fn vs_caster_retained(vertex: Attributes, @location(3) index: u32) -> VertexOut {
+    let instance = instances[index];
+    let alpha = vec4<f32>(1.0, 1.0, 1.0, instance.color.a);
+    let surface = Surface(alpha, vec3<f32>(0.0), instance.metal_rough & 0xff0000u);
+    return place(instance.row_x, instance.row_y, instance.row_z, vertex, surface);
+}
+
 // The vertex placed by the model matrix with rows `row_x`, `row_y`, `row_z`.
 fn place(row_x: vec4<f32>, row_y: vec4<f32>, row_z: vec4<f32>, vertex: Attributes, surface: Surface) -> VertexOut {
     let position = vertex.position;

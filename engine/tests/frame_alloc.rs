@@ -125,39 +125,51 @@ fn preparing_a_frame_allocates_nothing_once_warm() {
         ..Camera::default()
     };
     let view_proj = camera.view_projection(1.5);
-    let mut buffers = FrameBuffers::default();
-    let mut batcher = InstanceBatcher::new();
-    let mut shadow_batchers: Vec<InstanceBatcher<GpuCaster>> =
-        (0..MAX_CASCADES).map(|_| InstanceBatcher::new()).collect();
-    let overlays = Overlays::default();
-    let (mut drawn, mut cast) = (0, 0);
-    for frame in 0..200 {
-        world.step();
-        COUNTING.store(frame >= 100, Ordering::Relaxed);
-        let data = buffers.extract_world(&mut world, camera, 1.5, &overlays);
-        drawn += data.packed.len() + data.alpha.len();
-        let registry = data
-            .assets
-            .expect("extraction names the scene's store")
-            .registry();
-        batcher.prepare_frame(view_proj, &data, &registry);
-        let set = cascades(&camera, 1.5, data.sun.direction, &data.shadows);
-        for (i, shadow) in shadow_batchers.iter_mut().enumerate().take(set.count) {
-            shadow.prepare_casters(set.view_proj[i], data.instances, data.casters[i], &registry);
-            cast += shadow.drawn();
+    // Both paths: the CPU-culled reference (camera and casters packed on
+    // the CPU), then the retained scene (its moving slots rewritten).
+    for cpu_culling in [true, false] {
+        let mut buffers = FrameBuffers::default();
+        buffers.set_cpu_culling(cpu_culling);
+        let mut batcher = InstanceBatcher::new();
+        let mut shadow_batchers: Vec<InstanceBatcher<GpuCaster>> =
+            (0..MAX_CASCADES).map(|_| InstanceBatcher::new()).collect();
+        let overlays = Overlays::default();
+        let (mut drawn, mut cast) = (0, 0);
+        for frame in 0..200 {
+            world.step();
+            COUNTING.store(frame >= 100, Ordering::Relaxed);
+            let data = buffers.extract_world(&mut world, camera, 1.5, &overlays);
+            let retained = data.retained.map_or(0, |r| r.records.len());
+            drawn += data.packed.len() + data.alpha.len() + retained;
+            let registry = data
+                .assets
+                .expect("extraction names the scene's store")
+                .registry();
+            batcher.prepare_frame(view_proj, &data, &registry);
+            let set = cascades(&camera, 1.5, data.sun.direction, &data.shadows);
+            for (i, shadow) in shadow_batchers.iter_mut().enumerate().take(set.count) {
+                shadow.prepare_casters(
+                    set.view_proj[i],
+                    data.instances,
+                    data.casters[i],
+                    &registry,
+                );
+                cast += shadow.drawn();
+            }
+            drop(registry);
+            COUNTING.store(false, Ordering::Relaxed);
         }
-        drop(registry);
-        COUNTING.store(false, Ordering::Relaxed);
+        // The retained scene's casters are culled on the GPU.
+        assert!(
+            drawn > 10_000 && (cast > 10_000 || !cpu_culling),
+            "the frames must have had instances, casters and particles to prepare ({drawn}, {cast})"
+        );
+        assert_eq!(
+            ALLOCATIONS.load(Ordering::Relaxed),
+            0,
+            "heap allocations while preparing warm frames (CPU culling: {cpu_culling})"
+        );
     }
-    assert!(
-        drawn > 10_000 && cast > 10_000,
-        "the frames must have had instances, casters and particles to prepare ({drawn}, {cast})"
-    );
-    assert_eq!(
-        ALLOCATIONS.load(Ordering::Relaxed),
-        0,
-        "heap allocations while preparing warm frames"
-    );
 }
 
 #[test]

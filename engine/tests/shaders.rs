@@ -88,7 +88,7 @@ fn every_shader_parses_and_validates() {
         let stages: Vec<naga::ShaderStage> = module.entry_points.iter().map(|e| e.stage).collect();
         let fragment_needed = !is_depth_only(&path);
         // A compute shader (the GPU culling) draws nothing.
-        let compute = stages == [naga::ShaderStage::Compute];
+        let compute = stages.iter().all(|s| *s == naga::ShaderStage::Compute);
         assert!(
             compute
                 || stages.contains(&naga::ShaderStage::Vertex)

@@ -191,9 +191,9 @@ impl FrameBuffers {
     }
 
     /// Fills the buffers (lines excepted) for a GPU-culled frame: the
-    /// retained slots brought up to date, the blended meshes as loose
-    /// instances (the batcher culls and sorts them), and the shadow views'
-    /// casters packed as in [`FrameBuffers::extract_culled`].
+    /// retained slots brought up to date (the GPU culls them for the camera
+    /// and every shadow view), the blended meshes as loose instances (the
+    /// batcher culls and sorts them; they cast no shadow).
     fn extract_retained<'a>(
         &'a mut self,
         scene: &Scene,
@@ -207,10 +207,8 @@ impl FrameBuffers {
         let frustum = Frustum::from_view_projection(&camera.view_projection(aspect));
         self.instances.clear();
         self.gather_lights(scene, alpha);
-        let views = self.cull(scene, index, None, &camera, aspect);
-        if views > 0 {
-            self.pack_meshes(scene, alpha, views);
-        }
+        self.asked = 0;
+        self.note_shadow_views(scene, &camera, aspect);
         self.retained.update(scene, index, alpha);
         for &node in &self.retained.blended {
             let (Some(mesh), Some(model)) = (
@@ -223,7 +221,7 @@ impl FrameBuffers {
                 mesh: mesh.mesh,
                 model,
                 material: mesh.material,
-                // Their shadows come packed with the other casters.
+                // Blended meshes cast none (`MeshRenderer::can_cast`).
                 cast_shadows: false,
             });
         }

@@ -58,9 +58,11 @@ pub(super) struct Retained {
     batch_of: Vec<u32>,
     free: Vec<u32>,
     /// Batches by id, how many slots each has, and the ids by key.
-    batches: Vec<BatchKey>,
-    members: Vec<u32>,
-    batch_ids: HashMap<BatchKey, u32>,
+    batches: Batches,
+    /// Each slot's shadow caster batch (`FREE_SLOT`: casts none), and the
+    /// caster batches (depth only, or masked with their texture).
+    caster_of: Vec<u32>,
+    casters: Batches,
     /// Slots re-interpolated each frame, and a flag per slot for membership.
     moving: Vec<u32>,
     in_moving: Vec<bool>,
@@ -125,8 +127,11 @@ impl Retained {
             epoch: self.epoch,
             records: &self.records,
             batch_of: &self.batch_of,
-            batches: &self.batches,
-            members: &self.members,
+            batches: &self.batches.keys,
+            members: &self.batches.members,
+            caster_of: &self.caster_of,
+            caster_batches: &self.casters.keys,
+            caster_members: &self.casters.members,
             dirty: (!self.dirty_all).then_some(&self.dirty[..]),
             batches_changed: self.batches_changed,
         }
@@ -186,11 +191,22 @@ impl Retained {
             };
             let s = slot as usize;
             self.seen[s] = walk;
-            let batch = self.batch_id(key);
+            let batch = self.batches.id(key);
+            let caster = if mesh.can_cast() {
+                self.casters.id(BatchKey::caster(mesh.mesh, &mesh.material))
+            } else {
+                FREE_SLOT
+            };
+            if self.caster_of[s] != caster {
+                self.casters.leave(self.caster_of[s]);
+                self.casters.join(caster);
+                self.caster_of[s] = caster;
+                self.batches_changed = true;
+            }
             let record = GpuInstance::from_rows(&model, &mesh.material);
             if self.batch_of[s] != batch {
-                self.leave_batch(s);
-                self.members[batch as usize] += 1;
+                self.batches.leave(self.batch_of[s]);
+                self.batches.join(batch);
                 self.batch_of[s] = batch;
                 self.batches_changed = true;
                 self.records[s] = record;
@@ -224,6 +240,7 @@ impl Retained {
             self.nodes.push(None);
             self.records.push(GpuInstance::default());
             self.batch_of.push(FREE_SLOT);
+            self.caster_of.push(FREE_SLOT);
             self.in_moving.push(false);
             self.seen.push(0);
             slot
@@ -243,26 +260,14 @@ impl Retained {
         {
             *at = FREE_SLOT;
         }
-        self.leave_batch(s);
+        self.batches.leave(self.batch_of[s]);
         self.batch_of[s] = FREE_SLOT;
+        self.casters.leave(self.caster_of[s]);
+        self.caster_of[s] = FREE_SLOT;
         self.batches_changed = true;
         // Left in `moving` (if there): a free slot is skipped and dropped there.
         self.free.push(to_u32(s));
         self.dirty.push(to_u32(s));
-    }
-
-    fn leave_batch(&mut self, s: usize) {
-        if let Some(members) = self.members.get_mut(self.batch_of[s] as usize) {
-            *members -= 1;
-        }
-    }
-
-    fn batch_id(&mut self, key: BatchKey) -> u32 {
-        *self.batch_ids.entry(key).or_insert_with(|| {
-            self.batches.push(key);
-            self.members.push(0);
-            to_u32(self.batches.len() - 1)
-        })
     }
 
     /// Writes every moving slot's rows at `alpha`; slots found at rest
@@ -321,6 +326,39 @@ impl Retained {
             in_moving[s] = still;
             still
         });
+    }
+}
+
+/// Batches by id (kept when they empty, so ids stay), how many slots each
+/// has, and the ids by key.
+#[derive(Debug, Default)]
+struct Batches {
+    keys: Vec<BatchKey>,
+    members: Vec<u32>,
+    ids: HashMap<BatchKey, u32>,
+}
+
+impl Batches {
+    fn id(&mut self, key: BatchKey) -> u32 {
+        *self.ids.entry(key).or_insert_with(|| {
+            self.keys.push(key);
+            self.members.push(0);
+            to_u32(self.keys.len() - 1)
+        })
+    }
+
+    /// A slot joins batch `id` (none for `FREE_SLOT`).
+    fn join(&mut self, id: u32) {
+        if let Some(members) = self.members.get_mut(id as usize) {
+            *members += 1;
+        }
+    }
+
+    /// A slot leaves batch `id` (none for `FREE_SLOT`).
+    fn leave(&mut self, id: u32) {
+        if let Some(members) = self.members.get_mut(id as usize) {
+            *members -= 1;
+        }
     }
 }
 

@@ -35,6 +35,29 @@ fn answer(index: &SpatialIndex, queries: &mut [Query], parallel: bool) {
 }
 
 impl FrameBuffers {
+    /// This frame's shadow views (the sun's cascades and the shadowed
+    /// spots), fitted to `view`, from the lights gathered.
+    fn shadow_views(&self, scene: &Scene, view: &Camera, aspect: f32) -> ShadowViews {
+        let settings = &scene.environment.shadows;
+        ShadowViews {
+            cascades: match &self.sun {
+                Some(sun) if sun.intensity > 0.0 => cascades(view, aspect, sun.direction, settings),
+                _ => Cascades::default(),
+            },
+            spots: spot_shadows(&self.point_lights, settings),
+        }
+    }
+
+    /// Notes the shadow views' volumes (for the deformed meshes' culling)
+    /// without asking the octree what they hold: the GPU culls the casters.
+    pub(super) fn note_shadow_views(&mut self, scene: &Scene, view: &Camera, aspect: f32) {
+        let shadows = self.shadow_views(scene, view, aspect);
+        for (_, _, view_proj) in shadows.in_use() {
+            self.cascade_frustums
+                .push(Frustum::from_view_projection(view_proj));
+        }
+    }
+
     /// Asks the octree what `camera` sees (unless `None`: nothing is
     /// marked seen) and what each shadow view holds (the sun's cascades and
     /// the shadowed spots, fitted to `view`, from the lights gathered), and
@@ -50,14 +73,7 @@ impl FrameBuffers {
         view: &Camera,
         aspect: f32,
     ) -> usize {
-        let settings = &scene.environment.shadows;
-        let shadows = ShadowViews {
-            cascades: match &self.sun {
-                Some(sun) if sun.intensity > 0.0 => cascades(view, aspect, sun.direction, settings),
-                _ => Cascades::default(),
-            },
-            spots: spot_shadows(&self.point_lights, settings),
-        };
+        let shadows = self.shadow_views(scene, view, aspect);
         let meshes = scene.components.mesh.len();
         // A small scene is answered on this thread alone: no other core is woken.
         let parallel = meshes >= 2 * PACK_SPAN;

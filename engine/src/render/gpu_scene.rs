@@ -12,14 +12,18 @@
 //!
 //! Per frame the CPU does work per batch, not per instance: each batch's
 //! run of the index stream (a prefix sum of its members) and its mesh's
-//! radius, and its draw arguments with the instance count zeroed. The cull
-//! pass (`shaders/cull.wgsl`, 64 slots a workgroup) tests each slot's
-//! bounding sphere as the CPU batcher does ([`sphere_visible`] is the same
-//! test, the reference the GPU is checked against), appends the visible
-//! slot to its batch's run and counts it; the mesh pass then binds each
-//! batch's run as the per-instance stream and draws it with
-//! `draw_indexed_indirect`. The mesh shader reads the records as it reads
-//! the CPU-packed ones.
+//! radius, and its draw arguments with the instance count zeroed. A slot
+//! is in two batch sets: the camera's (mesh and material) and, when it
+//! casts, the shadow casters' (its mesh, depth only or masked). Each view
+//! (the camera, then every shadow view of the frame) has its own cull
+//! uniform, indirect arguments and index stream. The cull pass
+//! (`shaders/cull.wgsl`, 64 slots a workgroup, once per view) tests each
+//! slot's bounding sphere as the CPU batcher does ([`sphere_visible`] is
+//! the same test, the reference the GPU is checked against), appends the
+//! visible slot to its batch's run and counts it; the mesh and shadow
+//! passes then bind each batch's run as the per-instance stream and draw
+//! it with `draw_indexed_indirect`. The mesh shader reads the records as
+//! it reads the CPU-packed ones.
 
 use std::ops::Range;
 
@@ -67,6 +71,8 @@ struct CullParams {
     batches: u32,
     slot_base: u32,
     updates: u32,
+    info_base: u32,
+    pad: [u32; 3],
 }
 
 /// Whether the cull pass keeps a slot holding `record` whose mesh has
@@ -91,6 +97,104 @@ pub(crate) fn sphere_visible(frustum: &Frustum, record: &GpuInstance, radius: f3
         .all(|plane| plane.truncate().dot(center) + plane.w >= -radius)
 }
 
+/// One batch set's layout this frame: each batch's [radius bits, run
+/// start], its arguments (instance count zeroed) and its draws.
+#[derive(Debug, Default)]
+struct BatchSet {
+    info: Vec<[u32; 2]>,
+    template: Vec<[u32; ARGS_WORDS]>,
+    draws: Vec<RetainedDraw>,
+}
+
+impl BatchSet {
+    /// Lays out `keys` with `members` slots each; `mesh_of` says where a
+    /// batch's mesh is (`None`: not drawable, it keeps a run but draws
+    /// nothing).
+    fn lay_out(
+        &mut self,
+        keys: &[BatchKey],
+        members: &[u32],
+        mesh_of: &mut impl FnMut(&BatchKey) -> Option<IndexedMesh>,
+    ) {
+        self.info.clear();
+        self.template.clear();
+        self.draws.clear();
+        let mut run = 0u32;
+        for (key, &members) in keys.iter().zip(members) {
+            let mesh = (members > 0).then(|| mesh_of(key)).flatten();
+            let (radius, indices, base_vertex) = match &mesh {
+                Some(m) => (m.radius, m.indices.clone(), m.base_vertex),
+                None => (0.0, 0..0, 0),
+            };
+            self.info.push([radius.to_bits(), run]);
+            self.template.push([
+                indices.end - indices.start,
+                0,
+                indices.start,
+                base_vertex.cast_unsigned(),
+                0,
+            ]);
+            if mesh.is_some() {
+                self.draws.push(RetainedDraw {
+                    key: *key,
+                    run: run..run + members,
+                    args_offset: ((self.template.len() - 1) * ARGS_WORDS * 4) as u64,
+                });
+            }
+            run += members;
+        }
+        // Grouped by look and pipeline, so a pass binds each once.
+        self.draws.sort_unstable_by_key(|d| d.key);
+    }
+}
+
+/// One view's culling: its uniform, indirect arguments and index stream.
+#[derive(Debug)]
+struct CullView {
+    params: wgpu::Buffer,
+    args: GrowableBuffer,
+    visible: GrowableBuffer,
+    bind_group: Option<wgpu::BindGroup>,
+    /// The shadow view it culls for (`None`: the camera).
+    shadow: Option<usize>,
+}
+
+impl CullView {
+    fn new(device: &wgpu::Device) -> Self {
+        use wgpu::BufferUsages as U;
+        let buffer = |label, usage| GrowableBuffer::new(device, label, usage, 0);
+        Self {
+            params: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("gpu scene: cull parameters"),
+                size: size_of::<CullParams>() as u64,
+                usage: U::UNIFORM | U::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            // Readable back (COPY_SRC) for the tests of what the GPU culled.
+            args: buffer(
+                "gpu scene: indirect draws",
+                U::STORAGE | U::INDIRECT | U::COPY_SRC,
+            ),
+            visible: buffer(
+                "gpu scene: visible slots",
+                U::STORAGE | U::VERTEX | U::COPY_SRC,
+            ),
+            bind_group: None,
+            shadow: None,
+        }
+    }
+}
+
+/// What a pass draws of the retained scene in one view.
+pub(crate) struct ViewDraws<'a> {
+    /// The batches' indirect draws, grouped by key.
+    pub(crate) draws: &'a [RetainedDraw],
+    /// The index stream (each draw binds its run of it).
+    pub(crate) visible: &'a wgpu::Buffer,
+    /// The indirect argument buffer.
+    pub(crate) args: &'a wgpu::Buffer,
+}
+
 /// The retained slots on the GPU and their cull pass.
 #[derive(Debug)]
 pub(crate) struct GpuScene {
@@ -104,27 +208,25 @@ pub(crate) struct GpuScene {
     update_records: GrowableBuffer,
     updates: u32,
     gathered: Vec<GpuInstance>,
-    params: wgpu::Buffer,
     records: GrowableBuffer,
-    /// Each batch's radius and run (two words), room for `batch_room`
-    /// batches, then each slot's batch.
-    meta: GrowableBuffer,
+    /// Two words per batch (radius, run) of the camera's set, then of the
+    /// casters' (room for `batch_room` each); then each slot's batch and
+    /// each slot's caster batch (room for `slot_room` each).
+    table: GrowableBuffer,
     batch_room: usize,
-    args: GrowableBuffer,
-    visible: GrowableBuffer,
-    /// The cull pass's bindings, and the records bound for the mesh shader;
-    /// remade when a buffer is reallocated.
-    bind_group: Option<wgpu::BindGroup>,
+    slot_room: usize,
+    /// The records bound for the mesh shader; remade with the buffers.
     instances: Option<wgpu::BindGroup>,
+    /// Counts the bindings made, so passes holding one know it is stale.
+    bindings: u64,
     /// The store and epoch the buffers hold.
     uploaded: Option<(u64, u64)>,
-    /// This frame's draws, slots and batches (0: nothing to cull).
-    draws: Vec<RetainedDraw>,
+    /// The camera's batch set and the casters'.
+    sets: [BatchSet; 2],
+    /// The camera's view, then this frame's shadow views (`active` of them).
+    views: Vec<CullView>,
+    active: usize,
     slots: u32,
-    batch_count: u32,
-    /// Reused per frame: each batch's [radius bits, run start] and arguments.
-    batch_info: Vec<[u32; 2]>,
-    args_template: Vec<[u32; ARGS_WORDS]>,
 }
 
 impl GpuScene {
@@ -171,12 +273,6 @@ impl GpuScene {
         });
         let pipeline = compute_pipeline(device, &shader, &layout, "cull_main");
         let scatter = compute_pipeline(device, &shader, &scatter_layout, "scatter_main");
-        let params = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("gpu scene: cull parameters"),
-            size: size_of::<CullParams>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
         use wgpu::BufferUsages as U;
         let buffer = |label, usage| GrowableBuffer::new(device, label, usage, 0);
         Self {
@@ -189,159 +285,171 @@ impl GpuScene {
             update_records: buffer("gpu scene: scattered records", U::STORAGE),
             updates: 0,
             gathered: Vec::new(),
-            params,
             records: buffer("gpu scene: records", U::STORAGE),
-            meta: buffer("gpu scene: batches and the batch of each slot", U::STORAGE),
+            table: buffer("gpu scene: batches and each slot's", U::STORAGE),
             batch_room: 0,
-            // Readable back (COPY_SRC) for the tests of what the GPU culled.
-            args: buffer(
-                "gpu scene: indirect draws",
-                U::STORAGE | U::INDIRECT | U::COPY_SRC,
-            ),
-            visible: buffer(
-                "gpu scene: visible slots",
-                U::STORAGE | U::VERTEX | U::COPY_SRC,
-            ),
-            bind_group: None,
+            slot_room: 0,
             instances: None,
+            bindings: 0,
             uploaded: None,
-            draws: Vec::new(),
+            sets: [BatchSet::default(), BatchSet::default()],
+            views: vec![CullView::new(device)],
+            active: 0,
             slots: 0,
-            batch_count: 0,
-            batch_info: Vec::new(),
-            args_template: Vec::new(),
         }
     }
 
     /// Nothing retained this frame: the cull pass and the draws are skipped
     /// (the buffers are kept; the next retained frame uploads everything).
     pub(crate) fn clear(&mut self) {
-        self.draws.clear();
+        self.active = 0;
         self.slots = 0;
+        self.updates = 0;
         self.uploaded = None;
     }
 
-    /// Uploads what changed of `scene`, the batches' runs and zeroed draws,
-    /// and the view's planes; `mesh_of` says where a batch's mesh is (`None`:
-    /// not drawable, its slots are culled). `instance_layout` is the mesh
-    /// shader's, for the records' bind group.
+    /// Uploads what changed of `scene`, the batch sets' runs and zeroed
+    /// draws, and each view's planes: the camera's `view_proj`, then each
+    /// of `shadow_views` (its index and world-to-clip matrix). `mesh_of`
+    /// says where a batch's mesh is (`None`: not drawable, its slots are
+    /// culled). `instance_layout` is the mesh shader's, for the records'
+    /// bind group.
+    #[expect(clippy::too_many_arguments, reason = "one call, from the mesh pass")]
     pub(crate) fn prepare(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         scene: &RetainedInstances<'_>,
         view_proj: Mat4,
+        shadow_views: &[(usize, Mat4)],
         instance_layout: &wgpu::BindGroupLayout,
         mut mesh_of: impl FnMut(&BatchKey) -> Option<IndexedMesh>,
     ) {
         puffin::profile_scope!("gpu scene upload");
-        let slots = scene.records.len().min(scene.batch_of.len());
+        let slots = scene
+            .records
+            .len()
+            .min(scene.batch_of.len())
+            .min(scene.caster_of.len());
         let batches = scene.batches.len().min(scene.members.len());
-        // Room for the batches grows by doubling; the slots' batches move then.
-        let mut grew = batches > self.batch_room;
+        let casters = scene.caster_batches.len().min(scene.caster_members.len());
+        // Room for batches and slots grows by doubling; what follows moves then.
+        let mut grew = batches.max(casters) > self.batch_room || slots > self.slot_room;
         if grew {
-            self.batch_room = batches.next_power_of_two().max(256);
+            self.batch_room = batches.max(casters).next_power_of_two().max(256);
+            self.slot_room = slots.next_power_of_two().max(1024);
         }
         grew |= self
             .records
             .reserve(device, (slots * size_of::<GpuInstance>()) as u64);
-        grew |= self
-            .meta
-            .reserve(device, ((2 * self.batch_room + slots) * 4) as u64);
-        grew |= self.visible.reserve(device, (slots * 4) as u64);
-        grew |= self.args.reserve(device, (batches * ARGS_WORDS * 4) as u64);
+        grew |= self.table.reserve(
+            device,
+            ((2 * 2 * self.batch_room + 2 * self.slot_room) * 4) as u64,
+        );
         // The buffers can hold only so much on this device (warned by the
         // buffers): the slots past it are not drawn.
         let fits = (self.records.max_bytes() / size_of::<GpuInstance>() as u64)
-            .min(self.meta.max_bytes() / 4 - 2 * self.batch_room as u64)
-            .min(self.visible.max_bytes() / 4);
+            .min((self.table.max_bytes() / 4).saturating_sub(4 * self.batch_room as u64) / 2);
         let slots = slots.min(usize::try_from(fits).unwrap_or(usize::MAX));
-        let continues = self.uploaded == Some((scene.id, scene.epoch.wrapping_sub(1)));
-        self.updates = 0;
-        match scene.dirty.filter(|_| continues && !grew) {
-            None => {
-                self.write_records(queue, scene, 0..slots);
-                self.write_batches(queue, scene, 0..slots);
-            }
-            Some(dirty) => {
-                if scene.batches_changed {
-                    self.write_batches(queue, scene, 0..slots);
-                }
-                // The dirty slots below what fits, sorted: in runs or scattered.
-                let dirty = &dirty[..dirty.partition_point(|&s| (s as usize) < slots)];
-                let runs = 1 + dirty.windows(2).filter(|w| w[1] != w[0] + 1).count();
-                if runs <= DIRECT_RUNS {
-                    let mut start = 0;
-                    for i in 1..=dirty.len() {
-                        if i == dirty.len() || dirty[i] != dirty[i - 1] + 1 {
-                            let run = dirty[start] as usize..dirty[i - 1] as usize + 1;
-                            self.write_records(queue, scene, run);
-                            start = i;
-                        }
-                    }
-                } else {
-                    grew |= self.gather(device, queue, scene, dirty);
-                }
+        self.upload(device, queue, scene, slots, grew);
+        self.sets[0].lay_out(&scene.batches[..batches], scene.members, &mut mesh_of);
+        self.sets[1].lay_out(
+            &scene.caster_batches[..casters],
+            scene.caster_members,
+            &mut mesh_of,
+        );
+        for (set, info) in self.sets.iter().enumerate() {
+            let at = (set * 2 * self.batch_room * 4) as u64;
+            queue.write_buffer(self.table.buffer(), at, bytemuck::cast_slice(&info.info));
+        }
+        self.slots = to_u32(slots);
+        // The views: the camera's, then each shadow view's.
+        self.active = 1 + shadow_views.len();
+        while self.views.len() < self.active {
+            self.views.push(CullView::new(device));
+        }
+        let views = std::iter::once((None, view_proj))
+            .chain(shadow_views.iter().map(|&(i, m)| (Some(i), m)));
+        let rebind = grew || self.instances.is_none();
+        for (k, (shadow, view_proj)) in views.enumerate() {
+            let set = usize::from(shadow.is_some());
+            let layout = &self.sets[set];
+            let view = &mut self.views[k];
+            view.shadow = shadow;
+            let mut stale = view.visible.reserve(device, (slots * 4) as u64);
+            stale |= view
+                .args
+                .reserve(device, (layout.template.len() * ARGS_WORDS * 4) as u64);
+            queue.write_buffer(
+                view.args.buffer(),
+                0,
+                bytemuck::cast_slice(&layout.template),
+            );
+            let params = CullParams {
+                planes: Frustum::from_view_projection(&view_proj)
+                    .planes
+                    .map(|p| p.to_array()),
+                slots: self.slots,
+                batches: to_u32(layout.info.len()),
+                slot_base: to_u32(2 * 2 * self.batch_room + set * self.slot_room),
+                updates: self.updates,
+                info_base: to_u32(set * 2 * self.batch_room),
+                pad: [0; 3],
+            };
+            queue.write_buffer(&view.params, 0, bytemuck::bytes_of(&params));
+            if stale || rebind || view.bind_group.is_none() {
+                view.bind_group = Some(bind_view(
+                    device,
+                    &self.layout,
+                    view,
+                    &self.records,
+                    &self.table,
+                ));
             }
         }
-        self.uploaded = Some((scene.id, scene.epoch));
-        if grew || self.bind_group.is_none() {
+        if rebind || self.scatter_group.is_none() {
             self.bind(device, instance_layout);
         }
-        // Each batch's run and arguments (a batch with no drawable mesh
-        // keeps a run, with no indices: its slots draw nothing).
-        self.draws.clear();
-        self.batch_info.clear();
-        self.args_template.clear();
-        let mut run = 0u32;
-        for (key, &members) in scene.batches.iter().zip(scene.members).take(batches) {
-            let mesh = (members > 0).then(|| mesh_of(key)).flatten();
-            let (radius, indices, base_vertex) = match &mesh {
-                Some(m) => (m.radius, m.indices.clone(), m.base_vertex),
-                None => (0.0, 0..0, 0),
-            };
-            self.batch_info.push([radius.to_bits(), run]);
-            self.args_template.push([
-                indices.end - indices.start,
-                0,
-                indices.start,
-                base_vertex.cast_unsigned(),
-                0,
-            ]);
-            if mesh.is_some() {
-                self.draws.push(RetainedDraw {
-                    key: *key,
-                    run: run..run + members,
-                    args_offset: ((self.args_template.len() - 1) * ARGS_WORDS * 4) as u64,
-                });
-            }
-            run += members;
-        }
-        // Grouped by look and pipeline, so the pass binds each once.
-        self.draws.sort_unstable_by_key(|d| d.key);
-        queue.write_buffer(
-            self.meta.buffer(),
-            0,
-            bytemuck::cast_slice(&self.batch_info),
-        );
-        queue.write_buffer(
-            self.args.buffer(),
-            0,
-            bytemuck::cast_slice(&self.args_template),
-        );
-        self.slots = to_u32(slots);
-        self.batch_count = to_u32(batches);
-        let planes = Frustum::from_view_projection(&view_proj)
-            .planes
-            .map(|p| p.to_array());
-        let params = CullParams {
-            planes,
-            slots: self.slots,
-            batches: self.batch_count,
-            slot_base: to_u32(2 * self.batch_room),
-            updates: self.updates,
+    }
+
+    /// Uploads the records and batches `scene` changed (all of them when
+    /// the buffers do not hold its last epoch, or `grew`).
+    fn upload(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        scene: &RetainedInstances<'_>,
+        slots: usize,
+        grew: bool,
+    ) {
+        let continues = self.uploaded == Some((scene.id, scene.epoch.wrapping_sub(1)));
+        self.updates = 0;
+        self.uploaded = Some((scene.id, scene.epoch));
+        let Some(dirty) = scene.dirty.filter(|_| continues && !grew) else {
+            self.write_records(queue, scene, 0..slots);
+            self.write_batches(queue, scene, slots);
+            return;
         };
-        queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        if scene.batches_changed {
+            self.write_batches(queue, scene, slots);
+        }
+        // The dirty slots below what fits, sorted: in runs or scattered.
+        let dirty = &dirty[..dirty.partition_point(|&s| (s as usize) < slots)];
+        let runs = 1 + dirty.windows(2).filter(|w| w[1] != w[0] + 1).count();
+        if runs > DIRECT_RUNS {
+            if self.gather(device, queue, scene, dirty) {
+                self.scatter_group = None;
+            }
+            return;
+        }
+        let mut start = 0;
+        for i in 1..=dirty.len() {
+            if i == dirty.len() || dirty[i] != dirty[i - 1] + 1 {
+                let run = dirty[start] as usize..dirty[i - 1] as usize + 1;
+                self.write_records(queue, scene, run);
+                start = i;
+            }
+        }
     }
 
     fn write_records(
@@ -360,18 +468,15 @@ impl GpuScene {
         }
     }
 
-    fn write_batches(
-        &self,
-        queue: &wgpu::Queue,
-        scene: &RetainedInstances<'_>,
-        range: Range<usize>,
-    ) {
-        if !range.is_empty() {
-            queue.write_buffer(
-                self.meta.buffer(),
-                (2 * self.batch_room + range.start) as u64 * 4,
-                bytemuck::cast_slice(&scene.batch_of[range]),
-            );
+    /// Uploads the first `slots` slots' batches and caster batches.
+    fn write_batches(&self, queue: &wgpu::Queue, scene: &RetainedInstances<'_>, slots: usize) {
+        if slots == 0 {
+            return;
+        }
+        let base = 2 * 2 * self.batch_room;
+        for (set, of) in [scene.batch_of, scene.caster_of].into_iter().enumerate() {
+            let at = ((base + set * self.slot_room) * 4) as u64;
+            queue.write_buffer(self.table.buffer(), at, bytemuck::cast_slice(&of[..slots]));
         }
     }
 
@@ -398,23 +503,7 @@ impl GpuScene {
     }
 
     fn bind(&mut self, device: &wgpu::Device, instance_layout: &wgpu::BindGroupLayout) {
-        fn whole(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-            wgpu::BindGroupEntry {
-                binding,
-                resource: buffer.as_entire_binding(),
-            }
-        }
-        self.bind_group = Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("gpu scene: cull bind group"),
-            layout: &self.layout,
-            entries: &[
-                whole(0, &self.params),
-                whole(1, self.records.buffer()),
-                whole(2, self.meta.buffer()),
-                whole(3, self.args.buffer()),
-                whole(4, self.visible.buffer()),
-            ],
-        }));
+        self.bindings += 1;
         self.instances = Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("gpu scene: records for the mesh shader"),
             layout: instance_layout,
@@ -424,7 +513,7 @@ impl GpuScene {
             label: Some("gpu scene: scatter bind group"),
             layout: &self.scatter_layout,
             entries: &[
-                whole(0, &self.params),
+                whole(0, &self.views[0].params),
                 whole(5, self.records.buffer()),
                 whole(6, self.update_slots.buffer()),
                 whole(7, self.update_records.buffer()),
@@ -432,14 +521,14 @@ impl GpuScene {
         }));
     }
 
-    /// Records the scatter pass (when records came scattered) and the cull
-    /// pass, before the passes that draw the batches.
+    /// Records the scatter pass (when records came scattered) and each
+    /// view's cull pass, before the passes that draw the batches.
     pub(crate) fn cull(&self, encoder: &mut wgpu::CommandEncoder, timer: &GpuTimer) {
-        let (Some(bind_group), Some(scatter_group)) = (&self.bind_group, &self.scatter_group)
-        else {
+        let Some(scatter_group) = &self.scatter_group else {
             return;
         };
-        let culls = self.slots > 0 && !self.draws.is_empty();
+        let views = &self.views[..self.active];
+        let culls = self.slots > 0;
         if self.updates == 0 && !culls {
             return;
         }
@@ -456,16 +545,32 @@ impl GpuScene {
         }
         if culls {
             pass.set_pipeline(&self.pipeline);
-            pass.set_bind_group(0, bind_group, &[]);
-            dispatch(&mut pass, self.slots);
+            for view in views {
+                let set = &self.sets[usize::from(view.shadow.is_some())];
+                if let (Some(group), false) = (&view.bind_group, set.draws.is_empty()) {
+                    pass.set_bind_group(0, group, &[]);
+                    dispatch(&mut pass, self.slots);
+                }
+            }
         }
         drop(pass);
         timer.end(encoder, timed);
     }
 
-    /// This frame's indirect draws, grouped by key.
-    pub(crate) fn draws(&self) -> &[RetainedDraw] {
-        if self.slots == 0 { &[] } else { &self.draws }
+    /// What the camera (`None`) or shadow view `Some(i)` draws this frame.
+    pub(crate) fn view(&self, shadow: Option<usize>) -> Option<ViewDraws<'_>> {
+        if self.slots == 0 {
+            return None;
+        }
+        let view = self.views[..self.active]
+            .iter()
+            .find(|v| v.shadow == shadow)?;
+        let set = &self.sets[usize::from(shadow.is_some())];
+        Some(ViewDraws {
+            draws: &set.draws,
+            visible: view.visible.buffer(),
+            args: view.args.buffer(),
+        })
     }
 
     /// The records, as the mesh shader's instance bind group.
@@ -473,20 +578,43 @@ impl GpuScene {
         self.instances.as_ref()
     }
 
-    /// The index stream (each draw binds its run of it).
-    pub(crate) fn visible(&self) -> &wgpu::Buffer {
-        self.visible.buffer()
-    }
-
-    /// The indirect argument buffer.
-    pub(crate) fn args(&self) -> &wgpu::Buffer {
-        self.args.buffer()
+    /// The records' buffer, and how many times it was bound anew (a pass
+    /// holding a bind group of it remakes that when the count moves on).
+    pub(crate) fn records(&self) -> (&wgpu::Buffer, u64) {
+        (self.records.buffer(), self.bindings)
     }
 
     /// Slots uploaded this frame (drawn or culled on the GPU).
     pub(crate) fn slots(&self) -> u32 {
         self.slots
     }
+}
+
+fn whole(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: buffer.as_entire_binding(),
+    }
+}
+
+fn bind_view(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    view: &CullView,
+    records: &GrowableBuffer,
+    table: &GrowableBuffer,
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("gpu scene: cull bind group"),
+        layout,
+        entries: &[
+            whole(0, &view.params),
+            whole(1, records.buffer()),
+            whole(2, table.buffer()),
+            whole(3, view.args.buffer()),
+            whole(4, view.visible.buffer()),
+        ],
+    })
 }
 
 /// One invocation per item, 64 a workgroup; a dimension holds at most

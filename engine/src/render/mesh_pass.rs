@@ -16,11 +16,12 @@ use super::batcher::{DrawGroup, InstanceBatcher};
 use super::buffer::{GrowableBuffer, vertex_storage};
 use super::deform_pass::DeformPass;
 use super::frame::FrameData;
-use super::gpu_scene::{GpuScene, IndexedMesh};
+use super::gpu_scene::{GpuScene, IndexedMesh, RetainedDraw, ViewDraws};
 use super::gpu_timing::GpuTimer;
 use super::mesh_pipelines::{Alpha, PipelineSet, SecondStream, variant};
 use super::packed::{BatchKey, RetainedInstances};
 use super::records::GpuInstance;
+use super::shadow::ShadowViews;
 use super::targets::ColorTarget;
 use super::texture::TextureSet;
 use super::uploaded::Uploaded;
@@ -88,8 +89,10 @@ pub(crate) struct MeshPass {
     /// Per drawn instance, its position in `instance_buffer`, grouped by batch.
     instance_indices: GrowableBuffer,
     batcher: InstanceBatcher,
-    /// The retained meshes, culled on the GPU.
+    /// The retained meshes, culled on the GPU, and this frame's shadow
+    /// views (index and world-to-clip matrix) it culls casters for.
     scene: GpuScene,
+    shadow_views: Vec<(usize, Mat4)>,
     /// Skinned and morphed meshes.
     deform: DeformPass,
 }
@@ -183,6 +186,7 @@ impl MeshPass {
             instance_indices,
             batcher: InstanceBatcher::new(),
             scene: GpuScene::new(device, shaders),
+            shadow_views: Vec::new(),
             deform,
         }
     }
@@ -195,6 +199,7 @@ impl MeshPass {
         queue: &wgpu::Queue,
         view_proj: Mat4,
         frame: &FrameData<'_>,
+        shadow_views: &ShadowViews,
         registry: &Registry,
     ) -> MeshStats {
         self.batcher.prepare_frame(view_proj, frame, registry);
@@ -227,7 +232,12 @@ impl MeshPass {
             }
         }
         let retained = match &frame.retained {
-            Some(retained) => self.prepare_retained(device, queue, view_proj, retained, registry),
+            Some(retained) => {
+                self.shadow_views.clear();
+                self.shadow_views
+                    .extend(shadow_views.in_use().map(|(view, _, m)| (view, *m)));
+                self.prepare_retained(device, queue, view_proj, retained, registry)
+            }
             None => {
                 self.scene.clear();
                 0
@@ -244,7 +254,9 @@ impl MeshPass {
             // The retained slots count as drawn: the GPU culls them.
             drawn: self.batcher.drawn() + deformed_calls + retained,
             culled: self.batcher.culled(),
-            draw_calls: self.batcher.groups().len() + deformed_calls + self.scene.draws().len(),
+            draw_calls: self.batcher.groups().len()
+                + deformed_calls
+                + self.scene.view(None).map_or(0, |v| v.draws.len()),
         }
     }
 
@@ -269,12 +281,18 @@ impl MeshPass {
                 );
             }
         }
+        // Masked casters' textures (their meshes are the batches' above).
+        let casters = retained.caster_batches.iter().zip(retained.caster_members);
+        for (key, _) in casters.filter(|(_, members)| **members > 0) {
+            self.upload_batch_assets(device, queue, key, registry);
+        }
         let (ranges, imported) = (&self.ranges, &self.imported);
         self.scene.prepare(
             device,
             queue,
             retained,
             view_proj,
+            &self.shadow_views,
             &self.instance_layout,
             |key| match key.mesh {
                 MeshRef::Primitive(primitive) => {
@@ -371,39 +389,61 @@ impl MeshPass {
     /// The retained batches: each binds its run of the GPU's index stream
     /// and draws as many instances as the cull pass counted.
     fn record_retained(&self, pass: &mut wgpu::RenderPass<'_>) {
-        let (draws, Some(instances)) = (self.scene.draws(), self.scene.instances()) else {
+        let (Some(view), Some(instances)) = (self.scene.view(None), self.scene.instances()) else {
             return;
         };
-        if draws.is_empty() {
+        if view.draws.is_empty() {
             return;
         }
         pass.set_bind_group(2, instances, &[]);
         let mut bound = Bound::default();
-        for draw in draws {
-            if !self.bind_look(pass, &draw.key, &mut bound) {
-                continue;
+        for draw in view.draws {
+            if self.bind_look(pass, &draw.key, &mut bound) {
+                self.draw_retained(pass, &view, draw, &mut bound.shared_buffers);
             }
-            let run = u64::from(draw.run.start) * 4..u64::from(draw.run.end) * 4;
-            pass.set_vertex_buffer(1, self.scene.visible().slice(run));
-            match draw.key.mesh {
-                MeshRef::Primitive(_) => {
-                    if !bound.shared_buffers {
-                        pass.set_vertex_buffer(0, self.vertices.slice(..));
-                        pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
-                        bound.shared_buffers = true;
-                    }
-                }
-                MeshRef::Asset(handle) => {
-                    let Some(mesh) = self.imported.get(handle.index()) else {
-                        continue;
-                    };
-                    pass.set_vertex_buffer(0, mesh.vertices.slice(..));
-                    pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
-                    bound.shared_buffers = false;
-                }
-            }
-            pass.draw_indexed_indirect(self.scene.args(), draw.args_offset);
         }
+    }
+
+    /// One retained batch's indirect draw in `view`, with whatever pipeline
+    /// and bind groups the caller set (`shared_bound`: as for
+    /// [`MeshPass::draw_group`]).
+    pub(crate) fn draw_retained(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        view: &ViewDraws<'_>,
+        draw: &RetainedDraw,
+        shared_bound: &mut bool,
+    ) {
+        match draw.key.mesh {
+            MeshRef::Primitive(_) => {
+                if !*shared_bound {
+                    pass.set_vertex_buffer(0, self.vertices.slice(..));
+                    pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
+                    *shared_bound = true;
+                }
+            }
+            MeshRef::Asset(handle) => {
+                let Some(mesh) = self.imported.get(handle.index()) else {
+                    return;
+                };
+                pass.set_vertex_buffer(0, mesh.vertices.slice(..));
+                pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
+                *shared_bound = false;
+            }
+        }
+        let run = u64::from(draw.run.start) * 4..u64::from(draw.run.end) * 4;
+        pass.set_vertex_buffer(1, view.visible.slice(run));
+        pass.draw_indexed_indirect(view.args, draw.args_offset);
+    }
+
+    /// The layout the mesh shader reads instance records through (group 2).
+    pub(crate) fn instance_layout(&self) -> &wgpu::BindGroupLayout {
+        &self.instance_layout
+    }
+
+    /// The retained scene on the GPU (the shadow pass draws its casters).
+    pub(crate) fn scene(&self) -> &GpuScene {
+        &self.scene
     }
 
     /// Sets the pipeline and textures `key` draws with, unless bound

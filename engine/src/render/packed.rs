@@ -125,11 +125,18 @@ pub struct RetainedInstances<'a> {
     pub batches: &'a [BatchKey],
     /// How many slots each batch has.
     pub members: &'a [u32],
+    /// Each slot's batch as a shadow caster, an index into
+    /// `caster_batches`; [`FREE_SLOT`] when it casts none.
+    pub caster_of: &'a [u32],
+    /// What each caster batch draws with ([`BatchKey::caster`]).
+    pub caster_batches: &'a [BatchKey],
+    /// How many slots each caster batch has.
+    pub caster_members: &'a [u32],
     /// The slots whose record changed since `epoch - 1`, sorted, each
     /// once; `None`: (nearly) every slot.
     pub dirty: Option<&'a [u32]>,
-    /// Whether a slot's batch changed (or a slot was taken or freed) since
-    /// `epoch - 1`.
+    /// Whether a slot's batch or caster batch changed (or a slot was taken
+    /// or freed) since `epoch - 1`.
     pub batches_changed: bool,
 }
 

@@ -365,10 +365,17 @@ impl Renderer {
             .upload_meshes(device, queue, self.shadows.groups(), &registry);
         let mesh = {
             puffin::profile_scope!("mesh upload");
-            self.mesh
-                .prepare(device, queue, globals.view_proj(), frame, &registry)
+            self.mesh.prepare(
+                device,
+                queue,
+                globals.view_proj(),
+                frame,
+                &shadow_views,
+                &registry,
+            )
         };
         drop(registry);
+        self.shadows.bind_retained(device, &self.mesh);
         self.sky.prepare(queue, globals.view_proj());
         self.lines.prepare(device, queue, frame);
         let particles = {
@@ -379,7 +386,8 @@ impl Renderer {
             instances_drawn: mesh.drawn,
             instances_culled: mesh.culled,
             draw_calls: mesh.draw_calls + self.lines.draw_calls() + self.particles.draw_calls(),
-            shadow_draw_calls: self.shadows.draw_calls(),
+            shadow_draw_calls: self.shadows.draw_calls()
+                + self.shadows.retained_draw_calls(&self.mesh),
             particles_drawn: particles,
         };
 

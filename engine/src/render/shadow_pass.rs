@@ -53,6 +53,9 @@ struct CascadeSlot {
     indices: GrowableBuffer,
     bind_group: wgpu::BindGroup,
     batcher: InstanceBatcher<GpuCaster>,
+    /// The matrix and the retained scene's records, for its casters; and
+    /// the records' binding count it was made at.
+    retained_group: Option<(u64, wgpu::BindGroup)>,
 }
 
 /// The shadow map and everything that draws it.
@@ -65,6 +68,11 @@ pub(crate) struct ShadowPass {
     empty_group: wgpu::BindGroup,
     /// Alpha-masked casters: the mesh shader's `vs_caster` and its alpha test.
     masked: wgpu::RenderPipeline,
+    /// The retained scene's casters, plain (`vs_shadow_retained`) and
+    /// masked (`vs_caster_retained`), and the plain ones' group 0.
+    retained: wgpu::RenderPipeline,
+    retained_masked: wgpu::RenderPipeline,
+    retained_layout: wgpu::BindGroupLayout,
     /// Group 2 of `masked`: the caster records.
     caster_layout: wgpu::BindGroupLayout,
     layout: wgpu::BindGroupLayout,
@@ -165,9 +173,36 @@ impl ShadowPass {
                     indices,
                     bind_group,
                     batcher: InstanceBatcher::new(),
+                    retained_group: None,
                 }
             })
             .collect();
+        let retained_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("shadow pass: retained casters layout"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::VERTEX,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: wgpu::BufferSize::new(size_of::<Mat4>() as u64),
+                    },
+                    count: None,
+                },
+                vertex_storage(2),
+            ],
+        });
+        let (retained, retained_masked) = create_retained_pipelines(
+            device,
+            &retained_layout,
+            &[
+                &globals_layout,
+                meshes.textures().layout(),
+                meshes.instance_layout(),
+            ],
+            shaders,
+        );
         let (layers, array_view) = create_map(device, MapSize::EMPTY);
         let (deformed, masked) = create_mesh_shader_pipelines(
             device,
@@ -179,6 +214,9 @@ impl ShadowPass {
             pipeline: create_pipeline(device, &layout, shaders),
             deformed,
             masked,
+            retained,
+            retained_masked,
+            retained_layout,
             caster_layout,
             empty_group: device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("shadow pass: empty group"),
@@ -245,11 +283,11 @@ impl ShadowPass {
             queue.write_buffer(&slot.uniform, 0, bytemuck::bytes_of(&view_proj));
             slot.batcher
                 .prepare_casters(view_proj, frame.instances, frame.casters[view], registry);
-            // For the casters the mesh shader draws (skinned, morphed, masked).
-            if !frame.deformed.is_empty() || slot.batcher.groups().iter().any(|g| g.key.masked) {
-                let seen = globals.with_view_proj(view_proj);
-                queue.write_buffer(&slot.globals, 0, bytemuck::bytes_of(&seen));
-            }
+            // For the casters the mesh shader draws (skinned, morphed,
+            // masked; retained ones too, known only once the mesh pass has
+            // prepared: a few hundred bytes).
+            let seen = globals.with_view_proj(view_proj);
+            queue.write_buffer(&slot.globals, 0, bytemuck::bytes_of(&seen));
             let packed = frame.casters[view];
             let extracted = bytemuck::cast_slice(&packed.records[..packed.len()]);
             if slot
@@ -263,6 +301,46 @@ impl ShadowPass {
                 .write(device, queue, slot.batcher.index_bytes());
         }
         rebuilt
+    }
+
+    /// Binds the retained scene's records for each active view's casters
+    /// (after the mesh pass prepared them: its buffer may have moved).
+    pub(crate) fn bind_retained(&mut self, device: &wgpu::Device, meshes: &MeshPass) {
+        let (records, bindings) = meshes.scene().records();
+        for &(view, _) in &self.active {
+            let slot = &mut self.slots[view];
+            if slot
+                .retained_group
+                .as_ref()
+                .is_some_and(|(b, _)| *b == bindings)
+            {
+                continue;
+            }
+            let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("shadow pass: retained casters"),
+                layout: &self.retained_layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: slot.uniform.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: records.as_entire_binding(),
+                    },
+                ],
+            });
+            slot.retained_group = Some((bindings, group));
+        }
+    }
+
+    /// The retained casters' draws of the active views.
+    pub(crate) fn retained_draw_calls(&self, meshes: &MeshPass) -> usize {
+        let scene = meshes.scene();
+        (self.active.iter())
+            .filter_map(|&(view, _)| scene.view(Some(view)))
+            .map(|v| v.draws.len())
+            .sum()
     }
 
     /// The mesh groups the views draw (their meshes must be uploaded).
@@ -327,6 +405,7 @@ impl ShadowPass {
                     meshes.draw_group(&mut pass, group, &mut shared);
                 }
             }
+            self.record_retained(&mut pass, view, meshes);
             // Skinned and morphed meshes (the camera's; few) in every cascade.
             if !meshes.deform().is_empty() {
                 pass.set_pipeline(&self.deformed);
@@ -338,6 +417,77 @@ impl ShadowPass {
             gpu.end(encoder, timed);
         }
     }
+}
+
+impl ShadowPass {
+    /// View `view`'s retained casters: the plain ones through their own
+    /// pipeline, the masked ones through the mesh shader's alpha test.
+    fn record_retained(&self, pass: &mut wgpu::RenderPass<'_>, view: usize, meshes: &MeshPass) {
+        let scene = meshes.scene();
+        let slot = &self.slots[view];
+        let (Some(draws), Some((_, group)), Some(instances)) = (
+            scene.view(Some(view)),
+            &slot.retained_group,
+            scene.instances(),
+        ) else {
+            return;
+        };
+        let (mut bound, mut shared) = (None, false);
+        for draw in draws.draws {
+            let masked = draw.key.masked;
+            if bound != Some(masked) {
+                if masked {
+                    pass.set_pipeline(&self.retained_masked);
+                    pass.set_bind_group(0, &slot.globals_group, &[]);
+                    pass.set_bind_group(2, instances, &[]);
+                } else {
+                    pass.set_pipeline(&self.retained);
+                    pass.set_bind_group(0, group, &[]);
+                }
+                bound = Some(masked);
+            }
+            if masked {
+                let look = meshes
+                    .textures()
+                    .bind_group((draw.key.texture, draw.key.maps));
+                pass.set_bind_group(1, look, &[]);
+            }
+            meshes.draw_retained(pass, &draws, draw, &mut shared);
+        }
+    }
+}
+
+/// The retained scene's casters: plain ones through `shadow.wgsl`'s
+/// `vs_shadow_retained` (group 0: `plain`), masked ones through the mesh
+/// shader's `vs_caster_retained` and alpha test (`masked_layouts`).
+fn create_retained_pipelines(
+    device: &wgpu::Device,
+    plain: &wgpu::BindGroupLayout,
+    masked_layouts: &[&wgpu::BindGroupLayout],
+    shaders: &ShaderLibrary,
+) -> (wgpu::RenderPipeline, wgpu::RenderPipeline) {
+    let shadow = shaders.module(device, Shader::Shadow);
+    let mesh = shaders.module(device, Shader::Mesh);
+    let positions = wgpu::vertex_attr_array![0 => Float32x3];
+    let vertex = VERTEX_ATTRIBUTES;
+    let instance = wgpu::vertex_attr_array![3 => Uint32];
+    let plain_pipeline = depth_pipeline(
+        device,
+        &[plain],
+        &shadow,
+        "vs_shadow_retained",
+        None,
+        &[vertices(&positions), instances(&instance)],
+    );
+    let masked = depth_pipeline(
+        device,
+        masked_layouts,
+        &mesh,
+        "vs_caster_retained",
+        Some("fs_shadow_mask"),
+        &[vertices(&vertex), instances(&instance)],
+    );
+    (plain_pipeline, masked)
 }
 
 fn bind_cascade(

@@ -18,6 +18,7 @@ struct Mirror {
     seen: Option<(u64, u64)>,
     records: Vec<GpuInstance>,
     batch_of: Vec<u32>,
+    caster_of: Vec<u32>,
 }
 
 impl Mirror {
@@ -26,6 +27,7 @@ impl Mirror {
         self.records
             .resize(view.records.len(), GpuInstance::default());
         self.batch_of.resize(view.batch_of.len(), FREE_SLOT);
+        self.caster_of.resize(view.caster_of.len(), FREE_SLOT);
         match view.dirty.filter(|_| continues) {
             Some(slots) => {
                 assert!(slots.windows(2).all(|w| w[0] < w[1]), "sorted, each once");
@@ -37,6 +39,7 @@ impl Mirror {
         }
         if view.batches_changed || !continues {
             self.batch_of.copy_from_slice(view.batch_of);
+            self.caster_of.copy_from_slice(view.caster_of);
         }
         self.seen = Some((view.id, view.epoch));
     }
@@ -46,12 +49,17 @@ fn check(retained: &Retained, mirror: &Mirror, scene: &Scene, alpha: f32, frame:
     let view = retained.instances();
     let mut held = HashSet::new();
     let mut members = vec![0u32; view.batches.len()];
+    let mut caster_members = vec![0u32; view.caster_batches.len()];
     for (slot, node) in retained.nodes.iter().enumerate() {
         let batch = mirror.batch_of[slot];
         let Some(node) = node else {
             assert_eq!(
                 batch, FREE_SLOT,
                 "frame {frame}: free slot {slot} in a batch"
+            );
+            assert_eq!(
+                mirror.caster_of[slot], FREE_SLOT,
+                "frame {frame}: free slot {slot} casts"
             );
             continue;
         };
@@ -70,8 +78,23 @@ fn check(retained: &Retained, mirror: &Mirror, scene: &Scene, alpha: f32, frame:
             BatchKey::new(mesh.mesh, &mesh.material)
         );
         members[batch as usize] += 1;
+        let caster = mirror.caster_of[slot];
+        if mesh.can_cast() {
+            let key = BatchKey::caster(mesh.mesh, &mesh.material);
+            assert_eq!(
+                view.caster_batches[caster as usize], key,
+                "frame {frame}: {node}"
+            );
+            caster_members[caster as usize] += 1;
+        } else {
+            assert_eq!(caster, FREE_SLOT, "frame {frame}: {node} casts no shadow");
+        }
     }
     assert_eq!(members, view.members, "frame {frame}: members");
+    assert_eq!(
+        caster_members, view.caster_members,
+        "frame {frame}: caster members"
+    );
     let drawable: HashSet<NodeId> = scene
         .components
         .mesh
@@ -152,10 +175,11 @@ fn dirty_ranges_keep_a_copy_equal_to_the_scene() {
             2 => {
                 // A material edit: a colour, blending on or off, or a mesh.
                 let node = nodes[rng.below(nodes.len())];
-                let pick = rng.below(3);
+                let pick = rng.below(4);
                 if let Some(mesh) = world.scene_mut().get_mut::<MeshRenderer>(node) {
                     match pick {
                         0 => mesh.material.base_color = Vec4::new(0.1, 0.9, 0.3, 1.0),
+                        3 => mesh.cast_shadows = !mesh.cast_shadows,
                         1 if mesh.material.alpha_mode == AlphaMode::Blend => {
                             mesh.material.alpha_mode = AlphaMode::Opaque;
                         }

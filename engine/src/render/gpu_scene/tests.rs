@@ -5,7 +5,7 @@
 //! `cull.wgsl`). Between the cameras records move, uploaded in runs or
 //! scattered by the GPU: the culling sees where they moved to.
 
-use glam::{Quat, Vec3};
+use glam::{Mat4, Quat, Vec3};
 
 use super::*;
 use crate::assets::{MeshRef, Primitive};
@@ -123,6 +123,92 @@ fn mesh_of(key: &BatchKey) -> Option<IndexedMesh> {
     })
 }
 
+/// Each slot's caster batch (one per primitive, depth only): every third
+/// slot casts none.
+fn casters(batch_of: &[u32]) -> (Vec<u32>, Vec<BatchKey>, Vec<u32>) {
+    let keys: Vec<BatchKey> = Primitive::ALL
+        .map(|p| BatchKey::depth_only(MeshRef::Primitive(p)))
+        .to_vec();
+    let mut members = vec![0; keys.len()];
+    let caster_of = batch_of
+        .iter()
+        .enumerate()
+        .map(|(slot, &batch)| {
+            if batch == FREE_SLOT || slot % 3 == 0 {
+                return FREE_SLOT;
+            }
+            let caster = batch as usize % keys.len();
+            members[caster] += 1;
+            caster as u32
+        })
+        .collect();
+    (caster_of, keys, members)
+}
+
+fn random_view(rng: &mut Rng) -> Mat4 {
+    let camera = Camera {
+        position: rng.vec3(40.0),
+        target: rng.vec3(10.0),
+        fov_y: rng.range(0.3, 2.0),
+        near: rng.range(0.05, 2.0),
+        far: rng.range(10.0, 120.0),
+        ..Camera::default()
+    };
+    camera.view_projection(rng.range(0.5, 2.5))
+}
+
+/// What the GPU kept in `view` against the CPU's test of every slot
+/// `of` puts in one of `keys`; returns (kept by both, kept by the GPU's
+/// slack only).
+fn check_view(
+    ctx: &GpuContext,
+    scene: &GpuScene,
+    view: Option<usize>,
+    view_proj: Mat4,
+    records: &[GpuInstance],
+    (of, keys): (&[u32], &[BatchKey]),
+    what: &str,
+) -> (usize, usize) {
+    let draws = scene.view(view).expect("the view was prepared");
+    let args = read(ctx, draws.args, (keys.len() * ARGS_WORDS * 4) as u64);
+    let visible = read(ctx, draws.visible, (records.len() * 4) as u64);
+    assert_eq!(draws.draws.len(), keys.len(), "{what}: every batch draws");
+    let mut found = vec![false; records.len()];
+    for draw in draws.draws {
+        let b = draw.args_offset as usize / (ARGS_WORDS * 4);
+        let count = args[b * ARGS_WORDS + 1];
+        assert_eq!(args[b * ARGS_WORDS], 36, "{what}: index count of batch {b}");
+        assert!(count <= draw.run.end - draw.run.start);
+        for &slot in &visible[draw.run.start as usize..(draw.run.start + count) as usize] {
+            let slot = slot as usize;
+            assert_eq!(of[slot], b as u32, "{what}: slot {slot} in its batch's run");
+            assert!(!found[slot], "{what}: slot {slot} listed twice");
+            found[slot] = true;
+        }
+    }
+    let frustum = Frustum::from_view_projection(&view_proj);
+    let (mut kept, mut extra) = (0, 0);
+    for (slot, &got) in found.iter().enumerate() {
+        if of[slot] == FREE_SLOT {
+            assert!(!got, "{what}: slot {slot}, in no batch, is never drawn");
+            continue;
+        }
+        let radius = mesh_of(&keys[of[slot] as usize]).unwrap().radius;
+        if sphere_visible(&frustum, &records[slot], radius) {
+            assert!(got, "{what}: slot {slot} culled on the GPU only");
+            kept += 1;
+        } else if got {
+            // Only within the slack: a sphere 0.1% larger touches.
+            assert!(
+                sphere_visible(&frustum, &records[slot], radius * 1.001 + 1e-3),
+                "{what}: slot {slot} kept far outside"
+            );
+            extra += 1;
+        }
+    }
+    (kept, extra)
+}
+
 #[test]
 fn the_gpu_keeps_what_the_cpu_sphere_test_keeps() {
     let Some(ctx) = gpu() else { return };
@@ -137,6 +223,7 @@ fn the_gpu_keeps_what_the_cpu_sphere_test_keeps() {
     let (mut pairs, mut kept, mut extra) = (0, 0, 0);
     for s in 0..20 {
         let (mut records, batch_of, batches, members) = scene(&mut rng, 200 + 40 * s);
+        let (caster_of, caster_batches, caster_members) = casters(&batch_of);
         let mut dirty = Vec::new();
         for c in 0..50u64 {
             // After the first frame, some records move: one run of them
@@ -152,16 +239,8 @@ fn the_gpu_keeps_what_the_cpu_sphere_test_keeps() {
                 let rows = &mut records[slot as usize].rows;
                 (rows[0][3], rows[1][3], rows[2][3]) = (at.x, at.y, at.z);
             }
-            let camera = Camera {
-                position: rng.vec3(40.0),
-                target: rng.vec3(10.0),
-                fov_y: rng.range(0.3, 2.0),
-                near: rng.range(0.05, 2.0),
-                far: rng.range(10.0, 120.0),
-                ..Camera::default()
-            };
-            let aspect = rng.range(0.5, 2.5);
-            let view_proj = camera.view_projection(aspect);
+            // The camera, and a shadow view (its casters' batches).
+            let (view_proj, shadow) = (random_view(&mut rng), random_view(&mut rng));
             let retained = RetainedInstances {
                 id: 1 + s as u64,
                 epoch: c + 1,
@@ -169,6 +248,9 @@ fn the_gpu_keeps_what_the_cpu_sphere_test_keeps() {
                 batch_of: &batch_of,
                 batches: &batches,
                 members: &members,
+                caster_of: &caster_of,
+                caster_batches: &caster_batches,
+                caster_members: &caster_members,
                 dirty: (c > 0).then_some(&dirty[..]),
                 batches_changed: c == 0,
             };
@@ -177,6 +259,7 @@ fn the_gpu_keeps_what_the_cpu_sphere_test_keeps() {
                 &ctx.queue,
                 &retained,
                 view_proj,
+                &[(2, shadow)],
                 &instance_layout,
                 mesh_of,
             );
@@ -185,45 +268,14 @@ fn the_gpu_keeps_what_the_cpu_sphere_test_keeps() {
             ctx.queue.submit([encoder.finish()]);
             let problems = ctx.errors.take();
             assert!(problems.is_empty(), "{problems:?}");
-            let args = read(&ctx, scene_gpu.args(), (BATCHES * ARGS_WORDS * 4) as u64);
-            let visible = read(&ctx, scene_gpu.visible(), (records.len() * 4) as u64);
-            let frustum = Frustum::from_view_projection(&view_proj);
-            let draws = scene_gpu.draws();
-            assert_eq!(draws.len(), BATCHES, "every batch draws");
-            let mut found = vec![false; records.len()];
-            for draw in draws {
-                let b = draw.args_offset as usize / (ARGS_WORDS * 4);
-                let count = args[b * ARGS_WORDS + 1];
-                assert_eq!(args[b * ARGS_WORDS], 36, "index count of batch {b}");
-                assert!(count <= draw.run.end - draw.run.start);
-                for &slot in &visible[draw.run.start as usize..(draw.run.start + count) as usize] {
-                    let slot = slot as usize;
-                    assert_eq!(batch_of[slot], b as u32, "slot {slot} in its batch's run");
-                    assert!(!found[slot], "slot {slot} listed twice");
-                    found[slot] = true;
-                }
-            }
-            let radius = |slot: usize| mesh_of(&batches[batch_of[slot] as usize]).unwrap().radius;
-            for (slot, &got) in found.iter().enumerate() {
-                if batch_of[slot] == FREE_SLOT {
-                    assert!(!got, "a free slot is never drawn");
-                    continue;
-                }
-                let cpu = sphere_visible(&frustum, &records[slot], radius(slot));
-                if cpu {
-                    assert!(
-                        got,
-                        "scene {s} camera {c}: slot {slot} culled on the GPU only"
-                    );
-                    kept += 1;
-                } else if got {
-                    // Only within the slack: a sphere 0.1% larger touches.
-                    assert!(
-                        sphere_visible(&frustum, &records[slot], radius(slot) * 1.001 + 1e-3),
-                        "scene {s} camera {c}: slot {slot} kept far outside"
-                    );
-                    extra += 1;
-                }
+            for (view, matrix, set) in [
+                (None, view_proj, (&batch_of[..], &batches[..])),
+                (Some(2), shadow, (&caster_of[..], &caster_batches[..])),
+            ] {
+                let what = format!("scene {s} camera {c} view {view:?}");
+                let (k, e) = check_view(&ctx, &scene_gpu, view, matrix, &records, set, &what);
+                kept += k;
+                extra += e;
             }
             pairs += 1;
         }
