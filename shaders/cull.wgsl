@@ -44,6 +44,12 @@ const ARGS_WORDS: u32 = 5u;
 // Relative rounding slack of the plane test (f32 has 2^-24).
 const SLACK: f32 = 1e-5;
 
+// The item an invocation works on: dispatches past 65,535 workgroups go on
+// in rows (gpu_scene.rs: `dispatch`).
+fn item(id: vec3<u32>, groups: vec3<u32>) -> u32 {
+    return id.x + id.y * groups.x * 64u;
+}
+
 // The upload of records at scattered slots (`scatter_main`): the slots,
 // and their records one after another, copied into `targets` (the records).
 @group(0) @binding(5) var<storage, read_write> targets: array<vec4<f32>>;
@@ -56,7 +62,7 @@ fn scatter_main(
     @builtin(global_invocation_id) id: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    let i = id.x + id.y * groups.x * 64u;
+    let i = item(id, groups);
     if i >= cull.updates {
         return;
     }
@@ -72,7 +78,7 @@ fn cull_main(
     @builtin(global_invocation_id) id: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    let slot = id.x + id.y * groups.x * 64u;
+    let slot = item(id, groups);
     if slot >= cull.slots {
         return;
     }

@@ -121,14 +121,15 @@ fn profile_prints_where_the_frames_went_on_the_cpu_and_the_gpu() {
     for label in [
         "system spin",
         "propagate",
-        "octree culling",
+        "retained scene",
+        "gpu scene upload",
         "cull and batch",
         "main pass",
     ] {
         row("CPU", label);
     }
     if !stderr.contains("no timestamp queries") {
-        for label in ["main pass", "shadow view", "tonemap"] {
+        for label in ["gpu culling", "main pass", "shadow view", "tonemap"] {
             row("GPU", label);
         }
     }

@@ -112,22 +112,7 @@ impl ShadowPass {
             label: Some("shadow pass: empty layout"),
             entries: &[],
         });
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("shadow pass: cascade layout"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::VERTEX,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: wgpu::BufferSize::new(size_of::<Mat4>() as u64),
-                    },
-                    count: None,
-                },
-                vertex_storage(1),
-            ],
-        });
+        let layout = matrix_and_records_layout(device, "shadow pass: cascade layout", 1);
         let slots = (0..MAX_SHADOW_VIEWS)
             .map(|_| {
                 let uniform = device.create_buffer(&wgpu::BufferDescriptor {
@@ -177,22 +162,8 @@ impl ShadowPass {
                 }
             })
             .collect();
-        let retained_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("shadow pass: retained casters layout"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::VERTEX,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: wgpu::BufferSize::new(size_of::<Mat4>() as u64),
-                    },
-                    count: None,
-                },
-                vertex_storage(2),
-            ],
-        });
+        let retained_layout =
+            matrix_and_records_layout(device, "shadow pass: retained casters layout", 2);
         let (retained, retained_masked) = create_retained_pipelines(
             device,
             &retained_layout,
@@ -488,6 +459,31 @@ fn create_retained_pipelines(
         &[vertices(&vertex), instances(&instance)],
     );
     (plain_pipeline, masked)
+}
+
+/// A view's group 0 for `shadow.wgsl`: its world-to-clip matrix (binding
+/// 0) and records at `records` (1: the casters, 2: the retained scene's).
+fn matrix_and_records_layout(
+    device: &wgpu::Device,
+    label: &str,
+    records: u32,
+) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries: &[
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: wgpu::BufferSize::new(size_of::<Mat4>() as u64),
+                },
+                count: None,
+            },
+            vertex_storage(records),
+        ],
+    })
 }
 
 fn bind_cascade(
