@@ -202,8 +202,7 @@ pub fn kill_the_editor_binary(rng: &mut SplitMix64) -> Option<(usize, usize)> {
     let mut on_disk = "group 0".to_owned();
 
     let calibration = run_editor(&display, &path, home.path(), None);
-    let save = calibration.save_time.expect("saved");
-    eprintln!("keel-editor: a save of the 100,000-node scene takes {save:?} here");
+    let mut save = calibration.save_time.expect("saved");
     let (mut mid_save, mut recoveries) = (0, 0);
     let mut check = |kill: usize, said: &Said| {
         let bytes = std::fs::read(&path).expect("the scene file is there after every kill");
@@ -239,6 +238,17 @@ pub fn kill_the_editor_binary(rng: &mut SplitMix64) -> Option<(usize, usize)> {
         }
     };
     check(0, &calibration);
+    // The first save's time varies from run to run (the first frames draw
+    // while it writes): the shortest of three, so that the kills meant to
+    // land inside a save do.
+    for _ in 0..2 {
+        let again = run_editor(&display, &path, home.path(), None);
+        save = save.min(again.save_time.expect("saved"));
+        check(0, &again);
+    }
+    eprintln!(
+        "keel-editor: a save of the 100,000-node scene takes {save:?} here (the shortest of 3)"
+    );
     for kill in 1..=BINARY_KILLS {
         // Three kills in four inside the save that begins; the rest in the
         // frames after it, where the next rename is autosaved.
