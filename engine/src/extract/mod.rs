@@ -149,25 +149,19 @@ impl FrameBuffers {
         self.cpu_culling = on;
     }
 
-    /// Fills the buffers (lines excepted: the caller may have drawn some) with the
-    /// meshes the octree finds in the camera's frustum, at `aspect` (width / height).
-    fn extract_culled<'a>(
-        &'a mut self,
+    /// The CPU-culled path: packs the meshes the octree finds in the
+    /// camera's `frustum` and in each shadow view (the lights gathered).
+    fn cull_and_pack(
+        &mut self,
         scene: &Scene,
-        index: &mut SpatialIndex,
+        index: &SpatialIndex,
         alpha: f32,
-        camera: Camera,
-        aspect: f32,
+        (camera, aspect, frustum): (&Camera, f32, &Frustum),
         overlays: &Overlays,
-    ) -> FrameData<'a> {
-        puffin::profile_scope!("extract meshes");
-        let frustum = Frustum::from_view_projection(&camera.view_projection(aspect));
-        // Culled meshes come packed (below), not as loose instances.
-        self.instances.clear();
-        self.gather_lights(scene, alpha);
+    ) {
         let views = {
             puffin::profile_scope!("octree culling");
-            self.cull(scene, index, Some(&frustum), &camera, aspect)
+            self.cull(scene, index, Some(frustum), camera, aspect)
         };
         // Packed straight into the GPU layout (the renderer uploads these
         // records as they are), over last frame's records.
@@ -187,28 +181,22 @@ impl FrameBuffers {
         }
         let visible = self.visible().count();
         self.culled_by_octree = scene.components.mesh.len().saturating_sub(visible);
-        self.finish(scene, alpha, camera, overlays, Some(&frustum), false)
     }
 
-    /// Fills the buffers (lines excepted) for a GPU-culled frame: the
-    /// retained slots brought up to date (the GPU culls them for the camera
-    /// and every shadow view), the blended meshes as loose instances (the
-    /// batcher culls and sorts them; they cast no shadow).
-    fn extract_retained<'a>(
-        &'a mut self,
+    /// The GPU-culled path: the retained slots brought up to date (the GPU
+    /// culls them for the camera and every shadow view), the blended meshes
+    /// as loose instances (the batcher culls and sorts them; they cast no
+    /// shadow).
+    fn keep_retained(
+        &mut self,
         scene: &Scene,
         index: &SpatialIndex,
         alpha: f32,
-        camera: Camera,
-        aspect: f32,
+        (camera, aspect, frustum): (&Camera, f32, &Frustum),
         overlays: &Overlays,
-    ) -> FrameData<'a> {
-        puffin::profile_scope!("extract meshes");
-        let frustum = Frustum::from_view_projection(&camera.view_projection(aspect));
-        self.instances.clear();
-        self.gather_lights(scene, alpha);
+    ) {
         self.asked = 0;
-        self.note_shadow_views(scene, &camera, aspect);
+        self.note_shadow_views(scene, camera, aspect);
         self.retained.update(scene, index, alpha);
         for &node in &self.retained.blended {
             let (Some(mesh), Some(model)) = (
@@ -245,7 +233,6 @@ impl FrameBuffers {
             }
         }
         self.culled_by_octree = 0;
-        self.finish(scene, alpha, camera, overlays, Some(&frustum), true)
     }
 
     /// Extracts a world's scene at its clock's alpha, culled by its octree,
@@ -321,11 +308,20 @@ impl FrameBuffers {
             .particles
             .instances(alpha, &mut self.additive, &mut self.alpha_particles);
         let World { scene, index, .. } = world;
+        puffin::profile_scope!("extract meshes");
+        let frustum = Frustum::from_view_projection(&camera.view_projection(aspect));
+        // Meshes come packed or retained, not as loose instances (but the
+        // blended ones on the GPU path).
+        self.instances.clear();
+        self.gather_lights(scene, alpha);
+        let view = (&camera, aspect, &frustum);
         if self.cpu_culling {
-            self.extract_culled(scene, index, alpha, camera, aspect, overlays)
+            self.cull_and_pack(scene, index, alpha, view, overlays);
         } else {
-            self.extract_retained(scene, index, alpha, camera, aspect, overlays)
+            self.keep_retained(scene, index, alpha, view, overlays);
         }
+        let retained = !self.cpu_culling;
+        self.finish(scene, alpha, camera, overlays, Some(&frustum), retained)
     }
 
     /// Clears the buffers, instances excepted: each path refills those its own way.

@@ -294,20 +294,17 @@ impl MeshPass {
             view_proj,
             &self.shadow_views,
             &self.instance_layout,
-            |key| match key.mesh {
-                MeshRef::Primitive(primitive) => {
-                    let range = &ranges[primitive as usize];
-                    Some(IndexedMesh {
-                        indices: range.indices.clone(),
-                        base_vertex: range.base_vertex,
-                        radius: primitive.bounding_radius(),
-                    })
-                }
-                MeshRef::Asset(handle) => Some(IndexedMesh {
-                    indices: 0..imported.get(handle.index())?.index_count,
-                    base_vertex: 0,
-                    radius: registry.mesh(handle)?.radius,
-                }),
+            |key| {
+                let range = mesh_range(ranges, imported, key.mesh)?;
+                let radius = match key.mesh {
+                    MeshRef::Primitive(primitive) => primitive.bounding_radius(),
+                    MeshRef::Asset(handle) => registry.mesh(handle)?.radius,
+                };
+                Some(IndexedMesh {
+                    indices: range.indices,
+                    base_vertex: range.base_vertex,
+                    radius,
+                })
             },
         );
         self.scene.slots() as usize
@@ -414,22 +411,8 @@ impl MeshPass {
         draw: &RetainedDraw,
         shared_bound: &mut bool,
     ) {
-        match draw.key.mesh {
-            MeshRef::Primitive(_) => {
-                if !*shared_bound {
-                    pass.set_vertex_buffer(0, self.vertices.slice(..));
-                    pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
-                    *shared_bound = true;
-                }
-            }
-            MeshRef::Asset(handle) => {
-                let Some(mesh) = self.imported.get(handle.index()) else {
-                    return;
-                };
-                pass.set_vertex_buffer(0, mesh.vertices.slice(..));
-                pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
-                *shared_bound = false;
-            }
+        if self.bind_mesh(pass, draw.key.mesh, shared_bound).is_none() {
+            return;
         }
         let run = u64::from(draw.run.start) * 4..u64::from(draw.run.end) * 4;
         pass.set_vertex_buffer(1, view.visible.slice(run));
@@ -479,30 +462,53 @@ impl MeshPass {
         group: &DrawGroup,
         shared_bound: &mut bool,
     ) {
-        match group.key.mesh {
-            MeshRef::Primitive(primitive) => {
-                if !*shared_bound {
-                    pass.set_vertex_buffer(0, self.vertices.slice(..));
-                    pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
-                    *shared_bound = true;
-                }
-                let range = &self.ranges[primitive as usize];
-                pass.draw_indexed(
-                    range.indices.clone(),
-                    range.base_vertex,
-                    group.instances.clone(),
-                );
+        if let Some(range) = self.bind_mesh(pass, group.key.mesh, shared_bound) {
+            pass.draw_indexed(range.indices, range.base_vertex, group.instances.clone());
+        }
+    }
+
+    /// Binds `mesh`'s vertex and index buffers (the primitives' shared ones
+    /// unless `shared_bound` says they still are) and says where its indices
+    /// are; `None` for an imported mesh not on the GPU.
+    fn bind_mesh(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        mesh: MeshRef,
+        shared_bound: &mut bool,
+    ) -> Option<MeshRange> {
+        let range = mesh_range(&self.ranges, &self.imported, mesh)?;
+        match mesh {
+            MeshRef::Primitive(_) if !*shared_bound => {
+                pass.set_vertex_buffer(0, self.vertices.slice(..));
+                pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
+                *shared_bound = true;
             }
+            MeshRef::Primitive(_) => {}
             MeshRef::Asset(handle) => {
-                let Some(mesh) = self.imported.get(handle.index()) else {
-                    return;
-                };
-                pass.set_vertex_buffer(0, mesh.vertices.slice(..));
-                pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
+                let gpu = self.imported.get(handle.index())?;
+                pass.set_vertex_buffer(0, gpu.vertices.slice(..));
+                pass.set_index_buffer(gpu.indices.slice(..), wgpu::IndexFormat::Uint32);
                 *shared_bound = false;
-                pass.draw_indexed(0..mesh.index_count, 0, group.instances.clone());
             }
         }
+        Some(range)
+    }
+}
+
+/// Where `mesh`'s indices are in the buffers it is drawn from: its range of
+/// the primitives' shared ones, or the whole of an imported mesh's own
+/// (`None` when that is not on the GPU).
+fn mesh_range(
+    ranges: &[MeshRange; Primitive::ALL.len()],
+    imported: &Uploaded<GpuMesh>,
+    mesh: MeshRef,
+) -> Option<MeshRange> {
+    match mesh {
+        MeshRef::Primitive(primitive) => Some(ranges[primitive as usize].clone()),
+        MeshRef::Asset(handle) => Some(MeshRange {
+            base_vertex: 0,
+            indices: 0..imported.get(handle.index())?.index_count,
+        }),
     }
 }
 

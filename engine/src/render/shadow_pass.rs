@@ -18,6 +18,7 @@ use super::frame::{FrameData, Globals};
 use super::gpu_timing::GpuTimer;
 use super::mesh_pass::MeshPass;
 use super::mesh_pipelines::VERTEX_ATTRIBUTES;
+use super::packed::BatchKey;
 use super::records::GpuCaster;
 use super::shadow::{MAX_SHADOW_VIEWS, ShadowViews};
 use crate::assets::{MeshVertex, Registry, Shader, ShaderLibrary, VertexSkin};
@@ -355,24 +356,13 @@ impl ShadowPass {
             if !slot.batcher.groups().is_empty() {
                 pass.set_vertex_buffer(1, slot.indices.buffer().slice(..));
                 let (mut bound, mut shared) = (None, false);
+                let pipelines = CasterPipelines {
+                    plain: (&self.pipeline, &slot.bind_group),
+                    masked: (&self.masked, &slot.instances_group),
+                    globals: &slot.globals_group,
+                };
                 for group in slot.batcher.groups() {
-                    if bound != Some(group.key.masked) {
-                        if group.key.masked {
-                            pass.set_pipeline(&self.masked);
-                            pass.set_bind_group(0, &slot.globals_group, &[]);
-                            pass.set_bind_group(2, &slot.instances_group, &[]);
-                        } else {
-                            pass.set_pipeline(&self.pipeline);
-                            pass.set_bind_group(0, &slot.bind_group, &[]);
-                        }
-                        bound = Some(group.key.masked);
-                    }
-                    if group.key.masked {
-                        let look = meshes
-                            .textures()
-                            .bind_group((group.key.texture, group.key.maps));
-                        pass.set_bind_group(1, look, &[]);
-                    }
+                    pipelines.bind(&mut pass, &group.key, &mut bound, meshes);
                     meshes.draw_group(&mut pass, group, &mut shared);
                 }
             }
@@ -388,9 +378,7 @@ impl ShadowPass {
             gpu.end(encoder, timed);
         }
     }
-}
 
-impl ShadowPass {
     /// View `view`'s retained casters: the plain ones through their own
     /// pipeline, the masked ones through the mesh shader's alpha test.
     fn record_retained(&self, pass: &mut wgpu::RenderPass<'_>, view: usize, meshes: &MeshPass) {
@@ -404,26 +392,52 @@ impl ShadowPass {
             return;
         };
         let (mut bound, mut shared) = (None, false);
+        let pipelines = CasterPipelines {
+            plain: (&self.retained, group),
+            masked: (&self.retained_masked, instances),
+            globals: &slot.globals_group,
+        };
         for draw in draws.draws {
-            let masked = draw.key.masked;
-            if bound != Some(masked) {
-                if masked {
-                    pass.set_pipeline(&self.retained_masked);
-                    pass.set_bind_group(0, &slot.globals_group, &[]);
-                    pass.set_bind_group(2, instances, &[]);
-                } else {
-                    pass.set_pipeline(&self.retained);
-                    pass.set_bind_group(0, group, &[]);
-                }
-                bound = Some(masked);
-            }
-            if masked {
-                let look = meshes
-                    .textures()
-                    .bind_group((draw.key.texture, draw.key.maps));
-                pass.set_bind_group(1, look, &[]);
-            }
+            pipelines.bind(pass, &draw.key, &mut bound, meshes);
             meshes.draw_retained(pass, &draws, draw, &mut shared);
+        }
+    }
+}
+
+/// How one view draws a kind of caster: plain ones through a pipeline of
+/// their own with its group 0, masked ones through the mesh shader's alpha
+/// test with the view's globals (group 0), the records (group 2) and the
+/// batch's textures (group 1).
+struct CasterPipelines<'a> {
+    plain: (&'a wgpu::RenderPipeline, &'a wgpu::BindGroup),
+    masked: (&'a wgpu::RenderPipeline, &'a wgpu::BindGroup),
+    globals: &'a wgpu::BindGroup,
+}
+
+impl CasterPipelines<'_> {
+    /// Binds what a caster of batch `key` draws with; the pipeline only when
+    /// it differs from the last one (`bound`: whether that was the masked).
+    fn bind(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        key: &BatchKey,
+        bound: &mut Option<bool>,
+        meshes: &MeshPass,
+    ) {
+        if *bound != Some(key.masked) {
+            if key.masked {
+                pass.set_pipeline(self.masked.0);
+                pass.set_bind_group(0, self.globals, &[]);
+                pass.set_bind_group(2, self.masked.1, &[]);
+            } else {
+                pass.set_pipeline(self.plain.0);
+                pass.set_bind_group(0, self.plain.1, &[]);
+            }
+            *bound = Some(key.masked);
+        }
+        if key.masked {
+            let look = meshes.textures().bind_group((key.texture, key.maps));
+            pass.set_bind_group(1, look, &[]);
         }
     }
 }

@@ -81,7 +81,8 @@ pub use registry::{ComponentRegistry, ComponentType, RegistryError};
 pub use resources::Resources;
 pub use scene_camera::{Projection, SceneCamera};
 pub use skin::{JointMatrix, JointPalette, MorphWeights, Skin, skinned_bounds};
-pub use spatial_index::{MovedCursor, SpatialIndex, mesh_bounds};
+pub(crate) use spatial_index::MovedCursor;
+pub use spatial_index::{SpatialIndex, mesh_bounds};
 
 #[cfg(test)]
 mod tests;

@@ -40,7 +40,7 @@ pub struct SpatialIndex {
 /// How far a reader of [`SpatialIndex::moved_since`] has read: which index,
 /// which of its rebuilds, and how many re-filed nodes it has seen in all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MovedCursor {
+pub(crate) struct MovedCursor {
     index: u64,
     rebuilds: u64,
     read: u64,
@@ -80,7 +80,7 @@ impl SpatialIndex {
     }
 
     /// Where a reader that has seen every mesh move so far stands.
-    pub fn moved_cursor(&self) -> MovedCursor {
+    pub(crate) fn moved_cursor(&self) -> MovedCursor {
         MovedCursor {
             index: self.moved.id,
             rebuilds: self.moved.rebuilds,
@@ -93,7 +93,7 @@ impl SpatialIndex {
     /// any more: another index, a rebuild since (every mesh is new), or a
     /// frame began in between (the log keeps one frame's). Despawned nodes
     /// are not listed.
-    pub fn moved_since(&self, cursor: MovedCursor) -> Option<&[NodeId]> {
+    pub(crate) fn moved_since(&self, cursor: MovedCursor) -> Option<&[NodeId]> {
         let log = &self.moved;
         if cursor.index != log.id || cursor.rebuilds != log.rebuilds || cursor.read < log.start {
             return None;
@@ -104,7 +104,7 @@ impl SpatialIndex {
 
     /// Starts a new frame's log (the world calls it before its steps):
     /// readers that did not read the last one start afresh.
-    pub fn clear_moved(&mut self) {
+    pub(crate) fn clear_moved(&mut self) {
         self.moved.start += self.moved.nodes.len() as u64;
         self.moved.nodes.clear();
     }
