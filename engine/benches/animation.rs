@@ -23,7 +23,8 @@
 //!   table built once at load, keys found by binary search, world matrices
 //!   computed recursively from the root through child lists into per-thread
 //!   buffers (made once per rayon split: a handful a step), joint matrices
-//!   written into one buffer allocated once. It lacks
+//!   written into one buffer allocated once; checked before timing to give
+//!   the crowd's joint matrices. It lacks
 //!   the dirty flag (every bone recomputed), the packed columns and the
 //!   sampler's shared key cursors.
 
@@ -164,11 +165,16 @@ fn rig_path() -> PathBuf {
     path
 }
 
+/// Where rig `i` stands: a grid 64 rigs wide.
+fn place(i: usize) -> Vec3 {
+    Vec3::new((i % 64) as f32, 0.0, (i / 64) as f32)
+}
+
 /// The crowd: `RIGS` instances in a grid, each animated (at a different phase).
 fn crowd(path: &Path, paused_every: Option<usize>) -> Scene {
     let mut scene = Scene::new();
     for i in 0..RIGS {
-        let at = Vec3::new((i % 64) as f32, 0.0, (i / 64) as f32);
+        let at = place(i);
         let (root, _) = scene
             .spawn_model(
                 None,
@@ -214,8 +220,9 @@ struct NaiveScratch {
     worlds: Vec<Mat4>,
 }
 
-/// Poses one rig at `t` into `joints` (world x inverse bind per bone).
-fn naive_pose(rig: &NaiveRig, t: f32, scratch: &mut NaiveScratch, joints: &mut [Mat4]) {
+/// Poses one rig standing at `place` at `t` into `joints` (world x inverse
+/// bind per bone).
+fn naive_pose(rig: &NaiveRig, place: Mat4, t: f32, scratch: &mut NaiveScratch, joints: &mut [Mat4]) {
     let locals = &mut scratch.locals;
     locals.clone_from(&rig.rest);
     for (bone, channel) in rig.channel_of.iter().enumerate() {
@@ -234,7 +241,7 @@ fn naive_pose(rig: &NaiveRig, t: f32, scratch: &mut NaiveScratch, joints: &mut [
             walk(rig, locals, child, world, out);
         }
     }
-    walk(rig, locals, 0, Mat4::IDENTITY, &mut scratch.worlds);
+    walk(rig, locals, 0, place, &mut scratch.worlds);
     for ((joint, world), ibm) in joints
         .iter_mut()
         .zip(&scratch.worlds)
@@ -244,34 +251,15 @@ fn naive_pose(rig: &NaiveRig, t: f32, scratch: &mut NaiveScratch, joints: &mut [
     }
 }
 
-fn bench(c: &mut Criterion) {
-    // As the viewer does: the stepping thread works in rayon's pool.
-    keel_engine::join_pool();
-    let path = rig_path();
-    let mut group = c.benchmark_group("animation");
-    group.sample_size(20);
-    let mut palette = JointPalette::default();
-    let mut systems = Systems::new();
-    let mut scene = crowd(&path, None);
-    step(&mut systems, &mut scene, &mut palette);
-    assert_eq!(palette.matrices.len(), RIGS * BONES);
-    group.bench_function("crowd/4000", |b| {
-        b.iter(|| step(&mut systems, &mut scene, &mut palette))
-    });
-    drop(scene);
-    let mut scene = crowd(&path, Some(2));
-    group.bench_function("crowd_half_paused/4000", |b| {
-        b.iter(|| step(&mut systems, &mut scene, &mut palette))
-    });
-    drop(scene);
-
+/// The naive twin's rig, read from the model at `path`.
+fn naive_rig(path: &Path) -> NaiveRig {
     let model = keel_engine::Assets::new()
-        .load_model(&path)
-        .expect("loaded above");
+        .load_model(path)
+        .expect("the rig loads");
     let data = &model.data;
     let names: Vec<&str> = data.nodes.iter().map(|n| n.name.as_str()).collect();
     let clip = data.animations[0].clone();
-    let rig = NaiveRig {
+    NaiveRig {
         channel_of: names
             .iter()
             .map(|name| (clip.channels.iter()).position(|ch| names[ch.node as usize] == *name))
@@ -286,7 +274,70 @@ fn bench(c: &mut Criterion) {
         rest: data.nodes.iter().map(|n| n.transform).collect(),
         clip,
         inverse_bind: data.skins[0].inverse_bind.clone(),
-    };
+    }
+}
+
+/// One naive step: every rig posed at play time `time` (rig i at its phase
+/// `i x 0.013`, as the crowd's animators), rigs split across rayon's pool.
+fn naive_step(rig: &NaiveRig, time: f32, joints: &mut [Mat4]) {
+    let rig_bones = rig.rest.len();
+    joints.par_chunks_mut(rig_bones).enumerate().for_each_init(
+        || NaiveScratch {
+            locals: Vec::with_capacity(rig_bones),
+            worlds: vec![Mat4::IDENTITY; rig_bones],
+        },
+        |scratch, (i, joints)| {
+            let t = (time + i as f32 * 0.013) % rig.clip.duration;
+            naive_pose(rig, Mat4::from_translation(place(i)), t, scratch, joints);
+        },
+    );
+}
+
+/// Fails unless the twin's joint matrices at play time `time` are the
+/// crowd's `palette` (each number within 1e-4 of the largest magnitude of
+/// its matrix, at least 1: the same products rounded in another order, and
+/// the clip time taken in f32 rather than f64).
+fn assert_same(rig: &NaiveRig, palette: &JointPalette, time: f32) {
+    let rig_bones = rig.rest.len();
+    let mut joints = vec![Mat4::IDENTITY; RIGS * rig_bones];
+    naive_step(rig, time, &mut joints);
+    for (r, (packed, naive)) in (palette.matrices.chunks(BONES))
+        .zip(joints.chunks(rig_bones))
+        .enumerate()
+    {
+        for (j, (p, n)) in packed.iter().zip(naive).enumerate() {
+            let (a, b) = (Mat4::from(p.to_affine()).to_cols_array(), n.to_cols_array());
+            let size = a.iter().fold(1.0_f32, |m, v| m.max(v.abs()));
+            let off = a.iter().zip(&b).fold(0.0_f32, |m, (x, y)| m.max((x - y).abs()));
+            assert!(off <= 1e-4 * size, "rig {r} joint {j}: the crowd {a:?}, the twin {b:?}");
+        }
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    // As the viewer does: the stepping thread works in rayon's pool.
+    keel_engine::join_pool();
+    let path = rig_path();
+    let mut group = c.benchmark_group("animation");
+    group.sample_size(20);
+    let mut palette = JointPalette::default();
+    let mut systems = Systems::new();
+    let mut scene = crowd(&path, None);
+    step(&mut systems, &mut scene, &mut palette);
+    assert_eq!(palette.matrices.len(), RIGS * BONES);
+    // One step played: the twin posed at 1/60 s must give the same joints.
+    let rig = naive_rig(&path);
+    assert_same(&rig, &palette, 1.0 / 60.0);
+    group.bench_function("crowd/4000", |b| {
+        b.iter(|| step(&mut systems, &mut scene, &mut palette))
+    });
+    drop(scene);
+    let mut scene = crowd(&path, Some(2));
+    group.bench_function("crowd_half_paused/4000", |b| {
+        b.iter(|| step(&mut systems, &mut scene, &mut palette))
+    });
+    drop(scene);
+
     let rig_bones = rig.rest.len();
     let bones = RIGS * (BONES + 2);
     let mut locals = vec![Transform::IDENTITY; bones];
@@ -316,16 +367,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("crowd_naive/4000", |b| {
         b.iter(|| {
             time += 1.0 / 60.0;
-            joints.par_chunks_mut(rig_bones).enumerate().for_each_init(
-                || NaiveScratch {
-                    locals: Vec::with_capacity(rig_bones),
-                    worlds: vec![Mat4::IDENTITY; rig_bones],
-                },
-                |scratch, (i, joints)| {
-                    let t = (time + i as f32 * 0.013) % rig.clip.duration;
-                    naive_pose(&rig, t, scratch, joints);
-                },
-            );
+            naive_step(&rig, time, &mut joints);
             black_box(&joints);
         })
     });

@@ -11,6 +11,9 @@
 //!   recomputed.
 //! - `humanoids_half_moving`: 4,000 rigs of 68 bones, half of them animated.
 //!
+//! Before timing, the twin is checked to compute every world transform the
+//! engine does, from the same locals.
+//!
 //! `propagate_all` times the pass alone (every local was set before the timer
 //! started); `set_all_locals/N` times the setting, where the dirty flag is paid
 //! for. `propagate_1pct` times both.
@@ -105,10 +108,11 @@ struct NaiveTree {
 }
 
 impl NaiveTree {
-    fn new(parents: &[Option<usize>], rng: &mut Rng) -> Self {
+    /// The forest of `parents` with node i's local `locals[i]`.
+    fn new(parents: &[Option<usize>], locals: Vec<Transform>) -> Self {
         let n = parents.len();
         let mut tree = NaiveTree {
-            local: (0..n).map(|_| local(rng)).collect(),
+            local: locals,
             world: vec![Affine3A::IDENTITY; n],
             children: vec![Vec::new(); n],
             roots: Vec::new(),
@@ -138,6 +142,19 @@ impl NaiveTree {
     }
 }
 
+/// Fails unless the twin computed every world transform the scene did
+/// (each of the twelve numbers within 1e-4 of the largest magnitude among
+/// them, at least 1: the same products, rounded in another order down
+/// chains of up to a few hundred nodes).
+fn assert_same(scene: &Scene, ids: &[NodeId], naive: &NaiveTree) {
+    for (i, &id) in ids.iter().enumerate() {
+        let (a, b) = (scene.world(id).unwrap().to_cols_array(), naive.world[i].to_cols_array());
+        let size = a.iter().fold(1.0_f32, |m, v| m.max(v.abs()));
+        let off = a.iter().zip(&b).fold(0.0_f32, |m, (x, y)| m.max((x - y).abs()));
+        assert!(off <= 1e-4 * size, "node {i}: the scene {a:?}, the twin {b:?}");
+    }
+}
+
 fn nudge(scene: &mut Scene, node: NodeId, tick: f32) {
     let mut t = scene.local(node).unwrap();
     t.translation.x = tick;
@@ -152,7 +169,16 @@ fn bench(c: &mut Criterion) {
         let parents = random_parents(n, &mut rng);
         let (mut scene, ids) = build_scene(&parents, &mut rng);
         let some: Vec<NodeId> = (0..n / 100).map(|_| ids[rng.below(n)]).collect();
-        let mut naive = NaiveTree::new(&parents, &mut rng);
+        // The twin holds the scene's locals, moved as propagate_all moves
+        // them, and must compute the same worlds.
+        for &node in &ids {
+            nudge(&mut scene, node, 0.25);
+        }
+        scene.propagate();
+        let locals = ids.iter().map(|&id| scene.local(id).unwrap()).collect();
+        let mut naive = NaiveTree::new(&parents, locals);
+        naive.update_all();
+        assert_same(&scene, &ids, &naive);
         group.throughput(Throughput::Elements(n as u64));
         let mut tick = 0.0f32;
         // Times `iters` passes after every local changed (the setting untimed).

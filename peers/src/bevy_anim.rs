@@ -36,7 +36,7 @@ use bevy_ecs::prelude::*;
 use bevy_time::{TimePlugin, TimeUpdateStrategy};
 use bevy_transform::TransformPlugin;
 use bevy_transform::components::{GlobalTransform, Transform};
-use glam::{Quat, Vec3};
+use glam::{Affine3A, Quat, Vec3};
 
 /// A glTF node of the model, parents first.
 struct Node {
@@ -169,8 +169,9 @@ pub struct BevyCrowd {
 
 impl BevyCrowd {
     /// Spawns a rig per `(place, phase)` playing `fox`'s clip on repeat from
-    /// `phase` seconds, and runs the first update (time starts: no step).
-    pub fn build(fox: &Fox, rigs: &[(Vec3, f64)]) -> Self {
+    /// `phase` seconds, and runs the first update (time starts: no step);
+    /// `static_scene`: Bevy's static-scene optimisation on (its default).
+    pub fn build(fox: &Fox, rigs: &[(Vec3, f64)], static_scene: bool) -> Self {
         let mut app = App::new();
         // The compute pool is already built with every core
         // (`bevy_side::init_task_pool`); this adds the IO and async pools.
@@ -181,6 +182,7 @@ impl BevyCrowd {
             TransformPlugin,
             AnimationPlugin,
         ));
+        app.insert_resource(crate::bevy_side::static_optimisation(static_scene));
         app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
             1.0 / 60.0,
         )));
@@ -231,11 +233,19 @@ impl BevyCrowd {
         self.app.update();
     }
 
-    /// World translation of the node named `name` in rig `rig`.
-    pub fn world(&self, rig: usize, name: &str) -> Vec3 {
-        let i = self.names.iter().position(|n| n == name).expect("a node");
-        let entity = self.ids[rig * self.per_rig + 1 + i];
+    /// The model's node names, in the order [`BevyCrowd::world`] takes them.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// World transform of model node `node` (an index into
+    /// [`BevyCrowd::names`]) in rig `rig`.
+    pub fn world(&self, rig: usize, node: usize) -> Affine3A {
+        let entity = self.ids[rig * self.per_rig + 1 + node];
         let world = self.app.world().get::<GlobalTransform>(entity);
-        world.map_or(Vec3::NAN, GlobalTransform::translation)
+        world.map_or(
+            Affine3A::from_mat3(glam::Mat3::NAN),
+            GlobalTransform::affine,
+        )
     }
 }

@@ -1,5 +1,7 @@
 //! Bevy's side: a `bevy_ecs` world with `bevy_transform`'s components and
-//! its three propagation systems, chained as its `TransformPlugin` does.
+//! its three propagation systems, chained as its `TransformPlugin` does,
+//! with its static-scene optimisation on (`BevyWorld<true>`, its default)
+//! or off (`BevyWorld<false>`).
 
 use bevy_ecs::prelude::*;
 use bevy_tasks::{ComputeTaskPool, TaskPoolBuilder};
@@ -8,7 +10,7 @@ use bevy_transform::systems::{
     StaticTransformOptimizations, mark_dirty_trees, propagate_parent_transforms,
     sync_simple_transforms,
 };
-use glam::Vec3;
+use glam::{Affine3A, Vec3};
 
 use crate::keel_side::start_local;
 use crate::{Leaves, Side};
@@ -20,18 +22,37 @@ pub fn init_task_pool(threads: usize) {
 }
 
 /// A Bevy world, its propagation schedule, the forest's entities and the
-/// spawned leaves.
-pub struct BevyWorld {
+/// spawned leaves; `STATIC`: whether Bevy's static-scene optimisation is on.
+pub struct BevyWorld<const STATIC: bool> {
     world: World,
     schedule: Schedule,
     ids: Vec<Entity>,
     leaves: Leaves<Entity>,
 }
 
-impl Side for BevyWorld {
+/// Bevy's setting for the static-scene optimisation.
+pub fn static_optimisation(on: bool) -> StaticTransformOptimizations {
+    if on {
+        StaticTransformOptimizations::Enabled
+    } else {
+        StaticTransformOptimizations::Disabled
+    }
+}
+
+impl<const STATIC: bool> BevyWorld<STATIC> {
+    fn global(&self, entity: Option<Entity>) -> Affine3A {
+        let global = entity.and_then(|e| self.world.get::<GlobalTransform>(e));
+        global.map_or(
+            Affine3A::from_mat3(glam::Mat3::NAN),
+            GlobalTransform::affine,
+        )
+    }
+}
+
+impl<const STATIC: bool> Side for BevyWorld<STATIC> {
     fn build(parents: &[Option<usize>], order: &[usize]) -> Self {
         let mut world = World::new();
-        world.init_resource::<StaticTransformOptimizations>();
+        world.insert_resource(static_optimisation(STATIC));
         let mut ids: Vec<Option<Entity>> = vec![None; parents.len()];
         for &i in order {
             let (at, turn) = start_local(i);
@@ -89,9 +110,11 @@ impl Side for BevyWorld {
         }
     }
 
-    fn world_x(&self, i: usize) -> f32 {
-        self.world
-            .get::<GlobalTransform>(self.ids[i])
-            .map_or(f32::NAN, |g| g.translation().x)
+    fn world(&self, i: usize) -> Affine3A {
+        self.global(Some(self.ids[i]))
+    }
+
+    fn leaf_world(&self, leaf: usize) -> Affine3A {
+        self.global(self.leaves.get(leaf))
     }
 }

@@ -13,7 +13,9 @@
 
 use std::path::Path;
 
-use glam::Vec3;
+use std::collections::HashMap;
+
+use glam::{Affine3A, Vec3};
 use keel_engine::{Animator, NodeId, Scene, Systems, Transform};
 
 /// A Keel scene holding the crowd, its systems, and each rig's node.
@@ -56,16 +58,20 @@ impl KeelCrowd {
         self.scene.clear_changed();
     }
 
-    /// World translation of the first node named `name` under rig `rig`.
-    pub fn world(&self, rig: usize, name: &str) -> Vec3 {
-        let mut stack = vec![self.rigs[rig]];
+    /// World transforms of the nodes under rig `rig` (itself excluded), by
+    /// name (the first node of each name, in pre-order).
+    pub fn worlds(&self, rig: usize) -> HashMap<&str, Affine3A> {
+        let mut worlds = HashMap::new();
+        let mut stack: Vec<NodeId> = self.scene.children(self.rigs[rig]).collect();
+        stack.reverse();
         while let Some(node) = stack.pop() {
-            if self.scene.name(node) == Some(name) {
-                let world = self.scene.world(node);
-                return world.map_or(Vec3::NAN, |w| w.translation.into());
+            if let (Some(name), Some(world)) = (self.scene.name(node), self.scene.world(node)) {
+                worlds.entry(name).or_insert(world);
             }
+            let at = stack.len();
             stack.extend(self.scene.children(node));
+            stack[at..].reverse();
         }
-        Vec3::NAN
+        worlds
     }
 }

@@ -1,6 +1,6 @@
 //! Keel's side: a `Scene` (the engine's own storage and propagation).
 
-use glam::{Quat, Vec3};
+use glam::{Affine3A, Quat, Vec3};
 use keel_engine::{NodeId, Scene, Transform};
 
 use crate::{Leaves, Side};
@@ -19,6 +19,13 @@ pub fn start_local(i: usize) -> (Vec3, Quat) {
         Vec3::new((f * 0.37).fract(), (f * 0.11).fract(), (f * 0.73).fract()),
         Quat::from_rotation_y((f * 0.13).fract()),
     )
+}
+
+impl KeelWorld {
+    fn global(&self, node: Option<NodeId>) -> Affine3A {
+        let world = node.and_then(|n| self.scene.world(n));
+        world.unwrap_or(Affine3A::from_mat3(glam::Mat3::NAN))
+    }
 }
 
 impl Side for KeelWorld {
@@ -67,9 +74,11 @@ impl Side for KeelWorld {
         }
     }
 
-    fn world_x(&self, i: usize) -> f32 {
-        self.scene
-            .world(self.ids[i])
-            .map_or(f32::NAN, |w| w.translation.x)
+    fn world(&self, i: usize) -> Affine3A {
+        self.global(Some(self.ids[i]))
+    }
+
+    fn leaf_world(&self, leaf: usize) -> Affine3A {
+        self.global(self.leaves.get(leaf))
     }
 }

@@ -1,29 +1,37 @@
-//! Keel against Bevy 0.20 on the same data, in one run, interleaved: each
-//! row runs Keel's round then Bevy's, `ROUNDS` times, and prints the medians.
+//! Keel against Bevy 0.20 on the same data, in the same runs.
 //!
-//! Both sides get every core: Keel's propagation uses the rayon pool, Bevy's
-//! systems the `ComputeTaskPool` built with the same number of threads.
+//! `keel-peers` (what `peers/run.sh` starts) runs itself three times for
+//! every core, then three times for one thread (`--child THREADS PROCESS`,
+//! [`report`]); each child process runs every row [`ROUNDS`] times
+//! ([`contest`]), so a row's numbers are 30 rounds from three processes.
+//! Within a round the sides take turns: Keel, Bevy with its static-scene
+//! optimisation on (its default, `bevy`), and Bevy with it off
+//! (`bevy_dynamic`, which its docs advise for very dynamic scenes); the side
+//! that goes first rotates from round to round and process to process.
+//!
+//! Threads: Keel's propagation uses rayon's pool (`RAYON_NUM_THREADS`),
+//! Bevy's systems the `ComputeTaskPool`, built with as many threads.
 //! Bevy runs its own transform systems in its own order (`mark_dirty_trees`,
 //! `propagate_parent_transforms`, `sync_simple_transforms`, as its
-//! `TransformPlugin` schedules them), with its static-scene optimisation on
-//! (its default).
+//! `TransformPlugin` schedules them).
 //!
-//! Rows:
-//! - `propagate_all/N`: every local set (untimed), then one propagation.
+//! Rows ([`rows`], [`animation`]):
+//! - `propagate_all/N`: every local set, then one propagation; both timed.
 //! - `propagate_1pct/N`: 1% of the nodes, chosen at random, set, then one
 //!   propagation; both timed.
-//! - `propagate_none/N`: a propagation with nothing changed.
+//! - `propagate_none/N`: a propagation with nothing changed (absolute
+//!   times: Keel's is an early return, no ratio is shown).
 //! - `churn_K/100000`: K leaves spawned under random nodes and the K spawned
 //!   longest ago despawned, then one propagation; all timed.
 //! - `build/1000000`: spawning a million nodes with their parents and the
 //!   first propagation.
-//! - `animation_crowd/4000`: 4,000 Fox rigs (`assets/models/Fox.glb`, 26
-//!   nodes, 21 channels) in a grid, each playing Run on loop from its own
-//!   phase (rig i from i x 0.013 s); a frame advances time 1/60 s, samples
-//!   every rig's clip, writes the bones' locals and propagates (Keel: a
-//!   fixed step, `keel_anim`; Bevy: `App::update` with its animation and
-//!   transform plugins, `bevy_anim`). No skinning matrices on either side.
-//!   Each round times ten frames; the row shows the time per frame.
+//! - `animation_crowd/4000`: 4,000 Fox rigs (`assets/models/Fox.glb`) playing
+//!   Run at different phases; a frame samples every clip, writes the bones
+//!   and propagates.
+//!
+//! After every row the world transforms of every node (every bone of every
+//! rig) are compared between Keel and each Bevy: all twelve numbers of the
+//! affine, within [`TOLERANCE`] relative to the node's size.
 //!
 //! The tree is the transform bench's (`engine/benches/transform.rs`): trees
 //! of 1,000 nodes of mixed depth, spawned depth first.
@@ -31,13 +39,24 @@
 mod animation;
 mod bevy_anim;
 mod bevy_side;
+mod contest;
 mod keel_anim;
 mod keel_side;
+mod report;
+mod rows;
 
-use std::time::{Duration, Instant};
+use glam::Affine3A;
 
-/// Rounds per row (medians are reported).
-const ROUNDS: usize = 9;
+/// Rounds per row in each child process (three processes: 30 rounds).
+pub const ROUNDS: usize = 10;
+
+/// Child processes per thread count.
+pub const PROCESSES: usize = 3;
+
+/// How far two world transforms may differ: each of the twelve numbers
+/// within this much of `1 + ` the largest magnitude among them (float
+/// rounding through the same multiplications in another order).
+pub const TOLERANCE: f32 = 1e-4;
 
 /// xorshift, as the transform bench's.
 pub struct Rng(pub u64);
@@ -51,9 +70,6 @@ impl Rng {
     }
     pub fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
-    }
-    pub fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
     }
 }
 
@@ -111,7 +127,7 @@ impl<T> Default for Leaves<T> {
     }
 }
 
-impl<T> Leaves<T> {
+impl<T: Copy> Leaves<T> {
     /// Keeps `leaf`; returns its slot.
     pub fn keep(&mut self, leaf: T) -> usize {
         match self.free.pop() {
@@ -134,232 +150,76 @@ impl<T> Leaves<T> {
         }
         leaf
     }
+
+    /// The leaf in `slot`, if live.
+    pub fn get(&self, slot: usize) -> Option<T> {
+        self.slots.get(slot).copied().flatten()
+    }
 }
 
 /// What each engine's side answers.
 pub trait Side {
     /// A world holding the forest of `parents`, spawned in `order`,
     /// propagated once.
-    fn build(parents: &[Option<usize>], order: &[usize]) -> Self;
+    fn build(parents: &[Option<usize>], order: &[usize]) -> Self
+    where
+        Self: Sized;
     /// Sets node `i`'s local translation.
     fn set(&mut self, i: usize, x: f32);
     /// One propagation of world transforms.
     fn propagate(&mut self);
-    /// Spawns a leaf under node `parent` (an index into the forest or an
-    /// earlier spawned leaf's handle) and returns its handle.
+    /// Spawns a leaf under node `parent` (an index into the forest) and
+    /// returns its handle.
     fn spawn_leaf(&mut self, parent: usize) -> usize;
     /// Despawns a leaf [`Side::spawn_leaf`] made.
     fn despawn_leaf(&mut self, leaf: usize);
-    /// A world transform's translation, to check both sides computed the same.
-    fn world_x(&self, i: usize) -> f32;
+    /// Node `i`'s world transform.
+    fn world(&self, i: usize) -> Affine3A;
+    /// A live leaf's world transform.
+    fn leaf_world(&self, leaf: usize) -> Affine3A;
 }
 
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort();
-    times[times.len() / 2]
+/// How far `b` is from `a`: the largest difference among the twelve
+/// numbers, over `1 + ` the largest magnitude among `a`'s (NaN when either
+/// is missing).
+pub fn disagreement(a: Affine3A, b: Affine3A) -> f32 {
+    let (a, b) = (a.to_cols_array(), b.to_cols_array());
+    let size = a.iter().fold(0.0_f32, |m, v| m.max(v.abs()));
+    let off = a.iter().zip(&b).fold(0.0_f32, |m, (x, y)| {
+        if x.is_nan() || y.is_nan() {
+            f32::NAN
+        } else {
+            m.max((x - y).abs())
+        }
+    });
+    off / (1.0 + size)
 }
 
-struct Row {
-    name: String,
-    keel: Duration,
-    bevy: Duration,
-}
-
-/// Runs `round` on Keel then Bevy, `ROUNDS` times; each returns its time.
-fn row(name: &str, mut keel: impl FnMut() -> Duration, mut bevy: impl FnMut() -> Duration) -> Row {
-    let (mut k, mut b) = (Vec::new(), Vec::new());
-    for _ in 0..ROUNDS {
-        k.push(keel());
-        b.push(bevy());
-    }
-    let row = Row {
-        name: name.to_owned(),
-        keel: median(k),
-        bevy: median(b),
-    };
-    eprintln!(
-        "{:<24} keel {:>10.3?}  bevy {:>10.3?}",
-        row.name, row.keel, row.bevy
-    );
-    row
-}
-
-fn timed(f: impl FnOnce()) -> Duration {
-    let start = Instant::now();
-    f();
-    start.elapsed()
-}
-
-fn propagation_rows<K: Side, B: Side>(n: usize, rows: &mut Vec<Row>) {
-    let parents = random_parents(n, &mut Rng(0x9E37_79B9_7F4A_7C15));
-    let order = depth_first(&parents);
-    let mut keel = K::build(&parents, &order);
-    let mut bevy = B::build(&parents, &order);
-    // Each round's value, set by Keel's turn and read by Bevy's.
-    let tick = std::cell::Cell::new(0.0_f32);
-    rows.push(row(
-        &format!("propagate_all/{n}"),
-        || {
-            tick.set(tick.get() + 1.0);
-            (0..n).for_each(|i| keel.set(i, tick.get()));
-            timed(|| keel.propagate())
-        },
-        || {
-            (0..n).for_each(|i| bevy.set(i, tick.get()));
-            timed(|| bevy.propagate())
-        },
-    ));
-    check_same(&keel, &bevy, n);
-    let mut pick = Rng(7);
-    let chosen: Vec<usize> = (0..n / 100).map(|_| pick.below(n)).collect();
-    rows.push(row(
-        &format!("propagate_1pct/{n}"),
-        || {
-            tick.set(tick.get() + 1.0);
-            timed(|| {
-                chosen.iter().for_each(|&i| keel.set(i, tick.get()));
-                keel.propagate();
-            })
-        },
-        || {
-            timed(|| {
-                chosen.iter().for_each(|&i| bevy.set(i, tick.get()));
-                bevy.propagate();
-            })
-        },
-    ));
-    check_same(&keel, &bevy, n);
-    rows.push(row(
-        &format!("propagate_none/{n}"),
-        || timed(|| keel.propagate()),
-        || timed(|| bevy.propagate()),
-    ));
-}
-
-fn check_same(keel: &impl Side, bevy: &impl Side, n: usize) {
-    for i in (0..n).step_by(n / 97 + 1) {
-        let (k, b) = (keel.world_x(i), bevy.world_x(i));
-        assert!(
-            (k - b).abs() <= 1e-3 * (1.0 + k.abs()),
-            "node {i}: keel {k}, bevy {b}: the two sides disagree"
-        );
-    }
-}
-
-fn churn_rows<K: Side, B: Side>(per_frame: usize, rows: &mut Vec<Row>) {
-    let n = 100_000;
-    let parents = random_parents(n, &mut Rng(0x9E37_79B9_7F4A_7C15));
-    let order = depth_first(&parents);
-    let mut keel = K::build(&parents, &order);
-    let mut bevy = B::build(&parents, &order);
-    let (mut keel_live, mut bevy_live) = (
-        std::collections::VecDeque::new(),
-        std::collections::VecDeque::new(),
-    );
-    let (mut keel_rng, mut bevy_rng) = (Rng(11), Rng(11));
-    // A frame: `per_frame` leaves in, the oldest out once 1,000 are live.
-    fn frame<S: Side>(
-        side: &mut S,
-        live: &mut std::collections::VecDeque<usize>,
-        rng: &mut Rng,
-        per_frame: usize,
-        n: usize,
-    ) -> Duration {
-        timed(|| {
-            for _ in 0..per_frame {
-                let leaf = side.spawn_leaf(rng.below(n));
-                live.push_back(leaf);
-                if live.len() > 1_000 {
-                    side.despawn_leaf(live.pop_front().unwrap());
-                }
-            }
-            side.propagate();
-        })
-    }
-    // Warm to the steady state (1,000 live leaves) before timing.
-    while keel_live.len() < 1_000 {
-        frame(&mut keel, &mut keel_live, &mut keel_rng, per_frame, n);
-        frame(&mut bevy, &mut bevy_live, &mut bevy_rng, per_frame, n);
-    }
-    rows.push(row(
-        &format!("churn_{per_frame}/{n}"),
-        || frame(&mut keel, &mut keel_live, &mut keel_rng, per_frame, n),
-        || frame(&mut bevy, &mut bevy_live, &mut bevy_rng, per_frame, n),
-    ));
-}
-
-fn build_row<K: Side, B: Side>(n: usize, rows: &mut Vec<Row>) {
-    let parents = random_parents(n, &mut Rng(0x9E37_79B9_7F4A_7C15));
-    let order = depth_first(&parents);
-    rows.push(row(
-        &format!("build/{n}"),
-        || {
-            let (world, time) = {
-                let start = Instant::now();
-                let world = K::build(&parents, &order);
-                (world, start.elapsed())
-            };
-            drop(world);
-            time
-        },
-        || {
-            let (world, time) = {
-                let start = Instant::now();
-                let world = B::build(&parents, &order);
-                (world, start.elapsed())
-            };
-            drop(world);
-            time
-        },
-    ));
-}
-
-fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|text| {
-            text.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|s| s.trim().to_owned())
-        })
-        .unwrap_or_else(|| std::env::consts::ARCH.to_owned());
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    format!("{cpu}, {threads} threads")
+/// The largest of `differences`, NaN if any is.
+pub fn worst(differences: impl Iterator<Item = f32>) -> f32 {
+    differences.fold(0.0, |w: f32, d| {
+        if w.is_nan() || d.is_nan() {
+            f32::NAN
+        } else {
+            w.max(d)
+        }
+    })
 }
 
 fn main() {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    bevy_side::init_task_pool(threads);
-    let mut rows = Vec::new();
-    for n in [100_000, 1_000_000] {
-        propagation_rows::<keel_side::KeelWorld, bevy_side::BevyWorld>(n, &mut rows);
-    }
-    for per_frame in [10, 100] {
-        churn_rows::<keel_side::KeelWorld, bevy_side::BevyWorld>(per_frame, &mut rows);
-    }
-    build_row::<keel_side::KeelWorld, bevy_side::BevyWorld>(1_000_000, &mut rows);
-    animation::crowd_row(&mut rows);
-
-    let date = std::process::Command::new("date")
-        .arg("-u")
-        .arg("+%Y-%m-%d")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-        .unwrap_or_default();
-    println!(
-        "Keel and Bevy 0.20 on {} ({date}), medians of {ROUNDS} interleaved rounds:\n",
-        machine()
-    );
-    println!("| row | Keel | Bevy | Bevy / Keel |");
-    println!("| --- | ---: | ---: | ---: |");
-    for r in &rows {
-        println!(
-            "| `{}` | {:.3?} | {:.3?} | {:.2}x |",
-            r.name,
-            r.keel,
-            r.bevy,
-            r.bevy.as_secs_f64() / r.keel.as_secs_f64().max(1e-12)
-        );
+    let args: Vec<String> = std::env::args().collect();
+    match args.get(1).map(String::as_str) {
+        Some("--child") => {
+            let number = |i: usize| -> usize {
+                (args.get(i).and_then(|a| a.parse().ok()))
+                    .unwrap_or_else(|| panic!("--child THREADS PROCESS: argument {i} is a number"))
+            };
+            contest::child(number(2), number(3));
+        }
+        None => report::parent(),
+        Some(other) => {
+            eprintln!("keel-peers: unknown argument {other:?} (none, or --child THREADS PROCESS)");
+            std::process::exit(2);
+        }
     }
 }
