@@ -222,7 +222,13 @@ struct NaiveScratch {
 
 /// Poses one rig standing at `place` at `t` into `joints` (world x inverse
 /// bind per bone).
-fn naive_pose(rig: &NaiveRig, place: Mat4, t: f32, scratch: &mut NaiveScratch, joints: &mut [Mat4]) {
+fn naive_pose(
+    rig: &NaiveRig,
+    place: Mat4,
+    t: f32,
+    scratch: &mut NaiveScratch,
+    joints: &mut [Mat4],
+) {
     let locals = &mut scratch.locals;
     locals.clone_from(&rig.rest);
     for (bone, channel) in rig.channel_of.iter().enumerate() {
@@ -308,8 +314,14 @@ fn assert_same(rig: &NaiveRig, palette: &JointPalette, time: f32) {
         for (j, (p, n)) in packed.iter().zip(naive).enumerate() {
             let (a, b) = (Mat4::from(p.to_affine()).to_cols_array(), n.to_cols_array());
             let size = a.iter().fold(1.0_f32, |m, v| m.max(v.abs()));
-            let off = a.iter().zip(&b).fold(0.0_f32, |m, (x, y)| m.max((x - y).abs()));
-            assert!(off <= 1e-4 * size, "rig {r} joint {j}: the crowd {a:?}, the twin {b:?}");
+            let off = a
+                .iter()
+                .zip(&b)
+                .fold(0.0_f32, |m, (x, y)| m.max((x - y).abs()));
+            assert!(
+                off <= 1e-4 * size,
+                "rig {r} joint {j}: the crowd {a:?}, the twin {b:?}"
+            );
         }
     }
 }

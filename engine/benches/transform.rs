@@ -148,10 +148,19 @@ impl NaiveTree {
 /// chains of up to a few hundred nodes).
 fn assert_same(scene: &Scene, ids: &[NodeId], naive: &NaiveTree) {
     for (i, &id) in ids.iter().enumerate() {
-        let (a, b) = (scene.world(id).unwrap().to_cols_array(), naive.world[i].to_cols_array());
+        let (a, b) = (
+            scene.world(id).unwrap().to_cols_array(),
+            naive.world[i].to_cols_array(),
+        );
         let size = a.iter().fold(1.0_f32, |m, v| m.max(v.abs()));
-        let off = a.iter().zip(&b).fold(0.0_f32, |m, (x, y)| m.max((x - y).abs()));
-        assert!(off <= 1e-4 * size, "node {i}: the scene {a:?}, the twin {b:?}");
+        let off = a
+            .iter()
+            .zip(&b)
+            .fold(0.0_f32, |m, (x, y)| m.max((x - y).abs()));
+        assert!(
+            off <= 1e-4 * size,
+            "node {i}: the scene {a:?}, the twin {b:?}"
+        );
     }
 }
 
