@@ -74,6 +74,7 @@ pub mod input;
 mod invalid;
 mod light;
 pub mod math;
+mod prefetch;
 pub mod profile;
 mod rng;
 mod systems;
