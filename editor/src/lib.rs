@@ -11,7 +11,8 @@
 //! its file, selection and dirty flag), `undo` (the command pattern),
 //! `subtree` (subtrees as scene-file records), `component` (every component
 //! kind as one value), `persist` (recent files, autosave, recovery),
-//! `log_book`, `assets_index`, `ui` (the app and its dock tabs, testable
+//! `log_book`, `live_build` (a game crate rebuilt in the background, live
+//! mode's first half), `assets_index`, `ui` (the app and its dock tabs, testable
 //! without a window), `shell` (winit, the wgpu surface, egui-winit and
 //! egui-wgpu), `cli` and `capture`.
 
@@ -21,6 +22,7 @@ mod cli;
 mod component;
 mod document;
 mod gpu;
+mod live_build;
 mod log_book;
 mod persist;
 mod scene_view;
@@ -35,6 +37,10 @@ pub use shell::{main_with_default_scene, run_game};
 pub use assets_index::AssetKind;
 pub use component::ComponentValue;
 pub use document::Document;
+pub use live_build::{
+    BuildEvent, BuildOutcome, BuildStatus, Diagnostic, GameCrate, LiveBuild, Severity, WatchError,
+    log_event,
+};
 pub use log_book::{CaptureLogger, LogBook};
 pub use persist::PersistError;
 pub use ui::dock::{Layout, Panel};

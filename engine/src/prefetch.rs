@@ -10,6 +10,13 @@
 /// prefetch instruction (only x86-64 has one in Rust today). A hint: what
 /// the program computes is the same with or without it.
 #[inline(always)]
+#[cfg_attr(
+    target_arch = "x86_64",
+    expect(
+        unsafe_code,
+        reason = "an SSE intrinsic, which x86-64's baseline always has"
+    )
+)]
 pub(crate) fn prefetch<T>(column: &[T], i: usize) {
     #[cfg(target_arch = "x86_64")]
     if let Some(entry) = column.get(i) {
@@ -17,13 +24,7 @@ pub(crate) fn prefetch<T>(column: &[T], i: usize) {
         // SAFETY: SSE (which has the instruction) is in x86-64's baseline;
         // a prefetch reads nothing the program sees and cannot fault, and
         // the address is of a live element anyway.
-        #[expect(
-            unsafe_code,
-            reason = "an SSE intrinsic, which x86-64's baseline always has"
-        )]
-        unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(entry).cast())
-        }
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(entry).cast()) }
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (column, i);
