@@ -535,8 +535,8 @@ pub struct UnbatchedDraw {
 /// The straightforward path the batcher replaces: cull each instance and give
 /// every visible one its own upload and its own draw, in input order, into
 /// `draws` (cleared first; reused from frame to frame, so a steady frame
-/// allocates nothing). Kept as the reference the batcher is tested and
-/// benchmarked against.
+/// allocates nothing), each sphere tested one plane after the other. Kept as
+/// the reference the batcher is tested and benchmarked against.
 pub fn prepare_unbatched(
     view_proj: Mat4,
     instances: &[MeshInstance],
@@ -550,7 +550,8 @@ pub fn prepare_unbatched(
             MeshRef::Primitive(p) => PRIMITIVE_RADII[p as usize],
             MeshRef::Asset(handle) => registry.mesh(handle).map_or(0.0, |m| m.radius),
         };
-        if is_visible(&frustum, radius, &instance.model) {
+        let (center, radius) = bounding_sphere(radius, &instance.model);
+        if frustum.intersects_sphere_by_plane(center, radius) {
             draws.push(UnbatchedDraw {
                 mesh: instance.mesh,
                 texture: instance.material.texture,
@@ -561,14 +562,23 @@ pub fn prepare_unbatched(
 }
 
 /// Tests an instance's bounding sphere, scaled by its largest axis, against the view.
+#[inline]
 fn is_visible(frustum: &Frustum, radius: f32, model: &Affine3A) -> bool {
+    let (center, radius) = bounding_sphere(radius, model);
+    frustum.intersects_sphere(center, radius)
+}
+
+/// The world bounding sphere of a mesh of bounding radius `radius` drawn
+/// at `model`: its centre moved, its radius scaled by the largest axis.
+#[inline]
+fn bounding_sphere(radius: f32, model: &Affine3A) -> (Vec3, f32) {
     let m = &model.matrix3;
     let max_scale_squared = m
         .x_axis
         .length_squared()
         .max(m.y_axis.length_squared())
         .max(m.z_axis.length_squared());
-    frustum.intersects_sphere(
+    (
         Vec3::from(model.translation),
         radius * max_scale_squared.sqrt(),
     )
