@@ -40,6 +40,9 @@ use keel_engine::scene::{JointMatrix, JointPalette};
 use keel_engine::{Affine3x4, Animator, Scene, Transform};
 use rayon::prelude::*;
 
+#[path = "common/twin.rs"]
+mod twin;
+
 const BONES: usize = 68;
 const RIGS: usize = 4_000;
 const KEYS: usize = 31;
@@ -300,9 +303,8 @@ fn naive_step(rig: &NaiveRig, time: f32, joints: &mut [Mat4]) {
 }
 
 /// Fails unless the twin's joint matrices at play time `time` are the
-/// crowd's `palette` (each number within 1e-4 of the largest magnitude of
-/// its matrix, at least 1: the same products rounded in another order, and
-/// the clip time taken in f32 rather than f64).
+/// crowd's `palette` ([`twin::assert_close`]: the twin also takes the clip
+/// time in f32 rather than f64).
 fn assert_same(rig: &NaiveRig, palette: &JointPalette, time: f32) {
     let rig_bones = rig.rest.len();
     let mut joints = vec![Mat4::IDENTITY; RIGS * rig_bones];
@@ -312,16 +314,8 @@ fn assert_same(rig: &NaiveRig, palette: &JointPalette, time: f32) {
         .enumerate()
     {
         for (j, (p, n)) in packed.iter().zip(naive).enumerate() {
-            let (a, b) = (Mat4::from(p.to_affine()).to_cols_array(), n.to_cols_array());
-            let size = a.iter().fold(1.0_f32, |m, v| m.max(v.abs()));
-            let off = a
-                .iter()
-                .zip(&b)
-                .fold(0.0_f32, |m, (x, y)| m.max((x - y).abs()));
-            assert!(
-                off <= 1e-4 * size,
-                "rig {r} joint {j}: the crowd {a:?}, the twin {b:?}"
-            );
+            let crowd = Mat4::from(p.to_affine()).to_cols_array();
+            twin::assert_close(&crowd, &n.to_cols_array(), &format!("rig {r} joint {j}"));
         }
     }
 }

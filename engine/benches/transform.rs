@@ -24,6 +24,9 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use glam::{Affine3A, Quat, Vec3};
 use keel_engine::{NodeId, Scene, Transform};
 
+#[path = "common/twin.rs"]
+mod twin;
+
 struct Rng(u64);
 
 impl Rng {
@@ -143,23 +146,14 @@ impl NaiveTree {
 }
 
 /// Fails unless the twin computed every world transform the scene did
-/// (each of the twelve numbers within 1e-4 of the largest magnitude among
-/// them, at least 1: the same products, rounded in another order down
-/// chains of up to a few hundred nodes).
+/// ([`twin::assert_close`], down chains of up to a few hundred nodes).
 fn assert_same(scene: &Scene, ids: &[NodeId], naive: &NaiveTree) {
     for (i, &id) in ids.iter().enumerate() {
-        let (a, b) = (
-            scene.world(id).unwrap().to_cols_array(),
-            naive.world[i].to_cols_array(),
-        );
-        let size = a.iter().fold(1.0_f32, |m, v| m.max(v.abs()));
-        let off = a
-            .iter()
-            .zip(&b)
-            .fold(0.0_f32, |m, (x, y)| m.max((x - y).abs()));
-        assert!(
-            off <= 1e-4 * size,
-            "node {i}: the scene {a:?}, the twin {b:?}"
+        let world = scene.world(id).unwrap().to_cols_array();
+        twin::assert_close(
+            &world,
+            &naive.world[i].to_cols_array(),
+            &format!("node {i}"),
         );
     }
 }
