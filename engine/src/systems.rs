@@ -147,6 +147,12 @@ pub enum SystemError {
         /// The other system.
         other: String,
     },
+    /// A system replaced that no one added.
+    #[error("no user system is named `{name}`, so it cannot be replaced")]
+    NoSuchSystem {
+        /// The name.
+        name: String,
+    },
 }
 
 /// A user system that panicked during a step: the world stops stepping until
@@ -304,6 +310,28 @@ impl Systems {
             systems: self,
             index,
         })
+    }
+
+    /// Gives the user system `name` a new body, keeping its place in the
+    /// order and its run condition (a game's tests and tools try another
+    /// version of one system on the same world).
+    ///
+    /// # Errors
+    /// [`SystemError::NoSuchSystem`] when no user system has the name.
+    pub fn replace(
+        &mut self,
+        name: &str,
+        system: impl FnMut(&mut Scene, &mut Commands, &StepContext) + Send + 'static,
+    ) -> Result<(), SystemError> {
+        let entry = self
+            .entries
+            .iter_mut()
+            .find(|e| e.name == name && !e.built_in)
+            .ok_or_else(|| SystemError::NoSuchSystem {
+                name: name.to_owned(),
+            })?;
+        entry.run = Box::new(system);
+        Ok(())
     }
 
     /// Adds a startup system: it runs once, at the start of step 0 (before
@@ -767,5 +795,34 @@ mod tests {
         }
         let y = scene.local(node).unwrap().translation.y;
         assert!((y - 1.0).abs() < 1e-3, "after one period y = {y}");
+    }
+
+    #[test]
+    fn a_replaced_system_keeps_its_place_and_runs_its_new_body() {
+        let mut scene = Scene::new();
+        let node = scene.spawn(None, "n", Transform::IDENTITY).unwrap();
+        let mut systems = Systems::new();
+        let push = |by: f32| {
+            move |scene: &mut Scene, _: &mut Commands, _: &StepContext| {
+                let node = scene.nodes().next().unwrap();
+                let mut local = scene.local(node).unwrap();
+                local.translation.x = local.translation.x * 10.0 + by;
+                scene.set_local(node, local).unwrap();
+            }
+        };
+        systems.add("first", push(1.0)).unwrap();
+        systems.add("second", push(2.0)).unwrap();
+        systems.replace("first", push(3.0)).unwrap();
+        systems.run_step(&mut scene, 0.01);
+        // "first" still runs before "second": (0 * 10 + 3) * 10 + 2.
+        assert_eq!(scene.local(node).unwrap().translation.x, 32.0);
+        assert_eq!(
+            systems.replace("missing", push(0.0)),
+            Err(SystemError::NoSuchSystem {
+                name: "missing".to_owned()
+            })
+        );
+        let built_in = BUILT_IN_SYSTEMS[0];
+        assert!(systems.replace(built_in, push(0.0)).is_err());
     }
 }

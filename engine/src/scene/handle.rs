@@ -21,6 +21,17 @@ impl NodeId {
         Self { index, generation }
     }
 
+    /// The `k`-th handle of a node that does not exist and that no scene
+    /// hands out (a slot index and a generation no scene reaches): what a
+    /// handle read back from a file stands for when its node was deleted,
+    /// until an undo brings the node back under a handle of its own.
+    pub fn detached(k: u32) -> Self {
+        Self {
+            index: u32::MAX - k,
+            generation: NonZeroU32::MAX,
+        }
+    }
+
     /// The slot this node occupies. Stable for the node's whole life; reused after it dies.
     pub fn index(self) -> u32 {
         self.index
