@@ -65,6 +65,13 @@ fn stamp_of(path: &Path) -> Option<(std::time::SystemTime, u64)> {
 /// Source of [`Document::id`]s.
 static NEXT_DOCUMENT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
+impl PlaySnapshot {
+    /// The world's step counter when Play was pressed.
+    pub fn step(&self) -> u64 {
+        self.world.step()
+    }
+}
+
 impl Document {
     /// A document around `scene`, clean, saved at `path` (if any).
     pub fn new(scene: Scene, path: Option<PathBuf>) -> Self {
@@ -134,6 +141,21 @@ impl Document {
         ))
     }
 
+    /// A document read from scene-file `text` as if it were the file at
+    /// `path` (models and prefabs found beside it), unsaved or not as `path`
+    /// says nothing: the caller marks it.
+    ///
+    /// # Errors
+    /// Whatever [`Scene::from_text`] reports.
+    pub fn from_text(text: &str, path: Option<&Path>, assets: &Assets) -> Result<Self, SceneError> {
+        keep_unknown_components(assets);
+        let origin = path.unwrap_or(Path::new("untitled.ron"));
+        Ok(Self::new(
+            Scene::from_text(text, origin, assets)?,
+            path.map(Path::to_path_buf),
+        ))
+    }
+
     /// The scene being edited.
     pub fn scene(&self) -> &Scene {
         self.world.scene()
@@ -147,6 +169,16 @@ impl Document {
     /// Marks the current state as the one on disk.
     pub fn mark_saved(&mut self) {
         self.saved_revision = self.undo.revision();
+    }
+
+    /// The history's revision last saved (what a handover carries).
+    pub(crate) fn saved_revision(&self) -> u64 {
+        self.saved_revision
+    }
+
+    /// Takes `revision` as the history's revision last saved (a handover's).
+    pub(crate) fn restore_saved_revision(&mut self, revision: u64) {
+        self.saved_revision = revision;
     }
 
     /// Marks the document as differing from disk whatever the history says

@@ -598,5 +598,8 @@ impl UndoStack {
     }
 }
 
+mod handover;
+pub use handover::{Handles, HistoryText, Tokens};
+
 #[cfg(test)]
 mod tests;

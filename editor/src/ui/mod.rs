@@ -27,6 +27,7 @@ mod file_actions;
 mod game_input;
 pub(crate) mod game_view;
 pub(crate) mod gizmo;
+pub(crate) mod handover;
 pub(crate) mod hierarchy;
 pub(crate) mod inspector;
 pub(crate) mod log_tab;
@@ -186,6 +187,22 @@ impl EditorApp {
     /// shows its error over an empty scene), reads the recent-files list, and
     /// offers a recovery file newer than the scene.
     pub fn new(options: EditorOptions) -> Self {
+        let (scene, play) = (options.scene.clone(), options.play);
+        let mut app = Self::bare(options);
+        if let Some(path) = scene {
+            app.open_now(&path);
+        } else {
+            app.offer_recovery();
+        }
+        if play {
+            app.play();
+        }
+        app
+    }
+
+    /// The editor of `options` on an empty scene (no file opened, no
+    /// recovery offered, no Play).
+    fn bare(options: EditorOptions) -> Self {
         let doc = Document::untitled_in(&keel_engine::Assets::with_limits(options.limits));
         let registered = options.game.register(doc.scene().assets());
         let mut app = Self::with_game(doc, options.config_dir, options.game);
@@ -198,14 +215,6 @@ impl EditorApp {
         app.live.shader_dir = options.shader_dir;
         if let Some(interval) = options.autosave {
             app.files.autosave = Autosave::new(interval);
-        }
-        if let Some(path) = options.scene {
-            app.open_now(&path);
-        } else {
-            app.offer_recovery();
-        }
-        if options.play {
-            app.play();
         }
         app
     }

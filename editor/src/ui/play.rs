@@ -20,6 +20,8 @@ pub(super) struct Playback {
     pub(super) record_budget_mb: usize,
     /// The keyboard and mouse while the game has them.
     pub(super) input: GameInput,
+    /// What the new code made of the steps played before a live reload.
+    pub(super) what_if: Option<super::handover::WhatIf>,
 }
 
 impl Default for Playback {
@@ -29,6 +31,7 @@ impl Default for Playback {
             snapshot: None,
             record_budget_mb: super::timeline::DEFAULT_BUDGET_MB,
             input: GameInput::default(),
+            what_if: None,
         }
     }
 }
@@ -85,6 +88,13 @@ impl EditorApp {
         self.stop_on_system_panic();
     }
 
+    /// The keys, buttons and axes the game's steps read while it plays:
+    /// press and release them here to drive the game without a window
+    /// (scripted runs, tests).
+    pub fn game_input_mut(&mut self) -> &mut keel_engine::input::InputCollector {
+        self.play.input.collector()
+    }
+
     pub(super) fn record_stats(&mut self, frame: keel_engine::FrameStats) {
         // The world's step (the one shown, which a seek moves), not the clock's count.
         self.views.stats.record(
@@ -136,6 +146,7 @@ impl EditorApp {
         self.play.state = PlayState::Editing;
         self.doc.stop_recording();
         self.doc.restore_play_snapshot(snapshot);
+        self.play.what_if = None;
         self.status
             .info("Reset to the scene as it was when Play was pressed");
     }

@@ -3,7 +3,7 @@
 //! what the recording holds against its budget. Scrubbing pauses; Play goes on
 //! from the step shown (the recorded future after it is replaced).
 
-use egui::{Button, RichText};
+use egui::{Button, Color32, RichText};
 
 use super::{Action, EditorApp};
 
@@ -60,9 +60,40 @@ impl EditorApp {
         let slider = egui::Slider::new(&mut target, first..=last.max(first + 1))
             .show_value(false)
             .clamping(egui::SliderClamping::Always);
-        ui.add(slider)
+        let bar = ui
+            .add(slider)
             .accessible_name("Timeline")
             .on_hover_text("Drag to scrub through the recorded steps");
+        if let Some(what_if) = &self.play.what_if {
+            let diverged = what_if.diverged_at;
+            if let Some(step) = diverged.filter(|s| (first..=last).contains(s)) {
+                // A red tick where the new code departs from the old.
+                let rect = bar.rect;
+                let t = (step - first) as f32 / (last.max(first + 1) - first) as f32;
+                let x = rect.left() + t * rect.width();
+                ui.painter().vline(
+                    x,
+                    rect.y_range(),
+                    egui::Stroke::new(2.0, Color32::from_rgb(220, 60, 60)),
+                );
+            }
+            ui.horizontal(|ui| {
+                let text = RichText::new(what_if.summary());
+                ui.label(if diverged.is_some() {
+                    text.color(Color32::from_rgb(220, 60, 60))
+                } else {
+                    text
+                });
+                if let Some(step) = diverged
+                    && ui
+                        .button("Go to it")
+                        .on_hover_text("Show the first step the new code changed")
+                        .clicked()
+                {
+                    target = step;
+                }
+            });
+        }
         let target = target.min(last);
         if target != current {
             self.actions.push(Action::Seek(target));

@@ -1,0 +1,432 @@
+//! Live mode's handover: the whole editing state one build of a game's
+//! editor gives the next (the document with its unsaved edits and undo
+//! history, the selection, the camera, the layout, the time scale, and Play
+//! with every recorded step's input), and the "what if" run that replays
+//! those inputs through the new code and finds the first step it changed.
+//!
+//! The world goes over as scene-file text, through the game components'
+//! serde path: a field new to a component takes its default, one it lost is
+//! kept as the scene file keeps unknown data. Handles go over as tokens
+//! (`undo::Tokens`). Both builds run the recorded steps from that same text,
+//! so their state hashes compare step for step: the old build hashes its
+//! run before it hands over, the new one re-simulates and compares.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use keel_engine::glam::Vec3;
+use keel_engine::record::{InputLog, StateHash};
+use serde::{Deserialize, Serialize};
+
+use super::{EditorApp, EditorOptions, PlayState};
+use crate::document::Document;
+use crate::undo::{Handles, HistoryText, Tokens, UndoStack};
+
+/// Version of the handover this build writes and reads.
+pub const HANDOVER_VERSION: u32 = 1;
+
+/// The editing state one build hands the next.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Handover {
+    /// [`HANDOVER_VERSION`].
+    pub version: u32,
+    /// The document as edited, as scene-file text (while playing: the world
+    /// of the moment Play was pressed).
+    pub scene: String,
+    /// Where the document is saved.
+    pub path: Option<PathBuf>,
+    /// The history's revision last saved (the document is unsaved while
+    /// the history's top differs).
+    pub saved_revision: u64,
+    /// The undo and redo stacks.
+    pub history: HistoryText,
+    /// The selection by token, the primary last.
+    pub selection: Vec<u32>,
+    /// The Scene view's camera.
+    pub camera: Option<CameraText>,
+    /// The panels' layout ([`crate::Layout::to_ron`]).
+    pub layout: String,
+    /// How fast the simulation runs.
+    pub time_scale: f64,
+    /// Play, when it was on.
+    pub play: Option<PlayText>,
+}
+
+/// The Scene view's orbit and fly cameras.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CameraText {
+    target: Vec3,
+    distance: f32,
+    yaw: f32,
+    pitch: f32,
+    fly_position: Vec3,
+    fly_yaw: f32,
+    fly_pitch: f32,
+    fly_speed: f32,
+    flying: bool,
+}
+
+/// Play as it was: the steps run since Play was pressed, their inputs, and
+/// the old build's hash after each of them (from the scene text).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PlayText {
+    /// Paused rather than running.
+    pub paused: bool,
+    /// Steps run since Play was pressed.
+    pub steps: u64,
+    /// The world's step counter when Play was pressed.
+    pub first_step: u64,
+    /// The input each step read, by the world's step counter.
+    pub inputs: InputLog,
+    /// The old build's state hash after each step, from the scene text.
+    pub hashes: Vec<StateHash>,
+}
+
+/// What the new code made of the recorded inputs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WhatIf {
+    /// Steps re-simulated.
+    pub steps: u64,
+    /// The first step after which the new run's state differs from the old
+    /// one's (the world's step counter then), if any.
+    pub diverged_at: Option<u64>,
+    /// Which parts of the state differ there.
+    pub parts: Vec<&'static str>,
+    /// Seconds the re-simulation took.
+    pub seconds: f64,
+    /// A system's panic that stopped it.
+    pub panic: Option<String>,
+}
+
+impl WhatIf {
+    /// What the status line and the timeline say.
+    pub fn summary(&self) -> String {
+        if let Some(panic) = &self.panic {
+            return format!("The new code panicked while catching up: {panic}");
+        }
+        match self.diverged_at {
+            Some(step) => format!(
+                "New code diverges at step {} ({} differ)",
+                thousands(step),
+                self.parts.join(", ")
+            ),
+            None => format!(
+                "New code runs the {} recorded steps as the old did",
+                thousands(self.steps)
+            ),
+        }
+    }
+}
+
+/// `1214` as `1,214`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Why a handover could not be made, written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum HandoverError {
+    /// The scene or a history entry could not be written as text.
+    #[error("the editing state could not be written: {0}")]
+    Scene(#[from] keel_engine::SceneError),
+    /// The file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the OS said.
+        source: std::io::Error,
+    },
+    /// The file is no handover this build reads.
+    #[error("{}: {message}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong.
+        message: String,
+    },
+}
+
+impl Handover {
+    /// Writes the handover atomically (a temp file renamed over `path`).
+    ///
+    /// # Errors
+    /// [`HandoverError::Io`], [`HandoverError::Parse`] for a value RON can't write.
+    pub fn write(&self, path: &Path) -> Result<(), HandoverError> {
+        let text = ron::to_string(self).map_err(|e| HandoverError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        crate::persist::write_ron(path, &text).map_err(|e| HandoverError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })
+    }
+
+    /// Reads a handover written by [`Handover::write`].
+    ///
+    /// # Errors
+    /// [`HandoverError::Io`]; [`HandoverError::Parse`] naming the line and
+    /// what was expected, or another version.
+    pub fn read(path: &Path) -> Result<Self, HandoverError> {
+        let text = std::fs::read_to_string(path).map_err(|source| HandoverError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let parse = |message: String| HandoverError::Parse {
+            path: path.to_path_buf(),
+            message,
+        };
+        let handover: Handover = ron::from_str(&text).map_err(|e| parse(e.to_string()))?;
+        if handover.version != HANDOVER_VERSION {
+            return Err(parse(format!(
+                "handover version {}, this build reads {HANDOVER_VERSION}",
+                handover.version
+            )));
+        }
+        Ok(handover)
+    }
+}
+
+impl EditorApp {
+    /// The editing state for the next build. Play ends here (Reset: the
+    /// world of the moment Play was pressed comes back, and with it the
+    /// history and selection of then); the steps played go over as inputs,
+    /// with the hash of each as this build computes it from the scene text.
+    ///
+    /// # Errors
+    /// [`HandoverError::Scene`] for a value the scene file can't write.
+    pub fn handover(&mut self) -> Result<Handover, HandoverError> {
+        let played = match (&self.play.snapshot, self.doc.world.recorder()) {
+            (Some(snapshot), Some(recorder)) => Some((snapshot.step(), recorder.inputs().clone())),
+            _ => None,
+        };
+        let (paused, step) = (self.play.state == PlayState::Paused, self.doc.step());
+        self.reset();
+        let scene = self.scene_text()?;
+        let play = match played {
+            Some((first_step, inputs)) => {
+                let steps = step.saturating_sub(first_step);
+                let mut hashes = Vec::with_capacity(steps as usize);
+                let mut doc = self.fresh_document(&scene)?;
+                // As Play does: recording on (the same work between steps).
+                doc.start_recording(Document::record_settings(self.play.record_budget_mb));
+                let mut play = PlayText {
+                    paused,
+                    steps,
+                    first_step,
+                    inputs,
+                    hashes: Vec::new(),
+                };
+                rerun(&mut doc, &play, |_, world| {
+                    hashes.push(world.state_hash());
+                    true
+                });
+                play.hashes = hashes;
+                Some(play)
+            }
+            None => None,
+        };
+        let mut tokens = Tokens::of_scene(self.doc.scene());
+        let history = self.doc.undo.to_handover(&mut tokens)?;
+        let mut selection: Vec<u32> = self
+            .doc
+            .selection
+            .nodes()
+            .iter()
+            .filter(|&&n| Some(n) != self.doc.selection.primary())
+            .map(|&n| tokens.token(n))
+            .collect();
+        selection.extend(self.doc.selection.primary().map(|n| tokens.token(n)));
+        Ok(Handover {
+            version: HANDOVER_VERSION,
+            scene,
+            path: self.doc.path.clone(),
+            saved_revision: self.doc.saved_revision(),
+            history,
+            selection,
+            camera: self.views.viewport.rig.as_ref().map(|rig| CameraText {
+                target: rig.orbit.target,
+                distance: rig.orbit.distance,
+                yaw: rig.orbit.yaw,
+                pitch: rig.orbit.pitch,
+                fly_position: rig.fly.position,
+                fly_yaw: rig.fly.yaw,
+                fly_pitch: rig.fly.pitch,
+                fly_speed: rig.fly.speed,
+                flying: rig.flying,
+            }),
+            layout: self.workspace.layout.to_ron(),
+            time_scale: self.doc.world.clock().time_scale(),
+            play,
+        })
+    }
+
+    /// The editor a new build makes of `handover`: the document (unsaved
+    /// edits, history, selection), the camera, the layout, the time scale;
+    /// and, when Play was on, the recorded steps re-simulated through this
+    /// build's code from their inputs, compared with the old build's hashes
+    /// (see [`EditorApp::what_if`]), Play going on from where it was.
+    ///
+    /// A scene this build cannot read leaves the editor empty with the
+    /// error shown (and the handover's text in the autosave, for recovery).
+    pub fn resume(options: EditorOptions, handover: Handover) -> Self {
+        let mut app = Self::bare(options);
+        let assets = app.doc.scene().assets().clone();
+        let doc = match Document::from_text(&handover.scene, handover.path.as_deref(), &assets) {
+            Ok(doc) => doc,
+            Err(e) => {
+                app.status.error(format!(
+                    "The new build could not read the scene handed over: {e}"
+                ));
+                return app;
+            }
+        };
+        // The game's resources and systems, as for any document opened.
+        app.replace_document(doc);
+        let handles = Handles::of_scene(app.doc.scene());
+        let mut dropped = Vec::new();
+        app.doc.undo =
+            UndoStack::from_handover(handover.history, app.doc.scene(), &handles, &mut dropped);
+        for entry in dropped {
+            log::warn!("Undo history: dropped {entry}");
+        }
+        app.doc.restore_saved_revision(handover.saved_revision);
+        let nodes: Vec<_> = handover
+            .selection
+            .iter()
+            .map(|&t| handles.id(t))
+            .filter(|&n| app.doc.scene().contains(n))
+            .collect();
+        app.doc.selection.set_all(nodes);
+        if let Some(c) = handover.camera {
+            let rig = app.views.viewport.rig(app.doc.scene());
+            rig.orbit.target = c.target;
+            rig.orbit.distance = c.distance;
+            rig.orbit.yaw = c.yaw;
+            rig.orbit.pitch = c.pitch;
+            rig.fly.position = c.fly_position;
+            rig.fly.yaw = c.fly_yaw;
+            rig.fly.pitch = c.fly_pitch;
+            rig.fly.speed = c.fly_speed;
+            rig.flying = c.flying;
+        }
+        match super::dock::Layout::from_ron(&handover.layout) {
+            Ok(layout) => app.workspace.layout = layout,
+            Err(e) => log::warn!("The panel layout handed over: {e}"),
+        }
+        app.doc
+            .world
+            .clock_mut()
+            .set_time_scale(handover.time_scale);
+        if let Some(play) = handover.play {
+            app.catch_up(&play);
+        }
+        app
+    }
+
+    /// Re-simulates the handed-over steps with this build's code (Play on,
+    /// recording), comparing each step's hash with the old build's.
+    fn catch_up(&mut self, play: &PlayText) {
+        // As Step does, without asking the clock for a step: they run here.
+        self.play.snapshot = Some(self.doc.play_snapshot());
+        self.start_recording();
+        self.doc.world.clock_mut().set_paused(true);
+        self.play.state = PlayState::Paused;
+        let started = Instant::now();
+        let mut what_if = WhatIf {
+            steps: 0,
+            diverged_at: None,
+            parts: Vec::new(),
+            seconds: 0.0,
+            panic: None,
+        };
+        rerun(&mut self.doc, play, |i, world| {
+            what_if.steps = i + 1;
+            if what_if.diverged_at.is_none()
+                && let Some(old) = play.hashes.get(i as usize)
+            {
+                let new = world.state_hash();
+                if new != *old {
+                    what_if.diverged_at = Some(world.systems().steps());
+                    what_if.parts = new.differing(old);
+                }
+            }
+            true
+        });
+        what_if.seconds = started.elapsed().as_secs_f64();
+        what_if.panic = self.doc.world.system_panic().map(ToString::to_string);
+        let summary = what_if.summary();
+        log::info!("{summary} ({:.2} s)", what_if.seconds);
+        self.play.what_if = Some(what_if);
+        if self.doc.world.system_panic().is_some() {
+            // Play stops as for any panic: the edited world comes back.
+            self.stop_on_system_panic();
+            return;
+        }
+        if play.paused {
+            self.pause();
+        } else {
+            self.play();
+        }
+        self.status.info(summary);
+    }
+
+    /// What the new code made of the steps played before the reload, when
+    /// this editor was resumed from a handover during Play.
+    pub fn what_if(&self) -> Option<&WhatIf> {
+        self.play.what_if.as_ref()
+    }
+
+    /// The document as scene-file text, as saving it would write.
+    fn scene_text(&self) -> Result<String, keel_engine::SceneError> {
+        let path = self.doc.path.as_deref();
+        let origin = path.unwrap_or(Path::new("untitled.ron"));
+        self.doc
+            .scene()
+            .to_file_in(path.and_then(Path::parent))
+            .to_text(origin)
+    }
+
+    /// A document read from `text` at this document's path, its world given
+    /// the game's resources and systems (as `replace_document` gives them).
+    fn fresh_document(&self, text: &str) -> Result<Document, keel_engine::SceneError> {
+        let assets = self.doc.scene().assets().clone();
+        let path = self.doc.path.clone();
+        let mut doc = Document::from_text(text, path.as_deref(), &assets)?;
+        let built = match &path {
+            Some(path) => self.game.build_for(&mut doc.world, path),
+            None => self.game.build(&mut doc.world),
+        };
+        if let Err(e) = built {
+            log::error!("The game's plugins could not set up the world: {e}");
+        }
+        Ok(doc)
+    }
+}
+
+/// Runs `play`'s steps on `doc`'s world from its inputs, calling `each`
+/// with the step's index after each; stops early at a system's panic or
+/// when `each` says so.
+fn rerun(
+    doc: &mut Document,
+    play: &PlayText,
+    mut each: impl FnMut(u64, &mut keel_engine::World) -> bool,
+) {
+    let world = &mut doc.world;
+    for i in 0..play.steps {
+        world.set_input(play.inputs.at(play.first_step + i));
+        world.step();
+        if world.system_panic().is_some() || !each(i, world) {
+            return;
+        }
+    }
+}

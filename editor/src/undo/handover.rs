@@ -1,0 +1,411 @@
+//! The undo history as data another build of the editor reads back (live
+//! mode's handover): handles become tokens, subtrees and component values
+//! become scene-file text, so a game's component goes through its serde path
+//! and a field the new build lacks is kept as the scene file keeps it.
+//!
+//! A token is a node's place in the scene's pre-order walk for the nodes that
+//! exist, and a number past them for the handles of deleted nodes the history
+//! holds (an undo brings those back). Both sides walk the same scene text, so
+//! the same token names the same node.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use keel_engine::scene::{NodeRecord, Orphans, Patch, SceneFile};
+use keel_engine::{Environment, NodeId, Scene, SceneError, Transform};
+use serde::{Deserialize, Serialize};
+
+use super::{Edit, Entry, UndoStack};
+use crate::component::{ComponentKind, ComponentValue};
+use crate::subtree::Placement;
+
+/// What errors name as the text's origin.
+const ORIGIN: &str = "<handover>";
+
+/// Handles to tokens, on the side that writes.
+pub struct Tokens {
+    of: HashMap<NodeId, u32>,
+}
+
+impl Tokens {
+    /// The scene's nodes in pre-order get tokens `0..len`.
+    pub fn of_scene(scene: &Scene) -> Self {
+        Self {
+            of: scene.nodes().zip(0..).collect(),
+        }
+    }
+
+    /// The token of `id`; a handle of no node gets the next one past them.
+    pub fn token(&mut self, id: NodeId) -> u32 {
+        let next = self.of.len() as u32;
+        *self.of.entry(id).or_insert(next)
+    }
+}
+
+/// Tokens to handles, on the side that reads.
+pub struct Handles {
+    live: Vec<NodeId>,
+}
+
+impl Handles {
+    /// The scene's nodes in pre-order stand for tokens `0..len`.
+    pub fn of_scene(scene: &Scene) -> Self {
+        Self {
+            live: scene.nodes().collect(),
+        }
+    }
+
+    /// The handle a token stands for (a detached one past the live nodes).
+    pub fn id(&self, token: u32) -> NodeId {
+        match self.live.get(token as usize) {
+            Some(&id) => id,
+            None => NodeId::detached(token - self.live.len() as u32),
+        }
+    }
+}
+
+/// A placement by token.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct PlaceText {
+    parent: Option<u32>,
+    index: usize,
+}
+
+/// A subtree's records as scene-file text, with what the text leaves out.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RecordsText {
+    text: String,
+    /// Each record's prefab part key (kept in memory only by scene files).
+    parts: Vec<Option<String>>,
+}
+
+/// One edit by tokens and text.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum EditText {
+    /// [`Edit::Transform`].
+    Transform(u32, Transform, Transform),
+    /// [`Edit::Rename`].
+    Rename(u32, String, String),
+    /// [`Edit::Reparent`].
+    Reparent(u32, PlaceText, PlaceText, Transform, Transform),
+    /// [`Edit::Spawn`].
+    Spawn(PlaceText, RecordsText, Vec<u32>),
+    /// [`Edit::Despawn`].
+    Despawn(PlaceText, RecordsText, Vec<u32>),
+    /// [`Edit::Component`]: the node, the kind's field name, the values as
+    /// one-node records.
+    Component(u32, String, Option<RecordsText>, Option<RecordsText>),
+    /// [`Edit::Orphans`].
+    Orphans(u32, OrphansText, OrphansText),
+    /// [`Edit::Environment`].
+    Environment(Box<Environment>, Box<Environment>),
+    /// [`Edit::Group`].
+    Group(Vec<EditText>),
+}
+
+/// [`Orphans`] as data.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct OrphansText {
+    overrides: std::collections::BTreeMap<String, Patch>,
+    removed: Vec<String>,
+}
+
+/// One history entry.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct EntryText {
+    label: String,
+    revision: u64,
+    edit: EditText,
+}
+
+/// The whole history.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct HistoryText {
+    done: Vec<EntryText>,
+    undone: Vec<EntryText>,
+    next_revision: u64,
+    limit: usize,
+}
+
+fn records_text(records: &[NodeRecord]) -> Result<RecordsText, SceneError> {
+    let parts = records.iter().map(|r| r.part.clone()).collect();
+    let file = SceneFile::new(Environment::default(), records.to_vec());
+    Ok(RecordsText {
+        text: file.to_text(Path::new(ORIGIN))?,
+        parts,
+    })
+}
+
+fn records_of(text: &RecordsText, scene: &Scene) -> Result<Vec<NodeRecord>, String> {
+    let registry = scene.registry();
+    let file =
+        SceneFile::parse(&text.text, Path::new(ORIGIN), &registry).map_err(|e| e.to_string())?;
+    let mut nodes = file.nodes;
+    if nodes.len() != text.parts.len() {
+        return Err(format!(
+            "{} records for {} part keys",
+            nodes.len(),
+            text.parts.len()
+        ));
+    }
+    for (node, part) in nodes.iter_mut().zip(&text.parts) {
+        node.part.clone_from(part);
+    }
+    Ok(nodes)
+}
+
+fn value_text(value: Option<&ComponentValue>) -> Result<Option<RecordsText>, SceneError> {
+    value
+        .map(|v| {
+            let mut record = NodeRecord::new("value");
+            v.clone().store_in(&mut record);
+            records_text(&[record])
+        })
+        .transpose()
+}
+
+fn value_of(
+    text: Option<&RecordsText>,
+    kind: ComponentKind,
+    scene: &Scene,
+) -> Result<Option<ComponentValue>, String> {
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    let records = records_of(text, scene)?;
+    let record = records.first().ok_or("no record")?;
+    ComponentValue::from_record(record)
+        .into_iter()
+        .find(|v| v.kind() == kind)
+        .map(Some)
+        .ok_or_else(|| format!("its `{}` value no longer reads as one", kind.record_field()))
+}
+
+fn kind_named(name: &str, scene: &Scene) -> Option<ComponentKind> {
+    ComponentKind::all(&scene.registry())
+        .into_iter()
+        .find(|k| k.record_field() == name)
+}
+
+fn place_text(place: &Placement, tokens: &mut Tokens) -> PlaceText {
+    PlaceText {
+        parent: place.parent.map(|p| tokens.token(p)),
+        index: place.index,
+    }
+}
+
+fn place_of(place: PlaceText, handles: &Handles) -> Placement {
+    Placement {
+        parent: place.parent.map(|p| handles.id(p)),
+        index: place.index,
+    }
+}
+
+impl Edit {
+    fn to_text(&self, tokens: &mut Tokens) -> Result<EditText, SceneError> {
+        Ok(match self {
+            Edit::Transform {
+                node,
+                before,
+                after,
+            } => EditText::Transform(tokens.token(*node), *before, *after),
+            Edit::Rename {
+                node,
+                before,
+                after,
+            } => EditText::Rename(tokens.token(*node), before.clone(), after.clone()),
+            Edit::Reparent {
+                node,
+                from,
+                to,
+                before,
+                after,
+            } => EditText::Reparent(
+                tokens.token(*node),
+                place_text(from, tokens),
+                place_text(to, tokens),
+                *before,
+                *after,
+            ),
+            Edit::Spawn { at, records, ids } => EditText::Spawn(
+                place_text(at, tokens),
+                records_text(records)?,
+                ids.iter().map(|&id| tokens.token(id)).collect(),
+            ),
+            Edit::Despawn { at, records, ids } => EditText::Despawn(
+                place_text(at, tokens),
+                records_text(records)?,
+                ids.iter().map(|&id| tokens.token(id)).collect(),
+            ),
+            Edit::Component {
+                node,
+                kind,
+                before,
+                after,
+            } => EditText::Component(
+                tokens.token(*node),
+                kind.record_field().to_owned(),
+                value_text(before.as_ref())?,
+                value_text(after.as_ref())?,
+            ),
+            Edit::Orphans {
+                node,
+                before,
+                after,
+            } => EditText::Orphans(
+                tokens.token(*node),
+                OrphansText {
+                    overrides: before.overrides.clone(),
+                    removed: before.removed.clone(),
+                },
+                OrphansText {
+                    overrides: after.overrides.clone(),
+                    removed: after.removed.clone(),
+                },
+            ),
+            Edit::Environment { before, after } => {
+                EditText::Environment(Box::new(before.clone()), Box::new(after.clone()))
+            }
+            Edit::Group(edits) => EditText::Group(
+                edits
+                    .iter()
+                    .map(|e| e.to_text(tokens))
+                    .collect::<Result<_, _>>()?,
+            ),
+        })
+    }
+
+    fn from_text(text: EditText, scene: &Scene, handles: &Handles) -> Result<Edit, String> {
+        let ids = |tokens: Vec<u32>| tokens.into_iter().map(|t| handles.id(t)).collect();
+        Ok(match text {
+            EditText::Transform(node, before, after) => Edit::Transform {
+                node: handles.id(node),
+                before,
+                after,
+            },
+            EditText::Rename(node, before, after) => Edit::Rename {
+                node: handles.id(node),
+                before,
+                after,
+            },
+            EditText::Reparent(node, from, to, before, after) => Edit::Reparent {
+                node: handles.id(node),
+                from: place_of(from, handles),
+                to: place_of(to, handles),
+                before,
+                after,
+            },
+            EditText::Spawn(at, records, tokens) => Edit::Spawn {
+                at: place_of(at, handles),
+                records: records_of(&records, scene)?,
+                ids: ids(tokens),
+            },
+            EditText::Despawn(at, records, tokens) => Edit::Despawn {
+                at: place_of(at, handles),
+                records: records_of(&records, scene)?,
+                ids: ids(tokens),
+            },
+            EditText::Component(node, name, before, after) => {
+                let kind = kind_named(&name, scene)
+                    .ok_or_else(|| format!("this build has no component `{name}`"))?;
+                Edit::Component {
+                    node: handles.id(node),
+                    kind,
+                    before: value_of(before.as_ref(), kind, scene)?,
+                    after: value_of(after.as_ref(), kind, scene)?,
+                }
+            }
+            EditText::Orphans(node, before, after) => Edit::Orphans {
+                node: handles.id(node),
+                before: Orphans {
+                    overrides: before.overrides,
+                    removed: before.removed,
+                },
+                after: Orphans {
+                    overrides: after.overrides,
+                    removed: after.removed,
+                },
+            },
+            EditText::Environment(before, after) => Edit::Environment {
+                before: *before,
+                after: *after,
+            },
+            EditText::Group(edits) => Edit::Group(
+                edits
+                    .into_iter()
+                    .map(|e| Edit::from_text(e, scene, handles))
+                    .collect::<Result<_, _>>()?,
+            ),
+        })
+    }
+}
+
+impl UndoStack {
+    /// The history by tokens and text (merges end: a drag goes on as a new entry).
+    ///
+    /// # Errors
+    /// [`SceneError::Serialize`] for a value serde can't write.
+    pub fn to_handover(&self, tokens: &mut Tokens) -> Result<HistoryText, SceneError> {
+        let mut entries = |list: &[Entry]| -> Result<Vec<EntryText>, SceneError> {
+            list.iter()
+                .map(|e| {
+                    Ok(EntryText {
+                        label: e.label.clone(),
+                        revision: e.revision,
+                        edit: e.edit.to_text(tokens)?,
+                    })
+                })
+                .collect()
+        };
+        Ok(HistoryText {
+            done: entries(&self.done)?,
+            undone: entries(&self.undone)?,
+            next_revision: self.next_revision,
+            limit: self.limit,
+        })
+    }
+
+    /// The history read back against `scene` (the same scene text, loaded).
+    /// An entry this build cannot read (a component it no longer has) is
+    /// dropped with every entry behind it (older ones to undo, later ones to
+    /// redo, which would need it first); `dropped` says which and why.
+    pub fn from_handover(
+        text: HistoryText,
+        scene: &Scene,
+        handles: &Handles,
+        dropped: &mut Vec<String>,
+    ) -> Self {
+        let mut read = |list: Vec<EntryText>| -> Vec<Entry> {
+            let mut out = Vec::new();
+            // Nearest the present first: an unreadable entry cuts off the rest.
+            for (k, e) in list.into_iter().enumerate().rev() {
+                match Edit::from_text(e.edit, scene, handles) {
+                    Ok(edit) => out.push(Entry {
+                        edit,
+                        label: e.label,
+                        revision: e.revision,
+                        merge: None,
+                    }),
+                    Err(why) => {
+                        dropped.push(format!(
+                            "\"{}\" and the {k} entries behind it: {why}",
+                            e.label
+                        ));
+                        break;
+                    }
+                }
+            }
+            out.reverse();
+            out
+        };
+        let done = read(text.done);
+        // The redo stack's nearest entry is its last.
+        let undone = read(text.undone);
+        Self {
+            done,
+            undone,
+            next_revision: text.next_revision.max(1),
+            limit: text.limit.max(1),
+        }
+    }
+}
