@@ -14,7 +14,7 @@ pub const SCREENSHOT_FRAMES: u64 = 3;
 pub const USAGE: &str = "usage: keel-editor [SCENE] [--frames N] [--screenshot OUT.png]
                    [--view-screenshot OUT.png] [--game-screenshot OUT.png]
                    [--size WxH] [--play]
-                   [--autosave SECONDS]
+                   [--autosave SECONDS] [--live CRATE]
 
   SCENE              scene file to open (RON)
   --frames N         render N frames, then exit
@@ -30,6 +30,10 @@ pub const USAGE: &str = "usage: keel-editor [SCENE] [--frames N] [--screenshot O
   --play             start simulating at once
   --autosave SECONDS write the recovery file of unsaved edits this often
                      (default 30)
+  --live CRATE       a game's editor only: rebuild this editor when the
+                     game crate in folder CRATE changes, and go on in the
+                     new build with everything as it was (live mode)
+  --resume FILE      start from the editing state a live build handed over
   --save-every N     every N frames rename the first root node (an unsaved
                      edit), and N/2 frames later save, printing `saving F` and
                      `saved F` (the crash tests kill the editor meanwhile)
@@ -60,6 +64,10 @@ pub struct Cli {
     pub save_every: Option<u64>,
     /// The window's size in points (`--size 1280x720`).
     pub size: Option<[u32; 2]>,
+    /// The game crate's folder live mode rebuilds from.
+    pub live: Option<PathBuf>,
+    /// A handover to start from.
+    pub resume: Option<PathBuf>,
 }
 
 /// `WIDTHxHEIGHT`, each 64 to 16384 points.
@@ -172,6 +180,8 @@ impl Cli {
                     cli.size = Some(window_size(&v).ok_or(CliError::BadSize { value: v })?);
                 }
                 "--screenshot" => cli.screenshot = Some(PathBuf::from(value(&flag)?)),
+                "--live" => cli.live = Some(PathBuf::from(value(&flag)?)),
+                "--resume" => cli.resume = Some(PathBuf::from(value(&flag)?)),
                 "--view-screenshot" => {
                     cli.view_screenshot = Some(PathBuf::from(value(&flag)?));
                 }
@@ -214,6 +224,9 @@ mod tests {
             "--autosave=0.5",
             "--save-every",
             "8",
+            "--live",
+            "games/harbour",
+            "--resume=h.ron",
         ])
         .unwrap();
         assert_eq!(
@@ -229,6 +242,8 @@ mod tests {
                 autosave: Some(std::time::Duration::from_millis(500)),
                 save_every: Some(8),
                 size: None,
+                live: Some("games/harbour".into()),
+                resume: Some("h.ron".into()),
             }
         );
         assert_eq!(cli.frame_limit(), Some(5));

@@ -23,6 +23,7 @@ mod component;
 mod document;
 mod gpu;
 mod live_build;
+mod live_mode;
 mod log_book;
 mod persist;
 mod scene_view;
@@ -32,6 +33,7 @@ mod ui;
 mod undo;
 
 // Running the editor.
+pub use live_mode::{LiveMode, LiveStep};
 pub use shell::{main_with_default_scene, run_game};
 // The app and what tests drive it with.
 pub use assets_index::AssetKind;

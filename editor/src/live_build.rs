@@ -8,7 +8,7 @@
 //! saved while a build runs queues one more build after it (a build is
 //! never killed halfway: cargo's lock and rustc's children stay sane).
 //! Handing the editing state to the new executable is the other half of
-//! live mode, not built yet.
+//! live mode (`live_mode.rs`).
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

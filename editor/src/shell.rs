@@ -117,19 +117,49 @@ struct Shell {
     captured: bool,
     /// Times the GPU objects were made again after the device was lost.
     gpu_rebuilds: u32,
+    /// Live mode: the game's rebuild and the handover to the new build.
+    live: Option<crate::live_mode::LiveMode>,
+    /// The handover this editor started from, until its first frame shows.
+    resumed_file: Option<PathBuf>,
     /// The system's gamepads (none where the platform offers no access).
     #[cfg(feature = "gamepads")]
     pads: Option<keel_engine::input::Gamepads>,
 }
 
-/// Opens the editor window and runs until it is closed (or `frame_limit` frames are drawn).
+/// A handover to start from, and its file (deleted once the window has
+/// drawn a frame from it: the signal that this build took over).
+pub struct Resume {
+    /// The editing state handed over.
+    pub handover: crate::Handover,
+    /// Its file.
+    pub file: PathBuf,
+}
+
+/// Opens the editor window and runs until it is closed (or `frame_limit`
+/// frames are drawn), in live mode when `live` is given (rebuilding and
+/// handing over), starting from `resume` when given.
 ///
 /// # Errors
 /// A [`ShellError`] when there is no display, GPU or window, or the screenshot fails.
-pub fn run(options: ShellOptions) -> Result<(), ShellError> {
+pub fn run(
+    options: ShellOptions,
+    live: Option<crate::live_mode::LiveMode>,
+    resume: Option<Resume>,
+) -> Result<(), ShellError> {
     let event_loop = EventLoop::new()?;
     event_loop.set_control_flow(ControlFlow::Poll);
-    let mut app = EditorApp::new(options.editor.clone());
+    let (mut app, resumed_file) = match resume {
+        Some(r) => {
+            let started = Instant::now();
+            let app = EditorApp::resume(options.editor.clone(), r.handover);
+            log::info!(
+                "live: resumed in {:.0} ms",
+                started.elapsed().as_secs_f64() * 1e3
+            );
+            (app, Some(r.file))
+        }
+        None => (EditorApp::new(options.editor.clone()), None),
+    };
     if options.game_screenshot.is_some() {
         app.show_panel(crate::ui::dock::Panel::Game);
     }
@@ -145,6 +175,8 @@ pub fn run(options: ShellOptions) -> Result<(), ShellError> {
         error: None,
         captured: false,
         gpu_rebuilds: 0,
+        live,
+        resumed_file,
         #[cfg(feature = "gamepads")]
         pads: keel_engine::input::Gamepads::new()
             .inspect_err(|e| log::warn!("no gamepads: {e}"))
@@ -280,6 +312,12 @@ impl Shell {
             self.app.poll_gamepads(pads);
         }
         self.app.frame(&mut self.time);
+        if let Some(live) = &mut self.live
+            && live.frame(&mut self.app) == crate::live_mode::LiveStep::Quit
+        {
+            event_loop.exit();
+            return;
+        }
         // The 3D view first, at the size and camera the UI left last frame.
         win.scene_view.render(&mut win.renderer, &mut self.app);
         win.scene_view.draw_thumbnail(&mut self.app);
@@ -328,6 +366,12 @@ impl Shell {
                 win.window.pre_present_notify();
                 gpu.ctx.queue.present(frame);
                 self.frames += 1;
+                if let Some(file) = self.resumed_file.take() {
+                    // The old build quits on seeing it gone.
+                    if let Err(e) = std::fs::remove_file(&file) {
+                        log::warn!("live: {}: {e}", file.display());
+                    }
+                }
                 let last = self.options.frame_limit.is_some_and(|n| self.frames >= n);
                 // The 3D views first: they need the window, which a failure below gives up.
                 let shot = |path: PathBuf, image: Option<Result<_, capture::CaptureError>>| {
@@ -592,6 +636,25 @@ pub fn run_game(game: keel_engine::Game, default_scene: Option<PathBuf>) -> std:
             return ExitCode::from(2);
         }
     };
+    let resume = match cli.resume.as_deref().map(|f| (f, crate::Handover::read(f))) {
+        None => None,
+        Some((file, Ok(handover))) => Some(Resume {
+            handover,
+            file: file.to_path_buf(),
+        }),
+        Some((_, Err(e))) => {
+            eprintln!("keel-editor: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let live = match cli.live.as_deref().map(|dir| live_mode(dir, &log)) {
+        None => None,
+        Some(Ok(live)) => Some(live),
+        Some(Err(e)) => {
+            eprintln!("keel-editor: --live: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let options = ShellOptions {
         editor: EditorOptions {
             scene: cli.scene.clone().or(default_scene),
@@ -611,11 +674,37 @@ pub fn run_game(game: keel_engine::Game, default_scene: Option<PathBuf>) -> std:
         save_every: cli.save_every,
         size: cli.size,
     };
-    match run(options) {
+    match run(options, live, resume) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("keel-editor: {e}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// Live mode on the game crate in `dir`: this executable rebuilt (its
+/// binary, in the profile it was built in) when the crate's sources change.
+fn live_mode(
+    dir: &std::path::Path,
+    log: &crate::log_book::LogBook,
+) -> Result<crate::live_mode::LiveMode, crate::live_build::WatchError> {
+    let bin = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.file_stem().map(|s| s.to_string_lossy().into_owned()));
+    let game = crate::live_build::GameCrate {
+        bin,
+        profile: (!cfg!(debug_assertions)).then(|| "release".to_owned()),
+        ..crate::live_build::GameCrate::new(dir.join("Cargo.toml"))
+    };
+    if !dir.join("Cargo.toml").is_file() {
+        return Err(crate::live_build::WatchError {
+            dir: dir.to_path_buf(),
+            reason: "no Cargo.toml there (--live takes the game crate's folder)".to_owned(),
+        });
+    }
+    let build = crate::live_build::LiveBuild::new(game).watching()?;
+    log::info!("live: watching {}", dir.display());
+    let args = std::env::args_os().skip(1).collect();
+    Ok(crate::live_mode::LiveMode::new(build, log.clone(), args))
 }

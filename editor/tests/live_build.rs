@@ -171,7 +171,10 @@ fn saving_a_source_rebuilds_and_a_failed_build_keeps_the_last_good_program() {
             start.elapsed() < 3 * BUILD,
             "no build after the broken save"
         );
-        if let Some(outcome) = build.wait(Duration::from_millis(200)) {
+        // A good build still queued from the saves above may end first.
+        if let Some(outcome) = build.wait(Duration::from_millis(200))
+            && !outcome.success
+        {
             break outcome;
         }
     };
@@ -182,4 +185,101 @@ fn saving_a_source_rebuilds_and_a_failed_build_keeps_the_last_good_program() {
         "the last good one kept"
     );
     assert_eq!(run(&exe), "3");
+}
+
+/// A stand-in for a game's new editor build: reads the handover it is
+/// given, keeps a copy beside it, and deletes it (what a new editor does
+/// once its window shows the state).
+const TAKES_OVER: &str = r#"fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let at = args.iter().position(|a| a == "--resume").expect("--resume FILE");
+    let file = std::path::PathBuf::from(&args[at + 1]);
+    let text = std::fs::read_to_string(&file).expect("the handover");
+    std::fs::write(file.with_extension("seen"), format!("{:?}\n{text}", &args[1..at])).unwrap();
+    std::fs::remove_file(&file).unwrap();
+}
+"#;
+
+/// Live mode's process half: a good build gets the editing state and takes
+/// over; a new build that fails at start leaves this editor up, its edits
+/// whole and the reason shown.
+#[test]
+fn a_new_build_takes_over_with_the_state_and_one_that_fails_at_start_changes_nothing() {
+    use keel_editor::{Document, EditorApp, Handover, LiveMode, LiveStep};
+    use keel_engine::{Scene, Transform};
+
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let crate_dir = dir.path().join("game");
+    let failing = "fn main() {\n    panic!(\"the new build fails at start\");\n}\n";
+    let mut build = LiveBuild::new(game(&crate_dir, failing))
+        .watching()
+        .expect("the folder can be watched");
+    build.start();
+    let handovers = dir.path().join("handovers");
+    std::fs::create_dir_all(&handovers).unwrap();
+    let args = vec!["scene.ron".into(), "--resume".into(), "old.ron".into()];
+    let mut live = LiveMode::new(build, LogBook::default(), args).with_folder(&handovers);
+
+    let mut scene = Scene::new();
+    let node = scene.spawn(None, "crate", Transform::IDENTITY).unwrap();
+    let mut app = EditorApp::with_document(Document::new(scene, None), None);
+    app.doc_mut().rename(node, "barrel").unwrap();
+    app.doc_mut().selection.select_only(node);
+
+    let start = std::time::Instant::now();
+    let frames_until =
+        |live: &mut LiveMode, app: &mut EditorApp, done: &dyn Fn(&EditorApp) -> bool| {
+            loop {
+                assert!(start.elapsed() < 3 * BUILD, "{}", app.status().text());
+                if live.frame(app) == LiveStep::Quit {
+                    return LiveStep::Quit;
+                }
+                if done(app) {
+                    return LiveStep::Continue;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        };
+    let stopped = |app: &EditorApp| app.status().text().contains("stopped before it took over");
+    assert_eq!(
+        frames_until(&mut live, &mut app, &stopped),
+        LiveStep::Continue
+    );
+    assert!(app.status().is_error());
+    assert_eq!(
+        app.doc().scene().name(node),
+        Some("barrel"),
+        "the edit stays"
+    );
+    assert!(app.doc().is_dirty());
+    assert_eq!(app.doc().undo.len(), 1);
+    assert_eq!(app.doc().selection.primary(), Some(node));
+    assert_eq!(
+        std::fs::read_dir(&handovers).unwrap().count(),
+        0,
+        "the failed handover's file is removed"
+    );
+
+    // A save: the watcher rebuilds, and the good build takes over.
+    std::fs::write(crate_dir.join("src/main.rs"), TAKES_OVER).unwrap();
+    assert_eq!(
+        frames_until(&mut live, &mut app, &|_| false),
+        LiveStep::Quit
+    );
+    let seen: Vec<_> = std::fs::read_dir(&handovers)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    let text = std::fs::read_to_string(&seen[0]).unwrap();
+    let (args, handover) = text.split_once('\n').unwrap();
+    assert_eq!(
+        args, r#"["scene.ron"]"#,
+        "this run's arguments, less --resume"
+    );
+    let copy = dir.path().join("copy.ron");
+    std::fs::write(&copy, handover).unwrap();
+    let handover = Handover::read(&copy).expect("a handover this build reads");
+    assert!(handover.scene.contains("barrel"), "{}", handover.scene);
+    assert_eq!(handover.selection, [0]);
 }

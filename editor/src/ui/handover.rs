@@ -365,7 +365,11 @@ impl EditorApp {
         what_if.seconds = started.elapsed().as_secs_f64();
         what_if.panic = self.doc.world.system_panic().map(ToString::to_string);
         let summary = what_if.summary();
-        log::info!("{summary} ({:.2} s)", what_if.seconds);
+        log::info!(
+            "{summary} ({} steps re-simulated in {:.2} s)",
+            what_if.steps,
+            what_if.seconds
+        );
         self.play.what_if = Some(what_if);
         if self.doc.world.system_panic().is_some() {
             // Play stops as for any panic: the edited world comes back.

@@ -299,6 +299,12 @@ impl EditorApp {
         &self.status
     }
 
+    /// The status line, to say something there from outside the panels
+    /// (live mode's build).
+    pub fn status_mut(&mut self) -> &mut Status {
+        &mut self.status
+    }
+
     /// The hierarchy panel's state.
     pub fn hierarchy(&self) -> &Hierarchy {
         &self.workspace.hierarchy

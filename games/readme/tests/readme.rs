@@ -114,3 +114,32 @@ fn the_player_speaks_in_its_own_name() {
     );
     assert!(!usage.contains("keel-viewer"), "{usage}");
 }
+
+#[test]
+fn live_mode_is_started_as_written_and_names_a_folder_that_is_no_crate() {
+    let commands: Vec<&str> = my_game::README_COMMANDS.lines().collect();
+    let live = commands
+        .iter()
+        .find(|c| c.contains("--live"))
+        .expect("the section ends with live mode");
+    assert_eq!(*live, "cargo run --bin my_game -- my_scene.ron --live .");
+    assert!(
+        !live.contains("--release"),
+        "live mode rebuilds in seconds in dev"
+    );
+    let editor = env!("CARGO_BIN_EXE_my_game");
+    let help = Command::new(editor).arg("--help").output().unwrap();
+    let usage = String::from_utf8_lossy(&help.stdout);
+    assert!(usage.contains("--live CRATE"), "{usage}");
+    // `.` in the README is the crate's folder: one without a manifest is refused
+    // before any window opens, naming the folder.
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(editor)
+        .args(["--live".as_ref(), dir.path().as_os_str()])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(said.contains("no Cargo.toml there"), "{said}");
+    assert!(said.contains(&dir.path().display().to_string()), "{said}");
+}
