@@ -101,8 +101,13 @@ impl LiveMode {
                     let file = handing.file.clone();
                     self.handing = None;
                     let _ = std::fs::remove_file(&file);
+                    let why = reason_file(&file);
+                    let reason = std::fs::read_to_string(&why)
+                        .map_or_else(|_| status.to_string(), |r| format!("{status}: {r}"));
+                    let _ = std::fs::remove_file(&why);
+                    log::error!("live: the new build stopped before it took over ({reason})");
                     app.status_mut().error(format!(
-                        "The new build stopped before it took over ({status}); this one goes on, see the Log"
+                        "The new build stopped before it took over ({reason}); this one goes on"
                     ));
                     LiveStep::Continue
                 }
@@ -211,6 +216,11 @@ impl LiveMode {
             }
         }
     }
+}
+
+/// Where a new build that cannot take over says why, beside the handover `file`.
+pub fn reason_file(file: &Path) -> PathBuf {
+    file.with_extension("failed")
 }
 
 /// `args` less every `--resume FILE` (and `--resume=FILE`).

@@ -88,6 +88,12 @@ pub enum ShellError {
         #[from]
         source: CaptureError,
     },
+    /// `--resume`: this build cannot take the state handed over.
+    #[error("{source}")]
+    Resume {
+        /// Why.
+        source: crate::HandoverError,
+    },
     /// The window closed before `--frames` frames were rendered, so there is nothing to capture.
     #[error("no frame was rendered (window minimised or closed), so no screenshot was written")]
     NoFrame,
@@ -151,7 +157,14 @@ pub fn run(
     let (mut app, resumed_file) = match resume {
         Some(r) => {
             let started = Instant::now();
-            let app = EditorApp::resume(options.editor.clone(), r.handover);
+            let app = match EditorApp::resume(options.editor.clone(), r.handover) {
+                Ok(app) => app,
+                Err(e) => {
+                    // The old build reads why, and stays up.
+                    let _ = std::fs::write(crate::live_mode::reason_file(&r.file), e.to_string());
+                    return Err(ShellError::Resume { source: e });
+                }
+            };
             log::info!(
                 "live: resumed in {:.0} ms",
                 started.elapsed().as_secs_f64() * 1e3

@@ -210,7 +210,15 @@ fn a_new_build_takes_over_with_the_state_and_one_that_fails_at_start_changes_not
 
     let dir = tempfile::tempdir().expect("a temp dir");
     let crate_dir = dir.path().join("game");
-    let failing = "fn main() {\n    panic!(\"the new build fails at start\");\n}\n";
+    // Says why beside the handover, as a build that cannot read it does, and fails.
+    let failing = r#"fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let at = args.iter().position(|a| a == "--resume").expect("--resume FILE");
+    let file = std::path::PathBuf::from(&args[at + 1]);
+    std::fs::write(file.with_extension("failed"), "no type reads `ship` any more").unwrap();
+    panic!("the new build fails at start");
+}
+"#;
     let mut build = LiveBuild::new(game(&crate_dir, failing))
         .watching()
         .expect("the folder can be watched");
@@ -246,6 +254,13 @@ fn a_new_build_takes_over_with_the_state_and_one_that_fails_at_start_changes_not
         LiveStep::Continue
     );
     assert!(app.status().is_error());
+    assert!(
+        app.status()
+            .text()
+            .contains("no type reads `ship` any more"),
+        "the reason it gave: {}",
+        app.status().text()
+    );
     assert_eq!(
         app.doc().scene().name(node),
         Some("barrel"),
@@ -257,7 +272,7 @@ fn a_new_build_takes_over_with_the_state_and_one_that_fails_at_start_changes_not
     assert_eq!(
         std::fs::read_dir(&handovers).unwrap().count(),
         0,
-        "the failed handover's file is removed"
+        "the failed handover's files are removed"
     );
 
     // A save: the watcher rebuilds, and the good build takes over.

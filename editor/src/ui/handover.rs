@@ -145,6 +145,10 @@ pub enum HandoverError {
         /// What the OS said.
         source: std::io::Error,
     },
+    /// This build cannot read the scene handed over (a value its types
+    /// refuse, say a range they narrowed).
+    #[error("this build cannot read the scene handed over: {0}")]
+    Unreadable(keel_engine::SceneError),
     /// The file is no handover this build reads.
     #[error("{}: {message}", path.display())]
     Parse {
@@ -276,18 +280,29 @@ impl EditorApp {
     /// build's code from their inputs, compared with the old build's hashes
     /// (see [`EditorApp::what_if`]), Play going on from where it was.
     ///
-    /// A scene this build cannot read leaves the editor empty with the
-    /// error shown (and the handover's text in the autosave, for recovery).
-    pub fn resume(options: EditorOptions, handover: Handover) -> Self {
+    /// A component whose value no longer reads as this build's type (a
+    /// field the type lost) is kept as written, a warning in the Log naming
+    /// it; the node goes without it until the type reads it again.
+    ///
+    /// # Errors
+    /// [`HandoverError::Unreadable`] when this build cannot read the scene
+    /// at all (nothing is made then: the old build stays up).
+    pub fn resume(options: EditorOptions, handover: Handover) -> Result<Self, HandoverError> {
         let mut app = Self::bare(options);
         let assets = app.doc.scene().assets().clone();
-        let doc = match Document::from_text(&handover.scene, handover.path.as_deref(), &assets) {
+        let lenient = |keep: bool| {
+            keel_engine::scene::ComponentRegistry::edit(&assets, |r| {
+                r.keep_unreadable(keep);
+                Ok(())
+            })
+        };
+        let _ = lenient(true);
+        let doc = Document::from_text(&handover.scene, handover.path.as_deref(), &assets);
+        let doc = match doc {
             Ok(doc) => doc,
             Err(e) => {
-                app.status.error(format!(
-                    "The new build could not read the scene handed over: {e}"
-                ));
-                return app;
+                let _ = lenient(false);
+                return Err(HandoverError::Unreadable(e));
             }
         };
         // The game's resources and systems, as for any document opened.
@@ -296,6 +311,7 @@ impl EditorApp {
         let mut dropped = Vec::new();
         app.doc.undo =
             UndoStack::from_handover(handover.history, app.doc.scene(), &handles, &mut dropped);
+        let _ = lenient(false);
         for entry in dropped {
             log::warn!("Undo history: dropped {entry}");
         }
@@ -330,7 +346,7 @@ impl EditorApp {
         if let Some(play) = handover.play {
             app.catch_up(&play);
         }
-        app
+        Ok(app)
     }
 
     /// Re-simulates the handed-over steps with this build's code (Play on,

@@ -245,7 +245,8 @@ fn a_new_build_resumes_with_the_editing_state_whole_and_sails_by_its_code() {
     let read = Handover::read(&file).unwrap();
 
     let new_game = edited(3.0, false);
-    let mut resumed = harness(EditorApp::resume(options(edited(3.0, false), &scene), read));
+    let mut resumed =
+        harness(EditorApp::resume(options(edited(3.0, false), &scene), read).unwrap());
     resumed.run();
     let app = resumed.state();
     assert_eq!(app.play_state(), PlayState::Playing);
@@ -292,12 +293,12 @@ fn what_if_finds_the_first_changed_step_as_a_replay_does_and_none_for_a_no_op() 
     let handover = h.state_mut().handover().unwrap();
     let play = handover.play.clone().unwrap();
 
-    let same = EditorApp::resume(options(harbour::game(), &scene), handover.clone());
+    let same = EditorApp::resume(options(harbour::game(), &scene), handover.clone()).unwrap();
     let what_if = same.what_if().unwrap();
     assert_eq!(what_if.steps, play.steps);
     assert_eq!(what_if.diverged_at, None, "{}", what_if.summary());
 
-    let changed = EditorApp::resume(options(edited(3.0, false), &scene), handover.clone());
+    let changed = EditorApp::resume(options(edited(3.0, false), &scene), handover.clone()).unwrap();
     let what_if = changed.what_if().unwrap();
     let diverged = what_if.diverged_at.expect("turning harder diverges");
 
@@ -322,10 +323,8 @@ fn a_new_build_whose_system_panics_stops_play_and_keeps_the_editing_state() {
     let (_dir, scene) = project();
     let (mut h, before) = edited_and_played(&scene, 60);
     let handover = h.state_mut().handover().unwrap();
-    let mut resumed = harness(EditorApp::resume(
-        options(edited(1.0, true), &scene),
-        handover,
-    ));
+    let app = EditorApp::resume(options(edited(1.0, true), &scene), handover);
+    let mut resumed = harness(app.expect("resumed"));
     resumed.run();
     let app = resumed.state();
     assert_eq!(app.play_state(), PlayState::Editing);
@@ -334,4 +333,48 @@ fn a_new_build_whose_system_panics_stops_play_and_keeps_the_editing_state() {
     let after = editing(app);
     assert_eq!(after, before);
     assert!(resumed.query_by_label("Play").is_some());
+}
+
+#[test]
+fn a_field_the_new_build_lost_is_kept_as_written_and_a_refused_value_keeps_the_old_build() {
+    let (_dir, scene) = project();
+    let (mut h, before) = edited_and_played(&scene, 30);
+    let mut handover = h.state_mut().handover().unwrap();
+    // The old build's ship had a field the new one's type lacks.
+    let at = handover
+        .scene
+        .find("ship: (")
+        .expect("the ship's component")
+        + "ship: (".len();
+    let mut lost = handover.clone();
+    lost.scene.insert_str(at, "figurehead: \"mermaid\", ");
+    let app = EditorApp::resume(options(harbour::game(), &scene), lost).expect("resumed");
+    let doc = app.doc();
+    let ship_node = ship(&app);
+    assert_eq!(
+        doc.scene().get::<Ship>(ship_node),
+        None,
+        "the node goes without it"
+    );
+    let text = doc
+        .scene()
+        .to_file_in(None)
+        .to_text(Path::new("kept"))
+        .unwrap();
+    assert!(
+        text.contains("figurehead: \"mermaid\""),
+        "kept as written: {text}"
+    );
+    assert_eq!(doc.undo.len(), before.undo, "the history came over");
+
+    // A value the new build's type refuses: nothing is made, and why is said.
+    let refused = handover
+        .scene
+        .replacen("turn_rate: 0.9", "turn_rate: 60.0", 1);
+    assert_ne!(refused, handover.scene, "{}", handover.scene);
+    handover.scene = refused;
+    let Err(e) = EditorApp::resume(options(harbour::game(), &scene), handover) else {
+        panic!("a turn rate out of range is refused");
+    };
+    assert!(e.to_string().contains("turn_rate"), "{e}");
 }

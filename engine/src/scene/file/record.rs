@@ -234,8 +234,26 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
                             let message = format!("duplicate component `{name}`");
                             return Err(de::Error::custom(message));
                         }
-                        let value = map.next_value_seed(ComponentSeed(kind))?;
-                        record.set_component(value);
+                        if self.registry.keeps_unreadable() {
+                            let raw: Box<ron::value::RawValue> = map.next_value()?;
+                            match super::ron_options()
+                                .from_str_seed(raw.get_ron(), ComponentSeed(kind))
+                            {
+                                Ok(value) => record.set_component(value),
+                                Err(e) => {
+                                    log::warn!(
+                                        "node `{}`: its `{name}` no longer reads as this build's type ({}); kept as written, the node goes without it",
+                                        record.name,
+                                        e.code
+                                    );
+                                    let name = self.registry.unknown_name(name);
+                                    record.unknown.0.push((name, raw));
+                                }
+                            }
+                        } else {
+                            let value = map.next_value_seed(ComponentSeed(kind))?;
+                            record.set_component(value);
+                        }
                     }
                     None => {
                         let raw: Box<ron::value::RawValue> = map.next_value()?;
