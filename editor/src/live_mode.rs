@@ -19,6 +19,7 @@ use std::time::{Instant, SystemTime};
 use crate::live_build::{BuildEvent, BuildStatus, LiveBuild, Severity, log_event};
 use crate::log_book::LogBook;
 use crate::ui::EditorApp;
+use crate::ui::handover::HandoverError;
 
 /// What the shell does after a frame of live mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,6 +47,8 @@ pub struct LiveMode {
     /// Where handover files are written.
     folder: PathBuf,
     handing: Option<Handing>,
+    /// A good build waiting for the editor to be ready to hand over.
+    waiting: Option<PathBuf>,
     /// The executable running now and its modification time: a build that
     /// changed nothing (a save of the same text) hands over nothing.
     running: Option<(PathBuf, SystemTime)>,
@@ -66,6 +69,7 @@ impl LiveMode {
             args: without_resume(args),
             folder: std::env::temp_dir(),
             handing: None,
+            waiting: None,
             running: std::env::current_exe()
                 .ok()
                 .and_then(|exe| modified(&exe).map(|t| (exe, t))),
@@ -159,17 +163,28 @@ impl LiveMode {
                     .info("live: the build changed nothing; this editor goes on");
             } else {
                 self.running = stamp.map(|t| (exe.clone(), t));
-                self.hand_over(app, &exe);
+                self.waiting = Some(exe);
             }
+        }
+        if let Some(exe) = self.waiting.take() {
+            self.hand_over(app, exe);
         }
         LiveStep::Continue
     }
 
-    /// Writes the handover and starts `exe` on it.
-    fn hand_over(&mut self, app: &mut EditorApp, exe: &Path) {
+    /// Writes the handover and starts `exe` on it (or waits, when the
+    /// editor is not ready to hand over).
+    fn hand_over(&mut self, app: &mut EditorApp, exe: PathBuf) {
         let started = Instant::now();
         let handover = match app.handover() {
             Ok(h) => h,
+            Err(HandoverError::NotNow(why)) => {
+                if app.status().text() != why {
+                    app.status_mut().info(why);
+                }
+                self.waiting = Some(exe);
+                return;
+            }
             Err(e) => {
                 app.status_mut().error(format!("live: {e}"));
                 return;
@@ -189,7 +204,7 @@ impl LiveMode {
             return;
         }
         let written = started.elapsed();
-        match Command::new(exe)
+        match Command::new(&exe)
             .args(&self.args)
             .arg("--resume")
             .arg(&file)

@@ -137,6 +137,10 @@ pub enum HandoverError {
     /// The scene or a history entry could not be written as text.
     #[error("the editing state could not be written: {0}")]
     Scene(#[from] keel_engine::SceneError),
+    /// Not now: the editor is in a state that does not go over (a prefab
+    /// open over the scenes it came from); try again later.
+    #[error("{0}")]
+    NotNow(String),
     /// The file could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {
@@ -207,8 +211,17 @@ impl EditorApp {
     /// with the hash of each as this build computes it from the scene text.
     ///
     /// # Errors
+    /// [`HandoverError::NotNow`] in prefab mode (nothing changes then);
     /// [`HandoverError::Scene`] for a value the scene file can't write.
     pub fn handover(&mut self) -> Result<Handover, HandoverError> {
+        if !self.prefabs.parked.is_empty() {
+            // The scenes under the prefab (their unsaved edits too) would
+            // not go over.
+            return Err(HandoverError::NotNow(
+                "a prefab is open over its scene: back to the scene, and the new build takes over"
+                    .to_owned(),
+            ));
+        }
         let played = match (&self.play.snapshot, self.doc.world.recorder()) {
             (Some(snapshot), Some(recorder)) => Some((snapshot.step(), recorder.inputs().clone())),
             _ => None,

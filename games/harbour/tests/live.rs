@@ -378,3 +378,33 @@ fn a_field_the_new_build_lost_is_kept_as_written_and_a_refused_value_keeps_the_o
     };
     assert!(e.to_string().contains("turn_rate"), "{e}");
 }
+
+#[test]
+fn in_prefab_mode_the_handover_waits_and_changes_nothing() {
+    let (dir, scene) = project();
+    let (mut h, _) = edited_and_played(&scene, 10);
+    let app = h.state_mut();
+    app.open_prefab(&dir.path().join("prefabs/boat.ron"));
+    assert!(app.parked_scene().is_some(), "{}", app.status().text());
+    let prefab = app
+        .doc()
+        .scene()
+        .to_file_in(None)
+        .to_text(Path::new("p"))
+        .unwrap();
+    match app.handover() {
+        Err(keel_editor::HandoverError::NotNow(why)) => assert!(why.contains("prefab"), "{why}"),
+        other => panic!("handed over under a prefab: {:?}", other.map(|_| ())),
+    }
+    let after = app
+        .doc()
+        .scene()
+        .to_file_in(None)
+        .to_text(Path::new("p"))
+        .unwrap();
+    assert_eq!(after, prefab, "nothing changed");
+    assert!(app.back_from_prefab());
+    let parked = app.parked_scene().is_none();
+    assert!(parked);
+    assert!(app.handover().is_ok(), "back in the scene, it goes over");
+}
