@@ -19,7 +19,7 @@ use std::time::{Instant, SystemTime};
 use crate::live_build::{BuildEvent, BuildStatus, LiveBuild, Severity, log_event};
 use crate::log_book::LogBook;
 use crate::ui::EditorApp;
-use crate::ui::handover::HandoverError;
+use crate::ui::handover::{HandoverError, PlayText};
 
 /// What the shell does after a frame of live mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,6 +36,8 @@ struct Handing {
     child: Child,
     file: PathBuf,
     since: Instant,
+    /// Play as it was, to take back if the new build does not take over.
+    play: Option<PlayText>,
 }
 
 /// Live mode: the build, and the handover in progress.
@@ -103,13 +105,15 @@ impl LiveMode {
                 }
                 Ok(Some(status)) => {
                     let file = handing.file.clone();
-                    self.handing = None;
                     let _ = std::fs::remove_file(&file);
                     let why = reason_file(&file);
                     let reason = std::fs::read_to_string(&why)
                         .map_or_else(|_| status.to_string(), |r| format!("{status}: {r}"));
                     let _ = std::fs::remove_file(&why);
                     log::error!("live: the new build stopped before it took over ({reason})");
+                    if let Some(play) = self.handing.take().and_then(|h| h.play) {
+                        app.take_back_play(&play);
+                    }
                     app.status_mut().error(format!(
                         "The new build stopped before it took over ({reason}); this one goes on"
                     ));
@@ -200,6 +204,9 @@ impl LiveMode {
             .folder
             .join(format!("keel-handover-{}.ron", std::process::id()));
         if let Err(e) = handover.write(&file) {
+            if let Some(play) = &handover.play {
+                app.take_back_play(play);
+            }
             app.status_mut().error(format!("live: {e}"));
             return;
         }
@@ -222,10 +229,14 @@ impl LiveMode {
                     child,
                     file,
                     since: Instant::now(),
+                    play: handover.play,
                 });
             }
             Err(e) => {
                 let _ = std::fs::remove_file(&file);
+                if let Some(play) = &handover.play {
+                    app.take_back_play(play);
+                }
                 app.status_mut()
                     .error(format!("live: cannot start {}: {e}", exe.display()));
             }

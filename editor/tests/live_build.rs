@@ -205,8 +205,7 @@ const TAKES_OVER: &str = r#"fn main() {
 /// whole and the reason shown.
 #[test]
 fn a_new_build_takes_over_with_the_state_and_one_that_fails_at_start_changes_nothing() {
-    use keel_editor::{Document, EditorApp, Handover, LiveMode, LiveStep};
-    use keel_engine::{Scene, Transform};
+    use keel_editor::{EditorApp, Handover, LiveMode, LiveStep};
 
     let dir = tempfile::tempdir().expect("a temp dir");
     let crate_dir = dir.path().join("game");
@@ -228,11 +227,26 @@ fn a_new_build_takes_over_with_the_state_and_one_that_fails_at_start_changes_not
     let args = vec!["scene.ron".into(), "--resume".into(), "old.ron".into()];
     let mut live = LiveMode::new(build, LogBook::default(), args).with_folder(&handovers);
 
-    let mut scene = Scene::new();
-    let node = scene.spawn(None, "crate", Transform::IDENTITY).unwrap();
-    let mut app = EditorApp::with_document(Document::new(scene, None), None);
+    // A spinning crate, renamed (an unsaved edit), selected, and played.
+    let scene_file = dir.path().join("crate.ron");
+    std::fs::write(
+        &scene_file,
+        "(version: 3, nodes: [(name: \"crate\", spin: (axis: (0.0, 1.0, 0.0), rate: 1.0))])",
+    )
+    .unwrap();
+    let mut app = EditorApp::new(keel_editor::EditorOptions {
+        scene: Some(scene_file),
+        ..keel_editor::EditorOptions::default()
+    });
+    let node = app.doc().scene().find("crate").expect("the scene opened");
     app.doc_mut().rename(node, "barrel").unwrap();
     app.doc_mut().selection.select_only(node);
+    app.play();
+    for _ in 0..30 {
+        app.advance(Duration::from_millis(20));
+    }
+    let played = app.doc().step();
+    assert!(played > 20, "{played} steps");
 
     let start = std::time::Instant::now();
     let frames_until =
@@ -268,6 +282,11 @@ fn a_new_build_takes_over_with_the_state_and_one_that_fails_at_start_changes_not
     );
     assert!(app.doc().is_dirty());
     assert_eq!(app.doc().undo.len(), 1);
+    assert_eq!(
+        (app.play_state(), app.doc().step()),
+        (keel_editor::PlayState::Playing, played),
+        "Play taken back where it was"
+    );
     assert_eq!(app.doc().selection.primary(), Some(node));
     assert_eq!(
         std::fs::read_dir(&handovers).unwrap().count(),

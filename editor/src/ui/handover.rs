@@ -362,6 +362,15 @@ impl EditorApp {
         Ok(app)
     }
 
+    /// Play back where it was after a handover the new build did not take:
+    /// the steps played re-run from their inputs with this build's code.
+    pub fn take_back_play(&mut self, play: &PlayText) {
+        if self.play.state == PlayState::Editing {
+            self.catch_up(play);
+            self.play.what_if = None;
+        }
+    }
+
     /// Re-simulates the handed-over steps with this build's code (Play on,
     /// recording), comparing each step's hash with the old build's.
     fn catch_up(&mut self, play: &PlayText) {

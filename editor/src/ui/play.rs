@@ -105,7 +105,9 @@ impl EditorApp {
         );
     }
 
-    pub(super) fn play(&mut self) {
+    /// Play, as the toolbar's button: from Editing the world of now is kept
+    /// for Reset and recording starts; from Paused the clock goes on.
+    pub fn play(&mut self) {
         if self.play.state == PlayState::Editing {
             self.play.snapshot = Some(self.doc.play_snapshot());
             self.start_recording();
