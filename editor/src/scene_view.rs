@@ -172,10 +172,10 @@ impl SceneView {
         if app.views.game.rect.is_some() {
             keel_engine::profile::puffin::profile_scope!("game view");
             let size = app.views.game.size_px;
-            let camera = app.doc.world.game_camera();
+            let camera = app.shown_world_mut().game_camera();
             let (view, id) = self.game.at_size(&self.ctx.device, egui_renderer, size);
             let frame = self.buffers.extract_world(
-                &mut app.doc.world,
+                app.shown_world_mut(),
                 camera,
                 size[0] as f32 / size[1] as f32,
                 &keel_engine::Overlays::default(),
@@ -192,12 +192,14 @@ impl SceneView {
         let size @ [width, height] = app.views.viewport.size_px;
         let (view, id) = self.scene.at_size(&self.ctx.device, egui_renderer, size);
         let camera = app.views.viewport.rig(app.doc.world.scene()).camera();
-        let overlays = app.views.options.overlays(app.doc.selection.nodes());
+        let selected = app.doc.selection.nodes().to_vec();
+        let overlays = app.views.options.overlays(&selected);
         app.doc.world.set_track_recomputed(overlays.recomputed);
         let aspect = width as f32 / height as f32;
+        // The old code's run, when the timeline shows it.
         let frame = self
             .buffers
-            .extract_world(&mut app.doc.world, camera, aspect, &overlays);
+            .extract_world(app.shown_world_mut(), camera, aspect, &overlays);
         self.renderer
             .render(&self.ctx, &frame, view, (width, height));
         app.views.viewport.texture = Some(id);

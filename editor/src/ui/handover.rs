@@ -80,7 +80,15 @@ pub struct PlayText {
     pub inputs: InputLog,
     /// The old build's state hash after each step, from the scene text.
     pub hashes: Vec<StateHash>,
+    /// The old build's run as scene text after some of its steps (the
+    /// world's step counter then), within [`OLD_RUN_BUDGET`]: what the
+    /// timeline shows of the old code's run. The last step is always kept.
+    #[serde(default)]
+    pub old_run: Vec<(u64, String)>,
 }
+
+/// Bytes of scene text a handover keeps of the old code's run.
+pub const OLD_RUN_BUDGET: usize = 32 << 20;
 
 /// What the new code made of the recorded inputs.
 #[derive(Clone, Debug, PartialEq)]
@@ -242,12 +250,25 @@ impl EditorApp {
                     first_step,
                     inputs,
                     hashes: Vec::new(),
+                    old_run: Vec::new(),
                 };
-                rerun(&mut doc, &play, |_, world| {
+                // Every how many steps the old run is kept, within the budget.
+                let every =
+                    (steps.saturating_mul(scene.len() as u64) / OLD_RUN_BUDGET as u64).max(1);
+                let path = self.doc.path.clone();
+                let mut old_run = Vec::new();
+                rerun(&mut doc, &play, |i, world| {
                     hashes.push(world.state_hash());
+                    if (i + 1) % every == 0 || i + 1 == steps {
+                        match world_text(world, path.as_deref()) {
+                            Ok(text) => old_run.push((world.systems().steps(), text)),
+                            Err(e) => log::warn!("live: the old run at step {}: {e}", i + 1),
+                        }
+                    }
                     true
                 });
                 play.hashes = hashes;
+                play.old_run = old_run;
                 Some(play)
             }
             None => None,
@@ -368,6 +389,7 @@ impl EditorApp {
         if self.play.state == PlayState::Editing {
             self.catch_up(play);
             self.play.what_if = None;
+            self.play.old_run = super::old_run::OldRun::default();
         }
     }
 
@@ -409,6 +431,7 @@ impl EditorApp {
             what_if.seconds
         );
         self.play.what_if = Some(what_if);
+        self.play.old_run = super::old_run::OldRun::new(play.old_run.clone());
         if self.doc.world.system_panic().is_some() {
             // Play stops as for any panic: the edited world comes back.
             self.stop_on_system_panic();
@@ -430,12 +453,7 @@ impl EditorApp {
 
     /// The document as scene-file text, as saving it would write.
     fn scene_text(&self) -> Result<String, keel_engine::SceneError> {
-        let path = self.doc.path.as_deref();
-        let origin = path.unwrap_or(Path::new("untitled.ron"));
-        self.doc
-            .scene()
-            .to_file_in(path.and_then(Path::parent))
-            .to_text(origin)
+        world_text(&self.doc.world, self.doc.path.as_deref())
     }
 
     /// A document read from `text` at this document's path, its world given
@@ -453,6 +471,18 @@ impl EditorApp {
         }
         Ok(doc)
     }
+}
+
+/// `world`'s scene as the scene file at `path` would hold it.
+fn world_text(
+    world: &keel_engine::World,
+    path: Option<&Path>,
+) -> Result<String, keel_engine::SceneError> {
+    let origin = path.unwrap_or(Path::new("untitled.ron"));
+    world
+        .scene()
+        .to_file_in(path.and_then(Path::parent))
+        .to_text(origin)
 }
 
 /// Runs `play`'s steps on `doc`'s world from its inputs, calling `each`

@@ -32,6 +32,7 @@ pub(crate) mod hierarchy;
 pub(crate) mod inspector;
 pub(crate) mod log_tab;
 mod menus;
+mod old_run;
 mod play;
 mod prefab_actions;
 pub(crate) mod profiler_tab;

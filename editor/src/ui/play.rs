@@ -22,6 +22,8 @@ pub(super) struct Playback {
     pub(super) input: GameInput,
     /// What the new code made of the steps played before a live reload.
     pub(super) what_if: Option<super::handover::WhatIf>,
+    /// The old code's run then, to show instead of the new one.
+    pub(super) old_run: super::old_run::OldRun,
 }
 
 impl Default for Playback {
@@ -32,6 +34,7 @@ impl Default for Playback {
             record_budget_mb: super::timeline::DEFAULT_BUDGET_MB,
             input: GameInput::default(),
             what_if: None,
+            old_run: super::old_run::OldRun::default(),
         }
     }
 }
@@ -149,6 +152,7 @@ impl EditorApp {
         self.doc.stop_recording();
         self.doc.restore_play_snapshot(snapshot);
         self.play.what_if = None;
+        self.play.old_run = super::old_run::OldRun::default();
         self.status
             .info("Reset to the scene as it was when Play was pressed");
     }

@@ -64,6 +64,25 @@ impl EditorApp {
             .add(slider)
             .accessible_name("Timeline")
             .on_hover_text("Drag to scrub through the recorded steps");
+        if self.play.old_run.kept() > 0 {
+            ui.horizontal(|ui| {
+                let mut showing = self.play.old_run.showing;
+                let tick = ui
+                    .checkbox(&mut showing, "Show the old code's run")
+                    .on_hover_text(
+                        "The views show the run the code before the reload made, at the kept step nearest before the timeline's",
+                    );
+                if tick.changed() {
+                    self.show_old_run(showing);
+                }
+                if let Some(step) = self.old_run_shown() {
+                    ui.label(format!(
+                        "old run after step {step} ({} steps kept)",
+                        self.play.old_run.kept()
+                    ));
+                }
+            });
+        }
         if let Some(what_if) = &self.play.what_if {
             let diverged = what_if.diverged_at;
             if let Some(step) = diverged.filter(|s| (first..=last).contains(s)) {

@@ -210,9 +210,14 @@ fn world_of(game: &Game, scene: &Path, handover: &Handover) -> World {
 }
 
 fn fresh_run(game: &Game, scene: &Path, handover: &Handover) -> World {
+    fresh_run_to(game, scene, handover, handover.play.as_ref().unwrap().steps)
+}
+
+/// As [`fresh_run`], for the first `steps` steps.
+fn fresh_run_to(game: &Game, scene: &Path, handover: &Handover, steps: u64) -> World {
     let mut world = world_of(game, scene, handover);
     let play = handover.play.as_ref().unwrap();
-    for i in 0..play.steps {
+    for i in 0..steps {
         world.set_input(play.inputs.at(play.first_step + i));
         world.step();
     }
@@ -265,6 +270,25 @@ fn a_new_build_resumes_with_the_editing_state_whole_and_sails_by_its_code() {
     assert!(
         now.distance(old) > 1.0,
         "turning 3x as hard shows: {now} vs {old}"
+    );
+
+    // Either run on the timeline: the views show the old code's run, at
+    // the kept step nearest before the timeline's (the last one is kept).
+    let app = resumed.state_mut();
+    assert!(app.show_old_run(true));
+    assert_eq!(app.old_run_shown(), Some(step));
+    assert_eq!(flagship(app.shown_world_mut()), old);
+    app.doc_mut().seek(150).unwrap();
+    let kept = app.old_run_shown().expect("a kept step before 150");
+    assert!(kept <= 150 && kept > 140, "kept {kept}");
+    let then = flagship(&fresh_run_to(&harbour::game(), &scene, &handover, kept));
+    assert_eq!(flagship(app.shown_world_mut()), then);
+    assert!(app.show_old_run(false));
+    let new_then = flagship(&fresh_run_to(&new_game, &scene, &handover, 150));
+    assert_eq!(
+        flagship(app.shown_world_mut()),
+        new_then,
+        "the new run again"
     );
 
     // Reset: the edited document as it was when Play was pressed, its

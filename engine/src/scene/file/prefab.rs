@@ -584,9 +584,12 @@ fn record_from(
     like: &NodeRecord,
     registry: &ComponentRegistry,
 ) -> Result<NodeRecord, String> {
-    let mut out = RecordSeed { registry }
-        .deserialize(value)
-        .map_err(|e| e.to_string())?;
+    let mut out = RecordSeed {
+        registry,
+        from_text: false,
+    }
+    .deserialize(value)
+    .map_err(|e| e.to_string())?;
     out.parent = like.parent;
     out.part.clone_from(&like.part);
     out.unknown = like.unknown.clone();

@@ -191,6 +191,10 @@ impl Serialize for NodeRecord {
 pub struct RecordSeed<'a> {
     /// The types the record's components are read as.
     pub registry: &'a ComponentRegistry,
+    /// Whether the record is read from RON text, so that a value can be
+    /// kept as written (`ComponentRegistry::keep_unreadable`); a record read
+    /// from a parsed value (a prefab's override) is read strictly.
+    pub from_text: bool,
 }
 
 impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
@@ -234,7 +238,7 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
                             let message = format!("duplicate component `{name}`");
                             return Err(de::Error::custom(message));
                         }
-                        if self.registry.keeps_unreadable() {
+                        if self.from_text && self.registry.keeps_unreadable() {
                             let raw: Box<ron::value::RawValue> = map.next_value()?;
                             match super::ron_options()
                                 .from_str_seed(raw.get_ron(), ComponentSeed(kind))
@@ -302,7 +306,10 @@ impl<'de> Visitor<'de> for RecordsSeed<'_> {
 
     fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<NodeRecord>, A::Error> {
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
-        while let Some(record) = seq.next_element_seed(RecordSeed { registry: self.0 })? {
+        while let Some(record) = seq.next_element_seed(RecordSeed {
+            registry: self.0,
+            from_text: true,
+        })? {
             out.push(record);
         }
         Ok(out)

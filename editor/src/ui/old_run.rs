@@ -1,0 +1,108 @@
+//! The old code's run after a live reload: its scene as the old build wrote
+//! it after some of its steps (`PlayText::old_run`), shown in the views in
+//! place of the new run's while the timeline's "old run" box is ticked, at
+//! the kept step nearest before the timeline's.
+
+use std::path::Path;
+
+use keel_engine::{Scene, World};
+
+use super::EditorApp;
+
+/// The old code's run, and the world last made from it.
+#[derive(Default)]
+pub(super) struct OldRun {
+    /// Scene text after each kept step (the world's step counter then).
+    frames: Vec<(u64, String)>,
+    /// Shown in the views instead of the document's world.
+    pub(super) showing: bool,
+    /// The world of the kept step shown last.
+    loaded: Option<(u64, World)>,
+}
+
+impl OldRun {
+    /// The run of `frames`, not shown yet.
+    pub(super) fn new(frames: Vec<(u64, String)>) -> Self {
+        Self {
+            frames,
+            ..Self::default()
+        }
+    }
+
+    /// Steps kept of the old run (none: no old run to show).
+    pub(super) fn kept(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// The kept frame nearest at or before `step`.
+    fn at(&self, step: u64) -> Option<&(u64, String)> {
+        self.frames.iter().rev().find(|(s, _)| *s <= step)
+    }
+}
+
+impl EditorApp {
+    /// Shows the old code's run in the views instead of the new one (after a
+    /// live reload during Play) or the new one again; `false` when there is
+    /// no old run.
+    pub fn show_old_run(&mut self, on: bool) -> bool {
+        if self.play.old_run.kept() == 0 {
+            return false;
+        }
+        self.play.old_run.showing = on;
+        true
+    }
+
+    /// The step of the old run the views show (the kept one nearest at or
+    /// before the timeline's), while they show it.
+    pub fn old_run_shown(&self) -> Option<u64> {
+        let old = &self.play.old_run;
+        old.showing
+            .then(|| old.at(self.doc.step()).map(|(s, _)| *s))
+            .flatten()
+    }
+
+    /// The world the views draw: the document's, or the old code's run.
+    pub fn shown_world_mut(&mut self) -> &mut World {
+        let wanted = self.old_run_shown();
+        if let Some(step) = wanted
+            && self.play.old_run.loaded.as_ref().map(|(s, _)| *s) != Some(step)
+        {
+            self.play.old_run.loaded = self.load_old_run(step).map(|w| (step, w));
+        }
+        match (wanted, self.play.old_run.loaded.as_mut()) {
+            (Some(_), Some((_, world))) => world,
+            _ => &mut self.doc.world,
+        }
+    }
+
+    /// The old run's world after kept step `step`.
+    fn load_old_run(&self, step: u64) -> Option<World> {
+        let (_, text) = self.play.old_run.at(step)?;
+        let assets = self.doc.scene().assets();
+        let origin = self
+            .doc
+            .path
+            .as_deref()
+            .unwrap_or(Path::new("untitled.ron"));
+        let lenient = |keep: bool| {
+            keel_engine::scene::ComponentRegistry::edit(assets, |r| {
+                r.keep_unreadable(keep);
+                Ok(())
+            })
+        };
+        let _ = lenient(true);
+        let scene = Scene::from_text(text, origin, assets);
+        let _ = lenient(false);
+        match scene {
+            Ok(scene) => {
+                let mut world = World::new(scene);
+                world.scene_mut().pose_animators();
+                Some(world)
+            }
+            Err(e) => {
+                log::warn!("live: the old run at step {step} cannot be shown: {e}");
+                None
+            }
+        }
+    }
+}
