@@ -23,6 +23,10 @@ use crate::component::{ComponentKind, ComponentValue};
 use crate::subtree::{self, Placement};
 use crate::undo::{Applied, Edit, EditError, Remap, UndoStack};
 
+/// The file name of a document not saved yet (what its title shows, and
+/// where its relative paths are taken from).
+pub(crate) const UNTITLED: &str = "untitled.ron";
+
 /// A revision no stack ever reaches: a document "saved" at it is always dirty.
 const NEVER_SAVED: u64 = u64::MAX;
 
@@ -149,7 +153,7 @@ impl Document {
     /// Whatever [`Scene::from_text`] reports.
     pub fn from_text(text: &str, path: Option<&Path>, assets: &Assets) -> Result<Self, SceneError> {
         keep_unknown_components(assets);
-        let origin = path.unwrap_or(Path::new("untitled.ron"));
+        let origin = path.unwrap_or(Path::new(UNTITLED));
         Ok(Self::new(
             Scene::from_text(text, origin, assets)?,
             path.map(Path::to_path_buf),
@@ -195,7 +199,7 @@ impl Document {
     /// The file name, or `untitled.ron`.
     pub fn display_name(&self) -> String {
         self.path.as_deref().and_then(Path::file_name).map_or_else(
-            || "untitled.ron".to_string(),
+            || UNTITLED.to_string(),
             |n| n.to_string_lossy().into_owned(),
         )
     }

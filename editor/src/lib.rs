@@ -11,8 +11,9 @@
 //! its file, selection and dirty flag), `undo` (the command pattern),
 //! `subtree` (subtrees as scene-file records), `component` (every component
 //! kind as one value), `persist` (recent files, autosave, recovery),
-//! `log_book`, `live_build` (a game crate rebuilt in the background, live
-//! mode's first half), `assets_index`, `ui` (the app and its dock tabs, testable
+//! `log_book`, `live_build` and `live_mode` (live mode: a game crate rebuilt
+//! in the background, and the editing state handed to the new build, whose
+//! data is `ui::handover`), `assets_index`, `ui` (the app and its dock tabs, testable
 //! without a window), `shell` (winit, the wgpu surface, egui-winit and
 //! egui-wgpu), `cli` and `capture`.
 

@@ -192,14 +192,10 @@ impl SceneView {
         let size @ [width, height] = app.views.viewport.size_px;
         let (view, id) = self.scene.at_size(&self.ctx.device, egui_renderer, size);
         let camera = app.views.viewport.rig(app.doc.world.scene()).camera();
-        let selected = app.doc.selection.nodes().to_vec();
-        let overlays = app.views.options.overlays(&selected);
-        app.doc.world.set_track_recomputed(overlays.recomputed);
         let aspect = width as f32 / height as f32;
         // The old code's run, when the timeline shows it.
-        let frame = self
-            .buffers
-            .extract_world(app.shown_world_mut(), camera, aspect, &overlays);
+        let (world, overlays) = app.scene_view_world();
+        let frame = self.buffers.extract_world(world, camera, aspect, &overlays);
         self.renderer
             .render(&self.ctx, &frame, view, (width, height));
         app.views.viewport.texture = Some(id);

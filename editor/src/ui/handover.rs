@@ -149,7 +149,10 @@ pub enum HandoverError {
     /// open over the scenes it came from); try again later.
     #[error("{0}")]
     NotNow(String),
-    /// The file could not be read or written.
+    /// The file could not be written.
+    #[error(transparent)]
+    Write(#[from] crate::persist::PersistError),
+    /// The file could not be read.
     #[error("{}: {source}", path.display())]
     Io {
         /// The file.
@@ -175,16 +178,13 @@ impl Handover {
     /// Writes the handover atomically (a temp file renamed over `path`).
     ///
     /// # Errors
-    /// [`HandoverError::Io`], [`HandoverError::Parse`] for a value RON can't write.
+    /// [`HandoverError::Write`], [`HandoverError::Parse`] for a value RON can't write.
     pub fn write(&self, path: &Path) -> Result<(), HandoverError> {
         let text = ron::to_string(self).map_err(|e| HandoverError::Parse {
             path: path.to_path_buf(),
             message: e.to_string(),
         })?;
-        crate::persist::write_ron(path, &text).map_err(|e| HandoverError::Parse {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })
+        Ok(crate::persist::write_ron(path, &text)?)
     }
 
     /// Reads a handover written by [`Handover::write`].
@@ -265,7 +265,6 @@ impl EditorApp {
                             Err(e) => log::warn!("live: the old run at step {}: {e}", i + 1),
                         }
                     }
-                    true
                 });
                 play.hashes = hashes;
                 play.old_run = old_run;
@@ -324,28 +323,17 @@ impl EditorApp {
     pub fn resume(options: EditorOptions, handover: Handover) -> Result<Self, HandoverError> {
         let mut app = Self::bare(options);
         let assets = app.doc.scene().assets().clone();
-        let lenient = |keep: bool| {
-            keel_engine::scene::ComponentRegistry::edit(&assets, |r| {
-                r.keep_unreadable(keep);
-                Ok(())
-            })
-        };
-        let _ = lenient(true);
-        let doc = Document::from_text(&handover.scene, handover.path.as_deref(), &assets);
-        let doc = match doc {
-            Ok(doc) => doc,
-            Err(e) => {
-                let _ = lenient(false);
-                return Err(HandoverError::Unreadable(e));
-            }
-        };
+        let doc = read_leniently(&assets, || {
+            Document::from_text(&handover.scene, handover.path.as_deref(), &assets)
+        })
+        .map_err(HandoverError::Unreadable)?;
         // The game's resources and systems, as for any document opened.
         app.replace_document(doc);
         let handles = Handles::of_scene(app.doc.scene());
         let mut dropped = Vec::new();
-        app.doc.undo =
-            UndoStack::from_handover(handover.history, app.doc.scene(), &handles, &mut dropped);
-        let _ = lenient(false);
+        app.doc.undo = read_leniently(&assets, || {
+            UndoStack::from_handover(handover.history, app.doc.scene(), &handles, &mut dropped)
+        });
         for entry in dropped {
             log::warn!("Undo history: dropped {entry}");
         }
@@ -397,10 +385,7 @@ impl EditorApp {
     /// recording), comparing each step's hash with the old build's.
     fn catch_up(&mut self, play: &PlayText) {
         // As Step does, without asking the clock for a step: they run here.
-        self.play.snapshot = Some(self.doc.play_snapshot());
-        self.start_recording();
-        self.doc.world.clock_mut().set_paused(true);
-        self.play.state = PlayState::Paused;
+        self.hold();
         let started = Instant::now();
         let mut what_if = WhatIf {
             steps: 0,
@@ -420,7 +405,6 @@ impl EditorApp {
                     what_if.parts = new.differing(old);
                 }
             }
-            true
         });
         what_if.seconds = started.elapsed().as_secs_f64();
         what_if.panic = self.doc.world.system_panic().map(ToString::to_string);
@@ -462,11 +446,7 @@ impl EditorApp {
         let assets = self.doc.scene().assets().clone();
         let path = self.doc.path.clone();
         let mut doc = Document::from_text(text, path.as_deref(), &assets)?;
-        let built = match &path {
-            Some(path) => self.game.build_for(&mut doc.world, path),
-            None => self.game.build(&mut doc.world),
-        };
-        if let Err(e) = built {
+        if let Err(e) = super::play::build_game_world(&self.game, &mut doc) {
             log::error!("The game's plugins could not set up the world: {e}");
         }
         Ok(doc)
@@ -478,7 +458,7 @@ fn world_text(
     world: &keel_engine::World,
     path: Option<&Path>,
 ) -> Result<String, keel_engine::SceneError> {
-    let origin = path.unwrap_or(Path::new("untitled.ron"));
+    let origin = path.unwrap_or(Path::new(crate::document::UNTITLED));
     world
         .scene()
         .to_file_in(path.and_then(Path::parent))
@@ -486,19 +466,32 @@ fn world_text(
 }
 
 /// Runs `play`'s steps on `doc`'s world from its inputs, calling `each`
-/// with the step's index after each; stops early at a system's panic or
-/// when `each` says so.
-fn rerun(
-    doc: &mut Document,
-    play: &PlayText,
-    mut each: impl FnMut(u64, &mut keel_engine::World) -> bool,
-) {
+/// with the step's index after each; stops early at a system's panic.
+fn rerun(doc: &mut Document, play: &PlayText, mut each: impl FnMut(u64, &mut keel_engine::World)) {
     let world = &mut doc.world;
     for i in 0..play.steps {
         world.set_input(play.inputs.at(play.first_step + i));
         world.step();
-        if world.system_panic().is_some() || !each(i, world) {
+        if world.system_panic().is_some() {
             return;
         }
+        each(i, world);
     }
+}
+
+/// Runs `read` with `assets`' registry keeping components that no longer
+/// read as their types as written (`ComponentRegistry::keep_unreadable`):
+/// what another build of the game wrote.
+pub(super) fn read_leniently<T>(assets: &keel_engine::Assets, read: impl FnOnce() -> T) -> T {
+    let lenient = |keep: bool| {
+        let kept = keel_engine::scene::ComponentRegistry::edit(assets, |r| {
+            r.keep_unreadable(keep);
+            Ok(())
+        });
+        debug_assert!(kept.is_ok(), "setting a flag cannot fail");
+    };
+    lenient(true);
+    let out = read();
+    lenient(false);
+    out
 }

@@ -63,16 +63,30 @@ impl EditorApp {
 
     /// The world the views draw: the document's, or the old code's run.
     pub fn shown_world_mut(&mut self) -> &mut World {
+        let wanted = self.load_shown_old_run();
+        pick(wanted, &mut self.play.old_run.loaded, &mut self.doc.world)
+    }
+
+    /// What the Scene view draws: the shown world, and the overlays over it
+    /// (the selection's, which stays the document's), recomputed nodes
+    /// tracked in the document's world when they are drawn.
+    pub(crate) fn scene_view_world(&mut self) -> (&mut World, keel_engine::Overlays<'_>) {
+        let wanted = self.load_shown_old_run();
+        let overlays = self.views.options.overlays(self.doc.selection.nodes());
+        self.doc.world.set_track_recomputed(overlays.recomputed);
+        let world = pick(wanted, &mut self.play.old_run.loaded, &mut self.doc.world);
+        (world, overlays)
+    }
+
+    /// The kept step of the old run the views show, its world loaded.
+    fn load_shown_old_run(&mut self) -> Option<u64> {
         let wanted = self.old_run_shown();
         if let Some(step) = wanted
             && self.play.old_run.loaded.as_ref().map(|(s, _)| *s) != Some(step)
         {
             self.play.old_run.loaded = self.load_old_run(step).map(|w| (step, w));
         }
-        match (wanted, self.play.old_run.loaded.as_mut()) {
-            (Some(_), Some((_, world))) => world,
-            _ => &mut self.doc.world,
-        }
+        wanted
     }
 
     /// The old run's world after kept step `step`.
@@ -83,16 +97,9 @@ impl EditorApp {
             .doc
             .path
             .as_deref()
-            .unwrap_or(Path::new("untitled.ron"));
-        let lenient = |keep: bool| {
-            keel_engine::scene::ComponentRegistry::edit(assets, |r| {
-                r.keep_unreadable(keep);
-                Ok(())
-            })
-        };
-        let _ = lenient(true);
-        let scene = Scene::from_text(text, origin, assets);
-        let _ = lenient(false);
+            .unwrap_or(Path::new(crate::document::UNTITLED));
+        let scene =
+            super::handover::read_leniently(assets, || Scene::from_text(text, origin, assets));
         match scene {
             Ok(scene) => {
                 let mut world = World::new(scene);
@@ -104,5 +111,18 @@ impl EditorApp {
                 None
             }
         }
+    }
+}
+
+/// The old run's `loaded` world when step `wanted` is shown and loaded,
+/// else the document's.
+fn pick<'a>(
+    wanted: Option<u64>,
+    loaded: &'a mut Option<(u64, World)>,
+    doc: &'a mut World,
+) -> &'a mut World {
+    match (wanted, loaded) {
+        (Some(_), Some((_, world))) => world,
+        _ => doc,
     }
 }

@@ -42,10 +42,7 @@ impl Default for Playback {
 impl EditorApp {
     /// Gives the document's world the game's resources and systems.
     pub(super) fn build_world(&mut self) {
-        let built = match self.doc.path.clone() {
-            Some(path) => self.game.build_for(&mut self.doc.world, &path),
-            None => self.game.build(&mut self.doc.world),
-        };
+        let built = build_game_world(&self.game, &mut self.doc);
         if let Err(e) = built {
             self.status.error(format!(
                 "The game's plugins could not set up the world: {e}"
@@ -132,13 +129,20 @@ impl EditorApp {
     }
 
     pub(super) fn step(&mut self) {
+        self.hold();
+        self.doc.world.clock_mut().step_once();
+    }
+
+    /// Paused, the world of the moment Play was pressed kept for Reset and
+    /// the recording on (from Editing, that moment is now): Step before
+    /// its step, and a handover's catch-up before its steps.
+    pub(super) fn hold(&mut self) {
         self.play.input.release();
         if self.play.state == PlayState::Editing {
             self.play.snapshot = Some(self.doc.play_snapshot());
             self.start_recording();
         }
         self.doc.world.clock_mut().set_paused(true);
-        self.doc.world.clock_mut().step_once();
         self.play.state = PlayState::Paused;
     }
 
@@ -160,5 +164,17 @@ impl EditorApp {
     pub(super) fn start_recording(&mut self) {
         self.doc
             .start_recording(Document::record_settings(self.play.record_budget_mb));
+    }
+}
+
+/// Gives `doc`'s world `game`'s resources, systems and input actions (the
+/// actions file beside the document's scene, if it has a path).
+pub(super) fn build_game_world(
+    game: &keel_engine::Game,
+    doc: &mut Document,
+) -> Result<(), keel_engine::GameError> {
+    match &doc.path {
+        Some(path) => game.build_for(&mut doc.world, path),
+        None => game.build(&mut doc.world),
     }
 }

@@ -89,9 +89,9 @@ pub enum EditText {
     /// [`Edit::Reparent`].
     Reparent(u32, PlaceText, PlaceText, Transform, Transform),
     /// [`Edit::Spawn`].
-    Spawn(PlaceText, RecordsText, Vec<u32>),
+    Spawn(SubtreeText),
     /// [`Edit::Despawn`].
-    Despawn(PlaceText, RecordsText, Vec<u32>),
+    Despawn(SubtreeText),
     /// [`Edit::Component`]: the node, the kind's field name, the values as
     /// one-node records.
     Component(u32, String, Option<RecordsText>, Option<RecordsText>),
@@ -101,6 +101,42 @@ pub enum EditText {
     Environment(Box<Environment>, Box<Environment>),
     /// [`Edit::Group`].
     Group(Vec<EditText>),
+}
+
+/// A subtree edit's place, records and handles ([`Edit::Spawn`],
+/// [`Edit::Despawn`]).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SubtreeText {
+    at: PlaceText,
+    records: RecordsText,
+    ids: Vec<u32>,
+}
+
+impl SubtreeText {
+    fn of(
+        at: &Placement,
+        records: &[NodeRecord],
+        ids: &[NodeId],
+        tokens: &mut Tokens,
+    ) -> Result<Self, SceneError> {
+        Ok(Self {
+            at: place_text(at, tokens),
+            records: records_text(records)?,
+            ids: ids.iter().map(|&id| tokens.token(id)).collect(),
+        })
+    }
+
+    fn read(
+        self,
+        scene: &Scene,
+        handles: &Handles,
+    ) -> Result<(Placement, Vec<NodeRecord>, Vec<NodeId>), String> {
+        Ok((
+            place_of(self.at, handles),
+            records_of(&self.records, scene)?,
+            self.ids.into_iter().map(|t| handles.id(t)).collect(),
+        ))
+    }
 }
 
 /// [`Orphans`] as data.
@@ -227,16 +263,12 @@ impl Edit {
                 *before,
                 *after,
             ),
-            Edit::Spawn { at, records, ids } => EditText::Spawn(
-                place_text(at, tokens),
-                records_text(records)?,
-                ids.iter().map(|&id| tokens.token(id)).collect(),
-            ),
-            Edit::Despawn { at, records, ids } => EditText::Despawn(
-                place_text(at, tokens),
-                records_text(records)?,
-                ids.iter().map(|&id| tokens.token(id)).collect(),
-            ),
+            Edit::Spawn { at, records, ids } => {
+                EditText::Spawn(SubtreeText::of(at, records, ids, tokens)?)
+            }
+            Edit::Despawn { at, records, ids } => {
+                EditText::Despawn(SubtreeText::of(at, records, ids, tokens)?)
+            }
             Edit::Component {
                 node,
                 kind,
@@ -276,7 +308,6 @@ impl Edit {
     }
 
     fn from_text(text: EditText, scene: &Scene, handles: &Handles) -> Result<Edit, String> {
-        let ids = |tokens: Vec<u32>| tokens.into_iter().map(|t| handles.id(t)).collect();
         Ok(match text {
             EditText::Transform(node, before, after) => Edit::Transform {
                 node: handles.id(node),
@@ -295,16 +326,14 @@ impl Edit {
                 before,
                 after,
             },
-            EditText::Spawn(at, records, tokens) => Edit::Spawn {
-                at: place_of(at, handles),
-                records: records_of(&records, scene)?,
-                ids: ids(tokens),
-            },
-            EditText::Despawn(at, records, tokens) => Edit::Despawn {
-                at: place_of(at, handles),
-                records: records_of(&records, scene)?,
-                ids: ids(tokens),
-            },
+            EditText::Spawn(subtree) => {
+                let (at, records, ids) = subtree.read(scene, handles)?;
+                Edit::Spawn { at, records, ids }
+            }
+            EditText::Despawn(subtree) => {
+                let (at, records, ids) = subtree.read(scene, handles)?;
+                Edit::Despawn { at, records, ids }
+            }
             EditText::Component(node, name, before, after) => {
                 let kind = kind_named(&name, scene)
                     .ok_or_else(|| format!("this build has no component `{name}`"))?;
