@@ -201,6 +201,17 @@ impl Scene {
         alpha: f32,
         out: &mut [JointMatrix],
     ) {
+        // The step's own pose (a palette packed for the step, every frame
+        // right on one): the worlds straight from the column, no blend.
+        if alpha >= 1.0
+            && let Some(worlds) = self.current_worlds()
+        {
+            for ((m, &d), ibm) in out.iter_mut().zip(places).zip(inverse_bind) {
+                let world = worlds.get(d as usize).unwrap_or(&Affine3x4::IDENTITY);
+                m.rows = world.mul(ibm).to_array();
+            }
+            return;
+        }
         for ((m, &d), ibm) in out.iter_mut().zip(places).zip(inverse_bind) {
             let world = if d == DEAD {
                 Affine3x4::IDENTITY

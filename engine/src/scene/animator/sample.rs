@@ -210,9 +210,10 @@ pub(super) fn write_shared(
         let i = d as usize - columns.base;
         if sample.write(&mut columns.local[i]) && mark_dirty(columns, i) {
             *dirtied_count += 1;
-            let at = slot.get(node as usize);
-            if let Some(&target) = at.and_then(|&at| targets.get(at as usize))
-                && columns.list
+            // (A crowd's bones are counted, not listed: no lookups then.)
+            if columns.list
+                && let Some(&at) = slot.get(node as usize)
+                && let Some(&target) = targets.get(at as usize)
             {
                 dirtied.push(target);
             }

@@ -91,7 +91,7 @@ impl Scene {
         self.set_local_at(node, d, local, flag::DIRTY | flag::TELEPORT)
     }
 
-    fn set_local_at(
+    pub(super) fn set_local_at(
         &mut self,
         node: NodeId,
         d: usize,
@@ -249,6 +249,14 @@ impl Scene {
     pub fn interpolated_world(&self, node: NodeId, alpha: f32) -> Option<Affine3A> {
         self.dense(node)
             .map(|d| self.interpolated_at(d, alpha).to_affine())
+    }
+
+    /// The world column as the current step left it, when every entry is
+    /// current (no snapshot swapped a kept node's world away): a loop over
+    /// many nodes at `alpha` 1 reads it straight, without the per-node check.
+    #[inline]
+    pub(crate) fn current_worlds(&self) -> Option<&[Affine3x4]> {
+        self.stale.is_empty().then_some(&self.hot.world[..])
     }
 
     /// [`Scene::interpolated_world`] by dense index, as stored (rows).

@@ -418,6 +418,9 @@ impl Span<'_> {
         let start = self.start;
         let mut run = Run::default();
         let mut last_parent = NONE;
+        // The world just recomputed, and where: a chain's next bone reads
+        // its parent from the register rather than waiting on the store.
+        let mut just = (usize::MAX, Affine3x4::IDENTITY);
         for i in 0..self.parent.len() {
             let d = start + i as u32;
             let flags = self.flags[i];
@@ -446,6 +449,7 @@ impl Span<'_> {
             }
             let parent_world = match p {
                 None => Affine3x4::IDENTITY,
+                Some(p) if p == just.0 => just.1,
                 // A parent kept this pass and stale since the snapshot has
                 // its current world in the previous column.
                 Some(p) if parent_flags & flag::STALE != 0 => self.prev[p],
@@ -464,6 +468,7 @@ impl Span<'_> {
                 &parent_world,
                 &self.local[i],
             );
+            just = (i, self.world[i]);
             out.roots += usize::from(started);
             run.add(d, &mut out.ranges);
         }
