@@ -3,6 +3,10 @@
 //!
 //! - `propagate_all/N`: every local changed, then one pass.
 //! - `propagate_1pct/N`: 1% of the nodes, chosen at random, changed.
+//! - `propagate_1pct_batched/N`: the same, the changes made in one
+//!   [`Scene::update_locals`] batch.
+//! - `set_1pct/N`, `set_1pct_batched/N`: those writes alone, one call a node
+//!   and one batch (the propagation after each round untimed).
 //! - `propagate_none/N`: nothing changed: the pass must cost next to nothing.
 //! - `propagate_all_1thread/N`: `propagate_all` on one thread (a rayon pool of
 //!   one), the same threads as the naive twin.
@@ -234,6 +238,43 @@ fn bench(c: &mut Criterion) {
                 black_box(scene.propagate())
             })
         });
+        group.bench_with_input(BenchmarkId::new("propagate_1pct_batched", n), &n, |b, _| {
+            b.iter(|| {
+                tick += 1.0;
+                let set = |_, local: &mut Transform| local.translation.x = tick;
+                black_box(scene.update_locals(&some, set).unwrap());
+                black_box(scene.propagate())
+            })
+        });
+        // The writes alone (the propagation after each round untimed): one
+        // call a node, then one batch.
+        for batched in [false, true] {
+            let name = if batched {
+                "set_1pct_batched"
+            } else {
+                "set_1pct"
+            };
+            group.bench_with_input(BenchmarkId::new(name, n), &n, |b, _| {
+                b.iter_custom(|iters| {
+                    let mut spent = std::time::Duration::ZERO;
+                    for _ in 0..iters {
+                        tick += 1.0;
+                        let start = std::time::Instant::now();
+                        if batched {
+                            let set = |_, local: &mut Transform| local.translation.x = tick;
+                            black_box(scene.update_locals(&some, set).unwrap());
+                        } else {
+                            for &node in &some {
+                                nudge(&mut scene, node, tick);
+                            }
+                        }
+                        spent += start.elapsed();
+                        scene.propagate();
+                    }
+                    spent
+                })
+            });
+        }
         group.bench_with_input(BenchmarkId::new("propagate_none", n), &n, |b, _| {
             b.iter(|| black_box(scene.propagate()))
         });

@@ -11,6 +11,7 @@ mod consistency;
 mod holes;
 mod layout;
 mod local_to_world;
+mod many_writes;
 mod propagate;
 mod state;
 mod transforms;
