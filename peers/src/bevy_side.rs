@@ -28,6 +28,8 @@ pub struct BevyWorld<const STATIC: bool> {
     schedule: Schedule,
     ids: Vec<Entity>,
     leaves: Leaves<Entity>,
+    /// The query a batch of writes goes through (`iter_many_mut`).
+    locals: QueryState<&'static mut Transform>,
 }
 
 /// Bevy's setting for the static-scene optimisation.
@@ -74,9 +76,11 @@ impl<const STATIC: bool> Side for BevyWorld<STATIC> {
         );
         schedule.run(&mut world);
         world.clear_trackers();
+        let locals = world.query::<&mut Transform>();
         Self {
             world,
             schedule,
+            locals,
             ids: ids
                 .into_iter()
                 .map(|id| id.expect("every node spawned"))
@@ -88,6 +92,16 @@ impl<const STATIC: bool> Side for BevyWorld<STATIC> {
     fn set(&mut self, i: usize, x: f32) {
         if let Some(mut local) = self.world.get_mut::<Transform>(self.ids[i]) {
             local.translation.x = x;
+        }
+    }
+
+    fn set_many(&mut self, chosen: &[usize], x: f32) {
+        let entities = chosen.iter().map(|&i| self.ids[i]);
+        let mut many = self.locals.iter_many_mut(&mut self.world, entities);
+        while let Some(item) = many.fetch_next() {
+            if let Ok(mut local) = item {
+                local.translation.x = x;
+            }
         }
     }
 

@@ -10,6 +10,8 @@ pub struct KeelWorld {
     scene: Scene,
     ids: Vec<NodeId>,
     leaves: Leaves<NodeId>,
+    /// The handles of a batch (kept: no allocation a round).
+    batch: Vec<NodeId>,
 }
 
 /// The local transform node `i` starts with (the same on both sides).
@@ -46,6 +48,7 @@ impl Side for KeelWorld {
                 .map(|id| id.expect("every node spawned"))
                 .collect(),
             leaves: Leaves::default(),
+            batch: Vec::new(),
         }
     }
 
@@ -53,6 +56,13 @@ impl Side for KeelWorld {
         let _ = self
             .scene
             .update_local(self.ids[i], |local| local.translation.x = x);
+    }
+
+    fn set_many(&mut self, chosen: &[usize], x: f32) {
+        self.batch.clear();
+        self.batch.extend(chosen.iter().map(|&i| self.ids[i]));
+        let set = |_, local: &mut Transform| local.translation.x = x;
+        let _ = self.scene.update_locals(&self.batch, set);
     }
 
     fn propagate(&mut self) {

@@ -18,7 +18,11 @@
 //! Rows ([`rows`], [`animation`]):
 //! - `propagate_all/N`: every local set, then one propagation; both timed.
 //! - `propagate_1pct/N`: 1% of the nodes, chosen at random, set, then one
-//!   propagation; both timed.
+//!   propagation; both timed. One call a node (Keel's `update_local`,
+//!   Bevy's `World::get_mut`).
+//! - `propagate_1pct_batch/N`: the same nodes set in one batch through each
+//!   side's API for writing many entities by id (Keel's `update_locals`,
+//!   Bevy's `QueryState::iter_many_mut`), then one propagation.
 //! - `propagate_none/N`: a propagation with nothing changed (absolute
 //!   times: Keel's is an early return, no ratio is shown).
 //! - `churn_K/100000`: K leaves spawned under random nodes and the K spawned
@@ -166,6 +170,9 @@ pub trait Side {
         Self: Sized;
     /// Sets node `i`'s local translation.
     fn set(&mut self, i: usize, x: f32);
+    /// [`Side::set`] for each of `chosen`, in one batch through the side's
+    /// own API for writing many entities by id.
+    fn set_many(&mut self, chosen: &[usize], x: f32);
     /// One propagation of world transforms.
     fn propagate(&mut self);
     /// Spawns a leaf under node `parent` (an index into the forest) and

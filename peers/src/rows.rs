@@ -57,7 +57,21 @@ fn some_round<'a>(side: &'a mut dyn Side, chosen: &'a [usize]) -> impl FnMut() -
     }
 }
 
-/// `propagate_all/n`, `propagate_1pct/n` and `propagate_none/n`.
+/// A round of `propagate_1pct_batch`: the `chosen` nodes set in one batch
+/// (each side's API for writing many entities by id), one propagation.
+fn batch_round<'a>(side: &'a mut dyn Side, chosen: &'a [usize]) -> impl FnMut() -> Duration + 'a {
+    let mut tick = 0.25_f32;
+    move || {
+        tick += 1.0;
+        timed(|| {
+            side.set_many(chosen, tick);
+            side.propagate();
+        })
+    }
+}
+
+/// `propagate_all/n`, `propagate_1pct/n`, `propagate_1pct_batch/n` and
+/// `propagate_none/n`.
 pub fn propagation(contest: &Contest, n: usize) {
     let parents = random_parents(n, &mut Rng(SEED));
     let order = depth_first(&parents);
@@ -92,6 +106,17 @@ pub fn propagation(contest: &Contest, n: usize) {
             &mut some_round(&mut keel, &chosen),
             &mut some_round(&mut bevy, &chosen),
             &mut some_round(&mut dynamic, &chosen),
+        ],
+    );
+    compare(contest, &name, [&keel, &bevy, &dynamic], n, &[]);
+
+    let name = format!("propagate_1pct_batch/{n}");
+    contest.row(
+        &name,
+        [
+            &mut batch_round(&mut keel, &chosen),
+            &mut batch_round(&mut bevy, &chosen),
+            &mut batch_round(&mut dynamic, &chosen),
         ],
     );
     compare(contest, &name, [&keel, &bevy, &dynamic], n, &[]);
