@@ -13,6 +13,7 @@ mod layout;
 mod local_to_world;
 mod many_writes;
 mod propagate;
+mod sparse;
 mod state;
 mod transforms;
 
@@ -98,6 +99,11 @@ pub struct Scene {
     dirty_unlisted: usize,
     /// Reused buffer of dirty positions for the sorted propagation path.
     roots_scratch: Vec<u32>,
+    /// Reused buffer of the ranges a second core's sparse walk recomputed.
+    ranges_scratch: Vec<(u32, u32)>,
+    /// Where the sparse pass cuts the columns between two cores, for the
+    /// layout stamp and structure version it was found under (`sparse.rs`).
+    sparse_cut: Option<((u64, u64), Option<usize>)>,
     /// Reused outputs of the linear propagation pass's spans (one per span).
     span_scratch: Vec<propagate::SpanOut>,
     /// Dense ranges recomputed by the last propagation.

@@ -386,24 +386,7 @@ impl Hot {
     /// ([`NONE`] as `root`: the whole forest). [`NONE`] when the walk is over.
     #[inline]
     pub fn next_preorder(&self, d: u32, root: u32) -> u32 {
-        let first = self.meta[d as usize].links.first_child;
-        if first != NONE {
-            return first;
-        }
-        let mut d = d;
-        loop {
-            if d == root {
-                return NONE;
-            }
-            let next = self.meta[d as usize].links.next;
-            if next != NONE {
-                return next;
-            }
-            d = self.parent[d as usize];
-            if d == NONE {
-                return NONE;
-            }
-        }
+        next_preorder(&self.meta, &self.parent, d, root)
     }
 
     /// The node after the whole subtree of `d` in the forest's pre-order;
@@ -757,5 +740,29 @@ impl Iterator for PreOrder<'_> {
         let d = self.next;
         self.next = self.scene.hot.next_preorder(d, self.root);
         Some(self.scene.id_at(d as usize))
+    }
+}
+
+/// [`Hot::next_preorder`] over the link and parent columns alone (what a
+/// walk that writes other columns can borrow beside them).
+#[inline]
+pub(super) fn next_preorder(meta: &[Meta], parent: &[u32], d: u32, root: u32) -> u32 {
+    let first = meta[d as usize].links.first_child;
+    if first != NONE {
+        return first;
+    }
+    let mut d = d;
+    loop {
+        if d == root {
+            return NONE;
+        }
+        let next = meta[d as usize].links.next;
+        if next != NONE {
+            return next;
+        }
+        d = parent[d as usize];
+        if d == NONE {
+            return NONE;
+        }
     }
 }

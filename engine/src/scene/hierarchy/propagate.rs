@@ -1,11 +1,11 @@
 //! The dirty-flag pass: [`Scene::propagate`] recomputes the world transforms
 //! of flagged nodes and their descendants (see `transform.rs` for the flags).
-//! Few dirty nodes: each flagged subtree is walked through the child links.
+//! Few dirty nodes: each flagged subtree is walked through the child links
+//! (`sparse.rs`).
 //! Many: one linear pass over the columns (parents come before children).
 //!
 //! Pattern: dirty flag, data locality.
 
-use crate::prefetch::prefetch;
 use crate::transform::Affine3x4;
 
 use super::layout::FAR;
@@ -156,121 +156,15 @@ impl Scene {
         }
         roots
     }
-
-    /// The dirty nodes by position; each one still dirty starts a pre-order walk.
-    fn propagate_sparse(&mut self) -> PropagationStats {
-        let mut roots = std::mem::take(&mut self.roots_scratch);
-        roots.clear();
-        for node in self.dirty.drain(..) {
-            let slot = self.slots[node.index() as usize];
-            if slot.generation == node.generation_nz() && slot.dense != NONE {
-                roots.push(slot.dense);
-            }
-        }
-        roots.sort_unstable();
-        let mut stats = PropagationStats::default();
-        let mut run = Run::default();
-        let far = self.hot.len() >= PREFETCH_NODES;
-        for (k, &root) in roots.iter().enumerate() {
-            if far {
-                self.prefetch_root(
-                    roots.get(k + PREFETCH_AHEAD),
-                    roots.get(k + 2 * PREFETCH_AHEAD),
-                );
-            }
-            if self.hot.flags[root as usize] & flag::DIRTY == 0 {
-                // Inside a subtree recomputed already in this pass.
-                continue;
-            }
-            stats.roots += 1;
-            stats.recomputed += self.recompute_subtree(root, &mut run);
-        }
-        run.finish(&mut self.last_changed);
-        self.roots_scratch = roots;
-        stats
-    }
-
-    /// Starts loading what [`Scene::recompute_subtree`] first reads and
-    /// writes at the root `soon` (its entries and its parent's world), and
-    /// the parent position of the root `later`, so that a root's cache
-    /// misses overlap the work on the roots before it: the sorted roots are
-    /// scattered over the columns, one miss a column each without this.
-    #[inline]
-    fn prefetch_root(&self, soon: Option<&u32>, later: Option<&u32>) {
-        let hot = &self.hot;
-        if let Some(&later) = later {
-            prefetch(&hot.parent, later as usize);
-        }
-        let Some(&soon) = soon else {
-            return;
-        };
-        let d = soon as usize;
-        prefetch(&hot.flags, d);
-        prefetch(&hot.local, d);
-        prefetch(&hot.world, d);
-        prefetch(&hot.moved, d);
-        prefetch(&hot.meta, d);
-        if let Some(&p) = hot.parent.get(d)
-            && p != NONE
-        {
-            prefetch(&hot.world, p as usize);
-            prefetch(&hot.flags, p as usize);
-        }
-    }
-
-    /// The kernel of the sparse pass: recomputes the subtree of `root` in
-    /// pre-order. A teleported node snaps its whole subtree: nothing below it
-    /// may slide either (SNAP, read from the parent, carries that down).
-    fn recompute_subtree(&mut self, root: u32, run: &mut Run) -> usize {
-        let hot = &mut self.hot;
-        let mut count = 0;
-        let mut d = root;
-        while d != NONE {
-            let i = d as usize;
-            let parent = hot.parent[i];
-            let (parent_world, parent_snap) = if parent == NONE {
-                (Affine3x4::IDENTITY, false)
-            } else {
-                let p = parent as usize;
-                let snap = d != root && hot.flags[p] & flag::SNAP != 0;
-                (*hot.current_world(p), snap)
-            };
-            let world = parent_world.mul(&Affine3x4::from_transform(&hot.local[i]));
-            hot.world[i] = world;
-            hot.moved[i] = self.epoch;
-            let flags = hot.flags[i];
-            let snap = parent_snap || flags & flag::TELEPORT != 0;
-            if snap {
-                hot.prev_world[i] = world;
-            }
-            hot.flags[i] = (flags & !(flag::DIRTY | flag::TELEPORT | flag::SNAP | flag::STALE))
-                | if snap { flag::SNAP } else { 0 };
-            run.add(d, &mut self.last_changed);
-            count += 1;
-            d = hot.next_preorder(d, root);
-        }
-        count
-    }
 }
 
-/// How many roots ahead the sparse pass starts loading a root's entries
-/// (twice as far, its parent's position): enough misses in flight to hide
-/// a memory access behind the roots between.
-const PREFETCH_AHEAD: usize = 8;
-
-/// Scenes of at least this many positions prefetch the sparse pass's roots
-/// (their columns, some 150 bytes a node, outgrow the caches). In smaller
-/// ones the entries are mostly cached and the hints only cost (measured:
-/// `transform/propagate_1pct` 3.9 to 3.2 ms at a million nodes, 300 to
-/// 340 µs at 100,000).
-const PREFETCH_NODES: usize = 1 << 18;
-
-/// Positions per span below which the linear pass stays on one core.
-const PARALLEL_SPAN: usize = 32 * 1024;
+/// Positions per span below which the linear pass stays on one core (and
+/// below twice which the sparse pass does).
+pub(super) const PARALLEL_SPAN: usize = 32 * 1024;
 /// At most this many spans (a power of two).
 const MAX_SPANS: usize = 16;
 /// How far past an even split a span's start looks for a root.
-const ROOT_SEARCH: usize = 4096;
+pub(super) const ROOT_SEARCH: usize = 4096;
 
 /// The linear pass's rule for one node: it is recomputed when dirty or when
 /// its parent moved in this pass; otherwise it is kept (true), and last
@@ -478,14 +372,14 @@ impl Span<'_> {
 
 /// Consecutive recomputed positions, gathered into ranges as they come.
 #[derive(Default)]
-struct Run {
+pub(super) struct Run {
     start: u32,
     end: u32,
 }
 
 impl Run {
     #[inline]
-    fn add(&mut self, d: u32, out: &mut Vec<(u32, u32)>) {
+    pub(super) fn add(&mut self, d: u32, out: &mut Vec<(u32, u32)>) {
         if d != self.end || self.start == self.end {
             self.finish(out);
             self.start = d;
@@ -493,7 +387,7 @@ impl Run {
         self.end = d + 1;
     }
 
-    fn finish(&mut self, out: &mut Vec<(u32, u32)>) {
+    pub(super) fn finish(&mut self, out: &mut Vec<(u32, u32)>) {
         if self.start != self.end {
             out.push((self.start, self.end));
         }
