@@ -45,26 +45,24 @@ fn all_round(side: &mut dyn Side, n: usize) -> impl FnMut() -> Duration + '_ {
     }
 }
 
-/// A round of `propagate_1pct`: the `chosen` nodes set, one propagation.
-fn some_round<'a>(side: &'a mut dyn Side, chosen: &'a [usize]) -> impl FnMut() -> Duration + 'a {
-    let mut tick = 0.5_f32;
+/// A round of `propagate_1pct` (or, `batch`, of `propagate_1pct_batch`):
+/// the `chosen` nodes set one call a node (or in one batch, each side's API
+/// for writing many entities by id), one propagation.
+fn some_round<'a>(
+    side: &'a mut dyn Side,
+    chosen: &'a [usize],
+    batch: bool,
+) -> impl FnMut() -> Duration + 'a {
+    // Each row's values differ from the row's before: every write changes.
+    let mut tick = if batch { 0.25_f32 } else { 0.5 };
     move || {
         tick += 1.0;
         timed(|| {
-            chosen.iter().for_each(|&i| side.set(i, tick));
-            side.propagate();
-        })
-    }
-}
-
-/// A round of `propagate_1pct_batch`: the `chosen` nodes set in one batch
-/// (each side's API for writing many entities by id), one propagation.
-fn batch_round<'a>(side: &'a mut dyn Side, chosen: &'a [usize]) -> impl FnMut() -> Duration + 'a {
-    let mut tick = 0.25_f32;
-    move || {
-        tick += 1.0;
-        timed(|| {
-            side.set_many(chosen, tick);
+            if batch {
+                side.set_many(chosen, tick);
+            } else {
+                chosen.iter().for_each(|&i| side.set(i, tick));
+            }
             side.propagate();
         })
     }
@@ -99,27 +97,18 @@ pub fn propagation(contest: &Contest, n: usize) {
 
     let mut pick = Rng(7);
     let chosen: Vec<usize> = (0..n / 100).map(|_| pick.below(n)).collect();
-    let name = format!("propagate_1pct/{n}");
-    contest.row(
-        &name,
-        [
-            &mut some_round(&mut keel, &chosen),
-            &mut some_round(&mut bevy, &chosen),
-            &mut some_round(&mut dynamic, &chosen),
-        ],
-    );
-    compare(contest, &name, [&keel, &bevy, &dynamic], n, &[]);
-
-    let name = format!("propagate_1pct_batch/{n}");
-    contest.row(
-        &name,
-        [
-            &mut batch_round(&mut keel, &chosen),
-            &mut batch_round(&mut bevy, &chosen),
-            &mut batch_round(&mut dynamic, &chosen),
-        ],
-    );
-    compare(contest, &name, [&keel, &bevy, &dynamic], n, &[]);
+    for (name, batch) in [("propagate_1pct", false), ("propagate_1pct_batch", true)] {
+        let name = format!("{name}/{n}");
+        contest.row(
+            &name,
+            [
+                &mut some_round(&mut keel, &chosen, batch),
+                &mut some_round(&mut bevy, &chosen, batch),
+                &mut some_round(&mut dynamic, &chosen, batch),
+            ],
+        );
+        compare(contest, &name, [&keel, &bevy, &dynamic], n, &[]);
+    }
 
     let name = format!("propagate_none/{n}");
     contest.row(

@@ -410,23 +410,16 @@ fn in_prefab_mode_the_handover_waits_and_changes_nothing() {
     let app = h.state_mut();
     app.open_prefab(&dir.path().join("prefabs/boat.ron"));
     assert!(app.parked_scene().is_some(), "{}", app.status().text());
-    let prefab = app
-        .doc()
-        .scene()
-        .to_file_in(None)
-        .to_text(Path::new("p"))
-        .unwrap();
+    let text = |app: &EditorApp| {
+        let file = app.doc().scene().to_file_in(None);
+        file.to_text(Path::new("p")).unwrap()
+    };
+    let prefab = text(app);
     match app.handover() {
         Err(keel_editor::HandoverError::NotNow(why)) => assert!(why.contains("prefab"), "{why}"),
         other => panic!("handed over under a prefab: {:?}", other.map(|_| ())),
     }
-    let after = app
-        .doc()
-        .scene()
-        .to_file_in(None)
-        .to_text(Path::new("p"))
-        .unwrap();
-    assert_eq!(after, prefab, "nothing changed");
+    assert_eq!(text(app), prefab, "nothing changed");
     assert!(app.back_from_prefab());
     let parked = app.parked_scene().is_none();
     assert!(parked);
