@@ -18,6 +18,14 @@
 //!   the vertex shader reads): [`FLOOR_BYTES_PER_BONE`], 224 bytes today
 //!   (a `Transform` is 40: glam's scalar math aligns its quaternion to 4).
 //!   Hosts differ 2-3x in memory speed; this says how close `crowd` is to it.
+//! - `arithmetic/4000`: only the arithmetic a step must do per bone, on all
+//!   cores in rig order as the crowd runs: the clip's two keys blended
+//!   (rotations two at a time, as the crowd's sampler does), the local
+//!   composed and multiplied by its parent's world, the world by the
+//!   inverse bind; each rig's keys, worlds and joints in a thread's own
+//!   buffers (in L1), no bookkeeping and no stream of columns. Checked
+//!   before timing to give the crowd's joint matrices. With `floor`, it
+//!   says what the crowd costs beyond the two things it cannot skip.
 //! - `crowd_naive/4000`: the naive twin, on all cores like the crowd (rigs
 //!   split across rayon's pool): per rig, each bone's channel looked up in a
 //!   table built once at load, keys found by binary search, world matrices
@@ -35,7 +43,7 @@ use base64::Engine as _;
 use criterion::{Criterion, criterion_group, criterion_main};
 use glam::{Mat4, Quat, Vec3};
 use keel_engine::Systems;
-use keel_engine::assets::{Clip, Sample};
+use keel_engine::assets::{Clip, Sample, slerp_pair};
 use keel_engine::scene::{JointMatrix, JointPalette};
 use keel_engine::{Affine3x4, Animator, Scene, Transform};
 use rayon::prelude::*;
@@ -260,6 +268,118 @@ fn naive_pose(
     }
 }
 
+/// The rig as the arithmetic row reads it: each bone's rotation keys
+/// (bone after bone), the key times, the rest locals, parents and inverse
+/// binds.
+struct ArithmeticRig {
+    keys: Vec<Quat>,
+    times: Vec<f32>,
+    rest: Vec<Transform>,
+    parent: Vec<Option<usize>>,
+    inverse_bind: Vec<Affine3x4>,
+}
+
+impl ArithmeticRig {
+    /// From the naive twin's rig: every bone has a rotation channel, its
+    /// keys on the clip's one run of times.
+    fn new(rig: &NaiveRig) -> Self {
+        let clip = &rig.clip;
+        let mut keys = Vec::new();
+        // The skin's joints are the model's first nodes (the body follows).
+        for channel in &rig.channel_of[..BONES] {
+            let channel = &clip.channels[channel.expect("every bone is animated")];
+            let values = &clip.values[channel.values.start as usize..channel.values.end as usize];
+            keys.extend(values.chunks_exact(4).map(Quat::from_slice));
+        }
+        let keys_of = &clip.channels[0].keys;
+        let parent = (0..BONES)
+            .map(|b| (0..BONES).find(|&p| rig.children[p].contains(&b)))
+            .collect();
+        ArithmeticRig {
+            keys,
+            times: clip.times[keys_of.start as usize..keys_of.end as usize].to_vec(),
+            rest: rig.rest[..BONES].to_vec(),
+            parent,
+            inverse_bind: (rig.inverse_bind.iter())
+                .map(|m| Affine3x4::from_affine(&glam::Affine3A::from_mat4(*m)))
+                .collect(),
+        }
+    }
+
+    /// Poses one rig standing at `place` at clip time `t` into `joints`,
+    /// its worlds in `worlds` (a bone's parent comes before it).
+    fn pose(
+        &self,
+        place: &Affine3x4,
+        t: f32,
+        worlds: &mut [Affine3x4],
+        joints: &mut [JointMatrix],
+    ) {
+        let n = self.times.len();
+        let k = self.times.partition_point(|&key| key <= t).clamp(1, n - 1) - 1;
+        let u = ((t - self.times[k]) / (self.times[k + 1] - self.times[k])).clamp(0.0, 1.0);
+        let key = |bone: usize, k: usize| self.keys[bone * n + k];
+        let bones = self.rest.len();
+        for pair in (0..bones).step_by(2) {
+            let other = (pair + 1).min(bones - 1);
+            let turns = slerp_pair(
+                [key(pair, k), key(other, k)],
+                [key(pair, k + 1), key(other, k + 1)],
+                u,
+            );
+            for (bone, rotation) in [pair, other].into_iter().zip(turns) {
+                let local = Affine3x4::from_transform(&self.rest[bone].with_rotation(rotation));
+                let parent = self.parent[bone].map_or(place, |p| &worlds[p]);
+                let world = parent.mul(&local);
+                worlds[bone] = world;
+                joints[bone] = JointMatrix::from_rows(&world.mul(&self.inverse_bind[bone]));
+            }
+        }
+    }
+}
+
+/// Where rig `r` stands, as a matrix, and its clip time at play time
+/// `time` (its phase `r x 0.013`, as the crowd's animators).
+fn rig_at(r: usize, time: f32, duration: f32) -> (Affine3x4, f32) {
+    let at = Affine3x4::from_transform(&Transform::from_translation(place(r)));
+    (at, (time + r as f32 * 0.013) % duration)
+}
+
+/// One step of the arithmetic row at play time `time`: rigs split across
+/// rayon's pool, each thread posing rig after rig into its own buffers.
+fn arithmetic_step(rig: &ArithmeticRig, time: f32, duration: f32) {
+    (0..RIGS).into_par_iter().for_each_init(
+        || {
+            let bones = rig.rest.len();
+            (
+                vec![Affine3x4::IDENTITY; bones],
+                vec![JointMatrix::default(); bones],
+            )
+        },
+        |(worlds, joints), r| {
+            let (at, t) = rig_at(r, time, duration);
+            rig.pose(&at, t, worlds, joints);
+            black_box(joints);
+        },
+    );
+}
+
+/// Fails unless the arithmetic row's joint matrices at play time `time` are
+/// the crowd's `palette` ([`twin::assert_close`]).
+fn assert_arithmetic_same(rig: &ArithmeticRig, palette: &JointPalette, time: f32, duration: f32) {
+    let bones = rig.rest.len();
+    let mut worlds = vec![Affine3x4::IDENTITY; bones];
+    let mut joints = vec![JointMatrix::default(); bones];
+    for (r, packed) in palette.matrices.chunks(BONES).enumerate() {
+        let (at, t) = rig_at(r, time, duration);
+        rig.pose(&at, t, &mut worlds, &mut joints);
+        for (j, (p, a)) in packed.iter().zip(&joints).enumerate() {
+            let what = format!("rig {r} joint {j}");
+            twin::assert_close(p.rows.as_flattened(), a.rows.as_flattened(), &what);
+        }
+    }
+}
+
 /// The naive twin's rig, read from the model at `path`.
 fn naive_rig(path: &Path) -> NaiveRig {
     let model = keel_engine::Assets::new()
@@ -334,6 +454,9 @@ fn bench(c: &mut Criterion) {
     // One step played: the twin posed at 1/60 s must give the same joints.
     let rig = naive_rig(&path);
     assert_same(&rig, &palette, 1.0 / 60.0);
+    let arithmetic = ArithmeticRig::new(&rig);
+    let duration = rig.clip.duration;
+    assert_arithmetic_same(&arithmetic, &palette, 1.0 / 60.0, duration);
     group.bench_function("crowd/4000", |b| {
         b.iter(|| step(&mut systems, &mut scene, &mut palette))
     });
@@ -368,6 +491,13 @@ fn bench(c: &mut Criterion) {
         })
     });
     drop((locals, worlds, joints));
+    let mut time = 0.0f32;
+    group.bench_function("arithmetic/4000", |b| {
+        b.iter(|| {
+            time += 1.0 / 60.0;
+            arithmetic_step(&arithmetic, time, duration);
+        })
+    });
     let mut time = 0.0f32;
     let mut joints = vec![Mat4::IDENTITY; RIGS * rig_bones];
     group.bench_function("crowd_naive/4000", |b| {
