@@ -338,11 +338,16 @@ impl ArithmeticRig {
     }
 }
 
-/// Where rig `r` stands, as a matrix, and its clip time at play time
-/// `time` (its phase `r x 0.013`, as the crowd's animators).
+/// Rig `r`'s clip time at play time `time` (its phase `r x 0.013`, as the
+/// crowd's animators), for the twin and the arithmetic row.
+fn rig_time(r: usize, time: f32, duration: f32) -> f32 {
+    (time + r as f32 * 0.013) % duration
+}
+
+/// Where rig `r` stands, as a matrix, and its clip time at play time `time`.
 fn rig_at(r: usize, time: f32, duration: f32) -> (Affine3x4, f32) {
     let at = Affine3x4::from_transform(&Transform::from_translation(place(r)));
-    (at, (time + r as f32 * 0.013) % duration)
+    (at, rig_time(r, time, duration))
 }
 
 /// One step of the arithmetic row at play time `time`: rigs split across
@@ -416,7 +421,7 @@ fn naive_step(rig: &NaiveRig, time: f32, joints: &mut [Mat4]) {
             worlds: vec![Mat4::IDENTITY; rig_bones],
         },
         |scratch, (i, joints)| {
-            let t = (time + i as f32 * 0.013) % rig.clip.duration;
+            let t = rig_time(i, time, rig.clip.duration);
             naive_pose(rig, Mat4::from_translation(place(i)), t, scratch, joints);
         },
     );

@@ -208,7 +208,7 @@ impl Scene {
         {
             for ((m, &d), ibm) in out.iter_mut().zip(places).zip(inverse_bind) {
                 let world = worlds.get(d as usize).unwrap_or(&Affine3x4::IDENTITY);
-                m.rows = world.mul(ibm).to_array();
+                *m = JointMatrix::from_rows(&world.mul(ibm));
             }
             return;
         }

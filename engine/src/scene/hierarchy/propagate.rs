@@ -8,7 +8,7 @@
 
 use crate::transform::Affine3x4;
 
-use super::layout::FAR;
+use super::layout::{FAR, Hot, Meta};
 use super::local_to_world::PropagationStats;
 use super::{NONE, flag};
 use crate::scene::Scene;
@@ -82,16 +82,13 @@ impl Scene {
         for out in &mut outs {
             out.clear();
         }
-        let hot = &mut self.hot;
+        let (out, parent, local, _) = Written::of(&mut self.hot);
         let span = Span {
             start: 0,
             epoch: self.epoch,
-            parent: &hot.parent,
-            local: &hot.local,
-            world: &mut hot.world,
-            prev: &mut hot.prev_world,
-            moved: &mut hot.moved,
-            flags: &mut hot.flags,
+            parent,
+            local,
+            out,
         };
         span.run_split(&mut outs[..spans]);
         let mut stats = PropagationStats::default();
@@ -250,10 +247,52 @@ struct Span<'a> {
     epoch: u32,
     parent: &'a [u32],
     local: &'a [super::Transform],
-    world: &'a mut [Affine3x4],
-    prev: &'a mut [Affine3x4],
-    moved: &'a mut [u32],
-    flags: &'a mut [u8],
+    out: Written<'a>,
+}
+
+/// The columns a propagation pass writes, from some position on (a span's
+/// part, a sparse walk's side).
+pub(super) struct Written<'a> {
+    pub world: &'a mut [Affine3x4],
+    pub prev: &'a mut [Affine3x4],
+    pub moved: &'a mut [u32],
+    pub flags: &'a mut [u8],
+}
+
+impl<'a> Written<'a> {
+    /// The columns `hot` propagation writes, whole, and beside them the ones
+    /// it only reads: parents, locals, links.
+    pub(super) fn of(hot: &'a mut Hot) -> (Self, &'a [u32], &'a [super::Transform], &'a [Meta]) {
+        let written = Written {
+            world: &mut hot.world,
+            prev: &mut hot.prev_world,
+            moved: &mut hot.moved,
+            flags: &mut hot.flags,
+        };
+        (written, &hot.parent, &hot.local, &hot.meta)
+    }
+
+    /// The part before index `i`, and the part from it on.
+    pub(super) fn split_at(self, i: usize) -> (Self, Self) {
+        let (world_l, world_r) = self.world.split_at_mut(i);
+        let (prev_l, prev_r) = self.prev.split_at_mut(i);
+        let (moved_l, moved_r) = self.moved.split_at_mut(i);
+        let (flags_l, flags_r) = self.flags.split_at_mut(i);
+        (
+            Written {
+                world: world_l,
+                prev: prev_l,
+                moved: moved_l,
+                flags: flags_l,
+            },
+            Written {
+                world: world_r,
+                prev: prev_r,
+                moved: moved_r,
+                flags: flags_r,
+            },
+        )
+    }
 }
 
 impl Span<'_> {
@@ -278,30 +317,21 @@ impl Span<'_> {
     fn split_at(self, at: usize) -> (Self, Self) {
         let (parent_l, parent_r) = self.parent.split_at(at);
         let (local_l, local_r) = self.local.split_at(at);
-        let (world_l, world_r) = self.world.split_at_mut(at);
-        let (prev_l, prev_r) = self.prev.split_at_mut(at);
-        let (moved_l, moved_r) = self.moved.split_at_mut(at);
-        let (flags_l, flags_r) = self.flags.split_at_mut(at);
+        let (out_l, out_r) = self.out.split_at(at);
         (
             Span {
                 start: self.start,
                 epoch: self.epoch,
                 parent: parent_l,
                 local: local_l,
-                world: world_l,
-                prev: prev_l,
-                moved: moved_l,
-                flags: flags_l,
+                out: out_l,
             },
             Span {
                 start: self.start + at as u32,
                 epoch: self.epoch,
                 parent: parent_r,
                 local: local_r,
-                world: world_r,
-                prev: prev_r,
-                moved: moved_r,
-                flags: flags_r,
+                out: out_r,
             },
         )
     }
@@ -317,7 +347,7 @@ impl Span<'_> {
         let mut just = (usize::MAX, Affine3x4::IDENTITY);
         for i in 0..self.parent.len() {
             let d = start + i as u32;
-            let flags = self.flags[i];
+            let flags = self.out.flags[i];
             let parent = self.parent[i];
             if parent != last_parent {
                 out.far += usize::from(parent != NONE && d - parent > FAR);
@@ -327,18 +357,18 @@ impl Span<'_> {
                 (None, 0)
             } else if parent < start {
                 out.deferred.push(d);
-                self.flags[i] = flags | flag::DEFER;
+                self.out.flags[i] = flags | flag::DEFER;
                 continue;
             } else {
                 let p = (parent - start) as usize;
-                let parent_flags = self.flags[p];
+                let parent_flags = self.out.flags[p];
                 if parent_flags & flag::DEFER != 0 {
-                    self.flags[i] = flags | flag::DEFER;
+                    self.out.flags[i] = flags | flag::DEFER;
                     continue;
                 }
                 (Some(p), parent_flags)
             };
-            if keep(&mut self.flags[i], parent_flags) {
+            if keep(&mut self.out.flags[i], parent_flags) {
                 continue;
             }
             let parent_world = match p {
@@ -346,14 +376,14 @@ impl Span<'_> {
                 Some(p) if p == just.0 => just.1,
                 // A parent kept this pass and stale since the snapshot has
                 // its current world in the previous column.
-                Some(p) if parent_flags & flag::STALE != 0 => self.prev[p],
-                Some(p) => self.world[p],
+                Some(p) if parent_flags & flag::STALE != 0 => self.out.prev[p],
+                Some(p) => self.out.world[p],
             };
             let node = HotEntry {
-                flags: &mut self.flags[i],
-                world: &mut self.world[i],
-                prev: &mut self.prev[i],
-                moved: &mut self.moved[i],
+                flags: &mut self.out.flags[i],
+                world: &mut self.out.world[i],
+                prev: &mut self.out.prev[i],
+                moved: &mut self.out.moved[i],
             };
             let started = recompute(
                 node,
@@ -362,7 +392,7 @@ impl Span<'_> {
                 &parent_world,
                 &self.local[i],
             );
-            just = (i, self.world[i]);
+            just = (i, self.out.world[i]);
             out.roots += usize::from(started);
             run.add(d, &mut out.ranges);
         }

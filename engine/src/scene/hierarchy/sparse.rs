@@ -14,7 +14,7 @@
 
 use super::layout::{Meta, next_preorder};
 use super::local_to_world::PropagationStats;
-use super::propagate::{PARALLEL_SPAN, ROOT_SEARCH, Run};
+use super::propagate::{PARALLEL_SPAN, ROOT_SEARCH, Run, Written};
 use super::{NONE, flag};
 use crate::prefetch::prefetch;
 use crate::scene::Scene;
@@ -45,36 +45,23 @@ struct Walk<'a> {
     local: &'a [Transform],
     parent: &'a [u32],
     meta: &'a [Meta],
-    world: &'a mut [Affine3x4],
-    prev: &'a mut [Affine3x4],
-    moved: &'a mut [u32],
-    flags: &'a mut [u8],
+    out: Written<'a>,
 }
 
 impl<'a> Walk<'a> {
     /// Its part from position `at` on, and the rest before.
     fn split(self, at: usize) -> (Self, Self) {
-        let i = at - self.base;
-        let (world_l, world_r) = self.world.split_at_mut(i);
-        let (prev_l, prev_r) = self.prev.split_at_mut(i);
-        let (moved_l, moved_r) = self.moved.split_at_mut(i);
-        let (flags_l, flags_r) = self.flags.split_at_mut(i);
-        let part = |base, world, prev, moved, flags| Walk {
+        let (out_l, out_r) = self.out.split_at(at - self.base);
+        let part = |base, out| Walk {
             base,
             epoch: self.epoch,
             far: self.far,
             local: self.local,
             parent: self.parent,
             meta: self.meta,
-            world,
-            prev,
-            moved,
-            flags,
+            out,
         };
-        (
-            part(self.base, world_l, prev_l, moved_l, flags_l),
-            part(at, world_r, prev_r, moved_r, flags_r),
-        )
+        (part(self.base, out_l), part(at, out_r))
     }
 
     /// Walks the subtree of each root still dirty, in order, appending the
@@ -89,7 +76,7 @@ impl<'a> Walk<'a> {
                     roots.get(k + 2 * PREFETCH_AHEAD),
                 );
             }
-            if self.flags[root as usize - self.base] & flag::DIRTY == 0 {
+            if self.out.flags[root as usize - self.base] & flag::DIRTY == 0 {
                 // Inside a subtree recomputed already in this pass.
                 continue;
             }
@@ -114,16 +101,16 @@ impl<'a> Walk<'a> {
             return;
         };
         let (d, i) = (soon as usize, soon as usize - self.base);
-        prefetch(self.flags, i);
+        prefetch(self.out.flags, i);
         prefetch(self.local, d);
-        prefetch(self.world, i);
-        prefetch(self.moved, i);
+        prefetch(self.out.world, i);
+        prefetch(self.out.moved, i);
         prefetch(self.meta, d);
         if let Some(&p) = self.parent.get(d)
             && p != NONE
         {
-            prefetch(self.world, p as usize - self.base);
-            prefetch(self.flags, p as usize - self.base);
+            prefetch(self.out.world, p as usize - self.base);
+            prefetch(self.out.flags, p as usize - self.base);
         }
     }
 
@@ -146,26 +133,27 @@ impl<'a> Walk<'a> {
                 (Affine3x4::IDENTITY, false)
             } else {
                 let p = parent as usize - base;
-                let parent_flags = self.flags[p];
+                let parent_flags = self.out.flags[p];
                 let snap = d != root && parent_flags & flag::SNAP != 0;
                 // A parent kept since the snapshot swapped the columns has
                 // its current world in the previous one.
                 let world = if parent_flags & flag::STALE != 0 {
-                    self.prev[p]
+                    self.out.prev[p]
                 } else {
-                    self.world[p]
+                    self.out.world[p]
                 };
                 (world, snap)
             };
             let world = parent_world.mul(&Affine3x4::from_transform(&self.local[d as usize]));
-            self.world[i] = world;
-            self.moved[i] = self.epoch;
-            let flags = self.flags[i];
+            self.out.world[i] = world;
+            self.out.moved[i] = self.epoch;
+            let flags = self.out.flags[i];
             let snap = parent_snap || flags & flag::TELEPORT != 0;
             if snap {
-                self.prev[i] = world;
+                self.out.prev[i] = world;
             }
-            self.flags[i] = (flags & !(flag::DIRTY | flag::TELEPORT | flag::SNAP | flag::STALE))
+            self.out.flags[i] = (flags
+                & !(flag::DIRTY | flag::TELEPORT | flag::SNAP | flag::STALE))
                 | if snap { flag::SNAP } else { 0 };
             run.add(d, ranges);
             count += 1;
@@ -192,18 +180,15 @@ impl Scene {
             && self.hot.len() >= 2 * PARALLEL_SPAN
             && rayon::current_num_threads() > 1;
         let cut = if two_cores { self.sparse_cut() } else { None };
-        let hot = &mut self.hot;
+        let (out, parent, local, meta) = Written::of(&mut self.hot);
         let mut walk = Walk {
             base: 0,
             epoch: self.epoch,
-            far: hot.local.len() >= PREFETCH_NODES,
-            local: &hot.local,
-            parent: &hot.parent,
-            meta: &hot.meta,
-            world: &mut hot.world,
-            prev: &mut hot.prev_world,
-            moved: &mut hot.moved,
-            flags: &mut hot.flags,
+            far: local.len() >= PREFETCH_NODES,
+            local,
+            parent,
+            meta,
+            out,
         };
         let stats = match cut {
             Some(at) => {
