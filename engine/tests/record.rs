@@ -435,3 +435,55 @@ fn the_state_a_keyframe_holds_grows_with_the_scene() {
     );
     assert!(per_node < 4 * transforms, "{per_node} bytes a node");
 }
+
+/// A resource holding unordered collections, as a game writes one.
+#[derive(Clone, Debug, Default)]
+struct Ledger {
+    plots: std::collections::HashMap<String, u32>,
+    seen: std::collections::HashSet<u64>,
+}
+
+/// A world whose system fills a [`Ledger`] (each world's maps get their own
+/// random order).
+fn ledger_world(bonus: u32) -> World {
+    let mut world = World::new(Scene::new());
+    world.insert_resource(Ledger::default());
+    world
+        .systems_mut()
+        .add("tend", move |scene, _, step| {
+            let ledger = scene.resource_mut::<Ledger>().expect("inserted");
+            *ledger
+                .plots
+                .entry(format!("plot {}", step.index % 40))
+                .or_default() += 1 + bonus;
+            ledger.seen.insert(step.index * 7919 % 101);
+        })
+        .expect("a new name");
+    world
+}
+
+#[test]
+fn two_runs_with_hash_maps_in_a_resource_hash_the_same() {
+    let (mut a, mut b) = (ledger_world(0), ledger_world(0));
+    let mut other = ledger_world(1);
+    for step in 0..200 {
+        a.step();
+        b.step();
+        other.step();
+        let (ha, hb) = (a.state_hash(), b.state_hash());
+        assert_eq!(ha, hb, "step {step}: {:?} differ", ha.differing(&hb));
+        if step > 0 {
+            assert_eq!(
+                ha.differing(&other.state_hash()),
+                ["resources"],
+                "step {step}: other values differ in the resources' part alone"
+            );
+        }
+    }
+    let orders = |w: &World| format!("{:?}", w.scene().resource::<Ledger>().unwrap());
+    assert_ne!(
+        orders(&a),
+        orders(&b),
+        "the two maps' orders differ (else this shows nothing)"
+    );
+}

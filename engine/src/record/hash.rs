@@ -3,8 +3,7 @@
 
 use std::fmt::Write;
 
-use xxhash_rust::xxh3::Xxh3;
-
+use super::canonical::CanonicalHasher;
 use crate::particles::ParticleSystem;
 use crate::scene::Scene;
 
@@ -13,8 +12,12 @@ use crate::scene::Scene;
 pub struct StateHash {
     /// Hot columns, links, slots, names and the layout's bookkeeping.
     pub nodes: u64,
-    /// Every component column (emitter states included) and the resources.
+    /// Every component column (emitter states included).
     pub components: u64,
+    /// The resources (score, events, timers, a game's own); `0` in
+    /// recordings made before resources had a part of their own.
+    #[serde(default)]
+    pub resources: u64,
     /// The particle pool's columns and counters.
     pub particles: u64,
     /// The step counter.
@@ -27,6 +30,7 @@ impl StateHash {
         xxhash_rust::xxh3::xxh3_64(bytemuck::bytes_of(&[
             self.nodes,
             self.components,
+            self.resources,
             self.particles,
             self.step,
         ]))
@@ -38,6 +42,7 @@ impl StateHash {
         for (name, a, b) in [
             ("nodes", self.nodes, other.nodes),
             ("components", self.components, other.components),
+            ("resources", self.resources, other.resources),
             ("particles", self.particles, other.particles),
             ("step", self.step, other.step),
         ] {
@@ -49,18 +54,8 @@ impl StateHash {
     }
 }
 
-/// Feeds formatted text to the hasher without building a string.
-struct HashWriter(Xxh3);
-
-impl Write for HashWriter {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        self.0.update(s.as_bytes());
-        Ok(())
-    }
-}
-
 /// Owners and values of a component column, in storage order.
-fn hash_column<T: std::fmt::Debug>(w: &mut HashWriter, column: &crate::scene::Column<T>) {
+fn hash_column<T: std::fmt::Debug>(w: &mut CanonicalHasher, column: &crate::scene::Column<T>) {
     for (node, value) in column.iter() {
         let _ = write!(w, "{node:?}{value:?}");
     }
@@ -70,7 +65,7 @@ fn hash_column<T: std::fmt::Debug>(w: &mut HashWriter, column: &crate::scene::Co
 /// prefabs): their absolute paths say where the project lies (another folder,
 /// a web page's relative ones), which is not state; the file a node shows is.
 fn hash_sources<T>(
-    w: &mut HashWriter,
+    w: &mut CanonicalHasher,
     column: &crate::scene::Column<T>,
     source: impl Fn(&T) -> &std::path::Path,
 ) {
@@ -83,24 +78,28 @@ fn hash_sources<T>(
 impl StateHash {
     /// Hashes of everything a fixed step reads and writes: `scene`,
     /// `particles` and the step counter `step`. Columns of plain
-    /// numbers are hashed as their bytes; component values through their
-    /// `Debug` form, which prints every float exactly (shortest round trip).
+    /// numbers are hashed as their bytes; component values and resources
+    /// through their `Debug` form, which prints every float exactly
+    /// (shortest round trip), made canonical (maps and sets in sorted order:
+    /// `canonical.rs`).
     /// Scratch buffers and the octree (rebuilt from the scene) are left out.
     pub fn of(scene: &mut Scene, particles: &ParticleSystem, step: u64) -> StateHash {
         let mut raw = Vec::new();
-        let rest = scene.save_state(&mut raw);
-        let mut nodes = HashWriter(Xxh3::new());
-        nodes.0.update(&raw);
+        let mut rest = scene.save_state(&mut raw);
+        // The resources have a part of their own (below).
+        rest.resources = Default::default();
+        let mut nodes = CanonicalHasher::new();
+        nodes.update(&raw);
         // The layout's bookkeeping (upkeep, pending lists) decides what later steps do.
         let _ = write!(nodes, "{rest:?}");
         raw.clear();
         let particles_rest = particles.save_state(&mut raw);
-        let mut particles = HashWriter(Xxh3::new());
-        particles.0.update(&raw);
+        let mut particles = CanonicalHasher::new();
+        particles.update(&raw);
         // The counters (the stamp of the over-life table it last read is unique to
         // the process, and only compared with its table's).
         let _ = write!(particles, "{:?}", particles_rest.pool().stats());
-        let mut components = HashWriter(Xxh3::new());
+        let mut components = CanonicalHasher::new();
         let c = scene.components();
         let w = &mut components;
         hash_column(w, &c.mesh);
@@ -119,11 +118,13 @@ impl StateHash {
             let _ = write!(w, "{}:", column.name());
             let _ = column.write_state(w);
         }
-        let _ = scene.resources().write_state(w);
+        let mut resources = CanonicalHasher::new();
+        let _ = scene.resources().write_state(&mut resources);
         StateHash {
-            nodes: nodes.0.digest(),
-            components: components.0.digest(),
-            particles: particles.0.digest(),
+            nodes: nodes.digest(),
+            components: components.digest(),
+            resources: resources.digest(),
+            particles: particles.digest(),
             step,
         }
     }

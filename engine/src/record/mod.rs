@@ -64,6 +64,7 @@
 //! `engine/build.rs`), and the world's hash after every step; `--replay` runs the
 //! scene again and reports the first step whose hash differs.
 
+mod canonical;
 pub(crate) mod file;
 mod hash;
 mod input_log;

@@ -10,6 +10,16 @@ use std::fmt;
 
 /// A type that can be a resource: cloned into keyframes and hashed through
 /// its `Debug` form (print every float exactly, as derived `Debug` does).
+///
+/// The hash reads that form canonically: the entries of every map and set
+/// are sorted, so a `HashMap` or `HashSet` hashes the same in every run
+/// whatever order its random state gives it. What a system *does* in that
+/// order is another matter: a system that iterates a `HashMap` to spawn,
+/// move or count does different things in two runs, and replay finds it;
+/// keep state that is iterated in a `BTreeMap`, a `Vec` or an ordered map.
+/// A hand-written `Debug` must print only the value (no addresses, no
+/// clock readings) and an unordered collection through `debug_map` or
+/// `debug_set`.
 pub trait Resource: Clone + fmt::Debug + Send + Sync + 'static {}
 
 impl<T: Clone + fmt::Debug + Send + Sync + 'static> Resource for T {}
