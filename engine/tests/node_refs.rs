@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use keel_engine::scene::SceneFile;
+
 use keel_engine::{Assets, NodeRef, Scene, Transform, component};
 
 /// A boat that follows another node, with a crew of others.
@@ -146,5 +147,158 @@ fn a_prefab_instance_names_its_own_parts() {
         let mast = scene.find_path(&format!("{instance}/hull/mast")).unwrap();
         let leader = scene.get::<Follow>(hull).unwrap().leader.get(&scene);
         assert_eq!(leader, Some(mast), "{instance}'s hull follows its own mast");
+    }
+}
+
+/// A prefab whose hull follows its own mast, and a scene with two fences
+/// before two instances of it (deleting the fences moves every later slot).
+fn boat_yard() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("boat.ron"),
+        r#"(version: 3, nodes: [
+            (name: "hull", follow: (leader: Node(1), crew: [Node(0)])),
+            (name: "mast", parent: 0),
+            (name: "flag"),
+        ])"#,
+    )
+    .unwrap();
+    let scene_path = dir.path().join("yard.ron");
+    std::fs::write(
+        &scene_path,
+        r#"(version: 3, nodes: [
+            (name: "fence 1"),
+            (name: "fence 2"),
+            (name: "one", prefab: "boat.ron"),
+            (name: "two", prefab: "boat.ron"),
+        ])"#,
+    )
+    .unwrap();
+    (dir, scene_path)
+}
+
+fn leader_of(scene: &Scene, hull: &str) -> Option<String> {
+    let node = scene.find_path(hull).unwrap();
+    let target = scene.get::<Follow>(node).unwrap().leader.get(scene)?;
+    scene.path(target)
+}
+
+#[test]
+fn an_untouched_part_reference_is_no_override_and_survives_deletes_saves_and_loads() {
+    let (_dir, path) = boat_yard();
+    let assets = assets();
+    let mut scene = Scene::load(&path, &assets).unwrap();
+    for fence in ["fence 1", "fence 2"] {
+        let node = scene.find(fence).unwrap();
+        scene.despawn(node).unwrap();
+    }
+    let hull = scene.find_path("one/hull").unwrap();
+    let part = scene.part_record(hull).expect("a part");
+    let text = SceneFile::new(Default::default(), vec![part])
+        .to_text(Path::new("part.ron"))
+        .unwrap();
+    assert!(
+        text.contains("leader: Node(1)"),
+        "in the prefab's form: {text}"
+    );
+    scene.save(&path).unwrap();
+    let saved = std::fs::read_to_string(&path).unwrap();
+    assert!(!saved.contains("overrides"), "nothing was changed: {saved}");
+    assert!(
+        !saved.contains("Handle"),
+        "no run's handle in a file: {saved}"
+    );
+    let again = Scene::load(&path, &assets).unwrap();
+    for instance in ["one", "two"] {
+        assert_eq!(
+            leader_of(&again, &format!("{instance}/hull")),
+            Some(format!("{instance}/hull/mast")),
+            "{instance}'s hull follows its own mast after the save"
+        );
+    }
+}
+
+#[test]
+fn a_changed_part_reference_is_an_override_by_place_or_path() {
+    let (_dir, path) = boat_yard();
+    let assets = assets();
+    let mut scene = Scene::load(&path, &assets).unwrap();
+    let one_hull = scene.find_path("one/hull").unwrap();
+    let two_hull = scene.find_path("two/hull").unwrap();
+    // One follows the other boat's mast (outside its instance), two its own flag.
+    let two_mast = scene.find_path("two/hull/mast").unwrap();
+    let two_flag = scene.find_path("two/flag").unwrap();
+    scene.get_mut::<Follow>(one_hull).unwrap().leader = NodeRef::to(two_mast);
+    scene.get_mut::<Follow>(two_hull).unwrap().leader = NodeRef::to(two_flag);
+    scene.save(&path).unwrap();
+    let saved = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        saved.contains("\"two/hull/mast\""),
+        "outside the instance: its path: {saved}"
+    );
+    assert!(!saved.contains("Handle"), "{saved}");
+    let again = Scene::load(&path, &assets).unwrap();
+    assert_eq!(
+        leader_of(&again, "one/hull").as_deref(),
+        Some("two/hull/mast")
+    );
+    assert_eq!(leader_of(&again, "two/hull").as_deref(), Some("two/flag"));
+    // Read and written again, nothing changes.
+    again.save(&path).unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), saved);
+}
+
+fn field_error(text: &str) -> keel_engine::scene::NodeFieldError {
+    match Scene::from_text(text, Path::new("fleet.ron"), &assets()) {
+        Err(keel_engine::SceneError::InvalidField(e)) => *e,
+        Err(other) => panic!("not a field error: {other}"),
+        Ok(_) => panic!("read:\n{text}"),
+    }
+}
+
+#[test]
+fn a_reference_past_the_list_or_to_a_handle_is_an_error_at_its_line() {
+    let past = FLEET.replace("crew: [Node(2), Node(3)]", "crew: [Node(2), Node(99)]");
+    let e = field_error(&past);
+    assert_eq!(
+        (e.node.as_str(), &*e.field, e.line),
+        ("boat", "follow.crew", 5),
+        "{e}"
+    );
+    assert_eq!(e.found, "Node(99)");
+    assert!(e.expected.contains("Node(3)"), "says the range: {e}");
+    let handle = FLEET.replace("(leader: Node(1))", "(leader: Handle(2, 1))");
+    let e = field_error(&handle);
+    assert_eq!(
+        (e.node.as_str(), &*e.field, e.line),
+        ("cook", "follow.leader", 7),
+        "{e}"
+    );
+    assert!(e.found.contains("Handle(2, 1)"), "{e}");
+}
+
+#[test]
+fn an_override_holding_a_handle_or_a_place_past_the_prefab_is_an_error() {
+    let (dir, path) = boat_yard();
+    for (patch, found) in [
+        (r#"{"Handle": [2, 1], "Node": ()}"#, "Handle(2, 1)"),
+        (r#"{"Node": 3}"#, "Node(3)"),
+    ] {
+        let text = std::fs::read_to_string(&path).unwrap().replace(
+            r#"(name: "one", prefab: "boat.ron")"#,
+            &format!(
+                r#"(name: "one", prefab: "boat.ron", overrides: {{"hull": {{"follow": {{"leader": {patch}}}}}}})"#
+            ),
+        );
+        let bad_path = dir.path().join("bad.ron");
+        std::fs::write(&bad_path, &text).unwrap();
+        match Scene::load(&bad_path, &assets()) {
+            Err(keel_engine::SceneError::InvalidField(e)) => {
+                assert_eq!(e.field, "overrides.hull.follow.leader", "{e}");
+                assert_eq!(e.found, found, "{e}");
+            }
+            Err(other) => panic!("{text}: not a field error: {other}"),
+            Ok(_) => panic!("read: {text}"),
+        }
     }
 }

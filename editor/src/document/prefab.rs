@@ -81,7 +81,8 @@ impl Document {
             });
         }
         let (instance, prefab, key) = self.owner_of(node)?;
-        let current = scene.record_of(node, None);
+        // In the prefab's form: an untouched reference is no override.
+        let current = scene.part_record(node)?;
         let overridden = prefab
             .prefab
             .node(key)
@@ -107,14 +108,19 @@ impl Document {
             .prefab
             .node(key)
             .ok_or(EditError::NoSuchNode { node })?;
-        let current = self.scene().record_of(node, None);
+        let current = self
+            .scene()
+            .part_record(node)
+            .ok_or(EditError::NoSuchNode { node })?;
         let registry = self.scene().registry();
-        let record = reverted(original, &current, field, &registry).map_err(|message| {
+        let mut record = reverted(original, &current, field, &registry).map_err(|message| {
             EditError::Revert {
                 field: field.to_string(),
                 message,
             }
         })?;
+        // Back from the prefab's form: its places name this instance's parts.
+        self.scene().resolve_part_refs(node, &mut record);
         self.set_record(node, &record, format!("Revert {field}"))
     }
 

@@ -19,6 +19,7 @@
 //! ```
 
 pub(crate) mod budget;
+mod part_refs;
 pub(crate) mod prefab;
 mod record;
 mod validate;
@@ -420,9 +421,8 @@ impl Scene {
         }
         let mut nodes: Vec<NodeRecord> = Vec::new();
         let mut place = vec![Place::None; self.positions()];
-        // Per instance written (by its position): its node, and its parts'
-        // records by key.
-        let mut instances: HashMap<usize, (NodeId, HashMap<Arc<str>, NodeRecord>)> = HashMap::new();
+        // Per instance written (by its position): its node, and its parts by key.
+        let mut instances: HashMap<usize, (NodeId, HashMap<Arc<str>, NodeId>)> = HashMap::new();
         // The keys of parts, by dense index (for nodes added under them).
         let mut keys: HashMap<usize, Arc<str>> = HashMap::new();
         // Each written node's position, for the references to it.
@@ -450,8 +450,7 @@ impl Scene {
                 place[d] = Place::Part(i);
                 keys.insert(d, Arc::clone(&part.key));
                 if let Some((_, parts)) = instances.get_mut(&i) {
-                    // Compared with the prefab's nodes, whose paths are absolute.
-                    parts.insert(Arc::clone(&part.key), self.record_of(id, None));
+                    parts.insert(Arc::clone(&part.key), id);
                 }
                 continue;
             }
@@ -496,6 +495,8 @@ impl Scene {
         }
         for (at, (id, parts)) in instances {
             if let Some(instance) = c.prefab.get(id) {
+                // In the prefab's form, references and all (`part_refs.rs`).
+                let parts = self.part_records(&instance.prefab, &parts);
                 let (mut overrides, mut removed) = prefab::overrides_of(&instance.prefab, &parts);
                 // Kept as the file wrote them, for keys the prefab lacks.
                 let orphans = &instance.orphans;

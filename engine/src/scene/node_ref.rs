@@ -15,7 +15,7 @@
 //! structs, enums, tuples, lists and options alike.
 
 use bevy_reflect::std_traits::ReflectDefault;
-use bevy_reflect::{PartialReflect, Reflect, ReflectMut};
+use bevy_reflect::{PartialReflect, Reflect, ReflectMut, ReflectRef};
 use serde::{Deserialize, Serialize};
 
 use super::{NodeId, Scene};
@@ -195,6 +195,53 @@ pub fn visit_refs(value: &mut dyn PartialReflect, visit: &mut dyn FnMut(&mut Nod
     }
 }
 
+/// The first reference in `value` that a file may not hold: a place past
+/// the end of a list of `count` nodes, or a run-time handle (files name
+/// nodes by place or path only). Returns its field's dotted path below the
+/// value (struct fields by name) and the reference as written.
+pub(crate) fn bad_written_ref(
+    value: &dyn PartialReflect,
+    count: usize,
+) -> Option<(String, String)> {
+    fn walk(value: &dyn PartialReflect, path: &mut String, count: usize) -> Option<String> {
+        let field = |path: &mut String, name: Option<&str>, field: &dyn PartialReflect| {
+            let len = path.len();
+            if let Some(name) = name {
+                path.push('.');
+                path.push_str(name);
+            }
+            let found = walk(field, path, count);
+            if found.is_none() {
+                path.truncate(len);
+            }
+            found
+        };
+        match value.reflect_ref() {
+            ReflectRef::Struct(s) => {
+                (0..s.field_len()).find_map(|i| field(path, s.name_at(i), s.field_at(i)?))
+            }
+            ReflectRef::TupleStruct(s) => {
+                (0..s.field_len()).find_map(|i| field(path, None, s.field(i)?))
+            }
+            ReflectRef::Tuple(t) => (0..t.field_len()).find_map(|i| field(path, None, t.field(i)?)),
+            ReflectRef::List(l) => (0..l.len()).find_map(|i| field(path, None, l.get(i)?)),
+            ReflectRef::Array(a) => (0..a.len()).find_map(|i| field(path, None, a.get(i)?)),
+            ReflectRef::Enum(e) => {
+                (0..e.field_len()).find_map(|i| field(path, e.name_at(i), e.field_at(i)?))
+            }
+            ReflectRef::Opaque(o) => match &o.try_downcast_ref::<NodeRef>()?.0 {
+                Target::Node(i) if *i as usize >= count => Some(format!("Node({i})")),
+                Target::Live(id) => Some(format!("Handle({}, {})", id.index(), id.generation())),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+    let mut path = String::new();
+    let found = walk(value, &mut path, count)?;
+    Some((path, found))
+}
+
 /// Makes the references that `records` (a list of nodes made from `ids`,
 /// in order) hold to nodes of the list name them by their index in it:
 /// spawned again ([`Scene::resolve_refs`]), they name the new nodes; other
@@ -330,6 +377,26 @@ impl Scene {
                     self.components.registered.insert_any(node, value);
                 }
             }
+        }
+    }
+
+    /// Points the references `record`'s components hold as written at live
+    /// nodes: `Node(i)` at `node(i)`, `Path(p)` at the scene's node of that
+    /// path; a target that is not there becomes no target.
+    pub(crate) fn resolve_written_refs(
+        &self,
+        record: &mut super::NodeRecord,
+        node: &dyn Fn(u32) -> Option<NodeId>,
+    ) {
+        for value in &mut record.components {
+            visit_refs(value.reflect_mut().as_partial_reflect_mut(), &mut |r| {
+                let target = match &r.0 {
+                    Target::Node(i) => node(*i),
+                    Target::Path(path) => self.find_path(path),
+                    Target::None | Target::Live(_) => return,
+                };
+                r.0 = target.map_or(Target::None, Target::Live);
+            });
         }
     }
 

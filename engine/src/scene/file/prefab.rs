@@ -413,6 +413,8 @@ fn expand_in(
     let mut parts: HashMap<usize, HashMap<String, usize>> = HashMap::new();
     for (index, record) in records.iter().enumerate() {
         let check = Check::node(origin, index, &record.name);
+        // A place past the list would be no node; a handle another run's.
+        check.refs("", record, records.len())?;
         let parent = match (record.parent, &record.under) {
             (None, _) => None,
             (Some(p), _) if p >= index => {
@@ -526,10 +528,9 @@ fn instance_nodes(
         node.parent = parent.flatten();
         out.push(node);
     }
-    // References to the prefab's nodes follow them past the removed ones.
-    for node in &mut out {
-        remap_refs(node, |i| kept.get(i).copied().flatten());
-    }
+    // Overrides name the prefab's nodes by their place in the prefab (as
+    // its own records do, whatever this instance removed): patched first,
+    // then every reference follows its node past the removed ones.
     for (key, patch) in &instance.overrides {
         let Some(node) = out.iter_mut().find(|n| n.part.as_ref() == Some(key)) else {
             log::warn!(
@@ -547,6 +548,10 @@ fn instance_nodes(
                 message,
             )
         })?;
+        check.refs(&format!("overrides.{key}."), node, prefab.nodes.len())?;
+    }
+    for node in &mut out {
+        remap_refs(node, |i| kept.get(i).copied().flatten());
     }
     Ok(out)
 }

@@ -191,6 +191,39 @@ impl<'a> Check<'a> {
         }
     }
 
+    /// Checks every reference `record`'s components hold against a list of
+    /// `count` nodes: a place in it or a path; `prefix` goes before the
+    /// field's name (`overrides.scarecrow.` for an override).
+    pub(super) fn refs(
+        &self,
+        prefix: &str,
+        record: &NodeRecord,
+        count: usize,
+    ) -> Result<(), SceneError> {
+        for component in &record.components {
+            let value = component.reflect().as_partial_reflect();
+            if let Some((field, found)) = crate::scene::node_ref::bad_written_ref(value, count) {
+                let expected = match count {
+                    0 => {
+                        "a path (`Path(\"harbour/ship\")`): the list has no nodes to name by place"
+                            .to_string()
+                    }
+                    n => format!(
+                        "a node of the list by its place, `Node(0)` to `Node({})`, or by its path \
+                         (`Path(\"harbour/ship\")`); a file cannot hold a run's handle",
+                        n - 1
+                    ),
+                };
+                return Err(self.fail(
+                    format!("{prefix}{}{field}", component.name()),
+                    expected,
+                    found,
+                ));
+            }
+        }
+        Ok(())
+    }
+
     pub(super) fn components(&self, record: &NodeRecord) -> Result<(), SceneError> {
         for component in &record.components {
             if let Err(invalid) = component.validate() {
