@@ -5,6 +5,14 @@
 //!   1M nodes spin, through the built-in `Spin` or through a user system over
 //!   a registered component with the same fields and the same update
 //!   (`each_mut`); both steps also snapshot and propagate the transforms.
+//! - `step_user_spin_no_undo`: the user system's step with the step undo
+//!   off (`World::set_step_undo`): what rolling a panicking step back
+//!   costs a step that writes every node (its old locals journaled, its
+//!   column copied aside).
+//! - `step_one_write` / `step_one_write_no_undo`: 1M nodes at rest, a user
+//!   system moving one and bumping a resource: what the undo costs a step
+//!   that writes little of a large world (the parts it does not write are
+//!   not copied).
 //! - `query_mut` / `floor_vec`: a user system's data-only update (health
 //!   draining) through `Scene::query_mut`, and the same loop over a plain
 //!   `Vec` of the same values: the floor (the bytes it streams are
@@ -77,11 +85,49 @@ fn spinning_world(user: bool) -> World {
     world
 }
 
+/// Steps run: a resource of the game's.
+#[derive(Clone, Debug, Default)]
+struct Ticks(u64);
+
+/// 1M nodes at rest and a user system that moves the first one.
+fn resting_world() -> World {
+    let mut scene = Scene::new();
+    let mut first = None;
+    for i in 0..NODES {
+        let at = Transform::from_translation(Vec3::new(i as f32, 0.0, 0.0));
+        let node = scene.spawn(None, "n", at).unwrap();
+        first.get_or_insert(node);
+    }
+    let first = first.expect("nodes were spawned");
+    let mut world = World::new(scene);
+    world.insert_resource(Ticks::default());
+    world
+        .systems_mut()
+        .add("nudge", move |scene, _, _| {
+            let ticks = scene.resource_mut::<Ticks>().expect("inserted");
+            ticks.0 += 1;
+            let y = (ticks.0 % 100) as f32;
+            let _ = scene.update_local(first, |l| l.translation.y = y);
+        })
+        .expect("a system of a new name");
+    world
+}
+
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("systems/user_component/1000000");
     group.sample_size(10);
-    for (name, user) in [("step_builtin_spin", false), ("step_user_spin", true)] {
+    for (name, user, undo) in [
+        ("step_builtin_spin", false, true),
+        ("step_user_spin", true, true),
+        ("step_user_spin_no_undo", true, false),
+    ] {
         let mut world = spinning_world(user);
+        world.set_step_undo(undo);
+        group.bench_function(name, |b| b.iter(|| world.step()));
+    }
+    for (name, undo) in [("step_one_write", true), ("step_one_write_no_undo", false)] {
+        let mut world = resting_world();
+        world.set_step_undo(undo);
         group.bench_function(name, |b| b.iter(|| world.step()));
     }
 

@@ -16,8 +16,9 @@
 //! Events are a resource (`Events<E>`: the last step's buffer is read, this
 //! step's written, swapped at each step's start), so keyframes and hashes
 //! carry them, as they carry a `Timer` kept in a component or a resource.
-//! A user system that panics is caught: its world stops stepping and names it
-//! (`World::system_panic`); the editor stops Play and restores the world of
+//! A user system that panics is caught: its step is rolled back whole (the
+//! scene's step undo, which `World` arms: `scene/hierarchy/undo.rs`), its
+//! world stops stepping and names it (`World::system_panic`); the editor stops Play and restores the world of
 //! the moment Play was pressed, the player exits with code 2. Reading an
 //! input action no plugin declares is such a panic, naming the action.
 //!
@@ -406,18 +407,26 @@ impl Systems {
             .map(|e| e.name.as_str())
     }
 
+    /// Whether any user system (startup ones included) runs: only those
+    /// can panic, so only their steps need an undo.
+    pub fn has_user_systems(&self) -> bool {
+        self.entries.iter().any(|e| !e.built_in)
+    }
+
     /// Runs one fixed step over `scene`: snapshot previous transforms, run the
     /// systems, apply queued structural changes, propagate world transforms.
     /// A user system that panics ends the step where it is (no commands
     /// applied, nothing propagated) and stops later steps until
-    /// [`Systems::take_panic`].
-    pub fn run_step(&mut self, scene: &mut Scene, dt: f32) -> StepContext {
+    /// [`Systems::take_panic`]; when the scene's step undo was armed
+    /// (`World` arms it), the caller rolls the step back. Returns whether
+    /// the step ran to its end.
+    pub fn run_step(&mut self, scene: &mut Scene, dt: f32) -> bool {
         let ctx = StepContext {
             dt,
             index: self.steps,
         };
         if self.panicked.is_some() {
-            return ctx;
+            return false;
         }
         scene.snapshot_previous();
         for (_, update) in &self.step_start {
@@ -427,23 +436,25 @@ impl Systems {
         if ctx.index == 0 {
             for i in 0..self.entries.len() {
                 if self.entries[i].startup && !self.run_entry(i, scene, &ctx) {
-                    return ctx;
+                    return false;
                 }
             }
         }
         for k in 0..self.order.len() {
             let i = self.order[k];
             if !self.entries[i].startup && !self.run_entry(i, scene, &ctx) {
-                return ctx;
+                return false;
             }
         }
+        // No user code runs past here: the step stands.
+        scene.commit_step();
         self.last_applied = {
             puffin::profile_scope!("commands");
             self.commands.apply(scene)
         };
         scene.propagate();
         self.steps += 1;
-        ctx
+        true
     }
 
     /// Runs entry `i` (unless its condition says no); false when a user

@@ -47,6 +47,9 @@ pub struct World {
     recorder: Option<Box<Recorder>>,
     /// The input the next fixed step reads.
     next_input: InputFrame,
+    /// Whether steps with user systems can be rolled back (see
+    /// [`World::set_step_undo`]).
+    step_undo: bool,
 }
 
 impl World {
@@ -66,6 +69,7 @@ impl World {
             stats: FrameStats::default(),
             recorder: None,
             next_input: InputFrame::default(),
+            step_undo: true,
         };
         world.replace_scene(scene);
         world
@@ -143,6 +147,11 @@ impl World {
     /// One fixed update: systems (with the transform pass), then particles from
     /// the emitters' fresh world transforms; returns (recomputed, re-filed).
     /// A recorder, when there is one, looks before and after.
+    ///
+    /// All or nothing: with user systems (the only code that can panic) the
+    /// scene's step undo is armed before the step reads its input, and a
+    /// panic rolls the world back to where the step found it (the scene,
+    /// the input), particles not stepped.
     fn fixed_step(&mut self, dt: f32) -> (usize, usize) {
         puffin::profile_scope!("fixed step");
         if self.systems.panic().is_some() {
@@ -153,10 +162,18 @@ impl World {
             r.before_step(self);
             web_time::Instant::now()
         });
+        if self.step_undo && self.systems.has_user_systems() {
+            self.scene.arm_step();
+        }
         let input = self.next_input;
         self.input_resource().advance(&input);
         self.next_input = input.held_only();
-        self.systems.run_step(&mut self.scene, dt);
+        if !self.systems.run_step(&mut self.scene, dt) {
+            self.scene.roll_back_step();
+            self.next_input = input;
+            self.recorder = recorder;
+            return (0, 0);
+        }
         {
             puffin::profile_scope!("particles");
             self.particles.step(dt, self.scene.emitters_mut());
@@ -170,13 +187,24 @@ impl World {
     }
 
     /// The user system panic that stopped this world's steps, if one did
-    /// (the world keeps its state as the panic left it; frames draw it).
+    /// (the world is as it was before the step that panicked; frames draw
+    /// it).
     pub fn system_panic(&self) -> Option<&SystemPanic> {
         self.systems.panic()
     }
 
-    /// Takes the panic that stopped the steps, so they run again (after the
-    /// caller put a good state back, say).
+    /// Whether a step whose user system panics is rolled back (on by
+    /// default). Off, such a step stays as the panic left it (half its
+    /// writes made, its commands dropped) and its steps cost what copying
+    /// aside the parts each writes costs less: for a world that never steps
+    /// on after a panic (one that is restored or exits).
+    pub fn set_step_undo(&mut self, on: bool) {
+        self.step_undo = on;
+    }
+
+    /// Takes the panic that stopped the steps, so they run again: the next
+    /// step is the one that panicked, tried afresh (after the caller fixed
+    /// what made it panic, say).
     pub fn take_system_panic(&mut self) -> Option<SystemPanic> {
         self.systems.take_panic()
     }

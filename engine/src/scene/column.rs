@@ -22,6 +22,39 @@ pub struct Column<T> {
     edits: u64,
     /// In a stand-in (see [`Column::stand_in`]), the nodes removals named.
     removed: Option<Vec<NodeId>>,
+    /// A step's undo of this column (see [`Column::arm`]).
+    undo: ColumnUndo<T>,
+}
+
+/// What a fixed step needs to put a column back as it was before the step:
+/// while armed, the first mutable access copies the column aside (a column
+/// the step only reads costs nothing). The copy's buffers stay for the next
+/// step, so a warm step allocates nothing for it.
+struct ColumnUndo<T> {
+    /// Set while armed and nothing is saved yet: how to copy the column
+    /// (kept as a function so the column's other methods need no `Clone`).
+    save: Option<fn(&Column<T>, &mut Saved<T>)>,
+    /// The buffers of the copy.
+    saved: Option<Box<Saved<T>>>,
+    /// Whether `saved` holds the column as the armed step found it.
+    holds: bool,
+}
+
+impl<T> Default for ColumnUndo<T> {
+    fn default() -> Self {
+        Self {
+            save: None,
+            saved: None,
+            holds: false,
+        }
+    }
+}
+
+/// A column's content, copied aside.
+struct Saved<T> {
+    values: Vec<T>,
+    owners: Vec<NodeId>,
+    lookup: Vec<u32>,
 }
 
 /// An identity no column had before.
@@ -39,6 +72,7 @@ impl<T> Default for Column<T> {
             id: fresh_id(),
             edits: 0,
             removed: None,
+            undo: ColumnUndo::default(),
         }
     }
 }
@@ -68,11 +102,65 @@ impl<T: Clone> Clone for Column<T> {
             id: fresh_id(),
             edits: 0,
             removed: None,
+            undo: ColumnUndo::default(),
         }
     }
 }
 
+impl<T: Clone> Column<T> {
+    /// Starts a step's undo: the first mutable access from here copies the
+    /// column aside, for [`Column::roll_back`].
+    pub(crate) fn arm(&mut self) {
+        self.undo.save = Some(|column, saved| {
+            saved.values.clone_from(&column.values);
+            saved.owners.clone_from(&column.owners);
+            saved.lookup.clone_from(&column.lookup);
+        });
+        self.undo.holds = false;
+    }
+}
+
 impl<T> Column<T> {
+    /// Ends a step's undo: the step stands, the copy (if any) is dropped.
+    pub(crate) fn disarm(&mut self) {
+        self.undo.save = None;
+        self.undo.holds = false;
+    }
+
+    /// Puts the column back as it was when armed (when the step changed
+    /// it) and disarms it.
+    pub(crate) fn roll_back(&mut self) {
+        let holds = self.undo.holds;
+        self.disarm();
+        if let (true, Some(saved)) = (holds, self.undo.saved.as_deref_mut()) {
+            std::mem::swap(&mut self.values, &mut saved.values);
+            std::mem::swap(&mut self.owners, &mut saved.owners);
+            std::mem::swap(&mut self.lookup, &mut saved.lookup);
+            self.touched = true;
+            self.edits += 1;
+        }
+    }
+
+    /// Counts one mutable access, about to happen (copying the column aside
+    /// first while a step's undo is armed).
+    #[inline]
+    fn edit(&mut self) {
+        self.touched = true;
+        self.edits += 1;
+        if let Some(save) = self.undo.save.take() {
+            let mut saved = self.undo.saved.take().unwrap_or_else(|| {
+                Box::new(Saved {
+                    values: Vec::new(),
+                    owners: Vec::new(),
+                    lookup: Vec::new(),
+                })
+            });
+            save(self, &mut saved);
+            self.undo.saved = Some(saved);
+            self.undo.holds = true;
+        }
+    }
+
     /// Number of nodes that have this component.
     pub fn len(&self) -> usize {
         self.values.len()
@@ -94,8 +182,7 @@ impl<T> Column<T> {
     ///
     /// The caller (the scene) guarantees `node` is alive.
     pub(crate) fn insert(&mut self, node: NodeId, value: T) -> Option<T> {
-        self.touched = true;
-        self.edits += 1;
+        self.edit();
         if let Some(at) = self.position(node) {
             return Some(std::mem::replace(&mut self.values[at], value));
         }
@@ -115,8 +202,7 @@ impl<T> Column<T> {
             removed.push(node);
         }
         let at = self.position(node)?;
-        self.touched = true;
-        self.edits += 1;
+        self.edit();
         self.lookup[node.index() as usize] = ABSENT;
         let value = self.values.swap_remove(at);
         self.owners.swap_remove(at);
@@ -134,8 +220,7 @@ impl<T> Column<T> {
     /// The component of `node`, mutably.
     pub fn get_mut(&mut self, node: NodeId) -> Option<&mut T> {
         let at = self.position(node)?;
-        self.touched = true;
-        self.edits += 1;
+        self.edit();
         Some(&mut self.values[at])
     }
 
@@ -183,8 +268,7 @@ impl<T> Column<T> {
 
     /// Counts one mutable access (a walk that may write any of its values).
     pub(crate) fn touch(&mut self) {
-        self.touched = true;
-        self.edits += 1;
+        self.edit();
     }
 
     /// An empty column that stands in for one moved out for a walk: it
@@ -234,15 +318,13 @@ impl<T> Column<T> {
 
     /// Owners and mutable values, in storage order.
     pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = (NodeId, &mut T)> {
-        self.touched = true;
-        self.edits += 1;
+        self.edit();
         self.owners.iter().copied().zip(self.values.iter_mut())
     }
 
     /// The packed values and their owners, for systems that walk both in step.
     pub fn parts_mut(&mut self) -> (&[NodeId], &mut [T]) {
-        self.touched = true;
-        self.edits += 1;
+        self.edit();
         (&self.owners, &mut self.values)
     }
 }

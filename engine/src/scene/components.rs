@@ -124,7 +124,56 @@ pub struct Components {
     pub registered: RegisteredColumns,
 }
 
+/// Calls `$method` on every column of a [`Components`] (destructured, so a
+/// column added to the struct must be named here).
+macro_rules! each_column {
+    ($components:expr, $method:ident) => {{
+        let Components {
+            mesh,
+            light,
+            emitter,
+            model,
+            model_part,
+            animator,
+            skin,
+            morph,
+            prefab,
+            prefab_part,
+            unknown,
+            registered,
+        } = $components;
+        mesh.$method();
+        light.$method();
+        emitter.$method();
+        model.$method();
+        model_part.$method();
+        animator.$method();
+        skin.$method();
+        morph.$method();
+        prefab.$method();
+        prefab_part.$method();
+        unknown.$method();
+        registered.$method();
+    }};
+}
+
 impl Components {
+    /// Starts a step's undo: each column copies itself aside at its first
+    /// mutable access (see [`Column::arm`]).
+    pub(crate) fn arm(&mut self) {
+        each_column!(self, arm);
+    }
+
+    /// Ends a step's undo: the step stands.
+    pub(crate) fn disarm(&mut self) {
+        each_column!(self, disarm);
+    }
+
+    /// Puts every column back as it was when armed.
+    pub(crate) fn roll_back(&mut self) {
+        each_column!(self, roll_back);
+    }
+
     /// Drops every component of `node`.
     pub(crate) fn remove_all(&mut self, node: NodeId) {
         self.mesh.remove(node);

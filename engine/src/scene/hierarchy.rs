@@ -16,6 +16,7 @@ mod propagate;
 mod sparse;
 mod state;
 mod transforms;
+mod undo;
 
 pub use layout::{Children, PreOrder};
 pub use local_to_world::PropagationStats;
@@ -31,6 +32,7 @@ use crate::assets::Assets;
 use crate::transform::Transform;
 use layout::NewNode;
 use layout::{Hot, Upkeep};
+pub(crate) use undo::StepUndo;
 
 /// Marker for "no node" in the dense columns (no parent, no sibling, a hole's slot).
 pub(super) const NONE: u32 = u32::MAX;
@@ -135,6 +137,8 @@ pub struct Scene {
     assets: Assets,
     /// Simulated state that belongs to no node.
     pub(crate) resources: super::Resources,
+    /// The running step's undo, while one is armed (`undo.rs`).
+    undo: StepUndo,
 }
 
 impl Scene {
@@ -176,6 +180,7 @@ impl Scene {
 
     /// Lighting and background, to edit.
     pub fn environment_mut(&mut self) -> &mut super::Environment {
+        self.save_environment();
         &mut self.environment
     }
 
@@ -254,6 +259,7 @@ impl Scene {
         name: impl Into<String>,
         local: Transform,
     ) -> Result<NodeId, NodeError> {
+        self.save_structure();
         let name = name.into();
         if !local.is_finite() {
             return Err(NodeError::InvalidTransform {
@@ -295,7 +301,7 @@ impl Scene {
     /// creates it (a command buffer hands it out at once, to use in other
     /// commands and in components). Until then the scene has no such node.
     pub fn reserve(&mut self) -> NodeId {
-        let slot = self.alloc_slot(String::new());
+        let slot = self.reserve_slot();
         self.reserved.push(slot);
         NodeId::new(slot, self.slots[slot as usize].generation)
     }
@@ -313,6 +319,7 @@ impl Scene {
         name: impl Into<String>,
         local: Transform,
     ) -> Result<NodeId, NodeError> {
+        self.save_structure();
         let slot = id.index();
         let Some(at) = self.reserved.iter().position(|&s| s == slot) else {
             return Err(NodeError::StaleNode { node: id });
@@ -341,6 +348,7 @@ impl Scene {
     /// # Errors
     /// [`NodeError::StaleNode`] if `node` is not a live node.
     pub fn despawn(&mut self, node: NodeId) -> Result<usize, NodeError> {
+        self.save_structure();
         let root = self.dense_or_err(node)? as u32;
         // Where a relayout pass whose next node goes resumes: after the subtree.
         let (parent, next) = (
@@ -412,6 +420,7 @@ impl Scene {
         index: usize,
         keep: Keep,
     ) -> Result<(), NodeError> {
+        self.save_structure();
         let d = self.dense_or_err(node)? as u32;
         let parent = self.parent_dense(new_parent)?;
         if let Some(p) = new_parent
@@ -560,6 +569,7 @@ impl Scene {
     /// # Errors
     /// [`NodeError::StaleNode`] if `node` is not a live node.
     pub fn set_name(&mut self, node: NodeId, name: impl Into<String>) -> Result<(), NodeError> {
+        self.save_structure();
         self.dense_or_err(node)?;
         self.names[node.index() as usize] = name.into();
         Ok(())
@@ -615,6 +625,7 @@ impl Scene {
 
     /// Hands over the nodes despawned since the last call (for indices that must forget them).
     pub fn take_despawned(&mut self, out: &mut Vec<NodeId>) {
+        self.save_structure();
         out.append(&mut self.despawned);
     }
 
@@ -710,6 +721,7 @@ impl Scene {
     /// it writes must get [`flag::DIRTY`] and be reported to
     /// [`Scene::note_dirtied`] before the next propagation.
     pub(super) fn locals_and_flags_mut(&mut self) -> (&mut [Transform], &mut [u8]) {
+        self.save_locals();
         (&mut self.hot.local, &mut self.hot.flags)
     }
 

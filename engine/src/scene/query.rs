@@ -311,8 +311,8 @@ mod tests {
         let (owners, spins) = world.scene().query::<Spin>();
         assert_eq!(owners.len(), 3, "every spin survives the panic");
         assert_eq!(
-            spins[0].rate, 10.0,
-            "the walk's writes before the panic stay"
+            spins[0].rate, 0.0,
+            "the walk's writes before the panic are rolled back with its step"
         );
     }
 

@@ -123,6 +123,12 @@ pub trait AnyColumn: Send + Sync {
     fn write_state(&self, out: &mut dyn fmt::Write) -> fmt::Result;
     /// Bytes its values and bookkeeping hold, roughly.
     fn heap_bytes(&self) -> usize;
+    /// Starts a step's undo (see [`Column::arm`]).
+    fn arm(&mut self);
+    /// Ends a step's undo: the step stands.
+    fn disarm(&mut self);
+    /// Puts the column back as it was when armed.
+    fn roll_back(&mut self);
     /// The column itself, to downcast to `Column<T>`.
     fn as_any(&self) -> &dyn Any;
     /// The column itself, mutably.
@@ -171,6 +177,15 @@ impl<C: Component> AnyColumn for Column<C> {
     }
     fn heap_bytes(&self) -> usize {
         self.len() * (size_of::<C>() + 12)
+    }
+    fn arm(&mut self) {
+        Column::arm(self);
+    }
+    fn disarm(&mut self) {
+        Column::disarm(self);
+    }
+    fn roll_back(&mut self) {
+        Column::roll_back(self);
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -313,6 +328,9 @@ impl PartialEq for AnyComponent {
 #[derive(Default)]
 pub struct RegisteredColumns {
     columns: Vec<Box<dyn AnyColumn>>,
+    /// While a step's undo is armed: the columns made since (its roll-back
+    /// drops them); `None` while disarmed.
+    added: Option<Vec<&'static str>>,
 }
 
 impl RegisteredColumns {
@@ -349,8 +367,37 @@ impl RegisteredColumns {
 
     fn add(&mut self, column: Box<dyn AnyColumn>) -> usize {
         let at = self.columns.partition_point(|c| c.name() < column.name());
+        if let Some(added) = &mut self.added {
+            added.push(column.name());
+        }
         self.columns.insert(at, column);
         at
+    }
+
+    /// Starts a step's undo of every column (see [`Column::arm`]).
+    pub(crate) fn arm(&mut self) {
+        for column in &mut self.columns {
+            column.arm();
+        }
+        self.added = Some(Vec::new());
+    }
+
+    /// Ends a step's undo: the step stands.
+    pub(crate) fn disarm(&mut self) {
+        for column in &mut self.columns {
+            column.disarm();
+        }
+        self.added = None;
+    }
+
+    /// Puts every column back as it was when armed: the ones made since
+    /// are dropped, the others rolled back.
+    pub(crate) fn roll_back(&mut self) {
+        let added = self.added.take().unwrap_or_default();
+        self.columns.retain(|c| !added.contains(&c.name()));
+        for column in &mut self.columns {
+            column.roll_back();
+        }
     }
 
     /// The column of the value's type (made if missing), for code that knows
@@ -412,7 +459,10 @@ impl RegisteredColumns {
 
     /// Columns put together from keyframe copies.
     pub(crate) fn from_columns(columns: Vec<Box<dyn AnyColumn>>) -> Self {
-        Self { columns }
+        Self {
+            columns,
+            added: None,
+        }
     }
 }
 
@@ -420,6 +470,7 @@ impl Clone for RegisteredColumns {
     fn clone(&self) -> Self {
         Self {
             columns: self.columns.iter().map(|c| c.clone_column()).collect(),
+            added: None,
         }
     }
 }

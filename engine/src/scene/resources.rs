@@ -20,12 +20,21 @@ use std::fmt;
 /// A hand-written `Debug` must print only the value (no addresses, no
 /// clock readings) and an unordered collection through `debug_map` or
 /// `debug_set`.
+///
+/// A step with user systems that writes a resource first copies every
+/// resource aside (its undo, should a system panic) with `clone_from`,
+/// into the copy the last step made: a resource holding a `Vec` or a map
+/// allocates nothing there once warm if its `clone_from` reuses them (as
+/// `Vec`'s does; a derived `Clone` clones anew: write `clone_from` by hand
+/// where that matters, as [`crate::Events`] does).
 pub trait Resource: Clone + fmt::Debug + Send + Sync + 'static {}
 
 impl<T: Clone + fmt::Debug + Send + Sync + 'static> Resource for T {}
 
 trait AnyResource: Send + Sync {
     fn clone_boxed(&self) -> Box<dyn AnyResource>;
+    /// Makes `target` a copy of this (in place when it is of this type).
+    fn clone_into_boxed(&self, target: &mut Box<dyn AnyResource>);
     fn debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
@@ -34,6 +43,12 @@ trait AnyResource: Send + Sync {
 impl<R: Resource> AnyResource for R {
     fn clone_boxed(&self) -> Box<dyn AnyResource> {
         Box::new(self.clone())
+    }
+    fn clone_into_boxed(&self, target: &mut Box<dyn AnyResource>) {
+        match target.as_any_mut().downcast_mut::<R>() {
+            Some(same) => same.clone_from(self),
+            None => *target = self.clone_boxed(),
+        }
     }
     fn debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(self, f)
@@ -102,6 +117,24 @@ impl Resources {
         entry.value.as_any().downcast_ref::<R>().cloned()
     }
 
+    /// Makes `out` a copy of these, reusing what it holds of the same
+    /// types in the same order (a step's undo: warm, it allocates nothing).
+    pub(crate) fn copy_into(&self, out: &mut Resources) {
+        let same = out.entries.len() == self.entries.len()
+            && out
+                .entries
+                .iter()
+                .zip(&self.entries)
+                .all(|(o, e)| o.type_id == e.type_id);
+        if !same {
+            *out = self.clone();
+            return;
+        }
+        for (o, e) in out.entries.iter_mut().zip(&self.entries) {
+            e.value.clone_into_boxed(&mut o.value);
+        }
+    }
+
     /// Number of resources.
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -161,6 +194,7 @@ impl fmt::Debug for Resources {
 impl super::Scene {
     /// Puts a resource in (or replaces it), returning the old value.
     pub fn insert_resource<R: Resource>(&mut self, value: R) -> Option<R> {
+        self.save_resources();
         self.resources.insert(value)
     }
 
@@ -171,6 +205,7 @@ impl super::Scene {
 
     /// The resource of type `R`, mutably.
     pub fn resource_mut<R: Resource>(&mut self) -> Option<&mut R> {
+        self.save_resources();
         self.resources.get_mut()
     }
 
@@ -181,6 +216,7 @@ impl super::Scene {
 
     /// Replaces every resource (a snapshot's put back), returning the old ones.
     pub fn replace_resources(&mut self, resources: Resources) -> Resources {
+        self.save_resources();
         std::mem::replace(&mut self.resources, resources)
     }
 }

@@ -27,12 +27,28 @@
 /// assert_eq!(events.read().collect::<Vec<_>>(), [&Splash { depth: 2.0 }]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Events<E> {
     /// Sent during the last step: what readers read.
     previous: Vec<E>,
     /// Sent during this step.
     current: Vec<E>,
+}
+
+impl<E: Clone> Clone for Events<E> {
+    fn clone(&self) -> Self {
+        Self {
+            previous: self.previous.clone(),
+            current: self.current.clone(),
+        }
+    }
+
+    /// Into the buffers already there (a step's undo copies the events
+    /// aside each step: warm, that allocates nothing).
+    fn clone_from(&mut self, source: &Self) {
+        self.previous.clone_from(&source.previous);
+        self.current.clone_from(&source.current);
+    }
 }
 
 impl<E> Default for Events<E> {

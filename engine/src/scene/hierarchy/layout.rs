@@ -637,6 +637,7 @@ impl Scene {
     /// holes left). O(nodes); the fixed steps do the same a bounded piece at
     /// a time.
     pub fn compact(&mut self) {
+        self.save_structure();
         self.settle_stale();
         // Positions move: pending ranges are void. Outside those ranges the
         // previous world equals the current one, so copying all is exact.

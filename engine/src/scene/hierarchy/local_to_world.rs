@@ -150,6 +150,7 @@ impl Scene {
 
     /// Forgets [`Scene::changed_nodes`] (their consumer has seen them).
     pub fn clear_changed(&mut self) {
+        self.save_structure();
         self.last_changed.clear();
     }
 
@@ -160,6 +161,7 @@ impl Scene {
     /// pending, one bounded step of the layout's upkeep (relayout, sweep) may
     /// move nodes (each carries both its transforms along).
     pub fn snapshot_previous(&mut self) {
+        self.save_previous();
         self.settle_stale();
         let upkeep_due = self.upkeep_due();
         let hot = &mut self.hot;
@@ -321,7 +323,7 @@ const PARALLEL_COPY: usize = 16 * 1024;
 /// A snapshot of more recomputed world transforms than this swaps the
 /// columns instead of copying them (the unit tests swap nearly always, so
 /// the reference model checks the swap on every shape of scene).
-const SWAP_MIN: usize = if cfg!(test) { 4 } else { PARALLEL_COPY };
+pub(super) const SWAP_MIN: usize = if cfg!(test) { 4 } else { PARALLEL_COPY };
 
 /// `ranges` in ascending order, overlapping and touching ones merged.
 fn sort_and_merge(ranges: &mut Vec<(u32, u32)>) {

@@ -29,6 +29,7 @@ impl Scene {
     /// reads current worlds) must not hide its nodes from the one at the end.
     pub fn propagate(&mut self) -> PropagationStats {
         puffin::profile_scope!("propagate");
+        self.save_structure();
         if self.dirty.is_empty() && self.dirty_unlisted == 0 {
             self.last_recomputed = 0;
             self.settle_stale();

@@ -15,6 +15,7 @@ pub struct Transforms<'a> {
     slots: &'a [Slot],
     names: &'a [String],
     dirty: &'a mut Vec<NodeId>,
+    undo: &'a mut super::StepUndo,
 }
 
 impl Transforms<'_> {
@@ -68,6 +69,8 @@ impl Transforms<'_> {
         if self.hot.local[d] == local {
             return Ok(false);
         }
+        self.undo
+            .local_written(d, self.hot.local[d], self.hot.flags[d]);
         self.hot.local[d] = local;
         if bits & flag::DIRTY != 0 && self.hot.flags[d] & flag::DIRTY == 0 {
             self.dirty.push(node);
@@ -132,6 +135,7 @@ impl Scene {
                 slots: &self.slots,
                 names: &self.names,
                 dirty: &mut self.dirty,
+                undo: &mut self.undo,
             },
         )
     }
