@@ -39,7 +39,7 @@ pub use shell::{main_with_default_scene, run_game};
 // The app and what tests drive it with.
 pub use assets_index::AssetKind;
 pub use component::ComponentValue;
-pub use document::Document;
+pub use document::{Document, PrefabLink};
 pub use live_build::{
     BuildEvent, BuildOutcome, BuildStatus, Diagnostic, GameCrate, LiveBuild, Severity, WatchError,
     log_event,

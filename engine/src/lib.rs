@@ -111,6 +111,7 @@ pub use scene::node_ref::NodeRef;
 pub use scene::registered::Component;
 pub use scene::resources::Resource;
 pub use scene::{Projection, SceneCamera};
+pub use scene::{With, Without};
 pub use transform::{Affine3x4, Transform};
 
 // What a world's files become.

@@ -278,6 +278,21 @@ fn a_reference_past_the_list_or_to_a_handle_is_an_error_at_its_line() {
 }
 
 #[test]
+fn a_bare_number_for_a_reference_names_the_forms_a_reference_takes() {
+    let bare = FLEET.replace("(leader: Node(1))", "(leader: 9)");
+    let said = match Scene::from_text(&bare, Path::new("fleet.ron"), &assets()) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("read:\n{bare}"),
+    };
+    assert!(said.starts_with("fleet.ron:7:"), "at its line: {said}");
+    assert!(said.contains("Node(3)") && said.contains("Path("), "{said}");
+    assert!(
+        !said.contains("r#9"),
+        "no word of the format's raw identifiers: {said}"
+    );
+}
+
+#[test]
 fn an_override_holding_a_handle_or_a_place_past_the_prefab_is_an_error() {
     let (dir, path) = boat_yard();
     for (patch, found) in [

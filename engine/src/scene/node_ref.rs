@@ -76,19 +76,25 @@ impl Serialize for NodeRef {
 
 impl<'de> Deserialize<'de> for NodeRef {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(NodeRef(
-            match Option::<Written>::deserialize(deserializer)? {
-                None => Target::None,
-                Some(Written::Node(i)) => Target::Node(i),
-                Some(Written::Path(p)) => Target::Path(p),
-                Some(Written::Handle(index, generation)) => {
-                    match std::num::NonZeroU32::new(generation) {
-                        Some(g) => Target::Live(NodeId::new(index, g)),
-                        None => Target::None,
-                    }
+        // The format's own words for a number or a word in the wrong place
+        // ("invalid identifier 9") name none of the forms a reference takes.
+        let written = Option::<Written>::deserialize(deserializer).map_err(|_| {
+            serde::de::Error::custom(
+                "expected a node reference: `None`, `Node(3)` (a place in the file's \
+                 node list) or `Path(\"harbour/ship\")`",
+            )
+        })?;
+        Ok(NodeRef(match written {
+            None => Target::None,
+            Some(Written::Node(i)) => Target::Node(i),
+            Some(Written::Path(p)) => Target::Path(p),
+            Some(Written::Handle(index, generation)) => {
+                match std::num::NonZeroU32::new(generation) {
+                    Some(g) => Target::Live(NodeId::new(index, g)),
+                    None => Target::None,
                 }
-            },
-        ))
+            }
+        }))
     }
 }
 

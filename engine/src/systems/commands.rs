@@ -99,6 +99,46 @@ impl Commands {
         id
     }
 
+    /// As [`Commands::spawn_reserved`], with what to do to the node once it
+    /// exists: give it the engine's own components (a `MeshRenderer`, a
+    /// `Light`), which [`Commands::insert`] does not carry.
+    ///
+    /// ```
+    /// use keel_engine::{Material, MeshRef, MeshRenderer, Primitive, Scene, Transform, World};
+    ///
+    /// let mut world = World::new(Scene::new());
+    /// world.systems_mut().add("launch", |scene, commands, step| {
+    ///     if step.index == 0 {
+    ///         let mesh = MeshRenderer::new(MeshRef::Primitive(Primitive::Cube), Material::default());
+    ///         commands.spawn_reserved_with(scene, None, "crate", Transform::IDENTITY, move |scene, id| {
+    ///             let _ = scene.insert(id, mesh);
+    ///         });
+    ///     }
+    /// })?;
+    /// world.step();
+    /// let node = world.scene().find("crate").unwrap();
+    /// assert!(world.scene().get::<MeshRenderer>(node).is_some());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn spawn_reserved_with(
+        &mut self,
+        scene: &mut Scene,
+        parent: Option<NodeId>,
+        name: impl Into<String>,
+        transform: Transform,
+        init: impl FnOnce(&mut Scene, NodeId) + Send + 'static,
+    ) -> NodeId {
+        let id = scene.reserve();
+        self.queue.push(Command::Spawn {
+            id: Some(id),
+            parent,
+            name: name.into(),
+            transform,
+            init: Some(Box::new(init)),
+        });
+        id
+    }
+
     /// Queues giving `node` the component `value` (replacing its own).
     pub fn insert<C: Component>(&mut self, node: NodeId, value: C) {
         self.queue
