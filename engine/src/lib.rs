@@ -129,7 +129,7 @@ pub use render::renderer::Renderer;
 // each crate, so a game names only `keel_engine` in its Cargo.toml.
 pub use bevy_reflect;
 pub use glam;
-pub use keel_derive::component;
+pub use keel_derive::{component, field};
 pub use serde;
 
 /// What `#[component]`'s expansion brings into scope (bevy_reflect's derive

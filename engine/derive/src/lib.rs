@@ -40,6 +40,77 @@ pub fn component(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
+/// Makes the struct or enum under it a type a component's field can hold
+/// (an enum of states, a nested struct): the derives `#[component]` writes,
+/// with serde refusing unknown fields, and no `impl Component`. Takes no
+/// arguments; a struct's missing fields come from `Default` only when it
+/// says `#[serde(default)]` itself.
+#[proc_macro_attribute]
+pub fn field(args: TokenStream, item: TokenStream) -> TokenStream {
+    match expand_field(args.into(), item.into()) {
+        Ok(tokens) => tokens.into(),
+        Err(error) => error.to_compile_error().into(),
+    }
+}
+
+/// The derives and serde settings of a plain field type (see [`field`]).
+fn expand_field(
+    args: proc_macro2::TokenStream,
+    item: proc_macro2::TokenStream,
+) -> syn::Result<proc_macro2::TokenStream> {
+    if !args.is_empty() {
+        return Err(syn::Error::new_spanned(
+            args,
+            "#[field] takes no arguments (a component's name and check go on #[component])",
+        ));
+    }
+    let item: Item = syn::parse2(item)?;
+    let attrs = match &item {
+        Item::Struct(s) => &s.attrs,
+        Item::Enum(e) => &e.attrs,
+        other => {
+            return Err(syn::Error::new_spanned(
+                other,
+                "#[field] goes on a struct or an enum",
+            ));
+        }
+    };
+    let (derives, serde_crate) = derives_lacking(attrs)?;
+    let keel = quote!(::keel_engine);
+    Ok(quote! {
+        #[allow(unused_imports)]
+        use #keel::__component::*;
+        #[derive(#(#derives),*)]
+        #[serde(crate = #serde_crate, deny_unknown_fields)]
+        #item
+    })
+}
+
+/// The derives a Keel type needs that `attrs` do not derive already, and
+/// the path serde is told to find its crate at.
+fn derives_lacking(
+    attrs: &[syn::Attribute],
+) -> syn::Result<(Vec<proc_macro2::TokenStream>, LitStr)> {
+    let have = derived(attrs)?;
+    let keel = quote!(::keel_engine);
+    let wanted = [
+        ("Clone", quote!(::core::clone::Clone)),
+        ("Debug", quote!(::core::fmt::Debug)),
+        ("Serialize", quote!(#keel::serde::Serialize)),
+        ("Deserialize", quote!(#keel::serde::Deserialize)),
+        ("Reflect", quote!(#keel::bevy_reflect::Reflect)),
+    ];
+    let derives = wanted
+        .into_iter()
+        .filter(|(short, _)| !have.iter().any(|h| h == short))
+        .map(|(_, path)| path)
+        .collect();
+    Ok((
+        derives,
+        LitStr::new("::keel_engine::serde", Span::call_site()),
+    ))
+}
+
 struct Args {
     name: Option<LitStr>,
     validate: Option<Path>,
@@ -128,20 +199,8 @@ fn expand(
             "a component's name is lower case and not empty",
         ));
     }
-    let have = derived(attrs)?;
     let keel = quote!(::keel_engine);
-    let wanted = [
-        ("Clone", quote!(::core::clone::Clone)),
-        ("Debug", quote!(::core::fmt::Debug)),
-        ("Serialize", quote!(#keel::serde::Serialize)),
-        ("Deserialize", quote!(#keel::serde::Deserialize)),
-        ("Reflect", quote!(#keel::bevy_reflect::Reflect)),
-    ];
-    let derives = wanted
-        .iter()
-        .filter(|(short, _)| !have.iter().any(|h| h == short))
-        .map(|(_, path)| path);
-    let serde_crate = LitStr::new("::keel_engine::serde", Span::call_site());
+    let (derives, serde_crate) = derives_lacking(attrs)?;
     let serde = if is_struct {
         quote!(#[serde(crate = #serde_crate, deny_unknown_fields, default)])
     } else {
