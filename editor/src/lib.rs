@@ -40,6 +40,11 @@ pub use shell::{main_with_default_scene, run_game};
 pub use assets_index::AssetKind;
 pub use component::ComponentValue;
 pub use document::{Document, PrefabLink};
+/// The egui this editor draws with (a game's panels and tests name it
+/// through here: one version).
+pub use egui;
+#[cfg(feature = "test-kit")]
+pub mod test_kit;
 pub use live_build::{
     BuildEvent, BuildOutcome, BuildStatus, Diagnostic, GameCrate, LiveBuild, Severity, WatchError,
     log_event,

@@ -5,10 +5,9 @@
 
 use std::path::Path;
 
-use egui::vec2;
-use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
 use harbour::{Score, Ship};
+use keel_editor::test_kit::egui::{self, vec2};
+use keel_editor::test_kit::{Harness, Queryable};
 use keel_editor::{EditorApp, EditorOptions, PlayState};
 use keel_engine::{Hud, NodeId};
 
@@ -18,9 +17,7 @@ fn harbour_editor(scene: &Path) -> Harness<'static, EditorApp> {
         game: harbour::game(),
         ..EditorOptions::default()
     });
-    Harness::builder()
-        .with_size(vec2(1400.0, 860.0))
-        .build_ui_state(|ui, app: &mut EditorApp| app.ui(ui), app)
+    keel_editor::test_kit::harness(app, vec2(1400.0, 860.0))
 }
 
 fn ship(h: &Harness<'_, EditorApp>) -> NodeId {

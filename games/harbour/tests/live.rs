@@ -11,10 +11,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use egui::vec2;
-use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
 use harbour::{HARBOUR_HALF_SIZE, HarbourPlugin, Ship};
+use keel_editor::test_kit::egui::vec2;
+use keel_editor::test_kit::{Harness, Queryable};
 use keel_editor::{EditorApp, EditorOptions, Handover, PlayState};
 use keel_engine::glam::{Quat, Vec3};
 use keel_engine::input::Key;
@@ -108,9 +107,7 @@ fn options(game: Game, scene: &Path) -> EditorOptions {
 }
 
 fn harness(app: EditorApp) -> Harness<'static, EditorApp> {
-    Harness::builder()
-        .with_size(vec2(1400.0, 860.0))
-        .build_ui_state(|ui, app: &mut EditorApp| app.ui(ui), app)
+    keel_editor::test_kit::harness(app, vec2(1400.0, 860.0))
 }
 
 /// The ship, renamed by the edits before Play.
