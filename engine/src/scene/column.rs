@@ -33,12 +33,15 @@ pub struct Column<T> {
 struct ColumnUndo<T> {
     /// Set while armed and nothing is saved yet: how to copy the column
     /// (kept as a function so the column's other methods need no `Clone`).
-    save: Option<fn(&Column<T>, &mut Saved<T>)>,
+    save: Option<SaveFn<T>>,
     /// The buffers of the copy.
     saved: Option<Box<Saved<T>>>,
     /// Whether `saved` holds the column as the armed step found it.
     holds: bool,
 }
+
+/// How a column is copied aside (see [`ColumnUndo::save`]).
+type SaveFn<T> = fn(&Column<T>, &mut Saved<T>);
 
 impl<T> Default for ColumnUndo<T> {
     fn default() -> Self {
