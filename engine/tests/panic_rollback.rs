@@ -95,7 +95,7 @@ fn orchard(fault: Option<u64>) -> World {
             let mut picked = Vec::new();
             scene.each_mut(|_, tree, fruit: &mut Fruit| {
                 fruit.ripe += 1;
-                if fruit.ripe % 3 == 0 {
+                if fruit.ripe.is_multiple_of(3) {
                     picked.push(tree);
                 }
             });
