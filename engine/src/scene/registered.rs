@@ -123,11 +123,15 @@ pub trait AnyColumn: Send + Sync {
     fn write_state(&self, out: &mut dyn fmt::Write) -> fmt::Result;
     /// Bytes its values and bookkeeping hold, roughly.
     fn heap_bytes(&self) -> usize;
-    /// Starts a step's undo (see [`Column::arm`]).
+    /// Starts a step's undo: the first mutable access copies the column
+    /// aside (the engine's own, `World` arms it).
+    #[doc(hidden)]
     fn arm(&mut self);
     /// Ends a step's undo: the step stands.
+    #[doc(hidden)]
     fn disarm(&mut self);
     /// Puts the column back as it was when armed.
+    #[doc(hidden)]
     fn roll_back(&mut self);
     /// The column itself, to downcast to `Column<T>`.
     fn as_any(&self) -> &dyn Any;
