@@ -88,15 +88,7 @@ impl Commands {
         name: impl Into<String>,
         transform: Transform,
     ) -> NodeId {
-        let id = scene.reserve();
-        self.queue.push(Command::Spawn {
-            id: Some(id),
-            parent,
-            name: name.into(),
-            transform,
-            init: None,
-        });
-        id
+        self.reserve_spawn(scene, parent, name.into(), transform, None)
     }
 
     /// As [`Commands::spawn_reserved`], with what to do to the node once it
@@ -128,13 +120,26 @@ impl Commands {
         transform: Transform,
         init: impl FnOnce(&mut Scene, NodeId) + Send + 'static,
     ) -> NodeId {
+        let init: SpawnInit = Box::new(init);
+        self.reserve_spawn(scene, parent, name.into(), transform, Some(init))
+    }
+
+    /// Reserves the node's handle and queues its spawn.
+    fn reserve_spawn(
+        &mut self,
+        scene: &mut Scene,
+        parent: Option<NodeId>,
+        name: String,
+        transform: Transform,
+        init: Option<SpawnInit>,
+    ) -> NodeId {
         let id = scene.reserve();
         self.queue.push(Command::Spawn {
             id: Some(id),
             parent,
-            name: name.into(),
+            name,
             transform,
-            init: Some(Box::new(init)),
+            init,
         });
         id
     }
