@@ -5,6 +5,10 @@
 
 use std::fmt;
 
+mod nested;
+
+pub(crate) use nested::nested;
+
 /// A component value that breaks its type's rules: which field and what was
 /// expected. Scene files turn it into an error at the field's line and column.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,6 +20,18 @@ pub struct Invalid {
     /// What it was.
     pub found: String,
 }
+
+impl fmt::Display for Invalid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "field `{}`: expected {}, found {}",
+            self.field, self.expected, self.found
+        )
+    }
+}
+
+impl std::error::Error for Invalid {}
 
 impl Invalid {
     /// A field that is not what it must be.

@@ -75,6 +75,8 @@ pub trait Component:
     const NAME: &'static str;
 
     /// Checks a value read from a file or an override (ranges, finiteness).
+    /// The engine's own values inside it (a [`crate::Timer`] field) are
+    /// checked after it by their own rules, without being named here.
     ///
     /// # Errors
     /// The field (relative to the component) and what it should have been.
@@ -238,7 +240,8 @@ impl<C: Component> ErasedValue for C {
         self
     }
     fn validate(&self) -> Result<(), Invalid> {
-        Component::validate(self)
+        Component::validate(self)?;
+        crate::invalid::nested(self.as_partial_reflect())
     }
     fn new_column(&self) -> Box<dyn AnyColumn> {
         Box::new(Column::<C>::default())
@@ -284,7 +287,8 @@ impl AnyComponent {
         self.0.reflect_mut()
     }
 
-    /// Its type's checks (see [`Component::validate`]).
+    /// Its type's checks (see [`Component::validate`]), then those of the
+    /// engine's values it holds (a [`crate::Timer`]'s duration).
     ///
     /// # Errors
     /// The field that breaks them.
