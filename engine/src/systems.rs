@@ -20,7 +20,9 @@
 //! scene's step undo, which `World` arms: `scene/hierarchy/undo.rs`), its
 //! world stops stepping and names it (`World::system_panic`); the editor stops Play and restores the world of
 //! the moment Play was pressed, the player exits with code 2. Reading an
-//! input action no plugin declares is such a panic, naming the action.
+//! input action no plugin declares is such a panic, naming the action, and
+//! so is sending or reading events of a type the world was never given
+//! (`Scene::send_event`, `Scene::events`), naming the type.
 //!
 //! # One fixed step, and the frame after it
 //!
@@ -59,6 +61,7 @@ mod events;
 
 pub use commands::{Applied, Command, Commands, SpawnInit};
 pub use events::Events;
+pub(crate) use events::{is_events, swap_key, unswapped};
 
 use crate::scene::{NodeError, NodeId, Orbit, Oscillate, Scene, Spin, Transform};
 
@@ -157,7 +160,10 @@ pub enum SystemError {
 }
 
 /// A user system that panicked during a step: the world stops stepping until
-/// the panic is taken ([`Systems::take_panic`]).
+/// the panic is taken ([`Systems::take_panic`]). A step that finds an
+/// `Events<_>` resource with no swap registered (put in with
+/// `insert_resource` instead of `World::add_event`) stops the same way
+/// before anything runs, under the system name [`Systems::STEP_START`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("system `{system}` panicked at step {step}: {message}")]
 pub struct SystemPanic {
@@ -181,6 +187,12 @@ pub struct Systems {
     /// Run at the start of every step, before the systems: each event
     /// type's buffer swap, by the event's type.
     step_start: Vec<(std::any::TypeId, StepStart)>,
+}
+
+impl Systems {
+    /// The name a [`SystemPanic`] gives when the step's start, not a system,
+    /// stopped the world.
+    pub const STEP_START: &'static str = "(step start)";
 }
 
 impl Default for Systems {
@@ -354,11 +366,27 @@ impl Systems {
     }
 
     /// Makes `update` run at the start of every step, once per `key` (an
-    /// event type's buffer swap: see [`crate::World::add_event`]).
+    /// event type's buffer swap, under [`swap_key`]: see
+    /// [`crate::World::add_event`]).
     pub(crate) fn at_step_start(&mut self, key: std::any::TypeId, update: StepStart) {
-        if !self.step_start.iter().any(|(k, _)| *k == key) {
+        if !self.starts_step(key) {
             self.step_start.push((key, update));
         }
+    }
+
+    /// Whether something runs at the start of every step under `key`.
+    pub(crate) fn starts_step(&self, key: std::any::TypeId) -> bool {
+        self.step_start.iter().any(|(k, _)| *k == key)
+    }
+
+    /// The type name of an `Events<_>` resource of `scene` that no step
+    /// start swaps, if there is one.
+    fn unswapped_events(&self, scene: &Scene) -> Option<&'static str> {
+        scene
+            .resources()
+            .types()
+            .find(|&(key, name)| is_events(name) && !self.starts_step(key))
+            .map(|(_, name)| name)
     }
 
     /// The run order: each entry after every entry it names, the built-ins
@@ -417,15 +445,24 @@ impl Systems {
     /// systems, apply queued structural changes, propagate world transforms.
     /// A user system that panics ends the step where it is (no commands
     /// applied, nothing propagated) and stops later steps until
-    /// [`Systems::take_panic`]; when the scene's step undo was armed
-    /// (`World` arms it), the caller rolls the step back. Returns whether
-    /// the step ran to its end.
+    /// [`Systems::take_panic`]; so does an `Events<_>` resource of `scene`
+    /// that nothing swaps, before anything runs (see [`SystemPanic`]). When
+    /// the scene's step undo was armed (`World` arms it), the caller rolls
+    /// the step back. Returns whether the step ran to its end.
     pub fn run_step(&mut self, scene: &mut Scene, dt: f32) -> bool {
         let ctx = StepContext {
             dt,
             index: self.steps,
         };
         if self.panicked.is_some() {
+            return false;
+        }
+        if let Some(resource) = self.unswapped_events(scene) {
+            self.panicked = Some(SystemPanic {
+                system: Self::STEP_START.to_owned(),
+                step: self.steps,
+                message: unswapped(resource),
+            });
             return false;
         }
         scene.snapshot_previous();

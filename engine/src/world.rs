@@ -14,7 +14,7 @@ use crate::record::{
 };
 use crate::scene::{Component, NodeId, RegistryError, Resource, Scene, SpatialIndex};
 use crate::spatial::Ray;
-use crate::systems::{Events, SystemPanic, Systems};
+use crate::systems::{Events, SystemPanic, Systems, is_events, swap_key, unswapped};
 use crate::time::{Clock, FrameTick, TimeSource};
 
 /// Counters of the last frame, for the stats panel and tests.
@@ -455,12 +455,22 @@ impl World {
             self.scene.insert_resource(Events::<E>::default());
         }
         self.systems
-            .at_step_start(std::any::TypeId::of::<E>(), update_events::<E>);
+            .at_step_start(swap_key::<E>(), update_events::<E>);
     }
 
     /// Puts a resource in (or replaces it): state that belongs to no node,
     /// captured by recordings with the scene.
+    ///
+    /// # Panics
+    /// When `R` is an [`Events`] type the world was not given with
+    /// [`World::add_event`]: nothing would swap its buffers, and its events
+    /// would pile up unread. The message names the type. (Once added, an
+    /// `Events<E>` may be replaced through here.)
     pub fn insert_resource<R: Resource>(&mut self, value: R) -> Option<R> {
+        let name = std::any::type_name::<R>();
+        if is_events(name) && !self.systems.starts_step(std::any::TypeId::of::<R>()) {
+            panic!("{}", unswapped(name));
+        }
         self.scene.insert_resource(value)
     }
 

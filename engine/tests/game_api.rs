@@ -2,7 +2,8 @@
 //! step, read in the next by every reader), timers and startup systems that
 //! rewind with seek, run conditions, and commands that hand out a node's id
 //! at once and insert, remove and reparent at the step's end. A recorded
-//! run sought to any step equals a fresh run.
+//! run sought to any step equals a fresh run. Events misused (put in as a
+//! plain resource, or sent without being added) are refused by name.
 
 use keel_engine::glam::Vec3;
 use keel_engine::record::RecordSettings;
@@ -79,8 +80,7 @@ fn world() -> World {
             );
             commands.reparent(new, Some(buoy), Keep::Local);
             commands.remove::<Spin>(buoy);
-            let events = scene.resource_mut::<Events<Rang>>().unwrap();
-            events.send(Rang {
+            scene.send_event(Rang {
                 buoy: new,
                 step: step.index,
             });
@@ -89,12 +89,7 @@ fn world() -> World {
         .unwrap();
     systems
         .add("listen", |scene, _, step| {
-            let heard: Vec<Rang> = scene
-                .resource::<Events<Rang>>()
-                .unwrap()
-                .read()
-                .cloned()
-                .collect();
+            let heard: Vec<Rang> = scene.events::<Rang>().read().cloned().collect();
             for rang in &heard {
                 assert_eq!(
                     rang.step + 1,
@@ -110,7 +105,7 @@ fn world() -> World {
         .unwrap();
     systems
         .add("echo", |scene, _, _| {
-            let heard = scene.resource::<Events<Rang>>().unwrap().read().count() as u32;
+            let heard = scene.events::<Rang>().read().count() as u32;
             scene.resource_mut::<Tally>().unwrap().echoes += heard;
         })
         .unwrap();
@@ -197,4 +192,65 @@ fn a_recorded_run_seeks_to_a_fresh_runs_state_events_and_timers_included() {
     recorded.step();
     assert_eq!(recorded.resource::<Tally>().unwrap().started, 1);
     assert_eq!(recorded.state_hash(), hashes[0]);
+}
+
+/// A wave broke: an event type the tests below add, or forget to.
+#[derive(Clone, Debug, PartialEq)]
+struct Wave(u32);
+
+#[test]
+fn events_put_in_as_a_plain_resource_are_refused_by_name() {
+    let wave = std::any::type_name::<Wave>();
+    let mut world = World::new(Scene::new());
+    let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        world.insert_resource(Events::<Wave>::default());
+    }))
+    .expect_err("World::insert_resource of events never added panics");
+    let message = refused
+        .downcast_ref::<String>()
+        .expect("a formatted message");
+    assert!(
+        message.contains(&format!("add_event::<{wave}>()")),
+        "{message}"
+    );
+    // Through the scene, the next step stops before anything runs.
+    let mut world = World::new(Scene::new());
+    world.scene_mut().insert_resource(Events::<Wave>::default());
+    world.step();
+    let stopped = world.system_panic().expect("the step refuses the events");
+    assert_eq!(
+        stopped.system,
+        keel_engine::Systems::STEP_START,
+        "{stopped}"
+    );
+    assert!(stopped.message.contains(wave), "names the type: {stopped}");
+    assert_eq!(world.systems().steps(), 0, "nothing ran");
+    // Added first, the same resource may be put in (replaced) either way.
+    let mut world = World::new(Scene::new());
+    world.add_event::<Wave>();
+    world.insert_resource(Events::<Wave>::default());
+    world.scene_mut().insert_resource(Events::<Wave>::default());
+    world.step();
+    assert!(world.system_panic().is_none(), "{:?}", world.system_panic());
+}
+
+#[test]
+fn sending_events_never_added_panics_naming_the_type() {
+    let mut world = World::new(Scene::new());
+    world
+        .systems_mut()
+        .add("break", |scene, _, _| scene.send_event(Wave(3)))
+        .unwrap();
+    world.step();
+    let stopped = world.system_panic().expect("the send panics");
+    assert_eq!(stopped.system, "break");
+    let wave = std::any::type_name::<Wave>();
+    assert!(
+        stopped.message.contains(&format!("`{wave}`")),
+        "names the event type: {stopped}"
+    );
+    assert!(
+        stopped.message.contains("add_event"),
+        "says what to do: {stopped}"
+    );
 }

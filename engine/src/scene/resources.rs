@@ -145,6 +145,11 @@ impl Resources {
         self.entries.is_empty()
     }
 
+    /// Each resource's `TypeId` and type name, in type-name order.
+    pub(crate) fn types(&self) -> impl Iterator<Item = (TypeId, &'static str)> + '_ {
+        self.entries.iter().map(|e| (e.type_id, e.type_name))
+    }
+
     /// Type names and values, as text whose floats read back exactly (what
     /// state hashes are taken of).
     pub(crate) fn write_state(&self, out: &mut dyn fmt::Write) -> fmt::Result {
@@ -192,7 +197,10 @@ impl fmt::Debug for Resources {
 }
 
 impl super::Scene {
-    /// Puts a resource in (or replaces it), returning the old value.
+    /// Puts a resource in (or replaces it), returning the old value. An
+    /// [`crate::Events`] resource belongs here only once
+    /// [`crate::World::add_event`] registered its swap: a step that finds
+    /// one without stops the world, naming it.
     pub fn insert_resource<R: Resource>(&mut self, value: R) -> Option<R> {
         self.save_resources();
         self.resources.insert(value)

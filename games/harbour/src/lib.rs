@@ -304,8 +304,8 @@ fn collect(scene: &mut Scene, commands: &mut Commands, _: &StepContext) {
         }
     }
     let left = nodes.len() as u32 - scored.collected;
-    if let (Some(at), Some(events)) = (collected_at, scene.resource_mut::<Events<Collected>>()) {
-        events.send(Collected {
+    if let Some(at) = collected_at {
+        scene.send_event(Collected {
             points: scored.points,
             at,
         });
