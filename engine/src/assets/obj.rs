@@ -128,6 +128,13 @@ struct Library {
 /// # Errors
 /// An [`ObjError`] naming the file and line at fault.
 pub fn from_slice(bytes: &[u8], path: &Path, limits: &ReadLimits) -> Result<ModelData, ObjError> {
+    if let Some(line) = locate::bad_face(bytes) {
+        return Err(ObjError::Parse {
+            path: path.to_path_buf(),
+            line: Some(line),
+            message: locate::message(&tobj::LoadError::FaceParseError),
+        });
+    }
     let dir = path.parent().unwrap_or(Path::new(""));
     let libraries: RefCell<Vec<Library>> = RefCell::new(Vec::new());
     let failed: RefCell<Option<ObjError>> = RefCell::new(None);

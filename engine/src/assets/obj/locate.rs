@@ -65,6 +65,16 @@ struct Written {
 }
 
 impl Written {
+    /// Counts a line whose first word is `key`.
+    fn count(&mut self, key: &str) {
+        match key {
+            "v" => self.positions += 1,
+            "vt" => self.texcoords += 1,
+            "vn" => self.normals += 1,
+            _ => {}
+        }
+    }
+
     /// Whether every corner of a face line names data written before it.
     fn face_ok(&self, rest: &str) -> bool {
         let in_range = |word: &str, count: usize| {
@@ -126,12 +136,21 @@ pub(super) fn error_line(text: &[u8], error: &LoadError) -> Option<usize> {
         if bad {
             return Some(line);
         }
-        match key {
-            "v" => written.positions += 1,
-            "vt" => written.texcoords += 1,
-            "vn" => written.normals += 1,
-            _ => {}
+        written.count(key);
+    }
+    None
+}
+
+/// The first face line of `text` naming a position, texture coordinate or
+/// normal that no line before it wrote. `tobj` checks only the positions
+/// itself: a `vt` or `vn` index in a file with none of them it ignores.
+pub(super) fn bad_face(text: &[u8]) -> Option<usize> {
+    let mut written = Written::default();
+    for (line, key, rest) in lines(text) {
+        if key == "f" && !written.face_ok(rest) {
+            return Some(line);
         }
+        written.count(key);
     }
     None
 }

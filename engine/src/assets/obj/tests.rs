@@ -100,7 +100,18 @@ fn an_object_without_faces_is_skipped_with_a_warning() {
 
 #[test]
 fn errors_name_the_file_and_the_line() {
-    let cases: [(&[u8], usize, &str); 5] = [
+    let cases: [(&[u8], usize, &str); 7] = [
+        // Texture coordinates and normals named with none written.
+        (
+            b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/9/1 2/9/1 3/9/1\n",
+            4,
+            "a face",
+        ),
+        (
+            b"v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvn 0 0 1\nf 1/1/1 2/1/2 3/1/1\n",
+            6,
+            "a face",
+        ),
         (b"v 0 0 0\nv 1 zero 0\n", 2, "`v x y z`"),
         (b"v 0 0 0\nvn 0 1\n", 2, "`vn x y z`"),
         (
@@ -211,8 +222,73 @@ fn files_are_read_within_the_limits() {
     assert!(matches!(error, ObjError::Io { .. }), "{error:?}");
 }
 
+/// One corner of a face: its position, texture coordinate and normal
+/// indices as written (`None`: left out).
+type Corner = (i64, Option<i64>, Option<i64>);
+
+/// Whether `index` names one of `count` items written before it (1-based,
+/// or negative counting back).
+fn names_one_of(index: i64, count: i64) -> bool {
+    (1..=count).contains(&index) || (-count..=-1).contains(&index)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Every index a face names is checked: a file whose faces all name
+    /// written data imports, and any other is refused at its first such
+    /// face's line.
+    #[test]
+    fn every_face_index_is_checked(
+        counts in (1i64..5, 0i64..4, 0i64..4),
+        faces in proptest::collection::vec(
+            proptest::collection::vec(
+                (-6i64..7, proptest::option::of(-6i64..7), proptest::option::of(-6i64..7)),
+                3..5,
+            ),
+            1..4,
+        ),
+    ) {
+        let (positions, texcoords, normals) = counts;
+        let mut text = String::new();
+        for i in 0..positions {
+            text += &format!("v {i} {} 0\n", i * i);
+        }
+        for _ in 0..texcoords {
+            text += "vt 0.5 0.5\n";
+        }
+        for _ in 0..normals {
+            text += "vn 0 0 1\n";
+        }
+        let header = positions + texcoords + normals;
+        let ok = |&(v, t, n): &Corner| {
+            names_one_of(v, positions)
+                && t.is_none_or(|t| names_one_of(t, texcoords))
+                && n.is_none_or(|n| names_one_of(n, normals))
+        };
+        let mut first_bad = None;
+        for (k, face) in faces.iter().enumerate() {
+            text += "f";
+            for &(v, t, n) in face {
+                text += &match (t, n) {
+                    (None, None) => format!(" {v}"),
+                    (Some(t), None) => format!(" {v}/{t}"),
+                    (t, Some(n)) => format!(" {v}/{}/{n}", t.map_or(String::new(), |t| t.to_string())),
+                };
+            }
+            text += "\n";
+            if first_bad.is_none() && !face.iter().all(ok) {
+                first_bad = Some(usize::try_from(header).unwrap() + k + 1);
+            }
+        }
+        let dir = folder(&[("m.obj", text.as_bytes())]);
+        let result = load(&dir.path().join("m.obj"), &LIMITS);
+        match (first_bad, result) {
+            (None, Ok(_)) => {}
+            (Some(line), Err(ObjError::Parse { line: at, .. })) => prop_assert_eq!(at, Some(line), "{}", text),
+            (expected, result) => prop_assert!(false, "expected a fault at {:?}, got {:?}\n{}", expected, result.map(|_| ()), text),
+        }
+    }
 
     /// Any bytes, and the crate's text with lines cut, swapped or garbled,
     /// import or are refused: never a panic.
