@@ -428,22 +428,31 @@ impl Document {
     /// [`EditError::NoSuchNode`]; nothing is recorded then.
     pub fn duplicate(&mut self, nodes: &[NodeId]) -> Result<Vec<NodeId>, EditError> {
         let roots = self.top_level(nodes)?;
-        let mut edits = Vec::new();
-        let mut copies = Vec::new();
-        for node in roots {
-            let scene = self.world.scene();
-            let place = Placement::of(scene, node).ok_or(EditError::NoSuchNode { node })?;
-            let mut records =
-                subtree::extract(scene, node).ok_or(EditError::NoSuchNode { node })?;
-            records[0].name = format!("{} (copy)", records[0].name);
-            let at = Placement {
-                index: place.index + 1,
-                ..place
-            };
-            copies.push(self.push_spawn(&mut edits, at, records)?);
+        if roots.is_empty() {
+            return Ok(Vec::new());
         }
-        self.record_spawns(edits, &copies, "Duplicate");
-        Ok(copies)
+        let scene = self.world.scene();
+        let mut places: Vec<Placement> = Vec::with_capacity(roots.len());
+        for (k, &node) in roots.iter().enumerate() {
+            let place = Placement::of(scene, node).ok_or(EditError::NoSuchNode { node })?;
+            // Each earlier copy under the same parent went in before this original.
+            let before = roots[..k]
+                .iter()
+                .filter(|&&r| scene.parent(r) == place.parent)
+                .count();
+            places.push(Placement {
+                index: place.index + 1 + before,
+                ..place
+            });
+        }
+        // One list, so references between the duplicated roots name the copies.
+        let mut records = subtree::extract_all(scene, &roots).ok_or(EditError::Empty {
+            action: "duplicate",
+        })?;
+        for record in records.iter_mut().filter(|r| r.parent.is_none()) {
+            record.name = format!("{} (copy)", record.name);
+        }
+        self.spawn_copies(&records, &places, "Duplicate")
     }
 
     /// Deletes each node with its subtree; one undo entry (undo restores names,
@@ -607,7 +616,7 @@ impl Document {
         Ok(root)
     }
 
-    /// Records the spawns of [`Document::push_spawn`] as one undo entry
+    /// Records the spawns of [`Document::push_spawn`] (or of a copy's roots) as one undo entry
     /// ("`verb` name", or "`verb` n nodes") and selects their `roots`.
     fn record_spawns(&mut self, edits: Vec<Edit>, roots: &[NodeId], verb: &str) {
         if edits.is_empty() {

@@ -11,9 +11,12 @@
 //! `spawn_at` (and moved there with `reparent_at`): the later siblings stay
 //! where they are.
 
+use std::collections::HashMap;
 use std::path::Path;
 
-use keel_engine::scene::{NodeFieldError, NodeRecord, PrefabInstance, PrefabPart, load_prefab};
+use keel_engine::scene::{
+    NodeFieldError, NodeRecord, PrefabInstance, PrefabPart, load_prefab, visit_refs,
+};
 use keel_engine::{NodeId, Scene, SceneError};
 
 use crate::component::ComponentValue;
@@ -69,19 +72,37 @@ pub fn record_of(scene: &Scene, node: NodeId) -> Option<NodeRecord> {
 ///
 /// Returns `None` for a stale handle.
 pub fn extract(scene: &Scene, root: NodeId) -> Option<Vec<NodeRecord>> {
-    let nodes: Vec<NodeId> = scene
-        .subtree(root)
-        .filter(|&n| n == root || !scene.is_model_part(n))
-        .collect();
+    extract_all(scene, &[root])
+}
+
+/// The subtrees of `roots` (none inside another) as one record list, each
+/// root followed by its subtree in pre-order, parents relative to the list
+/// (a root's is `None`), as a scene file holds several roots. References
+/// between any of the subtrees name their target by its place in the list,
+/// so spawned again they name the copies; others keep their target.
+///
+/// Returns `None` for a stale handle.
+pub fn extract_all(scene: &Scene, roots: &[NodeId]) -> Option<Vec<NodeRecord>> {
+    let mut nodes: Vec<NodeId> = Vec::new();
+    for &root in roots {
+        if !scene.contains(root) {
+            return None;
+        }
+        nodes.extend(
+            scene
+                .subtree(root)
+                .filter(|&n| n == root || !scene.is_model_part(n)),
+        );
+    }
     if nodes.is_empty() {
         return None;
     }
-    let position: std::collections::HashMap<NodeId, usize> =
-        nodes.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+    let position: HashMap<NodeId, usize> = nodes.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+    let root_set: std::collections::HashSet<NodeId> = roots.iter().copied().collect();
     let mut records = Vec::with_capacity(nodes.len());
-    for (i, &node) in nodes.iter().enumerate() {
+    for &node in &nodes {
         let mut record = record_of(scene, node)?;
-        record.parent = if i == 0 {
+        record.parent = if root_set.contains(&node) {
             None
         } else {
             // The nearest ancestor that is in the list (parts are not).
@@ -90,7 +111,7 @@ pub fn extract(scene: &Scene, root: NodeId) -> Option<Vec<NodeRecord>> {
         };
         records.push(record);
     }
-    // References inside the subtree follow it to its copy; others stay.
+    // References inside the copied subtrees follow them to their copies; others stay.
     keel_engine::scene::index_refs(&mut records, &nodes);
     Some(records)
 }
@@ -100,21 +121,41 @@ pub fn extract(scene: &Scene, root: NodeId) -> Option<Vec<NodeRecord>> {
 /// Returns the new handles in record order. On error nothing stays behind.
 ///
 /// # Errors
-/// [`NodeError::StaleNode`](keel_engine::NodeError::StaleNode) if the parent is gone;
-/// [`NodeError::InvalidTransform`](keel_engine::NodeError::InvalidTransform)
-/// for a record with NaN values; [`SceneError::InvalidField`] for a record whose
-/// parent index does not point at an earlier record.
+/// As [`spawn_roots`].
 pub fn spawn(
     scene: &mut Scene,
     records: &[NodeRecord],
     at: Placement,
 ) -> Result<Vec<NodeId>, SceneError> {
+    spawn_roots(scene, records, &[at])
+}
+
+/// Spawns `records` (as made by [`extract_all`], or a scene file's nodes)
+/// with the `k`-th root at `places[k]`, placed when it is spawned (after
+/// the roots before it), and points their references by place in the list
+/// at the new nodes: one spawn for a copy of several roots, so references
+/// between them name the copies.
+///
+/// Returns the new handles in record order. On error nothing stays behind.
+///
+/// # Errors
+/// [`NodeError::StaleNode`](keel_engine::NodeError::StaleNode) if a parent is gone;
+/// [`NodeError::InvalidTransform`](keel_engine::NodeError::InvalidTransform)
+/// for a record with NaN values; [`SceneError::InvalidField`] for a record whose
+/// parent index does not point at an earlier record, or a root past `places`.
+pub fn spawn_roots(
+    scene: &mut Scene,
+    records: &[NodeRecord],
+    places: &[Placement],
+) -> Result<Vec<NodeId>, SceneError> {
     let mut ids: Vec<NodeId> = Vec::with_capacity(records.len());
-    let result = spawn_records(scene, records, at, &mut ids);
+    let result = spawn_records(scene, records, places, &mut ids);
     if let Err(e) = result {
-        if let Some(&root) = ids.first() {
-            // The root was spawned by this call a moment ago, so it is alive.
-            let _ = scene.despawn(root);
+        for (record, &id) in records.iter().zip(&ids).rev() {
+            if record.parent.is_none() || id == ids[0] {
+                // Spawned by this call a moment ago, and no other root holds it.
+                let _ = scene.despawn(id);
+            }
         }
         return Err(e);
     }
@@ -123,17 +164,82 @@ pub fn spawn(
     Ok(ids)
 }
 
+/// `records` (spawned as `ids` by [`spawn_roots`]) cut into one list per
+/// root, as undo keeps them: parents and references by place relative to
+/// the root's own list, and a reference to another root's node by the
+/// handle of the node spawned for it (undo's remap keeps it current).
+/// Returns each list with its handles.
+pub fn split(records: &[NodeRecord], ids: &[NodeId]) -> Vec<(Vec<NodeRecord>, Vec<NodeId>)> {
+    let mut lists: Vec<(Vec<NodeRecord>, Vec<NodeId>)> = Vec::new();
+    // For each record: its list, and its position there.
+    let mut place: Vec<(usize, usize)> = Vec::with_capacity(records.len());
+    for (i, (record, &id)) in records.iter().zip(ids).enumerate() {
+        let mut record = record.clone();
+        let (list, parent) = match record.parent.filter(|&p| p < i).and_then(|p| place.get(p)) {
+            Some(&(list, position)) => (list, Some(position)),
+            None => {
+                lists.push((Vec::new(), Vec::new()));
+                (lists.len() - 1, None)
+            }
+        };
+        record.parent = parent;
+        place.push((list, lists[list].0.len()));
+        lists[list].0.push(record);
+        lists[list].1.push(id);
+    }
+    for (list, (records, _)) in lists.iter_mut().enumerate() {
+        for record in records.iter_mut() {
+            for value in &mut record.components {
+                visit_refs(value.reflect_mut().as_partial_reflect_mut(), &mut |r| {
+                    let Some(i) = r.written_index().map(|i| i as usize) else {
+                        return;
+                    };
+                    match place.get(i) {
+                        Some(&(l, at)) if l == list => r.set_index(Some(at as u32)),
+                        Some(_) => r.set(ids.get(i).copied()),
+                        // Past the list: the spawn warned and named no node.
+                        None => r.set_index(None),
+                    }
+                });
+            }
+        }
+    }
+    lists
+}
+
+/// Points every reference `records` hold by handle to a node `map` names at
+/// the node it maps to (nodes an undo or redo spawned again).
+pub fn remap_records(records: &mut [NodeRecord], map: &HashMap<NodeId, NodeId>) {
+    for record in records {
+        for value in &mut record.components {
+            visit_refs(value.reflect_mut().as_partial_reflect_mut(), &mut |r| {
+                if let Some(&to) = r.id().and_then(|id| map.get(&id)) {
+                    r.set(Some(to));
+                }
+            });
+        }
+    }
+}
+
 fn spawn_records(
     scene: &mut Scene,
     records: &[NodeRecord],
-    at: Placement,
+    places: &[Placement],
     ids: &mut Vec<NodeId>,
 ) -> Result<(), SceneError> {
+    let mut roots = 0;
     for (i, record) in records.iter().enumerate() {
-        let (parent, index) = match (i, record.parent) {
-            (0, _) => (at.parent, at.index),
-            (_, Some(p)) if p < i => (Some(ids[p]), usize::MAX),
-            (_, p) => {
+        let root = match (i, record.parent) {
+            (0, _) | (_, None) => places.get(roots).copied(),
+            _ => None,
+        };
+        let (parent, index) = match (root, record.parent) {
+            (Some(at), _) => {
+                roots += 1;
+                (at.parent, at.index)
+            }
+            (None, Some(p)) if p < i => (Some(ids[p]), usize::MAX),
+            (None, p) => {
                 return Err(SceneError::InvalidField(Box::new(NodeFieldError {
                     path: "<subtree>".into(),
                     line: 0,

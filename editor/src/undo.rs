@@ -329,9 +329,12 @@ impl Edit {
                 fix_place(from);
                 fix_place(to);
             }
-            Edit::Spawn { at, ids, .. } | Edit::Despawn { at, ids, .. } => {
+            Edit::Spawn { at, records, ids } | Edit::Despawn { at, records, ids } => {
                 fix_place(at);
                 ids.iter_mut().for_each(fix);
+                // A reference by handle to a node outside the subtree (another
+                // root of one paste) follows that node when it is recreated.
+                subtree::remap_records(records, map);
             }
             Edit::Group(edits) => edits.iter_mut().for_each(|e| e.remap(map)),
             Edit::Environment { .. } => {}

@@ -6,12 +6,12 @@
 
 use std::path::Path;
 
-use keel_engine::scene::{NodeRecord, SceneFile, expand_records, visit_refs};
+use keel_engine::scene::{NodeRecord, SceneFile, expand_records};
 use keel_engine::{Environment, NodeId};
 
 use super::Document;
-use crate::subtree::Placement;
-use crate::undo::EditError;
+use crate::subtree::{self, Placement};
+use crate::undo::{Edit, EditError};
 
 /// What errors name as the file pasted text came from.
 const CLIPBOARD: &str = "<clipboard>";
@@ -70,62 +70,42 @@ impl Document {
                 index: scene.roots().len(),
             },
         };
-        let mut edits = Vec::new();
-        let mut pasted = Vec::new();
-        for (k, records) in subtrees(&nodes).into_iter().enumerate() {
-            let place = Placement {
+        let places: Vec<Placement> = (0..nodes.iter().filter(|r| r.parent.is_none()).count())
+            .map(|k| Placement {
                 index: at.index + k,
                 ..at
-            };
-            pasted.push(self.push_spawn(&mut edits, place, records)?);
-        }
-        self.record_spawns(edits, &pasted, "Paste");
-        Ok(pasted)
+            })
+            .collect();
+        self.spawn_copies(&nodes, &places, "Paste")
     }
-}
 
-/// `nodes` (a scene file's, parents before children) cut into one list per
-/// root, each with parents and node references relative to its own list (a
-/// reference into another root's list names no node, with a warning).
-fn subtrees(nodes: &[NodeRecord]) -> Vec<Vec<NodeRecord>> {
-    let mut lists: Vec<Vec<NodeRecord>> = Vec::new();
-    // For each node: its list, and its position there.
-    let mut place: Vec<(usize, usize)> = Vec::with_capacity(nodes.len());
-    for record in nodes {
-        let mut record = record.clone();
-        let (list, parent) = match record.parent.and_then(|p| place.get(p).copied()) {
-            Some((list, position)) => (list, Some(position)),
-            None => {
-                lists.push(Vec::new());
-                (lists.len() - 1, None)
-            }
-        };
-        record.parent = parent;
-        place.push((list, lists[list].len()));
-        lists[list].push(record);
-    }
-    for (list, records) in lists.iter_mut().enumerate() {
-        for record in records.iter_mut() {
-            let holder = record.name.clone();
-            for value in &mut record.components {
-                let name = value.name();
-                visit_refs(value.reflect_mut().as_partial_reflect_mut(), &mut |r| {
-                    let Some(i) = r.written_index() else {
-                        return;
-                    };
-                    match place.get(i as usize) {
-                        Some(&(l, at)) if l == list => r.set_index(Some(at as u32)),
-                        _ => {
-                            log::warn!(
-                                "pasted node `{holder}`: component `{name}` names a node pasted \
-                                 under another root; it names no node"
-                            );
-                            r.set_index(None);
-                        }
-                    }
-                });
-            }
+    /// Spawns `records` (several roots, references between them by place
+    /// in the list) with the `k`-th root at `places[k]`, as one undo entry
+    /// ("`verb` name" or "`verb` n nodes") of one spawn per root; selects
+    /// and returns the new roots.
+    ///
+    /// # Errors
+    /// [`EditError::Scene`] when the scene refuses a record; nothing changes then.
+    pub(super) fn spawn_copies(
+        &mut self,
+        records: &[NodeRecord],
+        places: &[Placement],
+        verb: &str,
+    ) -> Result<Vec<NodeId>, EditError> {
+        let ids =
+            subtree::spawn_roots(self.world.scene_mut(), records, places).map_err(|source| {
+                EditError::Scene {
+                    action: verb.to_lowercase(),
+                    source,
+                }
+            })?;
+        let mut edits = Vec::new();
+        let mut roots = Vec::new();
+        for ((records, ids), &at) in subtree::split(records, &ids).into_iter().zip(places) {
+            roots.push(ids[0]);
+            edits.push(Edit::Spawn { at, records, ids });
         }
+        self.record_spawns(edits, &roots, verb);
+        Ok(roots)
     }
-    lists
 }

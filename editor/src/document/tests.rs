@@ -498,3 +498,137 @@ fn duplicate_and_paste_remap_references_inside_and_keep_those_outside() {
         "the undone deletion's node is named again"
     );
 }
+
+use keel_engine::NodeRef;
+
+/// A scarecrow guarding a tree (which looks back at it) and a field neither
+/// is copied with: the roots, the field, and the scarecrow's child.
+fn orchard() -> (Document, [NodeId; 4]) {
+    let mut s = Scene::new();
+    let field = s.spawn(None, "field", Transform::IDENTITY).unwrap();
+    let scarecrow = s.spawn(None, "scarecrow", Transform::IDENTITY).unwrap();
+    let hat = s
+        .spawn(Some(scarecrow), "hat", Transform::IDENTITY)
+        .unwrap();
+    let tree = s
+        .spawn(None, "tree", Transform::from_translation(Vec3::X))
+        .unwrap();
+    (Document::new(s, None), [field, scarecrow, hat, tree])
+}
+
+/// A component that names two nodes.
+#[keel_engine::component(name = "guard")]
+#[derive(Default, PartialEq)]
+struct Guard {
+    of: NodeRef,
+    on: NodeRef,
+}
+
+/// Gives the scarecrow's hat and the tree each a guard: the hat names the
+/// tree, the tree the scarecrow; both stand on the field.
+fn guard_orchard(d: &mut Document, [field, scarecrow, hat, tree]: [NodeId; 4]) {
+    d.world.register::<Guard>().unwrap();
+    let scene = d.world.scene_mut();
+    let guard = |of| Guard {
+        of: NodeRef::to(of),
+        on: NodeRef::to(field),
+    };
+    scene.insert(hat, guard(tree)).unwrap();
+    scene.insert(tree, guard(scarecrow)).unwrap();
+}
+
+/// Checks that the copies `roots` (a scarecrow's and a tree's) name each
+/// other and the original field.
+fn assert_copies_guard_each_other(d: &Document, roots: &[NodeId], field: NodeId, what: &str) {
+    let scene = d.scene();
+    assert_eq!(roots.len(), 2, "{what}: two copies");
+    let (scarecrow, tree) = (roots[0], roots[1]);
+    let hat = scene.children(scarecrow).next().unwrap();
+    let by_hat = scene.get::<Guard>(hat).expect("the hat's copy has a guard");
+    assert_eq!(
+        by_hat.of.get(scene),
+        Some(tree),
+        "{what}: hat names the copied tree"
+    );
+    assert_eq!(
+        by_hat.on.get(scene),
+        Some(field),
+        "{what}: the field is the original"
+    );
+    let by_tree = scene
+        .get::<Guard>(tree)
+        .expect("the tree's copy has a guard");
+    assert_eq!(
+        by_tree.of.get(scene),
+        Some(scarecrow),
+        "{what}: tree names the copied scarecrow"
+    );
+    assert_eq!(
+        by_tree.on.get(scene),
+        Some(field),
+        "{what}: the field is the original"
+    );
+}
+
+/// The copies' roots, in scene order (what undo and redo leave selected).
+fn selected_roots(d: &Document) -> Vec<NodeId> {
+    let mut roots = d.selection.nodes().to_vec();
+    in_scene_order(d.scene(), &mut roots);
+    roots
+}
+
+#[test]
+fn duplicated_roots_that_reference_each_other_name_the_copies_through_undo_and_redo() {
+    let (mut d, ids) = orchard();
+    let [field, scarecrow, hat, tree] = ids;
+    guard_orchard(&mut d, ids);
+    // Picked tree first: the order of the click does not matter.
+    let copies = d.duplicate(&[tree, scarecrow]).unwrap();
+    assert_copies_guard_each_other(&d, &copies, field, "duplicated");
+    let by_hat = d.scene().get::<Guard>(hat).unwrap();
+    assert_eq!(
+        by_hat.of.get(d.scene()),
+        Some(tree),
+        "the original is untouched"
+    );
+    assert_eq!(d.undo.len(), 1, "one undo step");
+    for round in 0..2 {
+        d.undo().unwrap();
+        assert_eq!(d.scene().len(), 4, "undone");
+        d.redo().unwrap();
+        let roots = selected_roots(&d);
+        assert_copies_guard_each_other(&d, &roots, field, &format!("redo {round}"));
+    }
+}
+
+#[test]
+fn pasted_roots_that_reference_each_other_name_the_copies_through_undo_and_redo() {
+    let (mut d, ids) = orchard();
+    let [field, scarecrow, _, tree] = ids;
+    guard_orchard(&mut d, ids);
+    let text = d.copy_text(&[scarecrow, tree]).unwrap();
+    d.selection.set_all([]);
+    let pasted = d.paste_text(&text).unwrap();
+    assert_copies_guard_each_other(&d, &pasted, field, "pasted");
+    assert_eq!(d.undo.len(), 1, "one undo step");
+    for round in 0..2 {
+        d.undo().unwrap();
+        assert_eq!(d.scene().len(), 4, "undone");
+        d.redo().unwrap();
+        let roots = selected_roots(&d);
+        assert_copies_guard_each_other(&d, &roots, field, &format!("redo {round}"));
+    }
+    // Pasted into a scene without the field: the path names no node, and nothing fails.
+    let mut other = Document::new(Scene::new(), None);
+    other.world.register::<Guard>().unwrap();
+    let pasted = other.paste_text(&text).unwrap();
+    let scene = other.scene();
+    let by_tree = scene.get::<Guard>(pasted[1]).unwrap();
+    assert_eq!(by_tree.of.get(scene), Some(pasted[0]));
+    assert_eq!(by_tree.on.get(scene), None, "no field there");
+    assert!(
+        other
+            .paste_text("(version: 2, nodes: [(name: 3)])")
+            .is_err()
+    );
+}
