@@ -12,6 +12,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 
 use image::RgbaImage;
 use keel_engine::assets::Importers;
+use keel_engine::files::{FileKind, ReadLimits};
 
 /// Side of a thumbnail, in pixels.
 pub const THUMBNAIL: u32 = 64;
@@ -318,7 +319,12 @@ fn list(root: &Path, models: &Importers) -> Vec<AssetEntry> {
 
 /// Where the thumbnail of `file`'s current bytes is cached.
 fn cache_path(cache: &Path, file: &Path) -> Option<PathBuf> {
-    let bytes = std::fs::read(file).ok()?;
+    // The file as its import reads it (a regular file within its kind's cap).
+    let kind = match file.extension().and_then(|e| e.to_str()) {
+        Some("png" | "jpg" | "jpeg" | "hdr") => FileKind::Image,
+        _ => FileKind::Model,
+    };
+    let bytes = keel_engine::files::read(file, kind, &ReadLimits::from_env()).ok()?;
     let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
     Some(cache.join(format!("{hash:016x}.png")))
 }

@@ -312,3 +312,21 @@ fn the_game_view_and_the_viewer_show_the_same_pixels() {
     let viewer = viewer_image(&scene_path, (width, height), &overlays, through);
     assert_same_pixels(&game, &viewer, "the Game view");
 }
+
+/// `--resume` reads its file as every file is read: `/dev/zero` (endless,
+/// not a regular file) is refused at once, naming it, instead of read until
+/// memory runs out.
+#[test]
+#[cfg(unix)]
+fn resume_from_a_file_that_is_not_regular_is_refused_at_once() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_keel-editor"))
+        .args(["--resume", "/dev/zero"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("/dev/zero") && stderr.contains("expected a regular file"),
+        "{stderr}"
+    );
+}

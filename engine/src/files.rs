@@ -40,6 +40,9 @@ pub enum FileKind {
     /// A settings file (input bindings, the editor's layout and recent
     /// files): read within the scene files' limit.
     Settings,
+    /// A WGSL shader or a piece it imports: read within the scene files'
+    /// limit.
+    Shader,
 }
 
 impl FileKind {
@@ -49,12 +52,13 @@ impl FileKind {
             FileKind::Model => "models and their buffers",
             FileKind::Image => "images",
             FileKind::Settings => "settings files",
+            FileKind::Shader => "shaders",
         }
     }
 
     fn variable(self) -> &'static str {
         match self {
-            FileKind::Scene | FileKind::Settings => "KEEL_MAX_SCENE_MB",
+            FileKind::Scene | FileKind::Settings | FileKind::Shader => "KEEL_MAX_SCENE_MB",
             FileKind::Model => "KEEL_MAX_MODEL_MB",
             FileKind::Image => "KEEL_MAX_IMAGE_MB",
         }
@@ -107,7 +111,7 @@ impl ReadLimits {
     /// The cap for `kind`.
     pub fn of(&self, kind: FileKind) -> u64 {
         match kind {
-            FileKind::Scene | FileKind::Settings => self.scene,
+            FileKind::Scene | FileKind::Settings | FileKind::Shader => self.scene,
             FileKind::Model => self.model,
             FileKind::Image => self.image,
         }
@@ -115,7 +119,7 @@ impl ReadLimits {
 
     fn set(&mut self, kind: FileKind, bytes: u64) {
         match kind {
-            FileKind::Scene | FileKind::Settings => self.scene = bytes,
+            FileKind::Scene | FileKind::Settings | FileKind::Shader => self.scene = bytes,
             FileKind::Model => self.model = bytes,
             FileKind::Image => self.image = bytes,
         }

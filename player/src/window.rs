@@ -22,7 +22,7 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Window, WindowId};
 
-use keel_engine::files::ReadLimits;
+use keel_engine::files::{FileKind, ReadLimits};
 use keel_engine::profile::Profiler;
 use keel_engine::reload::{FileWatcher, reload_assets};
 use keel_engine::render::{PresentModeChoice, RenderError, SurfaceState};
@@ -635,7 +635,9 @@ pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
     // The scene's bytes as loaded: a recording names their hash.
     let recorded_scene = match &options.record {
         Some(out) => {
-            let bytes = std::fs::read(&options.scene).map_err(|e| ViewerError::Record {
+            let limits = &options.limits;
+            let bytes = keel_engine::files::read(&options.scene, FileKind::Scene, limits)
+                .map_err(|e| ViewerError::Record {
                 path: out.clone(),
                 message: format!("{}: {e}", options.scene.display()),
             })?;

@@ -193,7 +193,14 @@ impl Handover {
     /// [`HandoverError::Io`]; [`HandoverError::Parse`] naming the line and
     /// what was expected, or another version.
     pub fn read(path: &Path) -> Result<Self, HandoverError> {
-        let text = std::fs::read_to_string(path).map_err(|source| HandoverError::Io {
+        // A handover is a scene with its steps: read within the scene files' cap.
+        let limits = keel_engine::files::ReadLimits::from_env();
+        let text = keel_engine::files::read_to_string(
+            path,
+            keel_engine::files::FileKind::Scene,
+            &limits,
+        )
+        .map_err(|source| HandoverError::Io {
             path: path.to_path_buf(),
             source,
         })?;

@@ -161,7 +161,7 @@ impl ShaderLibrary {
     pub fn reload(&self, files: &[PathBuf]) -> Result<Vec<Shader>, ShaderError> {
         let mut fresh: Vec<(Shader, Arc<str>)> = Vec::new();
         for (shader, file) in reached(files) {
-            let text = std::fs::read_to_string(&file).map_err(|e| ShaderError {
+            let text = read(&file).map_err(|e| ShaderError {
                 file: file.clone(),
                 line: 0,
                 column: 0,
@@ -258,9 +258,11 @@ fn reached(files: &[PathBuf]) -> Vec<(Shader, PathBuf)> {
     out
 }
 
-/// Reads a shader or a piece it imports from disk.
+/// Reads a shader or a piece it imports from disk (a regular file within
+/// the shaders' cap).
 fn read(file: &Path) -> std::io::Result<String> {
-    std::fs::read_to_string(file)
+    let limits = crate::files::ReadLimits::from_env();
+    crate::files::read_to_string(file, crate::files::FileKind::Shader, &limits)
 }
 
 #[cfg(test)]

@@ -1,0 +1,104 @@
+//! Every file a Keel program reads goes through the one reader
+//! (`keel_engine::files::read`: regular files only, each kind within its
+//! cap). This test lists the direct reads (`std::fs::read`,
+//! `read_to_string`, `File::open`) in the programs' source outside the
+//! reader itself and fails on one that is not in the short list below,
+//! each there for its reason.
+
+use std::path::{Path, PathBuf};
+
+/// Direct reads that stay, by file and count, with why.
+const ALLOWED: &[(&str, usize, &str)] = &[
+    // The running program's own executable, hashed for its build id.
+    ("engine/src/record/file.rs", 1, "the program's own executable"),
+    // The reason a new build of the editor wrote for why it stopped.
+    ("editor/src/live_mode.rs", 1, "the editor's own hand-over note"),
+    // The kernel's memory counters.
+    ("player/src/soak.rs", 1, "/proc/self/statm"),
+];
+
+/// The calls that read a file without the reader.
+const DIRECT: &[&str] = &[
+    "fs::read(",
+    "fs::read_to_string(",
+    "File::open(",
+    "fs::File::open(",
+    "OpenOptions::new().read(",
+];
+
+/// The source folders of the programs and libraries (not their tests).
+const SOURCES: &[&str] = &[
+    "engine/src",
+    "editor/src",
+    "player/src",
+    "src",
+    "games/harbour/src",
+];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The part of `text` that is not a test module: inline `#[cfg(test)]`
+/// modules sit at the end of a file by the project's style.
+fn without_tests(text: &str) -> &str {
+    text.find("#[cfg(test)]\nmod ").map_or(text, |at| &text[..at])
+}
+
+#[test]
+fn every_program_file_read_goes_through_the_reader() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut found: Vec<(String, usize)> = Vec::new();
+    for folder in SOURCES {
+        let mut files = Vec::new();
+        rust_files(&root.join(folder), &mut files);
+        for file in files {
+            let relative = file
+                .strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let reader = relative == "engine/src/files.rs" || relative.starts_with("engine/src/files/");
+            let test_only = relative.ends_with("/tests.rs") || relative.contains("/tests/");
+            if reader || test_only {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).unwrap();
+            let count: usize = without_tests(&text)
+                .lines()
+                .filter(|line| !line.trim_start().starts_with("//"))
+                .filter(|line| DIRECT.iter().any(|call| line.contains(call)))
+                .count();
+            if count > 0 {
+                found.push((relative, count));
+            }
+        }
+    }
+    found.sort();
+    let mut unexplained = Vec::new();
+    for (file, count) in &found {
+        match ALLOWED.iter().find(|(f, _, _)| f == file) {
+            Some(&(_, allowed, _)) if *count <= allowed => {}
+            _ => unexplained.push(format!("{file}: {count}")),
+        }
+    }
+    assert!(
+        unexplained.is_empty(),
+        "files read without keel_engine::files::read (regular files only, a cap per kind): {unexplained:?}; \
+         read them through it, or add the call to ALLOWED with its reason"
+    );
+    // The list stays true: a read that went away leaves it.
+    for (file, _, why) in ALLOWED {
+        assert!(
+            found.iter().any(|(f, _)| f == file),
+            "{file} ({why}) no longer reads a file directly: take it off ALLOWED"
+        );
+    }
+}
