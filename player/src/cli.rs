@@ -194,7 +194,9 @@ fn parse_args(default_scene: PathBuf, game: &Game, program: &Program) -> Result<
                 let v = value(&mut parser)?;
                 options.frames = Some(
                     v.parse()
-                        .map_err(|_| format!("--frames: expected a whole number, got `{v}`"))?,
+                        .ok()
+                        .filter(|&n: &u32| n > 0)
+                        .ok_or(format!("--frames: expected a whole number > 0, got `{v}`"))?,
                 );
             }
             Long("size") => {

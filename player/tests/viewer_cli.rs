@@ -32,13 +32,20 @@ fn a_broken_scene_exits_2_with_file_line_and_reason() {
 
 #[test]
 fn bad_arguments_exit_2_with_usage() {
-    let out = viewer().args(["--size", "wide"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("--size") && stderr.contains("usage:"),
-        "{stderr}"
-    );
+    let cases: [(&[&str], &str); 2] = [
+        (&["--size", "wide"], "--size"),
+        // No frames is no run: said, not run as one frame.
+        (&["--benchmark", "--frames", "0"], "--frames: expected a whole number > 0"),
+    ];
+    for (args, expected) in cases {
+        let out = viewer().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(expected) && stderr.contains("usage:"),
+            "{stderr}"
+        );
+    }
 }
 
 /// Whether a headless run drew: it succeeded, or (without
