@@ -317,3 +317,41 @@ fn an_override_holding_a_handle_or_a_place_past_the_prefab_is_an_error() {
         }
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+    /// Every reference a file holds, in any field of any node, is a place
+    /// in the list or a path: a place in range reads as that node, one past
+    /// the list is an error at the line of the first such node.
+    #[test]
+    fn every_reference_in_a_file_is_a_place_in_range(
+        targets in proptest::collection::vec((0u32..10, 0u32..10, proptest::option::of(0u32..10)), 1..6),
+    ) {
+        let count = targets.len() as u32;
+        let mut text = String::from("(\n    version: 3,\n    nodes: [\n");
+        for (i, (leader, crew, spare)) in targets.iter().enumerate() {
+            let spare = spare.map_or("None".to_owned(), |s| format!("Some(Node({s}))"));
+            text += &format!(
+                "        (name: \"boat {i}\", follow: (leader: Node({leader}), crew: [Node({crew})], spare: {spare})),\n"
+            );
+        }
+        text += "    ],\n)";
+        let bad = |t: &(u32, u32, Option<u32>)| t.0 >= count || t.1 >= count || t.2.is_some_and(|s| s >= count);
+        let first_bad = targets.iter().position(bad);
+        match (first_bad, Scene::from_text(&text, Path::new("fleet.ron"), &assets())) {
+            (None, Ok(scene)) => {
+                for (i, &(leader, crew, _)) in targets.iter().enumerate() {
+                    let follow = follow(&scene, &format!("boat {i}"));
+                    let name = |r: &NodeRef| r.get(&scene).map(|n| scene.name(n).unwrap().to_owned());
+                    proptest::prop_assert_eq!(name(&follow.leader), Some(format!("boat {leader}")));
+                    proptest::prop_assert_eq!(name(&follow.crew[0]), Some(format!("boat {crew}")));
+                }
+            }
+            (Some(node), Err(keel_engine::SceneError::InvalidField(e))) => {
+                proptest::prop_assert_eq!(e.line as usize, node + 4, "{}", e);
+            }
+            (expected, got) => proptest::prop_assert!(false, "expected a fault at node {:?}, got {:?}", expected, got.map(|_| ())),
+        }
+    }
+}
