@@ -26,7 +26,10 @@ pub fn build_id() -> String {
 /// Identity of the running program's build, game code included: the
 /// binary's name and a hash of its executable (any change to a game's code,
 /// or to what it was built with, gives another). `"unknown"` where the
-/// executable cannot be read (a web page has none).
+/// executable cannot be read: a web page has none, and names its build
+/// `NAME.wasm+HASH` instead (its module's name and hash, which the page's
+/// build writes in it; the web player sets [`Recording::game_build`] to it and
+/// replays with [`Recording::differences_for_build`]).
 pub fn game_build_id() -> String {
     let Ok(exe) = std::env::current_exe() else {
         return "unknown".to_owned();
@@ -38,6 +41,13 @@ pub fn game_build_id() -> String {
         Ok(bytes) => format!("{name}+{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)),
         Err(_) => format!("{name}+unknown"),
     }
+}
+
+/// Whether a game build id names a web page's module (`NAME.wasm+HASH`).
+fn in_web_page(game_build: &str) -> bool {
+    game_build
+        .split_once('+')
+        .is_some_and(|(name, _)| name.ends_with(".wasm"))
 }
 
 /// Content hash of a scene file (hex).
@@ -53,8 +63,8 @@ pub struct Recording {
     pub version: u32,
     /// [`build_id`] of the build that recorded.
     pub build: String,
-    /// [`game_build_id`] of the program that recorded (empty in recordings
-    /// made before it was kept).
+    /// [`game_build_id`] of the program that recorded, `NAME.wasm+HASH` where
+    /// a web page recorded (empty in recordings made before it was kept).
     #[serde(default)]
     pub game_build: String,
     /// The scene file, as given on the command line.
@@ -239,8 +249,24 @@ impl Recording {
     /// What a replay of this recording should be told first: a scene file
     /// whose bytes changed since (`scene_bytes` are this run's), another
     /// build of the engine, another build of the game (`game_build`, this
-    /// run's [`game_build_id`]; `program` names it). Empty when all match.
+    /// run's [`game_build_id`]; `program` names it), or a run recorded on the
+    /// other side of a web page. Empty when all match.
     pub fn differences(&self, scene: &Path, scene_bytes: &[u8], program: &str) -> Vec<String> {
+        self.differences_for_build(scene, scene_bytes, program, &game_build_id())
+    }
+
+    /// As [`Recording::differences`], for a program whose build is
+    /// `game_build` (a web page's `NAME.wasm+HASH`, which
+    /// [`game_build_id`] cannot read there). A recording made in a page and
+    /// replayed natively, or the other way, is said to be so, with both
+    /// builds: the two are different programs by nature, not a changed game.
+    pub fn differences_for_build(
+        &self,
+        scene: &Path,
+        scene_bytes: &[u8],
+        program: &str,
+        game_build: &str,
+    ) -> Vec<String> {
         let mut out = Vec::new();
         let hash = scene_hash(scene_bytes);
         if hash != self.scene_hash {
@@ -257,13 +283,25 @@ impl Recording {
                 self.build
             ));
         }
-        let game_build = game_build_id();
-        if !self.game_build.is_empty() && game_build != self.game_build {
-            out.push(format!(
-                "recorded by another build of {program}: {}, this is {game_build}",
-                self.game_build
-            ));
+        let recorded = self.game_build.as_str();
+        if recorded.is_empty() || recorded == game_build {
+            return out;
         }
+        out.push(match (in_web_page(recorded), in_web_page(game_build)) {
+            (true, false) => {
+                format!("recorded in a web page by {recorded}; this is {game_build} (native)")
+            }
+            (false, true) if recorded != "unknown" => {
+                format!("recorded natively by {recorded}; this is {game_build} (a web page)")
+            }
+            // A web page's recording from before pages named their build.
+            _ if recorded == "unknown" => {
+                format!("recorded by a build that could not name itself; this is {game_build}")
+            }
+            _ => {
+                format!("recorded by another build of {program}: {recorded}, this is {game_build}")
+            }
+        });
         out
     }
 
@@ -357,5 +395,56 @@ impl Recording {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn recorded_by(game_build: &str) -> Recording {
+        Recording {
+            version: RECORDING_VERSION,
+            build: build_id(),
+            game_build: game_build.to_owned(),
+            scene: PathBuf::from("s.ron"),
+            scene_hash: scene_hash(b"scene"),
+            step_ns: 16_666_667,
+            steps: 0,
+            hash_every: 1,
+            hashes: Vec::new(),
+            inputs: InputLog::default(),
+        }
+    }
+
+    fn told(recorded: &str, this: &str) -> Vec<String> {
+        recorded_by(recorded).differences_for_build(Path::new("s.ron"), b"scene", "harbour", this)
+    }
+
+    #[test]
+    fn a_run_across_a_web_page_names_both_builds_and_where_each_ran() {
+        assert_eq!(
+            told("harbour.wasm+abcd", "harbour+ef01"),
+            ["recorded in a web page by harbour.wasm+abcd; this is harbour+ef01 (native)"]
+        );
+        assert_eq!(
+            told("harbour+ef01", "harbour.wasm+abcd"),
+            ["recorded natively by harbour+ef01; this is harbour.wasm+abcd (a web page)"]
+        );
+        assert_eq!(
+            told("harbour+0123", "harbour+ef01"),
+            ["recorded by another build of harbour: harbour+0123, this is harbour+ef01"]
+        );
+        assert_eq!(
+            told("harbour.wasm+0123", "harbour.wasm+abcd"),
+            ["recorded by another build of harbour: harbour.wasm+0123, this is harbour.wasm+abcd"]
+        );
+        let old_page = told("unknown", "harbour+ef01");
+        assert!(
+            old_page.len() == 1 && !old_page[0].contains("another build"),
+            "{old_page:?}"
+        );
+        assert!(told("harbour+ef01", "harbour+ef01").is_empty());
+        assert!(told("", "harbour+ef01").is_empty(), "older recordings");
     }
 }
