@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use keel_engine::Assets;
 use keel_engine::Primitive;
 use keel_engine::World;
-use keel_engine::scene::{ModelInstance, NodeRecord};
+use keel_engine::scene::{ModelInstance, NodeRecord, ReadOptions};
 use keel_engine::{Keep, NodeId, Scene, SceneError};
 
 use crate::component::{ComponentKind, ComponentValue};
@@ -150,12 +150,17 @@ impl Document {
     /// says nothing: the caller marks it.
     ///
     /// # Errors
-    /// Whatever [`Scene::from_text`] reports.
-    pub fn from_text(text: &str, path: Option<&Path>, assets: &Assets) -> Result<Self, SceneError> {
+    /// Whatever [`Scene::from_text_with`] reports.
+    pub fn from_text(
+        text: &str,
+        path: Option<&Path>,
+        assets: &Assets,
+        options: ReadOptions,
+    ) -> Result<Self, SceneError> {
         keep_unknown_components(assets);
         let origin = path.unwrap_or(Path::new(UNTITLED));
         Ok(Self::new(
-            Scene::from_text(text, origin, assets)?,
+            Scene::from_text_with(text, origin, assets, options)?,
             path.map(Path::to_path_buf),
         ))
     }

@@ -685,3 +685,39 @@ fn a_scripted_input_is_recorded_replayed_and_sought_exactly() {
         );
     }
 }
+
+/// What another build wrote (a `health` with a field this type lost) is
+/// kept as written only by a read that asks for it; the same assets read
+/// strictly before and after (the leniency is the call's, not the store's).
+#[test]
+fn keeping_what_no_longer_reads_is_asked_per_read() {
+    use keel_engine::scene::ReadOptions;
+    let assets = assets_with_game_types();
+    // As an editor's assets: components no type here reads are kept.
+    ComponentRegistry::edit(&assets, |r| {
+        r.keep_unknown(true);
+        Ok(())
+    })
+    .unwrap();
+    let old = SCENE.replace("(hp: 3.0, max: 4.0)", "(hp: 3.0, max: 4.0, shield: 2.0)");
+    let strict = |assets: &Assets| Scene::from_text(&old, Path::new("game.ron"), assets);
+    assert!(strict(&assets).is_err(), "refused at its line by default");
+    let kept = Scene::from_text_with(
+        &old,
+        Path::new("game.ron"),
+        &assets,
+        ReadOptions::KEEP_UNREADABLE,
+    )
+    .expect("kept as written");
+    let buoy = kept.find("buoy").unwrap();
+    assert!(
+        kept.get::<Health>(buoy).is_none(),
+        "the node goes without it"
+    );
+    let text = kept.to_file().to_text(Path::new("game.ron")).unwrap();
+    assert!(
+        text.contains("shield: 2.0"),
+        "saved back as it was:\n{text}"
+    );
+    assert!(strict(&assets).is_err(), "the next read is strict again");
+}

@@ -16,6 +16,7 @@ use std::time::Instant;
 
 use keel_engine::glam::Vec3;
 use keel_engine::record::{InputLog, StateHash};
+use keel_engine::scene::ReadOptions;
 use serde::{Deserialize, Serialize};
 
 use super::{EditorApp, EditorOptions, PlayState};
@@ -195,15 +196,12 @@ impl Handover {
     pub fn read(path: &Path) -> Result<Self, HandoverError> {
         // A handover is a scene with its steps: read within the scene files' cap.
         let limits = keel_engine::files::ReadLimits::from_env();
-        let text = keel_engine::files::read_to_string(
-            path,
-            keel_engine::files::FileKind::Scene,
-            &limits,
-        )
-        .map_err(|source| HandoverError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text =
+            keel_engine::files::read_to_string(path, keel_engine::files::FileKind::Scene, &limits)
+                .map_err(|source| HandoverError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
         let parse = |message: String| HandoverError::Parse {
             path: path.to_path_buf(),
             message,
@@ -330,17 +328,19 @@ impl EditorApp {
     pub fn resume(options: EditorOptions, handover: Handover) -> Result<Self, HandoverError> {
         let mut app = Self::bare(options);
         let assets = app.doc.scene().assets().clone();
-        let doc = read_leniently(&assets, || {
-            Document::from_text(&handover.scene, handover.path.as_deref(), &assets)
-        })
+        let doc = Document::from_text(
+            &handover.scene,
+            handover.path.as_deref(),
+            &assets,
+            ReadOptions::KEEP_UNREADABLE,
+        )
         .map_err(HandoverError::Unreadable)?;
         // The game's resources and systems, as for any document opened.
         app.replace_document(doc);
         let handles = Handles::of_scene(app.doc.scene());
         let mut dropped = Vec::new();
-        app.doc.undo = read_leniently(&assets, || {
-            UndoStack::from_handover(handover.history, app.doc.scene(), &handles, &mut dropped)
-        });
+        app.doc.undo =
+            UndoStack::from_handover(handover.history, app.doc.scene(), &handles, &mut dropped);
         for entry in dropped {
             log::warn!("Undo history: dropped {entry}");
         }
@@ -452,7 +452,7 @@ impl EditorApp {
     fn fresh_document(&self, text: &str) -> Result<Document, keel_engine::SceneError> {
         let assets = self.doc.scene().assets().clone();
         let path = self.doc.path.clone();
-        let mut doc = Document::from_text(text, path.as_deref(), &assets)?;
+        let mut doc = Document::from_text(text, path.as_deref(), &assets, ReadOptions::default())?;
         if let Err(e) = super::play::build_game_world(&self.game, &mut doc) {
             log::error!("The game's plugins could not set up the world: {e}");
         }
@@ -484,21 +484,4 @@ fn rerun(doc: &mut Document, play: &PlayText, mut each: impl FnMut(u64, &mut kee
         }
         each(i, world);
     }
-}
-
-/// Runs `read` with `assets`' registry keeping components that no longer
-/// read as their types as written (`ComponentRegistry::keep_unreadable`):
-/// what another build of the game wrote.
-pub(super) fn read_leniently<T>(assets: &keel_engine::Assets, read: impl FnOnce() -> T) -> T {
-    let lenient = |keep: bool| {
-        let kept = keel_engine::scene::ComponentRegistry::edit(assets, |r| {
-            r.keep_unreadable(keep);
-            Ok(())
-        });
-        debug_assert!(kept.is_ok(), "setting a flag cannot fail");
-    };
-    lenient(true);
-    let out = read();
-    lenient(false);
-    out
 }

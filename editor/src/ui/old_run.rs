@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use keel_engine::scene::ReadOptions;
 use keel_engine::{Scene, World};
 
 use super::EditorApp;
@@ -98,8 +99,7 @@ impl EditorApp {
             .path
             .as_deref()
             .unwrap_or(Path::new(crate::document::UNTITLED));
-        let scene =
-            super::handover::read_leniently(assets, || Scene::from_text(text, origin, assets));
+        let scene = Scene::from_text_with(text, origin, assets, ReadOptions::KEEP_UNREADABLE);
         match scene {
             Ok(scene) => {
                 let mut world = World::new(scene);

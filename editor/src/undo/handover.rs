@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use keel_engine::scene::{NodeRecord, Orphans, Patch, SceneFile};
+use keel_engine::scene::{NodeRecord, Orphans, Patch, ReadOptions, SceneFile};
 use keel_engine::{Environment, NodeId, Scene, SceneError, Transform};
 use serde::{Deserialize, Serialize};
 
@@ -175,7 +175,9 @@ fn records_text(records: &[NodeRecord]) -> Result<RecordsText, SceneError> {
 fn records_of(text: &RecordsText, scene: &Scene) -> Result<Vec<NodeRecord>, String> {
     let registry = scene.registry();
     let file =
-        SceneFile::parse(&text.text, Path::new(ORIGIN), &registry).map_err(|e| e.to_string())?;
+        // The history came from another build: what no longer reads is kept as written.
+        SceneFile::parse_with(&text.text, Path::new(ORIGIN), &registry, ReadOptions::KEEP_UNREADABLE)
+            .map_err(|e| e.to_string())?;
     let mut nodes = file.nodes;
     if nodes.len() != text.parts.len() {
         return Err(format!(

@@ -24,7 +24,7 @@ pub(crate) mod prefab;
 mod record;
 mod validate;
 
-pub use record::{AnimatorRecord, BUILT_IN_FIELDS, NodeRecord, RecordSeed};
+pub use record::{AnimatorRecord, BUILT_IN_FIELDS, NodeRecord, ReadOptions, RecordSeed};
 
 pub use prefab::{
     Orphans, Patch, Prefab, PrefabInstance, PrefabPart, expand_records, load_prefab,
@@ -92,7 +92,7 @@ impl std::fmt::Debug for ParsedFrom {
 const FILE_FIELDS: &[&str] = &["version", "environment", "camera", "nodes"];
 
 /// Reads a [`SceneFile`], its nodes' registered components through the registry.
-struct FileSeed<'a>(&'a ComponentRegistry);
+struct FileSeed<'a>(&'a ComponentRegistry, ReadOptions);
 
 impl<'de> DeserializeSeed<'de> for FileSeed<'_> {
     type Value = SceneFile;
@@ -123,7 +123,7 @@ impl<'de> Visitor<'de> for FileSeed<'_> {
                 "version" => version = Some(map.next_value()?),
                 "environment" => file.environment = map.next_value()?,
                 "camera" => file.camera = Some(map.next_value()?),
-                "nodes" => file.nodes = map.next_value_seed(RecordsSeed(self.0))?,
+                "nodes" => file.nodes = map.next_value_seed(RecordsSeed(self.0, self.1))?,
                 other => return Err(de::Error::unknown_field(other, FILE_FIELDS)),
             }
         }
@@ -158,8 +158,21 @@ impl SceneFile {
         path: &Path,
         registry: &ComponentRegistry,
     ) -> Result<Self, SceneError> {
+        Self::parse_with(text, path, registry, ReadOptions::default())
+    }
+
+    /// [`SceneFile::parse`], read as `options` say.
+    ///
+    /// # Errors
+    /// As [`SceneFile::parse`].
+    pub fn parse_with(
+        text: &str,
+        path: &Path,
+        registry: &ComponentRegistry,
+        options: ReadOptions,
+    ) -> Result<Self, SceneError> {
         let mut file: SceneFile = ron_options()
-            .from_str_seed(text, FileSeed(registry))
+            .from_str_seed(text, FileSeed(registry, options))
             .map_err(|e| {
                 let message = e.code.to_string();
                 let (line, column) = (e.span.start.line, e.span.start.col);
@@ -548,7 +561,21 @@ impl Scene {
     /// # Errors
     /// As [`Scene::load`], less the I/O.
     pub fn from_text(text: &str, origin: &Path, assets: &Assets) -> Result<Scene, SceneError> {
-        SceneFile::parse(text, origin, &ComponentRegistry::of(assets))?.to_scene(origin, assets)
+        Self::from_text_with(text, origin, assets, ReadOptions::default())
+    }
+
+    /// [`Scene::from_text`], read as `options` say.
+    ///
+    /// # Errors
+    /// As [`Scene::from_text`].
+    pub fn from_text_with(
+        text: &str,
+        origin: &Path,
+        assets: &Assets,
+        options: ReadOptions,
+    ) -> Result<Scene, SceneError> {
+        let registry = ComponentRegistry::of(assets);
+        SceneFile::parse_with(text, origin, &registry, options)?.to_scene(origin, assets)
     }
 
     /// Saves the scene atomically (see [`SceneFile::write`]).

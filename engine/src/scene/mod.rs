@@ -68,7 +68,9 @@ pub use column::Column;
 pub use components::{Components, ModelInstance, ModelPart, Stored, UnknownComponents};
 pub use environment::{CameraSetup, MAX_CASCADES, PostSettings, ShadowSettings, Tonemapper};
 pub use error::{NodeFieldError, SettingError};
-pub use file::{AnimatorRecord, BUILT_IN_FIELDS, NodeRecord, RecordSeed, SCENE_VERSION, SceneFile};
+pub use file::{
+    AnimatorRecord, BUILT_IN_FIELDS, NodeRecord, ReadOptions, RecordSeed, SCENE_VERSION, SceneFile,
+};
 pub use file::{
     Orphans, Patch, Prefab, PrefabInstance, PrefabPart, expand_records, load_prefab,
     overridden_fields, reverted,

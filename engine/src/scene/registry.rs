@@ -129,9 +129,6 @@ pub struct ComponentRegistry {
     /// Load scenes naming such components (keeping them for saving) instead
     /// of refusing them.
     keep_unknown: bool,
-    /// Keep a registered component whose value no longer reads as its type
-    /// as written (an unknown component) instead of refusing the scene.
-    keep_unreadable: bool,
 }
 
 impl Default for ComponentRegistry {
@@ -143,7 +140,6 @@ impl Default for ComponentRegistry {
             reflect: Arc::new(TypeRegistry::new()),
             unknown: Arc::default(),
             keep_unknown: false,
-            keep_unreadable: false,
         };
         for result in [
             registry.register::<Spin>(),
@@ -217,23 +213,6 @@ impl ComponentRegistry {
     /// written (what an editor does: nothing of a game's scene is lost).
     pub fn keep_unknown(&mut self, keep: bool) {
         self.keep_unknown = keep;
-    }
-
-    /// Whether a registered component whose value does not read as its type
-    /// (a field its type lost, another type) is kept as written rather than
-    /// refused; see [`ComponentRegistry::keep_unreadable`].
-    pub fn keeps_unreadable(&self) -> bool {
-        self.keep_unreadable
-    }
-
-    /// Keeps a registered component whose value does not read as its type
-    /// as written, like a component no type here has (saved back as it
-    /// was, a warning naming the node, the component and why), instead of
-    /// refusing the scene. For state handed from one build of a game to the
-    /// next (live mode), whose types may have changed; a file opened by a
-    /// user keeps the error at its line.
-    pub fn keep_unreadable(&mut self, keep: bool) {
-        self.keep_unreadable = keep;
     }
 
     /// The type registered as `name`.

@@ -591,7 +591,7 @@ fn record_from(
 ) -> Result<NodeRecord, String> {
     let mut out = RecordSeed {
         registry,
-        from_text: false,
+        options: crate::scene::ReadOptions::default(),
     }
     .deserialize(value)
     .map_err(|e| e.to_string())?;

@@ -191,10 +191,30 @@ impl Serialize for NodeRecord {
 pub struct RecordSeed<'a> {
     /// The types the record's components are read as.
     pub registry: &'a ComponentRegistry,
-    /// Whether the record is read from RON text, so that a value can be
-    /// kept as written (`ComponentRegistry::keep_unreadable`); a record read
-    /// from a parsed value (a prefab's override) is read strictly.
-    pub from_text: bool,
+    /// How the record is read. A record read from a parsed value (a
+    /// prefab's override) is read strictly: only RON text can be kept as
+    /// written.
+    pub options: ReadOptions,
+}
+
+/// How scene text is read, given with each read ([`SceneFile::parse_with`](crate::scene::SceneFile::parse_with),
+/// [`Scene::from_text_with`](crate::Scene::from_text_with)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Keep a registered component whose value does not read as its type
+    /// (a field its type lost, another type) as written, like a component
+    /// no type here has (saved back as it was, a warning naming the node,
+    /// the component and why), instead of refusing the scene. For state
+    /// handed from one build of a game to the next (live mode), whose types
+    /// may have changed; a file opened by a user keeps the error at its line.
+    pub keep_unreadable: bool,
+}
+
+impl ReadOptions {
+    /// What live mode reads the previous build's state with.
+    pub const KEEP_UNREADABLE: ReadOptions = ReadOptions {
+        keep_unreadable: true,
+    };
 }
 
 impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
@@ -238,7 +258,7 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
                             let message = format!("duplicate component `{name}`");
                             return Err(de::Error::custom(message));
                         }
-                        if self.from_text && self.registry.keeps_unreadable() {
+                        if self.options.keep_unreadable {
                             let raw: Box<ron::value::RawValue> = map.next_value()?;
                             match super::ron_options()
                                 .from_str_seed(raw.get_ron(), ComponentSeed(kind))
@@ -285,9 +305,9 @@ impl<'de> DeserializeSeed<'de> for ComponentSeed<'_> {
     }
 }
 
-/// Reads a list of [`NodeRecord`]s through `registry`.
+/// Reads a list of [`NodeRecord`]s through `registry`, as the options say.
 #[derive(Clone, Copy)]
-pub(crate) struct RecordsSeed<'a>(pub &'a ComponentRegistry);
+pub(crate) struct RecordsSeed<'a>(pub &'a ComponentRegistry, pub ReadOptions);
 
 impl<'de> DeserializeSeed<'de> for RecordsSeed<'_> {
     type Value = Vec<NodeRecord>;
@@ -308,7 +328,7 @@ impl<'de> Visitor<'de> for RecordsSeed<'_> {
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
         while let Some(record) = seq.next_element_seed(RecordSeed {
             registry: self.0,
-            from_text: true,
+            options: self.1,
         })? {
             out.push(record);
         }
