@@ -10,9 +10,17 @@ use std::path::{Path, PathBuf};
 /// Direct reads that stay, by file and count, with why.
 const ALLOWED: &[(&str, usize, &str)] = &[
     // The running program's own executable, hashed for its build id.
-    ("engine/src/record/file.rs", 1, "the program's own executable"),
+    (
+        "engine/src/record/file.rs",
+        1,
+        "the program's own executable",
+    ),
     // The reason a new build of the editor wrote for why it stopped.
-    ("editor/src/live_mode.rs", 1, "the editor's own hand-over note"),
+    (
+        "editor/src/live_mode.rs",
+        1,
+        "the editor's own hand-over note",
+    ),
     // The kernel's memory counters.
     ("player/src/soak.rs", 1, "/proc/self/statm"),
 ];
@@ -49,7 +57,8 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// The part of `text` that is not a test module: inline `#[cfg(test)]`
 /// modules sit at the end of a file by the project's style.
 fn without_tests(text: &str) -> &str {
-    text.find("#[cfg(test)]\nmod ").map_or(text, |at| &text[..at])
+    text.find("#[cfg(test)]\nmod ")
+        .map_or(text, |at| &text[..at])
 }
 
 #[test]
@@ -65,7 +74,8 @@ fn every_program_file_read_goes_through_the_reader() {
                 .unwrap()
                 .to_string_lossy()
                 .replace('\\', "/");
-            let reader = relative == "engine/src/files.rs" || relative.starts_with("engine/src/files/");
+            let reader =
+                relative == "engine/src/files.rs" || relative.starts_with("engine/src/files/");
             let test_only = relative.ends_with("/tests.rs") || relative.contains("/tests/");
             if reader || test_only {
                 continue;

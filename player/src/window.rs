@@ -633,19 +633,20 @@ pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
         .game
         .load(&options.scene, &Assets::with_limits(options.limits.clone()))?;
     // The scene's bytes as loaded: a recording names their hash.
-    let recorded_scene = match &options.record {
-        Some(out) => {
-            let limits = &options.limits;
-            let bytes = keel_engine::files::read(&options.scene, FileKind::Scene, limits)
-                .map_err(|e| ViewerError::Record {
-                path: out.clone(),
-                message: format!("{}: {e}", options.scene.display()),
-            })?;
-            world.start_recording(keel_engine::record::RecordSettings::default());
-            Some(bytes)
-        }
-        None => None,
-    };
+    let recorded_scene =
+        match &options.record {
+            Some(out) => {
+                let limits = &options.limits;
+                let bytes = keel_engine::files::read(&options.scene, FileKind::Scene, limits)
+                    .map_err(|e| ViewerError::Record {
+                        path: out.clone(),
+                        message: format!("{}: {e}", options.scene.display()),
+                    })?;
+                world.start_recording(keel_engine::record::RecordSettings::default());
+                Some(bytes)
+            }
+            None => None,
+        };
     let event_loop = EventLoop::new().map_err(|e| ViewerError::Window {
         message: e.to_string(),
     })?;

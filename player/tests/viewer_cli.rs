@@ -35,7 +35,10 @@ fn bad_arguments_exit_2_with_usage() {
     let cases: [(&[&str], &str); 2] = [
         (&["--size", "wide"], "--size"),
         // No frames is no run: said, not run as one frame.
-        (&["--benchmark", "--frames", "0"], "--frames: expected a whole number > 0"),
+        (
+            &["--benchmark", "--frames", "0"],
+            "--frames: expected a whole number > 0",
+        ),
     ];
     for (args, expected) in cases {
         let out = viewer().args(args).output().unwrap();
