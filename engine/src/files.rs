@@ -26,7 +26,7 @@ use std::path::{Component, Path, PathBuf};
 
 mod source;
 
-pub use source::{Fetch, FileSource};
+pub use source::{Fetch, FileSource, Stamp};
 
 /// What a file is read as; each kind has its own size cap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

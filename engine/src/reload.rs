@@ -24,6 +24,7 @@ use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer};
 
 use crate::assets::shaders::Shader;
 use crate::assets::{Assets, Model};
+use crate::files::FileSource;
 use crate::scene::{Keep, ModelInstance, ModelPart, NodeId, PrefabInstance, Scene, SceneError};
 
 /// How long a file must be quiet before its change is reported: an editor's
@@ -79,7 +80,7 @@ impl FileWatcher {
         dir: &Path,
         recursive: bool,
     ) -> Result<(), notify_debouncer_mini::notify::Error> {
-        let Ok(dir) = std::fs::canonicalize(dir) else {
+        let Ok(dir) = FileSource::DISK.canonicalize(dir) else {
             return Ok(());
         };
         if !dir.is_dir()
@@ -108,7 +109,9 @@ impl FileWatcher {
     pub fn watch_scene(&mut self, scene: &Scene, path: Option<&Path>) {
         let mut dirs: Vec<(PathBuf, bool)> = Vec::new();
         if let Some(folder) = path.and_then(Path::parent) {
-            let folder = std::fs::canonicalize(folder).unwrap_or(folder.to_path_buf());
+            let folder = FileSource::DISK
+                .canonicalize(folder)
+                .unwrap_or(folder.to_path_buf());
             let root = folder
                 .ancestors()
                 .find(|a| a.file_name().is_some_and(|n| n == "assets"))
@@ -152,7 +155,9 @@ impl FileWatcher {
     /// Waits (up to `timeout`) until `file` is among the changes reported;
     /// returns every change reported meanwhile, or `None` when it never came.
     pub fn wait_for(&mut self, file: &Path, timeout: Duration) -> Option<Vec<PathBuf>> {
-        let file = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+        let file = FileSource::DISK
+            .canonicalize(file)
+            .unwrap_or_else(|_| file.to_path_buf());
         let start = std::time::Instant::now();
         let mut seen = Vec::new();
         while start.elapsed() < timeout {
@@ -174,7 +179,9 @@ impl FileWatcher {
             match batch {
                 Ok(events) => {
                     for event in events {
-                        let path = std::fs::canonicalize(&event.path).unwrap_or(event.path.clone());
+                        let path = FileSource::DISK
+                            .canonicalize(&event.path)
+                            .unwrap_or(event.path.clone());
                         if out.contains(&path) || is_temporary(&path) || path.is_dir() {
                             continue;
                         }
@@ -192,9 +199,8 @@ impl FileWatcher {
     /// Whether `path` differs from when it was last reported (or, first
     /// seen, was written after watching began, or is gone).
     fn changed_since_seen(&mut self, path: &Path) -> bool {
-        let now = std::fs::metadata(path)
-            .ok()
-            .and_then(|m| Some((m.modified().ok()?, m.len())));
+        // The watcher watches the disk (a page's fetched files never change).
+        let now = FileSource::DISK.stamp(path);
         let changed = match (self.stamps.get(path), now) {
             (Some(before), now) => *before != now,
             (None, Some((modified, _))) => modified >= self.since,
@@ -315,11 +321,12 @@ impl Scene {
     /// # Errors
     /// The first prefab that no longer loads; the instances of it stay as they are.
     pub fn refresh_prefabs(&mut self) -> Result<usize, SceneError> {
+        let files = self.assets().limits().source.clone();
         let stale: Vec<NodeId> = self
             .components
             .prefab
             .iter()
-            .filter(|(_, p)| p.prefab.is_stale())
+            .filter(|(_, p)| p.prefab.is_stale(&files))
             .map(|(n, _)| n)
             .collect();
         let mut count = 0;

@@ -101,3 +101,32 @@ fn a_file_the_server_did_not_give_names_its_url_and_status() {
         "{missing}"
     );
 }
+
+/// What tells a file changed comes from the source too: a fetched file has
+/// a stamp (its length; it never changes), a file not fetched has none,
+/// and the disk gives its own.
+#[test]
+fn stamps_come_from_the_source() {
+    let bytes: Arc<[u8]> = b"(version: 3, nodes: [])".to_vec().into();
+    let len = bytes.len() as u64;
+    let source = FileSource::fetched(
+        "http://localhost:8000/",
+        [(PathBuf::from("site/a.ron"), Fetch::Bytes(bytes))],
+    );
+    assert_eq!(
+        source.stamp(Path::new("site/./a.ron")),
+        Some((std::time::SystemTime::UNIX_EPOCH, len))
+    );
+    assert_eq!(source.stamp(Path::new("site/b.ron")), None);
+    let readme = repo().join("README.md");
+    let meta = std::fs::metadata(&readme).unwrap();
+    assert_eq!(
+        FileSource::DISK.stamp(&readme),
+        Some((meta.modified().unwrap(), meta.len()))
+    );
+    assert_eq!(
+        source.stamp(&readme),
+        None,
+        "a fetched source never looks at the disk"
+    );
+}

@@ -112,3 +112,38 @@ fn every_program_file_read_goes_through_the_reader() {
         );
     }
 }
+
+/// Engine code touches the disk through `keel_engine::files` alone (its
+/// reader, its atomic writer and the `FileSource` a web page swaps for
+/// fetched files): no `std::fs` outside `files/`, but for the one read of
+/// the program's own executable.
+#[test]
+fn engine_code_touches_the_disk_through_the_files_layer() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    let mut found = Vec::new();
+    for file in files {
+        let relative = file
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let layer = relative == "src/files.rs" || relative.starts_with("src/files/");
+        let test_only = relative.ends_with("/tests.rs") || relative.contains("/tests/");
+        if layer || test_only {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        let touches = without_tests(&text).lines().filter(|line| {
+            let code = line.trim_start();
+            !code.starts_with("//") && (code.contains("std::fs") || code.contains(" fs::"))
+        });
+        found.extend(touches.map(|_| relative.clone()));
+    }
+    assert_eq!(
+        found,
+        ["src/record/file.rs"],
+        "std::fs outside the files layer (the program's own executable is the one read allowed)"
+    );
+}

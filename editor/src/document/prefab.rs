@@ -243,6 +243,7 @@ impl Document {
     /// the instances as they are).
     pub fn refresh_prefabs(&mut self) -> Result<usize, EditError> {
         let scene = self.scene();
+        let files = &scene.assets().limits().source;
         // One look at the disk per distinct prefab (a fleet shares one).
         let mut stale_prefab: HashMap<*const Prefab, bool> = HashMap::new();
         let stale: Vec<NodeId> = scene
@@ -252,7 +253,7 @@ impl Document {
             .filter(|(_, p)| {
                 *stale_prefab
                     .entry(Arc::as_ptr(&p.prefab))
-                    .or_insert_with(|| p.prefab.is_stale())
+                    .or_insert_with(|| p.prefab.is_stale(files))
             })
             .map(|(n, _)| n)
             .collect();

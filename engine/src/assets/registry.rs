@@ -310,7 +310,7 @@ impl Assets {
             .source
             .canonicalize(path)
             .unwrap_or_else(|_| path.to_path_buf());
-        let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+        let modified = self.limits().source.stamp(&path).map(|(time, _)| time);
         if let Some(model) = self.registry().cached(&path, modified) {
             return Ok(model);
         }
@@ -330,7 +330,7 @@ impl Assets {
             .source
             .canonicalize(path)
             .unwrap_or_else(|_| path.to_path_buf());
-        let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+        let modified = self.limits().source.stamp(&path).map(|(time, _)| time);
         let data = self.importers().import(&path, self.limits())?;
         // The old copy stays registered (instances hold it) until
         // `release_unused` finds it held by no one; the new one answers for the

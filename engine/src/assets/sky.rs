@@ -173,7 +173,7 @@ impl Assets {
             .source
             .canonicalize(path)
             .unwrap_or_else(|_| path.to_path_buf());
-        let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+        let modified = self.limits().source.stamp(&path).map(|(time, _)| time);
         if let Some(handle) = self.skies().find(&path, modified) {
             return Ok((handle, path));
         }

@@ -15,6 +15,9 @@ use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
+/// A file's modification time and length ([`FileSource::stamp`]).
+pub type Stamp = (std::time::SystemTime, u64);
+
 /// What fetching one file gave.
 #[derive(Clone, Debug)]
 pub enum Fetch {
@@ -73,6 +76,23 @@ impl FileSource {
             Some(fetched) => {
                 let path = normalize(path);
                 fetched.get(&path).map(|_| path)
+            }
+        }
+    }
+
+    /// When `path` was last written and its length: what tells a change
+    /// (a fetched file never changes: its length and the epoch). `None`
+    /// when there is no such file.
+    #[must_use]
+    pub fn stamp(&self, path: &Path) -> Option<Stamp> {
+        match &self.0 {
+            None => {
+                let meta = std::fs::metadata(path).ok()?;
+                Some((meta.modified().ok()?, meta.len()))
+            }
+            Some(fetched) => {
+                let bytes = fetched.get(&normalize(path)).ok()?;
+                Some((std::time::SystemTime::UNIX_EPOCH, bytes.len() as u64))
             }
         }
     }

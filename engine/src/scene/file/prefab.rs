@@ -29,7 +29,6 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::SystemTime;
 
 use serde_json::Value;
 
@@ -71,11 +70,12 @@ impl Prefab {
         self.nodes.iter().find(|n| n.part.as_deref() == Some(key))
     }
 
-    /// Whether the prefab's file, or one it pulls in, changed on disk since it was read.
-    pub fn is_stale(&self) -> bool {
+    /// Whether the prefab's file, or one it pulls in, changed in `files`
+    /// (the source it was read from) since it was read.
+    pub fn is_stale(&self, files: &crate::files::FileSource) -> bool {
         self.sources
             .iter()
-            .any(|(path, stamp)| stamp_of(path) != *stamp)
+            .any(|(path, stamp)| files.stamp(path) != *stamp)
     }
 
     /// The files the expansion read: the prefab's and those of the prefabs
@@ -187,17 +187,15 @@ pub struct PrefabPart {
     pub key: Arc<str>,
 }
 
-/// A file's modification time and length: enough to see it changed.
-type Stamp = Option<(SystemTime, u64)>;
-
-fn stamp_of(path: &Path) -> Stamp {
-    let meta = std::fs::metadata(path).ok()?;
-    Some((meta.modified().ok()?, meta.len()))
-}
+/// A file's modification time and length, if it is there: enough to see
+/// it changed.
+type Stamp = Option<crate::files::Stamp>;
 
 /// The cached expansion of the prefab file at `canonical`, while it is fresh.
 pub(super) fn cached(canonical: &Path, assets: &Assets) -> Option<Arc<Prefab>> {
-    assets.prefab::<Prefab>(canonical).filter(|p| !p.is_stale())
+    assets
+        .prefab::<Prefab>(canonical)
+        .filter(|p| !p.is_stale(&assets.limits().source))
 }
 
 /// The expanded prefab at `path` (read again only when it, or a prefab it
@@ -241,7 +239,7 @@ fn load_in(
     if let Some(prefab) = cached(&canonical, assets) {
         return Ok(prefab);
     }
-    let stamp = stamp_of(&canonical);
+    let stamp = assets.limits().source.stamp(&canonical);
     let text = super::read_text(&canonical, assets.limits())?;
     let file = SceneFile::parse(
         &text,
