@@ -5,10 +5,6 @@
 
 use std::fmt;
 
-mod nested;
-
-pub(crate) use nested::nested;
-
 /// A component value that breaks its type's rules: which field and what was
 /// expected. Scene files turn it into an error at the field's line and column.
 #[derive(Clone, Debug, PartialEq, Eq)]

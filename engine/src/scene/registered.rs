@@ -26,6 +26,8 @@
 //! variants. A serde-driven schema would know neither enum variants nor
 //! ranges without a second derive of our own.
 
+mod nested;
+
 use std::any::{Any, TypeId};
 use std::fmt;
 
@@ -241,7 +243,7 @@ impl<C: Component> ErasedValue for C {
     }
     fn validate(&self) -> Result<(), Invalid> {
         Component::validate(self)?;
-        crate::invalid::nested(self.as_partial_reflect())
+        nested::nested(self.as_partial_reflect())
     }
     fn new_column(&self) -> Box<dyn AnyColumn> {
         Box::new(Column::<C>::default())

@@ -5,7 +5,7 @@
 
 use bevy_reflect::{PartialReflect, ReflectRef};
 
-use super::Invalid;
+use crate::invalid::Invalid;
 use crate::time::Timer;
 
 /// Walks `value` (a component) and checks every engine value with rules of
