@@ -92,7 +92,7 @@ pub struct ReadLimits {
     pub model: u64,
     /// Images referenced by models.
     pub image: u64,
-    /// Nodes one expansion may spawn (see `scene::file::budget`).
+    /// Nodes one expansion may spawn (see `scene::file::prefab::budget`).
     pub nodes: u64,
     /// Where the files are read from.
     pub source: FileSource,

@@ -134,7 +134,7 @@ pub enum SceneError {
         chain: Vec<PathBuf>,
     },
     /// Expanding the records (their prefabs and models) would spawn more
-    /// nodes than the budget allows (see `scene::file::budget`).
+    /// nodes than the budget allows (see `scene::file::prefab::budget`).
     #[error("too many nodes: expanding {} reaches {reached} nodes, over the budget of {max} (set KEEL_MAX_NODES to change it)", chain.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" -> "))]
     TooManyNodes {
         /// The files, from the one expanded to the prefab whose count passed the budget.

@@ -18,7 +18,6 @@
 //! )
 //! ```
 
-pub(crate) mod budget;
 mod part_refs;
 pub(crate) mod prefab;
 mod record;

@@ -26,6 +26,8 @@
 //! of files, and caches each file's expansion until it or a file it pulls in
 //! changes on disk.
 
+mod budget;
+
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -209,7 +211,7 @@ pub fn load_prefab(path: &Path, assets: &Assets) -> Result<Arc<Prefab>, SceneErr
     let canonical = canonical(path, assets)?;
     let mut instance = NodeRecord::new("");
     instance.prefab = Some(canonical.to_string_lossy().into_owned());
-    super::budget::check(&[instance], &canonical, &[], assets.limits().nodes, assets)?;
+    budget::check(&[instance], &canonical, &[], assets.limits().nodes, assets)?;
     load_in(&canonical, &mut Vec::new(), assets)
 }
 
@@ -295,7 +297,7 @@ impl crate::scene::Scene {
         record.prefab = Some(path.to_string_lossy().into_owned());
         let records = [record];
         let assets = self.assets().clone();
-        super::budget::check(&records, path, &[], assets.limits().nodes, &assets)?;
+        budget::check(&records, path, &[], assets.limits().nodes, &assets)?;
         let expanded = expand_in(&records, path, &mut Vec::new(), &assets)?;
         Ok(self.spawn_expanded(parent, &expanded, path)?[0])
     }
@@ -354,7 +356,7 @@ pub(crate) fn expand(
         .ok()
         .into_iter()
         .collect();
-    super::budget::check(records, origin, &chain, assets.limits().nodes, assets)?;
+    budget::check(records, origin, &chain, assets.limits().nodes, assets)?;
     expand_in(records, origin, &mut chain, assets)
 }
 
@@ -380,7 +382,7 @@ pub fn expand_records(
         .and_then(|h| assets.limits().source.canonicalize(h).ok())
         .into_iter()
         .collect();
-    super::budget::check(records, origin, &chain, assets.limits().nodes, assets)?;
+    budget::check(records, origin, &chain, assets.limits().nodes, assets)?;
     Ok(expand_in(records, origin, &mut chain, assets)?
         .into_iter()
         .map(|e| e.record)

@@ -107,7 +107,7 @@ impl Counter<'_> {
         }
         // An expansion already made is counted from its flat node list (nested
         // prefabs in it, models not), without reading a file.
-        if let Some(prefab) = super::prefab::cached(&canonical, self.assets) {
+        if let Some(prefab) = super::cached(&canonical, self.assets) {
             let count = prefab.nodes.iter().fold(0_u64, |count, node| {
                 let model = node
                     .model
@@ -118,7 +118,7 @@ impl Counter<'_> {
             self.files.insert(canonical, count);
             return Ok(count);
         }
-        let Ok(text) = super::read_text(&canonical, self.assets.limits()) else {
+        let Ok(text) = crate::scene::file::read_text(&canonical, self.assets.limits()) else {
             return Ok(0);
         };
         let Ok(file) = SceneFile::parse(
