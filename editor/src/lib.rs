@@ -51,9 +51,10 @@ pub use live_build::{
 };
 pub use log_book::{CaptureLogger, LogBook};
 pub use persist::PersistError;
+pub use ui::divergence::Divergence;
 pub use ui::dock::{Layout, Panel};
 pub use ui::gizmo::{GizmoMode, GizmoSpace, Pivot};
-pub use ui::handover::{HANDOVER_VERSION, Handover, HandoverError, WhatIf};
+pub use ui::handover::{HANDOVER_VERSION, Handover, HandoverError};
 pub use ui::shortcuts::SHORTCUTS;
 pub use ui::{EditorApp, EditorOptions, PlayState};
 pub use undo::EditError;

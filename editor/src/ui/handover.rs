@@ -19,6 +19,7 @@ use keel_engine::record::{InputLog, StateHash};
 use keel_engine::scene::ReadOptions;
 use serde::{Deserialize, Serialize};
 
+use super::divergence::Divergence;
 use super::{EditorApp, EditorOptions, PlayState};
 use crate::document::Document;
 use crate::undo::{Handles, HistoryText, Tokens, UndoStack};
@@ -90,55 +91,6 @@ pub struct PlayText {
 
 /// Bytes of scene text a handover keeps of the old code's run.
 pub const OLD_RUN_BUDGET: usize = 32 << 20;
-
-/// What the new code made of the recorded inputs.
-#[derive(Clone, Debug, PartialEq)]
-pub struct WhatIf {
-    /// Steps re-simulated.
-    pub steps: u64,
-    /// The first step after which the new run's state differs from the old
-    /// one's (the world's step counter then), if any.
-    pub diverged_at: Option<u64>,
-    /// Which parts of the state differ there.
-    pub parts: Vec<&'static str>,
-    /// Seconds the re-simulation took.
-    pub seconds: f64,
-    /// A system's panic that stopped it.
-    pub panic: Option<String>,
-}
-
-impl WhatIf {
-    /// What the status line and the timeline say.
-    pub fn summary(&self) -> String {
-        if let Some(panic) = &self.panic {
-            return format!("The new code panicked while catching up: {panic}");
-        }
-        match self.diverged_at {
-            Some(step) => format!(
-                "New code diverges at step {} ({} differ)",
-                thousands(step),
-                self.parts.join(", ")
-            ),
-            None => format!(
-                "New code runs the {} recorded steps as the old did",
-                thousands(self.steps)
-            ),
-        }
-    }
-}
-
-/// `1214` as `1,214`.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
 
 /// Why a handover could not be made, written or read.
 #[derive(Debug, thiserror::Error)]
@@ -316,7 +268,7 @@ impl EditorApp {
     /// edits, history, selection), the camera, the layout, the time scale;
     /// and, when Play was on, the recorded steps re-simulated through this
     /// build's code from their inputs, compared with the old build's hashes
-    /// (see [`EditorApp::what_if`]), Play going on from where it was.
+    /// (see [`EditorApp::divergence`]), Play going on from where it was.
     ///
     /// A component whose value no longer reads as this build's type (a
     /// field the type lost) is kept as written, a warning in the Log naming
@@ -383,7 +335,7 @@ impl EditorApp {
     pub fn take_back_play(&mut self, play: &PlayText) {
         if self.play.state == PlayState::Editing {
             self.catch_up(play);
-            self.play.what_if = None;
+            self.play.divergence = None;
             self.play.old_run = super::old_run::OldRun::default();
         }
     }
@@ -394,7 +346,7 @@ impl EditorApp {
         // As Step does, without asking the clock for a step: they run here.
         self.hold();
         let started = Instant::now();
-        let mut what_if = WhatIf {
+        let mut divergence = Divergence {
             steps: 0,
             diverged_at: None,
             parts: Vec::new(),
@@ -402,26 +354,26 @@ impl EditorApp {
             panic: None,
         };
         rerun(&mut self.doc, play, |i, world| {
-            what_if.steps = i + 1;
-            if what_if.diverged_at.is_none()
+            divergence.steps = i + 1;
+            if divergence.diverged_at.is_none()
                 && let Some(old) = play.hashes.get(i as usize)
             {
                 let new = world.state_hash();
                 if new != *old {
-                    what_if.diverged_at = Some(world.systems().steps());
-                    what_if.parts = new.differing(old);
+                    divergence.diverged_at = Some(world.systems().steps());
+                    divergence.parts = new.differing(old);
                 }
             }
         });
-        what_if.seconds = started.elapsed().as_secs_f64();
-        what_if.panic = self.doc.world.system_panic().map(ToString::to_string);
-        let summary = what_if.summary();
+        divergence.seconds = started.elapsed().as_secs_f64();
+        divergence.panic = self.doc.world.system_panic().map(ToString::to_string);
+        let summary = divergence.summary();
         log::info!(
             "{summary} ({} steps re-simulated in {:.2} s)",
-            what_if.steps,
-            what_if.seconds
+            divergence.steps,
+            divergence.seconds
         );
-        self.play.what_if = Some(what_if);
+        self.play.divergence = Some(divergence);
         self.play.old_run = super::old_run::OldRun::new(play.old_run.clone());
         if self.doc.world.system_panic().is_some() {
             // Play stops as for any panic: the edited world comes back.
@@ -438,8 +390,8 @@ impl EditorApp {
 
     /// What the new code made of the steps played before the reload, when
     /// this editor was resumed from a handover during Play.
-    pub fn what_if(&self) -> Option<&WhatIf> {
-        self.play.what_if.as_ref()
+    pub fn divergence(&self) -> Option<&Divergence> {
+        self.play.divergence.as_ref()
     }
 
     /// The document as scene-file text, as saving it would write.

@@ -22,6 +22,7 @@
 pub(crate) mod asset_browser;
 mod diagnostics;
 pub(crate) mod dialogs;
+pub(crate) mod divergence;
 pub(crate) mod dock;
 mod file_actions;
 mod game_input;

@@ -21,7 +21,7 @@ pub(super) struct Playback {
     /// The keyboard and mouse while the game has them.
     pub(super) input: GameInput,
     /// What the new code made of the steps played before a live reload.
-    pub(super) what_if: Option<super::handover::WhatIf>,
+    pub(super) divergence: Option<super::divergence::Divergence>,
     /// The old code's run then, to show instead of the new one.
     pub(super) old_run: super::old_run::OldRun,
 }
@@ -33,7 +33,7 @@ impl Default for Playback {
             snapshot: None,
             record_budget_mb: super::timeline::DEFAULT_BUDGET_MB,
             input: GameInput::default(),
-            what_if: None,
+            divergence: None,
             old_run: super::old_run::OldRun::default(),
         }
     }
@@ -155,7 +155,7 @@ impl EditorApp {
         self.play.state = PlayState::Editing;
         self.doc.stop_recording();
         self.doc.restore_play_snapshot(snapshot);
-        self.play.what_if = None;
+        self.play.divergence = None;
         self.play.old_run = super::old_run::OldRun::default();
         self.status
             .info("Reset to the scene as it was when Play was pressed");

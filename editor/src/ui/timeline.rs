@@ -83,8 +83,8 @@ impl EditorApp {
                 }
             });
         }
-        if let Some(what_if) = &self.play.what_if {
-            let diverged = what_if.diverged_at;
+        if let Some(divergence) = &self.play.divergence {
+            let diverged = divergence.diverged_at;
             if let Some(step) = diverged.filter(|s| (first..=last).contains(s)) {
                 // A red tick where the new code departs from the old.
                 let rect = bar.rect;
@@ -97,7 +97,7 @@ impl EditorApp {
                 );
             }
             ui.horizontal(|ui| {
-                let text = RichText::new(what_if.summary());
+                let text = RichText::new(divergence.summary());
                 ui.label(if diverged.is_some() {
                     text.color(Color32::from_rgb(220, 60, 60))
                 } else {

@@ -308,20 +308,20 @@ fn a_new_build_resumes_with_the_editing_state_whole_and_sails_by_its_code() {
 }
 
 #[test]
-fn what_if_finds_the_first_changed_step_as_a_replay_does_and_none_for_a_no_op() {
+fn the_divergence_is_the_first_changed_step_as_a_replay_does_and_none_for_a_no_op() {
     let (_dir, scene) = project();
     let (mut h, _) = edited_and_played(&scene, 150);
     let handover = h.state_mut().handover().unwrap();
     let play = handover.play.clone().unwrap();
 
     let same = EditorApp::resume(options(harbour::game(), &scene), handover.clone()).unwrap();
-    let what_if = same.what_if().unwrap();
-    assert_eq!(what_if.steps, play.steps);
-    assert_eq!(what_if.diverged_at, None, "{}", what_if.summary());
+    let divergence = same.divergence().unwrap();
+    assert_eq!(divergence.steps, play.steps);
+    assert_eq!(divergence.diverged_at, None, "{}", divergence.summary());
 
     let changed = EditorApp::resume(options(edited(3.0, false), &scene), handover.clone()).unwrap();
-    let what_if = changed.what_if().unwrap();
-    let diverged = what_if.diverged_at.expect("turning harder diverges");
+    let divergence = changed.divergence().unwrap();
+    let diverged = divergence.diverged_at.expect("turning harder diverges");
 
     // `--replay` of the old code's recording against the new code.
     let bytes = std::fs::read(&scene).unwrap();
@@ -336,7 +336,7 @@ fn what_if_finds_the_first_changed_step_as_a_replay_does_and_none_for_a_no_op() 
     }
     // The steer starts at frame 100: nothing differs before it.
     assert!(diverged > 100, "diverged at {diverged}");
-    assert!(what_if.summary().contains("diverges at step"));
+    assert!(divergence.summary().contains("diverges at step"));
 }
 
 #[test]
