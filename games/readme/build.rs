@@ -1,6 +1,7 @@
 //! Cuts the README's "Make your own game" section into the files its steps
-//! write: the Rust blocks, in order, are `src/lib.rs`, `src/main.rs` and
-//! `src/bin/play.rs`; the shell blocks are kept for the tests to check.
+//! write: the Rust blocks, in order, are `src/lib.rs`, `src/main.rs`,
+//! `src/bin/play.rs` and `tests/editor.rs`; the shell blocks are kept for
+//! the tests to check.
 
 use std::path::PathBuf;
 
@@ -29,11 +30,11 @@ fn main() {
     }
     assert_eq!(
         rust.len(),
-        3,
-        "the README's game has three Rust files (lib, editor, player)"
+        4,
+        "the README's game has four Rust files (lib, editor, player, editor test)"
     );
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo"));
-    for (name, code) in ["lib.rs", "main.rs", "play.rs"].iter().zip(&rust) {
+    for (name, code) in ["lib.rs", "main.rs", "play.rs", "editor_test.rs"].iter().zip(&rust) {
         std::fs::write(out.join(name), code).expect("OUT_DIR is writable");
     }
     std::fs::write(out.join("commands.sh"), shell.join("")).expect("OUT_DIR is writable");

@@ -25,7 +25,8 @@ fn the_steps_reuse_keels_lockfile_and_add_only_keel() {
         [
             "keel-engine --path ../keel/engine",
             "keel-player --path ../keel/player",
-            "keel-editor --path ../keel/editor"
+            "keel-editor --path ../keel/editor",
+            "keel-editor --path ../keel/editor --dev --features test-kit"
         ],
         "Keel is the only dependency: no second glam, serde or bevy_reflect to pick"
     );
@@ -33,6 +34,7 @@ fn the_steps_reuse_keels_lockfile_and_add_only_keel() {
     let keel = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     for add in &added {
         let (name, path) = add.split_once(" --path ../keel/").unwrap();
+        let path = path.split_whitespace().next().unwrap();
         let manifest = std::fs::read_to_string(keel.join(path).join("Cargo.toml")).unwrap();
         assert!(
             manifest.contains(&format!("name = \"{name}\"")),
