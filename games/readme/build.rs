@@ -34,7 +34,10 @@ fn main() {
         "the README's game has four Rust files (lib, editor, player, editor test)"
     );
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo"));
-    for (name, code) in ["lib.rs", "main.rs", "play.rs", "editor_test.rs"].iter().zip(&rust) {
+    for (name, code) in ["lib.rs", "main.rs", "play.rs", "editor_test.rs"]
+        .iter()
+        .zip(&rust)
+    {
         std::fs::write(out.join(name), code).expect("OUT_DIR is writable");
     }
     std::fs::write(out.join("commands.sh"), shell.join("")).expect("OUT_DIR is writable");
