@@ -5,11 +5,15 @@
     scripts/web_check.py PAGE_DIR --expect-message "needs WebGPU" --no-webgpu
     scripts/web_check.py PAGE_DIR --hold KeyW --seconds 5 --print-hud --save-recording OUT.ron
     scripts/web_check.py PAGE_DIR --path "?replay=run.ron" --expect-replay "^identical"
+    scripts/web_check.py PAGE_DIR --file --expect-message "served by a web server"
+    scripts/web_check.py PAGE_DIR --insecure --expect-message "HTTPS or localhost"
 
 Serves PAGE_DIR on a free localhost port, opens it in Debian's `chromium`
 (WebGPU through SwiftShader: no GPU needed) and drives it over the DevTools
 protocol on a pipe (`--remote-debugging-pipe`: no WebSocket library needed).
-Exits non-zero, saying why, when the page does not do what was expected.
+Exits non-zero, saying why, when the page does not do what was expected,
+and when the server answered a request with an error (a favicon's 404 too)
+that --expect-404 does not name.
 """
 
 import argparse
@@ -29,7 +33,7 @@ import time
 class Browser:
     """Chromium driven over the DevTools protocol on fds 3 and 4."""
 
-    def __init__(self, webgpu=True):
+    def __init__(self, webgpu=True, flags_extra=()):
         to_browser_r, self._write = os.pipe()
         self._read, from_browser_w = os.pipe()
         self.profile = tempfile.TemporaryDirectory(ignore_cleanup_errors=True)
@@ -40,6 +44,7 @@ class Browser:
             "--window-size=640,480", "--hide-scrollbars",
             "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
         ]
+        flags += list(flags_extra)
         flags += os.environ.get("KEEL_CHROMIUM_FLAGS", "").split()
         if webgpu:
             # WebGPU on SwiftShader's Vulkan: without it the GPU process has
@@ -152,6 +157,10 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def log_request(self, code="-", size="-"):
+        # Every answer's status, for the errors check (server.statuses).
+        self.server.statuses.append((self.path.split("?")[0], int(code)))
+
 
 def read_png(path):
     """(width, height, rows of RGB bytes) of an 8-bit RGB or RGBA PNG."""
@@ -218,6 +227,7 @@ def compare(a_path, b_path):
 def serve(folder):
     handler = functools.partial(QuietHandler, directory=folder)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.statuses = []
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
@@ -225,6 +235,10 @@ def serve(folder):
 MESSAGE = "(() => { const m = document.getElementById('message');" \
           " return m && m.className === 'shown' ? m.innerText : ''; })()"
 FRAMES = "window.__keelFrames || 0"
+SAVE_SHOWN = "!document.getElementById('save').hidden"
+# An address that is not localhost, mapped to the local server: a page there
+# is no secure context, as a plain-HTTP page on a LAN address is not.
+INSECURE_HOST = "keel.test"
 
 
 def main():
@@ -234,6 +248,14 @@ def main():
                         help="only compare two images (--mean, --far), no browser")
     parser.add_argument("--path", default="", help="what to open under the page's URL")
     parser.add_argument("--no-webgpu", action="store_true")
+    parser.add_argument("--file", action="store_true",
+                        help="open the page from file:// instead of serving it")
+    parser.add_argument("--insecure", action="store_true",
+                        help=f"open it over plain HTTP as http://{INSECURE_HOST}/, no secure context")
+    parser.add_argument("--expect-404", action="append", default=[], metavar="PATH",
+                        help="a path the server may answer 404 (any other error fails)")
+    parser.add_argument("--expect-save-hidden", action="store_true",
+                        help="fail if the Save recording button is shown (no step ran)")
     parser.add_argument("--expect-frame", action="store_true",
                         help="fail unless the page draws frames and shows no message")
     parser.add_argument("--expect-message", help="fail unless the page's message holds this")
@@ -244,8 +266,9 @@ def main():
     parser.add_argument("--expect-hud", help="fail unless the HUD's text matches this regex")
     parser.add_argument("--save-recording",
                         help="write the run as the page's Save button would (with the HUD beside it)")
-    parser.add_argument("--expect-replay",
-                        help="fail unless the page's replay verdict (?replay=FILE) matches this regex")
+    parser.add_argument("--expect-replay", action="append", default=[],
+                        help="(may be repeated) "
+                        "fail unless the page's replay verdict (?replay=FILE) matches this regex")
     parser.add_argument("--expect-replay-hud",
                         help="fail unless the replay's verdict ends with this HUD line")
     parser.add_argument("--timeout", type=float, default=90.0)
@@ -267,8 +290,15 @@ def main():
         parser.error("a page folder, or --images")
 
     server = serve(args.page)
-    url = f"http://127.0.0.1:{server.server_address[1]}/{args.path}"
-    browser = Browser(webgpu=not args.no_webgpu)
+    port = server.server_address[1]
+    url = f"http://127.0.0.1:{port}/{args.path}"
+    extra = []
+    if args.file:
+        url = "file://" + os.path.abspath(os.path.join(args.page, "index.html")) + args.path
+    elif args.insecure:
+        url = f"http://{INSECURE_HOST}:{port}/{args.path}"
+        extra.append(f"--host-resolver-rules=MAP {INSECURE_HOST} 127.0.0.1")
+    browser = Browser(webgpu=not args.no_webgpu, flags_extra=extra)
     failed = None
     try:
         browser.open(url)
@@ -280,6 +310,8 @@ def main():
             print(f"message: {shown!r}")
             if not shown or args.expect_message not in shown:
                 failed = f"expected a message holding {args.expect_message!r}, found {shown!r}"
+            elif args.expect_save_hidden and browser.evaluate(SAVE_SHOWN):
+                failed = "the page offers Save recording, though the game never ran a step"
         if args.expect_frame:
             drawn = browser.wait_for(f"{FRAMES} >= 3", args.timeout)
             message = browser.evaluate(MESSAGE)
@@ -297,8 +329,9 @@ def main():
                 f"(() => {{ const t = {MESSAGE}; return window.__keelReplay"
                 f" || (t && t !== 'Loading…' ? t : ''); }})()", args.timeout)
             print("replay in the page:", verdict)
-            if not re.search(args.expect_replay, verdict or "", re.MULTILINE):
-                failed = f"the page's replay says {verdict!r}, not {args.expect_replay!r}"
+            unmatched = [r for r in args.expect_replay if not re.search(r, verdict or "", re.MULTILINE)]
+            if unmatched:
+                failed = f"the page's replay says {verdict!r}, not {unmatched[0]!r}"
             elif args.expect_replay_hud and args.expect_replay_hud not in (verdict or "").splitlines():
                 failed = f"the page's replay ended without the HUD {args.expect_replay_hud!r}"
         # The HUD and the recording read in one evaluation: between two frames,
@@ -308,6 +341,8 @@ def main():
             f" {'window.__keelRecording()' if args.save_recording else 'null'}]")
         if args.print_hud or args.expect_hud:
             print("hud:", hud)
+        if args.save_recording and not failed and not browser.evaluate(SAVE_SHOWN):
+            failed = "the page played but does not show its Save recording button"
         if args.save_recording and not failed:
             with open(args.save_recording, "w") as f:
                 f.write(recording)
@@ -328,6 +363,10 @@ def main():
             print("console:", line)
         browser.close()
         server.shutdown()
+    errors = [f"{path} (HTTP {code})" for path, code in server.statuses
+              if code >= 400 and not (code == 404 and path.lstrip("/") in args.expect_404)]
+    if errors and not failed:
+        failed = "the server refused " + ", ".join(errors)
     if failed:
         print("FAILED:", failed, file=sys.stderr)
         sys.exit(1)

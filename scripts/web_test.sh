@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# The web player's tests: builds the demo and harbour pages (scripts/web.sh)
-# and plays them in headless Chromium (scripts/web_check.py). The demo page's
+# The web player's tests: builds the demo and harbour pages and the README's
+# game's (scripts/web.sh, a crate by its path) and plays them in headless
+# Chromium (scripts/web_check.py), whose server fails on any request it
+# refuses (a favicon's 404 too). The demo page's
 # pixels must match the native viewer's render of the same scene and step
 # (and the committed goldens); runs recorded in a page must replay
 # identical natively, and native recordings identical in a page; a missing
-# file, a broken scene and a browser without WebGPU must each be a readable
+# file, a broken scene, a browser without WebGPU, a page over plain HTTP away
+# from localhost and a page opened from file:// must each be a readable
 # message in the page. Run by .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +17,7 @@ bash scripts/install-deps.sh   # chromium
 out=${CARGO_TARGET_DIR:-target}/web
 bash scripts/web.sh demo --no-serve
 bash scripts/web.sh harbour --no-serve
+bash scripts/web.sh games/readme --no-serve
 
 echo "-- the demo page draws what the native viewer draws"
 cargo run --bin keel-viewer -- assets/scenes/demo.ron --headless --frames 2 --size 640x360 \
@@ -43,6 +47,13 @@ timeout 300 python3 scripts/web_check.py "$out/harbour" --expect-frame --hold Ke
     --save-recording "$out/harbour-web.ron" | tee "$out/harbour-web.log"
 cargo run -p keel-harbour --bin harbour -- --replay "$out/harbour-web.ron" \
     games/harbour/assets/harbour.ron | tee "$out/harbour-native.log"
+# The page names its build (the module's name and hash), and the replay says
+# where each side ran rather than blaming an unknown build.
+grep -q '^recorded in a web page by harbour.wasm+[0-9a-f]\{16\}; this is harbour+' "$out/harbour-native.log" || {
+    echo "the native replay did not name the page's build" >&2; exit 1; }
+if grep -q 'another build\|unknown' "$out/harbour-native.log"; then
+    echo "the native replay blamed another or an unknown build" >&2; exit 1
+fi
 web_hud=$(grep '^hud:' "$out/harbour-web.log")
 native_hud=$(grep '^hud:' "$out/harbour-native.log")
 if [ "$web_hud" != "$native_hud" ]; then
@@ -54,15 +65,29 @@ echo "-- the same input played natively replays identical in the harbour page"
 cargo run -p keel-harbour --bin harbour -- --record "$out/harbour/native.ron" \
     --input-of "$out/harbour-web.ron" games/harbour/assets/harbour.ron
 timeout 300 python3 scripts/web_check.py "$out/harbour" --path "?replay=native.ron" \
-    --expect-replay "^identical: " --expect-replay-hud "$native_hud"
+    --expect-replay "^identical: " --expect-replay-hud "$native_hud" \
+    --expect-replay "^recorded natively by harbour\+[0-9a-f]{16}; this is harbour\.wasm\+"
+
+echo "-- the README's game builds its page from its crate's path, and it plays"
+timeout 300 python3 scripts/web_check.py "$out/readme" --expect-frame --seconds 2 \
+    --save-recording "$out/readme-web.ron"
 
 echo "-- a browser without WebGPU is told so"
-timeout 300 python3 scripts/web_check.py "$out/demo" --no-webgpu --expect-message "needs WebGPU"
+timeout 300 python3 scripts/web_check.py "$out/demo" --no-webgpu --expect-message "needs WebGPU" \
+    --expect-save-hidden
+
+echo "-- a page over plain HTTP away from localhost is told it needs HTTPS or localhost"
+timeout 300 python3 scripts/web_check.py "$out/demo" --insecure --expect-message "HTTPS or localhost" \
+    --expect-save-hidden
+
+echo "-- a page opened from file:// says it must be served, and how"
+timeout 300 python3 scripts/web_check.py "$out/demo" --file --expect-message "python3 -m http.server"
 
 echo "-- a file the server does not give names its URL and status"
 rm -rf "$out/missing" && cp -r "$out/demo" "$out/missing"
 rm "$out/missing/assets/scenes/demo.ron"
-timeout 300 python3 scripts/web_check.py "$out/missing" --expect-message "assets/scenes/demo.ron: the server answered HTTP 404"
+timeout 300 python3 scripts/web_check.py "$out/missing" --expect-404 assets/scenes/demo.ron \
+    --expect-message "assets/scenes/demo.ron: the server answered HTTP 404" --expect-save-hidden
 
 echo "-- a broken scene names its line and field"
 rm -rf "$out/broken" && cp -r "$out/demo" "$out/broken"

@@ -16,6 +16,10 @@
 //! data is `ui::handover`), `assets_index`, `ui` (the app and its dock tabs, testable
 //! without a window), `shell` (winit, the wgpu surface, egui-winit and
 //! egui-wgpu), `cli` and `capture`.
+//!
+//! In the browser build (wasm32) the crate is empty: a game that depends on
+//! it for its editor binary still builds its web page.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod assets_index;
 mod capture;

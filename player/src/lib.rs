@@ -11,7 +11,7 @@
 //!   one offscreen frame, for a program with its own command line.
 //! - [`soak`]: long runs under a chaos system, invariants and memory checked.
 //! - `web` (in the browser build): the web player, [`Game`](keel_engine::Game)
-//!   in a page through WebGPU.
+//!   in a page through WebGPU; [`web_page!`] is a game's entry point there.
 
 mod benchmark;
 mod cli;
@@ -24,10 +24,27 @@ mod window;
 pub use cli::{main, main_with_scene, play};
 pub use window::{ViewerError, ViewerOptions, render_headless, run_windowed};
 
-/// The demo page's entry point (`scripts/web.sh demo`): the bundled demo
-/// scene in the web player.
-#[cfg(all(target_arch = "wasm32", feature = "web-demo"))]
-#[wasm_bindgen::prelude::wasm_bindgen(start)]
-pub fn web_demo() {
-    web::play(keel_engine::Game::new(), "assets/scenes/demo.ron");
+/// A game's web page entry point: `keel_player::web_page!(game(), "assets/scene.ron");`
+/// in the game's `src/lib.rs` plays `game()` from that scene (a path in the
+/// page's folder, as `scripts/web.sh` lays it out) when the page loads. It is
+/// `#[wasm_bindgen(start)]` through the player's own `wasm-bindgen`, so the
+/// game depends on nothing more; on other targets it is nothing.
+#[macro_export]
+macro_rules! web_page {
+    ($game:expr, $scene:expr $(,)?) => {
+        /// The web page's entry point (`keel_player::web_page!`).
+        #[cfg(target_arch = "wasm32")]
+        #[$crate::web::wasm_bindgen::prelude::wasm_bindgen(
+                                                            start,
+                                                            wasm_bindgen = $crate::web::wasm_bindgen
+                                                        )]
+        pub fn keel_web_page() {
+            $crate::web::play($game, $scene);
+        }
+    };
 }
+
+// The demo page's entry point (`scripts/web.sh demo`): the bundled demo
+// scene in the web player.
+#[cfg(feature = "web-demo")]
+web_page!(keel_engine::Game::new(), "assets/scenes/demo.ron");

@@ -13,16 +13,26 @@
 //! scene, a panic) is written in the page, not left as a blank canvas.
 //!
 //! Every step's input is recorded as in the window player's `--record
-//! --play`: the page's "Save recording" button downloads the run as a
-//! recording file that `keel-viewer --replay` (or the game's own player)
-//! replays natively. `?replay=FILE` (a recording beside the page, made
+//! --play`: the page's "Save recording" button (shown once a step has run)
+//! downloads the run as a recording file that `keel-viewer --replay` (or the
+//! game's own player) replays natively. The page's build is named
+//! `NAME.wasm+HASH` in its recordings, as a native player names its own
+//! (`scripts/web.sh` writes it in the page), so a replay across the two says
+//! so rather than blaming an unknown build. `?replay=FILE` (a recording beside the page, made
 //! anywhere) replays it in the page instead and shows the verdict; the
 //! simulation's math is the same on both (glam's scalar path and libm, see
 //! ARCHITECTURE.md), so both say `identical`.
 //!
-//! The page is built and served by `scripts/web.sh` (see the README).
+//! The page is built and served by `scripts/web.sh` (see the README); a
+//! game's entry point is [`web_page!`](crate::web_page), which needs no
+//! `wasm-bindgen` of the game's own.
 
 mod page;
+
+/// The `wasm-bindgen` the web player is built with, for the entry point
+/// [`web_page!`](crate::web_page) writes (a game needs no dependency of its
+/// own on it, nor one of the same version).
+pub use wasm_bindgen;
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -31,7 +41,7 @@ use std::sync::Arc;
 
 use keel_engine::files::{self, FileKind, ReadLimits};
 use keel_engine::input::{Gamepads, InputCollector};
-use keel_engine::record::{RecordSettings, Recording};
+use keel_engine::record::{RecordSettings, Recording, Simulation};
 use keel_engine::render::{PresentModeChoice, SurfaceState};
 use keel_engine::{
     Assets, FrameBuffers, Game, GpuContext, Hud, Overlays, RealTime, Renderer, World,
@@ -76,8 +86,9 @@ async fn start(game: Game, scene: PathBuf) -> Result<(), String> {
     // The page's folder: what the file list's paths are relative to.
     let base = base.rfind('/').map_or("", |end| &base[..=end]).to_owned();
     if !page::has_webgpu(&window) {
-        return Err(page::needs_webgpu("the browser has no navigator.gpu"));
+        return Err(page::no_webgpu(&window));
     }
+    let build = page::build_id(&document);
     let replay = page::query(&window, "replay");
     let source = page::fetch_files(&window, &base, replay.as_deref()).await?;
     let limits = ReadLimits {
@@ -95,8 +106,13 @@ async fn start(game: Game, scene: PathBuf) -> Result<(), String> {
     // to compare with native, whose pixels are the canvas's alone), does not.
     let played = match replay {
         Some(file) => {
-            let verdict =
-                replay_in_page(&mut world, Path::new(&file), &scene, &scene_bytes, &limits)?;
+            let verdict = replay_in_page(
+                &mut world,
+                Path::new(&file),
+                (&scene, &scene_bytes),
+                &build,
+                &limits,
+            )?;
             page::show_verdict(&window, &verdict);
             // The replayed world is shown as it ended.
             fixed_frames = Some(0);
@@ -118,8 +134,9 @@ async fn start(game: Game, scene: PathBuf) -> Result<(), String> {
                 .try_borrow_mut()
                 .map_err(|_| "the game is in the middle of a frame".to_owned())?;
             let assets = Assets::with_limits(limits.clone());
-            let recording =
+            let mut recording =
                 crate::played::recording_of(&mut world, &game, &scene, &assets, &scene_bytes)?;
+            recording.game_build.clone_from(&build);
             recording.to_text(&scene).map_err(|e| e.to_string())
         });
     }
@@ -145,7 +162,9 @@ async fn start(game: Game, scene: PathBuf) -> Result<(), String> {
         .await
         .map_err(|e| match e {
             keel_engine::render::RenderError::NoAdapter { reason, .. } => {
-                page::needs_webgpu(&reason)
+                // wgpu's account (each backend and why not) is for the console.
+                log::error!("WebGPU gave no adapter: {reason}");
+                page::needs_webgpu("the browser gave no GPU adapter for it (the console says why)")
             }
             other => format!("WebGPU gave no device: {other}"),
         })?;
@@ -171,6 +190,7 @@ async fn start(game: Game, scene: PathBuf) -> Result<(), String> {
             .ok(),
         hud_shown: String::new(),
         stopped: false,
+        save_hidden: played,
         frames: 0,
         fixed_frames,
         frames_key: JsValue::from_str("__keelFrames"),
@@ -180,17 +200,18 @@ async fn start(game: Game, scene: PathBuf) -> Result<(), String> {
 }
 
 /// Replays the recording `file` (fetched beside the page) in `world`, fresh
-/// from `scene`; the lines the native `--replay` prints: what differs
-/// (scene, builds), the verdict, the HUD at the end.
+/// from `scene` (its path and bytes); the lines the native `--replay`
+/// prints: what differs (scene, builds; this page's is `build`), the
+/// verdict, the HUD at the end.
 fn replay_in_page(
     world: &mut World,
     file: &Path,
-    scene: &Path,
-    scene_bytes: &[u8],
+    (scene, scene_bytes): (&Path, &[u8]),
+    build: &str,
     limits: &ReadLimits,
 ) -> Result<String, String> {
     let recording = Recording::read(file, limits).map_err(|e| e.to_string())?;
-    let mut lines = recording.differences(scene, scene_bytes, "the game");
+    let mut lines = recording.differences_for_build(scene, scene_bytes, "the game", build);
     let verdict = recording.replay(world);
     if let Some(panic) = world.system_panic() {
         return Err(format!("The game stopped during the replay: {panic}"));
@@ -219,6 +240,8 @@ struct WebPlayer {
     pads: Option<Gamepads>,
     hud_shown: String,
     stopped: bool,
+    /// The "Save recording" button is still hidden: no step has run yet.
+    save_hidden: bool,
     /// Frames presented, published to the page as `window.__keelFrames`
     /// (what a test waits on).
     frames: u32,
@@ -253,6 +276,10 @@ impl WebPlayer {
         if let Some(panic) = world.system_panic() {
             self.stop(&format!("The game stopped: {panic}"));
             return;
+        }
+        if self.save_hidden && world.steps() > 0 {
+            self.save_hidden = false;
+            page::show_save();
         }
         if let Some(hud) = world.resource::<Hud>()
             && hud.text != self.hud_shown

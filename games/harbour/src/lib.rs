@@ -406,10 +406,6 @@ fn within_harbour(at: Vec3) -> Vec3 {
     Vec3::new(at.x.clamp(-half, half), at.y, at.z.clamp(-half, half))
 }
 
-/// The web page's entry point (`scripts/web.sh harbour`): the harbour in the
-/// web player, from the page's copy of `assets/`.
-#[cfg(target_arch = "wasm32")]
-#[wasm_bindgen::prelude::wasm_bindgen(start)]
-pub fn web() {
-    keel_player::web::play(game(), "assets/harbour.ron");
-}
+// The web page's entry point (`scripts/web.sh harbour`): the harbour in the
+// web player, from the page's copy of `assets/`.
+keel_player::web_page!(game(), "assets/harbour.ron");

@@ -25,11 +25,26 @@ pub(super) fn query(window: &web_sys::Window, name: &str) -> Option<String> {
         })
 }
 
-/// What the page says where WebGPU is missing or offers no adapter.
-pub(super) fn needs_webgpu(detail: &str) -> String {
+/// What the page says where the browser offers no WebGPU: a page over plain
+/// HTTP from an address other than localhost is not a secure context, and
+/// browsers give WebGPU to secure contexts only.
+pub(super) fn no_webgpu(window: &web_sys::Window) -> String {
+    if !window.is_secure_context() {
+        let origin = window.location().origin().unwrap_or_default();
+        return format!(
+            "This page needs WebGPU, which browsers give only to secure pages: open it over \
+             HTTPS or from localhost (this is {origin}, plain HTTP)."
+        );
+    }
+    needs_webgpu("this browser does not offer it or has turned it off")
+}
+
+/// What the page says where WebGPU is missing or offers no adapter: `why`
+/// in a few words (the details, wgpu's list of backends, go to the console).
+pub(super) fn needs_webgpu(why: &str) -> String {
     format!(
-        "This page needs WebGPU, which this browser does not offer or has turned off \
-         ({detail}). Chrome and Edge 113 or newer have it, as do the newest Firefox and Safari."
+        "This page needs WebGPU, and {why}. Chrome and Edge 113 or newer have it, as do the \
+         newest Firefox and Safari."
     )
 }
 
@@ -37,6 +52,20 @@ pub(super) fn has_webgpu(window: &web_sys::Window) -> bool {
     let navigator = window.navigator();
     js_sys::Reflect::get(&navigator, &JsValue::from_str("gpu"))
         .is_ok_and(|gpu| !gpu.is_undefined() && !gpu.is_null())
+}
+
+/// The page's game build, `NAME.wasm+HASH` (the module's name and hash, which
+/// `scripts/web.sh` writes in the page's `<meta name="keel-build">`), for the
+/// recordings made and replayed here; `page.wasm+unknown` in a page that
+/// was assembled without one.
+pub(super) fn build_id(document: &web_sys::Document) -> String {
+    document
+        .query_selector("meta[name=keel-build]")
+        .ok()
+        .flatten()
+        .and_then(|meta| meta.get_attribute("content"))
+        .filter(|id| id.contains(".wasm+"))
+        .unwrap_or_else(|| "page.wasm+unknown".to_owned())
 }
 
 /// The canvas's size in device pixels: the page's inner size.
@@ -155,8 +184,8 @@ pub(super) fn show_verdict(window: &web_sys::Window, text: &str) {
 }
 
 /// Publishes `make` as `window.__keelRecording()`, which the page's "Save
-/// recording" button (shown now) turns into a download; it returns the
-/// recording file's text or throws what went wrong.
+/// recording" button (see [`show_save`]) turns into a download; it returns
+/// the recording file's text or throws what went wrong.
 pub(super) fn offer_recording(
     window: &web_sys::Window,
     mut make: impl FnMut() -> Result<String, String> + 'static,
@@ -174,6 +203,11 @@ pub(super) fn offer_recording(
     );
     // The page holds the function for as long as it lives.
     closure.forget();
+}
+
+/// Shows the "Save recording" button: once a step has run, so a game that
+/// never started offers no empty recording.
+pub(super) fn show_save() {
     if let Some(button) = element("save") {
         button.set_hidden(false);
     }
