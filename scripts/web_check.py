@@ -297,7 +297,9 @@ def main():
         url = "file://" + os.path.abspath(os.path.join(args.page, "index.html")) + args.path
     elif args.insecure:
         url = f"http://{INSECURE_HOST}:{port}/{args.path}"
-        extra.append(f"--host-resolver-rules=MAP {INSECURE_HOST} 127.0.0.1")
+        # Kept on plain HTTP (no try of HTTPS first).
+        extra += [f"--host-resolver-rules=MAP {INSECURE_HOST} 127.0.0.1",
+                  "--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable"]
     browser = Browser(webgpu=not args.no_webgpu, flags_extra=extra)
     failed = None
     try:

@@ -77,7 +77,7 @@ timeout 300 python3 scripts/web_check.py "$out/demo" --no-webgpu --expect-messag
     --expect-save-hidden
 
 echo "-- a page over plain HTTP away from localhost is told it needs HTTPS or localhost"
-timeout 300 python3 scripts/web_check.py "$out/demo" --insecure --expect-message "HTTPS or localhost" \
+timeout 300 python3 scripts/web_check.py "$out/demo" --insecure --expect-message "over HTTPS or from localhost" \
     --expect-save-hidden
 
 echo "-- a page opened from file:// says it must be served, and how"
