@@ -56,6 +56,8 @@
 //! assert!(local.rotation.angle_between(glam::Quat::IDENTITY) > 0.9);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+// Every type the engine's API hands out can be named by its users.
+#![deny(unnameable_types)]
 
 pub mod assets;
 pub mod files;
@@ -87,8 +89,8 @@ pub(crate) mod world;
 pub use game::{Game, GameError, Hud, Plugin};
 pub use input::resource::Input;
 pub use systems::{
-    BUILT_IN_SYSTEMS, Command, Commands, Events, RunCondition, SpawnInit, StepContext, SystemError,
-    SystemFn, SystemOrder, SystemPanic, Systems,
+    AppliedCommands, BUILT_IN_SYSTEMS, Command, Commands, Events, RunCondition, SpawnInit,
+    StepContext, SystemError, SystemFn, SystemOrder, SystemPanic, Systems,
 };
 pub use time::{Clock, DEFAULT_STEP, FrameTick, ManualTime, RealTime, TimeSource, Timer};
 pub use world::{FrameStats, World, WorldSnapshot};

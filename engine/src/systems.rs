@@ -59,7 +59,7 @@ use glam::{Quat, Vec3};
 mod commands;
 mod events;
 
-pub use commands::{Applied, Command, Commands, SpawnInit};
+pub use commands::{AppliedCommands, Command, Commands, SpawnInit};
 pub use events::Events;
 pub(crate) use events::{is_events, swap_key, unswapped};
 
@@ -182,7 +182,7 @@ pub struct Systems {
     order: Vec<usize>,
     commands: Commands,
     steps: u64,
-    last_applied: Applied,
+    last_applied: AppliedCommands,
     panicked: Option<SystemPanic>,
     /// Run at the start of every step, before the systems: each event
     /// type's buffer swap, by the event's type.
@@ -218,7 +218,7 @@ impl Default for Systems {
             entries,
             commands: Commands::default(),
             steps: 0,
-            last_applied: Applied::default(),
+            last_applied: AppliedCommands::default(),
             panicked: None,
             step_start: Vec::new(),
         }
@@ -533,12 +533,12 @@ impl Systems {
     }
 
     /// What the last step's command buffer did.
-    pub fn last_applied(&self) -> Applied {
+    pub fn last_applied(&self) -> AppliedCommands {
         self.last_applied
     }
 
     /// Puts the step counter back (a recording restored the world of step `steps`).
-    pub(crate) fn set_steps(&mut self, steps: u64, last_applied: Applied) {
+    pub(crate) fn set_steps(&mut self, steps: u64, last_applied: AppliedCommands) {
         self.steps = steps;
         self.last_applied = last_applied;
     }

@@ -394,7 +394,7 @@ pub struct WorldSnapshot {
     scene: Scene,
     particles: ParticleSystem,
     step: u64,
-    applied: crate::systems::Applied,
+    applied: crate::systems::AppliedCommands,
     input: InputFrame,
 }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::bulk::{BulkError, BulkReader};
 use crate::particles::ParticleSystem;
 use crate::scene::{AnyColumn, Column, Components, RegisteredColumns, Scene};
-use crate::systems::Applied;
+use crate::systems::AppliedCommands;
 
 /// Applies `m!` to the list of [`Components`] fields.
 macro_rules! columns {
@@ -211,7 +211,7 @@ pub(super) struct Keyframe {
     /// The step: the world as it is after that many fixed steps (and the edits
     /// made before the next one).
     pub step: u64,
-    applied: Applied,
+    applied: AppliedCommands,
     scene: Scene,
     particles: ParticleSystem,
     components: SharedComponents,
@@ -239,7 +239,7 @@ pub struct Captured<'a> {
     /// Fixed steps run so far.
     pub step: u64,
     /// What the last step's commands did.
-    pub applied: Applied,
+    pub applied: AppliedCommands,
 }
 
 /// A keyframe's state, put back by [`Simulation::restore`](super::Simulation::restore).
@@ -252,7 +252,7 @@ pub struct Restored {
     /// Fixed steps run by then.
     pub step: u64,
     /// What that step's commands did.
-    pub applied: Applied,
+    pub applied: AppliedCommands,
 }
 
 impl Keyframe {

@@ -73,6 +73,7 @@ mod keyframe;
 use std::collections::VecDeque;
 use std::time::Duration;
 
+pub use crate::bulk::BulkError;
 use crate::input::InputFrame;
 pub use file::{Recording, RecordingError, Verdict, build_id, game_build_id, scene_hash};
 pub use hash::StateHash;

@@ -25,9 +25,9 @@ mod quadtree;
 mod shapes;
 
 pub use grid::{MAX_GRID_CELLS, RowGrid};
-pub use loose_tree::{LooseTree, QueryPart};
-pub use octree::LooseOctree;
-pub use quadtree::Quadtree;
+pub use loose_tree::{LooseTree, QueryPart, Space};
+pub use octree::{LooseOctree, Space3};
+pub use quadtree::{Quadtree, Space2};
 pub use shapes::{Aabb, Circle, Frustum, Ray, Rect, SpatialError, Sphere};
 
 use std::hash::{BuildHasherDefault, Hasher};

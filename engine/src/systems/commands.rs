@@ -53,7 +53,7 @@ pub struct Commands {
 
 /// What applying a command buffer did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Applied {
+pub struct AppliedCommands {
     /// Nodes created.
     pub spawned: usize,
     /// Nodes removed (subtrees counted whole).
@@ -196,8 +196,8 @@ impl Commands {
 
     /// Applies the queue in order and empties it. Commands on nodes that died in
     /// the meantime are skipped and counted, not errors.
-    pub fn apply(&mut self, scene: &mut Scene) -> Applied {
-        let mut applied = Applied::default();
+    pub fn apply(&mut self, scene: &mut Scene) -> AppliedCommands {
+        let mut applied = AppliedCommands::default();
         for command in self.queue.drain(..) {
             match command {
                 Command::Spawn {
