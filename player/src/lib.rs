@@ -29,15 +29,17 @@ pub use window::{ViewerError, ViewerOptions, render_headless, run_windowed};
 /// page's folder, as `scripts/web.sh` lays it out) when the page loads. It is
 /// `#[wasm_bindgen(start)]` through the player's own `wasm-bindgen`, so the
 /// game depends on nothing more; on other targets it is nothing.
+// rustfmt indents the attribute's arguments further on every run.
+#[rustfmt::skip]
 #[macro_export]
 macro_rules! web_page {
     ($game:expr, $scene:expr $(,)?) => {
         /// The web page's entry point (`keel_player::web_page!`).
         #[cfg(target_arch = "wasm32")]
         #[$crate::web::wasm_bindgen::prelude::wasm_bindgen(
-                                                            start,
-                                                            wasm_bindgen = $crate::web::wasm_bindgen
-                                                        )]
+            start,
+            wasm_bindgen = $crate::web::wasm_bindgen
+        )]
         pub fn keel_web_page() {
             $crate::web::play($game, $scene);
         }

@@ -18,8 +18,9 @@
 //! game's own player) replays natively. The page's build is named
 //! `NAME.wasm+HASH` in its recordings, as a native player names its own
 //! (`scripts/web.sh` writes it in the page), so a replay across the two says
-//! so rather than blaming an unknown build. `?replay=FILE` (a recording beside the page, made
-//! anywhere) replays it in the page instead and shows the verdict; the
+//! so rather than blaming an unknown build. `?replay=FILE` (a recording
+//! beside the page, made anywhere) replays it in the page instead and shows
+//! the verdict; the
 //! simulation's math is the same on both (glam's scalar path and libm, see
 //! ARCHITECTURE.md), so both say `identical`.
 //!
