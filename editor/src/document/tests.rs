@@ -544,30 +544,18 @@ fn assert_copies_guard_each_other(d: &Document, roots: &[NodeId], field: NodeId,
     assert_eq!(roots.len(), 2, "{what}: two copies");
     let (scarecrow, tree) = (roots[0], roots[1]);
     let hat = scene.children(scarecrow).next().unwrap();
-    let by_hat = scene.get::<Guard>(hat).expect("the hat's copy has a guard");
-    assert_eq!(
-        by_hat.of.get(scene),
-        Some(tree),
-        "{what}: hat names the copied tree"
-    );
-    assert_eq!(
-        by_hat.on.get(scene),
-        Some(field),
-        "{what}: the field is the original"
-    );
-    let by_tree = scene
-        .get::<Guard>(tree)
-        .expect("the tree's copy has a guard");
-    assert_eq!(
-        by_tree.of.get(scene),
-        Some(scarecrow),
-        "{what}: tree names the copied scarecrow"
-    );
-    assert_eq!(
-        by_tree.on.get(scene),
-        Some(field),
-        "{what}: the field is the original"
-    );
+    for (holder, of, names) in [
+        (hat, tree, "hat names the copied tree"),
+        (tree, scarecrow, "tree names the copied scarecrow"),
+    ] {
+        let guard = scene.get::<Guard>(holder).expect("the copy has a guard");
+        assert_eq!(guard.of.get(scene), Some(of), "{what}: {names}");
+        assert_eq!(
+            guard.on.get(scene),
+            Some(field),
+            "{what}: the field is the original"
+        );
+    }
 }
 
 /// The copies' roots, in scene order (what undo and redo leave selected).

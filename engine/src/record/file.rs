@@ -288,15 +288,15 @@ impl Recording {
             return out;
         }
         out.push(match (in_web_page(recorded), in_web_page(game_build)) {
-            (true, false) => {
-                format!("recorded in a web page by {recorded}; this is {game_build} (native)")
-            }
-            (false, true) if recorded != "unknown" => {
-                format!("recorded natively by {recorded}; this is {game_build} (a web page)")
-            }
             // A web page's recording from before pages named their build.
             _ if recorded == "unknown" => {
                 format!("recorded by a build that could not name itself; this is {game_build}")
+            }
+            (true, false) => {
+                format!("recorded in a web page by {recorded}; this is {game_build} (native)")
+            }
+            (false, true) => {
+                format!("recorded natively by {recorded}; this is {game_build} (a web page)")
             }
             _ => {
                 format!("recorded by another build of {program}: {recorded}, this is {game_build}")
