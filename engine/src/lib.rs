@@ -22,6 +22,8 @@
 //! - [`input`]: keys, mouse and gamepad buttons, named actions and their
 //!   `input.ron`, the collector a window feeds ([`Input`] is the resource a
 //!   step reads them through).
+//! - [`runner`]: the one app loop every windowed program is a host of:
+//!   window, device and surface, pacing, the real-time clock, device loss.
 //! - [`profile`]: frame profiling: the [`profile::Profiler`] a window owns,
 //!   the frames it recorded, the GPU's pass times.
 //!
@@ -65,6 +67,7 @@ pub mod particles;
 pub mod record;
 pub mod reload;
 pub mod render;
+pub mod runner;
 pub mod scene;
 pub mod spatial;
 

@@ -79,7 +79,7 @@ pub use packed::{BatchKey, FREE_SLOT, PackedInstances, RetainedInstances};
 pub use records::{GpuCaster, GpuInstance, InstanceRecord};
 pub use renderer::RenderStats;
 pub use shadow::{Cascades, MAX_SHADOW_VIEWS, MAX_SPOT_SHADOWS, SpotCone, SpotShadows, cascades};
-pub use surface::{PresentModeChoice, SurfaceState};
+pub use surface::{PresentModeChoice, SurfaceEncoding, SurfaceState};
 
 /// Everything that can go wrong in the renderer.
 #[derive(Debug, thiserror::Error)]

@@ -34,6 +34,18 @@ impl PresentModeChoice {
     }
 }
 
+/// How a surface's frames encode the colour drawn into them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SurfaceEncoding {
+    /// Drawn through an sRGB format: the hardware encodes the linear colour
+    /// the renderer writes.
+    #[default]
+    Srgb,
+    /// Drawn through a plain format: the colour is stored as written, for
+    /// what writes colour already encoded (egui).
+    AsWritten,
+}
+
 /// Picks `choice` when the surface supports it, else FIFO (which every surface supports).
 fn resolve_present_mode(
     choice: PresentModeChoice,
@@ -47,19 +59,36 @@ fn resolve_present_mode(
     }
 }
 
-/// The surface's format, and the format frames are drawn through (sRGB, so
-/// the hardware encodes the renderer's linear output): an sRGB
-/// one where the surface offers it; else (a web page's canvas offers only
-/// `rgba8unorm`, `bgra8unorm` and `rgba16float`) the first format, drawn
-/// through its sRGB view so the encoding is the same as native's.
+/// The surface's format, and the format frames are drawn through.
+///
+/// [`SurfaceEncoding::Srgb`]: an sRGB one where the surface offers it;
+/// else (a web page's canvas offers only `rgba8unorm`, `bgra8unorm` and
+/// `rgba16float`) the first format, drawn through its sRGB view so the
+/// encoding is the same as native's. [`SurfaceEncoding::AsWritten`]: the
+/// first plain 8-bit format; else the first format through its plain view.
 fn pick_format(
     formats: &[wgpu::TextureFormat],
+    encoding: SurfaceEncoding,
 ) -> Option<(wgpu::TextureFormat, wgpu::TextureFormat)> {
-    if let Some(srgb) = formats.iter().copied().find(wgpu::TextureFormat::is_srgb) {
-        return Some((srgb, srgb));
-    }
     let first = formats.first().copied()?;
-    Some((first, first.add_srgb_suffix()))
+    match encoding {
+        SurfaceEncoding::Srgb => {
+            if let Some(srgb) = formats.iter().copied().find(wgpu::TextureFormat::is_srgb) {
+                return Some((srgb, srgb));
+            }
+            Some((first, first.add_srgb_suffix()))
+        }
+        SurfaceEncoding::AsWritten => {
+            let plain = [
+                wgpu::TextureFormat::Rgba8Unorm,
+                wgpu::TextureFormat::Bgra8Unorm,
+            ];
+            if let Some(plain) = formats.iter().copied().find(|f| plain.contains(f)) {
+                return Some((plain, plain));
+            }
+            Some((first, first.remove_srgb_suffix()))
+        }
+    }
 }
 
 /// A configured window surface.
@@ -75,7 +104,8 @@ pub struct SurfaceState {
 }
 
 impl SurfaceState {
-    /// Configures `surface` for the context's device at `size` (width, height).
+    /// Configures `surface` for the context's device at `size` (width,
+    /// height), its frames encoded as `encoding` says.
     ///
     /// # Errors
     ///
@@ -86,12 +116,13 @@ impl SurfaceState {
         surface: wgpu::Surface<'static>,
         size: (u32, u32),
         present_mode: PresentModeChoice,
+        encoding: SurfaceEncoding,
     ) -> Result<Self, RenderError> {
         let caps = surface.get_capabilities(&ctx.adapter);
         let unsupported = || RenderError::SurfaceUnsupported {
             adapter: ctx.adapter.get_info().name,
         };
-        let (format, view_format) = pick_format(&caps.formats).ok_or_else(unsupported)?;
+        let (format, view_format) = pick_format(&caps.formats, encoding).ok_or_else(unsupported)?;
         let alpha_mode = caps
             .alpha_modes
             .first()
@@ -265,22 +296,41 @@ mod tests {
             wgpu::TextureFormat::Bgra8UnormSrgb,
         ];
         let srgb = wgpu::TextureFormat::Bgra8UnormSrgb;
-        assert_eq!(pick_format(&formats), Some((srgb, srgb)));
+        assert_eq!(
+            pick_format(&formats, SurfaceEncoding::Srgb),
+            Some((srgb, srgb))
+        );
         // A web canvas: no sRGB format; drawn through the sRGB view.
         assert_eq!(
-            pick_format(&[wgpu::TextureFormat::Rgba8Unorm]),
+            pick_format(&[wgpu::TextureFormat::Rgba8Unorm], SurfaceEncoding::Srgb),
             Some((
                 wgpu::TextureFormat::Rgba8Unorm,
                 wgpu::TextureFormat::Rgba8UnormSrgb
             ))
         );
         assert_eq!(
-            pick_format(&[wgpu::TextureFormat::Rgba16Float]),
+            pick_format(&[wgpu::TextureFormat::Rgba16Float], SurfaceEncoding::Srgb),
             Some((
                 wgpu::TextureFormat::Rgba16Float,
                 wgpu::TextureFormat::Rgba16Float
             ))
         );
-        assert_eq!(pick_format(&[]), None);
+        assert_eq!(pick_format(&[], SurfaceEncoding::Srgb), None);
+    }
+
+    #[test]
+    fn encoded_colour_is_stored_as_written() {
+        let plain = wgpu::TextureFormat::Bgra8Unorm;
+        let formats = [wgpu::TextureFormat::Bgra8UnormSrgb, plain];
+        assert_eq!(
+            pick_format(&formats, SurfaceEncoding::AsWritten),
+            Some((plain, plain))
+        );
+        // Only an sRGB format: drawn through its plain view.
+        assert_eq!(
+            pick_format(&formats[..1], SurfaceEncoding::AsWritten),
+            Some((wgpu::TextureFormat::Bgra8UnormSrgb, plain))
+        );
+        assert_eq!(pick_format(&[], SurfaceEncoding::AsWritten), None);
     }
 }
