@@ -73,7 +73,7 @@ impl Program {
             "\
 usage: {name} [SCENE] [--headless] [--frames N] [--size WxH] [--screenshot OUT.png]
        {pad} [--backend vulkan|gl|metal|dx12|all] [--present fifo|mailbox|immediate]
-       {pad} [--fps-cap N] [--profile] [--cpu-culling]{keys}
+       {pad} [--fps-cap N] [--profile] [--cpu-culling] [--lose-device-at N]{keys}
        {name} [SCENE] --benchmark [--frames N] [--size WxH] [--cpu-culling] [--backend ...]
        {name} [SCENE] --soak MINUTES [--seed N]
        {name} [SCENE] --record FILE [--steps N] [--hash-every N] [--input-of REC]
@@ -85,6 +85,9 @@ usage: {name} [SCENE] [--headless] [--frames N] [--size WxH] [--screenshot OUT.p
 --profile times every frame (the fixed step and each system, propagation, extraction,
 culling, each render pass on the CPU and, where the adapter has timestamp queries, on
 the GPU) and prints where the time went when the window closes. Off by default.
+
+--lose-device-at N destroys the GPU device after the window's frame N, to try how the
+viewer makes its drawing again on a new device and goes on.
 
 --benchmark renders the scene offscreen (no window, no vsync) at a fixed step of 1/60 s
 a frame for N frames (default 300) after a warm-up, waiting for the GPU after each, and
@@ -166,6 +169,7 @@ fn parse_args(default_scene: PathBuf, game: &Game, program: &Program) -> Result<
         limits: program.limits.clone(),
         shader_dir: Some(program.shader_dir.clone()),
         cpu_culling: false,
+        lose_device_at: None,
     };
     let mut play = false;
     let mut benchmark = false;
@@ -198,6 +202,12 @@ fn parse_args(default_scene: PathBuf, game: &Game, program: &Program) -> Result<
                         .filter(|&n: &u32| n > 0)
                         .ok_or(format!("--frames: expected a whole number > 0, got `{v}`"))?,
                 );
+            }
+            Long("lose-device-at") => {
+                let v = value(&mut parser)?;
+                options.lose_device_at = Some(v.parse().ok().filter(|&n: &u64| n > 0).ok_or(
+                    format!("--lose-device-at: expected a whole number > 0, got `{v}`"),
+                )?);
             }
             Long("size") => {
                 let v = value(&mut parser)?;

@@ -41,18 +41,15 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use keel_engine::files::{self, FileKind, ReadLimits};
-use keel_engine::input::{Gamepads, InputCollector};
+use keel_engine::input::InputCollector;
 use keel_engine::record::{RecordSettings, Recording, Simulation};
-use keel_engine::render::{PresentModeChoice, SurfaceState};
-use keel_engine::{
-    Assets, FrameBuffers, Game, GpuContext, Hud, Overlays, RealTime, Renderer, World,
-};
+use keel_engine::render::{GpuProblem, PresentModeChoice, SurfaceEncoding, SurfaceState};
+use keel_engine::runner::{self, Flow, Host, RunOptions, RunnerError, Target, Update};
+use keel_engine::{Assets, FrameBuffers, Game, GpuContext, Hud, Overlays, Renderer, World};
 use wasm_bindgen::{JsCast, JsValue};
-use winit::application::ApplicationHandler;
 use winit::event::WindowEvent;
-use winit::event_loop::{ActiveEventLoop, EventLoop};
-use winit::platform::web::{EventLoopExtWebSys, WindowAttributesExtWebSys};
-use winit::window::{Window, WindowId};
+use winit::platform::web::WindowAttributesExtWebSys;
+use winit::window::{Window, WindowAttributes};
 
 /// The list of the page's files, one path a line, written by the build.
 pub const FILE_LIST: &str = "files.txt";
@@ -170,34 +167,30 @@ async fn start(game: Game, scene: PathBuf) -> Result<(), String> {
             other => format!("WebGPU gave no device: {other}"),
         })?;
     log::info!("adapter: {}", ctx.adapter_summary());
-    let surface = SurfaceState::new(&ctx, surface, size, PresentModeChoice::default())
-        .map_err(|e| e.to_string())?;
-    let renderer = Renderer::new(&ctx, surface.format());
+    let surface = SurfaceState::new(
+        &ctx,
+        surface,
+        size,
+        PresentModeChoice::default(),
+        SurfaceEncoding::Srgb,
+    )
+    .map_err(|e| e.to_string())?;
     page::hide_message();
 
-    let event_loop = EventLoop::new().map_err(|e| e.to_string())?;
-    event_loop.spawn_app(WebPlayer {
+    let host = WebPlayer {
         world,
-        ctx,
-        surface,
-        renderer,
         canvas,
-        window: None,
+        drawing: None,
         buffers: FrameBuffers::default(),
-        time: RealTime::default(),
         input: InputCollector::default(),
-        pads: Gamepads::new()
-            .inspect_err(|e| log::warn!("no gamepads: {e}"))
-            .ok(),
         hud_shown: String::new(),
-        stopped: false,
         save_hidden: played,
         frames: 0,
         fixed_frames,
         frames_key: JsValue::from_str("__keelFrames"),
         page: window,
-    });
-    Ok(())
+    };
+    runner::spawn(host, RunOptions::default(), ctx, surface).map_err(|e| e.to_string())
 }
 
 /// Replays the recording `file` (fetched beside the page) in `world`, fresh
@@ -224,28 +217,22 @@ fn replay_in_page(
     Ok(lines.join("\n"))
 }
 
-/// The running game in the page.
+/// The running game in the page, a [`Host`] of the engine's runner.
 struct WebPlayer {
     /// Shared with the page's `__keelRecording()`, which replays what was
     /// played into a recording file.
     world: Rc<RefCell<World>>,
-    ctx: GpuContext,
-    surface: SurfaceState,
-    renderer: Renderer,
     canvas: web_sys::HtmlCanvasElement,
-    window: Option<Arc<Window>>,
+    /// The renderer, once the runner has attached the page's device.
+    drawing: Option<(GpuContext, Renderer)>,
     buffers: FrameBuffers,
-    time: RealTime,
     input: InputCollector,
-    /// The browser's gamepads (none where it offers no Gamepad API).
-    pads: Option<Gamepads>,
     hud_shown: String,
-    stopped: bool,
     /// The "Save recording" button is still hidden: no step has run yet.
     save_hidden: bool,
     /// Frames presented, published to the page as `window.__keelFrames`
     /// (what a test waits on).
-    frames: u32,
+    frames: u64,
     /// The page's window and the name `frames` is published under.
     page: web_sys::Window,
     frames_key: JsValue,
@@ -255,28 +242,80 @@ struct WebPlayer {
     fixed_frames: Option<u32>,
 }
 
-impl WebPlayer {
-    fn redraw(&mut self) {
-        if self.stopped {
-            return;
+/// The page stopped: why is written in the page and to the console when
+/// this is made ([`Stopped::shown`]).
+#[derive(Debug)]
+struct Stopped;
+
+impl From<RunnerError> for Stopped {
+    fn from(error: RunnerError) -> Self {
+        Stopped::shown(error.to_string())
+    }
+}
+
+impl Stopped {
+    fn shown(message: String) -> Self {
+        log::error!("{message}");
+        page::show_message(&message);
+        Stopped
+    }
+}
+
+impl Host for WebPlayer {
+    type Error = Stopped;
+
+    fn window_attributes(&self) -> WindowAttributes {
+        Window::default_attributes()
+            .with_canvas(Some(self.canvas.clone()))
+            .with_prevent_default(true)
+            .with_focusable(true)
+    }
+
+    fn attach(
+        &mut self,
+        gpu: &GpuContext,
+        format: wgpu::TextureFormat,
+        _: &Arc<Window>,
+    ) -> Result<(), Stopped> {
+        self.buffers = FrameBuffers::default();
+        self.drawing = Some((gpu.clone(), Renderer::new(gpu, format)));
+        Ok(())
+    }
+
+    fn detach(&mut self) {
+        self.drawing = None;
+    }
+
+    fn event(&mut self, _: &Window, event: &WindowEvent) -> Flow<Stopped> {
+        self.input.window_event(event);
+        Flow::Go
+    }
+
+    fn gpu_problems(&mut self, problems: &[GpuProblem]) -> Flow<Stopped> {
+        match problems.first() {
+            Some(problem) => Flow::Fail(Stopped::shown(format!(
+                "The GPU refused a frame: {problem}"
+            ))),
+            None => Flow::Go,
         }
-        let world = Rc::clone(&self.world);
-        let mut world = world.borrow_mut();
-        if let Some(pads) = &mut self.pads {
+    }
+
+    fn update(&mut self, update: Update<'_>) -> Flow<Stopped> {
+        let mut world = self.world.borrow_mut();
+        if let Some(pads) = update.gamepads {
             pads.poll(&mut self.input);
         }
         match self.fixed_frames {
             None => {
-                world.frame_with_input(&mut self.time, &mut self.input);
+                world.frame_with_input(update.time, &mut self.input);
             }
-            Some(n) if self.frames < n => {
+            Some(n) if self.frames < u64::from(n) => {
                 world.advance(keel_engine::DEFAULT_STEP);
             }
             Some(_) => {}
         }
         if let Some(panic) = world.system_panic() {
-            self.stop(&format!("The game stopped: {panic}"));
-            return;
+            return Flow::Fail(Stopped::shown(format!("The game stopped: {panic}")));
         }
         if self.save_hidden && world.steps() > 0 {
             self.save_hidden = false;
@@ -288,71 +327,27 @@ impl WebPlayer {
             self.hud_shown.clone_from(&hud.text);
             page::show_hud(&self.hud_shown);
         }
-        let texture = match self.surface.acquire(&self.ctx) {
-            Ok(Some(texture)) => texture,
-            Ok(None) => return,
-            Err(error) => return self.stop(&error.to_string()),
+        Flow::Go
+    }
+
+    fn draw(&mut self, _: &GpuContext, target: &Target<'_>) -> Flow<Stopped> {
+        let Some((ctx, renderer)) = &mut self.drawing else {
+            return Flow::Go;
         };
-        let view = self.surface.view(&texture);
-        let (width, height) = self.surface.size();
+        let mut world = self.world.borrow_mut();
+        let (width, height) = target.size;
         let camera = world.game_camera();
         let aspect = width as f32 / height.max(1) as f32;
         let frame = self
             .buffers
             .extract_world(&mut world, camera, aspect, &Overlays::default());
-        self.renderer
-            .render(&self.ctx, &frame, &view, self.surface.size());
-        self.ctx.queue.present(texture);
-        if let Some(problem) = self.ctx.errors.take().into_iter().next() {
-            return self.stop(&format!("The GPU refused a frame: {problem}"));
-        }
-        self.frames += 1;
-        let _ = js_sys::Reflect::set(&self.page, &self.frames_key, &JsValue::from(self.frames));
+        renderer.render(ctx, &frame, target.view, target.size);
+        Flow::Go
     }
 
-    fn stop(&mut self, message: &str) {
-        log::error!("{message}");
-        page::show_message(message);
-        self.stopped = true;
-    }
-}
-
-impl ApplicationHandler for WebPlayer {
-    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
-        if self.window.is_some() {
-            return;
-        }
-        let attributes = Window::default_attributes()
-            .with_canvas(Some(self.canvas.clone()))
-            .with_prevent_default(true)
-            .with_focusable(true);
-        match event_loop.create_window(attributes) {
-            Ok(window) => {
-                let window = Arc::new(window);
-                window.focus_window();
-                window.request_redraw();
-                self.window = Some(window);
-            }
-            Err(error) => self.stop(&format!("no window on the canvas: {error}")),
-        }
-    }
-
-    fn window_event(&mut self, _: &ActiveEventLoop, _: WindowId, event: WindowEvent) {
-        self.input.window_event(&event);
-        match event {
-            WindowEvent::Resized(size) => {
-                self.surface.resize(&self.ctx, size.width, size.height);
-            }
-            WindowEvent::RedrawRequested => self.redraw(),
-            _ => {}
-        }
-    }
-
-    fn about_to_wait(&mut self, _: &ActiveEventLoop) {
-        if let Some(window) = &self.window
-            && !self.stopped
-        {
-            window.request_redraw();
-        }
+    fn presented(&mut self, frame: u64) -> Flow<Stopped> {
+        self.frames = frame;
+        let _ = js_sys::Reflect::set(&self.page, &self.frames_key, &JsValue::from(frame as f64));
+        Flow::Go
     }
 }

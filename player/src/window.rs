@@ -1,34 +1,29 @@
-//! The player's window and loop (game loop pattern, driven by winit).
-//!
-//! winit owns the event loop; Keel's loop runs inside its callbacks. Each
-//! redraw feeds the real elapsed time to the fixed-step clock, runs the fixed
-//! updates it asks for, and renders once at the clock's interpolation alpha.
-//! Rendering is continuous (a redraw is requested after every frame). Pacing
-//! is the swap chain's vsync (Fifo) by default; with Mailbox/Immediate an
-//! optional frame cap sleeps in the event loop (`ControlFlow::WaitUntil`)
-//! instead of spinning.
+//! The player's window: the viewer is a [`Host`] of the engine's
+//! [runner](keel_engine::runner), which owns the loop, the device, the
+//! surface and the pacing. Each frame feeds the real elapsed time to the
+//! world's fixed-step clock, runs the fixed updates it asks for, and renders
+//! once at the clock's interpolation alpha. Also here: the headless run,
+//! one offscreen frame read back.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 // winit's clock: std's on native, the browser's on the web.
 use web_time::Instant;
 
-use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
 use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
-use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{KeyCode, PhysicalKey};
-use winit::window::{Window, WindowId};
+use winit::window::{Window, WindowAttributes};
 
 use keel_engine::files::{FileKind, ReadLimits};
 use keel_engine::profile::Profiler;
 use keel_engine::reload::{FileWatcher, reload_assets};
-use keel_engine::render::{PresentModeChoice, RenderError, SurfaceState};
+use keel_engine::render::{GpuProblem, PresentModeChoice, RenderError, SurfaceEncoding};
+use keel_engine::runner::{self, Flow, Host, RunOptions, RunnerError, Target, Update};
 use keel_engine::{
-    Assets, CameraRig, FrameBuffers, Game, GameError, GpuContext, Hud, Overlays, RealTime,
-    Renderer, Scene, SceneError, SystemPanic, World,
+    Assets, CameraRig, FrameBuffers, Game, GameError, GpuContext, Hud, Overlays, Renderer, Scene,
+    SceneError, SystemPanic, World,
 };
 
 /// How the viewer was asked to run.
@@ -72,6 +67,9 @@ pub struct ViewerOptions {
     /// reference path) instead of culling the retained scene on the GPU:
     /// `--benchmark --cpu-culling` measures the two against each other.
     pub cpu_culling: bool,
+    /// Destroy the GPU device after this frame, once (to try how the
+    /// window's drawing is made again on a new device).
+    pub lose_device_at: Option<u64>,
 }
 
 /// Why the viewer stopped early.
@@ -122,6 +120,17 @@ impl From<GameError> for ViewerError {
         match error {
             GameError::Scene(scene) => Self::Scene(Box::new(scene)),
             other => Self::Game(Box::new(other)),
+        }
+    }
+}
+
+impl From<RunnerError> for ViewerError {
+    fn from(error: RunnerError) -> Self {
+        match error {
+            RunnerError::Render(render) => Self::Render(render),
+            other => Self::Window {
+                message: other.to_string(),
+            },
         }
     }
 }
@@ -248,14 +257,14 @@ fn window_title(options: &ViewerOptions) -> String {
     format!("Keel viewer: {}", options.scene.display())
 }
 
-struct Gpu {
+/// The GPU objects the viewer draws with (made again after a lost device).
+struct Drawing {
     ctx: GpuContext,
-    surface: SurfaceState,
     renderer: Renderer,
-    window: Arc<Window>,
 }
 
-/// The viewer application: a world, its cameras and (once resumed) a window with a renderer.
+/// The viewer: a world, its cameras and (once attached to a device) a
+/// renderer; the [runner](keel_engine::runner) drives it.
 struct Viewer {
     options: ViewerOptions,
     world: World,
@@ -264,10 +273,7 @@ struct Viewer {
     free_look: bool,
     overlays: Overlays<'static>,
     buffers: FrameBuffers,
-    time: RealTime,
-    gpu: Option<Gpu>,
-    frames: u32,
-    error: Option<ViewerError>,
+    drawing: Option<Drawing>,
     buttons: [bool; 3],
     shift: bool,
     cursor: Option<(f64, f64)>,
@@ -276,11 +282,6 @@ struct Viewer {
     watcher: Option<FileWatcher>,
     /// The window's input, read by the game's systems each fixed step.
     input: keel_engine::input::InputCollector,
-    /// The game's [`Hud`] text the title shows.
-    hud_shown: String,
-    /// The system's gamepads (none where the platform offers no access).
-    #[cfg(feature = "gamepads")]
-    pads: Option<keel_engine::input::Gamepads>,
     /// Frames timed with `--profile` (set up with the GPU).
     profiler: Option<Profiler>,
 }
@@ -346,129 +347,15 @@ impl Viewer {
         }
     }
 
-    fn fail(&mut self, event_loop: &ActiveEventLoop, error: ViewerError) {
-        self.error = Some(error);
-        event_loop.exit();
+    /// A fresh extractor (its retained slots are the renderer's, so a new
+    /// renderer starts from empty ones).
+    fn new_buffers(&self) -> FrameBuffers {
+        let mut buffers = FrameBuffers::default();
+        buffers.set_cpu_culling(self.options.cpu_culling);
+        buffers
     }
 
-    fn init_gpu(&mut self, event_loop: &ActiveEventLoop) -> Result<Gpu, ViewerError> {
-        let window_error = |e: &dyn std::fmt::Display| ViewerError::Window {
-            message: e.to_string(),
-        };
-        let title = window_title(&self.options);
-        let attributes = Window::default_attributes()
-            .with_title(title)
-            .with_inner_size(PhysicalSize::new(self.options.size.0, self.options.size.1));
-        let window = Arc::new(
-            event_loop
-                .create_window(attributes)
-                .map_err(|e| window_error(&e))?,
-        );
-        let instance = GpuContext::new_instance(
-            self.options.backends,
-            Some(Box::new(event_loop.owned_display_handle())),
-        );
-        let surface = instance
-            .create_surface(window.clone())
-            .map_err(|e| window_error(&e))?;
-        let ctx = GpuContext::for_surface(instance, self.options.backends, &surface)?;
-        log::info!("adapter: {}", ctx.adapter_summary());
-        let size = window.inner_size();
-        let surface = SurfaceState::new(
-            &ctx,
-            surface,
-            (size.width, size.height),
-            self.options.present,
-        )?;
-        let mut renderer = Renderer::new(&ctx, surface.format());
-        self.profiler = start_profiler(self.options.profile, &ctx, &mut renderer);
-        Ok(Gpu {
-            ctx,
-            surface,
-            renderer,
-            window,
-        })
-    }
-
-    fn redraw(&mut self, event_loop: &ActiveEventLoop) {
-        if let (Some(profiler), Some(gpu)) = (&self.profiler, &mut self.gpu) {
-            profiler.new_frame();
-            profiler.add_gpu(gpu.renderer.take_gpu_times());
-        }
-        puffin::profile_scope!("frame");
-        let now = Instant::now();
-        let dt = now.duration_since(self.last_frame).as_secs_f32().min(0.1);
-        self.last_frame = now;
-        if self.free_look {
-            self.rig.update(dt);
-        }
-        self.reload_changed_files();
-        #[cfg(feature = "gamepads")]
-        if let Some(pads) = &mut self.pads {
-            pads.poll(&mut self.input);
-        }
-        self.world.frame_with_input(&mut self.time, &mut self.input);
-        if let Some(panic) = self.world.system_panic() {
-            return self.fail(event_loop, ViewerError::System(panic.clone()));
-        }
-        let Some(gpu) = &mut self.gpu else {
-            return;
-        };
-        if let Some(hud) = self.world.resource::<Hud>()
-            && hud.text != self.hud_shown
-        {
-            self.hud_shown.clone_from(&hud.text);
-            gpu.window
-                .set_title(&format!("{}: {}", window_title(&self.options), hud.text));
-        }
-        let frame_texture = match gpu.surface.acquire(&gpu.ctx) {
-            Ok(Some(texture)) => texture,
-            // Minimised, timed out, or just reconfigured: skip this frame.
-            Ok(None) => return,
-            Err(error) => return self.fail(event_loop, error.into()),
-        };
-        let view = gpu.surface.view(&frame_texture);
-        let camera = if self.free_look {
-            self.rig.camera()
-        } else {
-            self.world.game_camera()
-        };
-        let (width, height) = gpu.surface.size();
-        let aspect = width as f32 / height.max(1) as f32;
-        let frame = self
-            .buffers
-            .extract_world(&mut self.world, camera, aspect, &self.overlays);
-        gpu.renderer
-            .render(&gpu.ctx, &frame, &view, gpu.surface.size());
-        {
-            puffin::profile_scope!("present");
-            gpu.window.pre_present_notify();
-            gpu.ctx.queue.present(frame_texture);
-        }
-        if let Some(problem) = gpu.ctx.errors.take().into_iter().next() {
-            return self.fail(event_loop, ViewerError::Gpu(problem));
-        }
-        self.frames += 1;
-        if self.options.frames.is_some_and(|n| self.frames >= n) {
-            if let Some(path) = self.options.screenshot.clone() {
-                // The same frame, drawn offscreen at the window's size and read back.
-                let (width, height) = gpu.surface.size();
-                let image = gpu
-                    .renderer
-                    .render_to_image(&gpu.ctx, &frame, width, height);
-                match image
-                    .map_err(ViewerError::from)
-                    .and_then(|img| save_png(&img, &path))
-                {
-                    Ok(()) => log::info!("wrote {}", path.display()),
-                    Err(error) => return self.fail(event_loop, error),
-                }
-            }
-            event_loop.exit();
-        }
-    }
-
-    fn key(&mut self, code: KeyCode, pressed: bool, event_loop: &ActiveEventLoop) {
+    fn key(&mut self, code: KeyCode, pressed: bool) -> Flow<ViewerError> {
         let held = match code {
             KeyCode::KeyW => Some(0),
             KeyCode::KeyS => Some(1),
@@ -484,11 +371,11 @@ impl Viewer {
             self.rig.held[i] = pressed;
         }
         if !pressed {
-            return;
+            return Flow::Go;
         }
         let clock = self.world.clock_mut();
         match code {
-            KeyCode::Escape => event_loop.exit(),
+            KeyCode::Escape => return Flow::Exit,
             KeyCode::Space => clock.set_paused(!clock.is_paused()),
             KeyCode::Period => clock.step_once(),
             KeyCode::Tab => self.rig.toggle_fly(),
@@ -509,6 +396,170 @@ impl Viewer {
             }
             _ => {}
         }
+        Flow::Go
+    }
+
+    /// The free look's mouse: drags orbit or pan, the wheel zooms.
+    fn mouse(&mut self, event: &WindowEvent) {
+        match event {
+            WindowEvent::ModifiersChanged(modifiers) => self.shift = modifiers.state().shift_key(),
+            WindowEvent::MouseInput { state, button, .. } => {
+                let index = match button {
+                    MouseButton::Left => 0,
+                    MouseButton::Middle => 1,
+                    MouseButton::Right => 2,
+                    _ => return,
+                };
+                self.buttons[index] = *state == ElementState::Pressed;
+            }
+            WindowEvent::CursorMoved { position, .. } => {
+                if let Some((x, y)) = self.cursor
+                    && self.free_look
+                {
+                    let (dx, dy) = ((position.x - x) as f32, (position.y - y) as f32);
+                    let [left, middle, right] = self.buttons;
+                    if middle || (left && self.shift) {
+                        self.rig.drag(dx, dy, true);
+                    } else if left || right {
+                        self.rig.drag(dx, dy, false);
+                    }
+                }
+                self.cursor = Some((position.x, position.y));
+            }
+            WindowEvent::MouseWheel { delta, .. } => {
+                let lines = match delta {
+                    MouseScrollDelta::LineDelta(_, y) => *y,
+                    MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
+                };
+                if self.free_look {
+                    self.rig.wheel(lines);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Host for Viewer {
+    type Error = ViewerError;
+
+    fn window_attributes(&self) -> WindowAttributes {
+        Window::default_attributes()
+            .with_title(window_title(&self.options))
+            .with_inner_size(PhysicalSize::new(self.options.size.0, self.options.size.1))
+    }
+
+    fn attach(
+        &mut self,
+        gpu: &GpuContext,
+        format: wgpu::TextureFormat,
+        _: &Arc<Window>,
+    ) -> Result<(), ViewerError> {
+        let mut renderer = Renderer::new(gpu, format);
+        if self.profiler.is_none() {
+            self.profiler = start_profiler(self.options.profile, gpu, &mut renderer);
+        } else if !renderer.set_gpu_timing(gpu, true) {
+            log::warn!("--profile: the new device has no timestamp queries: no GPU pass times");
+        }
+        self.buffers = self.new_buffers();
+        self.drawing = Some(Drawing {
+            ctx: gpu.clone(),
+            renderer,
+        });
+        Ok(())
+    }
+
+    fn detach(&mut self) {
+        self.drawing = None;
+    }
+
+    fn event(&mut self, _: &Window, event: &WindowEvent) -> Flow<ViewerError> {
+        if let WindowEvent::KeyboardInput { event: key, .. } = event
+            && let PhysicalKey::Code(code) = key.physical_key
+            && viewer_key(code, self.options.debug_keys, self.free_look)
+        {
+            return self.key(code, key.state == ElementState::Pressed);
+        }
+        self.input.window_event(event);
+        self.mouse(event);
+        Flow::Go
+    }
+
+    fn gpu_problems(&mut self, problems: &[GpuProblem]) -> Flow<ViewerError> {
+        // A lost device is made again; anything else the device refused is
+        // the scene's or the engine's fault, and stops the run.
+        match problems.iter().find(|p| !matches!(p, GpuProblem::Lost(_))) {
+            Some(problem) => Flow::Fail(ViewerError::Gpu(problem.clone())),
+            None => {
+                for problem in problems {
+                    log::warn!("{problem}");
+                }
+                Flow::Go
+            }
+        }
+    }
+
+    fn update(&mut self, update: Update<'_>) -> Flow<ViewerError> {
+        if let (Some(profiler), Some(drawing)) = (&self.profiler, &mut self.drawing) {
+            profiler.new_frame();
+            profiler.add_gpu(drawing.renderer.take_gpu_times());
+        }
+        let now = Instant::now();
+        let dt = now.duration_since(self.last_frame).as_secs_f32().min(0.1);
+        self.last_frame = now;
+        if self.free_look {
+            self.rig.update(dt);
+        }
+        self.reload_changed_files();
+        #[cfg(feature = "gamepads")]
+        if let Some(pads) = update.gamepads {
+            pads.poll(&mut self.input);
+        }
+        self.world.frame_with_input(update.time, &mut self.input);
+        match self.world.system_panic() {
+            Some(panic) => Flow::Fail(ViewerError::System(panic.clone())),
+            None => Flow::Go,
+        }
+    }
+
+    fn title(&self) -> Option<String> {
+        let hud = self.world.resource::<Hud>()?;
+        Some(format!("{}: {}", window_title(&self.options), hud.text))
+    }
+
+    fn draw(&mut self, _: &GpuContext, target: &Target<'_>) -> Flow<ViewerError> {
+        let Some(drawing) = &mut self.drawing else {
+            return Flow::Go;
+        };
+        let camera = if self.free_look {
+            self.rig.camera()
+        } else {
+            self.world.game_camera()
+        };
+        let (width, height) = target.size;
+        let aspect = width as f32 / height.max(1) as f32;
+        let frame = self
+            .buffers
+            .extract_world(&mut self.world, camera, aspect, &self.overlays);
+        drawing
+            .renderer
+            .render(&drawing.ctx, &frame, target.view, target.size);
+        if target.last
+            && let Some(path) = &self.options.screenshot
+        {
+            // The same frame, drawn offscreen at the window's size and read back.
+            let image = drawing
+                .renderer
+                .render_to_image(&drawing.ctx, &frame, width, height);
+            match image
+                .map_err(ViewerError::from)
+                .and_then(|img| save_png(&img, path))
+            {
+                Ok(()) => log::info!("wrote {}", path.display()),
+                Err(error) => return Flow::Fail(error),
+            }
+        }
+        Flow::Go
     }
 }
 
@@ -538,92 +589,6 @@ fn viewer_key(code: KeyCode, debug_keys: bool, free_look: bool) -> bool {
     }
 }
 
-impl ApplicationHandler for Viewer {
-    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
-        if self.gpu.is_some() {
-            return;
-        }
-        match self.init_gpu(event_loop) {
-            Ok(gpu) => {
-                gpu.window.request_redraw();
-                self.gpu = Some(gpu);
-            }
-            Err(error) => self.fail(event_loop, error),
-        }
-    }
-
-    fn window_event(&mut self, event_loop: &ActiveEventLoop, _: WindowId, event: WindowEvent) {
-        if let WindowEvent::KeyboardInput { event: key, .. } = &event
-            && let PhysicalKey::Code(code) = key.physical_key
-            && viewer_key(code, self.options.debug_keys, self.free_look)
-        {
-            self.key(code, key.state == ElementState::Pressed, event_loop);
-            return;
-        }
-        self.input.window_event(&event);
-        match event {
-            WindowEvent::CloseRequested => event_loop.exit(),
-            WindowEvent::Resized(size) => {
-                if let Some(gpu) = &mut self.gpu {
-                    gpu.surface.resize(&gpu.ctx, size.width, size.height);
-                }
-            }
-            WindowEvent::RedrawRequested => self.redraw(event_loop),
-            WindowEvent::ModifiersChanged(modifiers) => self.shift = modifiers.state().shift_key(),
-            WindowEvent::MouseInput { state, button, .. } => {
-                let index = match button {
-                    MouseButton::Left => 0,
-                    MouseButton::Middle => 1,
-                    MouseButton::Right => 2,
-                    _ => return,
-                };
-                self.buttons[index] = state == ElementState::Pressed;
-            }
-            WindowEvent::CursorMoved { position, .. } => {
-                if let Some((x, y)) = self.cursor
-                    && self.free_look
-                {
-                    let (dx, dy) = ((position.x - x) as f32, (position.y - y) as f32);
-                    let [left, middle, right] = self.buttons;
-                    if middle || (left && self.shift) {
-                        self.rig.drag(dx, dy, true);
-                    } else if left || right {
-                        self.rig.drag(dx, dy, false);
-                    }
-                }
-                self.cursor = Some((position.x, position.y));
-            }
-            WindowEvent::MouseWheel { delta, .. } => {
-                let lines = match delta {
-                    MouseScrollDelta::LineDelta(_, y) => y,
-                    MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
-                };
-                if self.free_look {
-                    self.rig.wheel(lines);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
-        let Some(gpu) = &self.gpu else {
-            return;
-        };
-        match self.options.fps_cap {
-            Some(fps) if fps > 0.0 => {
-                let next = self.last_frame + Duration::from_secs_f64(1.0 / fps);
-                if Instant::now() >= next {
-                    gpu.window.request_redraw();
-                } else {
-                    event_loop.set_control_flow(ControlFlow::WaitUntil(next));
-                }
-            }
-            _ => gpu.window.request_redraw(),
-        }
-    }
-}
-
 /// Opens a window on the scene and runs until it is closed (or `frames` are drawn).
 ///
 /// # Errors
@@ -647,34 +612,29 @@ pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
             }
             None => None,
         };
-    let event_loop = EventLoop::new().map_err(|e| ViewerError::Window {
-        message: e.to_string(),
-    })?;
-    let mut buffers = FrameBuffers::default();
-    buffers.set_cpu_culling(options.cpu_culling);
+    let run = RunOptions {
+        backends: options.backends,
+        present: options.present,
+        encoding: SurfaceEncoding::Srgb,
+        fps_cap: options.fps_cap,
+        frame_limit: options.frames.map(u64::from),
+        lose_device_at: options.lose_device_at,
+    };
     let mut viewer = Viewer {
         rig: CameraRig::new(world.scene()),
         free_look: world.scene().active_camera(0.0).is_none(),
         world,
         options,
         overlays: Overlays::default(),
-        buffers,
-        time: RealTime::default(),
-        gpu: None,
-        frames: 0,
-        error: None,
+        buffers: FrameBuffers::default(),
+        drawing: None,
         buttons: [false; 3],
         shift: false,
         cursor: None,
         last_frame: Instant::now(),
         watcher: None,
         input: keel_engine::input::InputCollector::default(),
-        hud_shown: String::new(),
         profiler: None,
-        #[cfg(feature = "gamepads")]
-        pads: keel_engine::input::Gamepads::new()
-            .inspect_err(|e| log::warn!("no gamepads: {e}"))
-            .ok(),
     };
     match FileWatcher::new() {
         Ok(mut watcher) => {
@@ -688,16 +648,9 @@ pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
         }
         Err(e) => log::warn!("live reload is off: {e}"),
     }
-    event_loop
-        .run_app(&mut viewer)
-        .map_err(|e| ViewerError::Window {
-            message: e.to_string(),
-        })?;
-    if let Some(error) = viewer.error {
-        return Err(error);
-    }
-    if let (Some(profiler), Some(gpu)) = (&viewer.profiler, &mut viewer.gpu) {
-        print_profile(profiler, &gpu.ctx, &mut gpu.renderer);
+    let mut viewer = runner::run(viewer, run)?;
+    if let (Some(profiler), Some(drawing)) = (&viewer.profiler, &mut viewer.drawing) {
+        print_profile(profiler, &drawing.ctx, &mut drawing.renderer);
     }
     if let (Some(out), Some(bytes)) = (&viewer.options.record, recorded_scene) {
         write_played(&mut viewer.world, &viewer.options, out, &bytes)?;

@@ -36,6 +36,7 @@ fn the_player_stops_on_a_panicking_system_naming_it() {
         limits: keel_engine::files::ReadLimits::DEFAULT,
         shader_dir: None,
         cpu_culling: false,
+        lose_device_at: None,
     };
     match render_headless(&options) {
         Err(ViewerError::System(panic)) => {

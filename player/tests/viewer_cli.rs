@@ -145,9 +145,10 @@ fn profile_prints_where_the_frames_went_on_the_cpu_and_the_gpu() {
     }
 }
 
-/// The viewer in a real window (an X server from `xvfb-run`), for a few frames.
-#[test]
-fn windowed_viewer_under_xvfb_exits_0_with_a_picture() {
+/// The viewer in a real window (an X server from `xvfb-run`) of 480x270 with
+/// `args`, its last frame read back, and what it wrote to stderr; `None`
+/// where there is no `xvfb-run` (a failure where a GPU is required).
+fn windowed(args: &[&str]) -> Option<(image::RgbaImage, String)> {
     let require = std::env::var("KEEL_REQUIRE_GPU").as_deref() == Ok("1");
     if Command::new("xvfb-run").arg("--help").output().is_err() {
         assert!(
@@ -155,27 +156,52 @@ fn windowed_viewer_under_xvfb_exits_0_with_a_picture() {
             "KEEL_REQUIRE_GPU=1 but xvfb-run is missing (scripts/install-deps.sh installs it)"
         );
         eprintln!("skipping: xvfb-run is not installed");
-        return;
+        return None;
     }
     let dir = tempfile::tempdir().unwrap();
     let shot = dir.path().join("window.png");
     let out = Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1280x720x24"])
         .arg(env!("CARGO_BIN_EXE_keel-viewer"))
-        .args(["--frames", "10", "--size", "480x270", "--screenshot"])
+        .args(["--size", "480x270", "--screenshot"])
         .arg(&shot)
+        .args(args)
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "viewer failed in a window: {stderr}");
     let image = image::open(&shot).unwrap().to_rgba8();
     assert_eq!(image.dimensions(), (480, 270), "the window's size");
+    Some((image, stderr))
+}
+
+fn assert_not_blank(image: &image::RgbaImage) {
     let first = *image.get_pixel(0, 0);
     let differing = image.pixels().filter(|p| **p != first).count();
     assert!(
         differing > 480 * 270 / 4,
         "only {differing} pixels differ: blank window?"
     );
+}
+
+#[test]
+fn windowed_viewer_under_xvfb_exits_0_with_a_picture() {
+    if let Some((image, _)) = windowed(&["--frames", "10"]) {
+        assert_not_blank(&image);
+    }
+}
+
+#[test]
+fn the_windowed_viewer_draws_again_on_a_new_device_when_its_device_is_lost() {
+    // The device is destroyed after frame 3; the frames after it are drawn on a new one.
+    let Some((image, stderr)) = windowed(&["--frames", "8", "--lose-device-at", "3"]) else {
+        return;
+    };
+    assert!(
+        stderr.contains("destroying the GPU device") && stderr.contains("made again"),
+        "{stderr}"
+    );
+    assert_not_blank(&image);
 }
 
 #[test]
