@@ -1,4 +1,4 @@
-//! The editor's command line: `keel-editor [SCENE] [--frames N] [--screenshot OUT.png]
+//! The editor's command line, read with `lexopt` as the player's is: `keel-editor [SCENE] [--frames N] [--screenshot OUT.png]
 //! [--view-screenshot OUT.png] [--play]`.
 //! `--frames` bounds the game loop, so the window can be driven from scripts and CI;
 //! `--lose-device-at N` destroys the GPU device after frame N, to try the shell's recovery.
@@ -112,6 +112,13 @@ pub enum CliError {
         /// What was given.
         value: String,
     },
+    /// An argument the parser cannot read (a value given to an option that
+    /// takes none, text that is not valid Unicode).
+    #[error("{message}")]
+    Malformed {
+        /// What the parser said.
+        message: String,
+    },
     /// A second scene path.
     #[error("unexpected argument `{arg}` (only one scene can be opened)")]
     ExtraArgument {
@@ -120,75 +127,86 @@ pub enum CliError {
     },
 }
 
+impl From<lexopt::Error> for CliError {
+    fn from(error: lexopt::Error) -> Self {
+        match error {
+            lexopt::Error::MissingValue { option: Some(flag) } => CliError::MissingValue { flag },
+            lexopt::Error::UnexpectedOption(flag) => CliError::UnknownFlag { flag },
+            other => CliError::Malformed {
+                message: other.to_string(),
+            },
+        }
+    }
+}
+
 impl Cli {
     /// Parses the arguments after the program name.
     ///
     /// # Errors
     /// A [`CliError`] naming the offending argument; [`CliError::Help`] for `--help`.
     pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, CliError> {
+        use lexopt::prelude::*;
         let mut cli = Cli::default();
-        let mut args = args.into_iter();
-        let mut positional_only = false;
-        while let Some(arg) = args.next() {
-            let text = arg.to_string_lossy().into_owned();
-            if positional_only || !text.starts_with('-') || text == "-" {
-                if cli.scene.is_some() {
-                    return Err(CliError::ExtraArgument { arg: text });
+        let mut parser = lexopt::Parser::from_args(args);
+        while let Some(arg) = parser.next().map_err(CliError::from)? {
+            let flag = match arg {
+                Long(name) => format!("--{name}"),
+                Short(c) => format!("-{c}"),
+                Value(path) => {
+                    if cli.scene.is_some() {
+                        return Err(CliError::ExtraArgument {
+                            arg: path.to_string_lossy().into_owned(),
+                        });
+                    }
+                    cli.scene = Some(PathBuf::from(path));
+                    continue;
                 }
-                cli.scene = Some(PathBuf::from(arg));
-                continue;
-            }
-            let (flag, inline) = match text.split_once('=') {
-                Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(OsString::from(v))),
-                _ => (text.clone(), None),
             };
-            let mut value = |flag: &str| {
-                inline
-                    .clone()
-                    .or_else(|| args.next())
-                    .ok_or_else(|| CliError::MissingValue {
-                        flag: flag.to_string(),
+            let mut value = || {
+                parser
+                    .value()
+                    .map_err(|_| CliError::MissingValue { flag: flag.clone() })
+            };
+            let count = |text: OsString| {
+                let text = text.to_string_lossy().into_owned();
+                text.parse::<u64>()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| CliError::BadNumber {
+                        flag: flag.clone(),
+                        value: text,
                     })
             };
             match flag.as_str() {
-                "--" => positional_only = true,
                 "-h" | "--help" => return Err(CliError::Help),
                 "--play" => cli.play = true,
-                "--frames" | "--lose-device-at" | "--save-every" => {
-                    let v = value(&flag)?.to_string_lossy().into_owned();
-                    let n = match v.parse::<u64>() {
-                        Ok(n) if n > 0 => n,
-                        _ => return Err(CliError::BadNumber { flag, value: v }),
-                    };
-                    match flag.as_str() {
-                        "--frames" => cli.frames = Some(n),
-                        "--save-every" => cli.save_every = Some(n),
-                        _ => cli.lose_device_at = Some(n),
-                    }
-                }
+                "--frames" => cli.frames = Some(count(value()?)?),
+                "--save-every" => cli.save_every = Some(count(value()?)?),
+                "--lose-device-at" => cli.lose_device_at = Some(count(value()?)?),
                 "--autosave" => {
-                    let v = value(&flag)?.to_string_lossy().into_owned();
+                    let v = value()?.to_string_lossy().into_owned();
                     match v.parse::<f64>() {
                         Ok(s) if s.is_finite() && s > 0.0 && s < 1e9 => {
                             cli.autosave = Some(std::time::Duration::from_secs_f64(s));
                         }
-                        _ => return Err(CliError::BadNumber { flag, value: v }),
+                        _ => {
+                            return Err(CliError::BadNumber {
+                                flag: flag.clone(),
+                                value: v,
+                            });
+                        }
                     }
                 }
                 "--size" => {
-                    let v = value(&flag)?.to_string_lossy().into_owned();
+                    let v = value()?.to_string_lossy().into_owned();
                     cli.size = Some(window_size(&v).ok_or(CliError::BadSize { value: v })?);
                 }
-                "--screenshot" => cli.screenshot = Some(PathBuf::from(value(&flag)?)),
-                "--live" => cli.live = Some(PathBuf::from(value(&flag)?)),
-                "--resume" => cli.resume = Some(PathBuf::from(value(&flag)?)),
-                "--view-screenshot" => {
-                    cli.view_screenshot = Some(PathBuf::from(value(&flag)?));
-                }
-                "--game-screenshot" => {
-                    cli.game_screenshot = Some(PathBuf::from(value(&flag)?));
-                }
-                _ => return Err(CliError::UnknownFlag { flag }),
+                "--screenshot" => cli.screenshot = Some(PathBuf::from(value()?)),
+                "--live" => cli.live = Some(PathBuf::from(value()?)),
+                "--resume" => cli.resume = Some(PathBuf::from(value()?)),
+                "--view-screenshot" => cli.view_screenshot = Some(PathBuf::from(value()?)),
+                "--game-screenshot" => cli.game_screenshot = Some(PathBuf::from(value()?)),
+                _ => return Err(CliError::UnknownFlag { flag: flag.clone() }),
             }
         }
         Ok(cli)
@@ -302,5 +320,16 @@ mod tests {
             })
         );
         assert_eq!(parse(&["-h"]), Err(CliError::Help));
+        assert!(matches!(
+            parse(&["--play=yes"]),
+            Err(CliError::Malformed { .. })
+        ));
+        assert_eq!(
+            parse(&["--save-every=0"]),
+            Err(CliError::BadNumber {
+                flag: "--save-every".into(),
+                value: "0".into()
+            })
+        );
     }
 }

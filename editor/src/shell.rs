@@ -1,11 +1,12 @@
-//! The window shell: a winit event loop, a wgpu surface, and egui-winit and
-//! egui-wgpu glue around [`EditorApp`].
+//! The window shell: egui-winit and egui-wgpu glue around [`EditorApp`], a
+//! [`Host`] of the engine's [runner](keel_engine::runner) (which owns the
+//! loop, the device, the surface, pacing and device loss, as for the
+//! players).
 //!
-//! Game loop: winit owns the loop. Each redraw runs one editor frame: the
-//! world's fixed steps for the real time elapsed ([`EditorApp::frame`] with
-//! [`RealTime`]), then the UI, which applies edits between steps, then egui's
-//! drawing. The surface presents with vsync, which paces the loop; after each
-//! frame the next redraw is requested so the world keeps moving.
+//! Each frame: the world's fixed steps for the real time elapsed
+//! ([`EditorApp::frame`] with the runner's clock), then the UI, which
+//! applies edits between steps, then egui's drawing into the surface, which
+//! egui writes already encoded ([`SurfaceEncoding::AsWritten`]).
 //!
 //! The device and queue live in [`Gpu`], created once and shared: the engine's
 //! renderer uses the same device, and draws the 3D view inside egui's pass
@@ -14,18 +15,17 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use keel_engine::RealTime;
-use keel_engine::render::GpuProblem;
-use winit::application::ApplicationHandler;
+use keel_engine::GpuContext;
+use keel_engine::render::{GpuProblem, SurfaceEncoding};
+use keel_engine::runner::{self, Flow, Host, RunOptions, RunnerError, Target, Update};
 use winit::dpi::LogicalSize;
 use winit::event::WindowEvent;
-use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
-use winit::window::{Window, WindowId};
+use winit::window::{Window, WindowAttributes};
 
 use crate::capture::{self, CaptureError};
-use crate::gpu::{Gpu, GpuError};
+use crate::gpu::Gpu;
 use crate::ui::{EditorApp, EditorOptions};
 
 /// How the shell runs.
@@ -53,34 +53,9 @@ pub struct ShellOptions {
 /// Why the editor could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum ShellError {
-    /// No event loop (no display server).
-    #[error("cannot start the event loop (is there a display?): {source}")]
-    EventLoop {
-        /// What winit said.
-        #[from]
-        source: winit::error::EventLoopError,
-    },
-    /// The window could not be created.
-    #[error("cannot create the window: {source}")]
-    Window {
-        /// What winit said.
-        #[from]
-        source: winit::error::OsError,
-    },
-    /// The window has no usable GPU surface.
-    #[error("cannot create a GPU surface for the window: {source}")]
-    Surface {
-        /// What wgpu said.
-        #[from]
-        source: wgpu::CreateSurfaceError,
-    },
-    /// No GPU can draw to the window.
+    /// No display, window, surface or GPU to draw with.
     #[error(transparent)]
-    Gpu {
-        /// What opening the device said.
-        #[from]
-        source: GpuError,
-    },
+    Runner(#[from] RunnerError),
     /// `--screenshot` failed.
     #[error("screenshot: {source}")]
     Capture {
@@ -99,37 +74,37 @@ pub enum ShellError {
     NoFrame,
 }
 
-/// The open window and what draws into it.
+/// What draws into the window (made again on a new device after a loss).
 struct WindowState {
     window: Arc<Window>,
-    surface: wgpu::Surface<'static>,
-    config: wgpu::SurfaceConfiguration,
+    gpu: Gpu,
     egui: egui_winit::State,
     renderer: egui_wgpu::Renderer,
     scene_view: crate::scene_view::SceneView,
 }
 
-/// The application handler winit drives.
+/// What egui made in a frame's update, for the frame's drawing.
+struct Painted {
+    shapes: Vec<egui::epaint::ClippedShape>,
+    pixels_per_point: f32,
+    /// Textures to free once the frame that may still use them is drawn.
+    to_free: Vec<egui::TextureId>,
+}
+
+/// The editor window: a [`Host`] of the engine's runner, which owns the
+/// loop, the device, the surface and the pacing.
 struct Shell {
     app: EditorApp,
     ctx: egui::Context,
     options: ShellOptions,
-    gpu: Option<Gpu>,
     win: Option<WindowState>,
-    time: RealTime,
-    frames: u64,
-    error: Option<ShellError>,
-    title: String,
+    /// The frame's UI, between its update and its drawing.
+    painted: Option<Painted>,
     captured: bool,
-    /// Times the GPU objects were made again after the device was lost.
-    gpu_rebuilds: u32,
     /// Live mode: the game's rebuild and the handover to the new build.
     live: Option<crate::live_mode::LiveMode>,
     /// The handover this editor started from, until its first frame shows.
     resumed_file: Option<PathBuf>,
-    /// The system's gamepads (none where the platform offers no access).
-    #[cfg(feature = "gamepads")]
-    pads: Option<keel_engine::input::Gamepads>,
 }
 
 /// A handover to start from, and its file (deleted once the window has
@@ -152,8 +127,6 @@ pub fn run(
     live: Option<crate::live_mode::LiveMode>,
     resume: Option<Resume>,
 ) -> Result<(), ShellError> {
-    let event_loop = EventLoop::new()?;
-    event_loop.set_control_flow(ControlFlow::Poll);
     let (mut app, resumed_file) = match resume {
         Some(r) => {
             let started = Instant::now();
@@ -176,29 +149,23 @@ pub fn run(
     if options.game_screenshot.is_some() {
         app.show_panel(crate::ui::dock::Panel::Game);
     }
-    let mut shell = Shell {
-        title: app.title(),
+    let run = RunOptions {
+        encoding: SurfaceEncoding::AsWritten,
+        frame_limit: options.frame_limit,
+        lose_device_at: options.lose_device_at,
+        ..RunOptions::default()
+    };
+    let shell = Shell {
         app,
         ctx: egui::Context::default(),
         options,
-        gpu: None,
         win: None,
-        time: RealTime::default(),
-        frames: 0,
-        error: None,
+        painted: None,
         captured: false,
-        gpu_rebuilds: 0,
         live,
         resumed_file,
-        #[cfg(feature = "gamepads")]
-        pads: keel_engine::input::Gamepads::new()
-            .inspect_err(|e| log::warn!("no gamepads: {e}"))
-            .ok(),
     };
-    event_loop.run_app(&mut shell)?;
-    if let Some(e) = shell.error {
-        return Err(e);
-    }
+    let shell = runner::run(shell, run)?;
     if shell.options.screenshot.is_some() && !shell.captured {
         return Err(ShellError::NoFrame);
     }
@@ -206,259 +173,60 @@ pub fn run(
 }
 
 impl Shell {
-    fn open_window(&mut self, event_loop: &ActiveEventLoop) -> Result<(), ShellError> {
-        let [width, height] = self.options.size.unwrap_or([1600, 900]).map(f64::from);
-        let attributes = Window::default_attributes()
-            .with_title(self.app.title())
-            .with_inner_size(LogicalSize::new(width, height));
-        let window = Arc::new(event_loop.create_window(attributes)?);
-        self.attach_gpu(event_loop, window)
-    }
-
-    /// Opens the GPU objects that draw into `window`: the device (unless there
-    /// is one), the surface, egui's renderer and the 3D view.
-    fn attach_gpu(
-        &mut self,
-        event_loop: &ActiveEventLoop,
-        window: Arc<Window>,
-    ) -> Result<(), ShellError> {
-        let instance = match &self.gpu {
-            Some(gpu) => gpu.ctx.instance.clone(),
-            None => {
-                wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(
-                    Box::new(event_loop.owned_display_handle()),
-                ))
-            }
-        };
-        let surface = instance.create_surface(window.clone())?;
-        if self.gpu.is_none() {
-            self.gpu = Some(Gpu::new(instance, &surface)?);
-        }
-        let gpu = self.gpu.as_ref().expect("created just above");
-        let size = window.inner_size();
-        let config = wgpu::SurfaceConfiguration {
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-            format: gpu.surface_format,
-            width: size.width.max(1),
-            height: size.height.max(1),
-            present_mode: wgpu::PresentMode::AutoVsync,
-            alpha_mode: surface.get_capabilities(&gpu.ctx.adapter).alpha_modes[0],
-            view_formats: vec![],
-            desired_maximum_frame_latency: 2,
-            color_space: wgpu::SurfaceColorSpace::Auto,
-        };
-        surface.configure(&gpu.ctx.device, &config);
-        let egui = egui_winit::State::new(
-            self.ctx.clone(),
-            egui::ViewportId::ROOT,
-            &window,
-            Some(window.scale_factor() as f32),
-            window.theme(),
-            Some(gpu.ctx.device.limits().max_texture_dimension_2d as usize),
-        );
-        let renderer = egui_wgpu::Renderer::new(
-            &gpu.ctx.device,
-            gpu.surface_format,
-            egui_wgpu::RendererOptions::default(),
-        );
-        let scene_view = crate::scene_view::SceneView::new(gpu);
-        self.win = Some(WindowState {
-            window,
-            surface,
-            config,
-            egui,
-            renderer,
-            scene_view,
-        });
-        Ok(())
-    }
-
-    /// Files what the device reported this frame in the status line; when it
-    /// was lost, drops every GPU object (and egui's context, whose textures
-    /// lived on it) and makes them again for the same window. The document,
-    /// its undo history and the running world are untouched.
-    fn handle_gpu_problems(&mut self, event_loop: &ActiveEventLoop) {
-        let Some(gpu) = &self.gpu else {
-            return;
-        };
-        let problems = gpu.ctx.errors.take();
-        let lost = problems.iter().any(|p| matches!(p, GpuProblem::Lost(_)));
-        for problem in &problems {
-            self.app.report_gpu_problem(problem);
-        }
-        if !lost {
-            return;
-        }
-        let Some(window) = self.win.take().map(|win| win.window) else {
-            return;
-        };
-        self.gpu = None;
-        self.ctx = egui::Context::default();
-        self.app.forget_gpu_textures();
-        match self.attach_gpu(event_loop, window) {
-            Ok(()) => {
-                self.gpu_rebuilds += 1;
-                log::warn!("the GPU device was lost; its objects were made again on a new one");
-            }
-            Err(error) => self.fail(event_loop, error),
-        }
-    }
-
-    fn fail(&mut self, event_loop: &ActiveEventLoop, error: ShellError) {
-        log::error!("{error}");
-        self.error = Some(error);
-        event_loop.exit();
-    }
-
-    fn redraw(&mut self, event_loop: &ActiveEventLoop) {
-        // A device lost since the last frame says so when polled: rebuilt
-        // before anything is drawn with it.
-        if let Some(gpu) = &self.gpu {
-            let _ = gpu.ctx.device.poll(wgpu::PollType::Poll);
-        }
-        self.handle_gpu_problems(event_loop);
-        let (Some(win), Some(gpu)) = (self.win.as_mut(), self.gpu.as_ref()) else {
-            return;
-        };
-        #[cfg(feature = "gamepads")]
-        if let Some(pads) = &mut self.pads {
-            self.app.poll_gamepads(pads);
-        }
-        self.app.frame(&mut self.time);
-        if let Some(live) = &mut self.live
-            && live.frame(&mut self.app) == crate::live_mode::LiveStep::Quit
-        {
-            event_loop.exit();
-            return;
-        }
-        // The 3D view first, at the size and camera the UI left last frame.
-        win.scene_view.render(&mut win.renderer, &mut self.app);
-        win.scene_view.draw_thumbnail(&mut self.app);
-        let input = win.egui.take_egui_input(&win.window);
-        let app = &mut self.app;
-        let mut output = self.ctx.run_ui(input, |ui| app.ui(ui));
-        win.egui
-            .handle_platform_output(&win.window, std::mem::take(&mut output.platform_output));
-        // Texture uploads happen even when nothing is drawn, or later frames would miss them;
-        // frees wait until the frame that may still use the textures is drawn.
-        for (id, deltas) in output.textures_delta.set.drain() {
-            for delta in deltas {
-                win.renderer
-                    .update_texture(&gpu.ctx.device, &gpu.ctx.queue, id, &delta);
-            }
-        }
-        let to_free: Vec<egui::TextureId> = output.textures_delta.free.drain().collect();
-
-        let title = self.app.title();
-        if title != self.title {
-            win.window.set_title(&title);
-            self.title = title;
-        }
-        if self.app.should_quit() {
-            event_loop.exit();
-        }
-
-        let size = win.window.inner_size();
-        let minimised = size.width == 0 || size.height == 0;
-        if !minimised && !self.app.should_quit() {
-            let primitives = {
-                keel_engine::profile::puffin::profile_scope!("tessellate ui");
-                self.ctx
-                    .tessellate(std::mem::take(&mut output.shapes), output.pixels_per_point)
-            };
-            let screen = egui_wgpu::ScreenDescriptor {
-                size_in_pixels: [win.config.width, win.config.height],
-                pixels_per_point: output.pixels_per_point,
-            };
-            if let Some(frame) = acquire(win, gpu) {
-                let view = frame
-                    .texture
-                    .create_view(&wgpu::TextureViewDescriptor::default());
-                paint(win, gpu, &primitives, &screen, &view);
-                keel_engine::profile::puffin::profile_scope!("present");
-                win.window.pre_present_notify();
-                gpu.ctx.queue.present(frame);
-                self.frames += 1;
-                if let Some(file) = self.resumed_file.take() {
-                    // The old build quits on seeing it gone.
-                    if let Err(e) = std::fs::remove_file(&file) {
-                        log::warn!("live: {}: {e}", file.display());
-                    }
-                }
-                let last = self.options.frame_limit.is_some_and(|n| self.frames >= n);
-                // The 3D views first: they need the window, which a failure below gives up.
-                let shot = |path: PathBuf, image: Option<Result<_, capture::CaptureError>>| {
-                    let result = match image {
-                        None => Err(ShellError::NoFrame),
-                        Some(image) => image
-                            .and_then(|image| capture::save_png(&image, &path))
-                            .map_err(ShellError::from),
-                    };
-                    (path, result)
-                };
-                let mut view_shots = Vec::new();
-                if last && let Some(path) = self.options.view_screenshot.clone() {
-                    view_shots.push(shot(path, win.scene_view.read_back()));
-                }
-                if last && let Some(path) = self.options.game_screenshot.clone() {
-                    view_shots.push(shot(path, win.scene_view.read_back_game()));
-                }
-                if last && let Some(path) = self.options.screenshot.clone() {
-                    let target = capture::capture_target(
-                        &gpu.ctx.device,
-                        screen.size_in_pixels,
-                        gpu.surface_format,
-                    );
-                    let view = target.create_view(&wgpu::TextureViewDescriptor::default());
-                    paint(win, gpu, &primitives, &screen, &view);
-                    let result = capture::read_texture(&gpu.ctx.device, &gpu.ctx.queue, &target)
-                        .and_then(|image| capture::save_png(&image, &path));
-                    match result {
-                        Ok(()) => {
-                            self.captured = true;
-                            log::info!("wrote {}", path.display());
-                        }
-                        Err(e) => self.fail(event_loop, e.into()),
-                    }
-                }
-                for shot in view_shots {
-                    match shot {
-                        (path, Ok(())) => log::info!("wrote {}", path.display()),
-                        (_, Err(e)) => self.fail(event_loop, e),
-                    }
-                }
-                if last {
-                    event_loop.exit();
-                }
-            }
-        }
-        if let Some(win) = self.win.as_mut() {
-            for id in &to_free {
+    /// Frees the textures of a frame whose UI was made but not drawn
+    /// (minimised, or the surface skipped it).
+    fn free_undrawn(&mut self) {
+        if let (Some(painted), Some(win)) = (self.painted.take(), self.win.as_mut()) {
+            for id in &painted.to_free {
                 win.renderer.free_texture(id);
             }
         }
-        if self.options.lose_device_at == Some(self.frames)
-            && self.gpu_rebuilds == 0
-            && let Some(gpu) = &self.gpu
-        {
-            log::warn!(
-                "--lose-device-at {}: destroying the GPU device",
-                self.frames
-            );
-            gpu.ctx.device.destroy();
+    }
+
+    /// `--screenshot`, `--view-screenshot` and `--game-screenshot` of the
+    /// last frame, whose UI is `primitives`.
+    fn screenshots(
+        &mut self,
+        primitives: &[egui::ClippedPrimitive],
+        screen: &egui_wgpu::ScreenDescriptor,
+    ) -> Result<(), ShellError> {
+        let Some(win) = self.win.as_mut() else {
+            return Ok(());
+        };
+        let save = |path: &PathBuf, image: Option<Result<_, CaptureError>>| match image {
+            None => Err(ShellError::NoFrame),
+            Some(image) => {
+                capture::save_png(&image?, path)?;
+                log::info!("wrote {}", path.display());
+                Ok(())
+            }
+        };
+        if let Some(path) = &self.options.view_screenshot {
+            save(path, win.scene_view.read_back())?;
         }
-        self.handle_gpu_problems(event_loop);
-        if let Some(every) = self.options.save_every {
-            self.rename_and_save(every);
+        if let Some(path) = &self.options.game_screenshot {
+            save(path, win.scene_view.read_back_game())?;
         }
+        if let Some(path) = &self.options.screenshot {
+            let gpu = &win.gpu;
+            let target =
+                capture::capture_target(&gpu.ctx.device, screen.size_in_pixels, gpu.surface_format);
+            let view = target.create_view(&wgpu::TextureViewDescriptor::default());
+            paint(win, primitives, screen, &view);
+            let gpu = &win.gpu;
+            let image = capture::read_texture(&gpu.ctx.device, &gpu.ctx.queue, &target)?;
+            capture::save_png(&image, path)?;
+            self.captured = true;
+            log::info!("wrote {}", path.display());
+        }
+        Ok(())
     }
 
     /// `--save-every`: an edit as a user makes one, then a save as Ctrl+S
     /// does, each announced on stdout (`saving F` before the file is
     /// touched, `saved F` after) for the crash tests that kill the editor.
-    fn rename_and_save(&mut self, every: u64) {
+    fn rename_and_save(&mut self, every: u64, frame: u64) {
         use std::io::Write as _;
-        let frame = self.frames;
         if frame.is_multiple_of(every) {
             let root = self.app.doc.scene().roots().next();
             if let Some(root) = root
@@ -477,53 +245,181 @@ impl Shell {
     }
 }
 
-/// Gets the next surface texture, reconfiguring or recreating the surface when
-/// it went stale; `None` to skip this frame.
-fn acquire(win: &mut WindowState, gpu: &Gpu) -> Option<wgpu::SurfaceTexture> {
-    for _ in 0..2 {
-        match win.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(frame) => return Some(frame),
-            wgpu::CurrentSurfaceTexture::Suboptimal(frame) => {
-                // Use this one; the next frame gets a matching configuration.
-                win.surface.configure(&gpu.ctx.device, &win.config);
-                return Some(frame);
-            }
-            wgpu::CurrentSurfaceTexture::Outdated => {
-                win.surface.configure(&gpu.ctx.device, &win.config)
-            }
-            wgpu::CurrentSurfaceTexture::Lost => {
-                match gpu.ctx.instance.create_surface(win.window.clone()) {
-                    Ok(surface) => {
-                        win.surface = surface;
-                        win.surface.configure(&gpu.ctx.device, &win.config);
-                    }
-                    Err(e) => {
-                        log::error!("the window surface was lost and cannot be recreated: {e}");
-                        return None;
-                    }
-                }
-            }
-            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
-                return None;
-            }
-            wgpu::CurrentSurfaceTexture::Validation => {
-                log::error!("the window surface reported a validation error; skipping the frame");
-                return None;
+impl Host for Shell {
+    type Error = ShellError;
+
+    fn window_attributes(&self) -> WindowAttributes {
+        let [width, height] = self.options.size.unwrap_or([1600, 900]).map(f64::from);
+        Window::default_attributes()
+            .with_title(self.app.title())
+            .with_inner_size(LogicalSize::new(width, height))
+    }
+
+    /// egui's renderer and the 3D view on the device.
+    fn attach(
+        &mut self,
+        ctx: &GpuContext,
+        format: wgpu::TextureFormat,
+        window: &Arc<Window>,
+    ) -> Result<(), ShellError> {
+        let gpu = Gpu {
+            ctx: ctx.clone(),
+            surface_format: format,
+        };
+        let egui = egui_winit::State::new(
+            self.ctx.clone(),
+            egui::ViewportId::ROOT,
+            window,
+            Some(window.scale_factor() as f32),
+            window.theme(),
+            Some(ctx.device.limits().max_texture_dimension_2d as usize),
+        );
+        let renderer =
+            egui_wgpu::Renderer::new(&ctx.device, format, egui_wgpu::RendererOptions::default());
+        let scene_view = crate::scene_view::SceneView::new(&gpu);
+        self.win = Some(WindowState {
+            window: window.clone(),
+            gpu,
+            egui,
+            renderer,
+            scene_view,
+        });
+        Ok(())
+    }
+
+    /// Every GPU object goes, and egui's context, whose textures lived on
+    /// the device. The document, its undo history and the running world
+    /// are untouched.
+    fn detach(&mut self) {
+        self.win = None;
+        self.painted = None;
+        self.ctx = egui::Context::default();
+        self.app.forget_gpu_textures();
+    }
+
+    fn event(&mut self, _: &Window, event: &WindowEvent) -> Flow<ShellError> {
+        if let Some(win) = self.win.as_mut() {
+            let _ = win.egui.on_window_event(&win.window, event);
+        }
+        Flow::Go
+    }
+
+    /// The editor asks about unsaved changes; it says when to exit.
+    fn close_requested(&mut self) -> Flow<ShellError> {
+        self.app.request_quit();
+        Flow::Go
+    }
+
+    /// Filed in the status line; a lost device is made again by the runner.
+    fn gpu_problems(&mut self, problems: &[GpuProblem]) -> Flow<ShellError> {
+        for problem in problems {
+            self.app.report_gpu_problem(problem);
+        }
+        Flow::Go
+    }
+
+    /// The world's fixed steps, live mode, the 3D view (at the size and
+    /// camera the UI left last frame), then the UI, which applies edits
+    /// between steps.
+    fn update(&mut self, update: Update<'_>) -> Flow<ShellError> {
+        self.free_undrawn();
+        let Some(win) = self.win.as_mut() else {
+            return Flow::Go;
+        };
+        #[cfg(feature = "gamepads")]
+        if let Some(pads) = update.gamepads {
+            self.app.poll_gamepads(pads);
+        }
+        self.app.frame(update.time);
+        if let Some(live) = &mut self.live
+            && live.frame(&mut self.app) == crate::live_mode::LiveStep::Quit
+        {
+            return Flow::Exit;
+        }
+        win.scene_view.render(&mut win.renderer, &mut self.app);
+        win.scene_view.draw_thumbnail(&mut self.app);
+        let input = win.egui.take_egui_input(&win.window);
+        let app = &mut self.app;
+        let mut output = self.ctx.run_ui(input, |ui| app.ui(ui));
+        win.egui
+            .handle_platform_output(&win.window, std::mem::take(&mut output.platform_output));
+        // Texture uploads happen even when nothing is drawn, or later frames would miss them;
+        // frees wait until the frame that may still use the textures is drawn.
+        let gpu = &win.gpu;
+        for (id, deltas) in output.textures_delta.set.drain() {
+            for delta in deltas {
+                win.renderer
+                    .update_texture(&gpu.ctx.device, &gpu.ctx.queue, id, &delta);
             }
         }
+        self.painted = Some(Painted {
+            shapes: output.shapes,
+            pixels_per_point: output.pixels_per_point,
+            to_free: output.textures_delta.free.drain().collect(),
+        });
+        if self.app.should_quit() {
+            return Flow::Exit;
+        }
+        Flow::Go
     }
-    None
+
+    fn title(&self) -> Option<String> {
+        Some(self.app.title())
+    }
+
+    fn draw(&mut self, _: &GpuContext, target: &Target<'_>) -> Flow<ShellError> {
+        let (Some(painted), Some(win)) = (self.painted.take(), self.win.as_mut()) else {
+            return Flow::Go;
+        };
+        let primitives = {
+            keel_engine::profile::puffin::profile_scope!("tessellate ui");
+            self.ctx
+                .tessellate(painted.shapes, painted.pixels_per_point)
+        };
+        let screen = egui_wgpu::ScreenDescriptor {
+            size_in_pixels: [target.size.0, target.size.1],
+            pixels_per_point: painted.pixels_per_point,
+        };
+        paint(win, &primitives, &screen, target.view);
+        let shots = if target.last {
+            self.screenshots(&primitives, &screen)
+        } else {
+            Ok(())
+        };
+        if let Some(win) = self.win.as_mut() {
+            for id in &painted.to_free {
+                win.renderer.free_texture(id);
+            }
+        }
+        match shots {
+            Ok(()) => Flow::Go,
+            Err(error) => Flow::Fail(error),
+        }
+    }
+
+    fn presented(&mut self, frame: u64) -> Flow<ShellError> {
+        if let Some(file) = self.resumed_file.take() {
+            // The old build quits on seeing it gone.
+            if let Err(e) = std::fs::remove_file(&file) {
+                log::warn!("live: {}: {e}", file.display());
+            }
+        }
+        if let Some(every) = self.options.save_every {
+            self.rename_and_save(every, frame);
+        }
+        Flow::Go
+    }
 }
 
 /// Draws egui's primitives into `view`, cleared first.
 fn paint(
     win: &mut WindowState,
-    gpu: &Gpu,
     primitives: &[egui::ClippedPrimitive],
     screen: &egui_wgpu::ScreenDescriptor,
     view: &wgpu::TextureView,
 ) {
     keel_engine::profile::puffin::profile_scope!("paint ui");
+    let gpu = &win.gpu;
     let mut encoder = gpu
         .ctx
         .device
@@ -560,63 +456,6 @@ fn paint(
             .into_iter()
             .chain(std::iter::once(encoder.finish())),
     );
-}
-
-impl ApplicationHandler for Shell {
-    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
-        if self.win.is_none()
-            && let Err(e) = self.open_window(event_loop)
-        {
-            self.fail(event_loop, e);
-        }
-    }
-
-    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
-        let Some(win) = self.win.as_mut() else {
-            return;
-        };
-        let response = win.egui.on_window_event(&win.window, &event);
-        match event {
-            WindowEvent::CloseRequested => {
-                // The editor asks about unsaved changes; it says when to exit.
-                self.app.request_quit();
-                win.window.request_redraw();
-            }
-            WindowEvent::Resized(size) => {
-                if size.width > 0
-                    && size.height > 0
-                    && let Some(gpu) = &self.gpu
-                {
-                    win.config.width = size.width;
-                    win.config.height = size.height;
-                    win.surface.configure(&gpu.ctx.device, &win.config);
-                }
-                win.window.request_redraw();
-            }
-            WindowEvent::RedrawRequested => self.redraw(event_loop),
-            _ => {
-                if response.repaint {
-                    win.window.request_redraw();
-                }
-            }
-        }
-    }
-
-    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
-        let Some(win) = &self.win else {
-            return;
-        };
-        let size = win.window.inner_size();
-        if size.width == 0 || size.height == 0 {
-            // Minimised: nothing to draw; keep simulating at a gentle pace.
-            event_loop.set_control_flow(ControlFlow::WaitUntil(
-                Instant::now() + Duration::from_millis(50),
-            ));
-        } else {
-            event_loop.set_control_flow(ControlFlow::Poll);
-        }
-        win.window.request_redraw();
-    }
 }
 
 /// Entry point shared by the `keel-editor` and `keel` binaries: parses the
