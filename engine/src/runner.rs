@@ -32,7 +32,7 @@
 //! On native, [`run`] opens the window and the device and returns the host
 //! when the window closes. In a browser the device arrives asynchronously
 //! before the loop starts: the page opens it on its canvas and hands it to
-//! [`spawn`], which returns at once; the browser's event loop drives the
+//! `spawn` (in the browser build), which returns at once; the browser's event loop drives the
 //! host from then on (a lost device there stops the page).
 
 use std::sync::Arc;
