@@ -101,6 +101,8 @@ struct Shell {
     /// The frame's UI, between its update and its drawing.
     painted: Option<Painted>,
     captured: bool,
+    /// The window's title, as the editor said it after the frame's UI.
+    title: String,
     /// Live mode: the game's rebuild and the handover to the new build.
     live: Option<crate::live_mode::LiveMode>,
     /// The handover this editor started from, until its first frame shows.
@@ -156,6 +158,7 @@ pub fn run(
         ..RunOptions::default()
     };
     let shell = Shell {
+        title: app.title(),
         app,
         ctx: egui::Context::default(),
         options,
@@ -251,7 +254,7 @@ impl Host for Shell {
     fn window_attributes(&self) -> WindowAttributes {
         let [width, height] = self.options.size.unwrap_or([1600, 900]).map(f64::from);
         Window::default_attributes()
-            .with_title(self.app.title())
+            .with_title(self.title.as_str())
             .with_inner_size(LogicalSize::new(width, height))
     }
 
@@ -357,14 +360,15 @@ impl Host for Shell {
             pixels_per_point: output.pixels_per_point,
             to_free: output.textures_delta.free.drain().collect(),
         });
+        self.title = self.app.title();
         if self.app.should_quit() {
             return Flow::Exit;
         }
         Flow::Go
     }
 
-    fn title(&self) -> Option<String> {
-        Some(self.app.title())
+    fn title(&self) -> Option<&str> {
+        Some(&self.title)
     }
 
     fn draw(&mut self, _: &GpuContext, target: &Target<'_>) -> Flow<ShellError> {

@@ -106,8 +106,9 @@ pub trait Host {
         Flow::Go
     }
 
-    /// The window's title now (`None`: as it opened).
-    fn title(&self) -> Option<String> {
+    /// The window's title now (`None`: as it opened); the window's is
+    /// changed only when this differs from it.
+    fn title(&self) -> Option<&str> {
         None
     }
 }
@@ -449,10 +450,10 @@ impl<H: Host> Running<H> {
             return;
         }
         if let Some(title) = self.host.title()
-            && self.title.as_ref() != Some(&title)
+            && self.title.as_deref() != Some(title)
         {
-            window.set_title(&title);
-            self.title = Some(title);
+            window.set_title(title);
+            self.title = Some(title.to_owned());
         }
         let Some(device) = &mut self.device else {
             return;
@@ -475,14 +476,13 @@ impl<H: Host> Running<H> {
             last,
         };
         let flow = self.host.draw(&device.gpu, &target);
-        let queue = device.gpu.queue.clone();
-        if !self.follow(flow, event_loop) {
-            return;
-        }
-        {
+        if matches!(flow, Flow::Go) {
             puffin::profile_scope!("present");
             window.pre_present_notify();
-            queue.present(texture);
+            device.gpu.queue.present(texture);
+        }
+        if !self.follow(flow, event_loop) {
+            return;
         }
         self.frames = frame;
         let flow = self.host.presented(frame);
@@ -525,8 +525,10 @@ impl<H: Host> ApplicationHandler for Running<H> {
         }
         #[cfg(target_arch = "wasm32")]
         if let Some(device) = &self.device {
-            let (gpu, format) = (device.gpu.clone(), device.surface.format());
-            if let Err(error) = self.host.attach(&gpu, format, &window) {
+            let attached = self
+                .host
+                .attach(&device.gpu, device.surface.format(), &window);
+            if let Err(error) = attached {
                 let _ = self.follow(Flow::Fail(error), event_loop);
                 return;
             }

@@ -180,7 +180,7 @@ async fn start(game: Game, scene: PathBuf) -> Result<(), String> {
     let host = WebPlayer {
         world,
         canvas,
-        drawing: None,
+        renderer: None,
         buffers: FrameBuffers::default(),
         input: InputCollector::default(),
         hud_shown: String::new(),
@@ -224,7 +224,7 @@ struct WebPlayer {
     world: Rc<RefCell<World>>,
     canvas: web_sys::HtmlCanvasElement,
     /// The renderer, once the runner has attached the page's device.
-    drawing: Option<(GpuContext, Renderer)>,
+    renderer: Option<Renderer>,
     buffers: FrameBuffers,
     input: InputCollector,
     hud_shown: String,
@@ -278,12 +278,12 @@ impl Host for WebPlayer {
         _: &Arc<Window>,
     ) -> Result<(), Stopped> {
         self.buffers = FrameBuffers::default();
-        self.drawing = Some((gpu.clone(), Renderer::new(gpu, format)));
+        self.renderer = Some(Renderer::new(gpu, format));
         Ok(())
     }
 
     fn detach(&mut self) {
-        self.drawing = None;
+        self.renderer = None;
     }
 
     fn event(&mut self, _: &Window, event: &WindowEvent) -> Flow<Stopped> {
@@ -330,8 +330,8 @@ impl Host for WebPlayer {
         Flow::Go
     }
 
-    fn draw(&mut self, _: &GpuContext, target: &Target<'_>) -> Flow<Stopped> {
-        let Some((ctx, renderer)) = &mut self.drawing else {
+    fn draw(&mut self, gpu: &GpuContext, target: &Target<'_>) -> Flow<Stopped> {
+        let Some(renderer) = &mut self.renderer else {
             return Flow::Go;
         };
         let mut world = self.world.borrow_mut();
@@ -341,7 +341,7 @@ impl Host for WebPlayer {
         let frame = self
             .buffers
             .extract_world(&mut world, camera, aspect, &Overlays::default());
-        renderer.render(ctx, &frame, target.view, target.size);
+        renderer.render(gpu, &frame, target.view, target.size);
         Flow::Go
     }
 

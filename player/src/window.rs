@@ -259,6 +259,8 @@ fn window_title(options: &ViewerOptions) -> String {
 
 /// The GPU objects the viewer draws with (made again after a lost device).
 struct Drawing {
+    /// The device the renderer is on, for `--profile`'s report once the
+    /// runner has returned (frames draw with the runner's).
     ctx: GpuContext,
     renderer: Renderer,
 }
@@ -284,6 +286,9 @@ struct Viewer {
     input: keel_engine::input::InputCollector,
     /// Frames timed with `--profile` (set up with the GPU).
     profiler: Option<Profiler>,
+    /// The game's [`Hud`] text the title shows, and the title showing it.
+    hud_shown: String,
+    title: Option<String>,
 }
 
 impl Viewer {
@@ -516,18 +521,23 @@ impl Host for Viewer {
             pads.poll(&mut self.input);
         }
         self.world.frame_with_input(update.time, &mut self.input);
+        if let Some(hud) = self.world.resource::<Hud>()
+            && hud.text != self.hud_shown
+        {
+            self.hud_shown.clone_from(&hud.text);
+            self.title = Some(format!("{}: {}", window_title(&self.options), hud.text));
+        }
         match self.world.system_panic() {
             Some(panic) => Flow::Fail(ViewerError::System(panic.clone())),
             None => Flow::Go,
         }
     }
 
-    fn title(&self) -> Option<String> {
-        let hud = self.world.resource::<Hud>()?;
-        Some(format!("{}: {}", window_title(&self.options), hud.text))
+    fn title(&self) -> Option<&str> {
+        self.title.as_deref()
     }
 
-    fn draw(&mut self, _: &GpuContext, target: &Target<'_>) -> Flow<ViewerError> {
+    fn draw(&mut self, gpu: &GpuContext, target: &Target<'_>) -> Flow<ViewerError> {
         let Some(drawing) = &mut self.drawing else {
             return Flow::Go;
         };
@@ -543,14 +553,12 @@ impl Host for Viewer {
             .extract_world(&mut self.world, camera, aspect, &self.overlays);
         drawing
             .renderer
-            .render(&drawing.ctx, &frame, target.view, target.size);
+            .render(gpu, &frame, target.view, target.size);
         if target.last
             && let Some(path) = &self.options.screenshot
         {
             // The same frame, drawn offscreen at the window's size and read back.
-            let image = drawing
-                .renderer
-                .render_to_image(&drawing.ctx, &frame, width, height);
+            let image = drawing.renderer.render_to_image(gpu, &frame, width, height);
             match image
                 .map_err(ViewerError::from)
                 .and_then(|img| save_png(&img, path))
@@ -635,6 +643,8 @@ pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
         watcher: None,
         input: keel_engine::input::InputCollector::default(),
         profiler: None,
+        hud_shown: String::new(),
+        title: None,
     };
     match FileWatcher::new() {
         Ok(mut watcher) => {
