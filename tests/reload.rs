@@ -1,4 +1,4 @@
-//! Live reload while a world runs and renders on the software adapter: a
+//! Hot reload while a world runs and renders on the software adapter: a
 //! texture image beside a `.gltf` rewritten on disk shows in the next frame;
 //! a shader edited on disk (valid) changes the pixels, then (broken) leaves
 //! the last good pipeline drawing and names its line. An OBJ's material

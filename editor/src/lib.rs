@@ -21,24 +21,25 @@
 //! it for its editor binary still builds its web page.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod app;
 mod assets_index;
 mod capture;
+mod chrome;
 mod cli;
 mod component;
 mod document;
 mod gpu;
-mod live_build;
-mod live_mode;
+mod live;
 mod log_book;
+mod panels;
 mod persist;
-mod scene_view;
 mod shell;
 mod subtree;
-mod ui;
 mod undo;
+mod view_renderer;
 
 // Running the editor.
-pub use live_mode::{LiveMode, LiveStep};
+pub use live::process::{AfterFrame, LiveMode};
 pub use shell::{main_with_default_scene, run_game};
 // The app and what tests drive it with.
 pub use assets_index::AssetKind;
@@ -49,16 +50,31 @@ pub use document::{Document, PrefabLink};
 pub use egui;
 #[cfg(feature = "test-kit")]
 pub mod test_kit;
-pub use live_build::{
+pub use app::Status;
+pub use app::{EditorApp, EditorOptions, PlayState};
+pub use assets_index::{AssetEntry, AssetIndex, Thumbnail};
+pub use chrome::dock::{Layout, Panel};
+pub use chrome::shortcuts::SHORTCUTS;
+pub use chrome::shortcuts::{Shortcut, Trigger};
+pub use component::ComponentKind;
+pub use document::{PlaySnapshot, Selection};
+pub use live::build::{
     BuildEvent, BuildOutcome, BuildStatus, Diagnostic, GameCrate, LiveBuild, Severity, WatchError,
     log_event,
 };
+pub use live::divergence::Divergence;
+pub use live::handover::HandoverError;
+pub use live::saved::{self, HANDOVER_VERSION, Handover};
+pub use log_book::LogEntry;
 pub use log_book::{CaptureLogger, LogBook};
+pub use panels::assets::{AssetBrowser, BrowserRequest};
+pub use panels::game_view::GameView;
+pub use panels::gizmo::{GizmoFrame, GizmoSettings, SnapSteps, TransformGizmo};
+pub use panels::gizmo::{GizmoMode, GizmoSpace, Pivot};
+pub use panels::hierarchy::Hierarchy;
+pub use panels::profiler::ProfilerTab;
+pub use panels::scene_view::{ViewOptions, ViewportState};
+pub use panels::stats::EditorStats;
 pub use persist::PersistError;
-pub use ui::divergence::Divergence;
-pub use ui::dock::{Layout, Panel};
-pub use ui::gizmo::{GizmoMode, GizmoSpace, Pivot};
-pub use ui::handover::{HANDOVER_VERSION, Handover, HandoverError};
-pub use ui::shortcuts::SHORTCUTS;
-pub use ui::{EditorApp, EditorOptions, PlayState};
-pub use undo::EditError;
+pub use subtree::Placement;
+pub use undo::{Applied, Edit, EditError, UndoStack};

@@ -7,7 +7,7 @@
 //! logger for the editor binary: it hands every record to `env_logger` (so
 //! `RUST_LOG` works as usual) and files the engine's and the editor's
 //! warnings and errors (not other crates') in the
-//! [`LogBook`] the [`EditorApp`](crate::ui::EditorApp) was given. The book itself
+//! [`LogBook`] the [`EditorApp`](crate::app::EditorApp) was given. The book itself
 //! is owned state, passed in: tests give an editor a book of their own.
 
 use std::collections::VecDeque;

@@ -24,9 +24,9 @@ use winit::dpi::LogicalSize;
 use winit::event::WindowEvent;
 use winit::window::{Window, WindowAttributes};
 
+use crate::app::{EditorApp, EditorOptions};
 use crate::capture::{self, CaptureError};
 use crate::gpu::Gpu;
-use crate::ui::{EditorApp, EditorOptions};
 
 /// How the shell runs.
 #[derive(Clone, Debug, Default)]
@@ -80,7 +80,7 @@ struct WindowState {
     gpu: Gpu,
     egui: egui_winit::State,
     renderer: egui_wgpu::Renderer,
-    scene_view: crate::scene_view::SceneView,
+    scene_view: crate::view_renderer::SceneView,
 }
 
 /// What egui made in a frame's update, for the frame's drawing.
@@ -104,7 +104,7 @@ struct Shell {
     /// The window's title, as the editor said it after the frame's UI.
     title: String,
     /// Live mode: the game's rebuild and the handover to the new build.
-    live: Option<crate::live_mode::LiveMode>,
+    live: Option<crate::live::process::LiveMode>,
     /// The handover this editor started from, until its first frame shows.
     resumed_file: Option<PathBuf>,
 }
@@ -126,7 +126,7 @@ pub struct Resume {
 /// A [`ShellError`] when there is no display, GPU or window, or the screenshot fails.
 pub fn run(
     options: ShellOptions,
-    live: Option<crate::live_mode::LiveMode>,
+    live: Option<crate::live::process::LiveMode>,
     resume: Option<Resume>,
 ) -> Result<(), ShellError> {
     let (mut app, resumed_file) = match resume {
@@ -136,7 +136,8 @@ pub fn run(
                 Ok(app) => app,
                 Err(e) => {
                     // The old build reads why, and stays up.
-                    let _ = std::fs::write(crate::live_mode::reason_file(&r.file), e.to_string());
+                    let _ =
+                        std::fs::write(crate::live::process::reason_file(&r.file), e.to_string());
                     return Err(ShellError::Resume { source: e });
                 }
             };
@@ -149,7 +150,7 @@ pub fn run(
         None => (EditorApp::new(options.editor.clone()), None),
     };
     if options.game_screenshot.is_some() {
-        app.show_panel(crate::ui::dock::Panel::Game);
+        app.show_panel(crate::chrome::dock::Panel::Game);
     }
     let run = RunOptions {
         encoding: SurfaceEncoding::AsWritten,
@@ -279,7 +280,7 @@ impl Host for Shell {
         );
         let renderer =
             egui_wgpu::Renderer::new(&ctx.device, format, egui_wgpu::RendererOptions::default());
-        let scene_view = crate::scene_view::SceneView::new(&gpu);
+        let scene_view = crate::view_renderer::SceneView::new(&gpu);
         self.win = Some(WindowState {
             window: window.clone(),
             gpu,
@@ -335,7 +336,7 @@ impl Host for Shell {
         }
         self.app.frame(update.time);
         if let Some(live) = &mut self.live
-            && live.frame(&mut self.app) == crate::live_mode::LiveStep::Quit
+            && live.frame(&mut self.app) == crate::live::process::AfterFrame::Quit
         {
             return Flow::Exit;
         }
@@ -544,23 +545,27 @@ pub fn run_game(game: keel_engine::Game, default_scene: Option<PathBuf>) -> std:
 fn live_mode(
     dir: &std::path::Path,
     log: &crate::log_book::LogBook,
-) -> Result<crate::live_mode::LiveMode, crate::live_build::WatchError> {
+) -> Result<crate::live::process::LiveMode, crate::live::build::WatchError> {
     let bin = std::env::current_exe()
         .ok()
         .and_then(|exe| exe.file_stem().map(|s| s.to_string_lossy().into_owned()));
-    let game = crate::live_build::GameCrate {
+    let game = crate::live::build::GameCrate {
         bin,
         profile: (!cfg!(debug_assertions)).then(|| "release".to_owned()),
-        ..crate::live_build::GameCrate::new(dir.join("Cargo.toml"))
+        ..crate::live::build::GameCrate::new(dir.join("Cargo.toml"))
     };
     if !dir.join("Cargo.toml").is_file() {
-        return Err(crate::live_build::WatchError {
+        return Err(crate::live::build::WatchError {
             dir: dir.to_path_buf(),
             reason: "no Cargo.toml there (--live takes the game crate's folder)".to_owned(),
         });
     }
-    let build = crate::live_build::LiveBuild::new(game).watching()?;
+    let build = crate::live::build::LiveBuild::new(game).watching()?;
     log::info!("live: watching {}", dir.display());
     let args = std::env::args_os().skip(1).collect();
-    Ok(crate::live_mode::LiveMode::new(build, log.clone(), args))
+    Ok(crate::live::process::LiveMode::new(
+        build,
+        log.clone(),
+        args,
+    ))
 }

@@ -602,7 +602,7 @@ impl UndoStack {
 }
 
 mod handover;
-pub use handover::{Handles, HistoryText, Tokens};
+pub use handover::{Handles, Tokens};
 
 #[cfg(test)]
 mod tests;

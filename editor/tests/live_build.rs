@@ -205,7 +205,7 @@ const TAKES_OVER: &str = r#"fn main() {
 /// whole and the reason shown.
 #[test]
 fn a_new_build_takes_over_with_the_state_and_one_that_fails_at_start_changes_nothing() {
-    use keel_editor::{EditorApp, Handover, LiveMode, LiveStep};
+    use keel_editor::{AfterFrame, EditorApp, Handover, LiveMode};
 
     let dir = tempfile::tempdir().expect("a temp dir");
     let crate_dir = dir.path().join("game");
@@ -253,11 +253,11 @@ fn a_new_build_takes_over_with_the_state_and_one_that_fails_at_start_changes_not
         |live: &mut LiveMode, app: &mut EditorApp, done: &dyn Fn(&EditorApp) -> bool| {
             loop {
                 assert!(start.elapsed() < 3 * BUILD, "{}", app.status().text());
-                if live.frame(app) == LiveStep::Quit {
-                    return LiveStep::Quit;
+                if live.frame(app) == AfterFrame::Quit {
+                    return AfterFrame::Quit;
                 }
                 if done(app) {
-                    return LiveStep::Continue;
+                    return AfterFrame::Continue;
                 }
                 std::thread::sleep(Duration::from_millis(20));
             }
@@ -265,7 +265,7 @@ fn a_new_build_takes_over_with_the_state_and_one_that_fails_at_start_changes_not
     let stopped = |app: &EditorApp| app.status().text().contains("stopped before it took over");
     assert_eq!(
         frames_until(&mut live, &mut app, &stopped),
-        LiveStep::Continue
+        AfterFrame::Continue
     );
     assert!(app.status().is_error());
     assert!(
@@ -298,7 +298,7 @@ fn a_new_build_takes_over_with_the_state_and_one_that_fails_at_start_changes_not
     std::fs::write(crate_dir.join("src/main.rs"), TAKES_OVER).unwrap();
     assert_eq!(
         frames_until(&mut live, &mut app, &|_| false),
-        LiveStep::Quit
+        AfterFrame::Quit
     );
     let seen: Vec<_> = std::fs::read_dir(&handovers)
         .unwrap()

@@ -1,4 +1,4 @@
-//! Prefabs and live reload driven like a user would (egui_kittest): an
+//! Prefabs and hot reload driven like a user would (egui_kittest): an
 //! instance's override shown in bold and reverted, a prefab opened from its
 //! instance, edited and saved, updating both instances of the open scene, a
 //! paste that would make a prefab contain itself refused with the chain of

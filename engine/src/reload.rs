@@ -1,4 +1,4 @@
-//! Live reload: a file watcher (the `notify` crate, debounced) over the
+//! Hot reload: a file watcher (the `notify` crate, debounced) over the
 //! project's folders, and what a changed file does to a running world.
 //!
 //! - WGSL shaders: checked by naga and swapped into the shader library; every

@@ -22,7 +22,7 @@ struct Program {
     player: bool,
     /// The file and node limits, read from the environment once, here.
     limits: ReadLimits,
-    /// The shader folder watched for live reload, read from the environment
+    /// The shader folder watched for hot reload, read from the environment
     /// once, here.
     shader_dir: PathBuf,
 }

@@ -60,7 +60,7 @@ pub struct ViewerOptions {
     /// The file and node limits the scene and its models are read within
     /// (the command line reads them from the environment).
     pub limits: ReadLimits,
-    /// The folder of WGSL files watched for live reload (`None`: shaders
+    /// The folder of WGSL files watched for hot reload (`None`: shaders
     /// stay as built in; the command line names the source tree's folder).
     pub shader_dir: Option<PathBuf>,
     /// Cull and pack the camera's meshes on the CPU every frame (the
@@ -280,7 +280,7 @@ struct Viewer {
     shift: bool,
     cursor: Option<(f64, f64)>,
     last_frame: Instant,
-    /// Reports changed files (live reload); none when the system offers no watching.
+    /// Reports changed files (hot reload); none when the system offers no watching.
     watcher: Option<FileWatcher>,
     /// The window's input, read by the game's systems each fixed step.
     input: keel_engine::input::InputCollector,
@@ -292,7 +292,7 @@ struct Viewer {
 }
 
 impl Viewer {
-    /// Live reload: the scene's own file loads again (a broken one is logged
+    /// Hot reload: the scene's own file loads again (a broken one is logged
     /// and the world keeps running); shaders, models, textures and prefabs
     /// reload into the running world.
     fn reload_changed_files(&mut self) {
@@ -656,7 +656,7 @@ pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
             }
             viewer.watcher = Some(watcher);
         }
-        Err(e) => log::warn!("live reload is off: {e}"),
+        Err(e) => log::warn!("hot reload is off: {e}"),
     }
     let mut viewer = runner::run(viewer, run)?;
     if let (Some(profiler), Some(drawing)) = (&viewer.profiler, &mut viewer.drawing) {

@@ -11,12 +11,12 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use keel_engine::scene::{NodeRecord, Orphans, Patch, ReadOptions, SceneFile};
-use keel_engine::{Environment, NodeId, Scene, SceneError, Transform};
-use serde::{Deserialize, Serialize};
+use keel_engine::scene::{NodeRecord, Orphans, ReadOptions, SceneFile};
+use keel_engine::{Environment, NodeId, Scene, SceneError};
 
 use super::{Edit, Entry, UndoStack};
 use crate::component::{ComponentKind, ComponentValue};
+use crate::live::saved;
 use crate::subtree::Placement;
 
 /// What errors name as the text's origin.
@@ -64,55 +64,7 @@ impl Handles {
     }
 }
 
-/// A placement by token.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
-pub struct PlaceText {
-    parent: Option<u32>,
-    index: usize,
-}
-
-/// A subtree's records as scene-file text, with what the text leaves out.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct RecordsText {
-    text: String,
-    /// Each record's prefab part key (kept in memory only by scene files).
-    parts: Vec<Option<String>>,
-}
-
-/// One edit by tokens and text.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub enum EditText {
-    /// [`Edit::Transform`].
-    Transform(u32, Transform, Transform),
-    /// [`Edit::Rename`].
-    Rename(u32, String, String),
-    /// [`Edit::Reparent`].
-    Reparent(u32, PlaceText, PlaceText, Transform, Transform),
-    /// [`Edit::Spawn`].
-    Spawn(SubtreeText),
-    /// [`Edit::Despawn`].
-    Despawn(SubtreeText),
-    /// [`Edit::Component`]: the node, the kind's field name, the values as
-    /// one-node records.
-    Component(u32, String, Option<RecordsText>, Option<RecordsText>),
-    /// [`Edit::Orphans`].
-    Orphans(u32, OrphansText, OrphansText),
-    /// [`Edit::Environment`].
-    Environment(Box<Environment>, Box<Environment>),
-    /// [`Edit::Group`].
-    Group(Vec<EditText>),
-}
-
-/// A subtree edit's place, records and handles ([`Edit::Spawn`],
-/// [`Edit::Despawn`]).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct SubtreeText {
-    at: PlaceText,
-    records: RecordsText,
-    ids: Vec<u32>,
-}
-
-impl SubtreeText {
+impl saved::Subtree {
     fn of(
         at: &Placement,
         records: &[NodeRecord],
@@ -139,40 +91,16 @@ impl SubtreeText {
     }
 }
 
-/// [`Orphans`] as data.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct OrphansText {
-    overrides: std::collections::BTreeMap<String, Patch>,
-    removed: Vec<String>,
-}
-
-/// One history entry.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct EntryText {
-    label: String,
-    revision: u64,
-    edit: EditText,
-}
-
-/// The whole history.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct HistoryText {
-    done: Vec<EntryText>,
-    undone: Vec<EntryText>,
-    next_revision: u64,
-    limit: usize,
-}
-
-fn records_text(records: &[NodeRecord]) -> Result<RecordsText, SceneError> {
+fn records_text(records: &[NodeRecord]) -> Result<saved::Records, SceneError> {
     let parts = records.iter().map(|r| r.part.clone()).collect();
     let file = SceneFile::new(Environment::default(), records.to_vec());
-    Ok(RecordsText {
+    Ok(saved::Records {
         text: file.to_text(Path::new(ORIGIN))?,
         parts,
     })
 }
 
-fn records_of(text: &RecordsText, scene: &Scene) -> Result<Vec<NodeRecord>, String> {
+fn records_of(text: &saved::Records, scene: &Scene) -> Result<Vec<NodeRecord>, String> {
     let registry = scene.registry();
     let file =
         // The history came from another build: what no longer reads is kept as written.
@@ -192,7 +120,7 @@ fn records_of(text: &RecordsText, scene: &Scene) -> Result<Vec<NodeRecord>, Stri
     Ok(nodes)
 }
 
-fn value_text(value: Option<&ComponentValue>) -> Result<Option<RecordsText>, SceneError> {
+fn value_text(value: Option<&ComponentValue>) -> Result<Option<saved::Records>, SceneError> {
     value
         .map(|v| {
             let mut record = NodeRecord::new("value");
@@ -203,7 +131,7 @@ fn value_text(value: Option<&ComponentValue>) -> Result<Option<RecordsText>, Sce
 }
 
 fn value_of(
-    text: Option<&RecordsText>,
+    text: Option<&saved::Records>,
     kind: ComponentKind,
     scene: &Scene,
 ) -> Result<Option<ComponentValue>, String> {
@@ -225,14 +153,14 @@ fn kind_named(name: &str, scene: &Scene) -> Option<ComponentKind> {
         .find(|k| k.record_field() == name)
 }
 
-fn place_text(place: &Placement, tokens: &mut Tokens) -> PlaceText {
-    PlaceText {
+fn place_text(place: &Placement, tokens: &mut Tokens) -> saved::Place {
+    saved::Place {
         parent: place.parent.map(|p| tokens.token(p)),
         index: place.index,
     }
 }
 
-fn place_of(place: PlaceText, handles: &Handles) -> Placement {
+fn place_of(place: saved::Place, handles: &Handles) -> Placement {
     Placement {
         parent: place.parent.map(|p| handles.id(p)),
         index: place.index,
@@ -240,25 +168,25 @@ fn place_of(place: PlaceText, handles: &Handles) -> Placement {
 }
 
 impl Edit {
-    fn to_text(&self, tokens: &mut Tokens) -> Result<EditText, SceneError> {
+    fn to_text(&self, tokens: &mut Tokens) -> Result<saved::Edit, SceneError> {
         Ok(match self {
             Edit::Transform {
                 node,
                 before,
                 after,
-            } => EditText::Transform(tokens.token(*node), *before, *after),
+            } => saved::Edit::Transform(tokens.token(*node), *before, *after),
             Edit::Rename {
                 node,
                 before,
                 after,
-            } => EditText::Rename(tokens.token(*node), before.clone(), after.clone()),
+            } => saved::Edit::Rename(tokens.token(*node), before.clone(), after.clone()),
             Edit::Reparent {
                 node,
                 from,
                 to,
                 before,
                 after,
-            } => EditText::Reparent(
+            } => saved::Edit::Reparent(
                 tokens.token(*node),
                 place_text(from, tokens),
                 place_text(to, tokens),
@@ -266,17 +194,17 @@ impl Edit {
                 *after,
             ),
             Edit::Spawn { at, records, ids } => {
-                EditText::Spawn(SubtreeText::of(at, records, ids, tokens)?)
+                saved::Edit::Spawn(saved::Subtree::of(at, records, ids, tokens)?)
             }
             Edit::Despawn { at, records, ids } => {
-                EditText::Despawn(SubtreeText::of(at, records, ids, tokens)?)
+                saved::Edit::Despawn(saved::Subtree::of(at, records, ids, tokens)?)
             }
             Edit::Component {
                 node,
                 kind,
                 before,
                 after,
-            } => EditText::Component(
+            } => saved::Edit::Component(
                 tokens.token(*node),
                 kind.record_field().to_owned(),
                 value_text(before.as_ref())?,
@@ -286,21 +214,21 @@ impl Edit {
                 node,
                 before,
                 after,
-            } => EditText::Orphans(
+            } => saved::Edit::Orphans(
                 tokens.token(*node),
-                OrphansText {
+                saved::Orphans {
                     overrides: before.overrides.clone(),
                     removed: before.removed.clone(),
                 },
-                OrphansText {
+                saved::Orphans {
                     overrides: after.overrides.clone(),
                     removed: after.removed.clone(),
                 },
             ),
             Edit::Environment { before, after } => {
-                EditText::Environment(Box::new(before.clone()), Box::new(after.clone()))
+                saved::Edit::Environment(Box::new(before.clone()), Box::new(after.clone()))
             }
-            Edit::Group(edits) => EditText::Group(
+            Edit::Group(edits) => saved::Edit::Group(
                 edits
                     .iter()
                     .map(|e| e.to_text(tokens))
@@ -309,34 +237,34 @@ impl Edit {
         })
     }
 
-    fn from_text(text: EditText, scene: &Scene, handles: &Handles) -> Result<Edit, String> {
+    fn from_text(text: saved::Edit, scene: &Scene, handles: &Handles) -> Result<Edit, String> {
         Ok(match text {
-            EditText::Transform(node, before, after) => Edit::Transform {
+            saved::Edit::Transform(node, before, after) => Edit::Transform {
                 node: handles.id(node),
                 before,
                 after,
             },
-            EditText::Rename(node, before, after) => Edit::Rename {
+            saved::Edit::Rename(node, before, after) => Edit::Rename {
                 node: handles.id(node),
                 before,
                 after,
             },
-            EditText::Reparent(node, from, to, before, after) => Edit::Reparent {
+            saved::Edit::Reparent(node, from, to, before, after) => Edit::Reparent {
                 node: handles.id(node),
                 from: place_of(from, handles),
                 to: place_of(to, handles),
                 before,
                 after,
             },
-            EditText::Spawn(subtree) => {
+            saved::Edit::Spawn(subtree) => {
                 let (at, records, ids) = subtree.read(scene, handles)?;
                 Edit::Spawn { at, records, ids }
             }
-            EditText::Despawn(subtree) => {
+            saved::Edit::Despawn(subtree) => {
                 let (at, records, ids) = subtree.read(scene, handles)?;
                 Edit::Despawn { at, records, ids }
             }
-            EditText::Component(node, name, before, after) => {
+            saved::Edit::Component(node, name, before, after) => {
                 let kind = kind_named(&name, scene)
                     .ok_or_else(|| format!("this build has no component `{name}`"))?;
                 Edit::Component {
@@ -346,7 +274,7 @@ impl Edit {
                     after: value_of(after.as_ref(), kind, scene)?,
                 }
             }
-            EditText::Orphans(node, before, after) => Edit::Orphans {
+            saved::Edit::Orphans(node, before, after) => Edit::Orphans {
                 node: handles.id(node),
                 before: Orphans {
                     overrides: before.overrides,
@@ -357,11 +285,11 @@ impl Edit {
                     removed: after.removed,
                 },
             },
-            EditText::Environment(before, after) => Edit::Environment {
+            saved::Edit::Environment(before, after) => Edit::Environment {
                 before: *before,
                 after: *after,
             },
-            EditText::Group(edits) => Edit::Group(
+            saved::Edit::Group(edits) => Edit::Group(
                 edits
                     .into_iter()
                     .map(|e| Edit::from_text(e, scene, handles))
@@ -376,11 +304,11 @@ impl UndoStack {
     ///
     /// # Errors
     /// [`SceneError::Serialize`] for a value serde can't write.
-    pub fn to_handover(&self, tokens: &mut Tokens) -> Result<HistoryText, SceneError> {
-        let mut entries = |list: &[Entry]| -> Result<Vec<EntryText>, SceneError> {
+    pub(crate) fn to_handover(&self, tokens: &mut Tokens) -> Result<saved::History, SceneError> {
+        let mut entries = |list: &[Entry]| -> Result<Vec<saved::Entry>, SceneError> {
             list.iter()
                 .map(|e| {
-                    Ok(EntryText {
+                    Ok(saved::Entry {
                         label: e.label.clone(),
                         revision: e.revision,
                         edit: e.edit.to_text(tokens)?,
@@ -388,7 +316,7 @@ impl UndoStack {
                 })
                 .collect()
         };
-        Ok(HistoryText {
+        Ok(saved::History {
             done: entries(&self.done)?,
             undone: entries(&self.undone)?,
             next_revision: self.next_revision,
@@ -400,13 +328,13 @@ impl UndoStack {
     /// An entry this build cannot read (a component it no longer has) is
     /// dropped with every entry behind it (older ones to undo, later ones to
     /// redo, which would need it first); `dropped` says which and why.
-    pub fn from_handover(
-        text: HistoryText,
+    pub(crate) fn from_handover(
+        text: saved::History,
         scene: &Scene,
         handles: &Handles,
         dropped: &mut Vec<String>,
     ) -> Self {
-        let mut read = |list: Vec<EntryText>| -> Vec<Entry> {
+        let mut read = |list: Vec<saved::Entry>| -> Vec<Entry> {
             let mut out = Vec::new();
             // Nearest the present first: an unreadable entry cuts off the rest.
             for (k, e) in list.into_iter().enumerate().rev() {

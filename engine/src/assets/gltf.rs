@@ -273,7 +273,7 @@ pub fn from_slice(bytes: &[u8], path: &Path, limits: &ReadLimits) -> Result<Mode
 }
 
 /// The files beside `path` that `document`'s buffers and images name (not
-/// data URIs), for live reload.
+/// data URIs), for hot reload.
 fn external_files(document: &gltf::Document, path: &Path) -> Vec<PathBuf> {
     let json = document.as_json();
     let uris = json.buffers.iter().filter_map(|b| b.uri.as_deref());

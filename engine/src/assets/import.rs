@@ -5,7 +5,7 @@
 //! [`Assets`](crate::assets::Assets) keeps a list of them ([`Importers`]):
 //! glTF and Wavefront OBJ come built in, and a game adds its own through
 //! [`Plugin::importers`](crate::Plugin::importers). Whatever asks which files
-//! are models (loading, live reload, the editor's file dialog, drag and drop
+//! are models (loading, hot reload, the editor's file dialog, drag and drop
 //! and asset browser) asks that list, so a format added there is found
 //! everywhere at once.
 //!

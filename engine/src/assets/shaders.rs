@@ -100,7 +100,7 @@ pub fn source_dir() -> PathBuf {
 /// The variable that names the shader folder a binary watches.
 pub const SHADER_DIR_VARIABLE: &str = "KEEL_SHADER_DIR";
 
-/// The shader folder a binary watches for live reload: the folder
+/// The shader folder a binary watches for hot reload: the folder
 /// [`SHADER_DIR_VARIABLE`] names, else [`source_dir`]. Read once, by the
 /// binary at start; the library is told the folder.
 pub fn dir_from_env() -> PathBuf {

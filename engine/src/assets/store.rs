@@ -104,7 +104,7 @@ impl Assets {
     }
 
     /// The model formats this store imports (glTF and OBJ unless more were
-    /// added): what loading, live reload and the editor ask which files
+    /// added): what loading, hot reload and the editor ask which files
     /// are models.
     pub fn importers(&self) -> RwLockReadGuard<'_, Importers> {
         read(&self.shared.importers)

@@ -6,17 +6,17 @@
 
 use std::path::Path;
 
-use super::EditorApp;
-use super::dialogs::{Dialog, FileDialog, FilePurpose};
-use super::inspector::prefab::PrefabRequest;
+use crate::app::EditorApp;
+use crate::chrome::dialogs::{Dialog, FileDialog, FilePurpose};
 use crate::document::Document;
+use crate::panels::inspector::prefab::PrefabRequest;
 
 /// Prefab mode: the scenes a prefab was opened from.
-pub(super) struct PrefabMode {
+pub(crate) struct PrefabMode {
     /// Scenes a prefab was opened from, innermost last.
-    pub(super) parked: Vec<Document>,
+    pub(crate) parked: Vec<Document>,
     /// When the prefab files were last looked at.
-    pub(super) checked: f64,
+    pub(crate) checked: f64,
 }
 
 impl Default for PrefabMode {
@@ -32,7 +32,7 @@ impl Default for PrefabMode {
 const CHECK_INTERVAL: f64 = 0.5;
 
 impl EditorApp {
-    pub(super) fn prefab_request(&mut self, request: PrefabRequest) {
+    pub(crate) fn prefab_request(&mut self, request: PrefabRequest) {
         match request {
             PrefabRequest::Open(path) => self.open_prefab(&path),
             PrefabRequest::SaveAs(node) => {
@@ -93,7 +93,7 @@ impl EditorApp {
         true
     }
 
-    pub(super) fn save_prefab(&mut self, node: keel_engine::NodeId, path: &Path) {
+    pub(crate) fn save_prefab(&mut self, node: keel_engine::NodeId, path: &Path) {
         match self.doc.save_as_prefab(node, path) {
             Ok(_) => self.status.info(format!("Saved prefab {}", path.display())),
             Err(e) => self.status.error(e.to_string()),
@@ -111,14 +111,14 @@ impl EditorApp {
         }
     }
 
-    pub(super) fn refresh_prefabs_if_due(&mut self, now: f64) {
+    pub(crate) fn refresh_prefabs_if_due(&mut self, now: f64) {
         if now - self.prefabs.checked >= CHECK_INTERVAL && !self.views.viewport.gizmo.dragging() {
             self.prefabs.checked = now;
             self.refresh_prefabs();
         }
     }
 
-    pub(super) fn back_button_ui(&mut self, ui: &mut egui::Ui) {
+    pub(crate) fn back_button_ui(&mut self, ui: &mut egui::Ui) {
         let Some(scene) = self.prefabs.parked.last() else {
             return;
         };

@@ -4,12 +4,12 @@
 
 use egui_tiles::{Behavior, EditAction, SimplificationOptions, TileId, Tiles, UiResponse};
 
-use super::EditorApp;
-use super::asset_browser::AssetBrowser;
-use super::dock::{Layout, Panel};
-use super::hierarchy::Hierarchy;
-use super::inspector::Inspector;
-use super::profiler_tab::ProfilerTab;
+use crate::app::EditorApp;
+use crate::chrome::dock::{Layout, Panel};
+use crate::panels::assets::AssetBrowser;
+use crate::panels::hierarchy::Hierarchy;
+use crate::panels::inspector::Inspector;
+use crate::panels::profiler::ProfilerTab;
 
 /// The panels, their arrangement and the windows over them.
 #[derive(Default)]
@@ -124,7 +124,7 @@ impl EditorApp {
                 }
             }
             Panel::Timeline => self.timeline_ui(ui),
-            Panel::Stats => super::stats::stats_ui(ui, &self.views.stats),
+            Panel::Stats => crate::panels::stats::stats_ui(ui, &self.views.stats),
             Panel::Log => self
                 .diagnostics
                 .log_tab
@@ -135,7 +135,7 @@ impl EditorApp {
     }
 
     /// Draws the workspace into the space the menus and status line leave.
-    pub(super) fn workspace_ui(&mut self, ui: &mut egui::Ui) {
+    pub(crate) fn workspace_ui(&mut self, ui: &mut egui::Ui) {
         // A view drawn this frame sets its rect again; the shell renders only those.
         self.views.viewport.rect = None;
         self.views.game.rect = None;
@@ -178,7 +178,7 @@ impl EditorApp {
 
     /// The layout saved in the config folder, else the default; a file that
     /// cannot be read is reported in the status line and the log.
-    pub(super) fn load_layout(&mut self) {
+    pub(crate) fn load_layout(&mut self) {
         let Some(path) = self.files.config_dir.as_deref().map(Layout::file_in) else {
             return;
         };
@@ -203,7 +203,7 @@ impl EditorApp {
 
     /// Ends the profiled frame and starts the next (recording while the
     /// Profiler tab is shown).
-    pub(super) fn begin_profiled_frame(&mut self) {
+    pub(crate) fn begin_profiled_frame(&mut self) {
         let shown = self.workspace.layout.is_shown(Panel::Profiler);
         self.diagnostics.profiler.new_frame(shown);
     }
@@ -227,7 +227,7 @@ impl EditorApp {
     }
 
     /// Puts the panels back as a new installation has them.
-    pub(super) fn reset_layout(&mut self) {
+    pub(crate) fn reset_layout(&mut self) {
         self.workspace.layout = Layout::default();
         self.workspace.layout_changed = true;
     }

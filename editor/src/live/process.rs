@@ -16,14 +16,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Instant, SystemTime};
 
-use crate::live_build::{BuildEvent, BuildStatus, LiveBuild, Severity, log_event};
+use crate::app::EditorApp;
+use crate::live::build::{BuildEvent, BuildStatus, LiveBuild, Severity, log_event};
+use crate::live::handover::HandoverError;
+use crate::live::saved;
 use crate::log_book::LogBook;
-use crate::ui::EditorApp;
-use crate::ui::handover::{HandoverError, PlayText};
 
 /// What the shell does after a frame of live mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LiveStep {
+pub enum AfterFrame {
     /// Go on.
     Continue,
     /// The new build has taken over: quit (no questions about unsaved
@@ -32,12 +33,12 @@ pub enum LiveStep {
 }
 
 /// A new build being handed the editing state.
-struct Handing {
+struct PendingHandover {
     child: Child,
     file: PathBuf,
     since: Instant,
     /// Play as it was, to take back if the new build does not take over.
-    play: Option<PlayText>,
+    play: Option<saved::Play>,
 }
 
 /// Live mode: the build, and the handover in progress.
@@ -48,7 +49,7 @@ pub struct LiveMode {
     args: Vec<OsString>,
     /// Where handover files are written.
     folder: PathBuf,
-    handing: Option<Handing>,
+    handing: Option<PendingHandover>,
     /// A good build waiting for the editor to be ready to hand over.
     waiting: Option<PathBuf>,
     /// The executable running now and its modification time: a build that
@@ -93,7 +94,7 @@ impl LiveMode {
     /// Once a frame: reads what the build said (the status line shows its
     /// progress, the Log its errors), hands over after a good build, and
     /// watches the new build take over.
-    pub fn frame(&mut self, app: &mut EditorApp) -> LiveStep {
+    pub fn frame(&mut self, app: &mut EditorApp) -> AfterFrame {
         if let Some(handing) = &mut self.handing {
             return match handing.child.try_wait() {
                 _ if !handing.file.exists() => {
@@ -101,7 +102,7 @@ impl LiveMode {
                         "live: the new build took over in {:.2} s",
                         handing.since.elapsed().as_secs_f64()
                     );
-                    LiveStep::Quit
+                    AfterFrame::Quit
                 }
                 Ok(Some(status)) => {
                     let file = handing.file.clone();
@@ -117,13 +118,13 @@ impl LiveMode {
                     app.status_mut().error(format!(
                         "The new build stopped before it took over ({reason}); this one goes on"
                     ));
-                    LiveStep::Continue
+                    AfterFrame::Continue
                 }
-                Ok(None) => LiveStep::Continue,
+                Ok(None) => AfterFrame::Continue,
                 Err(e) => {
                     app.status_mut()
                         .error(format!("The new build cannot be watched: {e}"));
-                    LiveStep::Continue
+                    AfterFrame::Continue
                 }
             };
         }
@@ -173,7 +174,7 @@ impl LiveMode {
         if let Some(exe) = self.waiting.take() {
             self.hand_over(app, exe);
         }
-        LiveStep::Continue
+        AfterFrame::Continue
     }
 
     /// Writes the handover and starts `exe` on it (or waits, when the
@@ -225,7 +226,7 @@ impl LiveMode {
                 );
                 app.status_mut()
                     .info("live: the new build is starting with this editor's state");
-                self.handing = Some(Handing {
+                self.handing = Some(PendingHandover {
                     child,
                     file,
                     since: Instant::now(),

@@ -2,15 +2,18 @@
 //! Godot's) and status line: every command they offer goes through
 //! [`EditorApp`]'s actions, as the shortcuts do.
 
-use super::*;
+use egui::{Button, Color32, RichText};
+
+use crate::app::*;
+use crate::panels::gizmo::{GizmoMode, GizmoSpace, Pivot};
 
 /// The keys of `action`'s shortcut, from the table that dispatches them.
 fn keys(ui: &egui::Ui, action: &Action) -> String {
-    super::shortcuts::text_for(ui.ctx(), action)
+    crate::chrome::shortcuts::text_for(ui.ctx(), action)
 }
 
 impl EditorApp {
-    pub(super) fn menu_ui(&mut self, ui: &mut egui::Ui) {
+    pub(crate) fn menu_ui(&mut self, ui: &mut egui::Ui) {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
                 if ui
@@ -114,7 +117,7 @@ impl EditorApp {
                 }
             });
             ui.menu_button("View", |ui| {
-                for panel in super::dock::Panel::ALL {
+                for panel in crate::chrome::dock::Panel::ALL {
                     let mut open = self.workspace.layout.is_open(panel);
                     if ui.checkbox(&mut open, panel.title()).changed() {
                         self.layout_mut().set_open(panel, open);
@@ -159,7 +162,7 @@ impl EditorApp {
 
     /// Play controls, time scale and gizmo settings, after the menus in the
     /// top bar.
-    pub(super) fn toolbar_ui(&mut self, ui: &mut egui::Ui) {
+    pub(crate) fn toolbar_ui(&mut self, ui: &mut egui::Ui) {
         self.back_button_ui(ui);
         let playing = self.play.state == PlayState::Playing;
         if ui.add_enabled(!playing, Button::new("Play")).clicked() {
@@ -244,7 +247,7 @@ impl EditorApp {
             .accessible_name("Snap scale");
     }
 
-    pub(super) fn status_ui(&mut self, ui: &mut egui::Ui) {
+    pub(crate) fn status_ui(&mut self, ui: &mut egui::Ui) {
         ui.horizontal(|ui| {
             let text = RichText::new(self.status.text());
             let text = if self.status.is_error() {
@@ -255,7 +258,12 @@ impl EditorApp {
             ui.label(text);
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 let unseen = self.diagnostics.log_tab.unseen(&self.diagnostics.log);
-                if unseen > 0 && !self.workspace.layout.is_shown(super::dock::Panel::Log) {
+                if unseen > 0
+                    && !self
+                        .workspace
+                        .layout
+                        .is_shown(crate::chrome::dock::Panel::Log)
+                {
                     let plural = if unseen == 1 { "" } else { "s" };
                     let label = RichText::new(format!("{unseen} new warning{plural}"))
                         .color(ui.visuals().warn_fg_color);

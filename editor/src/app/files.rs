@@ -6,22 +6,22 @@ use std::path::{Path, PathBuf};
 
 use keel_engine::SceneError;
 
-use super::dialogs::{Dialog, FileDialog, FilePurpose};
-use super::inspector::Inspector;
-use super::{Action, EditorApp, PlayState};
+use crate::app::{Action, EditorApp, PlayState};
+use crate::chrome::dialogs::{Dialog, FileDialog, FilePurpose};
 use crate::document::Document;
+use crate::panels::inspector::Inspector;
 use crate::persist::{self, Autosave, RecentFiles};
 
 /// What the editor keeps about files beside the open document.
-pub(super) struct Files {
+pub(crate) struct Files {
     /// The recent-files list (File → Open Recent).
-    pub(super) recent: RecentFiles,
+    pub(crate) recent: RecentFiles,
     /// Where the recent-files list and untitled autosaves go (`None`: nowhere).
-    pub(super) config_dir: Option<PathBuf>,
+    pub(crate) config_dir: Option<PathBuf>,
     /// When unsaved edits are next written aside.
-    pub(super) autosave: Autosave,
+    pub(crate) autosave: Autosave,
     /// Text for the system clipboard, handed to egui at the end of the frame.
-    pub(super) clipboard_out: Option<String>,
+    pub(crate) clipboard_out: Option<String>,
 }
 
 impl EditorApp {
@@ -46,7 +46,7 @@ impl EditorApp {
         self.run_action(Action::Save);
     }
 
-    pub(super) fn replace_document(&mut self, doc: Document) {
+    pub(crate) fn replace_document(&mut self, doc: Document) {
         self.doc = doc;
         self.play.input.release();
         self.build_world();
@@ -64,7 +64,7 @@ impl EditorApp {
 
     /// Model files dropped on the window are imported; anything else is
     /// named in the status bar and left alone.
-    pub(super) fn take_dropped_files(&mut self, ctx: &egui::Context) {
+    pub(crate) fn take_dropped_files(&mut self, ctx: &egui::Context) {
         let dropped = ctx.input(|i| i.raw.dropped_files.clone());
         for file in dropped {
             let path = file.path();
@@ -115,7 +115,7 @@ impl EditorApp {
         }
     }
 
-    pub(super) fn show_error(&mut self, title: &str, error: &SceneError) {
+    pub(crate) fn show_error(&mut self, title: &str, error: &SceneError) {
         self.status.error(format!("{title}: {error}"));
         self.dialog = Some(Dialog::Error {
             title: title.to_string(),
@@ -123,7 +123,7 @@ impl EditorApp {
         });
     }
 
-    pub(super) fn touch_recent(&mut self, path: &Path) {
+    pub(crate) fn touch_recent(&mut self, path: &Path) {
         self.files.recent.touch(path);
         if let Some(dir) = &self.files.config_dir
             && let Err(e) = self.files.recent.save(&RecentFiles::file_in(dir))
@@ -132,11 +132,11 @@ impl EditorApp {
         }
     }
 
-    pub(super) fn recovery_path(&self) -> Option<PathBuf> {
+    pub(crate) fn recovery_path(&self) -> Option<PathBuf> {
         persist::recovery_path(self.doc.path.as_deref(), self.files.config_dir.as_deref())
     }
 
-    pub(super) fn offer_recovery(&mut self) {
+    pub(crate) fn offer_recovery(&mut self) {
         if let Some(recovery) = self.recovery_path()
             && persist::recovery_is_newer(&recovery, self.doc.path.as_deref())
         {
@@ -144,7 +144,7 @@ impl EditorApp {
         }
     }
 
-    pub(super) fn remove_recovery(&self) {
+    pub(crate) fn remove_recovery(&self) {
         if let Some(path) = self.recovery_path() {
             // Absent is the usual case; any other failure only leaves a stale autosave.
             let _ = std::fs::remove_file(path);
@@ -170,7 +170,7 @@ impl EditorApp {
         Ok(Some(path))
     }
 
-    pub(super) fn autosave_if_due(&mut self, now: f64) {
+    pub(crate) fn autosave_if_due(&mut self, now: f64) {
         if self
             .files
             .autosave
@@ -186,7 +186,7 @@ impl EditorApp {
         }
     }
 
-    pub(super) fn save_to(&mut self, path: &Path) -> bool {
+    pub(crate) fn save_to(&mut self, path: &Path) -> bool {
         let old_recovery = self.recovery_path();
         match self.doc.save_to(path) {
             Ok(()) => {
@@ -208,12 +208,12 @@ impl EditorApp {
     }
 
     /// The chooser for `purpose`, starting at the open file (or the last one).
-    pub(super) fn file_dialog(&self, purpose: FilePurpose) -> FileDialog {
+    pub(crate) fn file_dialog(&self, purpose: FilePurpose) -> FileDialog {
         let formats = self.doc.scene().assets().importers();
         FileDialog::new(purpose, &self.file_dialog_start(), &formats)
     }
 
-    pub(super) fn file_dialog_start(&self) -> PathBuf {
+    pub(crate) fn file_dialog_start(&self) -> PathBuf {
         self.doc
             .path
             .clone()

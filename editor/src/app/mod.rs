@@ -19,45 +19,26 @@
 //! - `menus`: the menu bar, the toolbar and the status line.
 //! - [`log_panel`]: the Log tab: warnings and errors, filtered.
 
-pub(crate) mod asset_browser;
-mod diagnostics;
-pub(crate) mod dialogs;
-pub(crate) mod divergence;
-pub(crate) mod dock;
-mod file_actions;
-mod game_input;
-pub(crate) mod game_view;
-pub(crate) mod gizmo;
-pub(crate) mod handover;
-pub(crate) mod hierarchy;
-pub(crate) mod inspector;
-pub(crate) mod log_tab;
-mod menus;
-mod old_run;
-mod play;
-mod prefab_actions;
-pub(crate) mod profiler_tab;
-mod reload;
-pub(crate) mod shortcuts;
-pub(crate) mod stats;
-mod timeline;
-pub(crate) mod viewport;
-mod views;
-mod widgets;
-mod workspace;
+pub(crate) mod diagnostics;
+pub(crate) mod files;
+pub(crate) mod game_input;
+pub(crate) mod playback;
+pub(crate) mod prefab_mode;
+pub(crate) mod views;
+pub(crate) mod watch;
 
 use std::path::PathBuf;
 
-use egui::{Button, Color32, RichText};
 use keel_engine::{Game, Scene};
 
+use crate::chrome::dialogs::{Dialog, DialogOutcome, FilePurpose, Pending};
+use crate::chrome::dock;
 use crate::document::Document;
+use crate::panels::gizmo::GizmoSettings;
+use crate::panels::hierarchy::Hierarchy;
+use crate::panels::scene_view::ViewOptions;
+use crate::panels::stats::EditorStats;
 use crate::persist::{AUTOSAVE_INTERVAL, Autosave, RecentFiles};
-use dialogs::{Dialog, DialogOutcome, FilePurpose, Pending};
-use gizmo::{GizmoMode, GizmoSettings, GizmoSpace, Pivot};
-use hierarchy::Hierarchy;
-use stats::EditorStats;
-use viewport::ViewOptions;
 
 /// The message line at the bottom of the window.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -123,14 +104,14 @@ pub struct EditorOptions {
     /// The file and node limits every document is read within (the binary
     /// reads them from the environment at start).
     pub limits: keel_engine::files::ReadLimits,
-    /// The folder of WGSL files watched for live reload (`None`: shaders
+    /// The folder of WGSL files watched for hot reload (`None`: shaders
     /// stay as built in; the binary names the source tree's folder).
     pub shader_dir: Option<PathBuf>,
 }
 
 /// Something the user asked for through a menu, the toolbar or a shortcut.
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum Action {
+pub(crate) enum Action {
     New,
     Open,
     OpenPath(PathBuf),
@@ -163,25 +144,25 @@ pub struct EditorApp {
     /// The scene being edited.
     pub(crate) doc: Document,
     /// Recent files, autosave and the clipboard's outgoing text.
-    files: file_actions::Files,
+    pub(crate) files: files::Files,
     /// Scenes a prefab was opened from (prefab mode).
-    prefabs: prefab_actions::PrefabMode,
-    /// What is watched on disk for live reload.
-    live: reload::LiveReload,
+    pub(crate) prefabs: prefab_mode::PrefabMode,
+    /// What is watched on disk for hot reload.
+    pub(crate) watch: watch::AssetWatch,
     /// The scene viewport and the Game view (read by the scene renderer).
     pub(crate) views: views::Views,
     /// The panels, their arrangement and the windows over them.
-    pub(crate) workspace: workspace::Workspace,
+    pub(crate) workspace: crate::chrome::workspace::Workspace,
     /// Play, pause and the timeline's recording.
-    play: play::Playback,
+    pub(crate) play: playback::Playback,
     /// The Log and Profiler tabs and what they list.
     pub(crate) diagnostics: diagnostics::Diagnostics,
-    status: Status,
-    dialog: Option<Dialog>,
-    actions: Vec<Action>,
-    quit: bool,
+    pub(crate) status: Status,
+    pub(crate) dialog: Option<Dialog>,
+    pub(crate) actions: Vec<Action>,
+    pub(crate) quit: bool,
     /// The game's plugins, given to every document's world.
-    game: Game,
+    pub(crate) game: Game,
 }
 
 impl EditorApp {
@@ -204,7 +185,7 @@ impl EditorApp {
 
     /// The editor of `options` on an empty scene (no file opened, no
     /// recovery offered, no Play).
-    fn bare(options: EditorOptions) -> Self {
+    pub(crate) fn bare(options: EditorOptions) -> Self {
         let doc = Document::untitled_in(&keel_engine::Assets::with_limits(options.limits));
         let registered = options.game.register(doc.scene().assets());
         let mut app = Self::with_game(doc, options.config_dir, options.game);
@@ -214,7 +195,7 @@ impl EditorApp {
             ));
         }
         app.diagnostics.log = options.log;
-        app.live.shader_dir = options.shader_dir;
+        app.watch.shader_dir = options.shader_dir;
         if let Some(interval) = options.autosave {
             app.files.autosave = Autosave::new(interval);
         }
@@ -244,17 +225,17 @@ impl EditorApp {
         };
         let mut app = Self {
             doc,
-            files: file_actions::Files {
+            files: files::Files {
                 recent,
                 config_dir,
                 autosave: Autosave::new(AUTOSAVE_INTERVAL),
                 clipboard_out: None,
             },
-            prefabs: prefab_actions::PrefabMode::default(),
-            live: reload::LiveReload::default(),
+            prefabs: prefab_mode::PrefabMode::default(),
+            watch: watch::AssetWatch::default(),
             views: views::Views::default(),
-            workspace: workspace::Workspace::default(),
-            play: play::Playback::default(),
+            workspace: crate::chrome::workspace::Workspace::default(),
+            play: playback::Playback::default(),
             diagnostics: diagnostics::Diagnostics::default(),
             status,
             dialog: None,
@@ -292,7 +273,7 @@ impl EditorApp {
     }
 
     /// Opens the Log tab (the status line's count of new warnings does).
-    fn show_log(&mut self) {
+    pub(crate) fn show_log(&mut self) {
         self.workspace.layout.open(dock::Panel::Log);
     }
 
@@ -397,22 +378,22 @@ impl EditorApp {
     }
 
     /// Camera, 3D texture and size of the viewport.
-    pub fn viewport(&self) -> &viewport::ViewportState {
+    pub fn viewport(&self) -> &crate::panels::scene_view::ViewportState {
         &self.views.viewport
     }
 
     /// Camera, 3D texture and size of the viewport, to move the camera.
-    pub fn viewport_mut(&mut self) -> &mut viewport::ViewportState {
+    pub fn viewport_mut(&mut self) -> &mut crate::panels::scene_view::ViewportState {
         &mut self.views.viewport
     }
 
     /// The asset browser (the project's files).
-    pub fn asset_browser(&self) -> &asset_browser::AssetBrowser {
+    pub fn asset_browser(&self) -> &crate::panels::assets::AssetBrowser {
         &self.workspace.assets
     }
 
     /// The asset browser, to filter or select.
-    pub fn asset_browser_mut(&mut self) -> &mut asset_browser::AssetBrowser {
+    pub fn asset_browser_mut(&mut self) -> &mut crate::panels::assets::AssetBrowser {
         &mut self.workspace.assets
     }
 
@@ -427,7 +408,7 @@ impl EditorApp {
     }
 
     /// Carries out `pending`, asking about unsaved changes first.
-    fn request(&mut self, pending: Pending) {
+    pub(crate) fn request(&mut self, pending: Pending) {
         if self.doc.is_dirty() {
             self.dialog = Some(Dialog::ConfirmDiscard { then: pending });
         } else {
@@ -435,7 +416,7 @@ impl EditorApp {
         }
     }
 
-    fn perform(&mut self, pending: Pending) {
+    pub(crate) fn perform(&mut self, pending: Pending) {
         match pending {
             Pending::New => {
                 let assets = self.doc.scene().assets().clone();
@@ -447,7 +428,7 @@ impl EditorApp {
         }
     }
 
-    fn run_action(&mut self, action: Action) {
+    pub(crate) fn run_action(&mut self, action: Action) {
         match action {
             Action::New => self.request(Pending::New),
             Action::Open => {
@@ -538,7 +519,7 @@ impl EditorApp {
         }
     }
 
-    fn after_history(
+    pub(crate) fn after_history(
         &mut self,
         result: Result<Option<crate::undo::Applied>, crate::undo::EditError>,
         verb: &str,
@@ -570,7 +551,7 @@ impl EditorApp {
 
         self.shortcuts_window_ui(ui.ctx());
         if let Some(dialog) = &mut self.dialog {
-            let outcome = dialogs::dialog_ui(ui, dialog, &self.doc.display_name());
+            let outcome = crate::chrome::dialogs::dialog_ui(ui, dialog, &self.doc.display_name());
             self.dialog_outcome(outcome);
         }
 
@@ -587,7 +568,7 @@ impl EditorApp {
         }
     }
 
-    fn dialog_outcome(&mut self, outcome: DialogOutcome) {
+    pub(crate) fn dialog_outcome(&mut self, outcome: DialogOutcome) {
         match outcome {
             DialogOutcome::Open => {}
             DialogOutcome::Closed => self.dialog = None,

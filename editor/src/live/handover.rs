@@ -14,83 +14,13 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use keel_engine::glam::Vec3;
-use keel_engine::record::{InputLog, StateHash};
 use keel_engine::scene::ReadOptions;
-use serde::{Deserialize, Serialize};
 
-use super::divergence::Divergence;
-use super::{EditorApp, EditorOptions, PlayState};
+use crate::app::{EditorApp, EditorOptions, PlayState};
 use crate::document::Document;
-use crate::undo::{Handles, HistoryText, Tokens, UndoStack};
-
-/// Version of the handover this build writes and reads.
-pub const HANDOVER_VERSION: u32 = 1;
-
-/// The editing state one build hands the next.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Handover {
-    /// [`HANDOVER_VERSION`].
-    pub version: u32,
-    /// The document as edited, as scene-file text (while playing: the world
-    /// of the moment Play was pressed).
-    pub scene: String,
-    /// Where the document is saved.
-    pub path: Option<PathBuf>,
-    /// The history's revision last saved (the document is unsaved while
-    /// the history's top differs).
-    pub saved_revision: u64,
-    /// The undo and redo stacks.
-    pub history: HistoryText,
-    /// The selection by token, the primary last.
-    pub selection: Vec<u32>,
-    /// The Scene view's camera.
-    pub camera: Option<CameraText>,
-    /// The panels' layout ([`crate::Layout::to_ron`]).
-    pub layout: String,
-    /// How fast the simulation runs.
-    pub time_scale: f64,
-    /// Play, when it was on.
-    pub play: Option<PlayText>,
-}
-
-/// The Scene view's orbit and fly cameras.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CameraText {
-    target: Vec3,
-    distance: f32,
-    yaw: f32,
-    pitch: f32,
-    fly_position: Vec3,
-    fly_yaw: f32,
-    fly_pitch: f32,
-    fly_speed: f32,
-    flying: bool,
-}
-
-/// Play as it was: the steps run since Play was pressed, their inputs, and
-/// the old build's hash after each of them (from the scene text).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct PlayText {
-    /// Paused rather than running.
-    pub paused: bool,
-    /// Steps run since Play was pressed.
-    pub steps: u64,
-    /// The world's step counter when Play was pressed.
-    pub first_step: u64,
-    /// The input each step read, by the world's step counter.
-    pub inputs: InputLog,
-    /// The old build's state hash after each step, from the scene text.
-    pub hashes: Vec<StateHash>,
-    /// The old build's run as scene text after some of its steps (the
-    /// world's step counter then), within [`OLD_RUN_BUDGET`]: what the
-    /// timeline shows of the old code's run. The last step is always kept.
-    #[serde(default)]
-    pub old_run: Vec<(u64, String)>,
-}
-
-/// Bytes of scene text a handover keeps of the old code's run.
-pub const OLD_RUN_BUDGET: usize = 32 << 20;
+use crate::live::divergence::Divergence;
+use crate::live::saved::{self, HANDOVER_VERSION, Handover};
+use crate::undo::{Handles, Tokens, UndoStack};
 
 /// Why a handover could not be made, written or read.
 #[derive(Debug, thiserror::Error)]
@@ -201,30 +131,31 @@ impl EditorApp {
                 let mut doc = self.fresh_document(&scene)?;
                 // As Play does: recording on (the same work between steps).
                 doc.start_recording(Document::record_settings(self.play.record_budget_mb));
-                let mut play = PlayText {
+                let mut play = saved::Play {
                     paused,
                     steps,
                     first_step,
                     inputs,
                     hashes: Vec::new(),
-                    old_run: Vec::new(),
+                    previous_run: Vec::new(),
                 };
                 // Every how many steps the old run is kept, within the budget.
-                let every =
-                    (steps.saturating_mul(scene.len() as u64) / OLD_RUN_BUDGET as u64).max(1);
+                let every = (steps.saturating_mul(scene.len() as u64)
+                    / saved::PREVIOUS_RUN_BUDGET as u64)
+                    .max(1);
                 let path = self.doc.path.clone();
-                let mut old_run = Vec::new();
+                let mut previous_run = Vec::new();
                 rerun(&mut doc, &play, |i, world| {
                     hashes.push(world.state_hash());
                     if (i + 1) % every == 0 || i + 1 == steps {
                         match world_text(world, path.as_deref()) {
-                            Ok(text) => old_run.push((world.systems().steps(), text)),
+                            Ok(text) => previous_run.push((world.systems().steps(), text)),
                             Err(e) => log::warn!("live: the old run at step {}: {e}", i + 1),
                         }
                     }
                 });
                 play.hashes = hashes;
-                play.old_run = old_run;
+                play.previous_run = previous_run;
                 Some(play)
             }
             None => None,
@@ -247,7 +178,7 @@ impl EditorApp {
             saved_revision: self.doc.saved_revision(),
             history,
             selection,
-            camera: self.views.viewport.rig.as_ref().map(|rig| CameraText {
+            camera: self.views.viewport.rig.as_ref().map(|rig| saved::Camera {
                 target: rig.orbit.target,
                 distance: rig.orbit.distance,
                 yaw: rig.orbit.yaw,
@@ -316,7 +247,7 @@ impl EditorApp {
             rig.fly.speed = c.fly_speed;
             rig.flying = c.flying;
         }
-        match super::dock::Layout::from_ron(&handover.layout) {
+        match crate::chrome::dock::Layout::from_ron(&handover.layout) {
             Ok(layout) => app.workspace.layout = layout,
             Err(e) => log::warn!("The panel layout handed over: {e}"),
         }
@@ -332,17 +263,17 @@ impl EditorApp {
 
     /// Play back where it was after a handover the new build did not take:
     /// the steps played re-run from their inputs with this build's code.
-    pub fn take_back_play(&mut self, play: &PlayText) {
+    pub fn take_back_play(&mut self, play: &saved::Play) {
         if self.play.state == PlayState::Editing {
             self.catch_up(play);
             self.play.divergence = None;
-            self.play.old_run = super::old_run::OldRun::default();
+            self.play.previous_run = crate::live::previous_run::PreviousRun::default();
         }
     }
 
     /// Re-simulates the handed-over steps with this build's code (Play on,
     /// recording), comparing each step's hash with the old build's.
-    fn catch_up(&mut self, play: &PlayText) {
+    fn catch_up(&mut self, play: &saved::Play) {
         // As Step does, without asking the clock for a step: they run here.
         self.hold();
         let started = Instant::now();
@@ -374,7 +305,8 @@ impl EditorApp {
             divergence.seconds
         );
         self.play.divergence = Some(divergence);
-        self.play.old_run = super::old_run::OldRun::new(play.old_run.clone());
+        self.play.previous_run =
+            crate::live::previous_run::PreviousRun::new(play.previous_run.clone());
         if self.doc.world.system_panic().is_some() {
             // Play stops as for any panic: the edited world comes back.
             self.stop_on_system_panic();
@@ -405,7 +337,7 @@ impl EditorApp {
         let assets = self.doc.scene().assets().clone();
         let path = self.doc.path.clone();
         let mut doc = Document::from_text(text, path.as_deref(), &assets, ReadOptions::default())?;
-        if let Err(e) = super::play::build_game_world(&self.game, &mut doc) {
+        if let Err(e) = crate::app::playback::build_game_world(&self.game, &mut doc) {
             log::error!("The game's plugins could not set up the world: {e}");
         }
         Ok(doc)
@@ -426,7 +358,11 @@ fn world_text(
 
 /// Runs `play`'s steps on `doc`'s world from its inputs, calling `each`
 /// with the step's index after each; stops early at a system's panic.
-fn rerun(doc: &mut Document, play: &PlayText, mut each: impl FnMut(u64, &mut keel_engine::World)) {
+fn rerun(
+    doc: &mut Document,
+    play: &saved::Play,
+    mut each: impl FnMut(u64, &mut keel_engine::World),
+) {
     let world = &mut doc.world;
     for i in 0..play.steps {
         world.set_input(play.inputs.at(play.first_step + i));

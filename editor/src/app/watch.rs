@@ -1,4 +1,4 @@
-//! Live reload in the editor: the files the open scene draws from are
+//! Hot reload in the editor: the files the open scene draws from are
 //! watched; a changed shader, model, texture or prefab is reloaded into the
 //! running world (a broken one keeps the last good one and shows its error
 //! with the file and line), and the scene's own file changed by another
@@ -8,23 +8,23 @@ use std::path::{Path, PathBuf};
 
 use keel_engine::reload::{FileWatcher, reload_assets};
 
-use super::EditorApp;
-use super::dialogs::Dialog;
+use crate::app::EditorApp;
+use crate::chrome::dialogs::Dialog;
 use crate::document::Document;
 
 /// What the editor watches on disk: the open document's files, the project's
 /// folder and the shader folder.
 #[derive(Default)]
-pub(super) struct LiveReload {
+pub(crate) struct AssetWatch {
     /// Reports files changed on disk (none when the system offers no watching).
     watcher: Option<FileWatcher>,
     /// The document the watcher was set up for.
     watching: Option<u64>,
     /// The folder of WGSL files watched (`None`: shaders stay as built in).
-    pub(super) shader_dir: Option<PathBuf>,
+    pub(crate) shader_dir: Option<PathBuf>,
 }
 
-impl LiveReload {
+impl AssetWatch {
     /// The watcher, made at first use; `None` when the system offers none.
     fn watcher(&mut self) -> Option<&mut FileWatcher> {
         if self.watcher.is_none() {
@@ -35,7 +35,7 @@ impl LiveReload {
                     }
                     self.watcher = Some(watcher);
                 }
-                Err(e) => log::warn!("live reload is off: {e}"),
+                Err(e) => log::warn!("hot reload is off: {e}"),
             }
         }
         self.watcher.as_mut()
@@ -51,15 +51,15 @@ fn watch_logged(watcher: &mut FileWatcher, dir: &Path, recursive: bool) {
 impl EditorApp {
     /// Watches what the current document draws from (once per document).
     fn watch_document(&mut self) {
-        if self.live.watching == Some(self.doc.id()) {
+        if self.watch.watching == Some(self.doc.id()) {
             return;
         }
-        self.live.watching = Some(self.doc.id());
+        self.watch.watching = Some(self.doc.id());
         self.workspace.assets.set_root(
-            super::asset_browser::project_root(self.doc.path.as_deref()),
+            crate::panels::assets::project_root(self.doc.path.as_deref()),
             &self.doc.scene().assets().importers(),
         );
-        if let Some(watcher) = self.live.watcher() {
+        if let Some(watcher) = self.watch.watcher() {
             watcher.watch_scene(self.doc.scene(), self.doc.path.as_deref());
             if let Some(index) = self.workspace.assets.index_mut() {
                 watch_logged(watcher, index.root(), true);
@@ -70,7 +70,7 @@ impl EditorApp {
     /// Reloads what changed on disk since the last frame.
     pub fn reload_changed_files(&mut self) {
         self.watch_document();
-        let Some(watcher) = &mut self.live.watcher else {
+        let Some(watcher) = &mut self.watch.watcher else {
             return;
         };
         let changed = watcher.changed();
@@ -122,16 +122,16 @@ impl EditorApp {
         }
     }
 
-    pub(super) fn browser_request(&mut self, request: super::asset_browser::BrowserRequest) {
+    pub(crate) fn browser_request(&mut self, request: crate::panels::assets::BrowserRequest) {
         match request {
-            super::asset_browser::BrowserRequest::Open(path) => {
-                self.request(super::dialogs::Pending::Open(path));
+            crate::panels::assets::BrowserRequest::Open(path) => {
+                self.request(crate::chrome::dialogs::Pending::Open(path));
             }
         }
     }
 
     /// Opens the document's file again, keeping the camera.
-    pub(super) fn reload_document(&mut self) {
+    pub(crate) fn reload_document(&mut self) {
         let Some(path) = self.doc.path.clone() else {
             return;
         };

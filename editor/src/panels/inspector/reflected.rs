@@ -21,10 +21,10 @@ use bevy_reflect::{PartialReflect, ReflectMut, TypeRegistry};
 use egui::{DragValue, Ui};
 use keel_engine::NodeRef;
 
-use crate::ui::hierarchy::DraggedNodes;
+use crate::panels::hierarchy::DraggedNodes;
 use glam::{EulerRot, Quat, Vec2, Vec3, Vec4};
 
-use crate::ui::widgets::{Tracker, checkbox, color_row, number, vec3_row};
+use crate::chrome::widgets::{Tracker, checkbox, color_row, number, vec3_row};
 
 /// Marks a `Vec3` or `Vec4` field as a linear colour: `#[reflect(@Color)]`.
 pub use keel_engine::scene::Color;

@@ -5,13 +5,13 @@
 
 use egui::{Button, Color32, RichText};
 
-use super::{Action, EditorApp};
+use crate::app::{Action, EditorApp};
 
 /// Budget of a new recording when the user has not chosen one (MB).
-pub(super) const DEFAULT_BUDGET_MB: usize = 256;
+pub(crate) const DEFAULT_BUDGET_MB: usize = 256;
 
 impl EditorApp {
-    pub(super) fn timeline_ui(&mut self, ui: &mut egui::Ui) {
+    pub(crate) fn timeline_ui(&mut self, ui: &mut egui::Ui) {
         let Some(recorder) = self.doc.world.recorder() else {
             ui.horizontal(|ui| {
                 ui.weak(
@@ -64,9 +64,9 @@ impl EditorApp {
             .add(slider)
             .accessible_name("Timeline")
             .on_hover_text("Drag to scrub through the recorded steps");
-        if self.play.old_run.kept() > 0 {
+        if self.play.previous_run.kept() > 0 {
             ui.horizontal(|ui| {
-                let mut showing = self.play.old_run.showing;
+                let mut showing = self.play.previous_run.showing;
                 let tick = ui
                     .checkbox(&mut showing, "Show the old code's run")
                     .on_hover_text(
@@ -78,7 +78,7 @@ impl EditorApp {
                 if let Some(step) = self.old_run_shown() {
                     ui.label(format!(
                         "old run after step {step} ({} steps kept)",
-                        self.play.old_run.kept()
+                        self.play.previous_run.kept()
                     ));
                 }
             });
@@ -120,8 +120,8 @@ impl EditorApp {
     }
 
     /// Puts the world at a recorded step and pauses there.
-    pub(super) fn seek(&mut self, step: u64) {
-        if self.play.state == super::PlayState::Playing {
+    pub(crate) fn seek(&mut self, step: u64) {
+        if self.play.state == crate::app::PlayState::Playing {
             self.pause();
         }
         match self.doc.seek(step) {
@@ -132,7 +132,7 @@ impl EditorApp {
 
     /// One step forward: along the recording when the world was sought back,
     /// else a new fixed step.
-    pub(super) fn step_forward(&mut self) {
+    pub(crate) fn step_forward(&mut self) {
         let next = self.doc.step() + 1;
         match self.doc.world.recorder().and_then(|r| r.range()) {
             Some(range) if range.contains(&next) => self.seek(next),

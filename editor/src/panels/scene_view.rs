@@ -15,8 +15,8 @@ use keel_engine::scene::mesh_bounds;
 use keel_engine::spatial::{Aabb, Ray};
 use keel_engine::{MeshRenderer, NodeId, Scene};
 
-use super::EditorApp;
-use super::gizmo::TransformGizmo;
+use crate::app::EditorApp;
+use crate::panels::gizmo::TransformGizmo;
 
 /// Which debug overlays the Scene view draws (the View menu toggles them).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -96,14 +96,14 @@ pub fn pick_ray(camera: &Camera, rect: egui::Rect, pointer: egui::Pos2) -> Optio
 }
 
 /// A 3D view's size in pixels for its rectangle in points.
-pub(super) fn size_px(ui: &egui::Ui, rect: egui::Rect) -> [u32; 2] {
+pub(crate) fn size_px(ui: &egui::Ui, rect: egui::Rect) -> [u32; 2] {
     let ppp = ui.ctx().pixels_per_point();
     [rect.width(), rect.height()].map(|points| (points * ppp).round().max(1.0) as u32)
 }
 
 /// Paints a 3D view's texture over `rect`, or the scene's background colour
 /// before the shell has rendered one.
-pub(super) fn show_texture(
+pub(crate) fn show_texture(
     ui: &egui::Ui,
     texture: Option<egui::TextureId>,
     rect: egui::Rect,
@@ -238,7 +238,7 @@ impl EditorApp {
             }
         }
         if let Some(asset) =
-            super::asset_browser::dropped::<super::asset_browser::AssetDrag>(&response)
+            crate::panels::assets::dropped::<crate::panels::assets::AssetDrag>(&response)
         {
             let at = ui
                 .input(|i| i.pointer.interact_pos())

@@ -14,9 +14,9 @@ use egui::{Align2, Color32, FontId, Id, Key, Rect, Sense, Stroke, StrokeKind, Ve
 use keel_engine::Primitive;
 use keel_engine::{NodeId, Scene};
 
-use super::asset_browser::{AssetDrag, dropped};
+use crate::app::Status;
 use crate::document::{Document, primitive_name};
-use crate::ui::Status;
+use crate::panels::assets::{AssetDrag, dropped};
 use crate::undo::{EditError, Remap};
 
 /// Roots with at least two and at most this many children start expanded.
@@ -45,7 +45,7 @@ struct RowsKey {
 
 /// The nodes being dragged in the tree (the drag-and-drop payload).
 #[derive(Clone, Debug)]
-pub(super) struct DraggedNodes(pub(super) Vec<NodeId>);
+pub(crate) struct DraggedNodes(pub(super) Vec<NodeId>);
 
 /// An inline rename in progress.
 #[derive(Clone, Debug)]

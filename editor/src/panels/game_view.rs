@@ -3,7 +3,7 @@
 //! the game's [`keel_engine::Hud`] text shows over it, and a click on it
 //! gives the game the keyboard and mouse back.
 
-use super::{EditorApp, PlayState};
+use crate::app::{EditorApp, PlayState};
 
 /// What the Game view keeps between frames (the shell renders into its
 /// texture at `size_px`).
@@ -25,12 +25,17 @@ impl EditorApp {
     }
 
     /// Draws the Game view into `ui`'s whole area.
-    pub(super) fn game_view_ui(&mut self, ui: &mut egui::Ui) {
+    pub(crate) fn game_view_ui(&mut self, ui: &mut egui::Ui) {
         let rect = ui.max_rect();
         let response = ui.allocate_rect(rect, egui::Sense::click());
         self.views.game.rect = Some(rect);
-        self.views.game.size_px = super::viewport::size_px(ui, rect);
-        super::viewport::show_texture(ui, self.views.game.texture, rect, self.doc.scene());
+        self.views.game.size_px = crate::panels::scene_view::size_px(ui, rect);
+        crate::panels::scene_view::show_texture(
+            ui,
+            self.views.game.texture,
+            rect,
+            self.doc.scene(),
+        );
         if self.play.state == PlayState::Editing {
             return;
         }

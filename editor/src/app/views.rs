@@ -2,10 +2,10 @@
 //! gizmo and counters) and the Game view. The scene renderer reads and fills
 //! them each frame.
 
-use super::game_view::GameView;
-use super::gizmo::GizmoSettings;
-use super::stats::EditorStats;
-use super::viewport::{ViewOptions, ViewportState};
+use crate::panels::game_view::GameView;
+use crate::panels::gizmo::GizmoSettings;
+use crate::panels::scene_view::{ViewOptions, ViewportState};
+use crate::panels::stats::EditorStats;
 
 /// The views' state, owned by the editor.
 #[derive(Default)]

@@ -1,5 +1,5 @@
-//! The old code's run after a live reload: its scene as the old build wrote
-//! it after some of its steps (`PlayText::old_run`), shown in the views in
+//! The previous build's run after live mode took in a new one: its scene as the old build wrote
+//! it after some of its steps (`saved::Play::previous_run`), shown in the views in
 //! place of the new run's while the timeline's "old run" box is ticked, at
 //! the kept step nearest before the timeline's.
 
@@ -8,22 +8,22 @@ use std::path::Path;
 use keel_engine::scene::ReadOptions;
 use keel_engine::{Scene, World};
 
-use super::EditorApp;
+use crate::app::EditorApp;
 
 /// The old code's run, and the world last made from it.
 #[derive(Default)]
-pub(super) struct OldRun {
+pub(crate) struct PreviousRun {
     /// Scene text after each kept step (the world's step counter then).
     frames: Vec<(u64, String)>,
     /// Shown in the views instead of the document's world.
-    pub(super) showing: bool,
+    pub(crate) showing: bool,
     /// The world of the kept step shown last.
     loaded: Option<(u64, World)>,
 }
 
-impl OldRun {
+impl PreviousRun {
     /// The run of `frames`, not shown yet.
-    pub(super) fn new(frames: Vec<(u64, String)>) -> Self {
+    pub(crate) fn new(frames: Vec<(u64, String)>) -> Self {
         Self {
             frames,
             ..Self::default()
@@ -31,7 +31,7 @@ impl OldRun {
     }
 
     /// Steps kept of the old run (none: no old run to show).
-    pub(super) fn kept(&self) -> usize {
+    pub(crate) fn kept(&self) -> usize {
         self.frames.len()
     }
 
@@ -43,20 +43,20 @@ impl OldRun {
 
 impl EditorApp {
     /// Shows the old code's run in the views instead of the new one (after a
-    /// live reload during Play) or the new one again; `false` when there is
+    /// new build during Play) or the new one again; `false` when there is
     /// no old run.
     pub fn show_old_run(&mut self, on: bool) -> bool {
-        if self.play.old_run.kept() == 0 {
+        if self.play.previous_run.kept() == 0 {
             return false;
         }
-        self.play.old_run.showing = on;
+        self.play.previous_run.showing = on;
         true
     }
 
     /// The step of the old run the views show (the kept one nearest at or
     /// before the timeline's), while they show it.
     pub fn old_run_shown(&self) -> Option<u64> {
-        let old = &self.play.old_run;
+        let old = &self.play.previous_run;
         old.showing
             .then(|| old.at(self.doc.step()).map(|(s, _)| *s))
             .flatten()
@@ -65,7 +65,11 @@ impl EditorApp {
     /// The world the views draw: the document's, or the old code's run.
     pub fn shown_world_mut(&mut self) -> &mut World {
         let wanted = self.load_shown_old_run();
-        pick(wanted, &mut self.play.old_run.loaded, &mut self.doc.world)
+        pick(
+            wanted,
+            &mut self.play.previous_run.loaded,
+            &mut self.doc.world,
+        )
     }
 
     /// What the Scene view draws: the shown world, and the overlays over it
@@ -75,7 +79,11 @@ impl EditorApp {
         let wanted = self.load_shown_old_run();
         let overlays = self.views.options.overlays(self.doc.selection.nodes());
         self.doc.world.set_track_recomputed(overlays.recomputed);
-        let world = pick(wanted, &mut self.play.old_run.loaded, &mut self.doc.world);
+        let world = pick(
+            wanted,
+            &mut self.play.previous_run.loaded,
+            &mut self.doc.world,
+        );
         (world, overlays)
     }
 
@@ -83,16 +91,16 @@ impl EditorApp {
     fn load_shown_old_run(&mut self) -> Option<u64> {
         let wanted = self.old_run_shown();
         if let Some(step) = wanted
-            && self.play.old_run.loaded.as_ref().map(|(s, _)| *s) != Some(step)
+            && self.play.previous_run.loaded.as_ref().map(|(s, _)| *s) != Some(step)
         {
-            self.play.old_run.loaded = self.load_old_run(step).map(|w| (step, w));
+            self.play.previous_run.loaded = self.load_old_run(step).map(|w| (step, w));
         }
         wanted
     }
 
     /// The old run's world after kept step `step`.
     fn load_old_run(&self, step: u64) -> Option<World> {
-        let (_, text) = self.play.old_run.at(step)?;
+        let (_, text) = self.play.previous_run.at(step)?;
         let assets = self.doc.scene().assets();
         let origin = self
             .doc

@@ -4,7 +4,7 @@
 
 use egui::{Key, KeyboardShortcut, Modifiers};
 
-use super::{Action, EditorApp};
+use crate::app::{Action, EditorApp};
 
 /// What triggers a shortcut.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,7 +167,7 @@ impl Trigger {
 
 /// The keys of the first shortcut that does `action`, for a menu's hint
 /// (the data an action carries is not compared).
-pub(super) fn text_for(ctx: &egui::Context, action: &Action) -> String {
+pub(crate) fn text_for(ctx: &egui::Context, action: &Action) -> String {
     SHORTCUTS
         .iter()
         .find(|s| std::mem::discriminant(&s.action) == std::mem::discriminant(action))
@@ -178,7 +178,7 @@ pub(super) fn text_for(ctx: &egui::Context, action: &Action) -> String {
 impl EditorApp {
     /// Turns this frame's shortcuts into actions (none while a dialog is
     /// open; only the `while_typing` ones while a text field has the keys).
-    pub(super) fn shortcuts(&mut self, ctx: &egui::Context) {
+    pub(crate) fn shortcuts(&mut self, ctx: &egui::Context) {
         if self.dialog.is_some() {
             return;
         }
@@ -203,7 +203,7 @@ impl EditorApp {
     }
 
     /// The shortcuts window (F1, Help menu): every row of [`SHORTCUTS`].
-    pub(super) fn shortcuts_window_ui(&mut self, ctx: &egui::Context) {
+    pub(crate) fn shortcuts_window_ui(&mut self, ctx: &egui::Context) {
         let mut open = self.workspace.shortcuts_open;
         egui::Window::new("Keyboard shortcuts")
             .open(&mut open)

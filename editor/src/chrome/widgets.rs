@@ -7,27 +7,27 @@ use egui::{DragValue, Response, Ui};
 use glam::Vec3;
 
 /// Collects whether any widget changed and whether one is still in use.
-pub(super) struct Tracker {
-    pub(super) changed: bool,
-    pub(super) active: bool,
+pub(crate) struct Tracker {
+    pub(crate) changed: bool,
+    pub(crate) active: bool,
 }
 
 impl Tracker {
-    pub(super) fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self {
             changed: false,
             active: false,
         }
     }
 
-    pub(super) fn track(&mut self, r: &Response) {
+    pub(crate) fn track(&mut self, r: &Response) {
         self.changed |= r.changed();
         self.active |= r.dragged() || r.has_focus() || r.is_pointer_button_down_on();
     }
 }
 
 /// One grid row of three values named `label X`, `label Y`, `label Z`.
-pub(super) fn vec3_row(ui: &mut Ui, label: &str, v: &mut Vec3, speed: f64, tracker: &mut Tracker) {
+pub(crate) fn vec3_row(ui: &mut Ui, label: &str, v: &mut Vec3, speed: f64, tracker: &mut Tracker) {
     ui.label(label);
     ui.horizontal(|ui| {
         for (axis, value) in ["X", "Y", "Z"]
@@ -45,7 +45,7 @@ pub(super) fn vec3_row(ui: &mut Ui, label: &str, v: &mut Vec3, speed: f64, track
     ui.end_row();
 }
 
-pub(super) fn number(
+pub(crate) fn number(
     ui: &mut Ui,
     label: &str,
     v: &mut f32,
@@ -63,7 +63,7 @@ pub(super) fn number(
     ui.end_row();
 }
 
-pub(super) fn checkbox(ui: &mut Ui, label: &str, v: &mut bool, tracker: &mut Tracker) {
+pub(crate) fn checkbox(ui: &mut Ui, label: &str, v: &mut bool, tracker: &mut Tracker) {
     let name = ui.label(label);
     let r = ui.checkbox(v, "").labelled_by(name.id);
     tracker.track(&r);
@@ -72,7 +72,7 @@ pub(super) fn checkbox(ui: &mut Ui, label: &str, v: &mut bool, tracker: &mut Tra
 
 /// A linear colour edited with a picker (for the hue) and exact numbers
 /// (values above 1 make emissive, HDR colours, which the picker can't show).
-pub(super) fn color_row(ui: &mut Ui, label: &str, rgb: &mut Vec3, tracker: &mut Tracker) {
+pub(crate) fn color_row(ui: &mut Ui, label: &str, rgb: &mut Vec3, tracker: &mut Tracker) {
     ui.label(label);
     let scale = rgb.max_element().max(1.0);
     let mut shown = (*rgb / scale).to_array();

@@ -1,9 +1,9 @@
 //! What the editor reports about itself: the warnings and errors the Log tab
 //! lists, and the frames the Profiler tab recorded.
 
-use super::log_tab::LogTab;
-use super::profiler_tab::ProfilerTab;
 use crate::log_book::LogBook;
+use crate::panels::log::LogTab;
+use crate::panels::profiler::ProfilerTab;
 
 /// The Log and Profiler tabs with what they show.
 #[derive(Default)]

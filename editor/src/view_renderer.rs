@@ -8,8 +8,8 @@
 use keel_engine::FrameBuffers;
 use keel_engine::{GpuContext, Renderer};
 
+use crate::app::EditorApp;
 use crate::gpu::Gpu;
-use crate::ui::EditorApp;
 
 /// Colour format the renderer draws the 3D view in: sRGB, as the viewer's
 /// surface and captures, so the stored bytes are the encoded colours.

@@ -6,24 +6,24 @@ use std::time::Duration;
 
 use keel_engine::TimeSource;
 
-use super::game_input::GameInput;
-use super::{EditorApp, PlayState};
+use crate::app::game_input::GameInput;
+use crate::app::{EditorApp, PlayState};
 use crate::document::{Document, PlaySnapshot};
 
 /// Play, pause and the timeline's recording.
-pub(super) struct Playback {
+pub(crate) struct Playback {
     /// Editing, playing or paused.
-    pub(super) state: PlayState,
+    pub(crate) state: PlayState,
     /// The scene as it was when Play was pressed (Stop puts it back).
-    pub(super) snapshot: Option<PlaySnapshot>,
+    pub(crate) snapshot: Option<PlaySnapshot>,
     /// Memory budget of the next recording (MB).
-    pub(super) record_budget_mb: usize,
+    pub(crate) record_budget_mb: usize,
     /// The keyboard and mouse while the game has them.
-    pub(super) input: GameInput,
-    /// What the new code made of the steps played before a live reload.
-    pub(super) divergence: Option<super::divergence::Divergence>,
+    pub(crate) input: GameInput,
+    /// What the new code made of the steps played before live mode took in the new build.
+    pub(crate) divergence: Option<crate::live::divergence::Divergence>,
     /// The old code's run then, to show instead of the new one.
-    pub(super) old_run: super::old_run::OldRun,
+    pub(crate) previous_run: crate::live::previous_run::PreviousRun,
 }
 
 impl Default for Playback {
@@ -31,17 +31,17 @@ impl Default for Playback {
         Self {
             state: PlayState::Editing,
             snapshot: None,
-            record_budget_mb: super::timeline::DEFAULT_BUDGET_MB,
+            record_budget_mb: crate::panels::timeline::DEFAULT_BUDGET_MB,
             input: GameInput::default(),
             divergence: None,
-            old_run: super::old_run::OldRun::default(),
+            previous_run: crate::live::previous_run::PreviousRun::default(),
         }
     }
 }
 
 impl EditorApp {
     /// Gives the document's world the game's resources and systems.
-    pub(super) fn build_world(&mut self) {
+    pub(crate) fn build_world(&mut self) {
         let built = build_game_world(&self.game, &mut self.doc);
         if let Err(e) = built {
             self.status.error(format!(
@@ -54,7 +54,7 @@ impl EditorApp {
     /// After a frame: a user system that panicked stops Play and puts the
     /// world back as it was when Play was pressed (edits made before Play
     /// are kept; nothing made during Play is an edit).
-    pub(super) fn stop_on_system_panic(&mut self) {
+    pub(crate) fn stop_on_system_panic(&mut self) {
         let Some(panic) = self.doc.world.take_system_panic() else {
             return;
         };
@@ -95,7 +95,7 @@ impl EditorApp {
         self.play.input.collector()
     }
 
-    pub(super) fn record_stats(&mut self, frame: keel_engine::FrameStats) {
+    pub(crate) fn record_stats(&mut self, frame: keel_engine::FrameStats) {
         // The world's step (the one shown, which a seek moves), not the clock's count.
         self.views.stats.record(
             frame,
@@ -116,11 +116,11 @@ impl EditorApp {
         self.play.state = PlayState::Playing;
         // As Unity does: Play brings the Game view to the front (opening it
         // if it was closed), and the game has the input.
-        self.workspace.layout.open(super::dock::Panel::Game);
+        self.workspace.layout.open(crate::chrome::dock::Panel::Game);
         self.play.input.focus();
     }
 
-    pub(super) fn pause(&mut self) {
+    pub(crate) fn pause(&mut self) {
         self.play.input.release();
         if self.play.state == PlayState::Playing {
             self.doc.world.clock_mut().set_paused(true);
@@ -128,7 +128,7 @@ impl EditorApp {
         }
     }
 
-    pub(super) fn step(&mut self) {
+    pub(crate) fn step(&mut self) {
         self.hold();
         self.doc.world.clock_mut().step_once();
     }
@@ -136,7 +136,7 @@ impl EditorApp {
     /// Paused, the world of the moment Play was pressed kept for Reset and
     /// the recording on (from Editing, that moment is now): Step before
     /// its step, and a handover's catch-up before its steps.
-    pub(super) fn hold(&mut self) {
+    pub(crate) fn hold(&mut self) {
         self.play.input.release();
         if self.play.state == PlayState::Editing {
             self.play.snapshot = Some(self.doc.play_snapshot());
@@ -146,7 +146,7 @@ impl EditorApp {
         self.play.state = PlayState::Paused;
     }
 
-    pub(super) fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.play.input.release();
         let Some(snapshot) = self.play.snapshot.take() else {
             return;
@@ -156,12 +156,12 @@ impl EditorApp {
         self.doc.stop_recording();
         self.doc.restore_play_snapshot(snapshot);
         self.play.divergence = None;
-        self.play.old_run = super::old_run::OldRun::default();
+        self.play.previous_run = crate::live::previous_run::PreviousRun::default();
         self.status
             .info("Reset to the scene as it was when Play was pressed");
     }
 
-    pub(super) fn start_recording(&mut self) {
+    pub(crate) fn start_recording(&mut self) {
         self.doc
             .start_recording(Document::record_settings(self.play.record_budget_mb));
     }
@@ -169,7 +169,7 @@ impl EditorApp {
 
 /// Gives `doc`'s world `game`'s resources, systems and input actions (the
 /// actions file beside the document's scene, if it has a path).
-pub(super) fn build_game_world(
+pub(crate) fn build_game_world(
     game: &keel_engine::Game,
     doc: &mut Document,
 ) -> Result<(), keel_engine::GameError> {
