@@ -15,7 +15,7 @@ use keel_engine::render::wgpu;
 use keel_engine::scene::{MorphWeights, Skin};
 use keel_engine::{Animator, NodeId, Scene, Transform};
 use keel_engine::{Camera, GpuContext, Renderer};
-use keel_engine::{FrameBuffers, Overlays};
+use keel_engine::{Extractor, Overlays};
 
 /// A bundled model: the Fox is the demo's (`assets/models`), the others are
 /// test inputs (`tests/models`, credits in its `CREDITS.md`).
@@ -68,7 +68,7 @@ fn render(
     camera: Camera,
 ) -> (keel_engine::render::image::RgbaImage, usize) {
     let mut renderer = Renderer::new(ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
-    let mut buffers = FrameBuffers::default();
+    let mut buffers = Extractor::default();
     let frame = buffers.extract_world(world, camera, 1.0, &Overlays::default());
     let deformed = frame.deformed.len();
     let image = renderer.render_to_image(ctx, &frame, 256, 256).unwrap();
@@ -184,7 +184,7 @@ fn a_skinned_mesh_is_drawn_at_its_joints_not_its_node() {
         ..Camera::default()
     };
     let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
-    let mut buffers = FrameBuffers::default();
+    let mut buffers = Extractor::default();
     let frame = buffers.extract_world(&mut world, camera, 1.0, &Overlays::default());
     assert_eq!(
         frame.deformed.len(),
@@ -353,7 +353,7 @@ fn a_skinned_mesh_out_of_view_still_casts_into_it() {
         target: Vec3::new(0.0, 0.0, 8.0),
         ..Camera::default()
     };
-    let mut buffers = FrameBuffers::default();
+    let mut buffers = Extractor::default();
     let frame = buffers.extract_world(&mut world, camera, 1.0, &Overlays::default());
     assert_eq!(
         frame.deformed.len(),

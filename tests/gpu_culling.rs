@@ -19,8 +19,8 @@ use keel_engine::Assets;
 use keel_engine::assets::{AlphaMode, TextureData};
 use keel_engine::render::image::RgbaImage;
 use keel_engine::{
-    Camera, FrameBuffers, Material, MeshRenderer, NodeId, Orbit, Overlays, Primitive, Renderer,
-    Scene, Transform, World,
+    Camera, Extractor, Material, MeshRenderer, NodeId, Orbit, Overlays, Primitive, Renderer, Scene,
+    Transform, World,
 };
 
 const SIZE: (u32, u32) = (320, 180);
@@ -132,7 +132,7 @@ fn world() -> (World, Vec<NodeId>) {
 }
 
 struct Side {
-    buffers: FrameBuffers,
+    buffers: Extractor,
     renderer: Renderer,
     /// Every mesh as a loose instance, culled by the batcher.
     reference: bool,
@@ -182,7 +182,7 @@ fn gpu_culled_frames_draw_the_cpu_culled_pixels() {
     let Some(ctx) = gpu_or_skip() else { return };
     let (mut world, roots) = world();
     let side = |reference| Side {
-        buffers: FrameBuffers::default(),
+        buffers: Extractor::default(),
         reference,
         renderer: Renderer::new(
             &ctx,

@@ -11,7 +11,7 @@ use keel_engine::World;
 use keel_engine::particles::{FloatRange, Overflow};
 use keel_engine::render::{GpuProblem, parse_backends, wgpu};
 use keel_engine::{Camera, GpuContext, Renderer};
-use keel_engine::{FrameBuffers, Overlays};
+use keel_engine::{Extractor, Overlays};
 use keel_engine::{Scene, Transform};
 
 fn backends() -> wgpu::Backends {
@@ -74,7 +74,7 @@ fn particles_past_what_one_buffer_holds_are_clamped_not_refused() {
     for _ in 0..2 {
         world.step();
     }
-    let mut buffers = FrameBuffers::default();
+    let mut buffers = Extractor::default();
     let frame = buffers.extract_world(&mut world, camera(), 1.0, &Overlays::default());
     let alive = frame.additive.len() + frame.alpha.len();
     assert!(
@@ -120,7 +120,7 @@ fn a_destroyed_device_is_reported_lost_and_drawing_goes_on_without_panics() {
     let mut world = fountains(100);
     world.step();
     let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
-    let mut buffers = FrameBuffers::default();
+    let mut buffers = Extractor::default();
     let frame = buffers.extract_world(&mut world, camera(), 1.0, &Overlays::default());
     renderer.render_to_image(&ctx, &frame, 32, 32).unwrap();
     assert_eq!(ctx.errors.take(), []);

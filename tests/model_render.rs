@@ -14,7 +14,7 @@ use keel_engine::World;
 use keel_engine::render::image::RgbaImage;
 use keel_engine::render::wgpu;
 use keel_engine::{Camera, GpuContext, Renderer};
-use keel_engine::{FrameBuffers, Overlays};
+use keel_engine::{Extractor, Overlays};
 use keel_engine::{MeshRenderer, Scene, Transform};
 
 fn helmet_path() -> PathBuf {
@@ -45,7 +45,7 @@ fn render(ctx: &GpuContext, scene: Scene) -> RgbaImage {
         fov_y: 40f32.to_radians(),
         ..Camera::default()
     };
-    let mut buffers = FrameBuffers::default();
+    let mut buffers = Extractor::default();
     let frame = buffers.extract_world(&mut world, camera, 1.0, &Overlays::default());
     Renderer::new(ctx, wgpu::TextureFormat::Rgba8UnormSrgb)
         .render_to_image(ctx, &frame, 256, 256)
@@ -157,7 +157,7 @@ fn an_obj_model_draws_the_same_pixels_as_its_gltf_twin() {
     };
     let draw = |scene: Scene| {
         let mut world = World::new(scene);
-        let mut buffers = FrameBuffers::default();
+        let mut buffers = Extractor::default();
         let frame = buffers.extract_world(&mut world, camera, 1.0, &Overlays::default());
         Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb)
             .render_to_image(&ctx, &frame, 128, 128)

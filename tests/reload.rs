@@ -27,7 +27,7 @@ use keel_engine::assets::{
 use keel_engine::reload::{FileWatcher, reload_assets};
 use keel_engine::render::{image::RgbaImage, wgpu};
 use keel_engine::{Camera, GpuContext, Renderer};
-use keel_engine::{FrameBuffers, Overlays};
+use keel_engine::{Extractor, Overlays};
 use keel_engine::{MeshRenderer, Scene, Transform};
 
 /// A 2 x 2 texture of one colour.
@@ -120,7 +120,7 @@ fn draw(ctx: &GpuContext, renderer: &mut Renderer, scene: &Scene) -> RgbaImage {
         target: Vec3::ZERO,
         ..Camera::default()
     };
-    let mut buffers = FrameBuffers::default();
+    let mut buffers = Extractor::default();
     let frame = buffers.extract(scene, 1.0, camera, &Overlays::default());
     renderer.render_to_image(ctx, &frame, 64, 64).unwrap()
 }

@@ -519,8 +519,8 @@ type Row = Vec<[u8; 2]>;
 /// of the centre row, 16 pixels wide.
 fn texture_slot_rows() -> Option<Vec<(&'static str, Row)>> {
     use keel_engine::assets::{
-        Filter, MaterialMaps, MeshData, MeshVertex, Slot, TextureData, TextureSlot, UvTransform,
-        Wrap,
+        MaterialMaps, MeshData, MeshVertex, Slot, TextureData, TextureFilter, TextureSlot,
+        UvTransform, Wrap,
     };
     let ctx = gpu_or_skip()?;
     let assets = keel_engine::Assets::new();
@@ -556,7 +556,7 @@ fn texture_slot_rows() -> Option<Vec<(&'static str, Row)>> {
     let (white_floor, red_floor) = (floor([u16::MAX; 4]), floor([u16::MAX, 0, 0, u16::MAX]));
     let nearest = TextureSlot {
         sampling: keel_engine::assets::Sampling {
-            mag: Filter::Nearest,
+            mag: TextureFilter::Nearest,
             ..Default::default()
         },
         ..TextureSlot::default()

@@ -11,7 +11,7 @@ use keel_engine::Primitive;
 use keel_engine::World;
 use keel_engine::render::wgpu;
 use keel_engine::{Camera, Renderer};
-use keel_engine::{FrameBuffers, Overlays};
+use keel_engine::{Extractor, Overlays};
 use keel_engine::{
     Light, LightKind, Material, MeshRenderer, NodeId, Oscillate, Scene, Spin, Transform,
 };
@@ -166,7 +166,7 @@ fn hierarchy() {
         world.step();
     }
     let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
-    let mut buffers = FrameBuffers::default();
+    let mut buffers = Extractor::default();
     let frame = buffers.extract(world.scene(), 1.0, camera(), &Overlays::default());
     let image = renderer.render_to_image(&ctx, &frame, 256, 256).unwrap();
     assert_eq!(
@@ -234,7 +234,7 @@ fn a_node_moving_at_constant_speed_is_drawn_halfway_at_alpha_half() {
         ..Camera::default()
     };
     let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
-    let mut buffers = FrameBuffers::default();
+    let mut buffers = Extractor::default();
     // Centre of mass of the lit pixels, in columns, at three alphas.
     let mut centre = |alpha: f32| {
         let frame = buffers.extract(world.scene(), alpha, view, &Overlays::default());
@@ -332,7 +332,7 @@ fn particles_from_emitters() {
         world.step();
     }
     let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
-    let mut buffers = FrameBuffers::default();
+    let mut buffers = Extractor::default();
     let view = Camera {
         position: Vec3::new(0.0, 2.0, 6.0),
         target: Vec3::new(0.0, 1.2, 0.0),
@@ -379,7 +379,7 @@ fn the_imported_lighthouse_renders_textured() {
         ..Camera::default()
     };
     let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
-    let mut buffers = FrameBuffers::default();
+    let mut buffers = Extractor::default();
     let frame = buffers.extract(world.scene(), 1.0, view, &Overlays::default());
     let image = renderer.render_to_image(&ctx, &frame, 256, 256).unwrap();
     assert_eq!(renderer.stats().instances_drawn, parts_with_meshes + 1);

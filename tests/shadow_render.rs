@@ -15,7 +15,7 @@ use keel_engine::World;
 use keel_engine::render::image::RgbaImage;
 use keel_engine::render::wgpu;
 use keel_engine::{Camera, GpuContext, Renderer};
-use keel_engine::{FrameBuffers, Overlays};
+use keel_engine::{Extractor, Overlays};
 use keel_engine::{Material, MeshRenderer, Scene, Transform};
 
 /// A sun shining along `direction` and a grey ground plane of side `size` that
@@ -42,7 +42,7 @@ fn sun_and_ground(scene: &mut Scene, direction: Vec3, size: f32) {
 
 fn render(ctx: &GpuContext, world: &mut World, camera: Camera, size: (u32, u32)) -> RgbaImage {
     let mut renderer = Renderer::new(ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
-    let mut buffers = FrameBuffers::default();
+    let mut buffers = Extractor::default();
     let aspect = size.0 as f32 / size.1 as f32;
     let frame = buffers.extract_world(world, camera, aspect, &Overlays::default());
     renderer
@@ -153,7 +153,7 @@ fn a_caster_out_of_view_shades_what_is_in_view_unless_told_not_to() {
     let size = (64, 64);
     let (mut world, camera) = wall_out_of_view(true);
     // The octree's answer (the CPU-culled path packs what it finds).
-    let mut buffers = FrameBuffers::default();
+    let mut buffers = Extractor::default();
     buffers.set_cpu_culling(true);
     let frame = buffers.extract_world(&mut world, camera, 1.0, &Overlays::default());
     assert_eq!(frame.packed.len(), 1, "only the ground is in view");
@@ -259,7 +259,7 @@ fn a_spot_light_casts_shadows_of_what_its_cone_holds() {
     };
     let (mut world, camera) = spot_over_cube(true);
     // The octree's answer (the CPU-culled path packs what it finds).
-    let mut buffers = FrameBuffers::default();
+    let mut buffers = Extractor::default();
     buffers.set_cpu_culling(true);
     let frame = buffers.extract_world(&mut world, camera, 1.0, &Overlays::default());
     assert!(

@@ -5,7 +5,7 @@
 //! GPU state lives here, in the shell's hands, never in UI code: the UI only
 //! says how large the view is and where the camera is, and shows the texture.
 
-use keel_engine::FrameBuffers;
+use keel_engine::Extractor;
 use keel_engine::{GpuContext, Renderer};
 
 use crate::app::EditorApp;
@@ -92,7 +92,7 @@ impl ViewTarget {
 pub struct SceneView {
     ctx: GpuContext,
     renderer: Renderer,
-    buffers: FrameBuffers,
+    buffers: Extractor,
     scene: ViewTarget,
     game: ViewTarget,
     /// Draws the asset browser's model thumbnails (made on first need).
@@ -107,7 +107,7 @@ impl SceneView {
         Self {
             ctx,
             renderer,
-            buffers: FrameBuffers::default(),
+            buffers: Extractor::default(),
             scene: ViewTarget::default(),
             game: ViewTarget::default(),
             thumbnails: None,

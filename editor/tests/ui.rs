@@ -701,7 +701,7 @@ struct Cargo {
     #[reflect(@0.0..=100.0_f32)]
     weight: f32,
     fragile: bool,
-    #[reflect(@keel_engine::scene::Color)]
+    #[reflect(@keel_engine::scene::ColorHint)]
     tint: Vec3,
 }
 

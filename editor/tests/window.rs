@@ -190,12 +190,12 @@ fn viewer_image(
     camera: fn(&keel_engine::Scene) -> keel_engine::Camera,
 ) -> image::RgbaImage {
     use keel_engine::render::wgpu;
-    use keel_engine::{FrameBuffers, GpuContext, Renderer, World};
+    use keel_engine::{Extractor, GpuContext, Renderer, World};
     let ctx = GpuContext::headless(wgpu::Backends::all()).expect("an adapter");
     let mut world =
         World::new(keel_engine::Scene::load(scene, &keel_engine::Assets::new()).unwrap());
     let camera = camera(world.scene());
-    let mut buffers = FrameBuffers::default();
+    let mut buffers = Extractor::default();
     let aspect = width as f32 / height as f32;
     let frame = buffers.extract_world(&mut world, camera, aspect, overlays);
     Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb)

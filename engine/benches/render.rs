@@ -241,8 +241,8 @@ fn frame(c: &mut Criterion) {
     let mut group = c.benchmark_group("render");
     group.throughput(Throughput::Elements(COUNT as u64));
     group.sample_size(20);
-    let mut buffers = keel_engine::FrameBuffers::default();
-    let mut cpu_buffers = keel_engine::FrameBuffers::default();
+    let mut buffers = keel_engine::Extractor::default();
+    let mut cpu_buffers = keel_engine::Extractor::default();
     cpu_buffers.set_cpu_culling(true);
     let mut batcher = InstanceBatcher::new();
     let mut staging: Vec<u8> = Vec::new();
@@ -252,36 +252,35 @@ fn frame(c: &mut Criterion) {
     // One frame's CPU work: extraction, the batcher (loose and packed
     // instances), and the retained slots' upload copied as wgpu's
     // `write_buffer` copies it.
-    let mut prepare = |buffers: &mut keel_engine::FrameBuffers,
-                       world: &mut keel_engine::World,
-                       camera: Camera| {
-        let frame = buffers.extract_world(world, camera, aspect, &overlays);
-        batcher.prepare_frame(camera.view_projection(aspect), &frame, &assets.registry());
-        let mut uploaded = 0;
-        if let Some(retained) = &frame.retained {
-            // As the renderer uploads: everything, or the dirty records
-            // gathered with their slots (the GPU scatters them).
-            staging.clear();
-            match retained.dirty {
-                None => {
-                    staging.extend_from_slice(bytemuck::cast_slice(retained.records));
-                    staging.extend_from_slice(bytemuck::cast_slice(retained.batch_of));
-                }
-                Some(slots) => {
-                    for &slot in slots {
-                        let record = &retained.records[slot as usize];
-                        staging.extend_from_slice(bytemuck::bytes_of(record));
+    let mut prepare =
+        |buffers: &mut keel_engine::Extractor, world: &mut keel_engine::World, camera: Camera| {
+            let frame = buffers.extract_world(world, camera, aspect, &overlays);
+            batcher.prepare_frame(camera.view_projection(aspect), &frame, &assets.registry());
+            let mut uploaded = 0;
+            if let Some(retained) = &frame.retained {
+                // As the renderer uploads: everything, or the dirty records
+                // gathered with their slots (the GPU scatters them).
+                staging.clear();
+                match retained.dirty {
+                    None => {
+                        staging.extend_from_slice(bytemuck::cast_slice(retained.records));
+                        staging.extend_from_slice(bytemuck::cast_slice(retained.batch_of));
                     }
-                    staging.extend_from_slice(bytemuck::cast_slice(slots));
+                    Some(slots) => {
+                        for &slot in slots {
+                            let record = &retained.records[slot as usize];
+                            staging.extend_from_slice(bytemuck::bytes_of(record));
+                        }
+                        staging.extend_from_slice(bytemuck::cast_slice(slots));
+                    }
                 }
+                uploaded = staging.len();
             }
-            uploaded = staging.len();
-        }
-        black_box((batcher.bytes().len(), batcher.groups().len(), uploaded))
-    };
+            black_box((batcher.bytes().len(), batcher.groups().len(), uploaded))
+        };
     // Times `iters` frames, the world stepped before each outside the timer.
     let mut moving_frames =
-        |buffers: &mut keel_engine::FrameBuffers, world: &mut keel_engine::World, iters: u64| {
+        |buffers: &mut keel_engine::Extractor, world: &mut keel_engine::World, iters: u64| {
             let mut total = std::time::Duration::ZERO;
             for _ in 0..iters {
                 world.step();
@@ -297,7 +296,7 @@ fn frame(c: &mut Criterion) {
     group.bench_function(BenchmarkId::new("prepare_cpu_culled", COUNT), |b| {
         b.iter_custom(|iters| moving_frames(&mut cpu_buffers, &mut world, iters));
     });
-    let mut naive_buffers = keel_engine::FrameBuffers::default();
+    let mut naive_buffers = keel_engine::Extractor::default();
     let mut draws = Vec::new();
     group.bench_function(BenchmarkId::new("prepare_naive", COUNT), |b| {
         b.iter_custom(|iters| {

@@ -58,8 +58,6 @@
 //! assert!(local.rotation.angle_between(glam::Quat::IDENTITY) > 0.9);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-// Every type the engine's API hands out can be named by its users.
-#![deny(unnameable_types)]
 
 pub mod assets;
 pub mod files;
@@ -76,7 +74,6 @@ pub(crate) mod extract;
 pub(crate) mod game;
 mod identity;
 pub mod input;
-mod invalid;
 mod light;
 pub mod math;
 mod prefetch;
@@ -85,6 +82,7 @@ mod rng;
 mod systems;
 pub(crate) mod time;
 mod transform;
+mod validation;
 pub(crate) mod workers;
 pub(crate) mod world;
 
@@ -102,7 +100,6 @@ pub use world::{FrameStats, World, WorldSnapshot};
 pub use assets::material::Material;
 pub use assets::primitives::Primitive;
 pub use assets::registry::MeshRef;
-pub use invalid::Invalid;
 pub use light::{Light, LightKind};
 pub use particles::emitter::Emitter;
 pub use scene::animator::{Animator, PlayMode};
@@ -118,6 +115,7 @@ pub use scene::resources::Resource;
 pub use scene::{Projection, SceneCamera};
 pub use scene::{With, Without};
 pub use transform::{Affine3x4, Transform};
+pub use validation::InvalidValue;
 
 // What a world's files become.
 pub use assets::store::Assets;
@@ -125,7 +123,7 @@ pub use assets::store::Assets;
 // Drawing a frame.
 pub use extract::camera_rig::CameraRig;
 pub use extract::thumbnail::model_thumbnail;
-pub use extract::{FrameBuffers, Overlays};
+pub use extract::{Extractor, Overlays};
 pub use render::camera::Camera;
 pub use render::context::GpuContext;
 pub use render::renderer::Renderer;

@@ -5,7 +5,7 @@
 use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
-use crate::invalid::Invalid;
+use crate::validation::InvalidValue;
 
 /// The kind of a [`Light`].
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -66,11 +66,11 @@ impl Light {
     /// # Errors
     /// The field (`color`, `intensity`, `kind.range`, `kind.outer_degrees`,
     /// `kind.inner_degrees`) and what it must be.
-    pub fn validate(&self) -> Result<(), Invalid> {
-        Invalid::color("color", self.color)?;
-        Invalid::non_negative("intensity", self.intensity)?;
+    pub fn validate(&self) -> Result<(), InvalidValue> {
+        InvalidValue::color("color", self.color)?;
+        InvalidValue::non_negative("intensity", self.intensity)?;
         if let Some(range) = self.kind.range() {
-            Invalid::positive("kind.range", range)?;
+            InvalidValue::positive("kind.range", range)?;
         }
         if let LightKind::Spot {
             inner_degrees,
@@ -79,14 +79,14 @@ impl Light {
         } = self.kind
         {
             if !(0.0..=90.0).contains(&outer_degrees) {
-                return Err(Invalid::new(
+                return Err(InvalidValue::new(
                     "kind.outer_degrees",
                     "an angle from 0 to 90 degrees",
                     outer_degrees,
                 ));
             }
             if !(0.0..outer_degrees).contains(&inner_degrees) {
-                return Err(Invalid::new(
+                return Err(InvalidValue::new(
                     "kind.inner_degrees",
                     "an angle from 0 up to outer_degrees (not including it)",
                     inner_degrees,

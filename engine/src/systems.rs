@@ -41,7 +41,7 @@
 //! A recorder, when one runs, looks before the step (a keyframe an edit forced,
 //! a branch when the world was sought back) and after it (an adaptive keyframe).
 //!
-//! Rendering (variable rate): `FrameBuffers::extract_world` asks the octree for
+//! Rendering (variable rate): `Extractor::extract_world` asks the octree for
 //! the meshes in the frustum, packs them at `interpolated_world(node, alpha)` with
 //! `alpha = lag / step` from the clock, packs the live particle range
 //! (interpolated), and hands a borrowed `FrameData` to the `Renderer`, which

@@ -45,8 +45,8 @@ impl Default for Tree {
 }
 
 impl Tree {
-    fn check(&self) -> Result<(), keel_engine::Invalid> {
-        keel_engine::Invalid::range("height", self.height, 0.0..=100.0)
+    fn check(&self) -> Result<(), keel_engine::InvalidValue> {
+        keel_engine::InvalidValue::range("height", self.height, 0.0..=100.0)
     }
 }
 

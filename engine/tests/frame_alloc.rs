@@ -22,7 +22,7 @@ use keel_engine::render::{GpuCaster, InstanceBatcher, cascades};
 use keel_engine::scene::JointPalette;
 use keel_engine::scene::MAX_CASCADES;
 use keel_engine::{Animator, Light, LightKind, Material, MeshRenderer, Orbit, Scene, Transform};
-use keel_engine::{FrameBuffers, Overlays};
+use keel_engine::{Extractor, Overlays};
 
 struct Counting;
 
@@ -128,7 +128,7 @@ fn preparing_a_frame_allocates_nothing_once_warm() {
     // Both paths: the CPU-culled reference (camera and casters packed on
     // the CPU), then the retained scene (its moving slots rewritten).
     for cpu_culling in [true, false] {
-        let mut buffers = FrameBuffers::default();
+        let mut buffers = Extractor::default();
         buffers.set_cpu_culling(cpu_culling);
         let mut batcher = InstanceBatcher::new();
         let mut shadow_batchers: Vec<InstanceBatcher<GpuCaster>> =
@@ -201,7 +201,7 @@ fn stepping_animated_rigs_allocates_nothing_once_warm() {
         target: Vec3::new(40.0, 50.0, 0.0),
         ..Camera::default()
     };
-    let mut buffers = FrameBuffers::default();
+    let mut buffers = Extractor::default();
     let mut deformed = 0;
     for step in 0..200 {
         COUNTING.store(step >= 100, Ordering::Relaxed);

@@ -741,7 +741,7 @@ fn material_export(tangents: bool, edit: impl FnOnce(&mut serde_json::Value)) ->
 
 #[test]
 fn vertex_colours_second_coordinates_tangents_samplers_and_transforms_are_imported() {
-    use keel_engine::assets::{Filter, Slot, UvTransform, Wrap};
+    use keel_engine::assets::{Slot, TextureFilter, UvTransform, Wrap};
     let model = load_glb(material_export(true, |_| {})).expect("loads");
     assert!(
         model.warnings.is_empty(),
@@ -786,7 +786,7 @@ fn vertex_colours_second_coordinates_tangents_samplers_and_transforms_are_import
     );
     assert_eq!(
         (base.sampling.mag, base.sampling.min),
-        (Filter::Nearest, Filter::Linear)
+        (TextureFilter::Nearest, TextureFilter::Linear)
     );
     assert_eq!(
         base.sampling.mipmap, None,

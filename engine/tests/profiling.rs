@@ -4,8 +4,8 @@
 use glam::{Quat, Vec3};
 use keel_engine::profile::{GPU_LANE, Profiler, summarise};
 use keel_engine::{
-    Assets, FrameBuffers, GpuContext, Light, LightKind, Material, MeshRenderer, Overlays,
-    Primitive, Renderer, Scene, Spin, Transform, World,
+    Assets, Extractor, GpuContext, Light, LightKind, Material, MeshRenderer, Overlays, Primitive,
+    Renderer, Scene, Spin, Transform, World,
 };
 
 fn spinning_world() -> World {
@@ -153,7 +153,7 @@ fn the_renderer_times_its_passes_on_the_gpu_and_the_profiler_shows_them_in_their
     }
     let mut profiler = Profiler::new();
     profiler.set_recording(true);
-    let mut buffers = FrameBuffers::default();
+    let mut buffers = Extractor::default();
     let mut gpu_frames = Vec::new();
     for _ in 0..6 {
         profiler.new_frame();

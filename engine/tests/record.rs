@@ -396,7 +396,7 @@ fn edited_or_truncated_recordings_are_refused_naming_the_field() {
     ];
     for (name, change, field) in cases {
         let error = edit(name, change);
-        let RecordingError::Invalid { field: found, .. } = &error else {
+        let RecordingError::InvalidValue { field: found, .. } = &error else {
             panic!("{name}: expected an invalid field, got {error}");
         };
         assert_eq!(*found, field, "{error}");

@@ -9,7 +9,7 @@ use bevy_reflect::Reflect;
 use glam::Vec3;
 use keel_engine::record::RecordSettings;
 use keel_engine::scene::{ComponentRegistry, NodeRecord, QueryError, RegistryError, SceneFile};
-use keel_engine::{Assets, Component, Invalid, Scene, SceneError, Spin, Transform, World};
+use keel_engine::{Assets, Component, InvalidValue, Scene, SceneError, Spin, Transform, World};
 use serde::{Deserialize, Serialize};
 
 /// Hit points, lost over time and regained at a well.
@@ -25,9 +25,9 @@ struct Health {
 impl Component for Health {
     const NAME: &'static str = "health";
 
-    fn validate(&self) -> Result<(), Invalid> {
-        Invalid::range("max", self.max, 0.0..=1e6)?;
-        Invalid::range("hp", self.hp, 0.0..=self.max)
+    fn validate(&self) -> Result<(), InvalidValue> {
+        InvalidValue::range("max", self.max, 0.0..=1e6)?;
+        InvalidValue::range("hp", self.hp, 0.0..=self.max)
     }
 }
 

@@ -21,10 +21,10 @@ use std::time::Duration;
 
 use web_time::Instant;
 
-use keel_engine::{Assets, FrameBuffers, GpuContext, Overlays, Renderer};
+use keel_engine::{Assets, Extractor, GpuContext, Overlays, Renderer};
 use serde::Serialize;
 
-use crate::window::{ViewerError, ViewerOptions};
+use crate::window::{PlayerError, PlayerOptions};
 
 /// Frames measured when `--frames` does not say.
 pub(crate) const DEFAULT_FRAMES: u32 = 300;
@@ -98,7 +98,7 @@ pub struct Report {
 ///
 /// # Errors
 /// Scene, GPU and system errors, as the headless viewer's.
-pub fn run(options: &ViewerOptions) -> Result<Report, ViewerError> {
+pub fn run(options: &PlayerOptions) -> Result<Report, PlayerError> {
     let mut world = options
         .game
         .load(&options.scene, &Assets::with_limits(options.limits.clone()))?;
@@ -107,7 +107,7 @@ pub fn run(options: &ViewerOptions) -> Result<Report, ViewerError> {
     if !renderer.set_gpu_timing(&ctx, true) {
         log::warn!("--benchmark: this adapter has no timestamp queries: no GPU pass times");
     }
-    let mut buffers = FrameBuffers::default();
+    let mut buffers = Extractor::default();
     buffers.set_cpu_culling(options.cpu_culling);
     let (width, height) = options.size;
     let target = crate::window::offscreen_target(&ctx, options.size);
@@ -123,7 +123,7 @@ pub fn run(options: &ViewerOptions) -> Result<Report, ViewerError> {
         let start = Instant::now();
         world.advance(keel_engine::DEFAULT_STEP);
         if let Some(panic) = world.system_panic() {
-            return Err(ViewerError::System(panic.clone()));
+            return Err(PlayerError::System(panic.clone()));
         }
         let stepped = Instant::now();
         let camera = world.game_camera();
@@ -136,7 +136,7 @@ pub fn run(options: &ViewerOptions) -> Result<Report, ViewerError> {
         let _ = ctx.device.poll(wgpu::PollType::wait_indefinitely());
         renderer.finish_gpu_frame(&ctx);
         if let Some(problem) = ctx.errors.take().into_iter().next() {
-            return Err(ViewerError::Gpu(problem));
+            return Err(PlayerError::Gpu(problem));
         }
         let passes = renderer.take_gpu_times();
         if i < warm_up {

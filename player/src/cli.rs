@@ -1,5 +1,5 @@
 //! The viewer's command line (`keel-viewer`, and a game's own viewer built
-//! with [`main`]): opens a scene in a window, renders it headless to a PNG,
+//! with [`run_viewer`]): opens a scene in a window, renders it headless to a PNG,
 //! soaks, records and replays it, with the game's plugins.
 
 use std::path::{Path, PathBuf};
@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use crate::soak::{self, SoakOptions};
-use crate::window::{ViewerError, ViewerOptions};
+use crate::window::{PlayerError, PlayerOptions};
 use keel_engine::files::ReadLimits;
 use keel_engine::record::{Recording, Verdict};
 use keel_engine::render::{PresentModeChoice, parse_backends};
@@ -18,7 +18,7 @@ use keel_engine::{Assets, Game, World};
 struct Program {
     /// The binary's name, which errors and the usage start with.
     name: String,
-    /// A game's player ([`play`]) rather than `keel-viewer` ([`main`]).
+    /// A game's player ([`play`]) rather than `keel-viewer` ([`run_viewer`]).
     player: bool,
     /// The file and node limits, read from the environment once, here.
     limits: ReadLimits,
@@ -119,8 +119,8 @@ and one made here replays in the page (?replay=FILE)."
 
 /// What the command line asked for.
 enum Mode {
-    View(ViewerOptions),
-    Benchmark(ViewerOptions),
+    View(PlayerOptions),
+    Benchmark(PlayerOptions),
     Soak {
         scene: PathBuf,
         options: Box<SoakOptions>,
@@ -153,7 +153,7 @@ fn parse_size(text: &str) -> Option<(u32, u32)> {
 
 fn parse_args(default_scene: PathBuf, game: &Game, program: &Program) -> Result<Mode, String> {
     use lexopt::prelude::*;
-    let mut options = ViewerOptions {
+    let mut options = PlayerOptions {
         scene: default_scene,
         game: game.clone(),
         headless: false,
@@ -473,17 +473,17 @@ fn run_replay(file: &Path, scene: Option<&Path>, game: &Game, program: &Program)
 }
 
 /// Runs the viewer's command line with `game`'s plugins (`keel-viewer` is
-/// `keel_player::main(Game::new())`): the viewer's keys are on.
+/// `keel_player::run_viewer(Game::new())`): the viewer's keys are on.
 /// A game's own binary calls [`play`] instead.
 ///
 /// Exit codes: 0 done, 1 a failed check (soak, replay) or a runtime error,
 /// 2 bad input (command line, scene file, a plugin, a user system that panicked).
-pub fn main(game: Game) -> ExitCode {
-    main_with_scene(game, demo_scene())
+pub fn run_viewer(game: Game) -> ExitCode {
+    run_viewer_with_scene(game, demo_scene())
 }
 
-/// As [`main`], opening `default_scene` when the command line names none.
-pub fn main_with_scene(game: Game, default_scene: PathBuf) -> ExitCode {
+/// As [`run_viewer`], opening `default_scene` when the command line names none.
+pub fn run_viewer_with_scene(game: Game, default_scene: PathBuf) -> ExitCode {
     run(game, default_scene, &Program::new(false))
 }
 
@@ -491,7 +491,7 @@ pub fn main_with_scene(game: Game, default_scene: PathBuf) -> ExitCode {
 /// scene_path()) }`. The viewer's command line under the binary's own name
 /// (errors and `--help` say it), opening `scene` when none is named; every
 /// key goes to the game, the viewer's debug keys only with `--debug-keys`.
-/// Exit codes as [`main`].
+/// Exit codes as [`run_viewer`].
 pub fn play(game: Game, scene: PathBuf) -> ExitCode {
     run(game, scene, &Program::new(true))
 }
@@ -550,15 +550,15 @@ fn run(game: Game, default_scene: PathBuf, program: &Program) -> ExitCode {
 }
 
 /// The exit code of a run of the viewer, its error printed.
-fn exit_code(result: Result<(), ViewerError>, program: &Program) -> ExitCode {
+fn exit_code(result: Result<(), PlayerError>, program: &Program) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // A scene the engine refuses, or GPU work the device refused: the input's fault, code 2.
         Err(
-            error @ (ViewerError::Scene(_)
-            | ViewerError::Gpu(_)
-            | ViewerError::Game(_)
-            | ViewerError::System(_)),
+            error @ (PlayerError::Scene(_)
+            | PlayerError::Gpu(_)
+            | PlayerError::Game(_)
+            | PlayerError::System(_)),
         ) => {
             eprintln!("{}: {error}", program.name);
             ExitCode::from(2)

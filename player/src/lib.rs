@@ -5,7 +5,7 @@
 //!
 //! - [`play`]: a game's own player binary (`fn main() { keel_player::play(game(), scene) }`),
 //!   under the binary's name, the viewer's debug keys off unless `--debug-keys`.
-//! - [`main`]: `keel-viewer`, Keel's own viewer of any scene, its keys on.
+//! - [`run_viewer`]: `keel-viewer`, Keel's own viewer of any scene, its keys on.
 //! - [`run_windowed`] and [`render_headless`]: the window loop (game loop
 //!   pattern over winit: fixed steps, rendering at the clock's alpha) and
 //!   one offscreen frame, for a program with its own command line.
@@ -21,8 +21,8 @@ pub mod soak;
 pub mod web;
 mod window;
 
-pub use cli::{main, main_with_scene, play};
-pub use window::{ViewerError, ViewerOptions, render_headless, run_windowed};
+pub use cli::{play, run_viewer, run_viewer_with_scene};
+pub use window::{PlayerError, PlayerOptions, render_headless, run_windowed};
 
 /// A game's web page entry point: `keel_player::web_page!(game(), "assets/scene.ron");`
 /// in the game's `src/lib.rs` plays `game()` from that scene (a path in the

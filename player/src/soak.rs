@@ -28,9 +28,8 @@ use keel_engine::assets::Model;
 use keel_engine::particles::FloatRange;
 use keel_engine::record::RecordSettings;
 use keel_engine::{
-    Animator, CameraRig, Commands, Emitter, FrameBuffers, Keep, Light, LightKind, Material,
-    MeshRef, MeshRenderer, NodeId, Overlays, Primitive, Scene, SplitMix64, StepContext, Transform,
-    World,
+    Animator, CameraRig, Commands, Emitter, Extractor, Keep, Light, LightKind, Material, MeshRef,
+    MeshRenderer, NodeId, Overlays, Primitive, Scene, SplitMix64, StepContext, Transform, World,
 };
 
 /// How long and how hard to soak.
@@ -532,7 +531,7 @@ pub fn run(
         })
         .expect("a system of a new name");
     let rig = CameraRig::new(world.scene());
-    let mut buffers = FrameBuffers::default();
+    let mut buffers = Extractor::default();
     let start = Instant::now();
     let mut tally = Tally {
         steps: 0,

@@ -45,7 +45,7 @@ use keel_engine::input::InputCollector;
 use keel_engine::record::{RecordSettings, Recording, Simulation};
 use keel_engine::render::{GpuProblem, PresentModeChoice, SurfaceEncoding, SurfaceState};
 use keel_engine::runner::{self, Flow, Host, RunOptions, RunnerError, Target, Update};
-use keel_engine::{Assets, FrameBuffers, Game, GpuContext, Hud, Overlays, Renderer, World};
+use keel_engine::{Assets, Extractor, Game, GpuContext, Hud, Overlays, Renderer, World};
 use wasm_bindgen::{JsCast, JsValue};
 use winit::event::WindowEvent;
 use winit::platform::web::WindowAttributesExtWebSys;
@@ -181,7 +181,7 @@ async fn start(game: Game, scene: PathBuf) -> Result<(), String> {
         world,
         canvas,
         renderer: None,
-        buffers: FrameBuffers::default(),
+        buffers: Extractor::default(),
         input: InputCollector::default(),
         hud_shown: String::new(),
         save_hidden: played,
@@ -225,7 +225,7 @@ struct WebPlayer {
     canvas: web_sys::HtmlCanvasElement,
     /// The renderer, once the runner has attached the page's device.
     renderer: Option<Renderer>,
-    buffers: FrameBuffers,
+    buffers: Extractor,
     input: InputCollector,
     hud_shown: String,
     /// The "Save recording" button is still hidden: no step has run yet.
@@ -277,7 +277,7 @@ impl Host for WebPlayer {
         format: wgpu::TextureFormat,
         _: &Arc<Window>,
     ) -> Result<(), Stopped> {
-        self.buffers = FrameBuffers::default();
+        self.buffers = Extractor::default();
         self.renderer = Some(Renderer::new(gpu, format));
         Ok(())
     }

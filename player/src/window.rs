@@ -22,13 +22,13 @@ use keel_engine::reload::{FileWatcher, reload_assets};
 use keel_engine::render::{GpuProblem, PresentModeChoice, RenderError, SurfaceEncoding};
 use keel_engine::runner::{self, Flow, Host, RunOptions, RunnerError, Target, Update};
 use keel_engine::{
-    Assets, CameraRig, FrameBuffers, Game, GameError, GpuContext, Hud, Overlays, Renderer, Scene,
+    Assets, CameraRig, Extractor, Game, GameError, GpuContext, Hud, Overlays, Renderer, Scene,
     SceneError, SystemPanic, World,
 };
 
 /// How the viewer was asked to run.
 #[derive(Clone, Debug)]
-pub struct ViewerOptions {
+pub struct PlayerOptions {
     /// Scene file to open.
     pub scene: PathBuf,
     /// The plugins the world runs with.
@@ -74,7 +74,7 @@ pub struct ViewerOptions {
 
 /// Why the viewer stopped early.
 #[derive(Debug, thiserror::Error)]
-pub enum ViewerError {
+pub enum PlayerError {
     /// The scene file could not be loaded.
     #[error(transparent)]
     Scene(Box<SceneError>),
@@ -115,7 +115,7 @@ pub enum ViewerError {
     },
 }
 
-impl From<GameError> for ViewerError {
+impl From<GameError> for PlayerError {
     fn from(error: GameError) -> Self {
         match error {
             GameError::Scene(scene) => Self::Scene(Box::new(scene)),
@@ -124,7 +124,7 @@ impl From<GameError> for ViewerError {
     }
 }
 
-impl From<RunnerError> for ViewerError {
+impl From<RunnerError> for PlayerError {
     fn from(error: RunnerError) -> Self {
         match error {
             RunnerError::Render(render) => Self::Render(render),
@@ -135,7 +135,7 @@ impl From<RunnerError> for ViewerError {
     }
 }
 
-impl From<SceneError> for ViewerError {
+impl From<SceneError> for PlayerError {
     fn from(error: SceneError) -> Self {
         Self::Scene(Box::new(error))
     }
@@ -145,7 +145,7 @@ impl From<SceneError> for ViewerError {
 ///
 /// # Errors
 /// Scene, GPU and image errors.
-pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, ViewerError> {
+pub fn render_headless(options: &PlayerOptions) -> Result<image::RgbaImage, PlayerError> {
     let mut world = options
         .game
         .load(&options.scene, &Assets::with_limits(options.limits.clone()))?;
@@ -153,7 +153,7 @@ pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, View
     log::info!("adapter: {}", ctx.adapter_summary());
     let mut renderer = Renderer::new(&ctx, wgpu::TextureFormat::Rgba8UnormSrgb);
     let profiler = start_profiler(options.profile, &ctx, &mut renderer);
-    let mut buffers = FrameBuffers::default();
+    let mut buffers = Extractor::default();
     buffers.set_cpu_culling(options.cpu_culling);
     let frames = options.frames.unwrap_or(1).max(1);
     let (width, height) = options.size;
@@ -172,7 +172,7 @@ pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, View
         puffin::profile_scope!("frame");
         world.advance(keel_engine::DEFAULT_STEP);
         if let Some(panic) = world.system_panic() {
-            return Err(ViewerError::System(panic.clone()));
+            return Err(PlayerError::System(panic.clone()));
         }
         let camera = world.game_camera();
         let frame = buffers.extract_world(&mut world, camera, aspect, &Overlays::default());
@@ -184,7 +184,7 @@ pub fn render_headless(options: &ViewerOptions) -> Result<image::RgbaImage, View
         draw_calls += renderer.stats().draw_calls;
         shadow_draw_calls += renderer.stats().shadow_draw_calls;
         if let Some(problem) = ctx.errors.take().into_iter().next() {
-            return Err(ViewerError::Gpu(problem));
+            return Err(PlayerError::Gpu(problem));
         }
     }
     let image = last.expect("frames >= 1, and the last one is read back");
@@ -224,8 +224,8 @@ pub(crate) fn offscreen_target(ctx: &GpuContext, (width, height): (u32, u32)) ->
     })
 }
 
-fn save_png(image: &image::RgbaImage, path: &std::path::Path) -> Result<(), ViewerError> {
-    image.save(path).map_err(|source| ViewerError::Screenshot {
+fn save_png(image: &image::RgbaImage, path: &std::path::Path) -> Result<(), PlayerError> {
+    image.save(path).map_err(|source| PlayerError::Screenshot {
         path: path.to_path_buf(),
         source,
     })
@@ -253,7 +253,7 @@ fn print_profile(profiler: &Profiler, ctx: &GpuContext, renderer: &mut Renderer)
     println!("{}", profiler.report());
 }
 
-fn window_title(options: &ViewerOptions) -> String {
+fn window_title(options: &PlayerOptions) -> String {
     format!("Keel viewer: {}", options.scene.display())
 }
 
@@ -268,13 +268,13 @@ struct Drawing {
 /// The viewer: a world, its cameras and (once attached to a device) a
 /// renderer; the [runner](keel_engine::runner) drives it.
 struct Viewer {
-    options: ViewerOptions,
+    options: PlayerOptions,
     world: World,
     rig: CameraRig,
     /// Drawing through `rig` (C toggles), not the scene's active camera.
     free_look: bool,
     overlays: Overlays<'static>,
-    buffers: FrameBuffers,
+    buffers: Extractor,
     drawing: Option<Drawing>,
     buttons: [bool; 3],
     shift: bool,
@@ -354,13 +354,13 @@ impl Viewer {
 
     /// A fresh extractor (its retained slots are the renderer's, so a new
     /// renderer starts from empty ones).
-    fn new_buffers(&self) -> FrameBuffers {
-        let mut buffers = FrameBuffers::default();
+    fn new_buffers(&self) -> Extractor {
+        let mut buffers = Extractor::default();
         buffers.set_cpu_culling(self.options.cpu_culling);
         buffers
     }
 
-    fn key(&mut self, code: KeyCode, pressed: bool) -> Flow<ViewerError> {
+    fn key(&mut self, code: KeyCode, pressed: bool) -> Flow<PlayerError> {
         let held = match code {
             KeyCode::KeyW => Some(0),
             KeyCode::KeyS => Some(1),
@@ -446,7 +446,7 @@ impl Viewer {
 }
 
 impl Host for Viewer {
-    type Error = ViewerError;
+    type Error = PlayerError;
 
     fn window_attributes(&self) -> WindowAttributes {
         Window::default_attributes()
@@ -459,7 +459,7 @@ impl Host for Viewer {
         gpu: &GpuContext,
         format: wgpu::TextureFormat,
         _: &Arc<Window>,
-    ) -> Result<(), ViewerError> {
+    ) -> Result<(), PlayerError> {
         let mut renderer = Renderer::new(gpu, format);
         if self.profiler.is_none() {
             self.profiler = start_profiler(self.options.profile, gpu, &mut renderer);
@@ -478,7 +478,7 @@ impl Host for Viewer {
         self.drawing = None;
     }
 
-    fn event(&mut self, _: &Window, event: &WindowEvent) -> Flow<ViewerError> {
+    fn event(&mut self, _: &Window, event: &WindowEvent) -> Flow<PlayerError> {
         if let WindowEvent::KeyboardInput { event: key, .. } = event
             && let PhysicalKey::Code(code) = key.physical_key
             && viewer_key(code, self.options.debug_keys, self.free_look)
@@ -490,11 +490,11 @@ impl Host for Viewer {
         Flow::Go
     }
 
-    fn gpu_problems(&mut self, problems: &[GpuProblem]) -> Flow<ViewerError> {
+    fn gpu_problems(&mut self, problems: &[GpuProblem]) -> Flow<PlayerError> {
         // A lost device is made again; anything else the device refused is
         // the scene's or the engine's fault, and stops the run.
         match problems.iter().find(|p| !matches!(p, GpuProblem::Lost(_))) {
-            Some(problem) => Flow::Fail(ViewerError::Gpu(problem.clone())),
+            Some(problem) => Flow::Fail(PlayerError::Gpu(problem.clone())),
             None => {
                 for problem in problems {
                     log::warn!("{problem}");
@@ -504,7 +504,7 @@ impl Host for Viewer {
         }
     }
 
-    fn update(&mut self, update: Update<'_>) -> Flow<ViewerError> {
+    fn update(&mut self, update: Update<'_>) -> Flow<PlayerError> {
         if let (Some(profiler), Some(drawing)) = (&self.profiler, &mut self.drawing) {
             profiler.new_frame();
             profiler.add_gpu(drawing.renderer.take_gpu_times());
@@ -528,7 +528,7 @@ impl Host for Viewer {
             self.title = Some(format!("{}: {}", window_title(&self.options), hud.text));
         }
         match self.world.system_panic() {
-            Some(panic) => Flow::Fail(ViewerError::System(panic.clone())),
+            Some(panic) => Flow::Fail(PlayerError::System(panic.clone())),
             None => Flow::Go,
         }
     }
@@ -537,7 +537,7 @@ impl Host for Viewer {
         self.title.as_deref()
     }
 
-    fn draw(&mut self, gpu: &GpuContext, target: &Target<'_>) -> Flow<ViewerError> {
+    fn draw(&mut self, gpu: &GpuContext, target: &Target<'_>) -> Flow<PlayerError> {
         let Some(drawing) = &mut self.drawing else {
             return Flow::Go;
         };
@@ -560,7 +560,7 @@ impl Host for Viewer {
             // The same frame, drawn offscreen at the window's size and read back.
             let image = drawing.renderer.render_to_image(gpu, &frame, width, height);
             match image
-                .map_err(ViewerError::from)
+                .map_err(PlayerError::from)
                 .and_then(|img| save_png(&img, path))
             {
                 Ok(()) => log::info!("wrote {}", path.display()),
@@ -601,7 +601,7 @@ fn viewer_key(code: KeyCode, debug_keys: bool, free_look: bool) -> bool {
 ///
 /// # Errors
 /// Scene, windowing, GPU and screenshot errors.
-pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
+pub fn run_windowed(options: PlayerOptions) -> Result<(), PlayerError> {
     let mut world = options
         .game
         .load(&options.scene, &Assets::with_limits(options.limits.clone()))?;
@@ -611,7 +611,7 @@ pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
             Some(out) => {
                 let limits = &options.limits;
                 let bytes = keel_engine::files::read(&options.scene, FileKind::Scene, limits)
-                    .map_err(|e| ViewerError::Record {
+                    .map_err(|e| PlayerError::Record {
                         path: out.clone(),
                         message: format!("{}: {e}", options.scene.display()),
                     })?;
@@ -634,7 +634,7 @@ pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
         world,
         options,
         overlays: Overlays::default(),
-        buffers: FrameBuffers::default(),
+        buffers: Extractor::default(),
         drawing: None,
         buttons: [false; 3],
         shift: false,
@@ -672,11 +672,11 @@ pub fn run_windowed(options: ViewerOptions) -> Result<(), ViewerError> {
 /// [`crate::played`]); nothing is written when the run did not reproduce.
 fn write_played(
     world: &mut World,
-    options: &ViewerOptions,
+    options: &PlayerOptions,
     out: &Path,
     bytes: &[u8],
-) -> Result<(), ViewerError> {
-    let fail = |message: String| ViewerError::Record {
+) -> Result<(), PlayerError> {
+    let fail = |message: String| PlayerError::Record {
         path: out.to_path_buf(),
         message,
     };

@@ -2,7 +2,7 @@
 //! message, before any drawing needs a GPU.
 
 use keel_engine::{Game, GameError, Plugin, World};
-use keel_player::{ViewerError, ViewerOptions, render_headless};
+use keel_player::{PlayerError, PlayerOptions, render_headless};
 
 struct Fragile;
 
@@ -20,7 +20,7 @@ fn the_player_stops_on_a_panicking_system_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let scene = dir.path().join("game.ron");
     std::fs::write(&scene, r#"(version: 2, nodes: [(name: "hull")])"#).unwrap();
-    let options = ViewerOptions {
+    let options = PlayerOptions {
         scene,
         game: Game::new().with(Fragile),
         headless: true,
@@ -39,11 +39,11 @@ fn the_player_stops_on_a_panicking_system_naming_it() {
         lose_device_at: None,
     };
     match render_headless(&options) {
-        Err(ViewerError::System(panic)) => {
+        Err(PlayerError::System(panic)) => {
             assert_eq!(panic.system, "fragile");
             assert!(panic.message.contains("the hull gave way"), "{panic}");
         }
-        Err(ViewerError::Render(error)) if std::env::var_os("KEEL_REQUIRE_GPU").is_none() => {
+        Err(PlayerError::Render(error)) if std::env::var_os("KEEL_REQUIRE_GPU").is_none() => {
             eprintln!("no GPU here ({error}); the world stops before any drawing needs one");
         }
         Err(other) => panic!("expected the system's panic, got {other}"),

@@ -31,7 +31,7 @@ use syn::{Item, LitStr, Meta, Path, Token};
 ///
 /// Arguments, all optional: `name = "..."` (what scene files write it
 /// under: lower case), `validate = path` (a `fn(&Self) -> Result<(),
-/// keel_engine::Invalid>` run on every value read from a file).
+/// keel_engine::InvalidValue>` run on every value read from a file).
 #[proc_macro_attribute]
 pub fn component(args: TokenStream, item: TokenStream) -> TokenStream {
     match expand(args.into(), item.into()) {
@@ -208,7 +208,7 @@ fn expand(
     };
     let validate = args.validate.map(|path| {
         quote! {
-            fn validate(&self) -> ::core::result::Result<(), #keel::Invalid> {
+            fn validate(&self) -> ::core::result::Result<(), #keel::InvalidValue> {
                 #path(self)
             }
         }

@@ -8,7 +8,7 @@ use glam::{Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
 use super::{MapsHandle, SLOTS, TextureHandle, TextureSlot};
-use crate::invalid::Invalid;
+use crate::validation::InvalidValue;
 
 /// Surface appearance of a mesh (glTF 2.0 metallic-roughness).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -147,13 +147,13 @@ impl Material {
     /// # Errors
     /// The field (`base_color`, `metallic`, `roughness`, `emissive`,
     /// `alpha_mode.cutoff`) and what it must be.
-    pub fn validate(&self) -> Result<(), Invalid> {
-        Invalid::rgba("base_color", self.base_color)?;
-        Invalid::range("metallic", self.metallic, 0.0..=1.0)?;
-        Invalid::range("roughness", self.roughness, 0.0..=1.0)?;
-        Invalid::color("emissive", self.emissive)?;
+    pub fn validate(&self) -> Result<(), InvalidValue> {
+        InvalidValue::rgba("base_color", self.base_color)?;
+        InvalidValue::range("metallic", self.metallic, 0.0..=1.0)?;
+        InvalidValue::range("roughness", self.roughness, 0.0..=1.0)?;
+        InvalidValue::color("emissive", self.emissive)?;
         if let AlphaMode::Mask { cutoff } = self.alpha_mode {
-            Invalid::range("alpha_mode.cutoff", cutoff, 0.0..=1.0)?;
+            InvalidValue::range("alpha_mode.cutoff", cutoff, 0.0..=1.0)?;
         }
         Ok(())
     }

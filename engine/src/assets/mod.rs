@@ -34,7 +34,7 @@ pub use model::{
 };
 pub use primitives::{MeshData, MeshVertex, MorphTarget, VertexSkin};
 pub use registry::{MapsHandle, MeshAsset, MeshHandle, Model, Registry, Released, TextureHandle};
-pub use sampling::{Filter, SLOTS, Sampling, Slot, TextureSlot, UvTransform, Wrap};
+pub use sampling::{SLOTS, Sampling, Slot, TextureFilter, TextureSlot, UvTransform, Wrap};
 pub use sky::{MAX_SKY_WIDTH, SkyError, SkyHandle, SkyImage};
 
 /// glTF, then Wavefront OBJ: the formats every store starts with (made here,

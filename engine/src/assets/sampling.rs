@@ -38,7 +38,7 @@ pub enum Wrap {
 
 /// Texel filtering: the nearest texel or a blend of the closest ones.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Filter {
+pub enum TextureFilter {
     /// Blended (glTF's default where the file leaves it to the renderer).
     #[default]
     Linear,
@@ -54,11 +54,11 @@ pub struct Sampling {
     /// Along v.
     pub wrap_v: Wrap,
     /// When a texel covers several pixels.
-    pub mag: Filter,
+    pub mag: TextureFilter,
     /// When a pixel covers several texels.
-    pub min: Filter,
+    pub min: TextureFilter,
     /// Between mip levels; `None` reads the full-size image only.
-    pub mipmap: Option<Filter>,
+    pub mipmap: Option<TextureFilter>,
 }
 
 impl Default for Sampling {
@@ -67,9 +67,9 @@ impl Default for Sampling {
         Self {
             wrap_u: Wrap::Repeat,
             wrap_v: Wrap::Repeat,
-            mag: Filter::Linear,
-            min: Filter::Linear,
-            mipmap: Some(Filter::Linear),
+            mag: TextureFilter::Linear,
+            min: TextureFilter::Linear,
+            mipmap: Some(TextureFilter::Linear),
         }
     }
 }

@@ -5,13 +5,13 @@
 
 use glam::Vec4;
 
-use super::{FrameBuffers, outline_box};
+use super::{Extractor, outline_box};
 use crate::assets::MeshRef;
 use crate::render::DeformedInstance;
 use crate::scene::{JointMatrix, MeshRenderer, MorphWeights, NodeId, Scene, skinned_bounds};
 use crate::spatial::Frustum;
 
-impl FrameBuffers {
+impl Extractor {
     /// Fills the deformed instances, the joint palette and the morph weights;
     /// with `frustum`, keeps only the meshes whose bounds reach into it.
     pub(super) fn extract_deformed(

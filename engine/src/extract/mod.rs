@@ -51,10 +51,10 @@ pub const CAMERA_GIZMO_DEPTH: f32 = 3.0;
 
 /// Buffers reused from frame to frame.
 #[derive(Debug, Default)]
-pub struct FrameBuffers {
-    /// Mesh instances of the last [`FrameBuffers::extract`].
+pub struct Extractor {
+    /// Mesh instances of the last [`Extractor::extract`].
     pub instances: Vec<MeshInstance>,
-    /// Mesh instances of the last [`FrameBuffers::extract_world`] packed for
+    /// Mesh instances of the last [`Extractor::extract_world`] packed for
     /// the GPU, and each shadow view's casters.
     packed: pack::Packed,
     /// Point lights of the last extraction.
@@ -117,7 +117,7 @@ fn outline_box(lines: &mut Vec<LineVertex>, bounds: &Aabb, color: Vec4) {
     push_aabb(lines, bounds.min, bounds.max, color);
 }
 
-impl FrameBuffers {
+impl Extractor {
     /// Fills the buffers from every mesh of `scene` and returns the frame to render
     /// (the renderer still culls each instance against the frustum).
     pub fn extract<'a>(
@@ -141,7 +141,7 @@ impl FrameBuffers {
     }
 
     /// Culls and packs the camera's meshes on the CPU in every
-    /// [`FrameBuffers::extract_world`] (`true`), or keeps them in slots the
+    /// [`Extractor::extract_world`] (`true`), or keeps them in slots the
     /// GPU culls (`false`, the default: see [`RetainedInstances`]).
     ///
     /// [`RetainedInstances`]: crate::render::RetainedInstances
@@ -527,7 +527,7 @@ mod tests {
             .expect("a system of a new name");
         systems.run_step(&mut scene, 0.5);
         systems.run_step(&mut scene, 0.5);
-        let mut buffers = FrameBuffers::default();
+        let mut buffers = Extractor::default();
         let frame = buffers.extract(&scene, 0.5, Camera::default(), &Overlays::default());
         let x = frame.instances[0].model.translation.x;
         assert!(
@@ -593,7 +593,7 @@ mod tests {
             target: Vec3::new(8.0, 0.0, 0.0),
             ..Camera::default()
         };
-        let mut buffers = FrameBuffers::default();
+        let mut buffers = Extractor::default();
         buffers.set_cpu_culling(true);
         let mut counts = Vec::new();
         // Larger, smaller and larger frames again, a despawn in between: each
@@ -653,7 +653,7 @@ mod tests {
             target: Vec3::NEG_Z,
             ..Camera::default()
         };
-        let mut buffers = FrameBuffers::default();
+        let mut buffers = Extractor::default();
         buffers.set_cpu_culling(true);
         let frame = buffers.extract_world(&mut world, camera, 1.0, &Overlays::default());
         assert_eq!(frame.packed.len(), 25);

@@ -45,7 +45,7 @@
 
 use crate::scene::Affine3x4;
 
-use super::FrameBuffers;
+use super::Extractor;
 use crate::render::{
     BatchKey, GpuCaster, GpuInstance, InstanceRecord, MAX_SHADOW_VIEWS, PackedInstances,
 };
@@ -373,7 +373,7 @@ fn pack_spans(
     a | b
 }
 
-impl FrameBuffers {
+impl Extractor {
     /// One walk of the mesh column in storage order: every mesh the camera
     /// sees (marked in `visible_marks`) is packed into the frame's records,
     /// and every casting mesh marked for a shadow view into that view's
@@ -526,7 +526,7 @@ mod tests {
 
     /// Checks one extraction of `world` against the slow way: the camera's
     /// records and every cascade's casters.
-    fn check_extraction(world: &mut World, buffers: &mut FrameBuffers) {
+    fn check_extraction(world: &mut World, buffers: &mut Extractor) {
         let frame = buffers.extract_world(world, camera(), 1.5, &Overlays::default());
         let (seen, casters) = (pairs(frame.packed), frame.casters.map(pairs));
         assert!(buffers.spans.len() >= 3, "{} spans", buffers.spans.len());
@@ -559,7 +559,7 @@ mod tests {
     #[test]
     fn spans_on_several_cores_pack_what_one_walk_would() {
         let mut world = fleet(3 * PACK_SPAN + 77);
-        let mut buffers = FrameBuffers::default();
+        let mut buffers = Extractor::default();
         buffers.set_cpu_culling(true);
         check_extraction(&mut world, &mut buffers);
         // Frames later, with meshes that stop casting and turn see-through
@@ -583,14 +583,14 @@ mod tests {
     #[test]
     fn keys_keep_their_version_until_one_changes_and_batchers_keep_their_grouping() {
         let mut world = fleet(2 * PACK_SPAN + 5);
-        let mut buffers = FrameBuffers::default();
+        let mut buffers = Extractor::default();
         buffers.set_cpu_culling(true);
         let mut batcher = InstanceBatcher::new();
         let overlays = Overlays::default();
         // The batcher kept across frames must group as a fresh one does.
         // `sorted_from`: the view the blended instances are sorted for.
         let mut check =
-            |world: &mut World, buffers: &mut FrameBuffers, view: Camera, sorted_from: Camera| {
+            |world: &mut World, buffers: &mut Extractor, view: Camera, sorted_from: Camera| {
                 let frame = buffers.extract_world(world, view, 1.5, &overlays);
                 let view_proj: Mat4 = sorted_from.view_projection(1.5);
                 batcher.prepare_frame(view_proj, &frame, &crate::assets::Registry::default());

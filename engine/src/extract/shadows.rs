@@ -4,13 +4,13 @@
 //! column that packs the camera's meshes, so a mesh both seen and casting is
 //! interpolated and packed once.
 
-use super::FrameBuffers;
+use super::Extractor;
 use crate::render::{Camera, GpuCaster, MAX_SHADOW_VIEWS, PackedInstances};
 use crate::world::World;
 
-impl FrameBuffers {
+impl Extractor {
     /// Only the shadow casters of `world` for this view, per shadow view
-    /// (what [`FrameBuffers::extract_world`] packs beside the camera's meshes):
+    /// (what [`Extractor::extract_world`] packs beside the camera's meshes):
     /// each view's volume asked of the octree, the casters interpolated and
     /// packed. Empty when nothing casts shadows.
     pub fn extract_shadow_casters(

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use glam::{Quat, Vec3};
 
-use super::{FrameBuffers, Overlays};
+use super::{Extractor, Overlays};
 use crate::render::{Camera, GpuContext, Renderer};
 use crate::scene::{Light, LightKind, MeshRenderer, Scene, Transform};
 use crate::spatial::Aabb;
@@ -68,7 +68,7 @@ pub fn model_thumbnail(
         far: distance + radius * 2.0,
         ..Camera::default()
     };
-    let mut buffers = FrameBuffers::default();
+    let mut buffers = Extractor::default();
     let frame = buffers.extract(&scene, 1.0, camera, &Overlays::default());
     match renderer.render_to_image(ctx, &frame, size, size) {
         Ok(image) => Some(image),

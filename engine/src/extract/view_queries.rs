@@ -3,7 +3,7 @@
 //! scene is large, and the answers marked by slot for the walk that packs
 //! the mesh column in storage order.
 
-use super::FrameBuffers;
+use super::Extractor;
 use super::pack::PACK_SPAN;
 use crate::render::shadow::ShadowViews;
 use crate::render::{Camera, Cascades, cascades, spot_shadows};
@@ -34,7 +34,7 @@ fn answer(index: &SpatialIndex, queries: &mut [Query], parallel: bool) {
     rayon::join(|| answer(index, front, true), || answer(index, back, true));
 }
 
-impl FrameBuffers {
+impl Extractor {
     /// This frame's shadow views (the sun's cascades and the shadowed
     /// spots), fitted to `view`, from the lights gathered.
     fn shadow_views(&self, scene: &Scene, view: &Camera, aspect: f32) -> ShadowViews {

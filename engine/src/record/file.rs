@@ -115,7 +115,7 @@ pub enum RecordingError {
     },
     /// A field holds a value no recording can have (a truncated or edited file).
     #[error("{}: field `{field}`: expected {expected}, found {found}", path.display())]
-    Invalid {
+    InvalidValue {
         /// The file.
         path: PathBuf,
         /// The field at fault.
@@ -365,9 +365,9 @@ impl Recording {
     /// `steps / hash_every` (a truncated file, or `steps` edited).
     ///
     /// # Errors
-    /// [`RecordingError::Invalid`] naming `path` and the field.
+    /// [`RecordingError::InvalidValue`] naming `path` and the field.
     pub fn check(&self, path: &Path) -> Result<(), RecordingError> {
-        let invalid = |field, expected: String, found: String| RecordingError::Invalid {
+        let invalid = |field, expected: String, found: String| RecordingError::InvalidValue {
             path: path.to_path_buf(),
             field,
             expected,

@@ -11,7 +11,8 @@ use std::collections::HashMap;
 
 use super::uploaded::Uploaded;
 use crate::assets::{
-    Filter, MapsHandle, MaterialMaps, Registry, SLOTS, Sampling, TextureData, TextureHandle, Wrap,
+    MapsHandle, MaterialMaps, Registry, SLOTS, Sampling, TextureData, TextureFilter, TextureHandle,
+    Wrap,
 };
 
 /// Sampling quality: trilinear with up to this much anisotropy.
@@ -296,16 +297,16 @@ fn sampler(device: &wgpu::Device, sampling: Sampling) -> wgpu::Sampler {
         Wrap::ClampToEdge => wgpu::AddressMode::ClampToEdge,
     };
     let filter = |filter| match filter {
-        Filter::Linear => wgpu::FilterMode::Linear,
-        Filter::Nearest => wgpu::FilterMode::Nearest,
+        TextureFilter::Linear => wgpu::FilterMode::Linear,
+        TextureFilter::Nearest => wgpu::FilterMode::Nearest,
     };
     let mipmap_filter = match sampling.mipmap {
-        Some(Filter::Nearest) => wgpu::MipmapFilterMode::Nearest,
+        Some(TextureFilter::Nearest) => wgpu::MipmapFilterMode::Nearest,
         _ => wgpu::MipmapFilterMode::Linear,
     };
-    let trilinear = sampling.mag == Filter::Linear
-        && sampling.min == Filter::Linear
-        && sampling.mipmap == Some(Filter::Linear);
+    let trilinear = sampling.mag == TextureFilter::Linear
+        && sampling.min == TextureFilter::Linear
+        && sampling.mipmap == Some(TextureFilter::Linear);
     device.create_sampler(&wgpu::SamplerDescriptor {
         label: Some("mesh pass: material sampler"),
         address_mode_u: address(sampling.wrap_u),

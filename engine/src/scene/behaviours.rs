@@ -13,7 +13,7 @@ use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
 use super::registered::Component;
-use crate::invalid::Invalid;
+use crate::validation::InvalidValue;
 
 /// Turns the node about a local axis at a constant rate.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Reflect)]
@@ -119,32 +119,32 @@ impl Default for Orbit {
 impl Component for Spin {
     const NAME: &'static str = "spin";
 
-    fn validate(&self) -> Result<(), Invalid> {
-        Invalid::finite_vec3("axis", self.axis)?;
-        Invalid::finite("rate", self.rate)
+    fn validate(&self) -> Result<(), InvalidValue> {
+        InvalidValue::finite_vec3("axis", self.axis)?;
+        InvalidValue::finite("rate", self.rate)
     }
 }
 
 impl Component for Oscillate {
     const NAME: &'static str = "oscillate";
 
-    fn validate(&self) -> Result<(), Invalid> {
-        Invalid::finite_vec3("axis", self.axis)?;
-        Invalid::finite("amplitude", self.amplitude)?;
-        Invalid::non_negative("frequency", self.frequency)?;
-        Invalid::finite("phase", self.phase)?;
-        Invalid::non_negative("elapsed", self.elapsed)?;
-        Invalid::finite("applied", self.applied)
+    fn validate(&self) -> Result<(), InvalidValue> {
+        InvalidValue::finite_vec3("axis", self.axis)?;
+        InvalidValue::finite("amplitude", self.amplitude)?;
+        InvalidValue::non_negative("frequency", self.frequency)?;
+        InvalidValue::finite("phase", self.phase)?;
+        InvalidValue::non_negative("elapsed", self.elapsed)?;
+        InvalidValue::finite("applied", self.applied)
     }
 }
 
 impl Component for Orbit {
     const NAME: &'static str = "orbit";
 
-    fn validate(&self) -> Result<(), Invalid> {
-        Invalid::finite_vec3("center", self.center)?;
-        Invalid::non_negative("radius", self.radius)?;
-        Invalid::finite("rate", self.rate)?;
-        Invalid::finite("angle", self.angle)
+    fn validate(&self) -> Result<(), InvalidValue> {
+        InvalidValue::finite_vec3("center", self.center)?;
+        InvalidValue::non_negative("radius", self.radius)?;
+        InvalidValue::finite("rate", self.rate)?;
+        InvalidValue::finite("angle", self.angle)
     }
 }

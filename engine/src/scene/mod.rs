@@ -78,7 +78,7 @@ pub use file::{
 pub use hierarchy::{Children, PreOrder, PropagationStats, Transforms};
 pub use node_ref::{index_refs, visit_refs};
 pub use query::{Filter, Query, QueryError, Term, With, Without};
-pub use registered::{AnyColumn, AnyComponent, Color, RegisteredColumns};
+pub use registered::{AnyColumn, AnyComponent, ColorHint, RegisteredColumns};
 pub use registry::{ComponentRegistry, ComponentType, RegistryError};
 pub use resources::Resources;
 pub use scene_camera::{Projection, SceneCamera};

@@ -36,14 +36,14 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::{Column, NodeId};
-use crate::invalid::Invalid;
+use crate::validation::InvalidValue;
 
 /// A type a node can carry, stored in its own packed column and known by
 /// [`Component::NAME`] in scene files, prefab overrides and the inspector.
 ///
 /// ```
 /// use bevy_reflect::Reflect;
-/// use keel_engine::{Component, Invalid};
+/// use keel_engine::{Component, InvalidValue};
 /// use serde::{Deserialize, Serialize};
 ///
 /// #[derive(Clone, Debug, Serialize, Deserialize, Reflect)]
@@ -54,9 +54,9 @@ use crate::invalid::Invalid;
 ///
 /// impl Component for Health {
 ///     const NAME: &'static str = "health";
-///     fn validate(&self) -> Result<(), Invalid> {
-///         Invalid::range("max", self.max, 0.0..=1e6)?;
-///         Invalid::range("hp", self.hp, 0.0..=self.max)
+///     fn validate(&self) -> Result<(), InvalidValue> {
+///         InvalidValue::range("max", self.max, 0.0..=1e6)?;
+///         InvalidValue::range("hp", self.hp, 0.0..=self.max)
 ///     }
 /// }
 /// ```
@@ -82,15 +82,15 @@ pub trait Component:
     ///
     /// # Errors
     /// The field (relative to the component) and what it should have been.
-    fn validate(&self) -> Result<(), Invalid> {
+    fn validate(&self) -> Result<(), InvalidValue> {
         Ok(())
     }
 }
 
 /// Marks a `Vec3` or `Vec4` field of a component as a linear colour, for the
-/// inspector: `#[reflect(@Color)]`.
+/// inspector: `#[reflect(@ColorHint)]`.
 #[derive(Clone, Copy, Debug, Default, Reflect)]
-pub struct Color;
+pub struct ColorHint;
 
 /// One registered component's column, whatever its type: what code that
 /// handles every kind does with it (once per column, never per node in a
@@ -213,7 +213,7 @@ trait ErasedValue: Send + Sync {
     fn serialize(&self) -> &dyn erased_serde::Serialize;
     fn reflect(&self) -> &dyn Reflect;
     fn reflect_mut(&mut self) -> &mut dyn Reflect;
-    fn validate(&self) -> Result<(), Invalid>;
+    fn validate(&self) -> Result<(), InvalidValue>;
     fn new_column(&self) -> Box<dyn AnyColumn>;
     /// Puts the value into `column` (a `Column` of its own type) for `node`.
     fn insert_into(self: Box<Self>, column: &mut dyn AnyColumn, node: NodeId);
@@ -241,7 +241,7 @@ impl<C: Component> ErasedValue for C {
     fn reflect_mut(&mut self) -> &mut dyn Reflect {
         self
     }
-    fn validate(&self) -> Result<(), Invalid> {
+    fn validate(&self) -> Result<(), InvalidValue> {
         Component::validate(self)?;
         nested::nested(self.as_partial_reflect())
     }
@@ -294,7 +294,7 @@ impl AnyComponent {
     ///
     /// # Errors
     /// The field that breaks them.
-    pub fn validate(&self) -> Result<(), Invalid> {
+    pub fn validate(&self) -> Result<(), InvalidValue> {
         self.0.validate()
     }
 

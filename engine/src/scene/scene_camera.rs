@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use super::CameraSetup;
 use super::registered::Component;
-use crate::invalid::Invalid;
 use crate::transform::Transform;
+use crate::validation::InvalidValue;
 
 /// How a camera projects the world onto the screen.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Reflect)]
@@ -68,17 +68,17 @@ impl Default for SceneCamera {
 impl Component for SceneCamera {
     const NAME: &'static str = "camera";
 
-    fn validate(&self) -> Result<(), Invalid> {
+    fn validate(&self) -> Result<(), InvalidValue> {
         match self.projection {
             Projection::Perspective { fov_y_degrees } => {
-                Invalid::range("fov_y_degrees", fov_y_degrees, 5.0..=150.0)?;
+                InvalidValue::range("fov_y_degrees", fov_y_degrees, 5.0..=150.0)?;
             }
             Projection::Orthographic { height } => {
-                Invalid::range("height", height, 0.01..=10_000.0)?;
+                InvalidValue::range("height", height, 0.01..=10_000.0)?;
             }
         }
-        Invalid::range("near", self.near, 0.001..=100.0)?;
-        Invalid::range("far", self.far, self.near + 1e-3..=100_000.0)
+        InvalidValue::range("near", self.near, 0.001..=100.0)?;
+        InvalidValue::range("far", self.far, self.near + 1e-3..=100_000.0)
     }
 }
 

@@ -12,7 +12,7 @@
 use bevy_reflect::Reflect;
 use serde::{Deserialize, Serialize};
 
-use crate::invalid::Invalid;
+use crate::validation::InvalidValue;
 
 /// Counts fixed-step time up to a duration, once or over and over.
 ///
@@ -42,9 +42,9 @@ impl Timer {
     /// should go through).
     ///
     /// # Errors
-    /// [`Invalid`] at `duration` when it is negative, NaN or infinite.
-    pub fn new(duration: f32, repeat: bool) -> Result<Self, Invalid> {
-        Invalid::non_negative("duration", duration)?;
+    /// [`InvalidValue`] at `duration` when it is negative, NaN or infinite.
+    pub fn new(duration: f32, repeat: bool) -> Result<Self, InvalidValue> {
+        InvalidValue::non_negative("duration", duration)?;
         Ok(Timer {
             duration,
             repeat,
@@ -73,10 +73,10 @@ impl Timer {
     /// Sets the duration, keeping the time counted so far.
     ///
     /// # Errors
-    /// [`Invalid`] at `duration` when it is negative, NaN or infinite; the
+    /// [`InvalidValue`] at `duration` when it is negative, NaN or infinite; the
     /// timer is left as it was.
-    pub fn set_duration(&mut self, duration: f32) -> Result<(), Invalid> {
-        Invalid::non_negative("duration", duration)?;
+    pub fn set_duration(&mut self, duration: f32) -> Result<(), InvalidValue> {
+        InvalidValue::non_negative("duration", duration)?;
         self.duration = duration;
         Ok(())
     }
@@ -86,10 +86,10 @@ impl Timer {
     /// for every `Timer` they hold, at any depth, without asking.
     ///
     /// # Errors
-    /// [`Invalid`] at the field that breaks the rule.
-    pub fn validate(&self) -> Result<(), Invalid> {
-        Invalid::non_negative("duration", self.duration)?;
-        Invalid::non_negative("elapsed", self.elapsed)
+    /// [`InvalidValue`] at the field that breaks the rule.
+    pub fn validate(&self) -> Result<(), InvalidValue> {
+        InvalidValue::non_negative("duration", self.duration)?;
+        InvalidValue::non_negative("elapsed", self.elapsed)
     }
 
     /// Counts `dt` seconds; returns how many times it finished during them

@@ -31,7 +31,7 @@ use keel_engine::input::{Actions, Binding, GamepadAxis, Key};
 use keel_engine::math;
 use keel_engine::scene::{ComponentRegistry, RegistryError, Without};
 use keel_engine::{
-    Commands, Component, Events, GameError, Hud, Input, Invalid, NodeRef, Plugin, Scene,
+    Commands, Component, Events, GameError, Hud, Input, InvalidValue, NodeRef, Plugin, Scene,
     StepContext, Timer, World, component,
 };
 
@@ -79,11 +79,11 @@ impl Default for Ship {
 }
 
 impl Ship {
-    fn check(&self) -> Result<(), Invalid> {
-        Invalid::range("max_speed", self.max_speed, 0.0..=40.0)?;
-        Invalid::range("speed", self.speed, 0.0..=self.max_speed)?;
-        Invalid::range("acceleration", self.acceleration, 0.0..=40.0)?;
-        Invalid::range("turn_rate", self.turn_rate, 0.0..=6.0)
+    fn check(&self) -> Result<(), InvalidValue> {
+        InvalidValue::range("max_speed", self.max_speed, 0.0..=40.0)?;
+        InvalidValue::range("speed", self.speed, 0.0..=self.max_speed)?;
+        InvalidValue::range("acceleration", self.acceleration, 0.0..=40.0)?;
+        InvalidValue::range("turn_rate", self.turn_rate, 0.0..=6.0)
     }
 }
 
@@ -109,8 +109,8 @@ impl Default for Buoy {
 }
 
 impl Buoy {
-    fn check(&self) -> Result<(), Invalid> {
-        Invalid::range("radius", self.radius, 0.5..=20.0)
+    fn check(&self) -> Result<(), InvalidValue> {
+        InvalidValue::range("radius", self.radius, 0.5..=20.0)
     }
 }
 
@@ -136,9 +136,9 @@ impl Default for Skittish {
 }
 
 impl Skittish {
-    fn check(&self) -> Result<(), Invalid> {
-        Invalid::range("radius", self.radius, 0.0..=60.0)?;
-        Invalid::range("speed", self.speed, 0.0..=30.0)
+    fn check(&self) -> Result<(), InvalidValue> {
+        InvalidValue::range("radius", self.radius, 0.0..=60.0)?;
+        InvalidValue::range("speed", self.speed, 0.0..=30.0)
     }
 }
 
@@ -174,9 +174,9 @@ impl Default for Escort {
 }
 
 impl Escort {
-    fn check(&self) -> Result<(), Invalid> {
-        Invalid::range("distance", self.distance, 2.0..=60.0)?;
-        Invalid::range("speed", self.speed, 0.0..=30.0)
+    fn check(&self) -> Result<(), InvalidValue> {
+        InvalidValue::range("distance", self.distance, 2.0..=60.0)?;
+        InvalidValue::range("speed", self.speed, 0.0..=30.0)
     }
 }
 

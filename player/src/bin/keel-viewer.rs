@@ -2,5 +2,5 @@
 //! renders it headless to a PNG (the engine with no game plugins).
 
 fn main() -> std::process::ExitCode {
-    keel_player::main(keel_engine::Game::new())
+    keel_player::run_viewer(keel_engine::Game::new())
 }

@@ -5,7 +5,7 @@
 //! Numbers (with a range when the field carries a `RangeInclusive<f32>`
 //! attribute, `#[reflect(@0.0..=1.0_f32)]`), bools, strings, vectors,
 //! quaternions (as Euler angles in degrees), colours (a `Vec3` or `Vec4`
-//! field with the [`Color`] attribute), enums (a combo box of their
+//! field with the [`ColorHint`] attribute), enums (a combo box of their
 //! variants; `Option` is one), lists, arrays, tuples and nested structs
 //! (rows with dotted names). Other values are shown read-only.
 
@@ -26,8 +26,8 @@ use glam::{EulerRot, Quat, Vec2, Vec3, Vec4};
 
 use crate::chrome::widgets::{Tracker, checkbox, color_row, number, vec3_row};
 
-/// Marks a `Vec3` or `Vec4` field as a linear colour: `#[reflect(@Color)]`.
-pub use keel_engine::scene::Color;
+/// Marks a `Vec3` or `Vec4` field as a linear colour: `#[reflect(@ColorHint)]`.
+pub use keel_engine::scene::ColorHint;
 
 /// What a field's attributes say about its editor.
 #[derive(Clone, Default)]
@@ -40,7 +40,7 @@ impl Hints {
     fn of(attributes: &CustomAttributes) -> Self {
         Self {
             range: attributes.get::<RangeInclusive<f32>>().cloned(),
-            color: attributes.contains::<Color>(),
+            color: attributes.contains::<ColorHint>(),
         }
     }
 }

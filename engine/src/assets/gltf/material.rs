@@ -8,7 +8,7 @@ use gltf::texture::{MagFilter, MinFilter, WrappingMode};
 use super::texture::{ImageUse, TextureCache};
 use super::{GltfError, Importer};
 use crate::assets::{
-    AlphaMode, Filter, ModelMaterial, SLOTS, Sampling, Slot, TextureSlot, UvTransform, Wrap,
+    AlphaMode, ModelMaterial, SLOTS, Sampling, Slot, TextureFilter, TextureSlot, UvTransform, Wrap,
 };
 
 /// `KHR_texture_transform` read from a texture reference: the transform and
@@ -160,19 +160,27 @@ fn sampling(sampler: &gltf::texture::Sampler<'_>) -> Sampling {
         WrappingMode::ClampToEdge => Wrap::ClampToEdge,
     };
     let (min, mipmap) = match sampler.min_filter() {
-        None | Some(MinFilter::LinearMipmapLinear) => (Filter::Linear, Some(Filter::Linear)),
-        Some(MinFilter::Linear) => (Filter::Linear, None),
-        Some(MinFilter::Nearest) => (Filter::Nearest, None),
-        Some(MinFilter::NearestMipmapNearest) => (Filter::Nearest, Some(Filter::Nearest)),
-        Some(MinFilter::LinearMipmapNearest) => (Filter::Linear, Some(Filter::Nearest)),
-        Some(MinFilter::NearestMipmapLinear) => (Filter::Nearest, Some(Filter::Linear)),
+        None | Some(MinFilter::LinearMipmapLinear) => {
+            (TextureFilter::Linear, Some(TextureFilter::Linear))
+        }
+        Some(MinFilter::Linear) => (TextureFilter::Linear, None),
+        Some(MinFilter::Nearest) => (TextureFilter::Nearest, None),
+        Some(MinFilter::NearestMipmapNearest) => {
+            (TextureFilter::Nearest, Some(TextureFilter::Nearest))
+        }
+        Some(MinFilter::LinearMipmapNearest) => {
+            (TextureFilter::Linear, Some(TextureFilter::Nearest))
+        }
+        Some(MinFilter::NearestMipmapLinear) => {
+            (TextureFilter::Nearest, Some(TextureFilter::Linear))
+        }
     };
     Sampling {
         wrap_u: wrap(sampler.wrap_s()),
         wrap_v: wrap(sampler.wrap_t()),
         mag: match sampler.mag_filter() {
-            Some(MagFilter::Nearest) => Filter::Nearest,
-            None | Some(MagFilter::Linear) => Filter::Linear,
+            Some(MagFilter::Nearest) => TextureFilter::Nearest,
+            None | Some(MagFilter::Linear) => TextureFilter::Linear,
         },
         min,
         mipmap,

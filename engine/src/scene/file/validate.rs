@@ -10,9 +10,9 @@ use std::path::Path;
 
 use glam::Vec3;
 
-use crate::invalid::Invalid;
 use crate::scene::MAX_CASCADES;
 use crate::scene::{ComponentRegistry, NodeRecord};
+use crate::validation::InvalidValue;
 
 use crate::scene::{CameraSetup, Environment, NodeFieldError, SceneError, SettingError, Transform};
 
@@ -77,20 +77,20 @@ impl<'a> Check<'a> {
     }
 
     /// A component's rule, as the file's error at `field`.
-    fn rule(&self, field: &'static str, rule: Result<(), Invalid>) -> Result<(), SceneError> {
+    fn rule(&self, field: &'static str, rule: Result<(), InvalidValue>) -> Result<(), SceneError> {
         rule.map_err(|e| self.fail(field, e.expected, e.found))
     }
 
     fn finite(&self, field: &'static str, value: f32) -> Result<(), SceneError> {
-        self.rule(field, Invalid::finite(field, value))
+        self.rule(field, InvalidValue::finite(field, value))
     }
 
     fn non_negative(&self, field: &'static str, value: f32) -> Result<(), SceneError> {
-        self.rule(field, Invalid::non_negative(field, value))
+        self.rule(field, InvalidValue::non_negative(field, value))
     }
 
     fn positive(&self, field: &'static str, value: f32) -> Result<(), SceneError> {
-        self.rule(field, Invalid::positive(field, value))
+        self.rule(field, InvalidValue::positive(field, value))
     }
 
     fn vec3(&self, field: &'static str, value: Vec3) -> Result<(), SceneError> {
@@ -103,7 +103,7 @@ impl<'a> Check<'a> {
 
     /// A linear RGB colour: finite and not negative (above 1 is allowed: HDR).
     fn color(&self, field: &'static str, value: Vec3) -> Result<(), SceneError> {
-        self.rule(field, Invalid::color(field, value))
+        self.rule(field, InvalidValue::color(field, value))
     }
 
     /// Validates a transform and normalises its rotation (hand-written files rarely have unit quaternions).

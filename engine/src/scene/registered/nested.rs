@@ -5,20 +5,20 @@
 
 use bevy_reflect::{PartialReflect, ReflectRef};
 
-use crate::invalid::Invalid;
 use crate::time::Timer;
+use crate::validation::InvalidValue;
 
 /// Walks `value` (a component) and checks every engine value with rules of
 /// its own; the error's field is dotted from the component
 /// (`horn.duration`, `horns.1.duration`).
 ///
 /// # Errors
-/// [`Invalid`] for the first value that breaks its rule.
-pub(crate) fn nested(value: &dyn PartialReflect) -> Result<(), Invalid> {
+/// [`InvalidValue`] for the first value that breaks its rule.
+pub(crate) fn nested(value: &dyn PartialReflect) -> Result<(), InvalidValue> {
     walk(value, "")
 }
 
-fn walk(value: &dyn PartialReflect, path: &str) -> Result<(), Invalid> {
+fn walk(value: &dyn PartialReflect, path: &str) -> Result<(), InvalidValue> {
     if let Some(timer) = value.try_downcast_ref::<Timer>() {
         return timer.validate().map_err(|mut invalid| {
             invalid.field = join(path, &invalid.field);

@@ -1,4 +1,4 @@
-//! [`Invalid`]: a value that breaks its type's rules, and the rules every
+//! [`InvalidValue`]: a value that breaks its type's rules, and the rules every
 //! component's `validate` is written with (finite, not negative, a unit
 //! range, colours). The one place a number's rule is written: scene files,
 //! the inspector and a game's components all ask the component.
@@ -8,7 +8,7 @@ use std::fmt;
 /// A component value that breaks its type's rules: which field and what was
 /// expected. Scene files turn it into an error at the field's line and column.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Invalid {
+pub struct InvalidValue {
     /// The field, dotted from the component (`axis`, `wheels.0.radius`).
     pub field: String,
     /// What it must be.
@@ -17,7 +17,7 @@ pub struct Invalid {
     pub found: String,
 }
 
-impl fmt::Display for Invalid {
+impl fmt::Display for InvalidValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
@@ -27,9 +27,9 @@ impl fmt::Display for Invalid {
     }
 }
 
-impl std::error::Error for Invalid {}
+impl std::error::Error for InvalidValue {}
 
-impl Invalid {
+impl InvalidValue {
     /// A field that is not what it must be.
     pub fn new(
         field: impl Into<String>,
@@ -47,7 +47,7 @@ impl Invalid {
     ///
     /// # Errors
     /// When it is NaN or infinite.
-    pub fn finite(field: &str, value: f32) -> Result<(), Invalid> {
+    pub fn finite(field: &str, value: f32) -> Result<(), InvalidValue> {
         if value.is_finite() {
             Ok(())
         } else {
@@ -59,7 +59,7 @@ impl Invalid {
     ///
     /// # Errors
     /// When it is negative, NaN or infinite.
-    pub fn non_negative(field: &str, value: f32) -> Result<(), Invalid> {
+    pub fn non_negative(field: &str, value: f32) -> Result<(), InvalidValue> {
         if value.is_finite() && value >= 0.0 {
             Ok(())
         } else {
@@ -75,7 +75,7 @@ impl Invalid {
         field: &str,
         value: f32,
         range: std::ops::RangeInclusive<f32>,
-    ) -> Result<(), Invalid> {
+    ) -> Result<(), InvalidValue> {
         if range.contains(&value) {
             Ok(())
         } else {
@@ -88,7 +88,7 @@ impl Invalid {
     ///
     /// # Errors
     /// When one is NaN or infinite.
-    pub fn finite_vec3(field: &str, value: glam::Vec3) -> Result<(), Invalid> {
+    pub fn finite_vec3(field: &str, value: glam::Vec3) -> Result<(), InvalidValue> {
         if value.is_finite() {
             Ok(())
         } else {
@@ -100,7 +100,7 @@ impl Invalid {
     ///
     /// # Errors
     /// When it is 0 or less, NaN or infinite.
-    pub fn positive(field: &str, value: f32) -> Result<(), Invalid> {
+    pub fn positive(field: &str, value: f32) -> Result<(), InvalidValue> {
         if value.is_finite() && value > 0.0 {
             Ok(())
         } else {
@@ -112,7 +112,7 @@ impl Invalid {
     ///
     /// # Errors
     /// When one is negative, NaN or infinite.
-    pub fn color(field: &str, value: glam::Vec3) -> Result<(), Invalid> {
+    pub fn color(field: &str, value: glam::Vec3) -> Result<(), InvalidValue> {
         if value.is_finite() && value.min_element() >= 0.0 {
             Ok(())
         } else {
@@ -128,7 +128,7 @@ impl Invalid {
     ///
     /// # Errors
     /// When one is negative, NaN or infinite, or alpha is over 1.
-    pub fn rgba(field: &str, value: glam::Vec4) -> Result<(), Invalid> {
+    pub fn rgba(field: &str, value: glam::Vec4) -> Result<(), InvalidValue> {
         if value.is_finite() && value.min_element() >= 0.0 && value.w <= 1.0 {
             Ok(())
         } else {
