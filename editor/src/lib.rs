@@ -7,33 +7,40 @@
 //! tools drive an [`EditorApp`] with. The modules are private: each name
 //! below has this one path.
 //!
-//! Inside (ARCHITECTURE.md draws the map): `document` (the edited world,
-//! its file, selection and dirty flag), `undo` (the command pattern),
-//! `subtree` (subtrees as scene-file records), `component` (every component
-//! kind as one value), `persist` (recent files, autosave, recovery),
-//! `log_book`, `live_build` and `live_mode` (live mode: a game crate rebuilt
-//! in the background, and the editing state handed to the new build, whose
-//! data is `ui::handover`), `assets_index`, `ui` (the app and its dock tabs, testable
-//! without a window), `shell` (winit, the wgpu surface, egui-winit and
-//! egui-wgpu), `cli` and `capture`.
+//! Inside (ARCHITECTURE.md draws the map and its layers): `app` (the
+//! editor's state and its frame), `panels` (one per tab), `chrome` (dock,
+//! menus, shortcuts, dialogs), `live` (live mode: the game rebuilt in the
+//! background and the editing state handed to the new build, whose serialised
+//! forms are [`saved`]), `document` (the edited world, its file, selection and
+//! dirty flag), `undo` (the command pattern), `subtree` (subtrees as
+//! scene-file records), `component` (every component kind as one value),
+//! `persist` (recent files, autosave, recovery), `action`, `status`,
+//! `game_input`, `divergence`, `log_book`, `assets_index`, `shell` (a host of
+//! the engine's runner: winit, the wgpu surface, egui-winit and egui-wgpu),
+//! `cli` and `capture`.
 //!
 //! In the browser build (wasm32) the crate is empty: a game that depends on
 //! it for its editor binary still builds its web page.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod action;
 mod app;
 mod assets_index;
 mod capture;
 mod chrome;
 mod cli;
 mod component;
+mod divergence;
 mod document;
+mod game_input;
 mod gpu;
 mod live;
 mod log_book;
 mod panels;
 mod persist;
+pub mod saved;
 mod shell;
+mod status;
 mod subtree;
 mod undo;
 mod view_renderer;
@@ -50,21 +57,19 @@ pub use document::{Document, PrefabLink};
 pub use egui;
 #[cfg(feature = "test-kit")]
 pub mod test_kit;
-pub use app::Status;
-pub use app::{EditorApp, EditorOptions, PlayState};
+pub use app::{EditorApp, EditorOptions};
 pub use assets_index::{AssetEntry, AssetIndex, Thumbnail};
 pub use chrome::dock::{Layout, Panel};
 pub use chrome::shortcuts::SHORTCUTS;
 pub use chrome::shortcuts::{Shortcut, Trigger};
 pub use component::ComponentKind;
+pub use divergence::Divergence;
 pub use document::{PlaySnapshot, Selection};
 pub use live::build::{
     BuildEvent, BuildOutcome, BuildStatus, Diagnostic, GameCrate, LiveBuild, Severity, WatchError,
     log_event,
 };
-pub use live::divergence::Divergence;
 pub use live::handover::HandoverError;
-pub use live::saved::{self, HANDOVER_VERSION, Handover};
 pub use log_book::LogEntry;
 pub use log_book::{CaptureLogger, LogBook};
 pub use panels::assets::{AssetBrowser, BrowserRequest};
@@ -76,5 +81,7 @@ pub use panels::profiler::ProfilerTab;
 pub use panels::scene_view::{ViewOptions, ViewportState};
 pub use panels::stats::EditorStats;
 pub use persist::PersistError;
+pub use saved::{HANDOVER_VERSION, Handover};
+pub use status::{PlayState, Status};
 pub use subtree::Placement;
 pub use undo::{Applied, Edit, EditError, UndoStack};

@@ -1,5 +1,5 @@
 //! The window shell: egui-winit and egui-wgpu glue around [`EditorApp`], a
-//! [`Host`] of the engine's [runner](keel_engine::runner) (which owns the
+//! [`Host`] of the engine's [`runner`] (which owns the
 //! loop, the device, the surface, pacing and device loss, as for the
 //! players).
 //!

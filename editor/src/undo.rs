@@ -141,7 +141,7 @@ pub enum Edit {
     Spawn {
         /// Where its root goes.
         at: Placement,
-        /// The subtree, as made by [`subtree::extract`].
+        /// The subtree, as made by `subtree::extract`.
         records: Vec<NodeRecord>,
         /// Its nodes while they exist (record order).
         ids: Vec<NodeId>,
@@ -150,7 +150,7 @@ pub enum Edit {
     Despawn {
         /// Where its root was.
         at: Placement,
-        /// The subtree, as made by [`subtree::extract`].
+        /// The subtree, as made by `subtree::extract`.
         records: Vec<NodeRecord>,
         /// Its nodes while they exist (record order).
         ids: Vec<NodeId>,

@@ -6,11 +6,13 @@ use std::path::{Path, PathBuf};
 
 use keel_engine::SceneError;
 
-use crate::app::{Action, EditorApp, PlayState};
+use crate::action::Action;
+use crate::app::EditorApp;
 use crate::chrome::dialogs::{Dialog, FileDialog, FilePurpose};
 use crate::document::Document;
 use crate::panels::inspector::Inspector;
 use crate::persist::{self, Autosave, RecentFiles};
+use crate::status::{PlayState, Status};
 
 /// What the editor keeps about files beside the open document.
 pub(crate) struct Files {
@@ -24,6 +26,88 @@ pub(crate) struct Files {
     pub(crate) clipboard_out: Option<String>,
 }
 
+impl Files {
+    /// Puts `path` first in the recent-files list and saves the list.
+    pub(crate) fn touch_recent(&mut self, path: &Path, status: &mut Status) {
+        self.recent.touch(path);
+        if let Some(dir) = &self.config_dir
+            && let Err(e) = self.recent.save(&RecentFiles::file_in(dir))
+        {
+            status.error(format!("recent files: {e}"));
+        }
+    }
+
+    /// Where `doc`'s unsaved edits are written aside.
+    pub(crate) fn recovery_path(&self, doc: &Document) -> Option<PathBuf> {
+        persist::recovery_path(doc.path.as_deref(), self.config_dir.as_deref())
+    }
+
+    /// A recovery file newer than `doc`'s file, to offer.
+    pub(crate) fn recovery_to_offer(&self, doc: &Document) -> Option<PathBuf> {
+        self.recovery_path(doc)
+            .filter(|recovery| persist::recovery_is_newer(recovery, doc.path.as_deref()))
+    }
+
+    /// Deletes `doc`'s recovery file, if there is one.
+    pub(crate) fn remove_recovery(&self, doc: &Document) {
+        if let Some(path) = self.recovery_path(doc) {
+            // Absent is the usual case; any other failure only leaves a stale autosave.
+            let _ = std::fs::remove_file(path);
+        }
+    }
+
+    /// Writes `doc`'s recovery file now.
+    ///
+    /// # Errors
+    /// The scene error (I/O) naming the file; nothing is written for an
+    /// untitled scene without a config folder.
+    pub(crate) fn write_recovery(&self, doc: &Document) -> Result<Option<PathBuf>, SceneError> {
+        let Some(path) = self.recovery_path(doc) else {
+            return Ok(None);
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| SceneError::Io {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        doc.scene().to_file().write(&path)?;
+        Ok(Some(path))
+    }
+
+    /// Writes `doc`'s unsaved edits aside when the autosave interval is up.
+    pub(crate) fn autosave_if_due(&mut self, now: f64, doc: &Document, status: &mut Status) {
+        if self.autosave.due(now, doc.is_dirty(), doc.undo.revision()) {
+            // Done either way: a failing disk is retried next interval, not every frame.
+            self.autosave.done(now, doc.undo.revision());
+            match self.write_recovery(doc) {
+                Ok(Some(path)) => log::info!("autosaved to {}", path.display()),
+                Ok(None) => {}
+                Err(e) => status.error(format!("autosave failed: {e}")),
+            }
+        }
+    }
+
+    /// The chooser for `purpose`, starting at `doc`'s file (or the last one).
+    pub(crate) fn file_dialog(&self, purpose: FilePurpose, doc: &Document) -> FileDialog {
+        let formats = doc.scene().assets().importers();
+        FileDialog::new(purpose, &self.dialog_start(doc), &formats)
+    }
+
+    /// Where a file chooser starts: `doc`'s file, else the last one opened,
+    /// else `scene.ron` in the working folder.
+    pub(crate) fn dialog_start(&self, doc: &Document) -> PathBuf {
+        doc.path
+            .clone()
+            .or_else(|| self.recent.paths.first().cloned())
+            .unwrap_or_else(|| {
+                std::env::current_dir()
+                    .unwrap_or_default()
+                    .join("scene.ron")
+            })
+    }
+}
+
 impl EditorApp {
     /// Opens a scene now, asking nothing (a failure keeps the current scene
     /// and shows the error).
@@ -32,13 +116,21 @@ impl EditorApp {
         match Document::open(path, &assets) {
             Ok(doc) => {
                 self.replace_document(doc);
-                self.touch_recent(path);
+                self.files.touch_recent(path, &mut self.status);
                 self.status
                     .info(format!("Opened {}", self.doc.display_name()));
-                self.offer_recovery();
+                if let Some(recovery) = self.files.recovery_to_offer(&self.doc) {
+                    self.dialog = Some(Dialog::Recovery { recovery });
+                }
             }
             Err(e) => self.show_error(&format!("Could not open {}", path.display()), &e),
         }
+    }
+
+    /// Writes the unsaved edits to the recovery file beside the scene (see
+    /// `Files::write_recovery`); the live build does it before a swap.
+    pub fn write_recovery(&self) -> Result<Option<PathBuf>, SceneError> {
+        self.files.write_recovery(&self.doc)
     }
 
     /// Saves to the document's path now (opens the file chooser for an untitled scene).
@@ -49,7 +141,7 @@ impl EditorApp {
     pub(crate) fn replace_document(&mut self, doc: Document) {
         self.doc = doc;
         self.play.input.release();
-        self.build_world();
+        super::playback::build_world(&self.game, &mut self.doc, &mut self.status);
         // The models only the old scene used are let go of.
         let released = self.doc.scene().assets().release_unused();
         if released.models > 0 {
@@ -123,79 +215,16 @@ impl EditorApp {
         });
     }
 
-    pub(crate) fn touch_recent(&mut self, path: &Path) {
-        self.files.recent.touch(path);
-        if let Some(dir) = &self.files.config_dir
-            && let Err(e) = self.files.recent.save(&RecentFiles::file_in(dir))
-        {
-            self.status.error(format!("recent files: {e}"));
-        }
-    }
-
-    pub(crate) fn recovery_path(&self) -> Option<PathBuf> {
-        persist::recovery_path(self.doc.path.as_deref(), self.files.config_dir.as_deref())
-    }
-
-    pub(crate) fn offer_recovery(&mut self) {
-        if let Some(recovery) = self.recovery_path()
-            && persist::recovery_is_newer(&recovery, self.doc.path.as_deref())
-        {
-            self.dialog = Some(Dialog::Recovery { recovery });
-        }
-    }
-
-    pub(crate) fn remove_recovery(&self) {
-        if let Some(path) = self.recovery_path() {
-            // Absent is the usual case; any other failure only leaves a stale autosave.
-            let _ = std::fs::remove_file(path);
-        }
-    }
-
-    /// Writes the recovery file now.
-    ///
-    /// # Errors
-    /// The scene error (I/O) naming the file; nothing is written for an
-    /// untitled scene without a config folder.
-    pub fn write_recovery(&self) -> Result<Option<PathBuf>, SceneError> {
-        let Some(path) = self.recovery_path() else {
-            return Ok(None);
-        };
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| SceneError::Io {
-                path: dir.to_path_buf(),
-                source,
-            })?;
-        }
-        self.doc.scene().to_file().write(&path)?;
-        Ok(Some(path))
-    }
-
-    pub(crate) fn autosave_if_due(&mut self, now: f64) {
-        if self
-            .files
-            .autosave
-            .due(now, self.doc.is_dirty(), self.doc.undo.revision())
-        {
-            // Done either way: a failing disk is retried next interval, not every frame.
-            self.files.autosave.done(now, self.doc.undo.revision());
-            match self.write_recovery() {
-                Ok(Some(path)) => log::info!("autosaved to {}", path.display()),
-                Ok(None) => {}
-                Err(e) => self.status.error(format!("autosave failed: {e}")),
-            }
-        }
-    }
-
     pub(crate) fn save_to(&mut self, path: &Path) -> bool {
-        let old_recovery = self.recovery_path();
+        let old_recovery = self.files.recovery_path(&self.doc);
         match self.doc.save_to(path) {
             Ok(()) => {
                 if let Some(old) = old_recovery {
                     let _ = std::fs::remove_file(old);
                 }
-                self.remove_recovery();
+                self.files.remove_recovery(&self.doc);
                 self.files.autosave.reset();
-                self.touch_recent(path);
+                self.files.touch_recent(path, &mut self.status);
                 self.status
                     .info(format!("Saved {}", self.doc.display_name()));
                 true
@@ -205,23 +234,5 @@ impl EditorApp {
                 false
             }
         }
-    }
-
-    /// The chooser for `purpose`, starting at the open file (or the last one).
-    pub(crate) fn file_dialog(&self, purpose: FilePurpose) -> FileDialog {
-        let formats = self.doc.scene().assets().importers();
-        FileDialog::new(purpose, &self.file_dialog_start(), &formats)
-    }
-
-    pub(crate) fn file_dialog_start(&self) -> PathBuf {
-        self.doc
-            .path
-            .clone()
-            .or_else(|| self.files.recent.paths.first().cloned())
-            .unwrap_or_else(|| {
-                std::env::current_dir()
-                    .unwrap_or_default()
-                    .join("scene.ron")
-            })
     }
 }

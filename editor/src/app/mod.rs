@@ -1,87 +1,50 @@
-//! The editor's UI: [`EditorApp`] holds the editor's state and draws it with
-//! egui, knowing nothing of windows or GPUs, so tests drive it headless
-//! (egui_kittest) and the window shell (`app`) only feeds it input and time.
+//! The editor's state and the frame that draws it: [`EditorApp`] holds the
+//! document and the parts below and draws them with egui, knowing nothing of
+//! windows or GPUs, so tests drive it headless (egui_kittest) and the window
+//! shell only feeds it input and time.
 //!
 //! Game loop: the shell calls [`EditorApp::frame`] (the world runs the fixed
 //! steps due) and then [`EditorApp::ui`], which applies the user's edits to the
-//! world between steps, never during one.
+//! world between steps, never during one. Panels and chrome know nothing of
+//! the app: they draw what they are handed and return [`Action`]s, which
+//! [`EditorApp::run_action`] carries out.
 //!
-//! - [`hierarchy`]: the scene tree.
-//! - [`inspector`]: the selected node's transform and components.
-//! - [`stats`]: game-loop and dirty-flag counters, frame-time plot.
-//! - [`dock`]: the workspace's layout: every panel a dockable tab, saved per
-//!   user; `workspace` draws the panels inside it.
-//! - [`viewport`]: the Scene view (the editor's free camera) and the settings
-//!   it reads; [`game_view`]: the Game view (the scene's camera).
-//! - [`dialogs`]: file chooser, unsaved-changes, error and recovery modals.
-//! - `files`: the document on disk: open, save, import, recent files,
+//! - [`files`]: the document on disk: open, save, import, recent files,
 //!   autosave and recovery.
-//! - `menus`: the menu bar, the toolbar and the status line.
-//! - [`log_panel`]: the Log tab: warnings and errors, filtered.
+//! - [`playback`]: Play, Pause, Step, Reset and seeks of the recording.
+//! - [`prefab_mode`]: a prefab opened for editing, the scene parked behind it.
+//! - [`watch`]: assets and scenes reloaded when their files change.
+//! - [`previous_run`]: live mode's record of the previous build's run.
+//! - [`workspace`]: the panels' arrangement and the panels' own state;
+//!   `panes` draws them inside their tabs.
+//! - [`views`] and [`diagnostics`]: the two 3D views' state; the log and
+//!   the profiler.
 
 pub(crate) mod diagnostics;
 pub(crate) mod files;
-pub(crate) mod game_input;
+mod panes;
 pub(crate) mod playback;
 pub(crate) mod prefab_mode;
+pub(crate) mod previous_run;
 pub(crate) mod views;
 pub(crate) mod watch;
+pub(crate) mod workspace;
 
 use std::path::PathBuf;
 
 use keel_engine::{Game, Scene};
 
+use crate::action::Action;
 use crate::chrome::dialogs::{Dialog, DialogOutcome, FilePurpose, Pending};
 use crate::chrome::dock;
+use crate::chrome::menus::{TopBar, status_line};
 use crate::document::Document;
 use crate::panels::gizmo::GizmoSettings;
 use crate::panels::hierarchy::Hierarchy;
 use crate::panels::scene_view::ViewOptions;
 use crate::panels::stats::EditorStats;
 use crate::persist::{AUTOSAVE_INTERVAL, Autosave, RecentFiles};
-
-/// The message line at the bottom of the window.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Status {
-    text: String,
-    error: bool,
-}
-
-impl Status {
-    /// Shows an informational message.
-    pub fn info(&mut self, text: impl Into<String>) {
-        self.text = text.into();
-        self.error = false;
-    }
-
-    /// Shows an error (in red).
-    pub fn error(&mut self, text: impl Into<String>) {
-        self.text = text.into();
-        self.error = true;
-        log::warn!("{}", self.text);
-    }
-
-    /// The message shown.
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-
-    /// Whether the message is an error.
-    pub fn is_error(&self) -> bool {
-        self.error
-    }
-}
-
-/// Whether the world is being edited or simulated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PlayState {
-    /// Time stands still; Play starts it (and remembers the world for Reset).
-    Editing,
-    /// The fixed-step clock runs.
-    Playing,
-    /// Stopped mid-play: Step runs one fixed update, Play goes on, Reset goes back.
-    Paused,
-}
+use crate::status::{PlayState, Status};
 
 /// How the editor starts.
 #[derive(Clone, Debug, Default)]
@@ -109,36 +72,6 @@ pub struct EditorOptions {
     pub shader_dir: Option<PathBuf>,
 }
 
-/// Something the user asked for through a menu, the toolbar or a shortcut.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Action {
-    New,
-    Open,
-    OpenPath(PathBuf),
-    Save,
-    SaveAs,
-    Import,
-    ImportPath(PathBuf),
-    Quit,
-    Undo,
-    Redo,
-    Duplicate,
-    Copy,
-    Cut,
-    Paste(String),
-    Delete,
-    Rename,
-    FrameSelection,
-    Play,
-    Pause,
-    Step,
-    StepBack,
-    StepForward,
-    Seek(u64),
-    Reset,
-    Shortcuts,
-}
-
 /// The editor: document, panels and their state. Draw it with [`EditorApp::ui`].
 pub struct EditorApp {
     /// The scene being edited.
@@ -152,7 +85,7 @@ pub struct EditorApp {
     /// The scene viewport and the Game view (read by the scene renderer).
     pub(crate) views: views::Views,
     /// The panels, their arrangement and the windows over them.
-    pub(crate) workspace: crate::chrome::workspace::Workspace,
+    pub(crate) workspace: crate::app::workspace::Workspace,
     /// Play, pause and the timeline's recording.
     pub(crate) play: playback::Playback,
     /// The Log and Profiler tabs and what they list.
@@ -175,7 +108,9 @@ impl EditorApp {
         if let Some(path) = scene {
             app.open_now(&path);
         } else {
-            app.offer_recovery();
+            if let Some(recovery) = app.files.recovery_to_offer(&app.doc) {
+                app.dialog = Some(Dialog::Recovery { recovery });
+            }
         }
         if play {
             app.play();
@@ -234,7 +169,7 @@ impl EditorApp {
             prefabs: prefab_mode::PrefabMode::default(),
             watch: watch::AssetWatch::default(),
             views: views::Views::default(),
-            workspace: crate::chrome::workspace::Workspace::default(),
+            workspace: crate::app::workspace::Workspace::default(),
             play: playback::Playback::default(),
             diagnostics: diagnostics::Diagnostics::default(),
             status,
@@ -243,8 +178,9 @@ impl EditorApp {
             quit: false,
             game,
         };
-        app.load_layout();
-        app.build_world();
+        let config_dir = app.files.config_dir.as_deref();
+        app.workspace.load_layout(config_dir, &mut app.status);
+        playback::build_world(&app.game, &mut app.doc, &mut app.status);
         app
     }
 
@@ -326,6 +262,51 @@ impl EditorApp {
         self.dialog.is_some()
     }
 
+    /// Play, as the toolbar's button (see `Action::Play`'s doc): the Game
+    /// view comes to the front, opened if it was closed, as Unity does.
+    pub fn play(&mut self) {
+        self.play.play(&mut self.doc);
+        self.workspace.layout.open(dock::Panel::Game);
+    }
+
+    /// Runs the fixed steps due by `time` and records the frame's stats.
+    /// Call once per displayed frame, before [`EditorApp::ui`].
+    pub fn frame(&mut self, time: &mut impl keel_engine::TimeSource) {
+        self.diagnostics
+            .profiler
+            .new_frame(self.workspace.layout.is_shown(dock::Panel::Profiler));
+        keel_engine::profile::puffin::profile_scope!("world frame");
+        let frame = self
+            .doc
+            .world
+            .frame_with_input(time, self.play.input.collector());
+        self.views.stats.record_frame(frame, &self.doc);
+        self.play
+            .stop_on_system_panic(&mut self.doc, &mut self.status);
+    }
+
+    /// Like [`EditorApp::frame`] with a known elapsed time (tests, offline runs).
+    pub fn advance(&mut self, elapsed: std::time::Duration) {
+        self.diagnostics
+            .profiler
+            .new_frame(self.workspace.layout.is_shown(dock::Panel::Profiler));
+        keel_engine::profile::puffin::profile_scope!("world frame");
+        let frame = self
+            .doc
+            .world
+            .advance_with_input(elapsed, self.play.input.collector());
+        self.views.stats.record_frame(frame, &self.doc);
+        self.play
+            .stop_on_system_panic(&mut self.doc, &mut self.status);
+    }
+
+    /// The keys, buttons and axes the game's steps read while it plays:
+    /// press and release them here to drive the game without a window
+    /// (scripted runs, tests).
+    pub fn game_input_mut(&mut self) -> &mut keel_engine::input::InputCollector {
+        self.play.input.collector()
+    }
+
     /// Asks to quit (window close button): asks about unsaved changes first.
     pub fn request_quit(&mut self) {
         self.actions.push(Action::Quit);
@@ -397,6 +378,11 @@ impl EditorApp {
         &mut self.workspace.assets
     }
 
+    /// The Game view's state.
+    pub fn game_view(&self) -> &crate::panels::game_view::GameView {
+        &self.views.game
+    }
+
     /// Asks the viewport to move the camera to show the selection (what F does).
     pub fn request_frame_selection(&mut self) {
         self.views.frame_requested = true;
@@ -432,7 +418,9 @@ impl EditorApp {
         match action {
             Action::New => self.request(Pending::New),
             Action::Open => {
-                self.dialog = Some(Dialog::File(self.file_dialog(FilePurpose::Open)));
+                self.dialog = Some(Dialog::File(
+                    self.files.file_dialog(FilePurpose::Open, &self.doc),
+                ));
             }
             Action::OpenPath(path) => self.request(Pending::Open(path)),
             Action::Save => match self.doc.path.clone() {
@@ -442,10 +430,14 @@ impl EditorApp {
                 None => self.run_action(Action::SaveAs),
             },
             Action::SaveAs => {
-                self.dialog = Some(Dialog::File(self.file_dialog(FilePurpose::SaveAs(None))));
+                self.dialog = Some(Dialog::File(
+                    self.files.file_dialog(FilePurpose::SaveAs(None), &self.doc),
+                ));
             }
             Action::Import => {
-                self.dialog = Some(Dialog::File(self.file_dialog(FilePurpose::Import)));
+                self.dialog = Some(Dialog::File(
+                    self.files.file_dialog(FilePurpose::Import, &self.doc),
+                ));
             }
             Action::ImportPath(path) => self.import_model(&path),
             Action::Quit => self.request(Pending::Quit),
@@ -509,13 +501,23 @@ impl EditorApp {
             }
             Action::FrameSelection => self.views.frame_requested = true,
             Action::Play => self.play(),
-            Action::Pause => self.pause(),
-            Action::Step => self.step(),
-            Action::StepBack => self.seek(self.doc.step().saturating_sub(1)),
-            Action::StepForward => self.step_forward(),
-            Action::Seek(step) => self.seek(step),
-            Action::Reset => self.reset(),
+            Action::Pause => self.play.pause(&mut self.doc),
+            Action::Step => self.play.step(&mut self.doc),
+            Action::StepBack => {
+                let back = self.doc.step().saturating_sub(1);
+                self.play.seek(&mut self.doc, back, &mut self.status);
+            }
+            Action::StepForward => self.play.step_forward(&mut self.doc, &mut self.status),
+            Action::Seek(step) => self.play.seek(&mut self.doc, step, &mut self.status),
+            Action::Reset => self.play.reset(&mut self.doc, &mut self.status),
             Action::Shortcuts => self.workspace.shortcuts_open = !self.workspace.shortcuts_open,
+            Action::ShowLog => self.show_log(),
+            Action::BackFromPrefab => {
+                self.back_from_prefab();
+            }
+            Action::ShowPreviousRun(shown) => {
+                self.show_previous_run(shown);
+            }
         }
     }
 
@@ -542,21 +544,49 @@ impl EditorApp {
         keel_engine::profile::puffin::profile_scope!("editor ui");
         // Before the shortcuts: keys the game has are not the editor's.
         self.play.input.take_events(ui.ctx(), self.views.game.rect);
-        self.shortcuts(ui.ctx());
+        if self.dialog.is_none() {
+            // None while a dialog has the keys.
+            crate::chrome::shortcuts::collect(ui.ctx(), &mut self.actions);
+        }
         self.take_dropped_files(ui.ctx());
 
-        egui::Panel::top("top_bar").show(ui, |ui| self.menu_ui(ui));
-        egui::Panel::bottom("status_bar").show(ui, |ui| self.status_ui(ui));
+        egui::Panel::top("top_bar").show(ui, |ui| {
+            TopBar {
+                doc: &mut self.doc,
+                recent: &self.files.recent.paths,
+                layout: &mut self.workspace.layout,
+                layout_changed: &mut self.workspace.layout_changed,
+                options: &mut self.views.options,
+                gizmo: &mut self.views.gizmo,
+                play: self.play.state,
+                can_reset: self.play.snapshot.is_some(),
+                parked: self.prefabs.parked.last().map(Document::display_name),
+                actions: &mut self.actions,
+            }
+            .ui(ui);
+        });
+        egui::Panel::bottom("status_bar").show(ui, |ui| {
+            let unseen = self.diagnostics.log_tab.unseen(&self.diagnostics.log);
+            let log_shown = self.workspace.layout.is_shown(dock::Panel::Log);
+            status_line(
+                ui,
+                &self.status,
+                unseen,
+                log_shown,
+                &self.doc,
+                &mut self.actions,
+            );
+        });
         egui::CentralPanel::no_frame().show(ui, |ui| self.workspace_ui(ui));
 
-        self.shortcuts_window_ui(ui.ctx());
+        crate::chrome::shortcuts::window(ui.ctx(), &mut self.workspace.shortcuts_open);
         if let Some(dialog) = &mut self.dialog {
             let outcome = crate::chrome::dialogs::dialog_ui(ui, dialog, &self.doc.display_name());
             self.dialog_outcome(outcome);
         }
 
         let now = ui.input(|i| i.time);
-        self.autosave_if_due(now);
+        self.files.autosave_if_due(now, &self.doc, &mut self.status);
         self.refresh_prefabs_if_due(now);
         self.reload_changed_files();
 
@@ -597,14 +627,15 @@ impl EditorApp {
                     }
                     None => {
                         self.dialog = Some(Dialog::File(
-                            self.file_dialog(FilePurpose::SaveAs(Some(then))),
+                            self.files
+                                .file_dialog(FilePurpose::SaveAs(Some(then)), &self.doc),
                         ));
                     }
                 }
             }
             DialogOutcome::DiscardThen(then) => {
                 self.dialog = None;
-                self.remove_recovery();
+                self.files.remove_recovery(&self.doc);
                 self.perform(then);
             }
             DialogOutcome::Restore(recovery) => {

@@ -2,13 +2,10 @@
 //! Step and Reset (the world of the moment Play was pressed comes back), and
 //! a user system's panic stopping Play.
 
-use std::time::Duration;
-
-use keel_engine::TimeSource;
-
-use crate::app::game_input::GameInput;
-use crate::app::{EditorApp, PlayState};
+use crate::app::previous_run::PreviousRun;
 use crate::document::{Document, PlaySnapshot};
+use crate::game_input::GameInput;
+use crate::status::{PlayState, Status};
 
 /// Play, pause and the timeline's recording.
 pub(crate) struct Playback {
@@ -21,9 +18,9 @@ pub(crate) struct Playback {
     /// The keyboard and mouse while the game has them.
     pub(crate) input: GameInput,
     /// What the new code made of the steps played before live mode took in the new build.
-    pub(crate) divergence: Option<crate::live::divergence::Divergence>,
+    pub(crate) divergence: Option<crate::divergence::Divergence>,
     /// The old code's run then, to show instead of the new one.
-    pub(crate) previous_run: crate::live::previous_run::PreviousRun,
+    pub(crate) previous_run: PreviousRun,
 }
 
 impl Default for Playback {
@@ -34,136 +31,114 @@ impl Default for Playback {
             record_budget_mb: crate::panels::timeline::DEFAULT_BUDGET_MB,
             input: GameInput::default(),
             divergence: None,
-            previous_run: crate::live::previous_run::PreviousRun::default(),
+            previous_run: PreviousRun::default(),
         }
     }
 }
 
-impl EditorApp {
-    /// Gives the document's world the game's resources and systems.
-    pub(crate) fn build_world(&mut self) {
-        let built = build_game_world(&self.game, &mut self.doc);
-        if let Err(e) = built {
-            self.status.error(format!(
-                "The game's plugins could not set up the world: {e}"
-            ));
-            log::error!("{e}");
-        }
-    }
-
+impl Playback {
     /// After a frame: a user system that panicked stops Play and puts the
     /// world back as it was when Play was pressed (edits made before Play
     /// are kept; nothing made during Play is an edit).
-    pub(crate) fn stop_on_system_panic(&mut self) {
-        let Some(panic) = self.doc.world.take_system_panic() else {
+    pub(crate) fn stop_on_system_panic(&mut self, doc: &mut Document, status: &mut Status) {
+        let Some(panic) = doc.world.take_system_panic() else {
             return;
         };
         log::error!("{panic}");
-        self.reset();
-        self.status.error(format!("Play stopped: {panic}"));
-    }
-
-    /// Runs the fixed steps due by `time` and records the frame's stats.
-    /// Call once per displayed frame, before [`EditorApp::ui`].
-    pub fn frame(&mut self, time: &mut impl TimeSource) {
-        self.begin_profiled_frame();
-        keel_engine::profile::puffin::profile_scope!("world frame");
-        let frame = self
-            .doc
-            .world
-            .frame_with_input(time, self.play.input.collector());
-        self.record_stats(frame);
-        self.stop_on_system_panic();
-    }
-
-    /// Like [`EditorApp::frame`] with a known elapsed time (tests, offline runs).
-    pub fn advance(&mut self, elapsed: Duration) {
-        self.begin_profiled_frame();
-        keel_engine::profile::puffin::profile_scope!("world frame");
-        let frame = self
-            .doc
-            .world
-            .advance_with_input(elapsed, self.play.input.collector());
-        self.record_stats(frame);
-        self.stop_on_system_panic();
-    }
-
-    /// The keys, buttons and axes the game's steps read while it plays:
-    /// press and release them here to drive the game without a window
-    /// (scripted runs, tests).
-    pub fn game_input_mut(&mut self) -> &mut keel_engine::input::InputCollector {
-        self.play.input.collector()
-    }
-
-    pub(crate) fn record_stats(&mut self, frame: keel_engine::FrameStats) {
-        // The world's step (the one shown, which a seek moves), not the clock's count.
-        self.views.stats.record(
-            frame,
-            self.doc.scene().len(),
-            self.doc.step(),
-            self.doc.world.clock().dropped_total(),
-        );
+        self.reset(doc, status);
+        status.error(format!("Play stopped: {panic}"));
     }
 
     /// Play, as the toolbar's button: from Editing the world of now is kept
-    /// for Reset and recording starts; from Paused the clock goes on.
-    pub fn play(&mut self) {
-        if self.play.state == PlayState::Editing {
-            self.play.snapshot = Some(self.doc.play_snapshot());
-            self.start_recording();
+    /// for Reset and recording starts; from Paused the clock goes on. The
+    /// game has the input.
+    pub(crate) fn play(&mut self, doc: &mut Document) {
+        if self.state == PlayState::Editing {
+            self.snapshot = Some(doc.play_snapshot());
+            self.start_recording(doc);
         }
-        self.doc.world.clock_mut().set_paused(false);
-        self.play.state = PlayState::Playing;
-        // As Unity does: Play brings the Game view to the front (opening it
-        // if it was closed), and the game has the input.
-        self.workspace.layout.open(crate::chrome::dock::Panel::Game);
-        self.play.input.focus();
+        doc.world.clock_mut().set_paused(false);
+        self.state = PlayState::Playing;
+        self.input.focus();
     }
 
-    pub(crate) fn pause(&mut self) {
-        self.play.input.release();
-        if self.play.state == PlayState::Playing {
-            self.doc.world.clock_mut().set_paused(true);
-            self.play.state = PlayState::Paused;
+    /// Pause: the clock stops and the editor has the input again.
+    pub(crate) fn pause(&mut self, doc: &mut Document) {
+        self.input.release();
+        if self.state == PlayState::Playing {
+            doc.world.clock_mut().set_paused(true);
+            self.state = PlayState::Paused;
         }
     }
 
-    pub(crate) fn step(&mut self) {
-        self.hold();
-        self.doc.world.clock_mut().step_once();
+    /// One fixed update, paused.
+    pub(crate) fn step(&mut self, doc: &mut Document) {
+        self.hold(doc);
+        doc.world.clock_mut().step_once();
     }
 
     /// Paused, the world of the moment Play was pressed kept for Reset and
     /// the recording on (from Editing, that moment is now): Step before
     /// its step, and a handover's catch-up before its steps.
-    pub(crate) fn hold(&mut self) {
-        self.play.input.release();
-        if self.play.state == PlayState::Editing {
-            self.play.snapshot = Some(self.doc.play_snapshot());
-            self.start_recording();
+    pub(crate) fn hold(&mut self, doc: &mut Document) {
+        self.input.release();
+        if self.state == PlayState::Editing {
+            self.snapshot = Some(doc.play_snapshot());
+            self.start_recording(doc);
         }
-        self.doc.world.clock_mut().set_paused(true);
-        self.play.state = PlayState::Paused;
+        doc.world.clock_mut().set_paused(true);
+        self.state = PlayState::Paused;
     }
 
-    pub(crate) fn reset(&mut self) {
-        self.play.input.release();
-        let Some(snapshot) = self.play.snapshot.take() else {
+    /// Back to the world of the moment Play was pressed (nothing when Play
+    /// was not pressed).
+    pub(crate) fn reset(&mut self, doc: &mut Document, status: &mut Status) {
+        self.input.release();
+        let Some(snapshot) = self.snapshot.take() else {
             return;
         };
-        self.doc.world.clock_mut().set_paused(true);
-        self.play.state = PlayState::Editing;
-        self.doc.stop_recording();
-        self.doc.restore_play_snapshot(snapshot);
-        self.play.divergence = None;
-        self.play.previous_run = crate::live::previous_run::PreviousRun::default();
-        self.status
-            .info("Reset to the scene as it was when Play was pressed");
+        doc.world.clock_mut().set_paused(true);
+        self.state = PlayState::Editing;
+        doc.stop_recording();
+        doc.restore_play_snapshot(snapshot);
+        self.divergence = None;
+        self.previous_run = PreviousRun::default();
+        status.info("Reset to the scene as it was when Play was pressed");
     }
 
-    pub(crate) fn start_recording(&mut self) {
-        self.doc
-            .start_recording(Document::record_settings(self.play.record_budget_mb));
+    fn start_recording(&self, doc: &mut Document) {
+        doc.start_recording(Document::record_settings(self.record_budget_mb));
+    }
+
+    /// Puts the world at a recorded step and pauses there.
+    pub(crate) fn seek(&mut self, doc: &mut Document, step: u64, status: &mut Status) {
+        if self.state == PlayState::Playing {
+            self.pause(doc);
+        }
+        if let Err(e) = doc.seek(step) {
+            status.error(format!("Cannot go to step {step}: {e}"));
+        }
+    }
+
+    /// One step forward: along the recording when the world was sought back,
+    /// else a new fixed step.
+    pub(crate) fn step_forward(&mut self, doc: &mut Document, status: &mut Status) {
+        let next = doc.step() + 1;
+        match doc.world.recorder().and_then(|r| r.range()) {
+            Some(range) if range.contains(&next) => self.seek(doc, next, status),
+            _ => self.step(doc),
+        }
+    }
+}
+
+/// Gives the document's world the game's resources and systems, saying in
+/// `status` when the game's plugins could not.
+pub(crate) fn build_world(game: &keel_engine::Game, doc: &mut Document, status: &mut Status) {
+    if let Err(e) = build_game_world(game, doc) {
+        status.error(format!(
+            "The game's plugins could not set up the world: {e}"
+        ));
+        log::error!("{e}");
     }
 }
 

@@ -36,7 +36,7 @@ impl EditorApp {
         match request {
             PrefabRequest::Open(path) => self.open_prefab(&path),
             PrefabRequest::SaveAs(node) => {
-                let start = self.file_dialog_start().with_file_name(format!(
+                let start = self.files.dialog_start(&self.doc).with_file_name(format!(
                     "{}.ron",
                     self.doc.scene().name(node).unwrap_or("prefab")
                 ));
@@ -116,20 +116,5 @@ impl EditorApp {
             self.prefabs.checked = now;
             self.refresh_prefabs();
         }
-    }
-
-    pub(crate) fn back_button_ui(&mut self, ui: &mut egui::Ui) {
-        let Some(scene) = self.prefabs.parked.last() else {
-            return;
-        };
-        let label = format!("Back to {}", scene.display_name());
-        if ui
-            .button(label)
-            .on_hover_text("Leave the prefab for the scene it was opened from")
-            .clicked()
-        {
-            self.back_from_prefab();
-        }
-        ui.separator();
     }
 }

@@ -1,19 +1,52 @@
 //! The editor's top bar (menus, then the toolbar on the same line, as
-//! Godot's) and status line: every command they offer goes through
-//! [`EditorApp`]'s actions, as the shortcuts do.
+//! Godot's) and status line, drawn from the parts they show: every command
+//! they offer is an [`Action`] pushed for the app to apply, as the shortcuts'
+//! are; only the view's own settings (overlays, gizmo, time scale, the
+//! panels' layout) change in place.
+
+use std::path::PathBuf;
 
 use egui::{Button, Color32, RichText};
 
-use crate::app::*;
-use crate::panels::gizmo::{GizmoMode, GizmoSpace, Pivot};
+use crate::action::Action;
+use crate::chrome::dock::{Layout, Panel};
+use crate::document::Document;
+use crate::panels::gizmo::{GizmoMode, GizmoSettings, GizmoSpace, Pivot};
+use crate::panels::scene_view::ViewOptions;
+use crate::status::{PlayState, Status};
 
 /// The keys of `action`'s shortcut, from the table that dispatches them.
 fn keys(ui: &egui::Ui, action: &Action) -> String {
     crate::chrome::shortcuts::text_for(ui.ctx(), action)
 }
 
-impl EditorApp {
-    pub(crate) fn menu_ui(&mut self, ui: &mut egui::Ui) {
+/// What the top bar shows and changes.
+pub(crate) struct TopBar<'a> {
+    /// The document: its history's labels, selection and clock.
+    pub(crate) doc: &'a mut Document,
+    /// The recent-files list.
+    pub(crate) recent: &'a [PathBuf],
+    /// The panels' layout (the View menu opens and closes them).
+    pub(crate) layout: &'a mut Layout,
+    /// Set when the View menu changed the layout.
+    pub(crate) layout_changed: &'a mut bool,
+    /// The 3D views' overlays.
+    pub(crate) options: &'a mut ViewOptions,
+    /// The gizmo's settings.
+    pub(crate) gizmo: &'a mut GizmoSettings,
+    /// Editing, playing or paused.
+    pub(crate) play: PlayState,
+    /// Whether Play was pressed (Reset goes back to then).
+    pub(crate) can_reset: bool,
+    /// The scene a prefab was opened from, shown as "Back to ..." (prefab mode).
+    pub(crate) parked: Option<String>,
+    /// What the user asked for.
+    pub(crate) actions: &'a mut Vec<Action>,
+}
+
+impl TopBar<'_> {
+    /// The menus, then the toolbar.
+    pub(crate) fn ui(&mut self, ui: &mut egui::Ui) {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
                 if ui
@@ -46,10 +79,10 @@ impl EditorApp {
                 }
                 ui.separator();
                 ui.menu_button("Recent files", |ui| {
-                    if self.files.recent.paths.is_empty() {
+                    if self.recent.is_empty() {
                         ui.weak("None yet");
                     }
-                    for path in &self.files.recent.paths {
+                    for path in self.recent {
                         if ui.button(path.display().to_string()).clicked() {
                             self.actions.push(Action::OpenPath(path.clone()));
                         }
@@ -117,20 +150,22 @@ impl EditorApp {
                 }
             });
             ui.menu_button("View", |ui| {
-                for panel in crate::chrome::dock::Panel::ALL {
-                    let mut open = self.workspace.layout.is_open(panel);
+                for panel in Panel::ALL {
+                    let mut open = self.layout.is_open(panel);
                     if ui.checkbox(&mut open, panel.title()).changed() {
-                        self.layout_mut().set_open(panel, open);
+                        self.layout.set_open(panel, open);
+                        *self.layout_changed = true;
                     }
                 }
                 if ui.button("Reset layout").clicked() {
-                    self.reset_layout();
+                    *self.layout = Layout::default();
+                    *self.layout_changed = true;
                 }
                 ui.separator();
-                ui.checkbox(&mut self.views.options.octree_cells, "Octree cells");
-                ui.checkbox(&mut self.views.options.aabbs, "Bounding boxes");
+                ui.checkbox(&mut self.options.octree_cells, "Octree cells");
+                ui.checkbox(&mut self.options.aabbs, "Bounding boxes");
                 ui.checkbox(
-                    &mut self.views.options.dirty_highlight,
+                    &mut self.options.dirty_highlight,
                     "Highlight recomputed (dirty flag)",
                 );
                 ui.separator();
@@ -162,9 +197,18 @@ impl EditorApp {
 
     /// Play controls, time scale and gizmo settings, after the menus in the
     /// top bar.
-    pub(crate) fn toolbar_ui(&mut self, ui: &mut egui::Ui) {
-        self.back_button_ui(ui);
-        let playing = self.play.state == PlayState::Playing;
+    fn toolbar_ui(&mut self, ui: &mut egui::Ui) {
+        if let Some(scene) = &self.parked {
+            if ui
+                .button(format!("Back to {scene}"))
+                .on_hover_text("Leave the prefab for the scene it was opened from")
+                .clicked()
+            {
+                self.actions.push(Action::BackFromPrefab);
+            }
+            ui.separator();
+        }
+        let playing = self.play == PlayState::Playing;
         if ui.add_enabled(!playing, Button::new("Play")).clicked() {
             self.actions.push(Action::Play);
         }
@@ -179,13 +223,13 @@ impl EditorApp {
             self.actions.push(Action::Step);
         }
         if ui
-            .add_enabled(self.play.snapshot.is_some(), Button::new("Reset"))
+            .add_enabled(self.can_reset, Button::new("Reset"))
             .on_hover_text("Back to the scene as it was when Play was pressed")
             .clicked()
         {
             self.actions.push(Action::Reset);
         }
-        let state = match self.play.state {
+        let state = match self.play {
             PlayState::Editing => "Editing",
             PlayState::Playing => "Playing",
             PlayState::Paused => "Paused",
@@ -208,21 +252,21 @@ impl EditorApp {
         }
         ui.separator();
         for mode in GizmoMode::ALL {
-            ui.selectable_value(&mut self.views.gizmo.mode, mode, mode.label());
+            ui.selectable_value(&mut self.gizmo.mode, mode, mode.label());
         }
         ui.separator();
         for space in [GizmoSpace::Local, GizmoSpace::World] {
-            ui.selectable_value(&mut self.views.gizmo.space, space, space.label());
+            ui.selectable_value(&mut self.gizmo.space, space, space.label());
         }
         ui.separator();
         for pivot in [Pivot::Median, Pivot::Active] {
-            ui.selectable_value(&mut self.views.gizmo.pivot, pivot, pivot.label())
+            ui.selectable_value(&mut self.gizmo.pivot, pivot, pivot.label())
                 .on_hover_text("What a multi-selection turns and scales about");
         }
         ui.separator();
-        ui.toggle_value(&mut self.views.gizmo.snap, "Snap")
+        ui.toggle_value(&mut self.gizmo.snap, "Snap")
             .on_hover_text("Drags move in whole steps (or hold Ctrl while dragging)");
-        let steps = &mut self.views.gizmo.steps;
+        let steps = &mut self.gizmo.steps;
         let _ = ui
             .add(
                 egui::DragValue::new(&mut steps.translate)
@@ -246,42 +290,41 @@ impl EditorApp {
             )
             .accessible_name("Snap scale");
     }
+}
 
-    pub(crate) fn status_ui(&mut self, ui: &mut egui::Ui) {
-        ui.horizontal(|ui| {
-            let text = RichText::new(self.status.text());
-            let text = if self.status.is_error() {
-                text.color(Color32::from_rgb(230, 70, 70))
-            } else {
-                text
-            };
-            ui.label(text);
-            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                let unseen = self.diagnostics.log_tab.unseen(&self.diagnostics.log);
-                if unseen > 0
-                    && !self
-                        .workspace
-                        .layout
-                        .is_shown(crate::chrome::dock::Panel::Log)
-                {
-                    let plural = if unseen == 1 { "" } else { "s" };
-                    let label = RichText::new(format!("{unseen} new warning{plural}"))
-                        .color(ui.visuals().warn_fg_color);
-                    if ui.button(label).on_hover_text("Open the Log").clicked() {
-                        self.show_log();
-                    }
+/// The status line: the message, the count of warnings not yet seen (a
+/// button to the Log while the Log is not shown), and the scene's size.
+pub(crate) fn status_line(
+    ui: &mut egui::Ui,
+    status: &Status,
+    unseen: u64,
+    log_shown: bool,
+    doc: &Document,
+    actions: &mut Vec<Action>,
+) {
+    ui.horizontal(|ui| {
+        let text = RichText::new(status.text());
+        let text = if status.is_error() {
+            text.color(Color32::from_rgb(230, 70, 70))
+        } else {
+            text
+        };
+        ui.label(text);
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            if unseen > 0 && !log_shown {
+                let plural = if unseen == 1 { "" } else { "s" };
+                let label = RichText::new(format!("{unseen} new warning{plural}"))
+                    .color(ui.visuals().warn_fg_color);
+                if ui.button(label).on_hover_text("Open the Log").clicked() {
+                    actions.push(Action::ShowLog);
                 }
-                let star = if self.doc.is_dirty() {
-                    " (unsaved)"
-                } else {
-                    ""
-                };
-                ui.weak(format!(
-                    "{} nodes · {} selected{star}",
-                    self.doc.scene().len(),
-                    self.doc.selection.len()
-                ));
-            });
+            }
+            let star = if doc.is_dirty() { " (unsaved)" } else { "" };
+            ui.weak(format!(
+                "{} nodes · {} selected{star}",
+                doc.scene().len(),
+                doc.selection.len()
+            ));
         });
-    }
+    });
 }

@@ -4,7 +4,7 @@
 
 use egui::{Key, KeyboardShortcut, Modifiers};
 
-use crate::app::{Action, EditorApp};
+use crate::action::Action;
 
 /// What triggers a shortcut.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -175,58 +175,49 @@ pub(crate) fn text_for(ctx: &egui::Context, action: &Action) -> String {
         .unwrap_or_default()
 }
 
-impl EditorApp {
-    /// Turns this frame's shortcuts into actions (none while a dialog is
-    /// open; only the `while_typing` ones while a text field has the keys).
-    pub(crate) fn shortcuts(&mut self, ctx: &egui::Context) {
-        if self.dialog.is_some() {
-            return;
-        }
-        let typing = ctx.egui_wants_keyboard_input();
-        let mut actions = Vec::new();
-        ctx.input_mut(|i| {
-            for shortcut in SHORTCUTS {
-                if typing && !shortcut.while_typing {
-                    continue;
-                }
-                match shortcut.trigger {
-                    Trigger::Keys(keys) => {
-                        if i.consume_shortcut(&keys) {
-                            actions.push(shortcut.action.clone());
-                        }
-                    }
-                    _ => actions.extend(i.events.iter().filter_map(|e| shortcut.on_event(e))),
-                }
+/// Turns this frame's shortcuts into actions (only the `while_typing` ones
+/// while a text field has the keys).
+pub(crate) fn collect(ctx: &egui::Context, actions: &mut Vec<Action>) {
+    let typing = ctx.egui_wants_keyboard_input();
+    ctx.input_mut(|i| {
+        for shortcut in SHORTCUTS {
+            if typing && !shortcut.while_typing {
+                continue;
             }
-        });
-        self.actions.extend(actions);
-    }
+            match shortcut.trigger {
+                Trigger::Keys(keys) => {
+                    if i.consume_shortcut(&keys) {
+                        actions.push(shortcut.action.clone());
+                    }
+                }
+                _ => actions.extend(i.events.iter().filter_map(|e| shortcut.on_event(e))),
+            }
+        }
+    });
+}
 
-    /// The shortcuts window (F1, Help menu): every row of [`SHORTCUTS`].
-    pub(crate) fn shortcuts_window_ui(&mut self, ctx: &egui::Context) {
-        let mut open = self.workspace.shortcuts_open;
-        egui::Window::new("Keyboard shortcuts")
-            .open(&mut open)
-            .collapsible(false)
-            .resizable(false)
-            .show(ctx, |ui| {
-                egui::Grid::new("shortcuts")
-                    .num_columns(2)
-                    .striped(true)
-                    .spacing([24.0, 4.0])
-                    .show(ui, |ui| {
-                        for shortcut in SHORTCUTS {
-                            ui.monospace(shortcut.trigger.text(ctx));
-                            ui.label(shortcut.does);
-                            ui.end_row();
-                        }
-                    });
-                ui.add_space(6.0);
-                ui.weak(
-                    "Scene view: drag to orbit, middle or Shift-drag to pan, wheel to zoom, \
-                     Tab to fly with W A S D Q E. In Play, Esc gives the keys back to the editor.",
-                );
-            });
-        self.workspace.shortcuts_open = open;
-    }
+/// The shortcuts window (F1, Help menu): every row of [`SHORTCUTS`].
+pub(crate) fn window(ctx: &egui::Context, open: &mut bool) {
+    egui::Window::new("Keyboard shortcuts")
+        .open(open)
+        .collapsible(false)
+        .resizable(false)
+        .show(ctx, |ui| {
+            egui::Grid::new("shortcuts")
+                .num_columns(2)
+                .striped(true)
+                .spacing([24.0, 4.0])
+                .show(ui, |ui| {
+                    for shortcut in SHORTCUTS {
+                        ui.monospace(shortcut.trigger.text(ctx));
+                        ui.label(shortcut.does);
+                        ui.end_row();
+                    }
+                });
+            ui.add_space(6.0);
+            ui.weak(
+                "Scene view: drag to orbit, middle or Shift-drag to pan, wheel to zoom, \
+                 Tab to fly with W A S D Q E. In Play, Esc gives the keys back to the editor.",
+            );
+        });
 }

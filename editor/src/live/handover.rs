@@ -16,10 +16,11 @@ use std::time::Instant;
 
 use keel_engine::scene::ReadOptions;
 
-use crate::app::{EditorApp, EditorOptions, PlayState};
+use crate::app::{EditorApp, EditorOptions};
+use crate::divergence::Divergence;
 use crate::document::Document;
-use crate::live::divergence::Divergence;
-use crate::live::saved::{self, HANDOVER_VERSION, Handover};
+use crate::saved::{self, HANDOVER_VERSION, Handover};
+use crate::status::PlayState;
 use crate::undo::{Handles, Tokens, UndoStack};
 
 /// Why a handover could not be made, written or read.
@@ -122,7 +123,7 @@ impl EditorApp {
             _ => None,
         };
         let (paused, step) = (self.play.state == PlayState::Paused, self.doc.step());
-        self.reset();
+        self.play.reset(&mut self.doc, &mut self.status);
         let scene = self.scene_text()?;
         let play = match played {
             Some((first_step, inputs)) => {
@@ -267,7 +268,7 @@ impl EditorApp {
         if self.play.state == PlayState::Editing {
             self.catch_up(play);
             self.play.divergence = None;
-            self.play.previous_run = crate::live::previous_run::PreviousRun::default();
+            self.play.previous_run = crate::app::previous_run::PreviousRun::default();
         }
     }
 
@@ -275,7 +276,7 @@ impl EditorApp {
     /// recording), comparing each step's hash with the old build's.
     fn catch_up(&mut self, play: &saved::Play) {
         // As Step does, without asking the clock for a step: they run here.
-        self.hold();
+        self.play.hold(&mut self.doc);
         let started = Instant::now();
         let mut divergence = Divergence {
             steps: 0,
@@ -306,14 +307,15 @@ impl EditorApp {
         );
         self.play.divergence = Some(divergence);
         self.play.previous_run =
-            crate::live::previous_run::PreviousRun::new(play.previous_run.clone());
+            crate::app::previous_run::PreviousRun::new(play.previous_run.clone());
         if self.doc.world.system_panic().is_some() {
             // Play stops as for any panic: the edited world comes back.
-            self.stop_on_system_panic();
+            self.play
+                .stop_on_system_panic(&mut self.doc, &mut self.status);
             return;
         }
         if play.paused {
-            self.pause();
+            self.play.pause(&mut self.doc);
         } else {
             self.play();
         }

@@ -7,13 +7,11 @@
 //!   build's process.
 //! - [`handover`]: the editing state one build gives the next, and taking
 //!   it back.
-//! - [`saved`]: the serialised forms the handover file holds.
-//! - [`previous_run`]: the previous build's run, shown while the timeline
-//!   compares it with the new one; [`divergence`]: where they part.
+//!
+//! What the handover file holds is [`crate::saved`]; the previous build's
+//! run and where the new one departs from it are the app's
+//! (`app::previous_run`, `app::divergence`), shown by the timeline.
 
 pub(crate) mod build;
-pub(crate) mod divergence;
 pub(crate) mod handover;
-pub(crate) mod previous_run;
 pub(crate) mod process;
-pub mod saved;

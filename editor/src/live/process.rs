@@ -19,8 +19,8 @@ use std::time::{Instant, SystemTime};
 use crate::app::EditorApp;
 use crate::live::build::{BuildEvent, BuildStatus, LiveBuild, Severity, log_event};
 use crate::live::handover::HandoverError;
-use crate::live::saved;
 use crate::log_book::LogBook;
+use crate::saved;
 
 /// What the shell does after a frame of live mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

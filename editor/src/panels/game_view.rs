@@ -3,7 +3,10 @@
 //! the game's [`keel_engine::Hud`] text shows over it, and a click on it
 //! gives the game the keyboard and mouse back.
 
-use crate::app::{EditorApp, PlayState};
+use keel_engine::Scene;
+
+use crate::game_input::GameInput;
+use crate::status::PlayState;
 
 /// What the Game view keeps between frames (the shell renders into its
 /// texture at `size_px`).
@@ -18,28 +21,25 @@ pub struct GameView {
     pub rect: Option<egui::Rect>,
 }
 
-impl EditorApp {
-    /// The Game view's state.
-    pub fn game_view(&self) -> &GameView {
-        &self.views.game
-    }
-
-    /// Draws the Game view into `ui`'s whole area.
-    pub(crate) fn game_view_ui(&mut self, ui: &mut egui::Ui) {
+impl GameView {
+    /// Draws the Game view into `ui`'s whole area: the picture, the game's
+    /// HUD text in Play, and a click giving the game the input.
+    pub(crate) fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        scene: &Scene,
+        play: PlayState,
+        input: &mut GameInput,
+    ) {
         let rect = ui.max_rect();
         let response = ui.allocate_rect(rect, egui::Sense::click());
-        self.views.game.rect = Some(rect);
-        self.views.game.size_px = crate::panels::scene_view::size_px(ui, rect);
-        crate::panels::scene_view::show_texture(
-            ui,
-            self.views.game.texture,
-            rect,
-            self.doc.scene(),
-        );
-        if self.play.state == PlayState::Editing {
+        self.rect = Some(rect);
+        self.size_px = crate::panels::scene_view::size_px(ui, rect);
+        crate::panels::scene_view::show_texture(ui, self.texture, rect, scene);
+        if play == PlayState::Editing {
             return;
         }
-        if let Some(hud) = self.doc.scene().resource::<keel_engine::Hud>()
+        if let Some(hud) = scene.resource::<keel_engine::Hud>()
             && !hud.text.is_empty()
         {
             // A label (not painted text) so screen readers and tests read it;
@@ -55,13 +55,12 @@ impl EditorApp {
                 .background_color(egui::Color32::from_black_alpha(110));
             ui.put(at, egui::Label::new(text).selectable(false));
         }
-        if self.play.state == PlayState::Playing && !self.play.input.focused() && response.clicked()
-        {
-            self.play.input.focus();
+        if play == PlayState::Playing && !input.focused() && response.clicked() {
+            input.focus();
         }
-        let hint = if self.play.input.focused() {
+        let hint = if input.focused() {
             "The game has the keyboard and mouse: Esc gives them back"
-        } else if self.play.state == PlayState::Playing {
+        } else if play == PlayState::Playing {
             "Click to give the game the keyboard and mouse"
         } else {
             return;

@@ -14,9 +14,9 @@ use egui::{Align2, Color32, FontId, Id, Key, Rect, Sense, Stroke, StrokeKind, Ve
 use keel_engine::Primitive;
 use keel_engine::{NodeId, Scene};
 
-use crate::app::Status;
 use crate::document::{Document, primitive_name};
 use crate::panels::assets::{AssetDrag, dropped};
+use crate::status::Status;
 use crate::undo::{EditError, Remap};
 
 /// Roots with at least two and at most this many children start expanded.

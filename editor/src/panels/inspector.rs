@@ -29,10 +29,10 @@ use keel_engine::scene::{ComponentRegistry, ModelInstance, UnknownComponents};
 use keel_engine::{Light, LightKind, MeshRenderer, NodeId};
 use keel_engine::{MeshRef, Primitive};
 
-use crate::app::Status;
-use crate::chrome::widgets::{Tracker, checkbox, color_row, number, vec3_row};
 use crate::component::{ComponentKind, ComponentValue};
 use crate::document::{Document, primitive_name};
+use crate::panels::widgets::{Tracker, checkbox, color_row, number, vec3_row};
+use crate::status::Status;
 use emitter::emitter_ui;
 use environment::{SkyRequest, environment_ui, sky_ui};
 

@@ -9,6 +9,8 @@
 //! - [`timeline`]: the recording, scrubbed; [`stats`]: game-loop and
 //!   dirty-flag counters; [`log`]: warnings and errors; [`profiler`]:
 //!   where each frame's time goes.
+//! - [`widgets`]: the labelled rows for numbers, vectors and colours the
+//!   panels share.
 
 pub(crate) mod assets;
 pub(crate) mod game_view;
@@ -20,3 +22,4 @@ pub(crate) mod profiler;
 pub(crate) mod scene_view;
 pub(crate) mod stats;
 pub(crate) mod timeline;
+pub(crate) mod widgets;

@@ -15,8 +15,9 @@ use keel_engine::scene::mesh_bounds;
 use keel_engine::spatial::{Aabb, Ray};
 use keel_engine::{MeshRenderer, NodeId, Scene};
 
-use crate::app::EditorApp;
-use crate::panels::gizmo::TransformGizmo;
+use crate::document::Document;
+use crate::panels::gizmo::{GizmoSettings, TransformGizmo};
+use crate::status::Status;
 
 /// Which debug overlays the Scene view draws (the View menu toggles them).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -146,28 +147,34 @@ fn selection_bounds(scene: &Scene, nodes: &[NodeId]) -> Option<(Vec3, f32)> {
     bounds.map(|b| (b.center(), b.half_extents().length().max(0.5)))
 }
 
-impl EditorApp {
+impl ViewportState {
     /// Draws the viewport into `ui`'s whole area: the 3D view the shell rendered
     /// (or the background colour before it exists), camera controls (drag to
     /// orbit, middle or shift-drag to pan, wheel to zoom, Tab to fly with WASD),
     /// click to select through the scene's ray cast, F to frame the selection,
     /// and the transform gizmo on the primary selection (its handles take the
     /// pointer before the camera and picking do).
-    pub fn viewport_ui(&mut self, ui: &mut egui::Ui) -> egui::Response {
+    ///
+    /// `frame` asks to frame the selection this frame; placing a dropped
+    /// asset says what it did in `status`.
+    pub(crate) fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        gizmo_settings: GizmoSettings,
+        frame: bool,
+        doc: &mut Document,
+        status: &mut Status,
+    ) -> egui::Response {
         let rect = ui.max_rect();
         let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
-        self.views.viewport.rect = Some(rect);
-        self.views.viewport.size_px = size_px(ui, rect);
-        show_texture(ui, self.views.viewport.texture, rect, self.doc.scene());
+        self.rect = Some(rect);
+        self.size_px = size_px(ui, rect);
+        show_texture(ui, self.texture, rect, doc.scene());
 
         // Judged from last frame's gizmo: a drag on a handle must not also orbit.
-        let gizmo_held = self.views.viewport.gizmo.holds_pointer();
-        let scene = self.doc.world.scene();
-        let rig = self
-            .views
-            .viewport
-            .rig
-            .get_or_insert_with(|| CameraRig::new(scene));
+        let gizmo_held = self.gizmo.holds_pointer();
+        let scene = doc.world.scene();
+        let rig = self.rig.get_or_insert_with(|| CameraRig::new(scene));
         let shift = ui.input(|i| i.modifiers.shift);
         let delta = response.drag_delta();
         if gizmo_held {
@@ -209,31 +216,27 @@ impl EditorApp {
             rig.update(dt.min(0.1));
         }
         let camera = rig.camera();
-        if self.take_frame_request()
+        if frame
             && let Some((center, radius)) =
-                selection_bounds(self.doc.world.scene(), self.doc.selection.nodes())
-            && let Some(rig) = self.views.viewport.rig.as_mut()
+                selection_bounds(doc.world.scene(), doc.selection.nodes())
+            && let Some(rig) = self.rig.as_mut()
         {
             rig.frame(center, radius);
         }
         // After the camera moved, so the handles sit where the 3D view draws the node.
-        let gizmo =
-            self.views
-                .viewport
-                .gizmo
-                .ui(ui, &response, &camera, self.views.gizmo, &mut self.doc);
+        let gizmo = self.gizmo.ui(ui, &response, &camera, gizmo_settings, doc);
         if response.clicked()
             && !gizmo.captured
             && let Some(pointer) = response.interact_pointer_pos()
             && let Some(ray) = pick_ray(&camera, rect, pointer)
         {
-            let world = &mut self.doc.world;
+            let world = &mut doc.world;
             let hit = world.raycast(&ray);
             let toggle = ui.input(|i| i.modifiers.command);
             match hit {
-                Some((node, _)) if toggle => self.doc.selection.toggle(node),
-                Some((node, _)) => self.doc.selection.select_only(node),
-                None if !toggle => self.doc.selection.clear(),
+                Some((node, _)) if toggle => doc.selection.toggle(node),
+                Some((node, _)) => doc.selection.select_only(node),
+                None if !toggle => doc.selection.clear(),
                 None => {}
             }
         }
@@ -244,15 +247,15 @@ impl EditorApp {
                 .input(|i| i.pointer.interact_pos())
                 .and_then(|p| pick_ray(&camera, rect, p))
                 .and_then(|ray| {
-                    let world = &mut self.doc.world;
+                    let world = &mut doc.world;
                     drop_point(world.raycast(&ray), &ray)
                 });
-            match self.doc.place_asset(&asset.0, None, at) {
-                Ok(_) => self.status.info(format!("Placed {}", asset.0.display())),
-                Err(e) => self.status.error(e.to_string()),
+            match doc.place_asset(&asset.0, None, at) {
+                Ok(_) => status.info(format!("Placed {}", asset.0.display())),
+                Err(e) => status.error(e.to_string()),
             }
         }
-        if self.views.viewport.texture.is_none() {
+        if self.texture.is_none() {
             let text = format!(
                 "camera at ({:.1}, {:.1}, {:.1})",
                 camera.position.x, camera.position.y, camera.position.z

@@ -49,7 +49,18 @@ impl EditorStats {
             .push_back(frame.tick.real_elapsed.as_secs_f32() * 1000.0);
     }
 
-    /// Frame times in milliseconds, oldest first (at most [`HISTORY_LEN`]).
+    /// Records one frame of `doc`'s world: the world's step (the one shown,
+    /// which a seek moves), not the clock's count.
+    pub(crate) fn record_frame(&mut self, frame: FrameStats, doc: &crate::document::Document) {
+        self.record(
+            frame,
+            doc.scene().len(),
+            doc.step(),
+            doc.world.clock().dropped_total(),
+        );
+    }
+
+    /// Frame times in milliseconds, oldest first (at most `HISTORY_LEN`).
     pub fn frame_times_ms(&self) -> impl ExactSizeIterator<Item = f32> + '_ {
         self.history.iter().copied()
     }

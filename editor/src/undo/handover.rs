@@ -16,7 +16,7 @@ use keel_engine::{Environment, NodeId, Scene, SceneError};
 
 use super::{Edit, Entry, UndoStack};
 use crate::component::{ComponentKind, ComponentValue};
-use crate::live::saved;
+use crate::saved;
 use crate::subtree::Placement;
 
 /// What errors name as the text's origin.

@@ -8,7 +8,7 @@ use keel_engine::particles::{
     BlendMode, Burst, ColorStop, FloatRange, MAX_POOL_CAPACITY, Overflow, SizeStop,
 };
 
-use crate::chrome::widgets::{Tracker, number, vec3_row};
+use crate::panels::widgets::{Tracker, number, vec3_row};
 
 pub(super) fn emitter_ui(ui: &mut Ui, e: &mut Emitter, tracker: &mut Tracker) {
     number(

@@ -10,7 +10,7 @@ use egui::Ui;
 use keel_engine::Environment;
 use keel_engine::scene::{MAX_CASCADES, Tonemapper};
 
-use crate::chrome::widgets::{Tracker, checkbox, color_row, number};
+use crate::panels::widgets::{Tracker, checkbox, color_row, number};
 
 /// Shadow map sides offered (texels).
 const RESOLUTIONS: [u32; 4] = [512, 1024, 2048, 4096];

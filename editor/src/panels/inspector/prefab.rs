@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use egui::{RichText, Ui};
 use keel_engine::NodeId;
 
-use crate::app::Status;
 use crate::document::{Document, PrefabLink};
+use crate::status::Status;
 
 /// What the prefab section asks of the editor (it cannot do it itself).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -24,7 +24,7 @@ use keel_engine::NodeRef;
 use crate::panels::hierarchy::DraggedNodes;
 use glam::{EulerRot, Quat, Vec2, Vec3, Vec4};
 
-use crate::chrome::widgets::{Tracker, checkbox, color_row, number, vec3_row};
+use crate::panels::widgets::{Tracker, checkbox, color_row, number, vec3_row};
 
 /// Marks a `Vec3` or `Vec4` field as a linear colour: `#[reflect(@ColorHint)]`.
 pub use keel_engine::scene::ColorHint;

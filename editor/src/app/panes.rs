@@ -1,32 +1,12 @@
 //! The panels inside the workspace's tabs: each [`Panel`] drawn by its own
 //! UI, the tabs' titles (the Log's counts new warnings), closing, and the
-//! layout written back to the config folder after the user changes it.
+//! layout saved after the user changes it; and the app's accessors to them.
 
 use egui_tiles::{Behavior, EditAction, SimplificationOptions, TileId, Tiles, UiResponse};
 
 use crate::app::EditorApp;
 use crate::chrome::dock::{Layout, Panel};
-use crate::panels::assets::AssetBrowser;
-use crate::panels::hierarchy::Hierarchy;
-use crate::panels::inspector::Inspector;
 use crate::panels::profiler::ProfilerTab;
-
-/// The panels, their arrangement and the windows over them.
-#[derive(Default)]
-pub(crate) struct Workspace {
-    /// The panels' arrangement.
-    pub(crate) layout: Layout,
-    /// Whether the arrangement changed since it was saved.
-    pub(crate) layout_changed: bool,
-    /// The keyboard shortcuts window (F1) is open.
-    pub(crate) shortcuts_open: bool,
-    /// The Hierarchy panel.
-    pub(crate) hierarchy: Hierarchy,
-    /// The Inspector panel.
-    pub(crate) inspector: Inspector,
-    /// The asset browser (the project's files).
-    pub(crate) assets: AssetBrowser,
-}
 
 /// What egui_tiles calls back into while it lays out the tree.
 struct Panes<'a> {
@@ -44,9 +24,16 @@ impl Behavior<Panel> for Panes<'_> {
         let app = &mut *self.app;
         match *panel {
             Panel::Scene => {
-                app.viewport_ui(ui);
+                let frame = std::mem::take(&mut app.views.frame_requested);
+                app.views
+                    .viewport
+                    .ui(ui, app.views.gizmo, frame, &mut app.doc, &mut app.status);
             }
-            Panel::Game => app.game_view_ui(ui),
+            Panel::Game => {
+                app.views
+                    .game
+                    .ui(ui, app.doc.scene(), app.play.state, &mut app.play.input);
+            }
             other => {
                 egui::Frame::central_panel(ui.style()).show(ui, |ui| {
                     ui.set_min_size(ui.available_size());
@@ -123,7 +110,21 @@ impl EditorApp {
                     self.browser_request(request);
                 }
             }
-            Panel::Timeline => self.timeline_ui(ui),
+            Panel::Timeline => {
+                let previous = crate::panels::timeline::PreviousRunView {
+                    kept: self.play.previous_run.kept(),
+                    showing: self.play.previous_run.showing,
+                    shown: self.previous_run_shown(),
+                };
+                crate::panels::timeline::timeline_ui(
+                    ui,
+                    &self.doc,
+                    &mut self.play.record_budget_mb,
+                    &previous,
+                    self.play.divergence.as_ref(),
+                    &mut self.actions,
+                );
+            }
             Panel::Stats => crate::panels::stats::stats_ui(ui, &self.views.stats),
             Panel::Log => self
                 .diagnostics
@@ -160,34 +161,8 @@ impl EditorApp {
         self.workspace.layout_changed |= edited;
         let dragging = ui.input(|i| i.pointer.any_down());
         if self.workspace.layout_changed && !dragging {
-            self.save_layout();
-        }
-    }
-
-    /// Writes the layout to the config folder (if there is one).
-    fn save_layout(&mut self) {
-        self.workspace.layout_changed = false;
-        let Some(path) = self.files.config_dir.as_deref().map(Layout::file_in) else {
-            return;
-        };
-        if let Err(e) = self.workspace.layout.save(&path) {
-            self.status
-                .error(format!("Could not save the panel layout: {e}"));
-        }
-    }
-
-    /// The layout saved in the config folder, else the default; a file that
-    /// cannot be read is reported in the status line and the log.
-    pub(crate) fn load_layout(&mut self) {
-        let Some(path) = self.files.config_dir.as_deref().map(Layout::file_in) else {
-            return;
-        };
-        match Layout::load(&path) {
-            Ok(Some(layout)) => self.workspace.layout = layout,
-            Ok(None) => {}
-            Err(e) => self
-                .status
-                .error(format!("{e}; the default panel layout is used instead")),
+            let config_dir = self.files.config_dir.as_deref();
+            self.workspace.save_layout(config_dir, &mut self.status);
         }
     }
 
@@ -199,13 +174,6 @@ impl EditorApp {
     /// The Profiler tab's state (the shell files GPU pass times in it).
     pub fn profiler_mut(&mut self) -> &mut ProfilerTab {
         &mut self.diagnostics.profiler
-    }
-
-    /// Ends the profiled frame and starts the next (recording while the
-    /// Profiler tab is shown).
-    pub(crate) fn begin_profiled_frame(&mut self) {
-        let shown = self.workspace.layout.is_shown(Panel::Profiler);
-        self.diagnostics.profiler.new_frame(shown);
     }
 
     /// The panels' arrangement.
@@ -224,11 +192,5 @@ impl EditorApp {
     /// saving that in the user's layout (a script's screenshot of it).
     pub fn show_panel(&mut self, panel: Panel) {
         self.workspace.layout.open(panel);
-    }
-
-    /// Puts the panels back as a new installation has them.
-    pub(crate) fn reset_layout(&mut self) {
-        self.workspace.layout = Layout::default();
-        self.workspace.layout_changed = true;
     }
 }

@@ -45,7 +45,7 @@ impl EditorApp {
     /// Shows the old code's run in the views instead of the new one (after a
     /// new build during Play) or the new one again; `false` when there is
     /// no old run.
-    pub fn show_old_run(&mut self, on: bool) -> bool {
+    pub fn show_previous_run(&mut self, on: bool) -> bool {
         if self.play.previous_run.kept() == 0 {
             return false;
         }
@@ -55,7 +55,7 @@ impl EditorApp {
 
     /// The step of the old run the views show (the kept one nearest at or
     /// before the timeline's), while they show it.
-    pub fn old_run_shown(&self) -> Option<u64> {
+    pub fn previous_run_shown(&self) -> Option<u64> {
         let old = &self.play.previous_run;
         old.showing
             .then(|| old.at(self.doc.step()).map(|(s, _)| *s))
@@ -64,7 +64,7 @@ impl EditorApp {
 
     /// The world the views draw: the document's, or the old code's run.
     pub fn shown_world_mut(&mut self) -> &mut World {
-        let wanted = self.load_shown_old_run();
+        let wanted = self.load_shown_previous_run();
         pick(
             wanted,
             &mut self.play.previous_run.loaded,
@@ -76,7 +76,7 @@ impl EditorApp {
     /// (the selection's, which stays the document's), recomputed nodes
     /// tracked in the document's world when they are drawn.
     pub(crate) fn scene_view_world(&mut self) -> (&mut World, keel_engine::Overlays<'_>) {
-        let wanted = self.load_shown_old_run();
+        let wanted = self.load_shown_previous_run();
         let overlays = self.views.options.overlays(self.doc.selection.nodes());
         self.doc.world.set_track_recomputed(overlays.recomputed);
         let world = pick(
@@ -88,18 +88,18 @@ impl EditorApp {
     }
 
     /// The kept step of the old run the views show, its world loaded.
-    fn load_shown_old_run(&mut self) -> Option<u64> {
-        let wanted = self.old_run_shown();
+    fn load_shown_previous_run(&mut self) -> Option<u64> {
+        let wanted = self.previous_run_shown();
         if let Some(step) = wanted
             && self.play.previous_run.loaded.as_ref().map(|(s, _)| *s) != Some(step)
         {
-            self.play.previous_run.loaded = self.load_old_run(step).map(|w| (step, w));
+            self.play.previous_run.loaded = self.load_previous_run(step).map(|w| (step, w));
         }
         wanted
     }
 
     /// The old run's world after kept step `step`.
-    fn load_old_run(&self, step: u64) -> Option<World> {
+    fn load_previous_run(&self, step: u64) -> Option<World> {
         let (_, text) = self.play.previous_run.at(step)?;
         let assets = self.doc.scene().assets();
         let origin = self

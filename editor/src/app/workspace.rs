@@ -1,0 +1,54 @@
+//! The workspace's state: the panels' arrangement (read from and written
+//! back to the config folder), the panels that keep state between frames,
+//! and the windows over them. `panes.rs` draws it.
+
+use std::path::Path;
+
+use crate::chrome::dock::Layout;
+use crate::panels::assets::AssetBrowser;
+use crate::panels::hierarchy::Hierarchy;
+use crate::panels::inspector::Inspector;
+use crate::status::Status;
+
+/// The panels, their arrangement and the windows over them.
+#[derive(Default)]
+pub(crate) struct Workspace {
+    /// The panels' arrangement.
+    pub(crate) layout: Layout,
+    /// Whether the arrangement changed since it was saved.
+    pub(crate) layout_changed: bool,
+    /// The keyboard shortcuts window (F1) is open.
+    pub(crate) shortcuts_open: bool,
+    /// The Hierarchy panel.
+    pub(crate) hierarchy: Hierarchy,
+    /// The Inspector panel.
+    pub(crate) inspector: Inspector,
+    /// The asset browser (the project's files).
+    pub(crate) assets: AssetBrowser,
+}
+
+impl Workspace {
+    /// Writes the layout to the config folder (if there is one).
+    pub(crate) fn save_layout(&mut self, config_dir: Option<&Path>, status: &mut Status) {
+        self.layout_changed = false;
+        let Some(path) = config_dir.map(Layout::file_in) else {
+            return;
+        };
+        if let Err(e) = self.layout.save(&path) {
+            status.error(format!("Could not save the panel layout: {e}"));
+        }
+    }
+
+    /// The layout saved in the config folder, else the default; a file that
+    /// cannot be read is reported in the status line and the log.
+    pub(crate) fn load_layout(&mut self, config_dir: Option<&Path>, status: &mut Status) {
+        let Some(path) = config_dir.map(Layout::file_in) else {
+            return;
+        };
+        match Layout::load(&path) {
+            Ok(Some(layout)) => self.layout = layout,
+            Ok(None) => {}
+            Err(e) => status.error(format!("{e}; the default panel layout is used instead")),
+        }
+    }
+}
