@@ -7,8 +7,8 @@
 //! one to run, and the errors stay listed until the next build. A change
 //! saved while a build runs queues one more build after it (a build is
 //! never killed halfway: cargo's lock and rustc's children stay sane).
-//! PendingHandover the editing state to the new executable is the other half of
-//! live mode (`live_mode.rs`).
+//! Handing the editing state to the new executable is the other half of
+//! live mode (`process.rs`).
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

@@ -272,15 +272,15 @@ fn a_new_build_resumes_with_the_editing_state_whole_and_sails_by_its_code() {
     // Either run on the timeline: the views show the old code's run, at
     // the kept step nearest before the timeline's (the last one is kept).
     let app = resumed.state_mut();
-    assert!(app.show_old_run(true));
-    assert_eq!(app.old_run_shown(), Some(step));
+    assert!(app.show_previous_run(true));
+    assert_eq!(app.previous_run_shown(), Some(step));
     assert_eq!(flagship(app.shown_world_mut()), old);
     app.doc_mut().seek(150).unwrap();
-    let kept = app.old_run_shown().expect("a kept step before 150");
+    let kept = app.previous_run_shown().expect("a kept step before 150");
     assert!(kept <= 150 && kept > 140, "kept {kept}");
     let then = flagship(&fresh_run_to(&harbour::game(), &scene, &handover, kept));
     assert_eq!(flagship(app.shown_world_mut()), then);
-    assert!(app.show_old_run(false));
+    assert!(app.show_previous_run(false));
     let new_then = flagship(&fresh_run_to(&new_game, &scene, &handover, 150));
     assert_eq!(
         flagship(app.shown_world_mut()),
