@@ -1,5 +1,5 @@
 //! The player's window: the viewer is a [`Host`] of the engine's
-//! [runner](keel_engine::runner), which owns the loop, the device, the
+//! [`runner`], which owns the loop, the device, the
 //! surface and the pacing. Each frame feeds the real elapsed time to the
 //! world's fixed-step clock, runs the fixed updates it asks for, and renders
 //! once at the clock's interpolation alpha. Also here: the headless run,
@@ -266,7 +266,7 @@ struct Drawing {
 }
 
 /// The viewer: a world, its cameras and (once attached to a device) a
-/// renderer; the [runner](keel_engine::runner) drives it.
+/// renderer; the [`runner`] drives it.
 struct Viewer {
     options: PlayerOptions,
     world: World,

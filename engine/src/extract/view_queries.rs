@@ -63,7 +63,7 @@ impl Extractor {
     /// the shadowed spots, fitted to `view`, from the lights gathered), and
     /// marks the answers by slot: a bit of `visible_marks` for the camera,
     /// bit `i` of `caster_marks` for view `i` (cascades from 0, spots from
-    /// [`MAX_CASCADES`](crate::render::MAX_CASCADES)). Returns how many
+    /// [`MAX_CASCADES`](crate::scene::MAX_CASCADES)). Returns how many
     /// shadow views there are.
     pub(super) fn cull(
         &mut self,

@@ -194,7 +194,7 @@ impl Draw {
     }
 }
 
-/// The emission cone of one [`Emitter`] under one world transform.
+/// The emission cone of one [`Emitter`](crate::particles::Emitter) under one world transform.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Cone {
     /// `1 - cos(cone angle)`: the height of the spherical cap directions are drawn from.

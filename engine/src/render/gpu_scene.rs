@@ -18,7 +18,7 @@
 //! (the camera, then every shadow view of the frame) has its own cull
 //! uniform, indirect arguments and index stream. The cull pass
 //! (`shaders/cull.wgsl`, 64 slots a workgroup, once per view) tests each
-//! slot's bounding sphere as the CPU batcher does ([`sphere_visible`] is
+//! slot's bounding sphere as the CPU batcher does (`sphere_visible` is
 //! the same test, the reference the GPU is checked against), appends the
 //! visible slot to its batch's run and counts it; the mesh and shadow
 //! passes then bind each batch's run as the per-instance stream and draw

@@ -296,7 +296,7 @@ pub(crate) fn read_text(path: &Path, limits: &ReadLimits) -> Result<String, Scen
 }
 
 impl Scene {
-    /// Spawns an expanded node list (see [`super::prefab`]) under `parent`;
+    /// Spawns an expanded node list (see [`prefab`]) under `parent`;
     /// `path` names the file in errors and is where relative model paths
     /// start. Returns the nodes in list order; on error nothing stays behind.
     pub(crate) fn spawn_expanded(

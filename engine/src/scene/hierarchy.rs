@@ -3,7 +3,7 @@
 //! Handles stay stable while nodes move inside the hot columns: a slot table
 //! (object pool pattern, with a free list and generations) maps each handle to
 //! the node's current dense position. How positions are kept, and what each
-//! edit costs, is the business of [`super::layout`].
+//! edit costs, is the business of [`layout`].
 //!
 //! Cold data (names) is indexed by slot and never moves.
 

@@ -178,7 +178,7 @@ fn pose_shared(clip: &Clip, t: f32, cursors: &mut [u32], targets: &mut Targets<'
 /// [`super::pose_with`] without a fade, for the common clip ([`sample_shared`]):
 /// each sample goes straight into its bone's local, no pose built and
 /// compared, each found by its channel (one lookup); a bone whose local
-/// changes (to a finite value) becomes dirty, as [`write`] makes it. False,
+/// changes (to a finite value) becomes dirty, as [`write()`] makes it. False,
 /// doing nothing, for any other clip.
 pub(super) fn write_shared(
     columns: &mut Columns<'_>,
