@@ -272,29 +272,28 @@ impl EditorApp {
     /// Runs the fixed steps due by `time` and records the frame's stats.
     /// Call once per displayed frame, before [`EditorApp::ui`].
     pub fn frame(&mut self, time: &mut impl keel_engine::TimeSource) {
-        self.diagnostics
-            .profiler
-            .new_frame(self.workspace.layout.is_shown(dock::Panel::Profiler));
-        keel_engine::profile::puffin::profile_scope!("world frame");
-        let frame = self
-            .doc
-            .world
-            .frame_with_input(time, self.play.input.collector());
-        self.views.stats.record_frame(frame, &self.doc);
-        self.play
-            .stop_on_system_panic(&mut self.doc, &mut self.status);
+        self.run_world(|world, input| world.frame_with_input(time, input));
     }
 
     /// Like [`EditorApp::frame`] with a known elapsed time (tests, offline runs).
     pub fn advance(&mut self, elapsed: std::time::Duration) {
+        self.run_world(|world, input| world.advance_with_input(elapsed, input));
+    }
+
+    /// One frame of the world by `run`, profiled, its stats recorded, a
+    /// panicking system stopping Play.
+    fn run_world(
+        &mut self,
+        run: impl FnOnce(
+            &mut keel_engine::World,
+            &mut keel_engine::input::InputCollector,
+        ) -> keel_engine::FrameStats,
+    ) {
         self.diagnostics
             .profiler
             .new_frame(self.workspace.layout.is_shown(dock::Panel::Profiler));
         keel_engine::profile::puffin::profile_scope!("world frame");
-        let frame = self
-            .doc
-            .world
-            .advance_with_input(elapsed, self.play.input.collector());
+        let frame = run(&mut self.doc.world, self.play.input.collector());
         self.views.stats.record_frame(frame, &self.doc);
         self.play
             .stop_on_system_panic(&mut self.doc, &mut self.status);
