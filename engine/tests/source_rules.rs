@@ -1,9 +1,13 @@
-//! Every file a Keel program reads goes through the one reader
-//! (`keel_engine::files::read`: regular files only, each kind within its
-//! cap). This test lists the direct reads (`std::fs::read`,
-//! `read_to_string`, `File::open`) in the programs' source outside the
-//! reader itself and fails on one that is not in the short list below,
-//! each there for its reason.
+//! Rules the programs' source keeps, read from the source (not their tests):
+//!
+//! - Every file a Keel program reads goes through the one reader
+//!   (`keel_engine::files::read`: regular files only, each kind within its
+//!   cap). The direct reads (`std::fs::read`, `read_to_string`,
+//!   `File::open`) outside the reader itself are each in the short list
+//!   below, for its reason.
+//! - Engine code touches the disk through `keel_engine::files` alone.
+//! - No process-wide mutable state: the few statics are listed with why
+//!   they cannot belong to a world.
 
 use std::path::{Path, PathBuf};
 
@@ -146,4 +150,66 @@ fn engine_code_touches_the_disk_through_the_files_layer() {
         ["src/record/file.rs"],
         "std::fs outside the files layer (the program's own executable is the one read allowed)"
     );
+}
+
+/// The process-wide statics that stay, by file, with why none belongs to a
+/// world (each is a counter only ever compared, or puffin's own state).
+const STATICS: &[(&str, &str)] = &[
+    ("engine/src/identity.rs", "identities no other value was given"),
+    (
+        "engine/src/profile.rs",
+        "the count of recording profilers: puffin's scopes are process-wide",
+    ),
+    (
+        "editor/src/document.rs",
+        "document ids, only compared (a view's cache names its document)",
+    ),
+];
+
+/// No `static` in the programs' source but those in [`STATICS`]: state a
+/// world or a window needs lives in it, so two worlds in one process share
+/// nothing (`engine/tests/two_worlds.rs` runs two).
+#[test]
+fn no_process_wide_state_but_the_listed_statics() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut found = Vec::new();
+    for folder in SOURCES {
+        let mut files = Vec::new();
+        rust_files(&root.join(folder), &mut files);
+        for file in files {
+            let relative = file
+                .strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            if relative.ends_with("/tests.rs") || relative.contains("/tests/") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).unwrap();
+            let statics = without_tests(&text).lines().any(|line| {
+                let code = line.trim_start();
+                let code = code.strip_prefix("pub(crate) ").unwrap_or(code);
+                let code = code.strip_prefix("pub ").unwrap_or(code);
+                code.starts_with("static ") || code.starts_with("thread_local!")
+            });
+            if statics {
+                found.push(relative);
+            }
+        }
+    }
+    let unexplained: Vec<_> = found
+        .iter()
+        .filter(|file| !STATICS.iter().any(|(f, _)| f == file))
+        .collect();
+    assert!(
+        unexplained.is_empty(),
+        "process-wide state in {unexplained:?}: keep it in the world, the app or the \
+         caller, or add the static to STATICS with why no world can own it"
+    );
+    for (file, why) in STATICS {
+        assert!(
+            found.iter().any(|f| f == file),
+            "{file} ({why}) has no static any more: take it off STATICS"
+        );
+    }
 }
