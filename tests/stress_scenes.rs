@@ -11,7 +11,7 @@ fn cubes_100k_is_a_hundred_thousand_cubes_one_in_a_hundred_orbiting() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/stress/cubes_100k.ron");
     let scene = Scene::load(&path, &Assets::new()).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(scene.components().mesh.len(), 100_000, "cubes");
-    let (orbiting, _) = scene.query::<Orbit>();
+    let (orbiting, _) = scene.components().parts::<Orbit>();
     assert_eq!(orbiting.len(), 1_000, "1% orbit their places");
     let mut world = World::new(scene);
     world.step();

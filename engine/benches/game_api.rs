@@ -116,18 +116,18 @@ fn hand_loop(health: &mut Packed<Health>, armor: &Packed<Armor>, wind: &Packed<W
 
 fn bench_query(c: &mut Criterion) {
     let mut scene = crowd();
-    let (h_owners, h_values) = scene.query::<Health>();
+    let (h_owners, h_values) = scene.components().parts::<Health>();
     let mut health = Packed::of(h_owners, h_values);
-    let (a_owners, a_values) = scene.query::<Armor>();
+    let (a_owners, a_values) = scene.components().parts::<Armor>();
     let armor = Packed::of(a_owners, a_values);
-    let (w_owners, w_values) = scene.query::<Wind>();
+    let (w_owners, w_values) = scene.components().parts::<Wind>();
     let wind = Packed::of(w_owners, w_values);
     // Checked: one pass each leaves the same healths.
     scene
         .query_each::<(&mut Health, &Armor, Option<&Wind>)>(|_, (h, a, w), _| update(h, a, w))
         .unwrap();
     hand_loop(&mut health, &armor, &wind);
-    let (owners, values) = scene.query::<Health>();
+    let (owners, values) = scene.components().parts::<Health>();
     for (node, value) in owners.iter().zip(values) {
         let by_hand = health.values[health.at(*node).unwrap()].hp;
         assert_eq!(

@@ -4,7 +4,7 @@
 //! - `step_builtin_spin` / `step_user_spin`: one fixed step of a world whose
 //!   1M nodes spin, through the built-in `Spin` or through a user system over
 //!   a registered component with the same fields and the same update
-//!   (`each_mut`); both steps also snapshot and propagate the transforms.
+//!   (`query_each`); both steps also snapshot and propagate the transforms.
 //! - `step_user_spin_no_undo`: the user system's step with the step undo
 //!   off (`World::set_step_undo`): what rolling a panicking step back
 //!   costs a step that writes every node (its old locals journaled, its
@@ -71,13 +71,13 @@ fn spinning_world(user: bool) -> World {
             .systems_mut()
             .add("turn", |scene, _, ctx| {
                 let dt = ctx.dt;
-                scene.each_mut(|scene, node, turn: &mut Turn| {
-                    let Some(mut local) = scene.local(node) else {
+                let _ = scene.query_each::<(&mut Turn,)>(|node, (turn,), transforms| {
+                    let Some(mut local) = transforms.local(node) else {
                         return;
                     };
                     let q = Quat::from_axis_angle(turn.axis.normalize_or(Vec3::Y), turn.rate * dt);
                     local.rotation = (q * local.rotation).normalize();
-                    let _ = scene.set_local(node, local);
+                    let _ = transforms.set_local(node, local);
                 });
             })
             .expect("a system of a new name");
@@ -145,7 +145,7 @@ fn bench(c: &mut Criterion) {
     let dt = 1.0 / 60.0;
     group.bench_function("query_mut", |b| {
         b.iter(|| {
-            let (_, values) = scene.query_mut::<Health>();
+            let (_, values) = scene.components_mut().parts_mut::<Health>();
             for health in values {
                 drain(health, black_box(dt));
             }

@@ -119,13 +119,13 @@ impl FileWatcher {
                 .to_path_buf();
             dirs.push((root, true));
         }
-        let c = &scene.components;
+        let c = scene.components();
         let files = c
             .model
             .iter()
             .map(|(_, m)| m.source.clone())
             .chain(c.prefab.iter().flat_map(|(_, p)| p.prefab.files()))
-            .chain(scene.environment.sky.clone());
+            .chain(scene.environment().sky.clone());
         for file in files {
             if let Some(dir) = file.parent() {
                 dirs.push((dir.to_path_buf(), false));
@@ -291,7 +291,7 @@ impl Scene {
     /// their model parts go, the new hierarchy comes. Returns how many.
     pub fn reinstantiate_model(&mut self, model: &Arc<Model>) -> usize {
         let instances: Vec<NodeId> = self
-            .components
+            .components()
             .model
             .iter()
             .filter(|(_, m)| m.source == model.path)
@@ -323,7 +323,7 @@ impl Scene {
     pub fn refresh_prefabs(&mut self) -> Result<usize, SceneError> {
         let files = self.assets().limits().source.clone();
         let stale: Vec<NodeId> = self
-            .components
+            .components()
             .prefab
             .iter()
             .filter(|(_, p)| p.prefab.is_stale(&files))

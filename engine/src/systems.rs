@@ -63,7 +63,7 @@ pub use commands::{AppliedCommands, Command, Commands, SpawnInit};
 pub use events::Events;
 pub(crate) use events::{is_events, swap_key, unswapped};
 
-use crate::scene::{NodeError, NodeId, Orbit, Oscillate, Scene, Spin, Transform};
+use crate::scene::{Component, NodeError, NodeId, Orbit, Oscillate, Scene, Spin, Transform, Transforms};
 
 /// What a system knows of the step being run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -556,8 +556,8 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// Writes a local transform produced by a system; owners are alive (components die with their nodes).
-fn write_local(scene: &mut Scene, node: NodeId, local: Transform) {
-    match scene.set_local(node, local) {
+fn write_local(transforms: &mut Transforms<'_>, node: NodeId, local: Transform) {
+    match transforms.set_local(node, local) {
         Ok(_) => {}
         // A behaviour that produces NaN (a zero axis, say) leaves the node where it was.
         Err(NodeError::InvalidTransform { .. } | NodeError::StaleNode { .. }) => {}
@@ -565,19 +565,31 @@ fn write_local(scene: &mut Scene, node: NodeId, local: Transform) {
     }
 }
 
+/// Runs a built-in behaviour over every node with a `C`: one required term,
+/// so the query has neither of its errors.
+fn behave<C: Component>(
+    scene: &mut Scene,
+    mut update: impl FnMut(NodeId, &mut C, &mut Transforms<'_>),
+) {
+    let walked = scene.query_each::<(&mut C,)>(|node, (value,), transforms| {
+        update(node, value, transforms);
+    });
+    debug_assert!(walked.is_ok(), "one required term: {walked:?}");
+}
+
 fn spin(scene: &mut Scene, dt: f32) {
-    scene.each_mut(|scene, node, spin: &mut Spin| {
-        let Some(mut local) = scene.local(node) else {
+    behave(scene, |node, spin: &mut Spin, transforms| {
+        let Some(mut local) = transforms.local(node) else {
             return;
         };
         let turn = Quat::from_axis_angle(spin.axis.normalize_or(Vec3::Y), spin.rate * dt);
         local.rotation = (turn * local.rotation).normalize();
-        write_local(scene, node, local);
+        write_local(transforms, node, local);
     });
 }
 
 fn oscillate(scene: &mut Scene, dt: f32) {
-    scene.each_mut(|scene, node, osc: &mut Oscillate| {
+    behave(scene, |node, osc: &mut Oscillate, transforms| {
         osc.elapsed += dt;
         let omega = std::f32::consts::TAU * osc.frequency;
         // Displacement relative to time zero, so the rest pose is the saved pose.
@@ -586,7 +598,7 @@ fn oscillate(scene: &mut Scene, dt: f32) {
         let delta = target - osc.applied;
         osc.applied = target;
         let (axis, rock) = (osc.axis.normalize_or(Vec3::Y), osc.rock);
-        let Some(mut local) = scene.local(node) else {
+        let Some(mut local) = transforms.local(node) else {
             return;
         };
         if rock {
@@ -594,15 +606,15 @@ fn oscillate(scene: &mut Scene, dt: f32) {
         } else {
             local.translation += axis * delta;
         }
-        write_local(scene, node, local);
+        write_local(transforms, node, local);
     });
 }
 
 fn orbit(scene: &mut Scene, dt: f32) {
-    scene.each_mut(|scene, node, orbit: &mut Orbit| {
+    behave(scene, |node, orbit: &mut Orbit, transforms| {
         orbit.angle = (orbit.angle + orbit.rate * dt) % std::f32::consts::TAU;
         let orbit = *orbit;
-        let Some(mut local) = scene.local(node) else {
+        let Some(mut local) = transforms.local(node) else {
             return;
         };
         let (sin, cos) = crate::math::sin_cos(orbit.angle);
@@ -616,7 +628,7 @@ fn orbit(scene: &mut Scene, dt: f32) {
             };
             local.rotation = Quat::from_rotation_y(yaw);
         }
-        write_local(scene, node, local);
+        write_local(transforms, node, local);
     });
 }
 

@@ -2,7 +2,7 @@
 //! batching of instances and particles) allocates nothing on the heap, nor
 //! does a fixed step of animated rigs (sampling, writing, packing joints) or
 //! the extraction of their skinned meshes, nor a step of user systems over
-//! registered components and a resource (queries, `each_mut`, joins).
+//! registered components and a resource (queries of one and of two columns, a column whole).
 //! The tests take turns: the counter is global, and rayon's workers count too.
 
 #![expect(
@@ -277,7 +277,7 @@ fn stepping_user_systems_over_user_components_with_input_allocates_nothing_once_
                 .resource::<keel_engine::Input>()
                 .map_or(0.0, |input| input.axis("throttle"));
             let mut burned = 0.0;
-            for fuel in scene.query_mut::<Fuel>().1 {
+            for fuel in scene.components_mut().parts_mut::<Fuel>().1 {
                 let used = (fuel.burn * (1.0 + throttle) * ctx.dt).min(fuel.left);
                 fuel.left -= used;
                 burned += used;
@@ -292,13 +292,13 @@ fn stepping_user_systems_over_user_components_with_input_allocates_nothing_once_
     world
         .systems_mut()
         .add("lift", |scene, _, ctx| {
-            scene.each_mut(|scene, node, fuel: &mut Fuel| {
-                if let Some(mut local) = scene.local(node) {
+            let _ = scene.query_each::<(&Fuel,)>(|node, (fuel,), transforms| {
+                if let Some(mut local) = transforms.local(node) {
                     local.translation.y = fuel.left * 1e-6 + ctx.dt;
-                    let _ = scene.set_local(node, local);
+                    let _ = transforms.set_local(node, local);
                 }
             });
-            let _ = scene.join_mut::<Fuel, keel_engine::Spin>(|_, fuel, spin| {
+            let _ = scene.query_each::<(&Fuel, &mut keel_engine::Spin)>(|_, (fuel, spin), _| {
                 spin.rate = fuel.left * 1e-6;
             });
         })

@@ -67,7 +67,7 @@ fn world() -> World {
             if step.index % 7 != 3 {
                 return;
             }
-            let Some(&buoy) = scene.query::<Spin>().0.first() else {
+            let Some(&buoy) = scene.components().parts::<Spin>().0.first() else {
                 return;
             };
             let new = commands.spawn_reserved(scene, None, "new buoy", Transform::IDENTITY);
@@ -115,7 +115,7 @@ fn world() -> World {
             tally.gusts += tally.wind.tick(step.dt);
         })
         .unwrap()
-        .run_if(|scene, _| scene.query::<Spin>().0.len() > 1);
+        .run_if(|scene, _| scene.components().parts::<Spin>().0.len() > 1);
     world
 }
 
@@ -139,7 +139,7 @@ fn events_commands_timers_and_conditions_play_as_a_game_expects() {
         "every reader reads every event"
     );
     assert_eq!(
-        world.scene().query::<Spin>().0.len(),
+        world.scene().components().parts::<Spin>().0.len(),
         0,
         "each ring stopped a spin"
     );

@@ -93,7 +93,7 @@ fn orchard(fault: Option<u64>) -> World {
     systems
         .add("ripen", |scene, _, ctx| {
             let mut picked = Vec::new();
-            scene.each_mut(|_, tree, fruit: &mut Fruit| {
+            let _ = scene.query_each::<(&mut Fruit,)>(|tree, (fruit,), _| {
                 fruit.ripe += 1;
                 if fruit.ripe.is_multiple_of(3) {
                     picked.push(tree);

@@ -81,7 +81,7 @@ fn game_world(scene: Scene) -> World {
         .systems_mut()
         .add("drain", |scene, _, ctx| {
             let mut drained = 0.0;
-            let (_, values) = scene.query_mut::<Health>();
+            let (_, values) = scene.components_mut().parts_mut::<Health>();
             for health in values {
                 let before = health.hp;
                 health.hp = (health.hp - ctx.dt + health.regen.unwrap_or(0.0) * ctx.dt * 0.5)
@@ -89,7 +89,7 @@ fn game_world(scene: Scene) -> World {
                 drained += before - health.hp;
             }
             let moved = scene
-                .join_mut::<Mood, Health>(|_, mood, health| {
+                .query_each::<(&mut Mood, &Health)>(|_, (mood, health), _| {
                     if health.hp < 2.0 {
                         *mood = Mood::Fleeing { speed: health.max };
                     }
@@ -191,8 +191,10 @@ fn names_and_queries_are_checked() {
         matches!(error, RegistryError::DuplicateName { .. }),
         "{error}"
     );
-    let error = scene.join_mut::<Health, Health>(|_, _, _| {}).unwrap_err();
-    assert_eq!(error, QueryError::SameColumnTwice { name: "health" });
+    let error = scene
+        .query_each::<(&mut Health, &Health)>(|_, _, _| {})
+        .unwrap_err();
+    assert_eq!(error, QueryError::Repeated { name: "health" });
 }
 
 #[test]
@@ -204,7 +206,7 @@ fn components_die_with_their_nodes_and_copy_with_records() {
     assert_eq!(record.component::<Health>().map(|h| h.max), Some(4.0));
     scene.despawn(ship).unwrap();
     assert_eq!(
-        scene.query::<Health>().0.len(),
+        scene.components().parts::<Health>().0.len(),
         1,
         "the ship and its buoy are gone"
     );
@@ -234,7 +236,7 @@ fn recording_user_state_seeks_to_a_fresh_runs_hash() {
             fresh.scene().get::<Mood>(fleeing),
             None | Some(Mood::Fleeing { .. })
         ),
-        "join_mut only touches nodes with both"
+        "a query of two columns only touches nodes with both"
     );
 
     let mut recorded = game_world(load(SCENE).unwrap());
@@ -261,23 +263,25 @@ fn recording_user_state_seeks_to_a_fresh_runs_hash() {
     recorded.resource_mut::<Score>().unwrap().points += 1;
     assert_eq!(recorded.state_hash().differing(&before), ["resources"]);
     recorded.resource_mut::<Score>().unwrap().points -= 1;
-    let (_, healths) = recorded.scene_mut().query_mut::<Health>();
+    let (_, healths) = recorded.scene_mut().components_mut().parts_mut::<Health>();
     healths[0].hp += 0.25;
     assert_ne!(recorded.state_hash().components, before.components);
 }
 
 #[test]
-fn each_mut_moves_nodes_from_a_component() {
+fn a_query_moves_nodes_from_a_component() {
     let mut scene = load(SCENE).unwrap();
     let boat = scene.find("boat").unwrap();
-    scene.each_mut(|scene, node, mood: &mut Mood| {
-        if let Mood::Fleeing { speed } = *mood
-            && let Some(mut local) = scene.local(node)
-        {
-            local.translation += Vec3::X * speed;
-            scene.set_local(node, local).unwrap();
-        }
-    });
+    scene
+        .query_each::<(&mut Mood,)>(|node, (mood,), transforms| {
+            if let Mood::Fleeing { speed } = *mood
+                && let Some(mut local) = transforms.local(node)
+            {
+                local.translation += Vec3::X * speed;
+                transforms.set_local(node, local).unwrap();
+            }
+        })
+        .unwrap();
     assert_eq!(scene.local(boat).unwrap().translation, Vec3::X * 2.5);
     assert_eq!(scene.get::<Mood>(boat), Some(&Mood::Fleeing { speed: 2.5 }));
     let _ = SceneFile::parse(SCENE, Path::new("game.ron"), &scene.registry()).unwrap();

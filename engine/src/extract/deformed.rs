@@ -23,7 +23,7 @@ impl Extractor {
     ) {
         self.deformed.clear();
         self.morph_weights.clear();
-        let c = &scene.components;
+        let c = scene.components();
         if c.skin.is_empty() && c.morph.is_empty() {
             self.palette.matrices.clear();
             self.palette.runs.clear();
@@ -115,7 +115,7 @@ fn push_weights(
 /// Whether `node` is drawn by the deformed path (so not as a plain instance).
 #[inline]
 pub(super) fn is_deformed(scene: &Scene, node: NodeId) -> bool {
-    let c = &scene.components;
+    let c = scene.components();
     (!c.skin.is_empty() && c.skin.get(node).is_some())
         || (!c.morph.is_empty() && c.morph.get(node).is_some())
 }

@@ -43,7 +43,7 @@ impl Scene {
     /// transform interpolated at `alpha` (as the meshes are drawn); `None`
     /// when the scene has no active camera.
     pub fn active_camera(&self, alpha: f32) -> Option<(NodeId, Camera)> {
-        let (nodes, cameras) = self.query::<SceneCamera>();
+        let (nodes, cameras) = self.components().parts::<SceneCamera>();
         let (&node, lens) = nodes.iter().zip(cameras).find(|(_, lens)| lens.active)?;
         let world = self.interpolated_world(node, alpha)?;
         Some((node, lens.camera_at(&world)))

@@ -131,7 +131,7 @@ impl Extractor {
         self.clear();
         self.instances.clear();
         self.culled_by_octree = 0;
-        for (node, mesh) in scene.components.mesh.iter() {
+        for (node, mesh) in scene.components().mesh.iter() {
             if !deformed::is_deformed(scene, node) {
                 self.push_mesh(scene, node, mesh, alpha, overlays);
             }
@@ -180,7 +180,7 @@ impl Extractor {
             }
         }
         let visible = self.visible().count();
-        self.culled_by_octree = scene.components.mesh.len().saturating_sub(visible);
+        self.culled_by_octree = scene.components().mesh.len().saturating_sub(visible);
     }
 
     /// The GPU-culled path: the retained slots brought up to date (the GPU
@@ -261,7 +261,7 @@ impl Extractor {
         }
         if overlays.cameras {
             let active = world.scene.active_camera(alpha).map(|(node, _)| node);
-            let (nodes, lenses) = world.scene.query::<crate::scene::SceneCamera>();
+            let (nodes, lenses) = world.scene.components().parts::<crate::scene::SceneCamera>();
             for (&node, lens) in nodes.iter().zip(lenses) {
                 let Some(at) = world.scene.interpolated_world(node, alpha) else {
                     continue;
@@ -360,7 +360,7 @@ impl Extractor {
     fn gather_lights(&mut self, scene: &Scene, alpha: f32) {
         self.sun = None;
         self.point_lights.clear();
-        for (node, light) in scene.components.light.iter() {
+        for (node, light) in scene.components().light.iter() {
             let Some(world) = scene.interpolated_world(node, alpha) else {
                 continue;
             };
@@ -425,7 +425,7 @@ impl Extractor {
                 }
             }
         }
-        let env = &scene.environment;
+        let env = scene.environment();
         if !self.assets.as_ref().is_some_and(|a| a.same(scene.assets())) {
             self.assets = Some(scene.assets().clone());
         }
@@ -544,7 +544,7 @@ mod tests {
         let visible: std::collections::HashSet<NodeId> = visible.iter().copied().collect();
         world
             .scene
-            .components
+            .components()
             .mesh
             .iter()
             .filter(|(node, _)| visible.contains(node))

@@ -380,7 +380,7 @@ impl Extractor {
     /// casters; a mesh both seen and casting is interpolated and packed
     /// once.
     pub(super) fn pack_meshes(&mut self, scene: &Scene, alpha: f32, views: usize) {
-        let column = scene.components.mesh.parts();
+        let column = scene.components().mesh.parts();
         let total = column.0.len();
         let marks = Marks {
             visible: &self.visible_marks,
@@ -395,7 +395,7 @@ impl Extractor {
             end: total * (i + 1) / spans,
             counts: Counts::default(),
         }));
-        let stamp = scene.components.mesh.stamp();
+        let stamp = scene.components().mesh.stamp();
         let casting = if views == 0 {
             Casting::Unasked
         } else if self.cast_flags.0 == Some(stamp) {
@@ -506,7 +506,7 @@ mod tests {
     ) -> Vec<(R, BatchKey)> {
         let alpha = world.clock.alpha();
         let scene = &world.scene;
-        (scene.components.mesh.iter())
+        (scene.components().mesh.iter())
             .filter_map(|(node, mesh)| {
                 let key = keep(node, mesh)?;
                 let model = scene.interpolated_world(node, alpha)?;
@@ -536,7 +536,7 @@ mod tests {
                 .contains(&node)
                 .then(|| BatchKey::new(mesh.mesh, &mesh.material))
         });
-        assert!(want.len() > PACK_SPAN && want.len() < world.scene.components.mesh.len());
+        assert!(want.len() > PACK_SPAN && want.len() < world.scene.components().mesh.len());
         assert_eq!(seen, want, "the camera's records");
         let views = buffers.cascade_frustums.clone();
         assert!(views.len() >= 3, "{} cascades", views.len());
@@ -566,7 +566,7 @@ mod tests {
         // in between (whether a mesh casts is kept from frame to frame
         // while the column is unchanged).
         check_extraction(&mut world, &mut buffers);
-        let nodes: Vec<NodeId> = world.scene.components.mesh.iter().map(|(n, _)| n).collect();
+        let nodes: Vec<NodeId> = world.scene.components().mesh.iter().map(|(n, _)| n).collect();
         for (i, &node) in nodes.iter().enumerate().step_by(13) {
             let mesh = world.scene.get_mut::<MeshRenderer>(node).unwrap();
             if i % 2 == 0 {

@@ -39,7 +39,7 @@ const WALK_ALL_SHARE: usize = 4;
 type Stamps = [(u64, u64); 3];
 
 fn stamps(scene: &Scene) -> Stamps {
-    let c = &scene.components;
+    let c = scene.components();
     [c.mesh.stamp(), c.skin.stamp(), c.morph.stamp()]
 }
 
@@ -172,7 +172,7 @@ impl Retained {
         self.walks += 1;
         let walk = self.epoch;
         self.blended.clear();
-        for (node, mesh) in scene.components.mesh.iter() {
+        for (node, mesh) in scene.components().mesh.iter() {
             if is_deformed(scene, node) {
                 continue;
             }

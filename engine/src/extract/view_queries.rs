@@ -38,7 +38,7 @@ impl Extractor {
     /// This frame's shadow views (the sun's cascades and the shadowed
     /// spots), fitted to `view`, from the lights gathered.
     fn shadow_views(&self, scene: &Scene, view: &Camera, aspect: f32) -> ShadowViews {
-        let settings = &scene.environment.shadows;
+        let settings = &scene.environment().shadows;
         ShadowViews {
             cascades: match &self.sun {
                 Some(sun) if sun.intensity > 0.0 => cascades(view, aspect, sun.direction, settings),
@@ -74,7 +74,7 @@ impl Extractor {
         aspect: f32,
     ) -> usize {
         let shadows = self.shadow_views(scene, view, aspect);
-        let meshes = scene.components.mesh.len();
+        let meshes = scene.components().mesh.len();
         // A small scene is answered on this thread alone: no other core is woken.
         let parallel = meshes >= 2 * PACK_SPAN;
         let mut asked = 0;

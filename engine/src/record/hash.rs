@@ -87,7 +87,7 @@ impl StateHash {
         let mut raw = Vec::new();
         let mut rest = scene.save_state(&mut raw);
         // The resources have a part of their own (below).
-        rest.resources = Default::default();
+        rest.replace_resources(Default::default());
         let mut nodes = CanonicalHasher::new();
         nodes.update(&raw);
         // The layout's bookkeeping (upkeep, pending lists) decides what later steps do.

@@ -20,8 +20,6 @@ pub struct Column<T> {
     /// and how many mutable accesses it has had: see [`Column::stamp`].
     id: u64,
     edits: u64,
-    /// In a stand-in (see [`Column::stand_in`]), the nodes removals named.
-    removed: Option<Vec<NodeId>>,
     /// A step's undo of this column (see [`Column::arm`]).
     undo: ColumnUndo<T>,
 }
@@ -74,7 +72,6 @@ impl<T> Default for Column<T> {
             touched: false,
             id: fresh_id(),
             edits: 0,
-            removed: None,
             undo: ColumnUndo::default(),
         }
     }
@@ -104,7 +101,6 @@ impl<T: Clone> Clone for Column<T> {
             touched: self.touched,
             id: fresh_id(),
             edits: 0,
-            removed: None,
             undo: ColumnUndo::default(),
         }
     }
@@ -201,9 +197,6 @@ impl<T> Column<T> {
 
     /// Takes the component away from `node`.
     pub(crate) fn remove(&mut self, node: NodeId) -> Option<T> {
-        if let Some(removed) = &mut self.removed {
-            removed.push(node);
-        }
         let at = self.position(node)?;
         self.edit();
         self.lookup[node.index() as usize] = ABSENT;
@@ -272,41 +265,6 @@ impl<T> Column<T> {
     /// Counts one mutable access (a walk that may write any of its values).
     pub(crate) fn touch(&mut self) {
         self.edit();
-    }
-
-    /// An empty column that stands in for one moved out for a walk: it
-    /// remembers the removals named to it, which [`Column::absorb`] applies
-    /// to the real column with the values inserted into it.
-    pub(crate) fn stand_in() -> Self {
-        Self {
-            removed: Some(Vec::new()),
-            ..Self::default()
-        }
-    }
-
-    /// Applies what was done to `stand_in` while this column was moved out:
-    /// its removals, then its inserts (so a node removed and given a new
-    /// value ends with the value, one given a value and removed ends with none).
-    pub(crate) fn absorb(&mut self, stand_in: Self) {
-        for node in stand_in.removed.into_iter().flatten() {
-            self.remove(node);
-        }
-        for (node, value) in stand_in.owners.into_iter().zip(stand_in.values) {
-            self.insert(node, value);
-        }
-    }
-
-    /// Keeps only the values whose owner `keep` accepts.
-    pub(crate) fn retain(&mut self, mut keep: impl FnMut(NodeId) -> bool) {
-        let mut at = 0;
-        while at < self.owners.len() {
-            let node = self.owners[at];
-            if keep(node) {
-                at += 1;
-            } else {
-                self.remove(node);
-            }
-        }
     }
 
     /// Owners and values, in storage order.

@@ -158,6 +158,21 @@ macro_rules! each_column {
 }
 
 impl Components {
+    /// Owners and values of `T`, in storage order (empty when no node has
+    /// one): a column read whole. To walk several columns, or to set
+    /// transforms while walking, use [`Scene::query_each`].
+    ///
+    /// [`Scene::query_each`]: crate::Scene::query_each
+    pub fn parts<T: Stored>(&self) -> (&[NodeId], &[T]) {
+        T::column(self).map_or((&[], &[]), Column::parts)
+    }
+
+    /// Owners and mutable values of `T`, in storage order (see
+    /// [`Components::parts`]).
+    pub fn parts_mut<T: Stored>(&mut self) -> (&[NodeId], &mut [T]) {
+        T::column_mut(self).parts_mut()
+    }
+
     /// Starts a step's undo: each column copies itself aside at its first
     /// mutable access (see [`Column::arm`]).
     pub(crate) fn arm(&mut self) {

@@ -130,13 +130,13 @@ pub struct Scene {
     /// Reused buffer of a despawn's positions and handles.
     doomed: Vec<(u32, NodeId)>,
     /// Per-node components, one packed column per kind.
-    pub(crate) components: Components,
+    pub(in crate::scene) components: Components,
     /// Lighting and background of the scene.
-    pub(crate) environment: super::Environment,
+    pub(in crate::scene) environment: super::Environment,
     /// The store its meshes, models and skies come from (shared by its clones).
     assets: Assets,
     /// Simulated state that belongs to no node.
-    pub(crate) resources: super::Resources,
+    pub(in crate::scene) resources: super::Resources,
     /// The running step's undo, while one is armed (`undo.rs`).
     undo: StepUndo,
 }

@@ -1,11 +1,13 @@
 //! Queries: how a system walks the components it updates.
 //!
-//! Each form borrows the typed columns once and walks their packed values
-//! front to back (data locality): no allocation, no lookup or dispatch per
-//! node.
+//! One form: [`Scene::query_each`] (and [`Scene::query_filtered`], the same
+//! with filters) over a tuple of terms (`&C`, `&mut C`, `Option<&C>`,
+//! `Option<&mut C>`). It borrows the typed columns once and walks their
+//! packed values front to back (data locality): no allocation, no lookup or
+//! dispatch per node.
 //!
 //! Systems keep one signature, `(scene, commands, step)`, and walk what they
-//! need through these queries rather than declaring their access in their
+//! need through a query rather than declaring their access in their
 //! signature as Bevy's do. Declared access pays for a scheduler that runs
 //! systems in parallel; Keel's run in one fixed order, each with the whole
 //! scene, and keep their parallelism inside (propagation, particles). A query
@@ -13,15 +15,9 @@
 //! closure only the node and the transforms (`Transforms`), so no second
 //! handle to a moved column exists to see it empty; the smallest required
 //! column drives the walk and the others are found through their O(1)
-//! lookup. `each_mut`, which gives the closure the whole scene, keeps what
-//! the closure does to the walked type on other nodes (inserts, removes,
-//! despawns), and both put the columns back before a panic unwinds on.
-//!
-//! - [`Scene::query`] / [`Scene::query_mut`]: one column's owners and values.
-//! - [`Scene::each_mut`]: one column's values with the rest of the scene at
-//!   hand (transforms, other components), for updates that move nodes.
-//! - [`Scene::join_mut`]: two different columns together, for the nodes
-//!   that have both (`&mut Health` with `&Armor`).
+//! lookup, and the columns go back before a panic unwinds on. A column read
+//! or written whole, with no walk, is [`Components::parts`] and
+//! [`Components::parts_mut`] (`scene.components()`).
 //!
 //! ```
 //! use bevy_reflect::Reflect;
@@ -45,20 +41,17 @@
 //! scene.insert(raft, Health { hp: 10.0 })?;
 //! scene.insert(raft, Drift { velocity: Vec3::X })?;
 //! world.systems_mut().add("weather", |scene, _, step| {
-//!     // One column: every health, packed.
-//!     for health in scene.query_mut::<Health>().1 {
+//!     // One column, whole: every health, packed.
+//!     for health in scene.components_mut().parts_mut::<Health>().1 {
 //!         health.hp -= step.dt;
 //!     }
-//!     // One column with the rest of the scene: move the drifting nodes.
-//!     scene.each_mut::<Drift>(|scene, node, drift| {
-//!         let mut local = scene.local(node).unwrap();
-//!         local.translation += drift.velocity * step.dt;
-//!         scene.set_local(node, local).unwrap();
-//!     });
-//!     // Two columns, for the nodes with both.
+//!     // Two columns, for the nodes with both, moving them as it goes.
 //!     scene
-//!         .join_mut::<Health, Drift>(|_, health, drift| {
+//!         .query_each::<(&mut Drift, &Health)>(|node, (drift, health), transforms| {
 //!             drift.velocity *= health.hp / 10.0;
+//!             let mut local = transforms.local(node).unwrap();
+//!             local.translation += drift.velocity * step.dt;
+//!             transforms.set_local(node, local).unwrap();
 //!         })
 //!         .unwrap();
 //! })?;
@@ -67,23 +60,19 @@
 //! assert!(world.scene().local(raft).unwrap().translation.x > 0.0);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! [`Components::parts`]: super::Components::parts
+//! [`Components::parts_mut`]: super::Components::parts_mut
 
 mod terms;
 
 pub use terms::{Filter, Query, Term, With, Without};
 
-use super::registered::Component;
-use super::{Column, NodeId, Scene, Transforms};
+use super::{NodeId, Scene, Transforms};
 
 /// Why a query could not borrow what it asked for.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum QueryError {
-    /// One column asked for twice, mutably.
-    #[error("query borrows component `{name}` twice mutably; join two different components")]
-    SameColumnTwice {
-        /// The component's name.
-        name: &'static str,
-    },
     /// A component named twice among a query's terms and filters.
     #[error("query names component `{name}` twice (its terms and filters each name one type)")]
     Repeated {
@@ -180,85 +169,6 @@ impl Scene {
         rethrow(walked);
         Ok(())
     }
-
-    /// Owners and values of `C`, in storage order (empty when no node has one).
-    pub fn query<C: Component>(&self) -> (&[NodeId], &[C]) {
-        self.components
-            .registered
-            .get::<C>()
-            .map_or((&[], &[]), Column::parts)
-    }
-
-    /// Owners and mutable values of `C`, in storage order.
-    pub fn query_mut<C: Component>(&mut self) -> (&[NodeId], &mut [C]) {
-        self.components.registered.get_or_insert::<C>().parts_mut()
-    }
-
-    /// Calls `update` for every node with a `C`, in storage order, with the
-    /// rest of the scene at hand: read and set transforms, read other
-    /// components. The column is moved out during the walk, so `update` sees
-    /// no `C` through the scene (not even its own node's). What `update` does
-    /// to other nodes' `C` through the scene is kept and applied when the walk
-    /// ends, in order: a `C` inserted on a node (the insert wins over the
-    /// walk's own write to that node), a `C` removed, a node despawned (its
-    /// `C` goes with it). A panic in `update` puts the column back before it
-    /// unwinds further, so the scene loses nothing to it.
-    pub fn each_mut<C: Component>(&mut self, mut update: impl FnMut(&mut Scene, NodeId, &mut C)) {
-        let Some(column) = self.components.registered.get_mut::<C>() else {
-            return;
-        };
-        if column.is_empty() {
-            return;
-        }
-        let mut column = std::mem::replace(column, Column::stand_in());
-        let structure = self.structure_version();
-        let walked = caught(|| {
-            let (owners, values) = column.parts_mut();
-            for (&node, value) in owners.iter().zip(values) {
-                update(self, node, value);
-            }
-        });
-        let stand_in = std::mem::take(self.components.registered.get_or_insert::<C>());
-        column.absorb(stand_in);
-        if self.structure_version() != structure {
-            column.retain(|node| self.contains(node));
-        }
-        *self.components.registered.get_or_insert::<C>() = column;
-        rethrow(walked);
-    }
-
-    /// Calls `update` for every node that has both an `A` and a `B`, walking
-    /// `A`'s column in storage order.
-    ///
-    /// # Errors
-    /// [`QueryError::SameColumnTwice`] when `A` and `B` are one type.
-    pub fn join_mut<A: Component, B: Component>(
-        &mut self,
-        mut update: impl FnMut(NodeId, &mut A, &mut B),
-    ) -> Result<(), QueryError> {
-        if std::any::TypeId::of::<A>() == std::any::TypeId::of::<B>() {
-            return Err(QueryError::SameColumnTwice { name: A::NAME });
-        }
-        let registered = &mut self.components.registered;
-        let Some(b) = registered.get_mut::<B>() else {
-            return Ok(());
-        };
-        let mut b = std::mem::take(b);
-        // A panic in `update` puts `B`'s column back before unwinding on.
-        let walked = caught(|| {
-            if let Some(a) = registered.get_mut::<A>() {
-                let (owners, values) = a.parts_mut();
-                for (&node, a) in owners.iter().zip(values) {
-                    if let Some(b) = b.get_mut(node) {
-                        update(node, a, b);
-                    }
-                }
-            }
-        });
-        *registered.get_or_insert::<B>() = b;
-        rethrow(walked);
-        Ok(())
-    }
 }
 
 #[cfg(test)]
@@ -291,13 +201,13 @@ mod tests {
     }
 
     #[test]
-    fn a_panic_inside_each_mut_keeps_the_column() {
+    fn a_panic_inside_a_query_keeps_the_column() {
         let (scene, _) = spinning(3);
         let mut world = World::new(scene);
         world
             .systems_mut()
             .add("trip", |scene, _, _| {
-                scene.each_mut::<Spin>(|_, _, spin| {
+                let _ = scene.query_each::<(&mut Spin,)>(|_, (spin,), _| {
                     if spin.rate == 1.0 {
                         panic!("tripped");
                     }
@@ -308,7 +218,7 @@ mod tests {
         world.step();
         let panic = world.take_system_panic().expect("the system panicked");
         assert_eq!(panic.system, "trip");
-        let (owners, spins) = world.scene().query::<Spin>();
+        let (owners, spins) = world.scene().components().parts::<Spin>();
         assert_eq!(owners.len(), 3, "every spin survives the panic");
         assert_eq!(
             spins[0].rate, 0.0,
@@ -453,54 +363,16 @@ mod tests {
             scene.query_each::<(Option<&Spin>,)>(|_, _, _| {}),
             Err(QueryError::NothingRequired)
         );
-        let before = scene.query::<Spin>().0.len();
+        let before = scene.components().parts::<Spin>().0.len();
         let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let _ = scene.query_each::<(&mut Spin, Option<&mut Orbit>)>(|_, _, _| panic!("no"));
         }));
         assert!(walked.is_err());
         assert_eq!(
-            scene.query::<Spin>().0.len(),
+            scene.components().parts::<Spin>().0.len(),
             before,
             "the columns came back"
         );
-        assert_eq!(scene.query::<Orbit>().0.len(), 4);
-    }
-
-    #[test]
-    fn what_each_mut_does_to_other_nodes_is_kept() {
-        let (mut scene, nodes) = spinning(3);
-        let bare = scene.spawn(None, "bare", Transform::IDENTITY).unwrap();
-        let (first, second, third) = (nodes[0], nodes[1], nodes[2]);
-        scene.each_mut::<Spin>(|scene, node, spin| {
-            spin.rate += 100.0;
-            if node == first {
-                scene
-                    .insert(
-                        bare,
-                        Spin {
-                            axis: Vec3::X,
-                            rate: 7.0,
-                        },
-                    )
-                    .unwrap();
-                assert_eq!(scene.remove::<Spin>(second), None, "moved out");
-                scene.despawn(third).unwrap();
-            }
-        });
-        assert_eq!(scene.get::<Spin>(first).map(|s| s.rate), Some(100.0));
-        assert_eq!(
-            scene.get::<Spin>(bare).map(|s| s.rate),
-            Some(7.0),
-            "a spin inserted on another node during the walk"
-        );
-        assert!(
-            scene.get::<Spin>(second).is_none(),
-            "removed during the walk"
-        );
-        assert_eq!(
-            scene.query::<Spin>().0.len(),
-            2,
-            "the despawned node's went"
-        );
+        assert_eq!(scene.components().parts::<Orbit>().0.len(), 4);
     }
 }

@@ -261,8 +261,8 @@ fn sail(scene: &mut Scene, _: &mut Commands, step: &StepContext) {
         (input.axis("steer"), input.axis("throttle"))
     });
     let dt = step.dt;
-    scene.each_mut::<Ship>(|scene, node, ship| {
-        let Some(mut local) = scene.local(node) else {
+    let walked = scene.query_each::<(&mut Ship,)>(|node, (ship,), transforms| {
+        let Some(mut local) = transforms.local(node) else {
             return;
         };
         // Full throttle accelerates; none lets the ship drift to a stop.
@@ -280,8 +280,9 @@ fn sail(scene: &mut Scene, _: &mut Commands, step: &StepContext) {
         let forward = local.rotation * Vec3::NEG_Z;
         local.translation = within_harbour(local.translation + forward * ship.speed * dt);
         // A node that was removed meanwhile is no error for the game.
-        let _ = scene.set_local(node, local);
+        let _ = transforms.set_local(node, local);
     });
+    debug_assert!(walked.is_ok(), "one required term");
 }
 
 /// Collects the buoys within reach of a ship and scores them.
@@ -289,7 +290,7 @@ fn collect(scene: &mut Scene, commands: &mut Commands, _: &StepContext) {
     let Some(ship) = first_position::<Ship>(scene) else {
         return;
     };
-    let (nodes, buoys) = scene.query::<Buoy>();
+    let (nodes, buoys) = scene.components().parts::<Buoy>();
     let mut scored = Score::default();
     let mut collected_at = None;
     for (&node, buoy) in nodes.iter().zip(buoys) {
@@ -333,8 +334,8 @@ fn keep_away(scene: &mut Scene, _: &mut Commands, step: &StepContext) {
         return;
     };
     let dt = step.dt;
-    scene.each_mut::<Skittish>(|scene, node, boat| {
-        let Some(mut local) = scene.local(node) else {
+    let walked = scene.query_each::<(&mut Skittish,)>(|node, (boat,), transforms| {
+        let Some(mut local) = transforms.local(node) else {
             return;
         };
         let away = horizontal(local.translation - ship);
@@ -346,8 +347,9 @@ fn keep_away(scene: &mut Scene, _: &mut Commands, step: &StepContext) {
         local.translation = within_harbour(local.translation + heading * boat.speed * dt);
         // Its bow (-Z) points the way it flees.
         local.rotation = Quat::from_rotation_y(math::atan2(-heading.x, -heading.z));
-        let _ = scene.set_local(node, local);
+        let _ = transforms.set_local(node, local);
     });
+    debug_assert!(walked.is_ok(), "one required term");
 }
 
 /// Escorts (but not a ship) catch up with their leader while it is farther
@@ -386,14 +388,14 @@ fn escort(scene: &mut Scene, _: &mut Commands, step: &StepContext) {
 
 /// A collected buoy sets every escort's horn sounding.
 fn cheer(scene: &mut Scene, _: &mut Commands, _: &StepContext) {
-    for escort in scene.query_mut::<Escort>().1 {
+    for escort in scene.components_mut().parts_mut::<Escort>().1 {
         escort.horn.reset();
     }
 }
 
 /// Where the first node with a `C` is (ships are roots: local is world).
 fn first_position<C: Component>(scene: &Scene) -> Option<Vec3> {
-    let (nodes, _) = scene.query::<C>();
+    let (nodes, _) = scene.components().parts::<C>();
     scene.local(*nodes.first()?).map(|t| t.translation)
 }
 

@@ -65,7 +65,7 @@ fn the_ships_fields_are_edited_in_the_inspector_and_saved() {
     let world = harbour::game()
         .load(&path, &keel_engine::Assets::new())
         .expect("the game loads what its editor saved");
-    let (_, ships) = world.scene().query::<Ship>();
+    let (_, ships) = world.scene().components().parts::<Ship>();
     assert_eq!(ships[0].max_speed, 40.0);
 }
 

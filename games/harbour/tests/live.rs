@@ -53,8 +53,8 @@ fn sail(scene: &mut Scene, step: &StepContext, factor: f32) {
         (input.axis("steer"), input.axis("throttle"))
     });
     let dt = step.dt;
-    scene.each_mut::<Ship>(|scene, node, ship| {
-        let Some(mut local) = scene.local(node) else {
+    let walked = scene.query_each::<(&mut Ship,)>(|node, (ship,), transforms| {
+        let Some(mut local) = transforms.local(node) else {
             return;
         };
         let change = if throttle != 0.0 {
@@ -70,8 +70,9 @@ fn sail(scene: &mut Scene, step: &StepContext, factor: f32) {
         let at = local.translation + forward * ship.speed * dt;
         let half = HARBOUR_HALF_SIZE;
         local.translation = Vec3::new(at.x.clamp(-half, half), at.y, at.z.clamp(-half, half));
-        let _ = scene.set_local(node, local);
+        let _ = transforms.set_local(node, local);
     });
+    debug_assert!(walked.is_ok(), "one required term");
 }
 
 fn edited(factor: f32, panics: bool) -> Game {
@@ -159,7 +160,7 @@ fn edited_and_played(scene: &Path, frames: usize) -> (Harness<'static, EditorApp
     let app = h.state_mut();
     let doc = app.doc_mut();
     let scene = doc.scene();
-    let buoys: Vec<NodeId> = scene.query::<harbour::Buoy>().0.to_vec();
+    let buoys: Vec<NodeId> = scene.components().parts::<harbour::Buoy>().0.to_vec();
     let ship_node = scene.find("ship").unwrap();
     doc.rename(ship_node, "flagship").unwrap();
     doc.delete(&buoys[..1]).unwrap();
@@ -296,10 +297,10 @@ fn a_new_build_resumes_with_the_editing_state_whole_and_sails_by_its_code() {
     assert_eq!(editing(resumed.state()), before);
     // The history works on the new build's nodes: the delete undoes.
     let app = resumed.state_mut();
-    let buoys = app.doc().scene().query::<harbour::Buoy>().0.len();
+    let buoys = app.doc().scene().components().parts::<harbour::Buoy>().0.len();
     app.doc_mut().undo().unwrap();
     assert_eq!(
-        app.doc().scene().query::<harbour::Buoy>().0.len(),
+        app.doc().scene().components().parts::<harbour::Buoy>().0.len(),
         buoys + 1
     );
     app.doc_mut().undo().unwrap();

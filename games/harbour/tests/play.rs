@@ -27,7 +27,7 @@ fn keys(held: &[Key]) -> InputFrame {
 
 fn ship(world: &World) -> (Vec3, Vec3) {
     let scene = world.scene();
-    let (nodes, _) = scene.query::<Ship>();
+    let (nodes, _) = scene.components().parts::<Ship>();
     let local = scene.local(nodes[0]).unwrap();
     (local.translation, local.rotation * Vec3::NEG_Z)
 }
@@ -58,7 +58,7 @@ fn scripted_keys_sail_over_the_buoys_ahead_and_score() {
     let (at, heading) = ship(&world);
     assert!(at.z < start.z - 40.0, "sailed ahead: {at}");
     assert!(heading.x > 0.5, "turned to starboard: {heading}");
-    assert_eq!(world.scene().query::<Buoy>().0.len(), 6, "two buoys gone");
+    assert_eq!(world.scene().components().parts::<Buoy>().0.len(), 6, "two buoys gone");
     let hud = world.resource::<Hud>().unwrap();
     assert_eq!(hud.text, "Score 2, buoys left 6");
     // The escort (its leader the ship, by reference in the scene file)
@@ -67,7 +67,7 @@ fn scripted_keys_sail_over_the_buoys_ahead_and_score() {
     let scene = world.scene();
     let escort = scene.find("escort").unwrap();
     let follows = scene.get::<Escort>(escort).unwrap();
-    assert_eq!(follows.leader.get(scene), Some(scene.query::<Ship>().0[0]));
+    assert_eq!(follows.leader.get(scene), Some(scene.components().parts::<Ship>().0[0]));
     let gap = (scene.local(escort).unwrap().translation - at) * Vec3::new(1.0, 0.0, 1.0);
     assert!(gap.length() < 14.5, "kept within its distance: {gap}");
     assert_eq!(
@@ -104,7 +104,7 @@ fn a_played_run_records_and_replays_identically_and_an_altered_key_diverges() {
 fn bot(world: &World) -> InputFrame {
     let (at, heading) = ship(world);
     let scene = world.scene();
-    let (nodes, _) = scene.query::<Buoy>();
+    let (nodes, _) = scene.components().parts::<Buoy>();
     let Some(target) = nodes
         .iter()
         .filter_map(|&n| scene.local(n))
@@ -128,10 +128,10 @@ fn bot(world: &World) -> InputFrame {
 #[test]
 fn a_bot_steering_by_keys_clears_the_harbour() {
     let mut world = world();
-    let buoys = world.scene().query::<Buoy>().1.to_vec();
+    let buoys = world.scene().components().parts::<Buoy>().1.to_vec();
     let total: u32 = buoys.iter().map(|b| b.points).sum();
     let mut steps = 0;
-    while !world.scene().query::<Buoy>().0.is_empty() {
+    while !world.scene().components().parts::<Buoy>().0.is_empty() {
         assert!(steps < 60 * 180, "three minutes and buoys left");
         let input = bot(&world);
         world.set_input(input);
@@ -151,11 +151,11 @@ fn a_bot_steering_by_keys_clears_the_harbour() {
 fn boats_keep_away_from_the_ship() {
     let mut world = world();
     let scene = world.scene();
-    let (boats, skittish) = scene.query::<Skittish>();
+    let (boats, skittish) = scene.components().parts::<Skittish>();
     let (boat, radius) = (boats[0], skittish[0].radius);
     let boat_at = scene.local(boat).unwrap().translation;
     // The ship placed half the boat's radius from it.
-    let (ships, _) = scene.query::<Ship>();
+    let (ships, _) = scene.components().parts::<Ship>();
     let ship_node = ships[0];
     let mut local = scene.local(ship_node).unwrap();
     let offset = (Vec3::new(1.0, 0.0, 0.5).normalize()) * radius * 0.5;
@@ -173,7 +173,7 @@ fn boats_keep_away_from_the_ship() {
     // A boat far from the ship stays where it was.
     let far = world
         .scene()
-        .query::<Skittish>()
+        .components().parts::<Skittish>()
         .0
         .iter()
         .copied()

@@ -96,7 +96,7 @@ fn check(retained: &Retained, mirror: &Mirror, scene: &Scene, alpha: f32, frame:
         "frame {frame}: caster members"
     );
     let drawable: HashSet<NodeId> = scene
-        .components
+        .components()
         .mesh
         .iter()
         .filter(|(node, mesh)| {
@@ -105,7 +105,7 @@ fn check(retained: &Retained, mirror: &Mirror, scene: &Scene, alpha: f32, frame:
         .map(|(node, _)| node)
         .collect();
     assert_eq!(held, drawable, "frame {frame}: the nodes held");
-    let blended = scene.components.mesh.len() - drawable.len();
+    let blended = scene.components().mesh.len() - drawable.len();
     assert_eq!(retained.blended.len(), blended, "frame {frame}: blended");
 }
 
