@@ -51,7 +51,7 @@ fn main() {
         h.step();
         frames.push(t.elapsed());
     };
-    while h.state().asset_browser().listed() < FILES {
+    while h.state().workspace().asset_browser().listed() < FILES {
         step(&mut h);
         assert!(
             start.elapsed() < Duration::from_secs(60),
@@ -59,10 +59,10 @@ fn main() {
         );
     }
     let listed = start.elapsed();
-    let listed_in = h.state().asset_browser().listed();
+    let listed_in = h.state().workspace().asset_browser().listed();
     // Filter to the images and scroll through them: every row drawn asks for
     // its thumbnail.
-    h.state_mut().asset_browser_mut().filter = "textures/".into();
+    h.state_mut().workspace_mut().asset_browser_mut().filter = "textures/".into();
     step(&mut h);
     let list = {
         use egui_kittest::kittest::Queryable;
@@ -82,13 +82,13 @@ fn main() {
     }
     let scrolled = scroll_start.elapsed();
     let wait_start = Instant::now();
-    while h.state().asset_browser().pending_thumbnails() > 0
+    while h.state().workspace().asset_browser().pending_thumbnails() > 0
         && wait_start.elapsed() < Duration::from_secs(120)
     {
         step(&mut h);
         std::thread::sleep(Duration::from_millis(1));
     }
-    let made = h.state().asset_browser().ready_thumbnails();
+    let made = h.state().workspace().asset_browser().ready_thumbnails();
     let mut sorted = frames.clone();
     sorted.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;

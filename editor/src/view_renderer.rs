@@ -160,12 +160,12 @@ impl SceneView {
     /// renderer's counters in the stats panel.
     pub fn render(&mut self, egui_renderer: &mut egui_wgpu::Renderer, app: &mut EditorApp) {
         // Passes are timed on the GPU while the Profiler tab records.
-        let recording = app.profiler().is_recording();
+        let recording = app.diagnostics().profiler().is_recording();
         if recording != self.renderer.gpu_timing() {
             self.renderer.set_gpu_timing(&self.ctx, recording);
         }
         self.render_views(egui_renderer, app);
-        app.profiler_mut().add_gpu(self.renderer.take_gpu_times());
+        app.diagnostics_mut().profiler_mut().add_gpu(self.renderer.take_gpu_times());
     }
 
     fn render_views(&mut self, egui_renderer: &mut egui_wgpu::Renderer, app: &mut EditorApp) {

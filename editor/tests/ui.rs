@@ -367,7 +367,7 @@ fn the_hierarchy_draws_a_bounded_number_of_rows_for_100_000_nodes() {
     }
     let mut h = editor(scene, None);
     h.run();
-    let hierarchy = h.state().hierarchy();
+    let hierarchy = h.state().workspace().hierarchy();
     assert_eq!(hierarchy.row_count(), 100_000);
     let drawn = hierarchy.rows_drawn();
     assert!((1..100).contains(&drawn), "drew {drawn} rows");
@@ -383,7 +383,7 @@ fn the_hierarchy_draws_a_bounded_number_of_rows_for_100_000_nodes() {
     h.get_by_label("Filter").focus();
     h.get_by_label("Filter").type_text("n99999");
     h.run();
-    assert_eq!(h.state().hierarchy().row_count(), 1);
+    assert_eq!(h.state().workspace().hierarchy().row_count(), 1);
     assert!(h.query_by_label("n99999").is_some());
 }
 
@@ -412,7 +412,7 @@ fn snapshot_of_the_editor_on_the_demo_scene() {
         .build_ui_state(|ui, app: &mut EditorApp| app.ui(ui), app);
     assert!(!h.state().has_dialog(), "{}", h.state().status().text());
     // The asset browser fills in from background threads: not in a snapshot.
-    h.state_mut().layout_mut().close(keel_editor::Panel::Assets);
+    h.state_mut().workspace_mut().layout_mut().close(keel_editor::Panel::Assets);
     h.get_by_label("lantern").click();
     h.state_mut().advance(std::time::Duration::ZERO);
     h.run();
@@ -509,7 +509,7 @@ fn f_frames_the_selection_and_the_view_menu_hides_panels() {
     h.run();
     let before = h
         .state()
-        .viewport()
+        .views().viewport
         .rig
         .as_ref()
         .expect("the viewport placed its camera")
@@ -517,10 +517,10 @@ fn f_frames_the_selection_and_the_view_menu_hides_panels() {
     h.key_press(egui::Key::F);
     h.run();
     assert!(
-        !h.state_mut().take_frame_request(),
+        !h.state_mut().views_mut().take_frame_request(),
         "the viewport took the request"
     );
-    let after = h.state().viewport().rig.as_ref().unwrap().orbit;
+    let after = h.state().views().viewport.rig.as_ref().unwrap().orbit;
     let ship = h.state().doc().scene().find("ship").unwrap();
     let ship_at = glam::Vec3::from(h.state().doc().scene().world(ship).unwrap().translation);
     assert_ne!(before, after, "F moved the camera");
@@ -534,13 +534,13 @@ fn f_frames_the_selection_and_the_view_menu_hides_panels() {
     h.get_by_role_and_label(egui::accesskit::Role::CheckBox, "Hierarchy")
         .click();
     h.run();
-    assert!(!h.state().layout().is_open(keel_editor::Panel::Hierarchy));
+    assert!(!h.state().workspace().layout().is_open(keel_editor::Panel::Hierarchy));
     h.get_by_label("View").click();
     h.run();
     h.get_by_role_and_label(egui::accesskit::Role::CheckBox, "Octree cells")
         .click();
     h.run();
-    assert!(h.state().view().octree_cells);
+    assert!(h.state().views().options.octree_cells);
     h.key_press(egui::Key::Escape);
     h.run();
     assert!(
@@ -564,7 +564,7 @@ fn drag_x_arrow(
     let along_x = (to_screen(h, world + Vec3::X * 0.01) - origin).normalized();
     let tip = (1..200)
         .map(|d| origin + along_x * d as f32)
-        .filter(|&p| h.state().viewport().gizmo.handle_at(p))
+        .filter(|&p| h.state().views().viewport.gizmo.handle_at(p))
         .last()
         .expect("the gizmo has a handle along the node's x axis");
     let grab = tip - along_x * 8.0;
@@ -583,8 +583,8 @@ fn a_snapped_translate_drag_moves_in_whole_steps() {
     h.run();
     let mast = node(&h, "mast");
     let before = h.state().doc().scene().local(mast).unwrap().translation;
-    h.state_mut().gizmo_mut().snap = true;
-    h.state_mut().gizmo_mut().steps.translate = 0.25;
+    h.state_mut().views_mut().gizmo.snap = true;
+    h.state_mut().views_mut().gizmo.steps.translate = 0.25;
     drag_x_arrow(&mut h, mast, 90.0);
     let moved = h.state().doc().scene().local(mast).unwrap().translation - before;
     let steps = moved.x / 0.25;
@@ -597,7 +597,7 @@ fn a_snapped_translate_drag_moves_in_whole_steps() {
     // Without snapping the same drag lands between steps.
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
     h.run();
-    h.state_mut().gizmo_mut().snap = false;
+    h.state_mut().views_mut().gizmo.snap = false;
     drag_x_arrow(&mut h, mast, 90.0);
     let free = h.state().doc().scene().local(mast).unwrap().translation - before;
     let steps = free.x / 0.25;
@@ -617,7 +617,7 @@ fn dragging_the_translate_gizmos_x_arrow_moves_the_node_along_x_as_one_undo_step
     let mast = node(&h, "mast");
     let local_before = h.state().doc().scene().local(mast).unwrap();
     let world_before = Vec3::from(h.state().doc().scene().world(mast).unwrap().translation);
-    let orbit_before = h.state().viewport().rig.as_ref().unwrap().orbit;
+    let orbit_before = h.state().views().viewport.rig.as_ref().unwrap().orbit;
     let start = h.state().doc().scene().to_file();
 
     drag_x_arrow(&mut h, mast, 90.0);
@@ -648,7 +648,7 @@ fn dragging_the_translate_gizmos_x_arrow_moves_the_node_along_x_as_one_undo_step
     assert_eq!(doc.undo.len(), 1, "the whole drag is one undo entry");
     assert_eq!(doc.selection.primary(), Some(mast), "the drag did not pick");
     assert_eq!(
-        h.state().viewport().rig.as_ref().unwrap().orbit,
+        h.state().views().viewport.rig.as_ref().unwrap().orbit,
         orbit_before,
         "the drag did not orbit the camera"
     );
@@ -665,7 +665,7 @@ fn dragging_the_translate_gizmos_x_arrow_moves_the_node_along_x_as_one_undo_step
 #[test]
 fn rotate_mode_turns_the_node_about_a_ring_without_moving_it() {
     let mut h = editor(small_scene(), None);
-    h.state_mut().gizmo_mut().mode = keel_editor::GizmoMode::Rotate;
+    h.state_mut().views_mut().gizmo.mode = keel_editor::GizmoMode::Rotate;
     h.get_by_label("ship").click();
     h.run();
     h.run();
@@ -676,7 +676,7 @@ fn rotate_mode_turns_the_node_about_a_ring_without_moving_it() {
     // Some ring crosses the screen's vertical through the centre; grab it there.
     let ring = (20..200)
         .map(|d| origin - vec2(0.0, d as f32))
-        .find(|&p| h.state().viewport().gizmo.handle_at(p))
+        .find(|&p| h.state().views().viewport.gizmo.handle_at(p))
         .expect("a rotation ring above the node");
     drag(&mut h, ring, ring + vec2(70.0, 20.0));
 

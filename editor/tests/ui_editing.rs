@@ -76,9 +76,9 @@ fn a_multi_selection_rotates_about_its_median_pivot_and_undoes_in_one_step() {
     let mut h = editor(small_scene(), None);
     let (mast, sea) = (node(&h, "mast"), node(&h, "sea"));
     h.state_mut().doc_mut().selection.set_all([sea, mast]);
-    h.state_mut().gizmo_mut().mode = keel_editor::GizmoMode::Rotate;
-    h.state_mut().gizmo_mut().space = keel_editor::GizmoSpace::World;
-    h.state_mut().gizmo_mut().pivot = keel_editor::Pivot::Median;
+    h.state_mut().views_mut().gizmo.mode = keel_editor::GizmoMode::Rotate;
+    h.state_mut().views_mut().gizmo.space = keel_editor::GizmoSpace::World;
+    h.state_mut().views_mut().gizmo.pivot = keel_editor::Pivot::Median;
     h.run();
     h.run();
     let world = |h: &egui_kittest::Harness<'_, keel_editor::EditorApp>, n| {
@@ -100,7 +100,7 @@ fn a_multi_selection_rotates_about_its_median_pivot_and_undoes_in_one_step() {
         .step_by(4)
         .flat_map(|r| (0..48).map(move |i| (r as f32, i as f32 / 48.0 * std::f32::consts::TAU)))
         .map(|(r, a)| centre + egui::vec2(keel_engine::math::cos(a), keel_engine::math::sin(a)) * r)
-        .find(|&p| h.state().viewport().gizmo.handle_at(p))
+        .find(|&p| h.state().views().viewport.gizmo.handle_at(p))
         .expect("the rotate gizmo has a ring around the median");
     let out = (grab - centre).normalized();
     drag(&mut h, grab, grab + egui::vec2(-out.y, out.x) * 70.0);

@@ -39,7 +39,7 @@ fn play_step_and_reset_go_back_to_the_scene_at_play() {
     h.run();
     h.state_mut().advance(std::time::Duration::ZERO);
     assert_eq!(
-        h.state().stats().frame.tick.steps,
+        h.state().views().stats.frame.tick.steps,
         1,
         "Step runs exactly one fixed update"
     );
@@ -364,7 +364,7 @@ fn in_play_the_game_has_the_keys_until_escape_and_a_click_gives_them_back() {
     // A click on the Game view gives it back, one on the Scene view takes it again.
     let view = h
         .state()
-        .game_view()
+        .views().game
         .rect
         .expect("Play shows the Game view");
     click_at(&mut h, view.center());
@@ -376,7 +376,7 @@ fn in_play_the_game_has_the_keys_until_escape_and_a_click_gives_them_back() {
         .click();
     h.run();
     h.run();
-    let scene_view = h.state().viewport().rect.expect("the Scene tab in front");
+    let scene_view = h.state().views().viewport.rect.expect("the Scene tab in front");
     click_at(&mut h, scene_view.center());
     assert!(
         !h.state().game_has_input(),
@@ -411,7 +411,7 @@ mod readme_game {
 
         fn build(&self, world: &mut World) -> Result<(), GameError> {
             world.systems_mut().add("regen", |scene, _, step| {
-                for health in scene.query_mut::<Health>().1 {
+                for health in scene.components_mut().parts_mut::<Health>().1 {
                     health.hp = (health.hp + health.regen * step.dt).min(100.0);
                 }
             })?;
@@ -480,6 +480,6 @@ fn the_readme_game_steps_work_in_its_editor() {
         .with(MyGame)
         .load(&path, &assets)
         .expect("reopened");
-    let (_, read) = reopened.scene().query::<Health>();
+    let (_, read) = reopened.scene().components().parts::<Health>();
     assert_eq!(read[0].regen, 5.0);
 }

@@ -32,8 +32,8 @@ fn tab_rect(h: &Harness<'_, EditorApp>, title: &str) -> Rect {
 fn the_default_layout_gives_the_scene_view_most_of_the_window() {
     let (width, height) = (1600.0, 900.0);
     let h = workspace(Vec2::new(width, height), None);
-    let view = h.state().viewport().rect.expect("the Scene view is drawn");
-    let pane = h.state().layout().rect(Panel::Scene).expect("laid out");
+    let view = h.state().views().viewport.rect.expect("the Scene view is drawn");
+    let pane = h.state().workspace().layout().rect(Panel::Scene).expect("laid out");
     assert!(
         (pane.min - view.min).length() + (pane.max - view.max).length() < 1.0,
         "{pane:?} {view:?}"
@@ -51,7 +51,7 @@ fn the_default_layout_gives_the_scene_view_most_of_the_window() {
         (Panel::Profiler, false),
         (Panel::Timeline, false),
     ] {
-        assert_eq!(h.state().layout().is_shown(panel), shown, "{panel:?}");
+        assert_eq!(h.state().workspace().layout().is_shown(panel), shown, "{panel:?}");
     }
     let stats = tab_rect(&h, "Stats");
     for other in ["Log", "Profiler"] {
@@ -66,13 +66,13 @@ fn the_default_layout_gives_the_scene_view_most_of_the_window() {
 #[test]
 fn dragging_a_tab_onto_the_edge_of_the_scene_view_splits_it() {
     let mut h = workspace(Vec2::new(1600.0, 900.0), None);
-    let view = h.state().viewport().rect.expect("drawn");
+    let view = h.state().views().viewport.rect.expect("drawn");
     let from = tab_rect(&h, "Log").center();
     // The right edge of the Scene view: egui_tiles drops there as a split.
     let to = Pos2::new(view.right() - 20.0, view.center().y);
     drag(&mut h, from, to);
     h.run();
-    let layout = h.state().layout();
+    let layout = h.state().workspace().layout();
     assert!(
         layout.is_shown(Panel::Log),
         "the Log is in front of a group of its own"
@@ -94,7 +94,7 @@ fn dragging_a_tab_onto_the_edge_of_the_scene_view_splits_it() {
 fn a_closed_panel_is_gone_until_the_view_menu_opens_it_again() {
     let mut h = editor(small_scene(), None);
     h.run();
-    assert!(h.state().layout().is_shown(Panel::Inspector));
+    assert!(h.state().workspace().layout().is_shown(Panel::Inspector));
     let tab = tab_rect(&h, "Inspector");
     let close = h
         .query_all_by_label("Close")
@@ -103,7 +103,7 @@ fn a_closed_panel_is_gone_until_the_view_menu_opens_it_again() {
     close.click();
     h.run();
     h.run();
-    assert!(!h.state().layout().is_open(Panel::Inspector));
+    assert!(!h.state().workspace().layout().is_open(Panel::Inspector));
     assert!(
         h.query_by_role_and_label(Role::Button, "Inspector")
             .is_none(),
@@ -115,7 +115,7 @@ fn a_closed_panel_is_gone_until_the_view_menu_opens_it_again() {
     h.get_by_role_and_label(Role::CheckBox, "Inspector").click();
     h.run();
     h.run();
-    assert!(h.state().layout().is_shown(Panel::Inspector));
+    assert!(h.state().workspace().layout().is_shown(Panel::Inspector));
     assert!(
         h.query_by_role_and_label(Role::Button, "Inspector")
             .is_some(),
@@ -129,16 +129,16 @@ fn the_layout_is_restored_at_the_next_start_and_reset_from_the_view_menu() {
     let mut h = workspace(Vec2::new(1280.0, 720.0), Some(config.path().to_path_buf()));
     h.get_by_role_and_label(Role::Button, "Log").click();
     h.run();
-    h.state_mut().layout_mut().close(Panel::Assets);
+    h.state_mut().workspace_mut().layout_mut().close(Panel::Assets);
     h.run();
     let file = keel_editor::Layout::file_in(config.path());
     assert!(file.exists(), "written after the change");
     drop(h);
 
     let mut h = workspace(Vec2::new(1280.0, 720.0), Some(config.path().to_path_buf()));
-    assert!(!h.state().layout().is_open(Panel::Assets), "still closed");
+    assert!(!h.state().workspace().layout().is_open(Panel::Assets), "still closed");
     assert!(
-        h.state().layout().is_shown(Panel::Log),
+        h.state().workspace().layout().is_shown(Panel::Log),
         "the Log tab still in front"
     );
     assert!(
@@ -152,8 +152,8 @@ fn the_layout_is_restored_at_the_next_start_and_reset_from_the_view_menu() {
     h.get_by_label("Reset layout").click();
     h.run();
     h.run();
-    assert!(h.state().layout().is_open(Panel::Assets));
-    assert!(h.state().layout().is_shown(Panel::Stats));
+    assert!(h.state().workspace().layout().is_open(Panel::Assets));
+    assert!(h.state().workspace().layout().is_shown(Panel::Stats));
     let saved = keel_editor::Layout::load(&file).unwrap().expect("saved");
     assert!(saved.is_open(Panel::Assets), "the reset layout was saved");
 }
@@ -166,7 +166,7 @@ fn a_corrupt_layout_file_gives_the_default_layout_and_says_so() {
     let h = workspace(Vec2::new(1280.0, 720.0), Some(config.path().to_path_buf()));
     for panel in Panel::ALL {
         assert!(
-            h.state().layout().is_open(panel),
+            h.state().workspace().layout().is_open(panel),
             "{panel:?} open by default"
         );
     }
@@ -183,20 +183,20 @@ fn a_corrupt_layout_file_gives_the_default_layout_and_says_so() {
 fn play_brings_the_game_view_to_the_front_and_it_shows_the_scenes_camera() {
     let mut h = editor(small_scene(), None);
     h.run();
-    assert!(h.state().layout().is_shown(Panel::Scene));
+    assert!(h.state().workspace().layout().is_shown(Panel::Scene));
     h.get_by_label("Play").click();
     h.run();
     h.run();
-    let layout = h.state().layout();
+    let layout = h.state().workspace().layout();
     assert!(layout.is_shown(Panel::Game) && !layout.is_shown(Panel::Scene));
-    let game = h.state().game_view().rect.expect("the Game view is drawn");
+    let game = h.state().views().game.rect.expect("the Game view is drawn");
     assert!(
-        h.state().viewport().rect.is_none(),
+        h.state().views().viewport.rect.is_none(),
         "the Scene view is not rendered behind it"
     );
     assert!(game.area() > 0.0);
     assert_eq!(
-        h.state().game_view().size_px[0],
+        h.state().views().game.size_px[0],
         game.width().round() as u32
     );
 }
@@ -264,13 +264,13 @@ fn the_profiler_records_while_shown_names_scopes_on_hover_pauses_and_selects_a_f
     h.run();
     // Behind the Stats tab, nothing is recorded.
     play_frames(&mut h, 4);
-    assert!(!h.state().profiler().is_recording());
-    assert_eq!(h.state().profiler().profiler().frame_count(), 0);
+    assert!(!h.state().diagnostics().profiler().is_recording());
+    assert_eq!(h.state().diagnostics().profiler().profiler().frame_count(), 0);
 
     h.get_by_role_and_label(Role::Button, "Profiler").click();
     h.run();
     play_frames(&mut h, 8);
-    let panel = h.state().profiler();
+    let panel = h.state().diagnostics().profiler();
     assert!(panel.is_recording());
     assert!(panel.profiler().frame_count() >= 5);
     let frame = panel.shown().expect("the newest frame is shown");
@@ -296,9 +296,9 @@ fn the_profiler_records_while_shown_names_scopes_on_hover_pauses_and_selects_a_f
     // Paused: hovering the step names it, its time and where it is.
     h.get_by_label("Pause recording").click();
     h.run();
-    assert!(h.state().profiler().is_paused());
-    let kept = h.state().profiler().profiler().frame_lengths();
-    let step = h.state().profiler().span_rect("fixed step").expect("drawn");
+    assert!(h.state().diagnostics().profiler().is_paused());
+    let kept = h.state().diagnostics().profiler().profiler().frame_lengths();
+    let step = h.state().diagnostics().profiler().span_rect("fixed step").expect("drawn");
     h.hover_at(step.center());
     for _ in 0..40 {
         h.step();
@@ -315,7 +315,7 @@ fn the_profiler_records_while_shown_names_scopes_on_hover_pauses_and_selects_a_f
     );
     play_frames(&mut h, 4);
     assert_eq!(
-        h.state().profiler().profiler().frame_lengths(),
+        h.state().diagnostics().profiler().profiler().frame_lengths(),
         kept,
         "paused"
     );
@@ -324,16 +324,16 @@ fn the_profiler_records_while_shown_names_scopes_on_hover_pauses_and_selects_a_f
     let (oldest, _) = kept[0];
     let bar = h
         .state()
-        .profiler()
+        .diagnostics().profiler()
         .bar_rect(oldest)
         .expect("the strip shows it");
     click_at(&mut h, bar.center() - Vec2::new(0.0, 1.0));
-    assert_eq!(h.state().profiler().shown().map(|f| f.index), Some(oldest));
+    assert_eq!(h.state().diagnostics().profiler().shown().map(|f| f.index), Some(oldest));
 
     // Resumed, new frames come in again.
     h.get_by_label("Resume recording").click();
     h.run();
     play_frames(&mut h, 3);
-    let now = h.state().profiler().profiler().frame_lengths();
+    let now = h.state().diagnostics().profiler().profiler().frame_lengths();
     assert!(now.last() > kept.last(), "{now:?}");
 }

@@ -27,6 +27,9 @@ pub(crate) mod playback;
 pub(crate) mod prefab_mode;
 pub(crate) mod previous_run;
 pub(crate) mod views;
+pub use diagnostics::Diagnostics;
+pub use views::Views;
+pub use workspace::Workspace;
 pub(crate) mod watch;
 pub(crate) mod workspace;
 
@@ -39,10 +42,6 @@ use crate::chrome::dialogs::{Dialog, DialogOutcome, FilePurpose, Pending};
 use crate::chrome::dock;
 use crate::chrome::menus::{TopBar, status_line};
 use crate::document::Document;
-use crate::panels::gizmo::GizmoSettings;
-use crate::panels::hierarchy::Hierarchy;
-use crate::panels::scene_view::ViewOptions;
-use crate::panels::stats::EditorStats;
 use crate::persist::{AUTOSAVE_INTERVAL, Autosave, RecentFiles};
 use crate::status::{PlayState, Status};
 
@@ -83,13 +82,13 @@ pub struct EditorApp {
     /// What is watched on disk for hot reload.
     pub(crate) watch: watch::AssetWatch,
     /// The scene viewport and the Game view (read by the scene renderer).
-    pub(crate) views: views::Views,
+    pub(crate) views: Views,
     /// The panels, their arrangement and the windows over them.
-    pub(crate) workspace: crate::app::workspace::Workspace,
+    pub(crate) workspace: Workspace,
     /// Play, pause and the timeline's recording.
     pub(crate) play: playback::Playback,
     /// The Log and Profiler tabs and what they list.
-    pub(crate) diagnostics: diagnostics::Diagnostics,
+    pub(crate) diagnostics: Diagnostics,
     pub(crate) status: Status,
     pub(crate) dialog: Option<Dialog>,
     pub(crate) actions: Vec<Action>,
@@ -168,10 +167,10 @@ impl EditorApp {
             },
             prefabs: prefab_mode::PrefabMode::default(),
             watch: watch::AssetWatch::default(),
-            views: views::Views::default(),
-            workspace: crate::app::workspace::Workspace::default(),
+            views: Views::default(),
+            workspace: Workspace::default(),
             play: playback::Playback::default(),
-            diagnostics: diagnostics::Diagnostics::default(),
+            diagnostics: Diagnostics::default(),
             status,
             dialog: None,
             actions: Vec::new(),
@@ -203,9 +202,24 @@ impl EditorApp {
         self.views.game.texture = None;
     }
 
-    /// The warnings and errors the Log tab lists.
-    pub fn log(&self) -> &crate::log_book::LogBook {
-        &self.diagnostics.log
+    /// The Log and Profiler tabs with what they show.
+    pub fn diagnostics(&self) -> &Diagnostics {
+        &self.diagnostics
+    }
+
+    /// The Log and Profiler tabs, to file GPU times in the profiler.
+    pub fn diagnostics_mut(&mut self) -> &mut Diagnostics {
+        &mut self.diagnostics
+    }
+
+    /// The panels, their arrangement and the windows over them.
+    pub fn workspace(&self) -> &Workspace {
+        &self.workspace
+    }
+
+    /// The workspace, to open or close panels or filter the asset browser.
+    pub fn workspace_mut(&mut self) -> &mut Workspace {
+        &mut self.workspace
     }
 
     /// Opens the Log tab (the status line's count of new warnings does).
@@ -222,11 +236,6 @@ impl EditorApp {
     /// (live mode's build).
     pub fn status_mut(&mut self) -> &mut Status {
         &mut self.status
-    }
-
-    /// The hierarchy panel's state.
-    pub fn hierarchy(&self) -> &Hierarchy {
-        &self.workspace.hierarchy
     }
 
     /// Play, paused or editing.
@@ -327,69 +336,15 @@ impl EditorApp {
         &mut self.doc
     }
 
-    /// Which panels and overlays are shown.
-    pub fn view(&self) -> &ViewOptions {
-        &self.views.options
+    /// The two 3D views' state: overlays, gizmo, stats, the viewport's
+    /// camera and the Game view.
+    pub fn views(&self) -> &Views {
+        &self.views
     }
 
-    /// Which panels and overlays are shown, to change them.
-    pub fn view_mut(&mut self) -> &mut ViewOptions {
-        &mut self.views.options
-    }
-
-    /// Gizmo mode and space chosen in the toolbar.
-    pub fn gizmo(&self) -> &GizmoSettings {
-        &self.views.gizmo
-    }
-
-    /// Gizmo mode and space, to change them.
-    pub fn gizmo_mut(&mut self) -> &mut GizmoSettings {
-        &mut self.views.gizmo
-    }
-
-    /// Counters shown in the stats panel.
-    pub fn stats(&self) -> &EditorStats {
-        &self.views.stats
-    }
-
-    /// Counters shown in the stats panel; others may add their own.
-    pub fn stats_mut(&mut self) -> &mut EditorStats {
-        &mut self.views.stats
-    }
-
-    /// Camera, 3D texture and size of the viewport.
-    pub fn viewport(&self) -> &crate::panels::scene_view::ViewportState {
-        &self.views.viewport
-    }
-
-    /// Camera, 3D texture and size of the viewport, to move the camera.
-    pub fn viewport_mut(&mut self) -> &mut crate::panels::scene_view::ViewportState {
-        &mut self.views.viewport
-    }
-
-    /// The asset browser (the project's files).
-    pub fn asset_browser(&self) -> &crate::panels::assets::AssetBrowser {
-        &self.workspace.assets
-    }
-
-    /// The asset browser, to filter or select.
-    pub fn asset_browser_mut(&mut self) -> &mut crate::panels::assets::AssetBrowser {
-        &mut self.workspace.assets
-    }
-
-    /// The Game view's state.
-    pub fn game_view(&self) -> &crate::panels::game_view::GameView {
-        &self.views.game
-    }
-
-    /// Asks the viewport to move the camera to show the selection (what F does).
-    pub fn request_frame_selection(&mut self) {
-        self.views.frame_requested = true;
-    }
-
-    /// Returns and clears the "frame the selection" request.
-    pub fn take_frame_request(&mut self) -> bool {
-        std::mem::take(&mut self.views.frame_requested)
+    /// The views' state, to move the camera or change what is shown.
+    pub fn views_mut(&mut self) -> &mut Views {
+        &mut self.views
     }
 
     /// Carries out `pending`, asking about unsaved changes first.
@@ -498,7 +453,7 @@ impl EditorApp {
                         .start_rename(self.doc.scene(), node);
                 }
             }
-            Action::FrameSelection => self.views.frame_requested = true,
+            Action::FrameSelection => self.views.request_frame_selection(),
             Action::Play => self.play(),
             Action::Pause => self.play.pause(&mut self.doc),
             Action::Step => self.play.step(&mut self.doc),

@@ -6,7 +6,6 @@ use egui_tiles::{Behavior, EditAction, SimplificationOptions, TileId, Tiles, UiR
 
 use crate::app::EditorApp;
 use crate::chrome::dock::{Layout, Panel};
-use crate::panels::profiler::ProfilerTab;
 
 /// What egui_tiles calls back into while it lays out the tree.
 struct Panes<'a> {
@@ -24,7 +23,7 @@ impl Behavior<Panel> for Panes<'_> {
         let app = &mut *self.app;
         match *panel {
             Panel::Scene => {
-                let frame = std::mem::take(&mut app.views.frame_requested);
+                let frame = app.views.take_frame_request();
                 app.views
                     .viewport
                     .ui(ui, app.views.gizmo, frame, &mut app.doc, &mut app.status);
@@ -164,33 +163,5 @@ impl EditorApp {
             let config_dir = self.files.config_dir.as_deref();
             self.workspace.save_layout(config_dir, &mut self.status);
         }
-    }
-
-    /// The Profiler tab's state and the frames it recorded.
-    pub fn profiler(&self) -> &ProfilerTab {
-        &self.diagnostics.profiler
-    }
-
-    /// The Profiler tab's state (the shell files GPU pass times in it).
-    pub fn profiler_mut(&mut self) -> &mut ProfilerTab {
-        &mut self.diagnostics.profiler
-    }
-
-    /// The panels' arrangement.
-    pub fn layout(&self) -> &Layout {
-        &self.workspace.layout
-    }
-
-    /// The panels' arrangement, to open or close panels (saved with the
-    /// next frame).
-    pub fn layout_mut(&mut self) -> &mut Layout {
-        self.workspace.layout_changed = true;
-        &mut self.workspace.layout
-    }
-
-    /// Opens a panel and brings it to the front for this run, without
-    /// saving that in the user's layout (a script's screenshot of it).
-    pub fn show_panel(&mut self, panel: Panel) {
-        self.workspace.layout.open(panel);
     }
 }

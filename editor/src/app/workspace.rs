@@ -10,9 +10,12 @@ use crate::panels::hierarchy::Hierarchy;
 use crate::panels::inspector::Inspector;
 use crate::status::Status;
 
-/// The panels, their arrangement and the windows over them.
+/// The panels, their arrangement and the windows over them
+/// ([`EditorApp::workspace`]).
+///
+/// [`EditorApp::workspace`]: crate::EditorApp::workspace
 #[derive(Default)]
-pub(crate) struct Workspace {
+pub struct Workspace {
     /// The panels' arrangement.
     pub(crate) layout: Layout,
     /// Whether the arrangement changed since it was saved.
@@ -28,6 +31,39 @@ pub(crate) struct Workspace {
 }
 
 impl Workspace {
+    /// The panels' arrangement.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The panels' arrangement, to open or close panels (saved with the
+    /// next frame).
+    pub fn layout_mut(&mut self) -> &mut Layout {
+        self.layout_changed = true;
+        &mut self.layout
+    }
+
+    /// Opens a panel and brings it to the front for this run, without
+    /// saving that in the user's layout (a script's screenshot of it).
+    pub fn show_panel(&mut self, panel: crate::chrome::dock::Panel) {
+        self.layout.open(panel);
+    }
+
+    /// The hierarchy panel's state.
+    pub fn hierarchy(&self) -> &Hierarchy {
+        &self.hierarchy
+    }
+
+    /// The asset browser (the project's files).
+    pub fn asset_browser(&self) -> &AssetBrowser {
+        &self.assets
+    }
+
+    /// The asset browser, to filter or select.
+    pub fn asset_browser_mut(&mut self) -> &mut AssetBrowser {
+        &mut self.assets
+    }
+
     /// Writes the layout to the config folder (if there is one).
     pub(crate) fn save_layout(&mut self, config_dir: Option<&Path>, status: &mut Status) {
         self.layout_changed = false;

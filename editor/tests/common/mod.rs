@@ -161,9 +161,9 @@ pub fn drag(h: &mut Harness<'_, EditorApp>, from: Pos2, to: Pos2) {
 /// Where `world` lands on screen in the viewport (screen points).
 pub fn to_screen(h: &Harness<'_, EditorApp>, world: Vec3) -> Pos2 {
     let state = h.state();
-    let rect = state.viewport().rect.expect("the viewport was drawn");
+    let rect = state.views().viewport.rect.expect("the viewport was drawn");
     let camera = state
-        .viewport()
+        .views().viewport
         .rig
         .as_ref()
         .expect("camera placed")
