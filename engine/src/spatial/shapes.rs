@@ -101,6 +101,116 @@ pub enum SpatialError {
     },
 }
 
+/// The methods an axis-aligned box has in any number of dimensions (`Aabb`
+/// in 3D, `Rect` on the ground plane): one body for both.
+macro_rules! axis_aligned {
+    ($name:ident, $vec:ty, $noun:literal, $plural:literal, $non_finite:ident, $inverted:ident) => {
+        impl $name {
+            #[doc = concat!("A ", $noun, " from its corners, unchecked (see [`", stringify!($name), "::validate`]).")]
+            #[must_use]
+            pub const fn new(min: $vec, max: $vec) -> Self {
+                Self { min, max }
+            }
+
+            #[doc = concat!("A ", $noun, " centred on `center` reaching `half_extents` along each axis.")]
+            #[must_use]
+            pub fn from_center_half_extents(center: $vec, half_extents: $vec) -> Self {
+                Self {
+                    min: center - half_extents,
+                    max: center + half_extents,
+                }
+            }
+
+            #[doc = concat!("Centre point. Halves before adding so ", $plural, " near `f32::MAX` stay finite.")]
+            #[must_use]
+            pub fn center(&self) -> $vec {
+                self.min * 0.5 + self.max * 0.5
+            }
+
+            /// Half the size along each axis.
+            #[must_use]
+            pub fn half_extents(&self) -> $vec {
+                (self.max - self.min) * 0.5
+            }
+
+            /// Size along each axis.
+            #[must_use]
+            pub fn size(&self) -> $vec {
+                self.max - self.min
+            }
+
+            #[doc = concat!("Smallest ", $noun, " holding both.")]
+            #[must_use]
+            pub fn union(&self, other: &$name) -> $name {
+                $name::new(self.min.min(other.min), self.max.max(other.max))
+            }
+
+            /// Whether `other` lies entirely inside (boundaries included).
+            #[must_use]
+            pub fn contains(&self, other: &$name) -> bool {
+                self.min.cmple(other.min).all() && other.max.cmple(self.max).all()
+            }
+
+            /// Whether `point` lies inside or on the boundary.
+            #[must_use]
+            pub fn contains_point(&self, point: $vec) -> bool {
+                self.min.cmple(point).all() && point.cmple(self.max).all()
+            }
+
+            #[doc = concat!("Whether the ", $plural, " share at least one point.")]
+            #[must_use]
+            pub fn intersects(&self, other: &$name) -> bool {
+                self.min.cmple(other.max).all() && other.min.cmple(self.max).all()
+            }
+
+            #[doc = concat!("Squared distance from `point` to the nearest point of the ", $noun, " (0 inside).")]
+            #[must_use]
+            pub fn distance_squared_to_point(&self, point: $vec) -> f32 {
+                (point.clamp(self.min, self.max) - point).length_squared()
+            }
+
+            #[doc = concat!("Squared distance from `point` to the farthest point of the ", $noun, ".")]
+            #[must_use]
+            pub fn max_distance_squared_to_point(&self, point: $vec) -> f32 {
+                (point - self.min)
+                    .abs()
+                    .max((self.max - point).abs())
+                    .length_squared()
+            }
+
+            /// Whether every coordinate is finite.
+            #[must_use]
+            pub fn is_finite(&self) -> bool {
+                self.min.is_finite() && self.max.is_finite()
+            }
+
+            #[doc = concat!("Checks that the ", $noun, " can be stored in a spatial structure.")]
+            ///
+            /// # Errors
+            #[doc = concat!("[`SpatialError::", stringify!($non_finite), "`] for a NaN or infinite coordinate,")]
+            #[doc = concat!("[`SpatialError::", stringify!($inverted), "`] where `min > max` on some axis.")]
+            pub fn validate(&self) -> Result<(), SpatialError> {
+                if !self.is_finite() {
+                    return Err(SpatialError::$non_finite {
+                        min: self.min,
+                        max: self.max,
+                    });
+                }
+                if !self.min.cmple(self.max).all() {
+                    return Err(SpatialError::$inverted {
+                        min: self.min,
+                        max: self.max,
+                    });
+                }
+                Ok(())
+            }
+        }
+    };
+}
+
+axis_aligned!(Aabb, Vec3, "box", "boxes", NonFiniteBounds, InvertedBounds);
+axis_aligned!(Rect, Vec2, "rectangle", "rectangles", NonFiniteRect, InvertedRect);
+
 /// Axis-aligned box, closed on all sides.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Aabb {
@@ -111,21 +221,6 @@ pub struct Aabb {
 }
 
 impl Aabb {
-    /// Box from its corners, unchecked (see [`Aabb::validate`]).
-    #[must_use]
-    pub const fn new(min: Vec3, max: Vec3) -> Self {
-        Self { min, max }
-    }
-
-    /// Box centred on `center` reaching `half_extents` along each axis.
-    #[must_use]
-    pub fn from_center_half_extents(center: Vec3, half_extents: Vec3) -> Self {
-        Self {
-            min: center - half_extents,
-            max: center + half_extents,
-        }
-    }
-
     /// Smallest box holding every point of `points`, or `None` for none.
     #[must_use]
     pub fn from_points(points: &[Vec3]) -> Option<Self> {
@@ -138,94 +233,10 @@ impl Aabb {
         Some(out)
     }
 
-    /// Centre point. Halves before adding so boxes near `f32::MAX` stay finite.
-    #[must_use]
-    pub fn center(&self) -> Vec3 {
-        self.min * 0.5 + self.max * 0.5
-    }
-
-    /// Half the size along each axis.
-    #[must_use]
-    pub fn half_extents(&self) -> Vec3 {
-        (self.max - self.min) * 0.5
-    }
-
-    /// Size along each axis.
-    #[must_use]
-    pub fn size(&self) -> Vec3 {
-        self.max - self.min
-    }
-
-    /// Smallest box holding both.
-    #[must_use]
-    pub fn union(&self, other: &Aabb) -> Aabb {
-        Aabb::new(self.min.min(other.min), self.max.max(other.max))
-    }
-
-    /// Whether `other` lies entirely inside (boundaries included).
-    #[must_use]
-    pub fn contains(&self, other: &Aabb) -> bool {
-        self.min.cmple(other.min).all() && other.max.cmple(self.max).all()
-    }
-
-    /// Whether `point` lies inside or on the boundary.
-    #[must_use]
-    pub fn contains_point(&self, point: Vec3) -> bool {
-        self.min.cmple(point).all() && point.cmple(self.max).all()
-    }
-
-    /// Whether the boxes share at least one point.
-    #[must_use]
-    pub fn intersects(&self, other: &Aabb) -> bool {
-        self.min.cmple(other.max).all() && other.min.cmple(self.max).all()
-    }
-
     /// Whether the box and the sphere share at least one point.
     #[must_use]
     pub fn intersects_sphere(&self, sphere: &Sphere) -> bool {
         sphere.intersects_aabb(self)
-    }
-
-    /// Squared distance from `point` to the nearest point of the box (0 inside).
-    #[must_use]
-    pub fn distance_squared_to_point(&self, point: Vec3) -> f32 {
-        (point.clamp(self.min, self.max) - point).length_squared()
-    }
-
-    /// Squared distance from `point` to the farthest point of the box.
-    #[must_use]
-    pub fn max_distance_squared_to_point(&self, point: Vec3) -> f32 {
-        (point - self.min)
-            .abs()
-            .max((self.max - point).abs())
-            .length_squared()
-    }
-
-    /// Whether every coordinate is finite.
-    #[must_use]
-    pub fn is_finite(&self) -> bool {
-        self.min.is_finite() && self.max.is_finite()
-    }
-
-    /// Checks that the box can be stored in a spatial structure.
-    ///
-    /// # Errors
-    /// [`SpatialError::NonFiniteBounds`] for a NaN or infinite coordinate,
-    /// [`SpatialError::InvertedBounds`] where `min > max` on some axis.
-    pub fn validate(&self) -> Result<(), SpatialError> {
-        if !self.is_finite() {
-            return Err(SpatialError::NonFiniteBounds {
-                min: self.min,
-                max: self.max,
-            });
-        }
-        if !self.min.cmple(self.max).all() {
-            return Err(SpatialError::InvertedBounds {
-                min: self.min,
-                max: self.max,
-            });
-        }
-        Ok(())
     }
 
     /// Smallest axis-aligned box holding this box after `transform`.
@@ -524,109 +535,10 @@ pub struct Rect {
 }
 
 impl Rect {
-    /// Rectangle from its corners, unchecked (see [`Rect::validate`]).
-    #[must_use]
-    pub const fn new(min: Vec2, max: Vec2) -> Self {
-        Self { min, max }
-    }
-
-    /// Rectangle centred on `center` reaching `half_extents` along each axis.
-    #[must_use]
-    pub fn from_center_half_extents(center: Vec2, half_extents: Vec2) -> Self {
-        Self {
-            min: center - half_extents,
-            max: center + half_extents,
-        }
-    }
-
-    /// Centre point. Halves before adding so rectangles near `f32::MAX` stay finite.
-    #[must_use]
-    pub fn center(&self) -> Vec2 {
-        self.min * 0.5 + self.max * 0.5
-    }
-
-    /// Half the size along each axis.
-    #[must_use]
-    pub fn half_extents(&self) -> Vec2 {
-        (self.max - self.min) * 0.5
-    }
-
-    /// Size along each axis.
-    #[must_use]
-    pub fn size(&self) -> Vec2 {
-        self.max - self.min
-    }
-
-    /// Smallest rectangle holding both.
-    #[must_use]
-    pub fn union(&self, other: &Rect) -> Rect {
-        Rect::new(self.min.min(other.min), self.max.max(other.max))
-    }
-
-    /// Whether `other` lies entirely inside (boundaries included).
-    #[must_use]
-    pub fn contains(&self, other: &Rect) -> bool {
-        self.min.cmple(other.min).all() && other.max.cmple(self.max).all()
-    }
-
-    /// Whether `point` lies inside or on the boundary.
-    #[must_use]
-    pub fn contains_point(&self, point: Vec2) -> bool {
-        self.min.cmple(point).all() && point.cmple(self.max).all()
-    }
-
-    /// Whether the rectangles share at least one point.
-    #[must_use]
-    pub fn intersects(&self, other: &Rect) -> bool {
-        self.min.cmple(other.max).all() && other.min.cmple(self.max).all()
-    }
-
     /// Whether the rectangle and the circle share at least one point.
     #[must_use]
     pub fn intersects_circle(&self, circle: &Circle) -> bool {
         circle.intersects_rect(self)
-    }
-
-    /// Squared distance from `point` to the nearest point of the rectangle.
-    #[must_use]
-    pub fn distance_squared_to_point(&self, point: Vec2) -> f32 {
-        (point.clamp(self.min, self.max) - point).length_squared()
-    }
-
-    /// Squared distance from `point` to the farthest point of the rectangle.
-    #[must_use]
-    pub fn max_distance_squared_to_point(&self, point: Vec2) -> f32 {
-        (point - self.min)
-            .abs()
-            .max((self.max - point).abs())
-            .length_squared()
-    }
-
-    /// Whether every coordinate is finite.
-    #[must_use]
-    pub fn is_finite(&self) -> bool {
-        self.min.is_finite() && self.max.is_finite()
-    }
-
-    /// Checks that the rectangle can be stored in a spatial structure.
-    ///
-    /// # Errors
-    /// [`SpatialError::NonFiniteRect`] for a NaN or infinite coordinate,
-    /// [`SpatialError::InvertedRect`] where `min > max` on some axis.
-    pub fn validate(&self) -> Result<(), SpatialError> {
-        if !self.is_finite() {
-            return Err(SpatialError::NonFiniteRect {
-                min: self.min,
-                max: self.max,
-            });
-        }
-        if !self.min.cmple(self.max).all() {
-            return Err(SpatialError::InvertedRect {
-                min: self.min,
-                max: self.max,
-            });
-        }
-        Ok(())
     }
 }
 
