@@ -11,6 +11,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use image::RgbaImage;
+use keel_engine::render::target_descriptor;
 
 /// How long to wait for the GPU to finish the copy.
 const WAIT: Duration = Duration::from_secs(30);
@@ -46,20 +47,12 @@ pub fn capture_target(
     size: [u32; 2],
     format: wgpu::TextureFormat,
 ) -> wgpu::Texture {
-    device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("keel-editor screenshot target"),
-        size: wgpu::Extent3d {
-            width: size[0].max(1),
-            height: size[1].max(1),
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
+    device.create_texture(&target_descriptor(
+        "keel-editor screenshot target",
+        (size[0], size[1]),
         format,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        view_formats: &[],
-    })
+        wgpu::TextureUsages::COPY_SRC,
+    ))
 }
 
 /// Copies `texture` (8-bit RGBA or BGRA) into an image.

@@ -150,7 +150,8 @@ pub fn run(
         None => (EditorApp::new(options.editor.clone()), None),
     };
     if options.game_screenshot.is_some() {
-        app.workspace_mut().show_panel(crate::chrome::dock::Panel::Game);
+        app.workspace_mut()
+            .show_panel(crate::chrome::dock::Panel::Game);
     }
     let run = RunOptions {
         encoding: SurfaceEncoding::AsWritten,

@@ -6,6 +6,7 @@
 //! says how large the view is and where the camera is, and shows the texture.
 
 use keel_engine::Extractor;
+use keel_engine::render::target_descriptor;
 use keel_engine::{GpuContext, Renderer};
 
 use crate::app::EditorApp;
@@ -43,20 +44,13 @@ impl ViewTarget {
             .is_none_or(|(texture, _)| texture.width() != width || texture.height() != height);
         if stale {
             let texture = device.create_texture(&wgpu::TextureDescriptor {
-                label: Some("keel-editor 3D view"),
-                size: wgpu::Extent3d {
-                    width,
-                    height,
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: FORMAT,
-                usage: wgpu::TextureUsages::RENDER_ATTACHMENT
-                    | wgpu::TextureUsages::TEXTURE_BINDING
-                    | wgpu::TextureUsages::COPY_SRC,
                 view_formats: &[EGUI_FORMAT],
+                ..target_descriptor(
+                    "keel-editor 3D view",
+                    (width, height),
+                    FORMAT,
+                    wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_SRC,
+                )
             });
             let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
             let shown = texture.create_view(&wgpu::TextureViewDescriptor {
@@ -165,7 +159,9 @@ impl SceneView {
             self.renderer.set_gpu_timing(&self.ctx, recording);
         }
         self.render_views(egui_renderer, app);
-        app.diagnostics_mut().profiler_mut().add_gpu(self.renderer.take_gpu_times());
+        app.diagnostics_mut()
+            .profiler_mut()
+            .add_gpu(self.renderer.take_gpu_times());
     }
 
     fn render_views(&mut self, egui_renderer: &mut egui_wgpu::Renderer, app: &mut EditorApp) {

@@ -412,7 +412,10 @@ fn snapshot_of_the_editor_on_the_demo_scene() {
         .build_ui_state(|ui, app: &mut EditorApp| app.ui(ui), app);
     assert!(!h.state().has_dialog(), "{}", h.state().status().text());
     // The asset browser fills in from background threads: not in a snapshot.
-    h.state_mut().workspace_mut().layout_mut().close(keel_editor::Panel::Assets);
+    h.state_mut()
+        .workspace_mut()
+        .layout_mut()
+        .close(keel_editor::Panel::Assets);
     h.get_by_label("lantern").click();
     h.state_mut().advance(std::time::Duration::ZERO);
     h.run();
@@ -509,7 +512,8 @@ fn f_frames_the_selection_and_the_view_menu_hides_panels() {
     h.run();
     let before = h
         .state()
-        .views().viewport
+        .views()
+        .viewport
         .rig
         .as_ref()
         .expect("the viewport placed its camera")
@@ -534,7 +538,12 @@ fn f_frames_the_selection_and_the_view_menu_hides_panels() {
     h.get_by_role_and_label(egui::accesskit::Role::CheckBox, "Hierarchy")
         .click();
     h.run();
-    assert!(!h.state().workspace().layout().is_open(keel_editor::Panel::Hierarchy));
+    assert!(
+        !h.state()
+            .workspace()
+            .layout()
+            .is_open(keel_editor::Panel::Hierarchy)
+    );
     h.get_by_label("View").click();
     h.run();
     h.get_by_role_and_label(egui::accesskit::Role::CheckBox, "Octree cells")

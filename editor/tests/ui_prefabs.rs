@@ -363,7 +363,12 @@ fn a_prefab_dragged_from_the_asset_browser_lands_in_the_view_and_under_a_row() {
 
     // Into the 3D view: a new root where the cursor ray meets the ground.
     let from = center_of(&h, "prefabs/boat.ron");
-    let view = h.state().views().viewport.rect.expect("the viewport was drawn");
+    let view = h
+        .state()
+        .views()
+        .viewport
+        .rect
+        .expect("the viewport was drawn");
     let to = view.center() + egui::vec2(0.0, view.height() * 0.3);
     drag(&mut h, from, to);
     assert_eq!(instances(&h), 3, "{}", h.state().status().text());

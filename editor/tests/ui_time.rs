@@ -364,7 +364,8 @@ fn in_play_the_game_has_the_keys_until_escape_and_a_click_gives_them_back() {
     // A click on the Game view gives it back, one on the Scene view takes it again.
     let view = h
         .state()
-        .views().game
+        .views()
+        .game
         .rect
         .expect("Play shows the Game view");
     click_at(&mut h, view.center());
@@ -376,7 +377,12 @@ fn in_play_the_game_has_the_keys_until_escape_and_a_click_gives_them_back() {
         .click();
     h.run();
     h.run();
-    let scene_view = h.state().views().viewport.rect.expect("the Scene tab in front");
+    let scene_view = h
+        .state()
+        .views()
+        .viewport
+        .rect
+        .expect("the Scene tab in front");
     click_at(&mut h, scene_view.center());
     assert!(
         !h.state().game_has_input(),

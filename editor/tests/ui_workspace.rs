@@ -32,8 +32,18 @@ fn tab_rect(h: &Harness<'_, EditorApp>, title: &str) -> Rect {
 fn the_default_layout_gives_the_scene_view_most_of_the_window() {
     let (width, height) = (1600.0, 900.0);
     let h = workspace(Vec2::new(width, height), None);
-    let view = h.state().views().viewport.rect.expect("the Scene view is drawn");
-    let pane = h.state().workspace().layout().rect(Panel::Scene).expect("laid out");
+    let view = h
+        .state()
+        .views()
+        .viewport
+        .rect
+        .expect("the Scene view is drawn");
+    let pane = h
+        .state()
+        .workspace()
+        .layout()
+        .rect(Panel::Scene)
+        .expect("laid out");
     assert!(
         (pane.min - view.min).length() + (pane.max - view.max).length() < 1.0,
         "{pane:?} {view:?}"
@@ -51,7 +61,11 @@ fn the_default_layout_gives_the_scene_view_most_of_the_window() {
         (Panel::Profiler, false),
         (Panel::Timeline, false),
     ] {
-        assert_eq!(h.state().workspace().layout().is_shown(panel), shown, "{panel:?}");
+        assert_eq!(
+            h.state().workspace().layout().is_shown(panel),
+            shown,
+            "{panel:?}"
+        );
     }
     let stats = tab_rect(&h, "Stats");
     for other in ["Log", "Profiler"] {
@@ -129,14 +143,20 @@ fn the_layout_is_restored_at_the_next_start_and_reset_from_the_view_menu() {
     let mut h = workspace(Vec2::new(1280.0, 720.0), Some(config.path().to_path_buf()));
     h.get_by_role_and_label(Role::Button, "Log").click();
     h.run();
-    h.state_mut().workspace_mut().layout_mut().close(Panel::Assets);
+    h.state_mut()
+        .workspace_mut()
+        .layout_mut()
+        .close(Panel::Assets);
     h.run();
     let file = keel_editor::Layout::file_in(config.path());
     assert!(file.exists(), "written after the change");
     drop(h);
 
     let mut h = workspace(Vec2::new(1280.0, 720.0), Some(config.path().to_path_buf()));
-    assert!(!h.state().workspace().layout().is_open(Panel::Assets), "still closed");
+    assert!(
+        !h.state().workspace().layout().is_open(Panel::Assets),
+        "still closed"
+    );
     assert!(
         h.state().workspace().layout().is_shown(Panel::Log),
         "the Log tab still in front"
@@ -265,7 +285,10 @@ fn the_profiler_records_while_shown_names_scopes_on_hover_pauses_and_selects_a_f
     // Behind the Stats tab, nothing is recorded.
     play_frames(&mut h, 4);
     assert!(!h.state().diagnostics().profiler().is_recording());
-    assert_eq!(h.state().diagnostics().profiler().profiler().frame_count(), 0);
+    assert_eq!(
+        h.state().diagnostics().profiler().profiler().frame_count(),
+        0
+    );
 
     h.get_by_role_and_label(Role::Button, "Profiler").click();
     h.run();
@@ -297,8 +320,18 @@ fn the_profiler_records_while_shown_names_scopes_on_hover_pauses_and_selects_a_f
     h.get_by_label("Pause recording").click();
     h.run();
     assert!(h.state().diagnostics().profiler().is_paused());
-    let kept = h.state().diagnostics().profiler().profiler().frame_lengths();
-    let step = h.state().diagnostics().profiler().span_rect("fixed step").expect("drawn");
+    let kept = h
+        .state()
+        .diagnostics()
+        .profiler()
+        .profiler()
+        .frame_lengths();
+    let step = h
+        .state()
+        .diagnostics()
+        .profiler()
+        .span_rect("fixed step")
+        .expect("drawn");
     h.hover_at(step.center());
     for _ in 0..40 {
         h.step();
@@ -315,7 +348,11 @@ fn the_profiler_records_while_shown_names_scopes_on_hover_pauses_and_selects_a_f
     );
     play_frames(&mut h, 4);
     assert_eq!(
-        h.state().diagnostics().profiler().profiler().frame_lengths(),
+        h.state()
+            .diagnostics()
+            .profiler()
+            .profiler()
+            .frame_lengths(),
         kept,
         "paused"
     );
@@ -324,16 +361,25 @@ fn the_profiler_records_while_shown_names_scopes_on_hover_pauses_and_selects_a_f
     let (oldest, _) = kept[0];
     let bar = h
         .state()
-        .diagnostics().profiler()
+        .diagnostics()
+        .profiler()
         .bar_rect(oldest)
         .expect("the strip shows it");
     click_at(&mut h, bar.center() - Vec2::new(0.0, 1.0));
-    assert_eq!(h.state().diagnostics().profiler().shown().map(|f| f.index), Some(oldest));
+    assert_eq!(
+        h.state().diagnostics().profiler().shown().map(|f| f.index),
+        Some(oldest)
+    );
 
     // Resumed, new frames come in again.
     h.get_by_label("Resume recording").click();
     h.run();
     play_frames(&mut h, 3);
-    let now = h.state().diagnostics().profiler().profiler().frame_lengths();
+    let now = h
+        .state()
+        .diagnostics()
+        .profiler()
+        .profiler()
+        .frame_lengths();
     assert!(now.last() > kept.last(), "{now:?}");
 }

@@ -321,7 +321,12 @@ fn frame(c: &mut Criterion) {
     });
     drop(few_moving);
     // At rest: the orbits removed and two steps (the last moved nothing).
-    let orbiting = world.scene().components().parts::<keel_engine::Orbit>().0.to_vec();
+    let orbiting = world
+        .scene()
+        .components()
+        .parts::<keel_engine::Orbit>()
+        .0
+        .to_vec();
     for root in orbiting {
         world.scene_mut().remove::<keel_engine::Orbit>(root);
     }

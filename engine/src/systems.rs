@@ -63,7 +63,9 @@ pub use commands::{AppliedCommands, Command, Commands, SpawnInit};
 pub use events::Events;
 pub(crate) use events::{is_events, swap_key, unswapped};
 
-use crate::scene::{Component, NodeError, NodeId, Orbit, Oscillate, Scene, Spin, Transform, Transforms};
+use crate::scene::{
+    Component, NodeError, NodeId, Orbit, Oscillate, Scene, Spin, Transform, Transforms,
+};
 
 /// What a system knows of the step being run.
 #[derive(Clone, Copy, Debug, PartialEq)]

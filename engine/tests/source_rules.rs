@@ -155,7 +155,10 @@ fn engine_code_touches_the_disk_through_the_files_layer() {
 /// The process-wide statics that stay, by file, with why none belongs to a
 /// world (each is a counter only ever compared, or puffin's own state).
 const STATICS: &[(&str, &str)] = &[
-    ("engine/src/identity.rs", "identities no other value was given"),
+    (
+        "engine/src/identity.rs",
+        "identities no other value was given",
+    ),
     (
         "engine/src/profile.rs",
         "the count of recording profilers: puffin's scopes are process-wide",

@@ -207,21 +207,14 @@ pub fn render_headless(options: &PlayerOptions) -> Result<image::RgbaImage, Play
 
 /// An sRGB image of `size` to render into offscreen (the headless viewer's
 /// and the benchmark's frames).
-pub(crate) fn offscreen_target(ctx: &GpuContext, (width, height): (u32, u32)) -> wgpu::Texture {
-    ctx.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("keel-viewer offscreen target"),
-        size: wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Rgba8UnormSrgb,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-        view_formats: &[],
-    })
+pub(crate) fn offscreen_target(ctx: &GpuContext, size: (u32, u32)) -> wgpu::Texture {
+    ctx.device
+        .create_texture(&keel_engine::render::target_descriptor(
+            "keel-viewer offscreen target",
+            size,
+            wgpu::TextureFormat::Rgba8UnormSrgb,
+            wgpu::TextureUsages::empty(),
+        ))
 }
 
 fn save_png(image: &image::RgbaImage, path: &std::path::Path) -> Result<(), PlayerError> {

@@ -163,7 +163,8 @@ pub fn to_screen(h: &Harness<'_, EditorApp>, world: Vec3) -> Pos2 {
     let state = h.state();
     let rect = state.views().viewport.rect.expect("the viewport was drawn");
     let camera = state
-        .views().viewport
+        .views()
+        .viewport
         .rig
         .as_ref()
         .expect("camera placed")

@@ -261,7 +261,10 @@ impl Extractor {
         }
         if overlays.cameras {
             let active = world.scene.active_camera(alpha).map(|(node, _)| node);
-            let (nodes, lenses) = world.scene.components().parts::<crate::scene::SceneCamera>();
+            let (nodes, lenses) = world
+                .scene
+                .components()
+                .parts::<crate::scene::SceneCamera>();
             for (&node, lens) in nodes.iter().zip(lenses) {
                 let Some(at) = world.scene.interpolated_world(node, alpha) else {
                     continue;

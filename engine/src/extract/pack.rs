@@ -566,7 +566,13 @@ mod tests {
         // in between (whether a mesh casts is kept from frame to frame
         // while the column is unchanged).
         check_extraction(&mut world, &mut buffers);
-        let nodes: Vec<NodeId> = world.scene.components().mesh.iter().map(|(n, _)| n).collect();
+        let nodes: Vec<NodeId> = world
+            .scene
+            .components()
+            .mesh
+            .iter()
+            .map(|(n, _)| n)
+            .collect();
         for (i, &node) in nodes.iter().enumerate().step_by(13) {
             let mesh = world.scene.get_mut::<MeshRenderer>(node).unwrap();
             if i % 2 == 0 {

@@ -62,20 +62,12 @@ impl CaptureTarget {
         size: (u32, u32),
         format: wgpu::TextureFormat,
     ) -> Self {
-        let texture = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("capture: colour"),
-            size: wgpu::Extent3d {
-                width: size.0,
-                height: size.1,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
+        let texture = device.create_texture(&super::targets::target_descriptor(
+            "capture: colour",
+            size,
             format,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
+            wgpu::TextureUsages::COPY_SRC,
+        ));
         let view = texture.create_view(&wgpu::TextureViewDescriptor {
             label: Some("capture: colour view"),
             ..wgpu::TextureViewDescriptor::default()

@@ -21,8 +21,11 @@
 //!   the tonemapper that finish the frame into the output.
 //! - `line_pass`: debug lines and the ground grid.
 //! - `surface`: the window surface and frame acquisition.
-//! - `targets`, `capture`, `culling`, `buffer`: private plumbing (depth/MSAA
-//!   targets, offscreen readback, frustum test, growable GPU buffers).
+//! - `targets`: the depth and MSAA targets, and [`target_descriptor`], the
+//!   one description of a texture to render into (the editor's views and
+//!   screenshots and the player's offscreen frames start from it too).
+//! - `capture`, `culling`, `buffer`: private plumbing (offscreen readback,
+//!   frustum test, growable GPU buffers).
 //!
 //! Pattern: game loop (render half) over double-buffered state: the renderer
 //! reads a snapshot and never the live scene.
@@ -80,6 +83,7 @@ pub use records::{GpuCaster, GpuInstance, InstanceRecord};
 pub use renderer::RenderStats;
 pub use shadow::{Cascades, MAX_SHADOW_VIEWS, MAX_SPOT_SHADOWS, SpotCone, SpotShadows, cascades};
 pub use surface::{PresentModeChoice, SurfaceEncoding, SurfaceState};
+pub use targets::target_descriptor;
 
 /// Everything that can go wrong in the renderer.
 #[derive(Debug, thiserror::Error)]

@@ -237,20 +237,10 @@ impl PostPass {
     }
 
     fn create_sized(&self, device: &wgpu::Device, size: (u32, u32)) -> Sized {
-        let texture = |label, (width, height): (u32, u32), mips, usage| {
+        let texture = |label, size: (u32, u32), mips, usage| {
             device.create_texture(&wgpu::TextureDescriptor {
-                label: Some(label),
-                size: wgpu::Extent3d {
-                    width: width.max(1),
-                    height: height.max(1),
-                    depth_or_array_layers: 1,
-                },
                 mip_level_count: mips,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: self.hdr_format,
-                usage: wgpu::TextureUsages::RENDER_ATTACHMENT | usage,
-                view_formats: &[],
+                ..super::targets::target_descriptor(label, size, self.hdr_format, usage)
             })
         };
         let hdr = texture(

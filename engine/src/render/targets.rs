@@ -5,6 +5,33 @@
 //! Pattern: dirty flag, keyed on the output size: the targets are derived data
 //! rebuilt only when the size they were made for differs from the frame's.
 
+/// A 2D texture of `size` (each side at least 1) to render into: one mip,
+/// one sample, `usage` beside `RENDER_ATTACHMENT`, no other view formats.
+/// Change a field with struct update syntax where a target needs more
+/// (`wgpu::TextureDescriptor { view_formats: .., ..target_descriptor(..) }`).
+#[must_use]
+pub fn target_descriptor(
+    label: &str,
+    (width, height): (u32, u32),
+    format: wgpu::TextureFormat,
+    usage: wgpu::TextureUsages,
+) -> wgpu::TextureDescriptor<'_> {
+    wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width: width.max(1),
+            height: height.max(1),
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | usage,
+        view_formats: &[],
+    }
+}
+
 /// Depth format of every pass.
 pub(crate) const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 /// Samples per pixel when the adapter allows multisampling.
@@ -69,22 +96,11 @@ pub(crate) struct RenderTargets {
 impl RenderTargets {
     /// Creates targets of `size` (each side at least 1) for `target`.
     pub(crate) fn new(device: &wgpu::Device, size: (u32, u32), target: ColorTarget) -> Self {
-        let extent = wgpu::Extent3d {
-            width: size.0.max(1),
-            height: size.1.max(1),
-            depth_or_array_layers: 1,
-        };
         let texture = |label: &str, format: wgpu::TextureFormat| {
             device
                 .create_texture(&wgpu::TextureDescriptor {
-                    label: Some(label),
-                    size: extent,
-                    mip_level_count: 1,
                     sample_count: target.samples,
-                    dimension: wgpu::TextureDimension::D2,
-                    format,
-                    usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-                    view_formats: &[],
+                    ..target_descriptor(label, size, format, wgpu::TextureUsages::empty())
                 })
                 .create_view(&wgpu::TextureViewDescriptor {
                     label: Some(label),

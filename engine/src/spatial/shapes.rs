@@ -209,7 +209,14 @@ macro_rules! axis_aligned {
 }
 
 axis_aligned!(Aabb, Vec3, "box", "boxes", NonFiniteBounds, InvertedBounds);
-axis_aligned!(Rect, Vec2, "rectangle", "rectangles", NonFiniteRect, InvertedRect);
+axis_aligned!(
+    Rect,
+    Vec2,
+    "rectangle",
+    "rectangles",
+    NonFiniteRect,
+    InvertedRect
+);
 
 /// Axis-aligned box, closed on all sides.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

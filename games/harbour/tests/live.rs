@@ -297,10 +297,21 @@ fn a_new_build_resumes_with_the_editing_state_whole_and_sails_by_its_code() {
     assert_eq!(editing(resumed.state()), before);
     // The history works on the new build's nodes: the delete undoes.
     let app = resumed.state_mut();
-    let buoys = app.doc().scene().components().parts::<harbour::Buoy>().0.len();
+    let buoys = app
+        .doc()
+        .scene()
+        .components()
+        .parts::<harbour::Buoy>()
+        .0
+        .len();
     app.doc_mut().undo().unwrap();
     assert_eq!(
-        app.doc().scene().components().parts::<harbour::Buoy>().0.len(),
+        app.doc()
+            .scene()
+            .components()
+            .parts::<harbour::Buoy>()
+            .0
+            .len(),
         buoys + 1
     );
     app.doc_mut().undo().unwrap();

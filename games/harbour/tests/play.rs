@@ -58,7 +58,11 @@ fn scripted_keys_sail_over_the_buoys_ahead_and_score() {
     let (at, heading) = ship(&world);
     assert!(at.z < start.z - 40.0, "sailed ahead: {at}");
     assert!(heading.x > 0.5, "turned to starboard: {heading}");
-    assert_eq!(world.scene().components().parts::<Buoy>().0.len(), 6, "two buoys gone");
+    assert_eq!(
+        world.scene().components().parts::<Buoy>().0.len(),
+        6,
+        "two buoys gone"
+    );
     let hud = world.resource::<Hud>().unwrap();
     assert_eq!(hud.text, "Score 2, buoys left 6");
     // The escort (its leader the ship, by reference in the scene file)
@@ -67,7 +71,10 @@ fn scripted_keys_sail_over_the_buoys_ahead_and_score() {
     let scene = world.scene();
     let escort = scene.find("escort").unwrap();
     let follows = scene.get::<Escort>(escort).unwrap();
-    assert_eq!(follows.leader.get(scene), Some(scene.components().parts::<Ship>().0[0]));
+    assert_eq!(
+        follows.leader.get(scene),
+        Some(scene.components().parts::<Ship>().0[0])
+    );
     let gap = (scene.local(escort).unwrap().translation - at) * Vec3::new(1.0, 0.0, 1.0);
     assert!(gap.length() < 14.5, "kept within its distance: {gap}");
     assert_eq!(
@@ -173,7 +180,8 @@ fn boats_keep_away_from_the_ship() {
     // A boat far from the ship stays where it was.
     let far = world
         .scene()
-        .components().parts::<Skittish>()
+        .components()
+        .parts::<Skittish>()
         .0
         .iter()
         .copied()
