@@ -333,7 +333,7 @@ impl Host for Shell {
         };
         #[cfg(feature = "gamepads")]
         if let Some(pads) = update.gamepads {
-            self.app.poll_gamepads(pads);
+            self.app.playback_mut().poll_gamepads(pads);
         }
         self.app.frame(update.time);
         if let Some(live) = &mut self.live

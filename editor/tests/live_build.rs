@@ -283,7 +283,7 @@ fn a_new_build_takes_over_with_the_state_and_one_that_fails_at_start_changes_not
     assert!(app.doc().is_dirty());
     assert_eq!(app.doc().undo.len(), 1);
     assert_eq!(
-        (app.play_state(), app.doc().step()),
+        (app.playback().state(), app.doc().step()),
         (keel_editor::PlayState::Playing, played),
         "Play taken back where it was"
     );

@@ -265,7 +265,7 @@ fn a_game_system_that_panics_stops_play_and_keeps_the_edits_made_before() {
     }
     let app = h.state();
     assert_eq!(
-        app.play_state(),
+        app.playback().state(),
         keel_editor::PlayState::Editing,
         "Play stopped"
     );
@@ -325,10 +325,16 @@ fn in_play_the_game_has_the_keys_until_escape_and_a_click_gives_them_back() {
         |h: &Harness<'_, EditorApp>| h.state().doc().scene().local(flag).unwrap().translation.x;
     let sea = node(&h, "sea");
     h.state_mut().doc_mut().selection.select_only(sea);
-    assert!(!h.state().game_has_input(), "editing: the editor's keys");
+    assert!(
+        !h.state().playback().game_has_input(),
+        "editing: the editor's keys"
+    );
     h.get_by_label("Play").click();
     h.run();
-    assert!(h.state().game_has_input(), "Play gives the game the keys");
+    assert!(
+        h.state().playback().game_has_input(),
+        "Play gives the game the keys"
+    );
 
     // D held for a while: the game steers; Delete goes to the game too.
     let start = flag_x(&h);
@@ -350,8 +356,11 @@ fn in_play_the_game_has_the_keys_until_escape_and_a_click_gives_them_back() {
     // Escape: the keys are the editor's again, the game reads none.
     h.key_press(egui::Key::Escape);
     h.run();
-    assert!(!h.state().game_has_input());
-    assert_eq!(h.state().play_state(), keel_editor::PlayState::Playing);
+    assert!(!h.state().playback().game_has_input());
+    assert_eq!(
+        h.state().playback().state(),
+        keel_editor::PlayState::Playing
+    );
     h.key_down(egui::Key::D);
     for _ in 0..10 {
         h.run();
@@ -370,7 +379,7 @@ fn in_play_the_game_has_the_keys_until_escape_and_a_click_gives_them_back() {
         .expect("Play shows the Game view");
     click_at(&mut h, view.center());
     assert!(
-        h.state().game_has_input(),
+        h.state().playback().game_has_input(),
         "a click in the Game view in Play"
     );
     h.get_by_role_and_label(egui::accesskit::Role::Button, "Scene")
@@ -385,7 +394,7 @@ fn in_play_the_game_has_the_keys_until_escape_and_a_click_gives_them_back() {
         .expect("the Scene tab in front");
     click_at(&mut h, scene_view.center());
     assert!(
-        !h.state().game_has_input(),
+        !h.state().playback().game_has_input(),
         "a click in the editor's view takes it back"
     );
 }

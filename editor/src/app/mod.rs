@@ -28,6 +28,7 @@ pub(crate) mod prefab_mode;
 pub(crate) mod previous_run;
 pub(crate) mod views;
 pub use diagnostics::Diagnostics;
+pub use playback::Playback;
 pub use views::Views;
 pub use workspace::Workspace;
 pub(crate) mod watch;
@@ -43,7 +44,7 @@ use crate::chrome::dock;
 use crate::chrome::menus::{TopBar, status_line};
 use crate::document::Document;
 use crate::persist::{AUTOSAVE_INTERVAL, Autosave, RecentFiles};
-use crate::status::{PlayState, Status};
+use crate::status::Status;
 
 /// How the editor starts.
 #[derive(Clone, Debug, Default)]
@@ -86,7 +87,7 @@ pub struct EditorApp {
     /// The panels, their arrangement and the windows over them.
     pub(crate) workspace: Workspace,
     /// Play, pause and the timeline's recording.
-    pub(crate) play: playback::Playback,
+    pub(crate) play: Playback,
     /// The Log and Profiler tabs and what they list.
     pub(crate) diagnostics: Diagnostics,
     pub(crate) status: Status,
@@ -169,7 +170,7 @@ impl EditorApp {
             watch: watch::AssetWatch::default(),
             views: Views::default(),
             workspace: Workspace::default(),
-            play: playback::Playback::default(),
+            play: Playback::default(),
             diagnostics: Diagnostics::default(),
             status,
             dialog: None,
@@ -238,27 +239,15 @@ impl EditorApp {
         &mut self.status
     }
 
-    /// Play, paused or editing.
-    pub fn play_state(&self) -> PlayState {
-        self.play.state
+    /// Play, pause and the timeline's recording: Play's state, the game's
+    /// input, what a new build made of the steps played.
+    pub fn playback(&self) -> &Playback {
+        &self.play
     }
 
-    /// Feeds the gamepads' events to the game while it has the input
-    /// (dropped otherwise, so a pad's state never leaks into the editor).
-    #[cfg(feature = "gamepads")]
-    pub fn poll_gamepads(&mut self, pads: &mut keel_engine::input::Gamepads) {
-        let mut ignored = keel_engine::input::InputCollector::default();
-        let collector = if self.play.input.focused() {
-            self.play.input.collector()
-        } else {
-            &mut ignored
-        };
-        pads.poll(collector);
-    }
-
-    /// Whether the game reads the keyboard and mouse (Play, until Escape).
-    pub fn game_has_input(&self) -> bool {
-        self.play.input.focused()
+    /// Playback, to drive the game's input without a window.
+    pub fn playback_mut(&mut self) -> &mut Playback {
+        &mut self.play
     }
 
     /// The recently used scene files.
@@ -306,13 +295,6 @@ impl EditorApp {
         self.views.stats.record_frame(frame, &self.doc);
         self.play
             .stop_on_system_panic(&mut self.doc, &mut self.status);
-    }
-
-    /// The keys, buttons and axes the game's steps read while it plays:
-    /// press and release them here to drive the game without a window
-    /// (scripted runs, tests).
-    pub fn game_input_mut(&mut self) -> &mut keel_engine::input::InputCollector {
-        self.play.input.collector()
     }
 
     /// Asks to quit (window close button): asks about unsaved changes first.

@@ -7,8 +7,10 @@ use crate::document::{Document, PlaySnapshot};
 use crate::game_input::GameInput;
 use crate::status::{PlayState, Status};
 
-/// Play, pause and the timeline's recording.
-pub(crate) struct Playback {
+/// Play, pause and the timeline's recording ([`EditorApp::playback`]).
+///
+/// [`EditorApp::playback`]: crate::EditorApp::playback
+pub struct Playback {
     /// Editing, playing or paused.
     pub(crate) state: PlayState,
     /// The scene as it was when Play was pressed (Stop puts it back).
@@ -37,6 +39,42 @@ impl Default for Playback {
 }
 
 impl Playback {
+    /// Play, paused or editing.
+    pub fn state(&self) -> PlayState {
+        self.state
+    }
+
+    /// Whether the game reads the keyboard and mouse (Play, until Escape).
+    pub fn game_has_input(&self) -> bool {
+        self.input.focused()
+    }
+
+    /// The keys, buttons and axes the game's steps read while it plays:
+    /// press and release them here to drive the game without a window
+    /// (scripted runs, tests).
+    pub fn game_input_mut(&mut self) -> &mut keel_engine::input::InputCollector {
+        self.input.collector()
+    }
+
+    /// Feeds the gamepads' events to the game while it has the input
+    /// (dropped otherwise, so a pad's state never leaks into the editor).
+    #[cfg(feature = "gamepads")]
+    pub fn poll_gamepads(&mut self, pads: &mut keel_engine::input::Gamepads) {
+        let mut ignored = keel_engine::input::InputCollector::default();
+        let collector = if self.input.focused() {
+            self.input.collector()
+        } else {
+            &mut ignored
+        };
+        pads.poll(collector);
+    }
+
+    /// What the new code made of the steps played before the reload, when
+    /// this editor was resumed from a handover during Play.
+    pub fn divergence(&self) -> Option<&crate::divergence::Divergence> {
+        self.divergence.as_ref()
+    }
+
     /// After a frame: a user system that panicked stops Play and puts the
     /// world back as it was when Play was pressed (edits made before Play
     /// are kept; nothing made during Play is an edit).

@@ -200,7 +200,7 @@ impl EditorApp {
     /// edits, history, selection), the camera, the layout, the time scale;
     /// and, when Play was on, the recorded steps re-simulated through this
     /// build's code from their inputs, compared with the old build's hashes
-    /// (see [`EditorApp::divergence`]), Play going on from where it was.
+    /// (see [`Playback::divergence`](crate::Playback::divergence)), Play going on from where it was.
     ///
     /// A component whose value no longer reads as this build's type (a
     /// field the type lost) is kept as written, a warning in the Log naming
@@ -320,12 +320,6 @@ impl EditorApp {
             self.play();
         }
         self.status.info(summary);
-    }
-
-    /// What the new code made of the steps played before the reload, when
-    /// this editor was resumed from a handover during Play.
-    pub fn divergence(&self) -> Option<&Divergence> {
-        self.play.divergence.as_ref()
     }
 
     /// The document as scene-file text, as saving it would write.

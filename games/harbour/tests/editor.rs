@@ -76,7 +76,7 @@ fn in_play_the_keys_sail_the_ship_and_the_score_shows() {
     let start = h.state().doc().scene().local(ship(&h)).unwrap().translation;
     h.get_by_label("Play").click();
     h.run();
-    assert!(h.state().game_has_input());
+    assert!(h.state().playback().game_has_input());
     h.key_down(egui::Key::W);
     // Five seconds of play, a frame every 20 ms.
     for _ in 0..250 {
@@ -97,7 +97,7 @@ fn in_play_the_keys_sail_the_ship_and_the_score_shows() {
     // Reset: the world as it was at Play, the score back to none.
     h.get_by_label("Reset").click();
     h.run();
-    assert_eq!(h.state().play_state(), PlayState::Editing);
+    assert_eq!(h.state().playback().state(), PlayState::Editing);
     let scene = h.state().doc().scene();
     assert_eq!(scene.local(ship(&h)).unwrap().translation, start);
     assert_eq!(scene.resource::<Score>().map(|s| s.points), Some(0));

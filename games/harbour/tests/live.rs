@@ -175,7 +175,7 @@ fn edited_and_played(scene: &Path, frames: usize) -> (Harness<'static, EditorApp
     h.get_by_label("Play").click();
     h.run();
     assert_eq!(
-        h.state().play_state(),
+        h.state().playback().state(),
         PlayState::Playing,
         "dialog {} status {}",
         h.state().has_dialog(),
@@ -184,14 +184,14 @@ fn edited_and_played(scene: &Path, frames: usize) -> (Harness<'static, EditorApp
     // The keys pressed as a script does (the window's keys are the other
     // editor tests'), the frames run as the shell runs them.
     let app = h.state_mut();
-    app.game_input_mut().key(Key::W, true);
+    app.playback_mut().game_input_mut().key(Key::W, true);
     for frame in 0..frames {
         if frame == 100 {
-            app.game_input_mut().key(Key::D, true);
+            app.playback_mut().game_input_mut().key(Key::D, true);
         }
         app.advance(Duration::from_millis(20));
     }
-    app.game_input_mut().release_all();
+    app.playback_mut().game_input_mut().release_all();
     (h, before)
 }
 
@@ -252,7 +252,7 @@ fn a_new_build_resumes_with_the_editing_state_whole_and_sails_by_its_code() {
         harness(EditorApp::resume(options(edited(3.0, false), &scene), read).unwrap());
     resumed.run();
     let app = resumed.state();
-    assert_eq!(app.play_state(), PlayState::Playing);
+    assert_eq!(app.playback().state(), PlayState::Playing);
     assert_eq!(app.doc().step(), step, "the world is at the same step");
     // The ship sails by the new code: not where the old code took it, but
     // where a fresh headless run of the new code over the same inputs does.
@@ -293,7 +293,7 @@ fn a_new_build_resumes_with_the_editing_state_whole_and_sails_by_its_code() {
     // unsaved mark, history and selection with it.
     resumed.get_by_label("Reset").click();
     resumed.run();
-    assert_eq!(resumed.state().play_state(), PlayState::Editing);
+    assert_eq!(resumed.state().playback().state(), PlayState::Editing);
     assert_eq!(editing(resumed.state()), before);
     // The history works on the new build's nodes: the delete undoes.
     let app = resumed.state_mut();
@@ -327,12 +327,12 @@ fn the_divergence_is_the_first_changed_step_as_a_replay_does_and_none_for_a_no_o
     let play = handover.play.clone().unwrap();
 
     let same = EditorApp::resume(options(harbour::game(), &scene), handover.clone()).unwrap();
-    let divergence = same.divergence().unwrap();
+    let divergence = same.playback().divergence().unwrap();
     assert_eq!(divergence.steps, play.steps);
     assert_eq!(divergence.diverged_at, None, "{}", divergence.summary());
 
     let changed = EditorApp::resume(options(edited(3.0, false), &scene), handover.clone()).unwrap();
-    let divergence = changed.divergence().unwrap();
+    let divergence = changed.playback().divergence().unwrap();
     let diverged = divergence.diverged_at.expect("turning harder diverges");
 
     // `--replay` of the old code's recording against the new code.
@@ -360,7 +360,7 @@ fn a_new_build_whose_system_panics_stops_play_and_keeps_the_editing_state() {
     let mut resumed = harness(app.expect("resumed"));
     resumed.run();
     let app = resumed.state();
-    assert_eq!(app.play_state(), PlayState::Editing);
+    assert_eq!(app.playback().state(), PlayState::Editing);
     assert!(app.status().is_error(), "{}", app.status().text());
     assert!(app.status().text().contains("the new sail fails"));
     let after = editing(app);
