@@ -13,8 +13,8 @@
 //!   system moving one and bumping a resource: what the undo costs a step
 //!   that writes little of a large world (the parts it does not write are
 //!   not copied).
-//! - `query_mut` / `floor_vec`: a user system's data-only update (health
-//!   draining) through `Scene::query_mut`, and the same loop over a plain
+//! - `parts_mut` / `floor_vec`: a user system's data-only update (health
+//!   draining) through `Components::parts_mut`, and the same loop over a plain
 //!   `Vec` of the same values: the floor (the bytes it streams are
 //!   `size_of::<Health>()` per node, read and written once).
 
@@ -143,7 +143,7 @@ fn bench(c: &mut Criterion) {
         plain.push(health);
     }
     let dt = 1.0 / 60.0;
-    group.bench_function("query_mut", |b| {
+    group.bench_function("parts_mut", |b| {
         b.iter(|| {
             let (_, values) = scene.components_mut().parts_mut::<Health>();
             for health in values {

@@ -18,7 +18,7 @@
 //!   registers, stored in its own column), the types known by name, and the
 //!   built-in behaviours as ordinary registered components.
 //! - `resources`: typed state that belongs to no node.
-//! - `query`: how systems walk one or two component columns.
+//! - `query`: how systems walk component columns (`query_each`, one form over tuples of terms).
 //! - `file`, `validate`: RON scene files and what a loaded value must satisfy.
 //! - `spatial_index`: the octree of mesh bounds, fed by the dirty flag.
 //! - `model`: imported models (glTF, OBJ) instanced as subtrees.
