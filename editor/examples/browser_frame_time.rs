@@ -43,7 +43,7 @@ fn main() {
         .with_size(egui::vec2(1400.0, 900.0))
         .build_ui_state(
             |ui, app: &mut EditorApp| app.ui(ui),
-            EditorApp::with_document(doc, None),
+            EditorApp::with_game(doc, None, keel_engine::Game::new()),
         );
     let mut frames: Vec<Duration> = Vec::new();
     let mut step = |h: &mut Harness<'_, EditorApp>| {

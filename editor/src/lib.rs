@@ -57,7 +57,11 @@ pub use document::{Document, PrefabLink};
 pub use egui;
 #[cfg(feature = "test-kit")]
 pub mod test_kit;
-pub use app::{Diagnostics, EditorApp, EditorOptions, Playback, Views, Workspace};
+pub use action::Action;
+pub use app::{
+    Diagnostics, EditorApp, EditorOptions, Files, Playback, PrefabMode, PreviousRun, Views,
+    Workspace,
+};
 pub use assets_index::{AssetEntry, AssetIndex, Thumbnail};
 pub use chrome::dock::{Layout, Panel};
 pub use chrome::shortcuts::SHORTCUTS;

@@ -24,6 +24,7 @@ use winit::dpi::LogicalSize;
 use winit::event::WindowEvent;
 use winit::window::{Window, WindowAttributes};
 
+use crate::action::Action;
 use crate::app::{EditorApp, EditorOptions};
 use crate::capture::{self, CaptureError};
 use crate::gpu::Gpu;
@@ -160,7 +161,7 @@ pub fn run(
         ..RunOptions::default()
     };
     let shell = Shell {
-        title: app.title(),
+        title: app.doc().title(),
         app,
         ctx: egui::Context::default(),
         options,
@@ -243,7 +244,7 @@ impl Shell {
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "saving {frame}");
             let _ = out.flush();
-            self.app.save();
+            self.app.act(Action::Save);
             let _ = writeln!(out, "saved {frame}");
             let _ = out.flush();
         }
@@ -299,7 +300,8 @@ impl Host for Shell {
         self.win = None;
         self.painted = None;
         self.ctx = egui::Context::default();
-        self.app.forget_gpu_textures();
+        self.app.workspace_mut().forget_textures();
+        self.app.views_mut().forget_textures();
     }
 
     fn event(&mut self, _: &Window, event: &WindowEvent) -> Flow<ShellError> {
@@ -311,14 +313,14 @@ impl Host for Shell {
 
     /// The editor asks about unsaved changes; it says when to exit.
     fn close_requested(&mut self) -> Flow<ShellError> {
-        self.app.request_quit();
+        self.app.act(Action::Quit);
         Flow::Go
     }
 
     /// Filed in the status line; a lost device is made again by the runner.
     fn gpu_problems(&mut self, problems: &[GpuProblem]) -> Flow<ShellError> {
         for problem in problems {
-            self.app.report_gpu_problem(problem);
+            self.app.status_mut().error(problem.to_string());
         }
         Flow::Go
     }
@@ -362,7 +364,7 @@ impl Host for Shell {
             pixels_per_point: output.pixels_per_point,
             to_free: output.textures_delta.free.drain().collect(),
         });
-        self.title = self.app.title();
+        self.title = self.app.doc().title();
         if self.app.should_quit() {
             return Flow::Exit;
         }

@@ -190,7 +190,11 @@ impl SceneView {
         let camera = app.views.viewport.rig(app.doc.world.scene()).camera();
         let aspect = width as f32 / height as f32;
         // The old code's run, when the timeline shows it.
-        let (world, overlays) = app.scene_view_world();
+        // The selection's overlays stay the document's; the nodes recomputed
+        // are tracked in the document's world when they are drawn.
+        let overlays = app.views.options.overlays(app.doc.selection.nodes());
+        app.doc.world.set_track_recomputed(overlays.recomputed);
+        let world = (app.play.previous_run).world(&mut app.doc.world, app.doc.path.as_deref());
         let frame = self.buffers.extract_world(world, camera, aspect, &overlays);
         self.renderer
             .render(&self.ctx, &frame, view, (width, height));

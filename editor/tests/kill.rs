@@ -147,7 +147,7 @@ fn text_of(scene: &Scene, path: &Path) -> String {
 /// next generation and saves (or autosaves), saying `begin g` and `done g`.
 fn child(target: &str, path: &Path, start: u64) -> ExitCode {
     let doc = Document::open(path, &keel_engine::Assets::new()).expect("the child opens the scene");
-    let mut app = EditorApp::with_document(doc, None);
+    let mut app = EditorApp::with_game(doc, None, keel_engine::Game::new());
     let (first, last) = ends(app.doc().scene());
     println!("ready");
     for g in start.. {
@@ -157,11 +157,11 @@ fn child(target: &str, path: &Path, start: u64) -> ExitCode {
         println!("begin {g}");
         match target {
             "scene" => {
-                app.save();
+                app.act(keel_editor::Action::Save);
                 assert!(!app.doc().is_dirty(), "saved: {}", app.status().text());
             }
             _ => {
-                app.write_recovery().expect("autosaves");
+                app.files().write_recovery(app.doc()).expect("autosaves");
             }
         }
         println!("done {g}");

@@ -241,7 +241,7 @@ fn a_new_build_takes_over_with_the_state_and_one_that_fails_at_start_changes_not
     let node = app.doc().scene().find("crate").expect("the scene opened");
     app.doc_mut().rename(node, "barrel").unwrap();
     app.doc_mut().selection.select_only(node);
-    app.play();
+    app.act(keel_editor::Action::Play);
     for _ in 0..30 {
         app.advance(Duration::from_millis(20));
     }

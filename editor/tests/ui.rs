@@ -62,7 +62,7 @@ fn dragging_a_translation_moves_the_node_in_the_world_as_one_undo_step() {
     );
     assert_eq!(doc.undo.len(), 1, "the whole drag is one undo entry");
     assert!(doc.is_dirty());
-    assert!(h.state().title().ends_with('*'));
+    assert!(h.state().doc().title().ends_with('*'));
     let moved = doc.scene().to_file();
 
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
@@ -216,9 +216,10 @@ fn saving_and_reopening_gives_the_same_scene() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("boat.ron");
     let config = dir.path().join("config");
-    let mut h = harness(EditorApp::with_document(
+    let mut h = harness(EditorApp::with_game(
         Document::new(small_scene(), None),
         Some(config.clone()),
+        keel_engine::Game::new(),
     ));
     h.get_by_label("sea").click();
     h.run();
@@ -241,10 +242,10 @@ fn saving_and_reopening_gives_the_same_scene() {
     let app = h.state();
     assert!(!app.has_dialog());
     assert!(!app.doc().is_dirty(), "{}", app.status().text());
-    assert_eq!(app.title(), "Keel — boat.ron");
+    assert_eq!(app.doc().title(), "Keel — boat.ron");
     let reopened = Document::open(&path, &keel_engine::Assets::new()).unwrap();
     assert_eq!(reopened.scene().to_file(), app.doc().scene().to_file());
-    assert_eq!(app.recent_files(), std::slice::from_ref(&path));
+    assert_eq!(app.files().recent(), std::slice::from_ref(&path));
     let recent = std::fs::read_to_string(config.join("recent.ron")).unwrap();
     assert!(
         recent.contains("boat.ron"),

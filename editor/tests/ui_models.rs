@@ -185,7 +185,8 @@ fn importing_a_broken_model_shows_the_file_and_changes_nothing() {
     for (bad, expected) in [(glb, "broken.glb"), (obj, "broken.obj: line 4")] {
         let mut h = editor(small_scene(), None);
         let before = h.state().doc().scene().to_file();
-        h.state_mut().import_model(&bad);
+        h.state_mut()
+            .act(keel_editor::Action::ImportPath(bad.clone()));
         h.run();
         assert!(h.state().has_dialog(), "an error dialog");
         assert!(

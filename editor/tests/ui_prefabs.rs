@@ -49,9 +49,10 @@ fn harbour() -> (tempfile::TempDir, PathBuf) {
 }
 
 fn open(path: &Path) -> Harness<'static, EditorApp> {
-    harness(EditorApp::with_document(
+    harness(EditorApp::with_game(
         Document::open(path, &keel_engine::Assets::new()).unwrap(),
         None,
+        keel_engine::Game::new(),
     ))
 }
 
@@ -418,9 +419,10 @@ fn double_clicking_a_scene_in_the_browser_opens_it() {
         .with_step_dt(0.02)
         .build_ui_state(
             |ui, app: &mut EditorApp| app.ui(ui),
-            EditorApp::with_document(
+            EditorApp::with_game(
                 Document::open(&path, &keel_engine::Assets::new()).unwrap(),
                 None,
+                keel_engine::Game::new(),
             ),
         );
     frames_until(&mut h, |h| h.query_by_label("scenes/").is_some());

@@ -15,7 +15,7 @@ use crate::persist::{self, Autosave, RecentFiles};
 use crate::status::{PlayState, Status};
 
 /// What the editor keeps about files beside the open document.
-pub(crate) struct Files {
+pub struct Files {
     /// The recent-files list (File → Open Recent).
     pub(crate) recent: RecentFiles,
     /// Where the recent-files list and untitled autosaves go (`None`: nowhere).
@@ -27,6 +27,11 @@ pub(crate) struct Files {
 }
 
 impl Files {
+    /// The recently used scene files, newest first.
+    pub fn recent(&self) -> &[PathBuf] {
+        &self.recent.paths
+    }
+
     /// Puts `path` first in the recent-files list and saves the list.
     pub(crate) fn touch_recent(&mut self, path: &Path, status: &mut Status) {
         self.recent.touch(path);
@@ -56,12 +61,13 @@ impl Files {
         }
     }
 
-    /// Writes `doc`'s recovery file now.
+    /// Writes `doc`'s unsaved edits to its recovery file now (live mode does
+    /// it before a swap).
     ///
     /// # Errors
     /// The scene error (I/O) naming the file; nothing is written for an
     /// untitled scene without a config folder.
-    pub(crate) fn write_recovery(&self, doc: &Document) -> Result<Option<PathBuf>, SceneError> {
+    pub fn write_recovery(&self, doc: &Document) -> Result<Option<PathBuf>, SceneError> {
         let Some(path) = self.recovery_path(doc) else {
             return Ok(None);
         };
@@ -123,19 +129,11 @@ impl EditorApp {
                     self.dialog = Some(Dialog::Recovery { recovery });
                 }
             }
-            Err(e) => self.show_error(&format!("Could not open {}", path.display()), &e),
+            Err(e) => {
+                let title = format!("Could not open {}", path.display());
+                self.dialog = Some(Dialog::error(title, &e, &mut self.status));
+            }
         }
-    }
-
-    /// Writes the unsaved edits to the recovery file beside the scene (see
-    /// `Files::write_recovery`); the live build does it before a swap.
-    pub fn write_recovery(&self) -> Result<Option<PathBuf>, SceneError> {
-        self.files.write_recovery(&self.doc)
-    }
-
-    /// Saves to the document's path now (opens the file chooser for an untitled scene).
-    pub fn save(&mut self) {
-        self.run_action(Action::Save);
     }
 
     pub(crate) fn replace_document(&mut self, doc: Document) {
@@ -154,67 +152,6 @@ impl EditorApp {
         self.workspace.inspector = Inspector::default();
     }
 
-    /// Model files dropped on the window are imported; anything else is
-    /// named in the status bar and left alone.
-    pub(crate) fn take_dropped_files(&mut self, ctx: &egui::Context) {
-        let dropped = ctx.input(|i| i.raw.dropped_files.clone());
-        for file in dropped {
-            let path = file.path();
-            if path.as_os_str().is_empty() {
-                continue;
-            }
-            let formats = self.doc.scene().assets().importers();
-            if formats.reads(path) {
-                self.actions.push(Action::ImportPath(path.to_path_buf()));
-            } else {
-                let expected = formats.extensions().join(", .");
-                drop(formats);
-                self.status.error(format!(
-                    "{}: only model files (.{expected}) can be dropped here",
-                    path.display()
-                ));
-            }
-        }
-    }
-
-    /// Imports a model under the selected node (or at the root), selects it
-    /// and reports what the import skipped.
-    pub fn import_model(&mut self, path: &Path) {
-        let parent = self
-            .doc
-            .selection
-            .primary()
-            .filter(|&n| self.doc.editable(n).is_ok());
-        match self.doc.import_model(parent, path) {
-            Ok((_, warnings)) if warnings.is_empty() => {
-                self.status.info(format!("Imported {}", path.display()));
-            }
-            Ok((_, warnings)) => {
-                for warning in &warnings {
-                    log::warn!("{warning}");
-                }
-                let first = &warnings[0];
-                self.status.error(format!(
-                    "Imported {} with {} warning(s), first: {first}",
-                    path.display(),
-                    warnings.len()
-                ));
-            }
-            Err(crate::undo::EditError::Scene { source, .. }) => {
-                self.show_error("Could not import the model", &source);
-            }
-            Err(e) => self.status.error(e.to_string()),
-        }
-    }
-
-    pub(crate) fn show_error(&mut self, title: &str, error: &SceneError) {
-        self.status.error(format!("{title}: {error}"));
-        self.dialog = Some(Dialog::Error {
-            title: title.to_string(),
-            message: error.to_string(),
-        });
-    }
-
     pub(crate) fn save_to(&mut self, path: &Path) -> bool {
         let old_recovery = self.files.recovery_path(&self.doc);
         match self.doc.save_to(path) {
@@ -230,9 +167,68 @@ impl EditorApp {
                 true
             }
             Err(e) => {
-                self.show_error(&format!("Could not save {}", path.display()), &e);
+                let title = format!("Could not save {}", path.display());
+                self.dialog = Some(Dialog::error(title, &e, &mut self.status));
                 false
             }
         }
     }
+}
+
+/// Model files dropped on the window become imports; anything else is
+/// named in the status bar and left alone.
+pub(crate) fn collect_dropped(
+    ctx: &egui::Context,
+    doc: &Document,
+    actions: &mut Vec<Action>,
+    status: &mut Status,
+) {
+    let dropped = ctx.input(|i| i.raw.dropped_files.clone());
+    for file in dropped {
+        let path = file.path();
+        if path.as_os_str().is_empty() {
+            continue;
+        }
+        let formats = doc.scene().assets().importers();
+        if formats.reads(path) {
+            actions.push(Action::ImportPath(path.to_path_buf()));
+        } else {
+            let expected = formats.extensions().join(", .");
+            status.error(format!(
+                "{}: only model files (.{expected}) can be dropped here",
+                path.display()
+            ));
+        }
+    }
+}
+
+/// Imports the model at `path` under `doc`'s selected node (or at the
+/// root), selects it and reports what the import skipped.
+///
+/// # Errors
+/// The dialog that shows why the model could not be read.
+pub(crate) fn import(doc: &mut Document, path: &Path, status: &mut Status) -> Result<(), Dialog> {
+    let parent = doc.selection.primary().filter(|&n| doc.editable(n).is_ok());
+    match doc.import_model(parent, path) {
+        Ok((_, warnings)) if warnings.is_empty() => {
+            status.info(format!("Imported {}", path.display()));
+        }
+        Ok((_, warnings)) => {
+            for warning in &warnings {
+                log::warn!("{warning}");
+            }
+            let first = &warnings[0];
+            status.error(format!(
+                "Imported {} with {} warning(s), first: {first}",
+                path.display(),
+                warnings.len()
+            ));
+        }
+        Err(crate::undo::EditError::Scene { source, .. }) => {
+            let title = "Could not import the model".to_owned();
+            return Err(Dialog::error(title, &source, status));
+        }
+        Err(e) => status.error(e.to_string()),
+    }
+    Ok(())
 }

@@ -28,7 +28,10 @@ pub(crate) mod prefab_mode;
 pub(crate) mod previous_run;
 pub(crate) mod views;
 pub use diagnostics::Diagnostics;
+pub use files::Files;
 pub use playback::Playback;
+pub use prefab_mode::PrefabMode;
+pub use previous_run::PreviousRun;
 pub use views::Views;
 pub use workspace::Workspace;
 pub(crate) mod watch;
@@ -39,10 +42,11 @@ use std::path::PathBuf;
 use keel_engine::{Game, Scene};
 
 use crate::action::Action;
-use crate::chrome::dialogs::{Dialog, DialogOutcome, FilePurpose, Pending};
+use crate::chrome::dialogs::{Dialog, DialogOutcome, FileDialog, FilePurpose, Pending};
 use crate::chrome::dock;
 use crate::chrome::menus::{TopBar, status_line};
 use crate::document::Document;
+use crate::panels::inspector::Inspector;
 use crate::persist::{AUTOSAVE_INTERVAL, Autosave, RecentFiles};
 use crate::status::Status;
 
@@ -113,7 +117,7 @@ impl EditorApp {
             }
         }
         if play {
-            app.play();
+            app.act(Action::Play);
         }
         app
     }
@@ -135,11 +139,6 @@ impl EditorApp {
             app.files.autosave = Autosave::new(interval);
         }
         app
-    }
-
-    /// An editor around an existing document.
-    pub fn with_document(doc: Document, config_dir: Option<PathBuf>) -> Self {
-        Self::with_game(doc, config_dir, Game::new())
     }
 
     /// An editor around an existing document, whose worlds run `game`'s
@@ -184,25 +183,6 @@ impl EditorApp {
         app
     }
 
-    /// The window title (`Keel — name.ron *` while unsaved).
-    pub fn title(&self) -> String {
-        self.doc.title()
-    }
-
-    /// Shows what the GPU reported in the status line (the frame goes on: a
-    /// refused pass is skipped, a lost device is rebuilt by the shell).
-    pub fn report_gpu_problem(&mut self, problem: &keel_engine::render::GpuProblem) {
-        self.status.error(problem.to_string());
-    }
-
-    /// Forgets every texture that lived on the GPU device (thumbnails, the 3D
-    /// view's target): after the device is lost they are made again.
-    pub fn forget_gpu_textures(&mut self) {
-        self.workspace.assets.forget_textures();
-        self.views.viewport.texture = None;
-        self.views.game.texture = None;
-    }
-
     /// The Log and Profiler tabs with what they show.
     pub fn diagnostics(&self) -> &Diagnostics {
         &self.diagnostics
@@ -221,11 +201,6 @@ impl EditorApp {
     /// The workspace, to open or close panels or filter the asset browser.
     pub fn workspace_mut(&mut self) -> &mut Workspace {
         &mut self.workspace
-    }
-
-    /// Opens the Log tab (the status line's count of new warnings does).
-    pub(crate) fn show_log(&mut self) {
-        self.workspace.layout.open(dock::Panel::Log);
     }
 
     /// The status line.
@@ -250,21 +225,25 @@ impl EditorApp {
         &mut self.play
     }
 
-    /// The recently used scene files.
-    pub fn recent_files(&self) -> &[PathBuf] {
-        &self.files.recent.paths
+    /// The document's files: recent files, autosave and recovery.
+    pub fn files(&self) -> &files::Files {
+        &self.files
+    }
+
+    /// Prefab mode: the scenes a prefab was opened from.
+    pub fn prefab_mode(&self) -> &PrefabMode {
+        &self.prefabs
+    }
+
+    /// The world the views draw: the document's, or the previous build's
+    /// run while the timeline shows it (see [`PreviousRun`]).
+    pub fn shown_world_mut(&mut self) -> &mut keel_engine::World {
+        (self.play.previous_run).world(&mut self.doc.world, self.doc.path.as_deref())
     }
 
     /// Whether a modal dialog is open.
     pub fn has_dialog(&self) -> bool {
         self.dialog.is_some()
-    }
-
-    /// Play, as the toolbar's button (see `Action::Play`'s doc): the Game
-    /// view comes to the front, opened if it was closed, as Unity does.
-    pub fn play(&mut self) {
-        self.play.play(&mut self.doc);
-        self.workspace.layout.open(dock::Panel::Game);
     }
 
     /// Runs the fixed steps due by `time` and records the frame's stats.
@@ -295,11 +274,6 @@ impl EditorApp {
         self.views.stats.record_frame(frame, &self.doc);
         self.play
             .stop_on_system_panic(&mut self.doc, &mut self.status);
-    }
-
-    /// Asks to quit (window close button): asks about unsaved changes first.
-    pub fn request_quit(&mut self) {
-        self.actions.push(Action::Quit);
     }
 
     /// Whether the editor is done and the window may close.
@@ -350,7 +324,10 @@ impl EditorApp {
         }
     }
 
-    pub(crate) fn run_action(&mut self, action: Action) {
+    /// Carries out what the user asked for, as the menus, the toolbar, the
+    /// shortcuts and the panels ask for it (the window's close button:
+    /// [`Action::Quit`]).
+    pub fn act(&mut self, action: Action) {
         match action {
             Action::New => self.request(Pending::New),
             Action::Open => {
@@ -363,7 +340,7 @@ impl EditorApp {
                 Some(path) => {
                     self.save_to(&path);
                 }
-                None => self.run_action(Action::SaveAs),
+                None => self.act(Action::SaveAs),
             },
             Action::SaveAs => {
                 self.dialog = Some(Dialog::File(
@@ -375,15 +352,33 @@ impl EditorApp {
                     self.files.file_dialog(FilePurpose::Import, &self.doc),
                 ));
             }
-            Action::ImportPath(path) => self.import_model(&path),
+            Action::ImportPath(path) => {
+                if let Err(dialog) = files::import(&mut self.doc, &path, &mut self.status) {
+                    self.dialog = Some(dialog);
+                }
+            }
             Action::Quit => self.request(Pending::Quit),
             Action::Undo => {
                 let result = self.doc.undo();
-                self.after_history(result, "Undid", "Nothing to undo");
+                let hierarchy = &mut self.workspace.hierarchy;
+                report_history(
+                    result,
+                    hierarchy,
+                    &mut self.status,
+                    "Undid",
+                    "Nothing to undo",
+                );
             }
             Action::Redo => {
                 let result = self.doc.redo();
-                self.after_history(result, "Redid", "Nothing to redo");
+                let hierarchy = &mut self.workspace.hierarchy;
+                report_history(
+                    result,
+                    hierarchy,
+                    &mut self.status,
+                    "Redid",
+                    "Nothing to redo",
+                );
             }
             Action::Duplicate => match self.doc.duplicate_selection() {
                 Ok(copies) => {
@@ -406,7 +401,7 @@ impl EditorApp {
                     Ok(text) => {
                         self.files.clipboard_out = Some(text);
                         if action == Action::Cut {
-                            self.run_action(Action::Delete);
+                            self.act(Action::Delete);
                         } else {
                             self.status.info(format!("Copied {} node(s)", nodes.len()));
                         }
@@ -436,7 +431,10 @@ impl EditorApp {
                 }
             }
             Action::FrameSelection => self.views.request_frame_selection(),
-            Action::Play => self.play(),
+            Action::Play => {
+                self.play.play(&mut self.doc);
+                self.workspace.layout.open(dock::Panel::Game);
+            }
             Action::Pause => self.play.pause(&mut self.doc),
             Action::Step => self.play.step(&mut self.doc),
             Action::StepBack => {
@@ -447,31 +445,35 @@ impl EditorApp {
             Action::Seek(step) => self.play.seek(&mut self.doc, step, &mut self.status),
             Action::Reset => self.play.reset(&mut self.doc, &mut self.status),
             Action::Shortcuts => self.workspace.shortcuts_open = !self.workspace.shortcuts_open,
-            Action::ShowLog => self.show_log(),
+            Action::ShowLog => self.workspace.layout.open(dock::Panel::Log),
             Action::BackFromPrefab => {
-                self.back_from_prefab();
+                if self.prefabs.back(&mut self.doc, &mut self.status) {
+                    self.workspace.inspector = Inspector::default();
+                }
             }
             Action::ShowPreviousRun(shown) => {
-                self.show_previous_run(shown);
+                self.play.previous_run.show(shown);
             }
-        }
-    }
-
-    pub(crate) fn after_history(
-        &mut self,
-        result: Result<Option<crate::undo::Applied>, crate::undo::EditError>,
-        verb: &str,
-        nothing: &str,
-    ) {
-        match result {
-            Ok(Some(applied)) => {
-                self.workspace.hierarchy.remap(&applied.remap);
-                self.status.info(format!("{verb} {}", applied.label));
+            Action::OpenPrefab(path) => {
+                match self.prefabs.open(&mut self.doc, &path, &mut self.status) {
+                    Ok(()) => self.workspace.inspector = Inspector::default(),
+                    Err(e) => {
+                        let title = format!("Could not open {}", path.display());
+                        self.dialog = Some(Dialog::error(title, &e, &mut self.status));
+                    }
+                }
             }
-            Ok(None) => self.status.info(nothing),
-            Err(e) => self
-                .status
-                .error(format!("{e} (that history entry was dropped)")),
+            Action::SavePrefabAs(node) => {
+                let name = self.doc.scene().name(node).unwrap_or("prefab");
+                let start = self.files.dialog_start(&self.doc);
+                let start = start.with_file_name(format!("{name}.ron"));
+                self.dialog = Some(Dialog::File(FileDialog::new(
+                    FilePurpose::SavePrefab(node),
+                    &start,
+                    &self.doc.scene().assets().importers(),
+                )));
+            }
+            Action::RefreshPrefabs => prefab_mode::refresh(&mut self.doc, &mut self.status),
         }
     }
 
@@ -484,7 +486,7 @@ impl EditorApp {
             // None while a dialog has the keys.
             crate::chrome::shortcuts::collect(ui.ctx(), &mut self.actions);
         }
-        self.take_dropped_files(ui.ctx());
+        files::collect_dropped(ui.ctx(), &self.doc, &mut self.actions, &mut self.status);
 
         egui::Panel::top("top_bar").show(ui, |ui| {
             TopBar {
@@ -523,11 +525,13 @@ impl EditorApp {
 
         let now = ui.input(|i| i.time);
         self.files.autosave_if_due(now, &self.doc, &mut self.status);
-        self.refresh_prefabs_if_due(now);
+        let dragging = self.views.viewport.gizmo.dragging();
+        self.prefabs
+            .refresh_if_due(now, &mut self.doc, dragging, &mut self.status);
         self.reload_changed_files();
 
         for action in std::mem::take(&mut self.actions) {
-            self.run_action(action);
+            self.act(action);
         }
         if let Some(text) = self.files.clipboard_out.take() {
             ui.ctx().copy_text(text);
@@ -542,8 +546,15 @@ impl EditorApp {
                 self.dialog = None;
                 match purpose {
                     FilePurpose::Open => self.request(Pending::Open(path)),
-                    FilePurpose::Import => self.import_model(&path),
-                    FilePurpose::SavePrefab(node) => self.save_prefab(node, &path),
+                    FilePurpose::Import => {
+                        if let Err(dialog) = files::import(&mut self.doc, &path, &mut self.status) {
+                            self.dialog = Some(dialog);
+                        }
+                    }
+                    FilePurpose::SavePrefab(node) => match self.doc.save_as_prefab(node, &path) {
+                        Ok(_) => self.status.info(format!("Saved prefab {}", path.display())),
+                        Err(e) => self.status.error(e.to_string()),
+                    },
                     FilePurpose::SaveAs(then) => {
                         if self.save_to(&path)
                             && let Some(then) = then
@@ -585,7 +596,10 @@ impl EditorApp {
                         self.status
                             .info("Restored the autosaved changes (not saved yet)");
                     }
-                    Err(e) => self.show_error("Could not restore the autosave", &e),
+                    Err(e) => {
+                        let title = "Could not restore the autosave".to_owned();
+                        self.dialog = Some(Dialog::error(title, &e, &mut self.status));
+                    }
                 }
             }
             DialogOutcome::ReloadFromDisk => {
@@ -603,5 +617,24 @@ impl EditorApp {
                 }
             }
         }
+    }
+}
+
+/// Says in `status` what an undo or redo did, the Hierarchy following the
+/// nodes it re-made.
+fn report_history(
+    result: Result<Option<crate::undo::Applied>, crate::undo::EditError>,
+    hierarchy: &mut crate::panels::hierarchy::Hierarchy,
+    status: &mut Status,
+    verb: &str,
+    nothing: &str,
+) {
+    match result {
+        Ok(Some(applied)) => {
+            hierarchy.remap(&applied.remap);
+            status.info(format!("{verb} {}", applied.label));
+        }
+        Ok(None) => status.info(nothing),
+        Err(e) => status.error(format!("{e} (that history entry was dropped)")),
     }
 }

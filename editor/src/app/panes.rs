@@ -4,8 +4,11 @@
 
 use egui_tiles::{Behavior, EditAction, SimplificationOptions, TileId, Tiles, UiResponse};
 
+use crate::action::Action;
 use crate::app::EditorApp;
 use crate::chrome::dock::{Layout, Panel};
+use crate::panels::assets::BrowserRequest;
+use crate::panels::inspector::prefab::PrefabRequest;
 
 /// What egui_tiles calls back into while it lays out the tree.
 struct Panes<'a> {
@@ -36,7 +39,7 @@ impl Behavior<Panel> for Panes<'_> {
             other => {
                 egui::Frame::central_panel(ui.style()).show(ui, |ui| {
                     ui.set_min_size(ui.available_size());
-                    app.panel_ui(ui, other);
+                    self.panel_ui(ui, other);
                 });
             }
         }
@@ -87,53 +90,59 @@ impl Behavior<Panel> for Panes<'_> {
     }
 }
 
-impl EditorApp {
+impl Panes<'_> {
     /// The panels other than the two 3D views.
     fn panel_ui(&mut self, ui: &mut egui::Ui, panel: Panel) {
+        let app = &mut *self.app;
         keel_engine::profile::puffin::profile_scope!("panel", panel.title());
         match panel {
-            Panel::Hierarchy => self
+            Panel::Hierarchy => app
                 .workspace
                 .hierarchy
-                .ui(ui, &mut self.doc, &mut self.status),
+                .ui(ui, &mut app.doc, &mut app.status),
             Panel::Inspector => {
-                self.workspace
+                app.workspace
                     .inspector
-                    .ui(ui, &mut self.doc, &mut self.status);
-                if let Some(request) = self.workspace.inspector.prefab_request.take() {
-                    self.prefab_request(request);
-                }
+                    .ui(ui, &mut app.doc, &mut app.status);
+                let asked = app.workspace.inspector.prefab_request.take();
+                app.actions.extend(asked.map(|request| match request {
+                    PrefabRequest::Open(path) => Action::OpenPrefab(path),
+                    PrefabRequest::SaveAs(node) => Action::SavePrefabAs(node),
+                }));
             }
             Panel::Assets => {
-                if let Some(request) = self.workspace.assets.ui(ui, &self.doc) {
-                    self.browser_request(request);
-                }
+                let asked = app.workspace.assets.ui(ui, &app.doc);
+                app.actions.extend(asked.map(|request| match request {
+                    BrowserRequest::Open(path) => Action::OpenPath(path),
+                }));
             }
             Panel::Timeline => {
                 let previous = crate::panels::timeline::PreviousRunView {
-                    kept: self.play.previous_run.kept(),
-                    showing: self.play.previous_run.showing,
-                    shown: self.previous_run_shown(),
+                    kept: app.play.previous_run.kept(),
+                    showing: app.play.previous_run.showing(),
+                    shown: app.play.previous_run.shown(app.doc.step()),
                 };
                 crate::panels::timeline::timeline_ui(
                     ui,
-                    &self.doc,
-                    &mut self.play.record_budget_mb,
+                    &app.doc,
+                    &mut app.play.record_budget_mb,
                     &previous,
-                    self.play.divergence.as_ref(),
-                    &mut self.actions,
+                    app.play.divergence.as_ref(),
+                    &mut app.actions,
                 );
             }
-            Panel::Stats => crate::panels::stats::stats_ui(ui, &self.views.stats),
-            Panel::Log => self
+            Panel::Stats => crate::panels::stats::stats_ui(ui, &app.views.stats),
+            Panel::Log => app
                 .diagnostics
                 .log_tab
-                .ui(ui, &self.diagnostics.log, &mut self.doc),
-            Panel::Profiler => self.diagnostics.profiler.ui(ui),
+                .ui(ui, &app.diagnostics.log, &mut app.doc),
+            Panel::Profiler => app.diagnostics.profiler.ui(ui),
             Panel::Scene | Panel::Game => {}
         }
     }
+}
 
+impl EditorApp {
     /// Draws the workspace into the space the menus and status line leave.
     pub(crate) fn workspace_ui(&mut self, ui: &mut egui::Ui) {
         // A view drawn this frame sets its rect again; the shell renders only those.

@@ -39,6 +39,16 @@ impl Default for Playback {
 }
 
 impl Playback {
+    /// The previous build's run that live mode kept, to show in the views.
+    pub fn previous_run(&self) -> &PreviousRun {
+        &self.previous_run
+    }
+
+    /// The previous build's run, to show it in the views or not.
+    pub fn previous_run_mut(&mut self) -> &mut PreviousRun {
+        &mut self.previous_run
+    }
+
     /// Play, paused or editing.
     pub fn state(&self) -> PlayState {
         self.state

@@ -8,15 +8,13 @@ use std::path::Path;
 use keel_engine::scene::ReadOptions;
 use keel_engine::{Scene, World};
 
-use crate::app::EditorApp;
-
 /// The old code's run, and the world last made from it.
 #[derive(Default)]
-pub(crate) struct PreviousRun {
+pub struct PreviousRun {
     /// Scene text after each kept step (the world's step counter then).
     frames: Vec<(u64, String)>,
     /// Shown in the views instead of the document's world.
-    pub(crate) showing: bool,
+    showing: bool,
     /// The world of the kept step shown last.
     loaded: Option<(u64, World)>,
 }
@@ -31,7 +29,7 @@ impl PreviousRun {
     }
 
     /// Steps kept of the old run (none: no old run to show).
-    pub(crate) fn kept(&self) -> usize {
+    pub fn kept(&self) -> usize {
         self.frames.len()
     }
 
@@ -41,72 +39,55 @@ impl PreviousRun {
     }
 }
 
-impl EditorApp {
+impl PreviousRun {
     /// Shows the old code's run in the views instead of the new one (after a
     /// new build during Play) or the new one again; `false` when there is
     /// no old run.
-    pub fn show_previous_run(&mut self, on: bool) -> bool {
-        if self.play.previous_run.kept() == 0 {
+    pub fn show(&mut self, on: bool) -> bool {
+        if self.kept() == 0 {
             return false;
         }
-        self.play.previous_run.showing = on;
+        self.showing = on;
         true
     }
 
-    /// The step of the old run the views show (the kept one nearest at or
-    /// before the timeline's), while they show it.
-    pub fn previous_run_shown(&self) -> Option<u64> {
-        let old = &self.play.previous_run;
-        old.showing
-            .then(|| old.at(self.doc.step()).map(|(s, _)| *s))
+    /// Whether the views are to show the old run (the timeline's box).
+    pub fn showing(&self) -> bool {
+        self.showing
+    }
+
+    /// The kept step of the old run the views show while the timeline is
+    /// at `step` (the one nearest at or before it), while they show it.
+    pub fn shown(&self, step: u64) -> Option<u64> {
+        self.showing
+            .then(|| self.at(step).map(|(s, _)| *s))
             .flatten()
     }
 
-    /// The world the views draw: the document's, or the old code's run.
-    pub fn shown_world_mut(&mut self) -> &mut World {
-        let wanted = self.load_shown_previous_run();
-        pick(
-            wanted,
-            &mut self.play.previous_run.loaded,
-            &mut self.doc.world,
-        )
-    }
-
-    /// What the Scene view draws: the shown world, and the overlays over it
-    /// (the selection's, which stays the document's), recomputed nodes
-    /// tracked in the document's world when they are drawn.
-    pub(crate) fn scene_view_world(&mut self) -> (&mut World, keel_engine::Overlays<'_>) {
-        let wanted = self.load_shown_previous_run();
-        let overlays = self.views.options.overlays(self.doc.selection.nodes());
-        self.doc.world.set_track_recomputed(overlays.recomputed);
-        let world = pick(
-            wanted,
-            &mut self.play.previous_run.loaded,
-            &mut self.doc.world,
-        );
-        (world, overlays)
-    }
-
-    /// The kept step of the old run the views show, its world loaded.
-    fn load_shown_previous_run(&mut self) -> Option<u64> {
-        let wanted = self.previous_run_shown();
+    /// The world the views draw: `world` (the document's, its file at
+    /// `path`), or the old code's run at its step.
+    pub(crate) fn world<'a>(
+        &'a mut self,
+        world: &'a mut World,
+        path: Option<&Path>,
+    ) -> &'a mut World {
+        let wanted = self.shown(world.systems().steps());
         if let Some(step) = wanted
-            && self.play.previous_run.loaded.as_ref().map(|(s, _)| *s) != Some(step)
+            && self.loaded.as_ref().map(|(s, _)| *s) != Some(step)
         {
-            self.play.previous_run.loaded = self.load_previous_run(step).map(|w| (step, w));
+            self.loaded = self.load(step, world, path).map(|w| (step, w));
         }
-        wanted
+        match (wanted, &mut self.loaded) {
+            (Some(_), Some((_, old))) => old,
+            _ => world,
+        }
     }
 
-    /// The old run's world after kept step `step`.
-    fn load_previous_run(&self, step: u64) -> Option<World> {
-        let (_, text) = self.play.previous_run.at(step)?;
-        let assets = self.doc.scene().assets();
-        let origin = self
-            .doc
-            .path
-            .as_deref()
-            .unwrap_or(Path::new(crate::document::UNTITLED));
+    /// The old run's world after kept step `step`, read into `world`'s assets.
+    fn load(&self, step: u64, world: &World, path: Option<&Path>) -> Option<World> {
+        let (_, text) = self.at(step)?;
+        let assets = world.scene().assets();
+        let origin = path.unwrap_or(Path::new(crate::document::UNTITLED));
         let scene = Scene::from_text_with(text, origin, assets, ReadOptions::KEEP_UNREADABLE);
         match scene {
             Ok(scene) => {
@@ -119,18 +100,5 @@ impl EditorApp {
                 None
             }
         }
-    }
-}
-
-/// The old run's `loaded` world when step `wanted` is shown and loaded,
-/// else the document's.
-fn pick<'a>(
-    wanted: Option<u64>,
-    loaded: &'a mut Option<(u64, World)>,
-    doc: &'a mut World,
-) -> &'a mut World {
-    match (wanted, loaded) {
-        (Some(_), Some((_, world))) => world,
-        _ => doc,
     }
 }

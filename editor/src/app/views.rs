@@ -38,4 +38,11 @@ impl Views {
     pub fn take_frame_request(&mut self) -> bool {
         std::mem::take(&mut self.frame_requested)
     }
+
+    /// Forgets the views' textures on the GPU device: after the device is
+    /// lost they are made again.
+    pub fn forget_textures(&mut self) {
+        self.viewport.texture = None;
+        self.game.texture = None;
+    }
 }

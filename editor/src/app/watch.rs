@@ -11,6 +11,7 @@ use keel_engine::reload::{FileWatcher, reload_assets};
 use crate::app::EditorApp;
 use crate::chrome::dialogs::Dialog;
 use crate::document::Document;
+use crate::panels::assets::AssetBrowser;
 
 /// What the editor watches on disk: the open document's files, the project's
 /// folder and the shader folder.
@@ -48,28 +49,32 @@ fn watch_logged(watcher: &mut FileWatcher, dir: &Path, recursive: bool) {
     }
 }
 
-impl EditorApp {
-    /// Watches what the current document draws from (once per document).
-    fn watch_document(&mut self) {
-        if self.watch.watching == Some(self.doc.id()) {
+impl AssetWatch {
+    /// Watches what `doc` draws from and points the asset browser at its
+    /// project (once per document).
+    fn watch_document(&mut self, doc: &Document, browser: &mut AssetBrowser) {
+        if self.watching == Some(doc.id()) {
             return;
         }
-        self.watch.watching = Some(self.doc.id());
-        self.workspace.assets.set_root(
-            crate::panels::assets::project_root(self.doc.path.as_deref()),
-            &self.doc.scene().assets().importers(),
+        self.watching = Some(doc.id());
+        browser.set_root(
+            crate::panels::assets::project_root(doc.path.as_deref()),
+            &doc.scene().assets().importers(),
         );
-        if let Some(watcher) = self.watch.watcher() {
-            watcher.watch_scene(self.doc.scene(), self.doc.path.as_deref());
-            if let Some(index) = self.workspace.assets.index_mut() {
+        if let Some(watcher) = self.watcher() {
+            watcher.watch_scene(doc.scene(), doc.path.as_deref());
+            if let Some(index) = browser.index_mut() {
                 watch_logged(watcher, index.root(), true);
             }
         }
     }
+}
 
+impl EditorApp {
     /// Reloads what changed on disk since the last frame.
     pub fn reload_changed_files(&mut self) {
-        self.watch_document();
+        self.watch
+            .watch_document(&self.doc, &mut self.workspace.assets);
         let Some(watcher) = &mut self.watch.watcher else {
             return;
         };
@@ -118,15 +123,7 @@ impl EditorApp {
             .iter()
             .any(|p| p.extension().is_some_and(|e| e == "ron"))
         {
-            self.refresh_prefabs();
-        }
-    }
-
-    pub(crate) fn browser_request(&mut self, request: crate::panels::assets::BrowserRequest) {
-        match request {
-            crate::panels::assets::BrowserRequest::Open(path) => {
-                self.request(crate::chrome::dialogs::Pending::Open(path));
-            }
+            crate::app::prefab_mode::refresh(&mut self.doc, &mut self.status);
         }
     }
 
@@ -149,7 +146,8 @@ impl EditorApp {
             Err(e) => {
                 // The broken file is not taken: the scene stays as it was.
                 self.doc.accept_disk_version();
-                self.show_error(&format!("Could not reload {}", path.display()), &e);
+                let title = format!("Could not reload {}", path.display());
+                self.dialog = Some(Dialog::error(title, &e, &mut self.status));
             }
         }
     }

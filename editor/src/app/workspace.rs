@@ -75,6 +75,12 @@ impl Workspace {
         }
     }
 
+    /// Forgets the panels' textures on the GPU device (the asset browser's
+    /// thumbnails): after the device is lost they are made again.
+    pub fn forget_textures(&mut self) {
+        self.assets.forget_textures();
+    }
+
     /// The layout saved in the config folder, else the default; a file that
     /// cannot be read is reported in the status line and the log.
     pub(crate) fn load_layout(&mut self, config_dir: Option<&Path>, status: &mut Status) {

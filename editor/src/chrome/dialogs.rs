@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use egui::{Color32, Id, Modal, RichText, Ui};
 use keel_engine::assets::Importers;
 
+use crate::status::Status;
+
 /// What to do once unsaved changes are dealt with.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Pending {
@@ -135,6 +137,18 @@ pub enum Dialog {
         /// The recovery file.
         recovery: PathBuf,
     },
+}
+
+impl Dialog {
+    /// The dialog that shows `error` under `title`, the two also said in
+    /// the status line.
+    pub fn error(title: String, error: &dyn std::fmt::Display, status: &mut Status) -> Self {
+        status.error(format!("{title}: {error}"));
+        Self::Error {
+            title,
+            message: error.to_string(),
+        }
+    }
 }
 
 /// What the user answered in a dialog.

@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use keel_engine::scene::ReadOptions;
+use keel_engine::{Game, SceneError};
 
+use crate::action::Action;
 use crate::app::{EditorApp, EditorOptions};
 use crate::divergence::Divergence;
 use crate::document::Document;
@@ -124,12 +126,12 @@ impl EditorApp {
         };
         let (paused, step) = (self.play.state == PlayState::Paused, self.doc.step());
         self.play.reset(&mut self.doc, &mut self.status);
-        let scene = self.scene_text()?;
+        let scene = world_text(&self.doc.world, self.doc.path.as_deref())?;
         let play = match played {
             Some((first_step, inputs)) => {
                 let steps = step.saturating_sub(first_step);
                 let mut hashes = Vec::with_capacity(steps as usize);
-                let mut doc = self.fresh_document(&scene)?;
+                let mut doc = fresh_document(&self.doc, &self.game, &scene)?;
                 // As Play does: recording on (the same work between steps).
                 doc.start_recording(Document::record_settings(self.play.record_budget_mb));
                 let mut play = saved::Play {
@@ -317,27 +319,21 @@ impl EditorApp {
         if play.paused {
             self.play.pause(&mut self.doc);
         } else {
-            self.play();
+            self.act(Action::Play);
         }
         self.status.info(summary);
     }
+}
 
-    /// The document as scene-file text, as saving it would write.
-    fn scene_text(&self) -> Result<String, keel_engine::SceneError> {
-        world_text(&self.doc.world, self.doc.path.as_deref())
+/// A document read from `text` at `like`'s path into its assets, its world
+/// given `game`'s resources and systems (as any document opened is given them).
+fn fresh_document(like: &Document, game: &Game, text: &str) -> Result<Document, SceneError> {
+    let assets = like.scene().assets().clone();
+    let mut doc = Document::from_text(text, like.path.as_deref(), &assets, ReadOptions::default())?;
+    if let Err(e) = crate::app::playback::build_game_world(game, &mut doc) {
+        log::error!("The game's plugins could not set up the world: {e}");
     }
-
-    /// A document read from `text` at this document's path, its world given
-    /// the game's resources and systems (as `replace_document` gives them).
-    fn fresh_document(&self, text: &str) -> Result<Document, keel_engine::SceneError> {
-        let assets = self.doc.scene().assets().clone();
-        let path = self.doc.path.clone();
-        let mut doc = Document::from_text(text, path.as_deref(), &assets, ReadOptions::default())?;
-        if let Err(e) = crate::app::playback::build_game_world(&self.game, &mut doc) {
-            log::error!("The game's plugins could not set up the world: {e}");
-        }
-        Ok(doc)
-    }
+    Ok(doc)
 }
 
 /// `world`'s scene as the scene file at `path` would hold it.

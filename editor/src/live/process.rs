@@ -207,7 +207,7 @@ impl LiveMode {
         };
         // The unsaved edits on disk before anything else can go wrong.
         if app.doc().is_dirty()
-            && let Err(e) = app.write_recovery()
+            && let Err(e) = app.files().write_recovery(app.doc())
         {
             log::warn!("live: the recovery file: {e}");
         }

@@ -108,7 +108,11 @@ pub fn harness(app: EditorApp) -> Harness<'static, EditorApp> {
 }
 
 pub fn editor(scene: Scene, path: Option<PathBuf>) -> Harness<'static, EditorApp> {
-    harness(EditorApp::with_document(Document::new(scene, path), None))
+    harness(EditorApp::with_game(
+        Document::new(scene, path),
+        None,
+        keel_engine::Game::new(),
+    ))
 }
 
 pub fn node(h: &Harness<'_, EditorApp>, name: &str) -> NodeId {

@@ -57,7 +57,7 @@ fn the_ships_fields_are_edited_in_the_inspector_and_saved() {
     };
     assert_eq!(max(&h), Some(40.0), "the field's range clamps the edit");
     assert!(h.state().doc().is_dirty());
-    h.state_mut().save();
+    h.state_mut().act(keel_editor::Action::Save);
     h.run();
     assert!(!h.state().doc().is_dirty(), "{}", h.state().status().text());
     let saved = std::fs::read_to_string(&path).unwrap();

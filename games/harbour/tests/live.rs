@@ -14,7 +14,7 @@ use std::time::Duration;
 use harbour::{HARBOUR_HALF_SIZE, HarbourPlugin, Ship};
 use keel_editor::test_kit::egui::vec2;
 use keel_editor::test_kit::{Harness, Queryable};
-use keel_editor::{EditorApp, EditorOptions, Handover, PlayState};
+use keel_editor::{Action, EditorApp, EditorOptions, Handover, PlayState};
 use keel_engine::glam::{Quat, Vec3};
 use keel_engine::input::Key;
 use keel_engine::record::{Recording, Verdict};
@@ -147,7 +147,7 @@ fn editing(app: &EditorApp) -> Editing {
         dirty: doc.is_dirty(),
         undo: doc.undo.len(),
         redo: doc.undo.redo_len(),
-        title: app.title(),
+        title: app.doc().title(),
     }
 }
 
@@ -273,15 +273,16 @@ fn a_new_build_resumes_with_the_editing_state_whole_and_sails_by_its_code() {
     // Either run on the timeline: the views show the old code's run, at
     // the kept step nearest before the timeline's (the last one is kept).
     let app = resumed.state_mut();
-    assert!(app.show_previous_run(true));
-    assert_eq!(app.previous_run_shown(), Some(step));
+    assert!(app.playback_mut().previous_run_mut().show(true));
+    let shown = |app: &EditorApp| app.playback().previous_run().shown(app.doc().step());
+    assert_eq!(shown(app), Some(step));
     assert_eq!(flagship(app.shown_world_mut()), old);
     app.doc_mut().seek(150).unwrap();
-    let kept = app.previous_run_shown().expect("a kept step before 150");
+    let kept = shown(app).expect("a kept step before 150");
     assert!(kept <= 150 && kept > 140, "kept {kept}");
     let then = flagship(&fresh_run_to(&harbour::game(), &scene, &handover, kept));
     assert_eq!(flagship(app.shown_world_mut()), then);
-    assert!(app.show_previous_run(false));
+    assert!(app.playback_mut().previous_run_mut().show(false));
     let new_then = flagship(&fresh_run_to(&new_game, &scene, &handover, 150));
     assert_eq!(
         flagship(app.shown_world_mut()),
@@ -417,8 +418,9 @@ fn in_prefab_mode_the_handover_waits_and_changes_nothing() {
     let (dir, scene) = project();
     let (mut h, _) = edited_and_played(&scene, 10);
     let app = h.state_mut();
-    app.open_prefab(&dir.path().join("prefabs/boat.ron"));
-    assert!(app.parked_scene().is_some(), "{}", app.status().text());
+    app.act(Action::OpenPrefab(dir.path().join("prefabs/boat.ron")));
+    let parked = app.prefab_mode().parked().is_some();
+    assert!(parked, "{}", app.status().text());
     let text = |app: &EditorApp| {
         let file = app.doc().scene().to_file_in(None);
         file.to_text(Path::new("p")).unwrap()
@@ -429,8 +431,8 @@ fn in_prefab_mode_the_handover_waits_and_changes_nothing() {
         other => panic!("handed over under a prefab: {:?}", other.map(|_| ())),
     }
     assert_eq!(text(app), prefab, "nothing changed");
-    assert!(app.back_from_prefab());
-    let parked = app.parked_scene().is_none();
-    assert!(parked);
+    app.act(Action::BackFromPrefab);
+    let parked = app.prefab_mode().parked().is_none();
+    assert!(parked, "{}", app.status().text());
     assert!(app.handover().is_ok(), "back in the scene, it goes over");
 }
