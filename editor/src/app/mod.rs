@@ -7,7 +7,8 @@
 //! steps due) and then [`EditorApp::ui`], which applies the user's edits to the
 //! world between steps, never during one. Panels and chrome know nothing of
 //! the app: they draw what they are handed and return [`Action`]s, which
-//! [`EditorApp::run_action`] carries out.
+//! [`EditorApp::act`] carries out (as it does the shell's, live mode's and
+//! tests' actions).
 //!
 //! - [`files`]: the document on disk: open, save, import, recent files,
 //!   autosave and recovery.
