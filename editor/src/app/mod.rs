@@ -547,11 +547,7 @@ impl EditorApp {
                 self.dialog = None;
                 match purpose {
                     FilePurpose::Open => self.request(Pending::Open(path)),
-                    FilePurpose::Import => {
-                        if let Err(dialog) = files::import(&mut self.doc, &path, &mut self.status) {
-                            self.dialog = Some(dialog);
-                        }
-                    }
+                    FilePurpose::Import => self.act(Action::ImportPath(path)),
                     FilePurpose::SavePrefab(node) => match self.doc.save_as_prefab(node, &path) {
                         Ok(_) => self.status.info(format!("Saved prefab {}", path.display())),
                         Err(e) => self.status.error(e.to_string()),
