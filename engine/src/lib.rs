@@ -62,6 +62,7 @@
 pub mod assets;
 pub mod files;
 pub mod particles;
+pub mod physics;
 pub mod record;
 pub mod reload;
 pub mod render;
@@ -112,6 +113,7 @@ pub use scene::hierarchy::{Keep, Scene};
 pub use scene::node_ref::NodeRef;
 pub use scene::registered::Component;
 pub use scene::resources::Resource;
+pub use scene::collider::{Collider, ColliderShape, CollisionLayers};
 pub use scene::{Projection, SceneCamera};
 pub use scene::{With, Without};
 pub use transform::{Affine3x4, Transform};

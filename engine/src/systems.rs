@@ -63,17 +63,22 @@ pub use commands::{AppliedCommands, Command, Commands, SpawnInit};
 pub use events::Events;
 pub(crate) use events::{is_events, swap_key, unswapped};
 
+use crate::physics::Space;
 use crate::scene::{
     Component, NodeError, NodeId, Orbit, Oscillate, Scene, Spin, Transform, Transforms,
 };
 
 /// What a system knows of the step being run.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct StepContext {
+#[derive(Clone, Copy, Debug)]
+pub struct StepContext<'a> {
     /// Length of the fixed step, seconds.
     pub dt: f32,
     /// Number of fixed steps run before this one.
     pub index: u64,
+    /// The colliders as the step found them, for spatial queries (filed
+    /// after the last step's propagation: what this step's systems move is
+    /// found where it moved from the next step on).
+    pub space: Space<'a>,
 }
 
 /// A user system: one slice of behaviour per fixed step.
@@ -450,11 +455,14 @@ impl Systems {
     /// [`Systems::take_panic`]; so does an `Events<_>` resource of `scene`
     /// that nothing swaps, before anything runs (see [`SystemPanic`]). When
     /// the scene's step undo was armed (`World` arms it), the caller rolls
-    /// the step back. Returns whether the step ran to its end.
-    pub fn run_step(&mut self, scene: &mut Scene, dt: f32) -> bool {
+    /// the step back. Returns whether the step ran to its end. The systems'
+    /// queries are asked of `space` (a world's colliders; [`Space::EMPTY`]
+    /// for a scene stepped on its own).
+    pub fn run_step(&mut self, scene: &mut Scene, space: Space<'_>, dt: f32) -> bool {
         let ctx = StepContext {
             dt,
             index: self.steps,
+            space,
         };
         if self.panicked.is_some() {
             return false;
@@ -706,7 +714,7 @@ mod tests {
                 if systems.steps() == steps {
                     break;
                 }
-                systems.run_step(&mut scene, dt);
+                systems.run_step(&mut scene, Space::EMPTY, dt);
             }
         }
         state_bits(&scene)
@@ -775,7 +783,7 @@ mod tests {
             assert_eq!(scene.len(), 6, "nothing changes shape while systems run");
         });
         assert!(added.is_ok(), "a new name");
-        systems.run_step(&mut scene, 0.5);
+        systems.run_step(&mut scene, Space::EMPTY, 0.5);
         assert_eq!(systems.panic(), None, "the system's own checks hold");
         let applied = systems.last_applied();
         assert_eq!(
@@ -820,7 +828,7 @@ mod tests {
         let mut systems = Systems::new();
         let mut last = None;
         for _ in 0..10 {
-            systems.run_step(&mut scene, 0.1);
+            systems.run_step(&mut scene, Space::EMPTY, 0.1);
             let t = scene.local(boat).unwrap();
             assert!((t.translation.distance(orbit.center) - 3.0).abs() < 1e-4);
             if let Some(prev) = last {
@@ -845,7 +853,7 @@ mod tests {
             .insert(node, Oscillate::new(Vec3::Y, 0.5, 1.0, 0.7))
             .unwrap();
         let mut systems = Systems::new();
-        systems.run_step(&mut scene, 0.01);
+        systems.run_step(&mut scene, Space::EMPTY, 0.01);
         let first = scene.local(node).unwrap().translation.y;
         // A start from the phase itself would jump by 0.5 * sin(0.7) = 0.32 at once.
         assert!(
@@ -853,7 +861,7 @@ mod tests {
             "first step moved to y = {first}"
         );
         for _ in 0..99 {
-            systems.run_step(&mut scene, 0.01);
+            systems.run_step(&mut scene, Space::EMPTY, 0.01);
         }
         let y = scene.local(node).unwrap().translation.y;
         assert!((y - 1.0).abs() < 1e-3, "after one period y = {y}");
@@ -875,7 +883,7 @@ mod tests {
         systems.add("first", push(1.0)).unwrap();
         systems.add("second", push(2.0)).unwrap();
         systems.replace("first", push(3.0)).unwrap();
-        systems.run_step(&mut scene, 0.01);
+        systems.run_step(&mut scene, Space::EMPTY, 0.01);
         // "first" still runs before "second": (0 * 10 + 3) * 10 + 2.
         assert_eq!(scene.local(node).unwrap().translation.x, 32.0);
         assert_eq!(

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use crate::input::{Actions, Input, InputCollector, InputFrame};
 use crate::particles::ParticleSystem;
+use crate::physics::{Colliders, Space};
 use crate::record::{
     Branch, Captured, RecordSettings, Recorder, Restored, Seek, SeekError, Simulation, StateHash,
 };
@@ -38,6 +39,8 @@ pub struct World {
     pub(crate) clock: Clock,
     /// Octree of mesh bounds, kept in step with the scene.
     pub(crate) index: SpatialIndex,
+    /// The colliders filed for the systems' spatial queries.
+    colliders: Colliders,
     /// The particle pool, fed by the scene's emitters each fixed step.
     pub(crate) particles: ParticleSystem,
     /// Collect the nodes recomputed over each frame (for the dirty-flag overlay).
@@ -63,6 +66,7 @@ impl World {
             systems: Systems::new(),
             clock: Clock::default(),
             index: SpatialIndex::new(),
+            colliders: Colliders::new(),
             particles: ParticleSystem::new(Self::PARTICLE_CAPACITY),
             track_recomputed: false,
             recomputed_nodes: Vec::new(),
@@ -168,7 +172,7 @@ impl World {
         let input = self.next_input;
         self.input_resource().advance(&input);
         self.next_input = input.held_only();
-        if !self.systems.run_step(&mut self.scene, dt) {
+        if !self.systems.run_step(&mut self.scene, self.colliders.space(), dt) {
             self.scene.roll_back_step();
             self.next_input = input;
             self.recorder = recorder;
@@ -262,11 +266,13 @@ impl World {
     }
 
     /// What follows every propagation: remember the recomputed nodes (when the
-    /// overlay wants them) and re-file them in the octree.
+    /// overlay wants them) and re-file them with the colliders and in the
+    /// octree (which consumes them).
     fn after_propagation(&mut self, recomputed: usize) -> (usize, usize) {
         if self.track_recomputed {
             self.recomputed_nodes.extend(self.scene.changed_nodes());
         }
+        self.colliders.sync(&self.scene);
         self.index.sync(&mut self.scene);
         (recomputed, self.index.refiled())
     }
@@ -328,6 +334,7 @@ impl World {
         scene.propagate();
         scene.snapshot_previous();
         self.index.rebuild(&mut scene);
+        self.colliders.rebuild(&scene);
         std::mem::replace(&mut self.scene, scene)
     }
 
@@ -370,7 +377,19 @@ impl World {
     /// Brings the octree in step with edits made since the last frame (a
     /// frame does this itself; call it to query the index before one).
     pub fn sync_index(&mut self) {
+        self.colliders.sync(&self.scene);
         self.index.sync(&mut self.scene);
+    }
+
+    /// The colliders as of the last frame's sync, for spatial queries (what
+    /// a system's `StepContext::space` holds).
+    pub fn space(&self) -> Space<'_> {
+        self.colliders.space()
+    }
+
+    /// The colliders filed for queries.
+    pub fn colliders(&self) -> &Colliders {
+        &self.colliders
     }
 
     /// The nearest mesh `ray` hits and the distance along it (bounding boxes
@@ -433,6 +452,7 @@ impl World {
         self.systems.take_panic();
         self.next_input = snapshot.input;
         self.index.rebuild(&mut self.scene);
+        self.colliders.rebuild(&self.scene);
         self.clock.reset_lag();
     }
 }
@@ -526,6 +546,7 @@ impl Simulation for World {
         self.particles = state.particles;
         self.systems.set_steps(state.step, state.applied);
         self.index.rebuild(&mut self.scene);
+        self.colliders.rebuild(&self.scene);
     }
 
     fn state_hash(&mut self) -> StateHash {

@@ -195,6 +195,14 @@ impl<T> Column<T> {
         None
     }
 
+    /// Takes every value away, keeping the buffers.
+    pub(crate) fn clear(&mut self) {
+        self.edit();
+        self.lookup.clear();
+        self.values.clear();
+        self.owners.clear();
+    }
+
     /// Takes the component away from `node`.
     pub(crate) fn remove(&mut self, node: NodeId) -> Option<T> {
         let at = self.position(node)?;

@@ -17,6 +17,8 @@
 //! - `registered`, `registry`, `behaviours`: [`Component`] (a type a game
 //!   registers, stored in its own column), the types known by name, and the
 //!   built-in behaviours as ordinary registered components.
+//! - `collider`: the shape a node has for spatial queries and physics
+//!   (a registered component; its geometry is `physics`').
 //! - `resources`: typed state that belongs to no node.
 //! - `query`: how systems walk component columns (`query_each`, one form over tuples of terms).
 //! - `file`, `validate`: RON scene files and what a loaded value must satisfy.
@@ -33,6 +35,7 @@
 
 pub(crate) mod animator;
 pub(crate) mod behaviours;
+pub(crate) mod collider;
 mod column;
 pub(crate) mod components;
 pub(crate) mod environment;
@@ -55,6 +58,7 @@ pub(crate) use crate::light::{Light, LightKind};
 pub(crate) use crate::transform::{Affine3x4, Transform};
 pub(crate) use animator::{Animator, PlayMode};
 pub(crate) use behaviours::{Orbit, Oscillate, Spin};
+pub(crate) use collider::Collider;
 pub(crate) use components::MeshRenderer;
 pub(crate) use environment::Environment;
 pub(crate) use error::{NodeError, SceneError};

@@ -133,7 +133,7 @@ pub struct ComponentRegistry {
 
 impl Default for ComponentRegistry {
     /// The built-in components: the behaviours `spin`, `oscillate`,
-    /// `orbit`, and `camera`.
+    /// `orbit`, `camera` and `collider`.
     fn default() -> Self {
         let mut registry = Self {
             types: Vec::new(),
@@ -146,6 +146,7 @@ impl Default for ComponentRegistry {
             registry.register::<Oscillate>(),
             registry.register::<Orbit>(),
             registry.register::<super::SceneCamera>(),
+            registry.register::<super::Collider>(),
         ] {
             result.expect("the built-in names are distinct and well formed");
         }

@@ -322,7 +322,7 @@ fn save_then_load_gives_back_the_same_scene() {
     let mut scene = furnished();
     let mut systems = crate::systems::Systems::new();
     for _ in 0..37 {
-        systems.run_step(&mut scene, 1.0 / 60.0);
+        systems.run_step(&mut scene, crate::physics::Space::EMPTY, 1.0 / 60.0);
     }
     scene.save(&path).unwrap();
     let loaded = Scene::load(&path, &crate::Assets::new()).unwrap();

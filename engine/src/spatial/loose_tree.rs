@@ -37,6 +37,7 @@ use super::{KeyMap, OrdF32};
 mod check;
 mod pairs;
 mod search;
+mod visit;
 
 /// Default leaf capacity: a leaf holding more objects than this is split.
 pub(super) const DEFAULT_LEAF_CAPACITY: usize = 64;

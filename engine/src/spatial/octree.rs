@@ -180,6 +180,21 @@ impl<K: Copy + Eq + Hash + Debug> LooseOctree<K> {
         let slabs = RaySlabs::new(ray);
         self.ray_nearest(|bounds, limit| slabs.hit(bounds, limit), max_distance)
     }
+
+    /// Nearest first along `ray`, reading the tree only (see
+    /// [`LooseTree::visit_nearest`]): `visit` gets each object whose box the
+    /// ray enters within the limit, with the entry distance, and returns the
+    /// new limit (`max_distance` is the first). Returns the last limit.
+    pub fn visit_ray<V>(&self, ray: &Ray, max_distance: f32, visit: V) -> f32
+    where
+        V: FnMut(K, &Aabb, f32) -> f32,
+    {
+        if !ray.is_finite() || max_distance.is_nan() {
+            return max_distance;
+        }
+        let slabs = RaySlabs::new(ray);
+        self.visit_nearest(|bounds| slabs.hit(bounds, max_distance), visit, max_distance)
+    }
 }
 
 #[cfg(test)]

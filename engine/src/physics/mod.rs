@@ -1,0 +1,17 @@
+//! Things that touch: the colliders of a scene filed for queries, and the
+//! queries game code asks of them (the *Spatial Partition* pattern, for the
+//! game itself: units asking who is near them).
+//!
+//! - `shape`: a [`Collider`](crate::Collider) placed in the world, as a
+//!   parry shape (exact tests) and a world box.
+//! - `colliders`: [`Colliders`], a loose octree of them fed by the dirty
+//!   flag; the world keeps one beside the mesh index.
+//! - `queries`: [`Space`], what a system asks (`StepContext::space`):
+//!   overlaps, the first ray hit, the k nearest, through a [`QueryFilter`].
+
+mod colliders;
+mod queries;
+mod shape;
+
+pub use colliders::Colliders;
+pub use queries::{QueryFilter, RayHit, Space};
