@@ -457,3 +457,60 @@ fn a_step_with_events_timers_queries_and_commands_allocates_nothing_once_warm() 
         "heap allocations in warm steps with events, timers, queries and commands"
     );
 }
+
+#[test]
+fn a_step_of_spatial_queries_over_moving_colliders_allocates_nothing_once_warm() {
+    use keel_engine::physics::QueryFilter;
+    use keel_engine::spatial::Ray;
+    use keel_engine::{Collider, Spin};
+    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    ALLOCATIONS.store(0, Ordering::Relaxed);
+    let mut scene = Scene::new();
+    for i in 0..2_000 {
+        let at = Transform::from_translation(Vec3::new((i % 50) as f32, 0.0, (i / 50) as f32));
+        let node = scene.spawn(None, "crate", at).unwrap();
+        scene.insert(node, Collider::cuboid(Vec3::splat(0.4))).unwrap();
+        if i % 10 == 0 {
+            // Turning: re-filed every step.
+            scene.insert(node, Spin::default()).unwrap();
+        }
+        if i % 4 == 0 {
+            let orbit = Orbit {
+                center: at.translation,
+                radius: 2.0,
+                ..Orbit::default()
+            };
+            scene.insert(node, orbit).unwrap();
+        }
+    }
+    let mut world = World::new(scene);
+    let (mut out, mut near) = (Vec::with_capacity(256), Vec::with_capacity(8));
+    world
+        .systems_mut()
+        .add("look around", move |scene, _, step| {
+            let at = Vec3::new((step.index % 50) as f32, 0.0, 20.0);
+            let spinning = QueryFilter::new().with::<Spin>();
+            step.space.overlap_sphere(scene, at, 3.0, &QueryFilter::new(), &mut out);
+            step.space.overlap_box(scene, at, Vec3::splat(2.0), Quat::from_rotation_y(0.3), &spinning, &mut out);
+            step.space.nearest(scene, at, 8, &spinning, &mut near);
+            let ray = Ray::new(at + Vec3::Y * 10.0, Vec3::NEG_Y).unwrap();
+            let hit = step.space.cast_ray(scene, &ray, 100.0, &QueryFilter::new());
+            assert!(near.len() == 8 && hit.is_none_or(|h| h.distance < 10.0));
+        })
+        .unwrap();
+    for step in 0..400 {
+        COUNTING.store(step >= 300, Ordering::Relaxed);
+        world.step();
+        COUNTING.store(false, Ordering::Relaxed);
+    }
+    assert!(world.system_panic().is_none(), "{:?}", world.system_panic());
+    assert!(world.colliders().refiled() >= 500, "{}", world.colliders().refiled());
+    let still = Ray::new(Vec3::new(1.0, 10.0, 20.0), Vec3::NEG_Y).unwrap();
+    let hit = world.space().cast_ray(world.scene(), &still, 100.0, &QueryFilter::new());
+    assert_eq!(hit.map(|h| h.distance), Some(9.6), "the crate at (1, 0, 20) is hit");
+    assert_eq!(
+        ALLOCATIONS.load(Ordering::Relaxed),
+        0,
+        "heap allocations in warm steps of spatial queries"
+    );
+}

@@ -15,3 +15,6 @@ mod shape;
 
 pub use colliders::Colliders;
 pub use queries::{QueryFilter, RayHit, Space};
+
+#[cfg(test)]
+mod tests;
