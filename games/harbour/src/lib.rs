@@ -29,10 +29,11 @@ use std::path::PathBuf;
 use keel_engine::glam::{Quat, Vec3};
 use keel_engine::input::{Actions, Binding, GamepadAxis, Key};
 use keel_engine::math;
+use keel_engine::physics::QueryFilter;
 use keel_engine::scene::{ComponentRegistry, RegistryError, Without};
 use keel_engine::{
-    Commands, Component, Events, GameError, Hud, Input, InvalidValue, NodeRef, Plugin, Scene,
-    StepContext, Timer, World, component,
+    Commands, Component, Events, GameError, Hud, Input, InvalidValue, NodeId, NodeRef, Plugin,
+    Scene, StepContext, Timer, World, component,
 };
 
 /// Half the side of the square of sea the game is played in, metres.
@@ -88,7 +89,8 @@ impl Ship {
 }
 
 /// A buoy to collect: gone, and its points scored, once the ship is within
-/// `radius` of it.
+/// `radius` of it. The ship finds it through its [`keel_engine::Collider`]
+/// (the scene's are small sensors): a buoy without one is not found.
 #[component(name = "buoy", validate = Buoy::check)]
 #[derive(PartialEq)]
 pub struct Buoy {
@@ -109,12 +111,16 @@ impl Default for Buoy {
 }
 
 impl Buoy {
+    /// The largest radius a buoy may have.
+    pub const MOST_RADIUS: f32 = 20.0;
+
     fn check(&self) -> Result<(), InvalidValue> {
-        InvalidValue::range("radius", self.radius, 0.5..=20.0)
+        InvalidValue::range("radius", self.radius, 0.5..=Self::MOST_RADIUS)
     }
 }
 
-/// A boat that steers away from the ship once it comes within `radius`.
+/// A boat that steers away from the ship once it comes within `radius`
+/// (found, as a buoy is, through its collider).
 #[component(name = "skittish", validate = Skittish::check)]
 #[derive(PartialEq)]
 pub struct Skittish {
@@ -136,8 +142,11 @@ impl Default for Skittish {
 }
 
 impl Skittish {
+    /// The largest radius a boat may keep clear.
+    pub const MOST_RADIUS: f32 = 60.0;
+
     fn check(&self) -> Result<(), InvalidValue> {
-        InvalidValue::range("radius", self.radius, 0.0..=60.0)?;
+        InvalidValue::range("radius", self.radius, 0.0..=Self::MOST_RADIUS)?;
         InvalidValue::range("speed", self.speed, 0.0..=30.0)
     }
 }
@@ -242,8 +251,17 @@ impl Plugin for HarbourPlugin {
         world.add_event::<Collected>();
         let systems = world.systems_mut();
         systems.add("sail", sail)?;
-        systems.add("collect", collect)?.after("sail")?;
-        systems.add("keep_away", keep_away)?.after("sail")?;
+        // Each keeps the buffer its spatial query answers into.
+        let mut near = Vec::new();
+        let collecting = move |scene: &mut Scene, commands: &mut Commands, step: &StepContext| {
+            collect(scene, commands, step, &mut near);
+        };
+        systems.add("collect", collecting)?.after("sail")?;
+        let mut near = Vec::new();
+        let fleeing = move |scene: &mut Scene, _: &mut Commands, step: &StepContext| {
+            keep_away(scene, step, &mut near);
+        };
+        systems.add("keep_away", fleeing)?.after("sail")?;
         systems.add("escort", escort)?.after("keep_away")?;
         // Only while an event waits: most steps skip it.
         systems.add("cheer", cheer)?.run_if(|scene, _| {
@@ -285,16 +303,42 @@ fn sail(scene: &mut Scene, _: &mut Commands, step: &StepContext) {
     debug_assert!(walked.is_ok(), "one required term");
 }
 
-/// Collects the buoys within reach of a ship and scores them.
-fn collect(scene: &mut Scene, commands: &mut Commands, _: &StepContext) {
+/// How far above and below the ship the spatial queries look, metres: the
+/// sea's swell and the buoys' bobbing stay well inside.
+const QUERY_HEIGHT: f32 = 50.0;
+
+/// How far a boat may have moved since the colliders were filed (the last
+/// step), metres: a query reaching this much farther finds every boat the
+/// exact test could keep (30 m/s, `Skittish::speed`'s most, for 1/6 s).
+const MOVED_SINCE_FILED: f32 = 5.0;
+
+/// The nodes with a `C` whose colliders come within `reach` of the ship,
+/// measured across the water (a box as tall as [`QUERY_HEIGHT`]), into `out`.
+fn around_ship<C: Component>(
+    scene: &Scene,
+    step: &StepContext,
+    ship: Vec3,
+    reach: f32,
+    out: &mut Vec<NodeId>,
+) {
+    let half = Vec3::new(reach, QUERY_HEIGHT, reach);
+    let filter = QueryFilter::new().with::<C>();
+    step.space
+        .overlap_box(scene, ship, half, Quat::IDENTITY, &filter, out);
+}
+
+/// Collects the buoys within reach of a ship and scores them: the buoys near
+/// it are asked of the colliders (a spatial query), and each one's own
+/// radius decides.
+fn collect(scene: &mut Scene, commands: &mut Commands, step: &StepContext, near: &mut Vec<NodeId>) {
     let Some(ship) = first_position::<Ship>(scene) else {
         return;
     };
-    let (nodes, buoys) = scene.components().parts::<Buoy>();
+    around_ship::<Buoy>(scene, step, ship, Buoy::MOST_RADIUS, near);
     let mut scored = Score::default();
     let mut collected_at = None;
-    for (&node, buoy) in nodes.iter().zip(buoys) {
-        let Some(at) = scene.local(node) else {
+    for &node in near.iter() {
+        let (Some(buoy), Some(at)) = (scene.get::<Buoy>(node), scene.local(node)) else {
             continue;
         };
         if horizontal(at.translation - ship).length() <= buoy.radius {
@@ -304,7 +348,7 @@ fn collect(scene: &mut Scene, commands: &mut Commands, _: &StepContext) {
             collected_at = Some(at.translation);
         }
     }
-    let left = nodes.len() as u32 - scored.collected;
+    let left = scene.components().parts::<Buoy>().0.len() as u32 - scored.collected;
     if let Some(at) = collected_at {
         scene.send_event(Collected {
             points: scored.points,
@@ -328,28 +372,33 @@ fn collect(scene: &mut Scene, commands: &mut Commands, _: &StepContext) {
     }
 }
 
-/// Boats within their radius of the ship sail straight away from it.
-fn keep_away(scene: &mut Scene, _: &mut Commands, step: &StepContext) {
+/// Boats within their radius of the ship sail straight away from it: the
+/// boats near it are asked of the colliders, each one's radius decides.
+fn keep_away(scene: &mut Scene, step: &StepContext, near: &mut Vec<NodeId>) {
     let Some(ship) = first_position::<Ship>(scene) else {
         return;
     };
+    let reach = Skittish::MOST_RADIUS + MOVED_SINCE_FILED;
+    around_ship::<Skittish>(scene, step, ship, reach, near);
     let dt = step.dt;
-    let walked = scene.query_each::<(&mut Skittish,)>(|node, (boat,), transforms| {
-        let Some(mut local) = transforms.local(node) else {
-            return;
+    for &node in near.iter() {
+        let (Some(boat), Some(mut local)) = (scene.get::<Skittish>(node), scene.local(node))
+        else {
+            continue;
         };
+        let (radius, speed) = (boat.radius, boat.speed);
         let away = horizontal(local.translation - ship);
         let distance = away.length();
-        if distance >= boat.radius || distance < 1e-3 {
-            return;
+        if distance >= radius || distance < 1e-3 {
+            continue;
         }
         let heading = away / distance;
-        local.translation = within_harbour(local.translation + heading * boat.speed * dt);
+        local.translation = within_harbour(local.translation + heading * speed * dt);
         // Its bow (-Z) points the way it flees.
         local.rotation = Quat::from_rotation_y(math::atan2(-heading.x, -heading.z));
-        let _ = transforms.set_local(node, local);
-    });
-    debug_assert!(walked.is_ok(), "one required term");
+        // A node that was removed meanwhile is no error for the game.
+        let _ = scene.set_local(node, local);
+    }
 }
 
 /// Escorts (but not a ship) catch up with their leader while it is farther

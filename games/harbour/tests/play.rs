@@ -6,7 +6,7 @@ use harbour::{Buoy, Cheers, Escort, Score, Ship, Skittish};
 use keel_engine::glam::Vec3;
 use keel_engine::input::{InputFrame, Key, KeySet};
 use keel_engine::record::{Recording, Verdict};
-use keel_engine::{Assets, Hud, World};
+use keel_engine::{Assets, Collider, Hud, World};
 
 fn world() -> World {
     harbour::game()
@@ -39,6 +39,22 @@ fn script(step: u64) -> InputFrame {
         300..420 => keys(&[Key::W, Key::D]),
         _ => InputFrame::default(),
     }
+}
+
+/// The ship finds buoys through a spatial query of the colliders: a buoy
+/// whose collider is taken away is sailed over and stays.
+#[test]
+fn a_buoy_without_a_collider_is_not_found() {
+    let mut world = world();
+    let ahead = world.scene().find("buoy_0").unwrap();
+    assert!(world.scene_mut().remove::<Collider>(ahead).is_some());
+    for step in 0..480 {
+        world.set_input(script(step));
+        world.step();
+    }
+    assert!(world.scene().contains(ahead), "buoy_0 is still there");
+    let score = *world.resource::<Score>().unwrap();
+    assert_eq!(score.collected, 1, "only the second buoy ahead");
 }
 
 #[test]
