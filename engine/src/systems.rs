@@ -37,7 +37,9 @@
 //! 4. `propagate`: world transforms of dirty subtrees.
 //!
 //! `World` then steps the particle system from the emitters' fresh world
-//! transforms, and the spatial index re-files the nodes the propagation changed.
+//! transforms, and the colliders (what the next step's queries read,
+//! `StepContext::space`) and the spatial index re-file the nodes the
+//! propagation changed.
 //! A recorder, when one runs, looks before the step (a keyframe an edit forced,
 //! a branch when the world was sought back) and after it (an adaptive keyframe).
 //!

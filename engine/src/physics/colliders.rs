@@ -16,7 +16,6 @@ use crate::scene::collider::{Collider, CollisionLayers};
 use crate::scene::{Column, NodeId, Scene};
 use crate::spatial::{Aabb, LooseOctree};
 
-use super::queries::Space;
 use super::shape::WorldShape;
 
 /// Half the side of the tree's initial cube; colliders outside it are still found.
@@ -79,11 +78,6 @@ impl Colliders {
     /// Colliders filed by the last sync.
     pub fn refiled(&self) -> usize {
         self.refiled
-    }
-
-    /// The queries systems ask of them.
-    pub fn space(&self) -> Space<'_> {
-        Space::of(self)
     }
 
     /// Files every collider of `scene` anew.

@@ -136,15 +136,18 @@ impl std::fmt::Debug for Space<'_> {
     }
 }
 
-impl<'a> Space<'a> {
-    /// A space with nothing in it (systems stepped without a world).
-    pub const EMPTY: Space<'static> = Space { colliders: None };
-
-    pub(super) fn of(colliders: &'a Colliders) -> Self {
-        Self {
-            colliders: Some(colliders),
+impl Colliders {
+    /// The queries systems ask of them.
+    pub fn space(&self) -> Space<'_> {
+        Space {
+            colliders: Some(self),
         }
     }
+}
+
+impl Space<'_> {
+    /// A space with nothing in it (systems stepped without a world).
+    pub const EMPTY: Space<'static> = Space { colliders: None };
 
     /// Colliders it holds.
     pub fn len(&self) -> usize {
