@@ -21,6 +21,9 @@ use super::shape::WorldShape;
 /// Half the side of the tree's initial cube; colliders outside it are still found.
 const WORLD_HALF: f32 = 512.0;
 
+/// Colliders a leaf holds before it splits.
+const LEAF_CAPACITY: usize = 16;
+
 /// A collider as filed: its world shape and what filters read.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Filed {
@@ -58,7 +61,8 @@ impl Colliders {
     pub fn new() -> Self {
         let world = Aabb::from_center_half_extents(Vec3::ZERO, Vec3::splat(WORLD_HALF));
         Self {
-            tree: LooseOctree::new(world).expect("the initial world box is finite"),
+            tree: LooseOctree::with_config(world, 12, LEAF_CAPACITY)
+                .expect("the initial world box is finite"),
             filed: Column::default(),
             stamp: None,
             refiled: 0,

@@ -173,7 +173,9 @@ impl Space<'_> {
         if !(center.is_finite() && radius.is_finite() && radius >= 0.0) {
             return;
         }
-        self.overlap(scene, &WorldShape::ball(center, radius), filter, out);
+        // The ball prunes the tree itself, not its box (which is twice its volume).
+        let reaches = |bounds: &Aabb| bounds.distance_squared_to_point(center) <= radius * radius;
+        self.overlap(scene, &WorldShape::ball(center, radius), reaches, filter, out);
     }
 
     /// The nodes whose colliders touch the box at `center` of
@@ -194,16 +196,25 @@ impl Space<'_> {
             return;
         }
         let shape = WorldShape::cuboid(center, half_extents, rotation);
-        self.overlap(scene, &shape, filter, out);
+        let area = shape.bounds();
+        self.overlap(scene, &shape, |bounds| area.intersects(bounds), filter, out);
     }
 
-    fn overlap(&self, scene: &Scene, shape: &WorldShape, filter: &QueryFilter, out: &mut Vec<NodeId>) {
+    /// The colliders touching `shape`, the tree pruned by `reaches` (true
+    /// for every box the shape touches).
+    fn overlap(
+        &self,
+        scene: &Scene,
+        shape: &WorldShape,
+        reaches: impl Fn(&Aabb) -> bool,
+        filter: &QueryFilter,
+        out: &mut Vec<NodeId>,
+    ) {
         let Some(colliders) = self.colliders else {
             return;
         };
-        let area: Aabb = shape.bounds();
         colliders.tree.visit_overlapping(
-            |bounds| area.intersects(bounds),
+            reaches,
             |node, _| {
                 if let Some(filed) = colliders.filed.get(node)
                     && filter.keeps(scene, node, filed)
