@@ -14,8 +14,8 @@ use glam::{Quat, Vec3};
 use keel_engine::physics::QueryFilter;
 use keel_engine::spatial::Ray;
 use keel_engine::{Collider, ColliderShape, NodeId, Scene, SplitMix64, Transform, World};
-use parry3d::math::Pose;
 use parry3d::bounding_volume::{Aabb as ParryAabb, BoundingVolume};
+use parry3d::math::Pose;
 use parry3d::query::{Ray as ParryRay, RayCast};
 use parry3d::shape::{Ball, Cuboid, Shape};
 use rapier3d::prelude as rp;
@@ -233,7 +233,11 @@ fn bench(c: &mut Criterion) {
     assert_eq!(keel, twin, "Keel's spheres and brute force's");
     rapier_spheres(&s, &mut twin);
     assert_eq!(keel, twin, "Keel's spheres and rapier's");
-    assert!(keel.len() > QUERIES, "the spheres find things: {}", keel.len());
+    assert!(
+        keel.len() > QUERIES,
+        "the spheres find things: {}",
+        keel.len()
+    );
     let (mut keel_hits, mut twin_hits) = (Vec::new(), Vec::new());
     keel_rays(&s, &mut keel_hits);
     // Keel poses each collider from its node's world matrix, the twins from

@@ -172,7 +172,10 @@ impl World {
         let input = self.next_input;
         self.input_resource().advance(&input);
         self.next_input = input.held_only();
-        if !self.systems.run_step(&mut self.scene, self.colliders.space(), dt) {
+        if !self
+            .systems
+            .run_step(&mut self.scene, self.colliders.space(), dt)
+        {
             self.scene.roll_back_step();
             self.next_input = input;
             self.recorder = recorder;

@@ -469,7 +469,9 @@ fn a_step_of_spatial_queries_over_moving_colliders_allocates_nothing_once_warm()
     for i in 0..2_000 {
         let at = Transform::from_translation(Vec3::new((i % 50) as f32, 0.0, (i / 50) as f32));
         let node = scene.spawn(None, "crate", at).unwrap();
-        scene.insert(node, Collider::cuboid(Vec3::splat(0.4))).unwrap();
+        scene
+            .insert(node, Collider::cuboid(Vec3::splat(0.4)))
+            .unwrap();
         if i % 10 == 0 {
             // Turning: re-filed every step.
             scene.insert(node, Spin::default()).unwrap();
@@ -490,8 +492,16 @@ fn a_step_of_spatial_queries_over_moving_colliders_allocates_nothing_once_warm()
         .add("look around", move |scene, _, step| {
             let at = Vec3::new((step.index % 50) as f32, 0.0, 20.0);
             let spinning = QueryFilter::new().with::<Spin>();
-            step.space.overlap_sphere(scene, at, 3.0, &QueryFilter::new(), &mut out);
-            step.space.overlap_box(scene, at, Vec3::splat(2.0), Quat::from_rotation_y(0.3), &spinning, &mut out);
+            step.space
+                .overlap_sphere(scene, at, 3.0, &QueryFilter::new(), &mut out);
+            step.space.overlap_box(
+                scene,
+                at,
+                Vec3::splat(2.0),
+                Quat::from_rotation_y(0.3),
+                &spinning,
+                &mut out,
+            );
             step.space.nearest(scene, at, 8, &spinning, &mut near);
             let ray = Ray::new(at + Vec3::Y * 10.0, Vec3::NEG_Y).unwrap();
             let hit = step.space.cast_ray(scene, &ray, 100.0, &QueryFilter::new());
@@ -504,10 +514,20 @@ fn a_step_of_spatial_queries_over_moving_colliders_allocates_nothing_once_warm()
         COUNTING.store(false, Ordering::Relaxed);
     }
     assert!(world.system_panic().is_none(), "{:?}", world.system_panic());
-    assert!(world.colliders().refiled() >= 500, "{}", world.colliders().refiled());
+    assert!(
+        world.colliders().refiled() >= 500,
+        "{}",
+        world.colliders().refiled()
+    );
     let still = Ray::new(Vec3::new(1.0, 10.0, 20.0), Vec3::NEG_Y).unwrap();
-    let hit = world.space().cast_ray(world.scene(), &still, 100.0, &QueryFilter::new());
-    assert_eq!(hit.map(|h| h.distance), Some(9.6), "the crate at (1, 0, 20) is hit");
+    let hit = world
+        .space()
+        .cast_ray(world.scene(), &still, 100.0, &QueryFilter::new());
+    assert_eq!(
+        hit.map(|h| h.distance),
+        Some(9.6),
+        "the crate at (1, 0, 20) is hit"
+    );
     assert_eq!(
         ALLOCATIONS.load(Ordering::Relaxed),
         0,

@@ -12,11 +12,11 @@ use keel_engine::assets::AlphaMode;
 use keel_engine::particles::{Burst, ColorStop, FloatRange, Overflow, SizeStop};
 use keel_engine::scene::{AnyComponent, CameraSetup, NodeRecord, SCENE_VERSION, SceneFile};
 use keel_engine::scene::{PostSettings, ShadowSettings, Tonemapper};
+use keel_engine::{Collider, ColliderShape, CollisionLayers, MeshRef, Primitive};
 use keel_engine::{
     Environment, Light, LightKind, Material, MeshRenderer, Orbit, Oscillate, Scene, SceneError,
     Spin, Transform,
 };
-use keel_engine::{MeshRef, Primitive};
 
 /// A file with every section, every component and every optional field set.
 fn everything() -> SceneFile {
@@ -45,6 +45,20 @@ fn everything() -> SceneFile {
         rate: 0.3,
         angle: 1.25,
         face_forward: true,
+    }));
+    root.set_component(AnyComponent::new(Collider {
+        shape: ColliderShape::Capsule {
+            half_height: 0.75,
+            radius: 0.25,
+        },
+        sensor: true,
+        friction: 0.875,
+        restitution: 0.125,
+        density: 2.5,
+        layers: CollisionLayers {
+            membership: 0b11,
+            filter: 0b101,
+        },
     }));
     root.mesh = Some(MeshRenderer {
         cast_shadows: false,
@@ -333,6 +347,11 @@ fn numbers_out_of_their_range_are_refused() {
         ("oscillate", "frequency", &["-1.0"]),
         ("oscillate", "elapsed", &["-2.0"]),
         ("orbit", "radius", &["-4.0"]),
+        ("Capsule", "half_height", &["-0.5"]),
+        ("Capsule", "radius", &["-0.25"]),
+        ("collider", "friction", &["-0.5"]),
+        ("collider", "restitution", &["1.5", "-0.5"]),
+        ("collider", "density", &["-1.0"]),
         ("material", "base_color", &["-0.25"]),
         ("material", "metallic", &["1.5", "-0.1"]),
         ("material", "roughness", &["1.25", "-0.5"]),

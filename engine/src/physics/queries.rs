@@ -175,7 +175,13 @@ impl Space<'_> {
         }
         // The ball prunes the tree itself, not its box (which is twice its volume).
         let reaches = |bounds: &Aabb| bounds.distance_squared_to_point(center) <= radius * radius;
-        self.overlap(scene, &WorldShape::ball(center, radius), reaches, filter, out);
+        self.overlap(
+            scene,
+            &WorldShape::ball(center, radius),
+            reaches,
+            filter,
+            out,
+        );
     }
 
     /// The nodes whose colliders touch the box at `center` of
@@ -213,17 +219,14 @@ impl Space<'_> {
         let Some(colliders) = self.colliders else {
             return;
         };
-        colliders.tree.visit_overlapping(
-            reaches,
-            |node, _| {
-                if let Some(filed) = colliders.filed.get(node)
-                    && filter.keeps(scene, node, filed)
-                    && filed.shape.touches(shape)
-                {
-                    out.push(node);
-                }
-            },
-        );
+        colliders.tree.visit_overlapping(reaches, |node, _| {
+            if let Some(filed) = colliders.filed.get(node)
+                && filter.keeps(scene, node, filed)
+                && filed.shape.touches(shape)
+            {
+                out.push(node);
+            }
+        });
         out.sort_unstable();
     }
 

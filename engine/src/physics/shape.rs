@@ -127,17 +127,26 @@ mod tests {
 
     #[test]
     fn sizes_follow_the_world_scale() {
-        let ball = WorldShape::of(&Collider::ball(1.0), &at(Vec3::X * 10.0, Vec3::new(1.0, 3.0, 2.0)))
-            .unwrap();
+        let ball = WorldShape::of(
+            &Collider::ball(1.0),
+            &at(Vec3::X * 10.0, Vec3::new(1.0, 3.0, 2.0)),
+        )
+        .unwrap();
         let b = ball.bounds();
-        assert_eq!((b.min, b.max), (Vec3::new(7.0, -3.0, -3.0), Vec3::new(13.0, 3.0, 3.0)));
+        assert_eq!(
+            (b.min, b.max),
+            (Vec3::new(7.0, -3.0, -3.0), Vec3::new(13.0, 3.0, 3.0))
+        );
         let boxed = WorldShape::of(
             &Collider::cuboid(Vec3::ONE),
             &at(Vec3::ZERO, Vec3::new(2.0, -1.0, 0.5)),
         )
         .unwrap();
         let b = boxed.bounds();
-        assert_eq!((b.min, b.max), (Vec3::new(-2.0, -1.0, -0.5), Vec3::new(2.0, 1.0, 0.5)));
+        assert_eq!(
+            (b.min, b.max),
+            (Vec3::new(-2.0, -1.0, -0.5), Vec3::new(2.0, 1.0, 0.5))
+        );
         let capsule = Collider::new(ColliderShape::Capsule {
             half_height: 1.0,
             radius: 0.5,
@@ -145,7 +154,10 @@ mod tests {
         let b = WorldShape::of(&capsule, &at(Vec3::ZERO, Vec3::new(1.0, 2.0, 4.0)))
             .unwrap()
             .bounds();
-        assert_eq!((b.min, b.max), (Vec3::new(-2.0, -4.0, -2.0), Vec3::new(2.0, 4.0, 2.0)));
+        assert_eq!(
+            (b.min, b.max),
+            (Vec3::new(-2.0, -4.0, -2.0), Vec3::new(2.0, 4.0, 2.0))
+        );
     }
 
     #[test]
@@ -175,8 +187,11 @@ mod tests {
     #[test]
     fn overlaps_and_distances_are_exact() {
         let ball = WorldShape::ball(Vec3::ZERO, 1.0);
-        let corner = WorldShape::of(&Collider::cuboid(Vec3::splat(0.5)), &at(Vec3::splat(1.2), Vec3::ONE))
-            .unwrap();
+        let corner = WorldShape::of(
+            &Collider::cuboid(Vec3::splat(0.5)),
+            &at(Vec3::splat(1.2), Vec3::ONE),
+        )
+        .unwrap();
         // The box's corner at 0.7 on each axis is 1.21 from the centre: the
         // boxes meet, the shapes do not.
         assert!(ball.bounds().intersects(&corner.bounds()));

@@ -156,7 +156,10 @@ fn every_query_answers_what_brute_force_does() {
         assert_eq!(out, expected, "sphere at {center} of {radius}");
         found[0] += out.len();
 
-        let (half, turn) = (spread(&mut rng, 8.0).abs(), Quat::from_rotation_y(rng.unit()));
+        let (half, turn) = (
+            spread(&mut rng, 8.0).abs(),
+            Quat::from_rotation_y(rng.unit()),
+        );
         space.overlap_box(scene, center, half, turn, &q, &mut out);
         let cuboid = WorldShape::cuboid(center, half, turn);
         let mut expected: Vec<NodeId> = all
@@ -168,7 +171,8 @@ fn every_query_answers_what_brute_force_does() {
         assert_eq!(out, expected, "box at {center} of {half}");
         found[1] += out.len();
 
-        let ray = Ray::new(center, spread(&mut rng, 1.0)).unwrap_or(Ray::new(center, Vec3::X).unwrap());
+        let ray =
+            Ray::new(center, spread(&mut rng, 1.0)).unwrap_or(Ray::new(center, Vec3::X).unwrap());
         let reach = 200.0 * rng.unit();
         let hit = space.cast_ray(scene, &ray, reach, &q);
         let expected = all
@@ -213,7 +217,9 @@ fn only_what_moved_is_filed_again() {
         })
         .collect();
     let spinner = scene.spawn(None, "spinner", Transform::IDENTITY).unwrap();
-    scene.insert(spinner, Collider::cuboid(Vec3::new(4.0, 0.1, 0.1))).unwrap();
+    scene
+        .insert(spinner, Collider::cuboid(Vec3::new(4.0, 0.1, 0.1)))
+        .unwrap();
     scene.insert(spinner, Spin::default()).unwrap();
     let mut world = World::new(scene);
     assert_eq!(world.colliders().len(), 101);
@@ -230,7 +236,10 @@ fn only_what_moved_is_filed_again() {
     let (scene, space) = (world.scene(), world.space());
     let mut out = Vec::new();
     space.overlap_sphere(scene, Vec3::X * 30.0, 0.5, &QueryFilter::new(), &mut out);
-    assert!(out.contains(&still[3]), "the resized ball reaches 30: {out:?}");
+    assert!(
+        out.contains(&still[3]),
+        "the resized ball reaches 30: {out:?}"
+    );
     // A despawned collider node is gone from the answers.
     world.scene_mut().despawn(still[3]).unwrap();
     world.step();
@@ -255,7 +264,11 @@ fn filters_keep_what_they_name() {
         membership: 0b1,
         filter: u32::MAX,
     };
-    let solid = spawn(&mut scene, 0.0, Collider::ball(1.0).with_layers(first_layer));
+    let solid = spawn(
+        &mut scene,
+        0.0,
+        Collider::ball(1.0).with_layers(first_layer),
+    );
     let trigger = spawn(&mut scene, 1.0, Collider::ball(1.0).sensor());
     let layered = spawn(
         &mut scene,
@@ -282,12 +295,19 @@ fn filters_keep_what_they_name() {
     assert_eq!(ask(QueryFilter::new().excluding(trigger)), [solid, layered]);
     // From the left, the ray meets the solid ball's surface first.
     let ray = Ray::new(Vec3::new(-10.0, 0.0, 0.0), Vec3::X).unwrap();
-    let hit = space.cast_ray(scene, &ray, 100.0, &QueryFilter::new()).unwrap();
+    let hit = space
+        .cast_ray(scene, &ray, 100.0, &QueryFilter::new())
+        .unwrap();
     assert_eq!(hit.node, solid);
     assert!((hit.distance - 9.0).abs() < 1e-5, "{hit:?}");
     assert!(hit.point.abs_diff_eq(Vec3::NEG_X, 1e-5), "{hit:?}");
     assert!(hit.normal.abs_diff_eq(Vec3::NEG_X, 1e-5), "{hit:?}");
-    let past = space.cast_ray(scene, &ray, 100.0, &QueryFilter::new().layers(0b100).solid_only());
+    let past = space.cast_ray(
+        scene,
+        &ray,
+        100.0,
+        &QueryFilter::new().layers(0b100).solid_only(),
+    );
     assert_eq!(past.map(|h| h.node), Some(layered));
     assert!(past.is_some_and(|h| (h.distance - 11.0).abs() < 1e-5));
 }
@@ -305,9 +325,23 @@ fn bad_questions_get_empty_answers() {
     assert!(out.is_empty());
     space.overlap_sphere(scene, Vec3::ZERO, -1.0, &all, &mut out);
     assert!(out.is_empty());
-    space.overlap_box(scene, Vec3::ZERO, Vec3::splat(f32::INFINITY), Quat::IDENTITY, &all, &mut out);
+    space.overlap_box(
+        scene,
+        Vec3::ZERO,
+        Vec3::splat(f32::INFINITY),
+        Quat::IDENTITY,
+        &all,
+        &mut out,
+    );
     assert!(out.is_empty());
-    space.overlap_box(scene, Vec3::ZERO, Vec3::ONE, Quat::from_xyzw(0.0, 0.0, 0.0, 0.0), &all, &mut out);
+    space.overlap_box(
+        scene,
+        Vec3::ZERO,
+        Vec3::ONE,
+        Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+        &all,
+        &mut out,
+    );
     assert!(out.is_empty(), "a zero rotation is no rotation");
     let ray = Ray::new(Vec3::X * -5.0, Vec3::X).unwrap();
     assert!(space.cast_ray(scene, &ray, f32::NAN, &all).is_none());
@@ -337,8 +371,10 @@ fn a_restored_world_answers_as_the_world_that_ran() {
                 let mut out = Vec::new();
                 let mut near = Vec::new();
                 let at = Vec3::new(crate::math::sin(step.index as f32 * 0.1) * 40.0, 0.0, 0.0);
-                step.space.overlap_sphere(scene, at, 6.0, &QueryFilter::new(), &mut out);
-                step.space.nearest(scene, at, 3, &QueryFilter::new().with::<Spin>(), &mut near);
+                step.space
+                    .overlap_sphere(scene, at, 6.0, &QueryFilter::new(), &mut out);
+                step.space
+                    .nearest(scene, at, 3, &QueryFilter::new().with::<Spin>(), &mut near);
                 let ray = Ray::new(at, Vec3::Z).unwrap();
                 let hit = step.space.cast_ray(scene, &ray, 100.0, &QueryFilter::new());
                 let heard = &mut scene.resource_mut::<Heard>().unwrap().0;
@@ -366,7 +402,10 @@ fn a_restored_world_answers_as_the_world_that_ran() {
     for _ in 30..60 {
         restored.step();
     }
-    let (a, b) = (ran.resource::<Heard>().unwrap(), restored.resource::<Heard>().unwrap());
+    let (a, b) = (
+        ran.resource::<Heard>().unwrap(),
+        restored.resource::<Heard>().unwrap(),
+    );
     assert!(a.0.len() > 100, "the system found things: {}", a.0.len());
     assert_eq!(a, b);
     assert_eq!(ran.state_hash(), restored.state_hash());

@@ -379,7 +379,7 @@ mod tests {
         );
         assert_eq!(
             registry.names().collect::<Vec<_>>(),
-            ["camera", "health", "orbit", "oscillate", "spin"]
+            ["camera", "collider", "health", "orbit", "oscillate", "spin"]
         );
     }
 

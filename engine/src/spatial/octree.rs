@@ -193,7 +193,11 @@ impl<K: Copy + Eq + Hash + Debug> LooseOctree<K> {
             return max_distance;
         }
         let slabs = RaySlabs::new(ray);
-        self.visit_nearest(|bounds| slabs.hit(bounds, max_distance), visit, max_distance)
+        self.visit_nearest(
+            |bounds| slabs.hit(bounds, max_distance),
+            visit,
+            max_distance,
+        )
     }
 }
 

@@ -382,8 +382,7 @@ fn keep_away(scene: &mut Scene, step: &StepContext, near: &mut Vec<NodeId>) {
     around_ship::<Skittish>(scene, step, ship, reach, near);
     let dt = step.dt;
     for &node in near.iter() {
-        let (Some(boat), Some(mut local)) = (scene.get::<Skittish>(node), scene.local(node))
-        else {
+        let (Some(boat), Some(mut local)) = (scene.get::<Skittish>(node), scene.local(node)) else {
             continue;
         };
         let (radius, speed) = (boat.radius, boat.speed);
