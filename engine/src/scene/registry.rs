@@ -396,6 +396,6 @@ mod tests {
         assert!(registry.reflect().contains(TypeId::of::<Health>()));
         assert!(registry.reflect().contains(TypeId::of::<Spin>()));
         let copy = registry.clone();
-        assert_eq!(copy.names().count(), 5, "copies keep every type");
+        assert_eq!(copy.names().count(), 6, "copies keep every type");
     }
 }

@@ -532,7 +532,8 @@ fn missing_fields_and_unknown_components_are_named_with_their_line() {
         "{err}"
     );
     assert!(
-        err.to_string().contains("(camera, orbit, oscillate, spin)"),
+        err.to_string()
+            .contains("(camera, collider, orbit, oscillate, spin)"),
         "lists the registered components: {err}"
     );
 }
