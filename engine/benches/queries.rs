@@ -59,6 +59,18 @@ struct Rapier {
     nodes: Vec<NodeId>,
 }
 
+impl Rapier {
+    /// Its query pipeline over every collider, as rapier's docs build one.
+    fn pipeline(&self) -> rp::QueryPipeline<'_> {
+        self.broad.as_query_pipeline(
+            self.narrow.query_dispatcher(),
+            &self.bodies,
+            &self.colliders,
+            rp::QueryFilter::default(),
+        )
+    }
+}
+
 fn setup() -> Setup {
     let mut rng = SplitMix64::new(42);
     let mut scene = Scene::new();
@@ -167,12 +179,7 @@ fn brute_spheres(s: &Setup, all: &mut Vec<NodeId>) {
 fn rapier_spheres(s: &Setup, all: &mut Vec<NodeId>) {
     all.clear();
     let r = &s.rapier;
-    let pipeline = r.broad.as_query_pipeline(
-        r.narrow.query_dispatcher(),
-        &r.bodies,
-        &r.colliders,
-        rp::QueryFilter::default(),
-    );
+    let pipeline = r.pipeline();
     let ball = Ball::new(RADIUS);
     for &c in &s.centers {
         let start = all.len();
@@ -213,12 +220,7 @@ fn brute_rays(s: &Setup, hits: &mut Vec<Option<(NodeId, f32)>>) {
 fn rapier_rays(s: &Setup, hits: &mut Vec<Option<(NodeId, f32)>>) {
     hits.clear();
     let r = &s.rapier;
-    let pipeline = r.broad.as_query_pipeline(
-        r.narrow.query_dispatcher(),
-        &r.bodies,
-        &r.colliders,
-        rp::QueryFilter::default(),
-    );
+    let pipeline = r.pipeline();
     for ray in &s.rays {
         let hit = pipeline.cast_ray(&ParryRay::new(ray.origin, ray.dir), REACH, true);
         hits.push(hit.map(|(handle, t)| (r.nodes[handle.into_raw_parts().0 as usize], t)));

@@ -120,9 +120,8 @@ impl Colliders {
     /// Files `node`'s collider where its world puts it; one whose world is
     /// not finite is taken out (unfindable, not fatal) until it is again.
     fn file(&mut self, scene: &Scene, node: NodeId, collider: &Collider) -> bool {
-        let shape = scene.world(node).and_then(|w| WorldShape::of(collider, &w));
-        let filed = shape.and_then(|shape| {
-            let bounds = shape.bounds();
+        let placed = scene.world(node).and_then(|w| WorldShape::of(collider, &w));
+        let filed = placed.and_then(|(shape, bounds)| {
             let done = if self.tree.contains_key(node) {
                 self.tree.update(node, bounds)
             } else {
@@ -159,15 +158,14 @@ impl Colliders {
         let mut expected = 0;
         if let Some(column) = scene.components().column::<Collider>() {
             for (node, collider) in column.iter() {
-                let shape = scene.world(node).and_then(|w| WorldShape::of(collider, &w));
-                let (Some(shape), filed) = (shape, self.tree.get(node)) else {
+                let placed = scene.world(node).and_then(|w| WorldShape::of(collider, &w));
+                let (Some((_, bounds)), filed) = (placed, self.tree.get(node)) else {
                     continue;
                 };
                 expected += 1;
-                if filed != Some(shape.bounds()) {
+                if filed != Some(bounds) {
                     return Err(format!(
-                        "{node}'s collider is filed at {filed:?}, it is at {:?}",
-                        shape.bounds()
+                        "{node}'s collider is filed at {filed:?}, it is at {bounds:?}"
                     ));
                 }
             }

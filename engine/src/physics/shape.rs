@@ -33,10 +33,11 @@ pub(crate) struct WorldShape {
 }
 
 impl WorldShape {
-    /// `collider` on a node whose world transform is `world`; `None` when
-    /// the transform or the scaled sizes are not finite (a world that
-    /// overflowed: the node cannot be found until it is finite again).
-    pub(crate) fn of(collider: &Collider, world: &Affine3A) -> Option<Self> {
+    /// `collider` on a node whose world transform is `world`, with its world
+    /// box (the tree files it); `None` when the transform or the scaled
+    /// sizes are not finite (a world that overflowed: the node cannot be
+    /// found until it is finite again).
+    pub(crate) fn of(collider: &Collider, world: &Affine3A) -> Option<(Self, Aabb)> {
         let (scale, rotation, translation) = world.to_scale_rotation_translation();
         let scale = scale.abs();
         let across = scale.x.max(scale.z);
@@ -55,7 +56,8 @@ impl WorldShape {
             } => Sized3::Cylinder(Cylinder::new(half_height * scale.y, radius * across)),
         };
         let placed = Self::placed(translation, rotation, shape);
-        placed.bounds().is_finite().then_some(placed)
+        let bounds = placed.bounds();
+        bounds.is_finite().then_some((placed, bounds))
     }
 
     /// A ball of `radius` at `center` (a query's shape).
@@ -127,22 +129,22 @@ mod tests {
 
     #[test]
     fn sizes_follow_the_world_scale() {
-        let ball = WorldShape::of(
+        let b = WorldShape::of(
             &Collider::ball(1.0),
             &at(Vec3::X * 10.0, Vec3::new(1.0, 3.0, 2.0)),
         )
-        .unwrap();
-        let b = ball.bounds();
+        .unwrap()
+        .1;
         assert_eq!(
             (b.min, b.max),
             (Vec3::new(7.0, -3.0, -3.0), Vec3::new(13.0, 3.0, 3.0))
         );
-        let boxed = WorldShape::of(
+        let b = WorldShape::of(
             &Collider::cuboid(Vec3::ONE),
             &at(Vec3::ZERO, Vec3::new(2.0, -1.0, 0.5)),
         )
-        .unwrap();
-        let b = boxed.bounds();
+        .unwrap()
+        .1;
         assert_eq!(
             (b.min, b.max),
             (Vec3::new(-2.0, -1.0, -0.5), Vec3::new(2.0, 1.0, 0.5))
@@ -153,7 +155,7 @@ mod tests {
         });
         let b = WorldShape::of(&capsule, &at(Vec3::ZERO, Vec3::new(1.0, 2.0, 4.0)))
             .unwrap()
-            .bounds();
+            .1;
         assert_eq!(
             (b.min, b.max),
             (Vec3::new(-2.0, -4.0, -2.0), Vec3::new(2.0, 4.0, 2.0))
@@ -164,8 +166,8 @@ mod tests {
     fn a_world_that_overflowed_has_no_shape() {
         let huge = at(Vec3::splat(f32::MAX), Vec3::splat(f32::MAX));
         assert!(WorldShape::of(&Collider::ball(1.0), &huge).is_none());
-        let zero = WorldShape::of(&Collider::ball(1.0), &at(Vec3::ONE, Vec3::ZERO)).unwrap();
-        assert_eq!(zero.bounds().min, Vec3::ONE, "scale 0 is a point");
+        let (_, zero) = WorldShape::of(&Collider::ball(1.0), &at(Vec3::ONE, Vec3::ZERO)).unwrap();
+        assert_eq!(zero.min, Vec3::ONE, "scale 0 is a point");
     }
 
     #[test]
@@ -173,7 +175,7 @@ mod tests {
         let turned = Transform::from_translation(Vec3::new(0.0, 0.0, -10.0))
             .with_rotation(Quat::from_rotation_y(std::f32::consts::FRAC_PI_4))
             .to_affine();
-        let cube = WorldShape::of(&Collider::cuboid(Vec3::ONE), &turned).unwrap();
+        let (cube, _) = WorldShape::of(&Collider::cuboid(Vec3::ONE), &turned).unwrap();
         let ray = Ray::new(Vec3::ZERO, Vec3::NEG_Z).unwrap();
         let (t, normal) = cube.cast(&ray, 100.0).unwrap();
         // The cube stands on an edge towards the ray: its corner is sqrt(2) out.
@@ -191,7 +193,8 @@ mod tests {
             &Collider::cuboid(Vec3::splat(0.5)),
             &at(Vec3::splat(1.2), Vec3::ONE),
         )
-        .unwrap();
+        .unwrap()
+        .0;
         // The box's corner at 0.7 on each axis is 1.21 from the centre: the
         // boxes meet, the shapes do not.
         assert!(ball.bounds().intersects(&corner.bounds()));

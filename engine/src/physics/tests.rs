@@ -75,7 +75,7 @@ fn shapes(scene: &Scene) -> Vec<(NodeId, Collider, WorldShape)> {
     let column = scene.components().column::<Collider>().unwrap();
     column
         .iter()
-        .filter_map(|(node, c)| Some((node, *c, WorldShape::of(c, &scene.world(node)?)?)))
+        .filter_map(|(node, c)| Some((node, *c, WorldShape::of(c, &scene.world(node)?)?.0)))
         .collect()
 }
 
