@@ -105,6 +105,7 @@ pub use light::{Light, LightKind};
 pub use particles::emitter::Emitter;
 pub use scene::animator::{Animator, PlayMode};
 pub use scene::behaviours::{Orbit, Oscillate, Spin};
+pub use scene::body::{Axes, Body, BodyKind};
 pub use scene::collider::{Collider, ColliderShape, CollisionLayers};
 pub use scene::components::MeshRenderer;
 pub use scene::environment::Environment;

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::input::{Actions, Input, InputCollector, InputFrame};
 use crate::particles::ParticleSystem;
-use crate::physics::{Colliders, Space};
+use crate::physics::{Colliders, Physics, Space};
 use crate::record::{
     Branch, Captured, RecordSettings, Recorder, Restored, Seek, SeekError, Simulation, StateHash,
 };
@@ -41,6 +41,8 @@ pub struct World {
     pub(crate) index: SpatialIndex,
     /// The colliders filed for the systems' spatial queries.
     colliders: Colliders,
+    /// The bodies and colliders simulated, once a fixed step.
+    physics: Physics,
     /// The particle pool, fed by the scene's emitters each fixed step.
     pub(crate) particles: ParticleSystem,
     /// Collect the nodes recomputed over each frame (for the dirty-flag overlay).
@@ -67,6 +69,7 @@ impl World {
             clock: Clock::default(),
             index: SpatialIndex::new(),
             colliders: Colliders::new(),
+            physics: Physics::new(),
             particles: ParticleSystem::new(Self::PARTICLE_CAPACITY),
             track_recomputed: false,
             recomputed_nodes: Vec::new(),
@@ -148,7 +151,8 @@ impl World {
         self.fixed_step(self.clock.step_seconds());
     }
 
-    /// One fixed update: systems (with the transform pass), then particles from
+    /// One fixed update: systems (with the transform pass), the physics step
+    /// (and the transform pass of the bodies it moved), then particles from
     /// the emitters' fresh world transforms; returns (recomputed, re-filed).
     /// A recorder, when there is one, looks before and after.
     ///
@@ -181,11 +185,22 @@ impl World {
             self.recorder = recorder;
             return (0, 0);
         }
+        let (mut recomputed, mut refiled) = self.after_propagation(self.scene.last_recomputed());
+        let moved = {
+            puffin::profile_scope!("physics");
+            self.physics.step(dt, &mut self.scene)
+        };
+        if moved > 0 {
+            let again = self.scene.propagate().recomputed;
+            let (r, f) = self.after_propagation(again);
+            recomputed += r;
+            refiled += f;
+        }
         {
             puffin::profile_scope!("particles");
             self.particles.step(dt, self.scene.emitters_mut());
         }
-        let counts = self.after_propagation(self.scene.last_recomputed());
+        let counts = (recomputed, refiled);
         if let (Some(r), Some(started)) = (recorder.as_mut(), started) {
             r.after_step(self, started.elapsed());
         }
@@ -269,13 +284,14 @@ impl World {
     }
 
     /// What follows every propagation: remember the recomputed nodes (when the
-    /// overlay wants them) and re-file them with the colliders and in the
-    /// octree (which consumes them).
+    /// overlay wants them), re-file them with the colliders, let the physics
+    /// follow them, and re-file them in the octree (which consumes them).
     fn after_propagation(&mut self, recomputed: usize) -> (usize, usize) {
         if self.track_recomputed {
             self.recomputed_nodes.extend(self.scene.changed_nodes());
         }
         self.colliders.sync(&self.scene);
+        self.physics.sync(&self.scene);
         self.index.sync(&mut self.scene);
         (recomputed, self.index.refiled())
     }
@@ -331,11 +347,15 @@ impl World {
 
     /// Puts `scene` in place of the world's (a file loaded or a snapshot
     /// restored) and returns the old one: the new scene's transforms are
-    /// propagated and the index is rebuilt around it; systems, clock and
-    /// particles stay.
+    /// propagated and the index is rebuilt around it, its bodies simulated
+    /// afresh (the gravity kept); systems, clock and particles stay.
     pub fn replace_scene(&mut self, mut scene: Scene) -> Scene {
         scene.propagate();
         scene.snapshot_previous();
+        let gravity = self.physics.gravity();
+        self.physics = Physics::new();
+        self.physics.set_gravity(gravity);
+        self.physics.sync(&scene);
         self.index.rebuild(&mut scene);
         self.colliders.rebuild(&scene);
         std::mem::replace(&mut self.scene, scene)
@@ -381,6 +401,7 @@ impl World {
     /// frame does this itself; call it to query the index before one).
     pub fn sync_index(&mut self) {
         self.colliders.sync(&self.scene);
+        self.physics.sync(&self.scene);
         self.index.sync(&mut self.scene);
     }
 
@@ -393,6 +414,16 @@ impl World {
     /// The colliders filed for queries.
     pub fn colliders(&self) -> &Colliders {
         &self.colliders
+    }
+
+    /// The bodies and colliders simulated.
+    pub fn physics(&self) -> &Physics {
+        &self.physics
+    }
+
+    /// The simulation, to set its gravity.
+    pub fn physics_mut(&mut self) -> &mut Physics {
+        &mut self.physics
     }
 
     /// The nearest mesh `ray` hits and the distance along it (bounding boxes
@@ -408,13 +439,14 @@ impl World {
 }
 
 /// A world's whole simulated state at one moment: the scene (resources
-/// included), the particles, the step counter and the input the next step
-/// reads. What Play's Reset goes back to: restored, the world hashes as it
+/// included), the particles, the physics, the step counter and the input
+/// the next step reads. What Play's Reset goes back to: restored, the world hashes as it
 /// did when it was taken ([`World::state_hash`]), step included.
 #[derive(Clone, Debug)]
 pub struct WorldSnapshot {
     scene: Scene,
     particles: ParticleSystem,
+    physics: Physics,
     step: u64,
     applied: crate::systems::AppliedCommands,
     input: InputFrame,
@@ -438,6 +470,7 @@ impl World {
         WorldSnapshot {
             scene: self.scene.clone(),
             particles: self.particles.clone(),
+            physics: self.physics.clone(),
             step: self.systems.steps(),
             applied: self.systems.last_applied(),
             input: self.next_input,
@@ -451,6 +484,7 @@ impl World {
     pub fn restore_snapshot(&mut self, snapshot: WorldSnapshot) {
         self.scene = snapshot.scene;
         self.particles = snapshot.particles;
+        self.physics = snapshot.physics;
         self.systems.set_steps(snapshot.step, snapshot.applied);
         self.systems.take_panic();
         self.next_input = snapshot.input;
@@ -509,7 +543,10 @@ impl World {
 
     /// Hashes of everything a fixed step reads and writes (see [`StateHash::of`]).
     pub fn state_hash(&mut self) -> StateHash {
-        StateHash::of(&mut self.scene, &self.particles, self.systems.steps())
+        StateHash {
+            physics: self.physics.state_hash(),
+            ..StateHash::of(&mut self.scene, &self.particles, self.systems.steps())
+        }
     }
 }
 
@@ -520,8 +557,9 @@ fn update_events<E: Resource>(scene: &mut Scene) {
     }
 }
 
-/// What the recorder captures of a world: the scene, the particles and the
-/// step counter; the octree is rebuilt from the scene on restore.
+/// What the recorder captures of a world: the scene, the particles, the
+/// physics and the step counter; the octree is rebuilt from the scene on
+/// restore.
 impl Simulation for World {
     fn step(&mut self) {
         World::step(self);
@@ -539,6 +577,7 @@ impl Simulation for World {
         Captured {
             scene: &mut self.scene,
             particles: &self.particles,
+            physics: &self.physics,
             step: self.systems.steps(),
             applied: self.systems.last_applied(),
         }
@@ -547,6 +586,7 @@ impl Simulation for World {
     fn restore(&mut self, state: Restored) {
         self.scene = state.scene;
         self.particles = state.particles;
+        self.physics = state.physics;
         self.systems.set_steps(state.step, state.applied);
         self.index.rebuild(&mut self.scene);
         self.colliders.rebuild(&self.scene);

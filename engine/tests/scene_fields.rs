@@ -12,7 +12,9 @@ use keel_engine::assets::AlphaMode;
 use keel_engine::particles::{Burst, ColorStop, FloatRange, Overflow, SizeStop};
 use keel_engine::scene::{AnyComponent, CameraSetup, NodeRecord, SCENE_VERSION, SceneFile};
 use keel_engine::scene::{PostSettings, ShadowSettings, Tonemapper};
-use keel_engine::{Collider, ColliderShape, CollisionLayers, MeshRef, Primitive};
+use keel_engine::{
+    Axes, Body, BodyKind, Collider, ColliderShape, CollisionLayers, MeshRef, Primitive,
+};
 use keel_engine::{
     Environment, Light, LightKind, Material, MeshRenderer, Orbit, Oscillate, Scene, SceneError,
     Spin, Transform,
@@ -59,6 +61,20 @@ fn everything() -> SceneFile {
             membership: 0b11,
             filter: 0b101,
         },
+    }));
+    root.set_component(AnyComponent::new(Body {
+        kind: BodyKind::Kinematic,
+        linear_damping: 0.375,
+        angular_damping: 0.625,
+        gravity_scale: -0.5,
+        ccd: true,
+        lock_translation: Axes {
+            x: true,
+            ..Axes::NONE
+        },
+        lock_rotation: Axes::ALL,
+        linear_velocity: Vec3::new(1.25, -2.5, 0.75),
+        angular_velocity: Vec3::new(0.5, 0.25, -0.125),
     }));
     root.mesh = Some(MeshRenderer {
         cast_shadows: false,
@@ -352,6 +368,8 @@ fn numbers_out_of_their_range_are_refused() {
         ("collider", "friction", &["-0.5"]),
         ("collider", "restitution", &["1.5", "-0.5"]),
         ("collider", "density", &["-1.0"]),
+        ("body", "linear_damping", &["-0.5"]),
+        ("body", "angular_damping", &["-2.0"]),
         ("material", "base_color", &["-0.25"]),
         ("material", "metallic", &["1.5", "-0.1"]),
         ("material", "roughness", &["1.25", "-0.5"]),

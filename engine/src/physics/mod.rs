@@ -8,13 +8,19 @@
 //!   flag; the world keeps one beside the mesh index.
 //! - `queries`: [`Space`], what a system asks (`StepContext::space`):
 //!   overlaps, the first ray hit, the k nearest, through a [`QueryFilter`].
+//! - `bodies`: [`Physics`], the bodies and colliders simulated by rapier
+//!   once a fixed step, fed by the dirty flag, cloned into keyframes.
 
+mod bodies;
 mod colliders;
 mod queries;
 mod shape;
 
+pub use bodies::{GRAVITY, Physics};
 pub use colliders::Colliders;
 pub use queries::{QueryFilter, RayHit, Space};
 
+#[cfg(test)]
+mod body_tests;
 #[cfg(test)]
 mod tests;

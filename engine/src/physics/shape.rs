@@ -11,7 +11,7 @@
 use glam::{Affine3A, Quat, Vec3};
 use parry3d::math::Pose;
 use parry3d::query::Ray as ParryRay;
-use parry3d::shape::{Ball, Capsule, Cuboid, Cylinder, Shape};
+use parry3d::shape::{Ball, Capsule, Cuboid, Cylinder, Shape, SharedShape};
 
 use crate::scene::collider::{Collider, ColliderShape};
 use crate::spatial::{Aabb, Ray};
@@ -23,6 +23,44 @@ enum Sized3 {
     Cuboid(Cuboid),
     Capsule(Capsule),
     Cylinder(Cylinder),
+}
+
+impl Sized3 {
+    /// `collider`'s shape at world `scale` (the one rule for both the
+    /// queries' shapes and the simulation's).
+    fn of(collider: &Collider, scale: Vec3) -> Self {
+        let scale = scale.abs();
+        let across = scale.x.max(scale.z);
+        match collider.shape {
+            ColliderShape::Ball { radius } => Self::Ball(Ball::new(radius * scale.max_element())),
+            ColliderShape::Cuboid { half_extents } => {
+                Self::Cuboid(Cuboid::new(half_extents * scale))
+            }
+            ColliderShape::Capsule {
+                half_height,
+                radius,
+            } => Self::Capsule(Capsule::new_y(half_height * scale.y, radius * across)),
+            ColliderShape::Cylinder {
+                half_height,
+                radius,
+            } => Self::Cylinder(Cylinder::new(half_height * scale.y, radius * across)),
+        }
+    }
+}
+
+/// `collider`'s shape at world `scale`, for the simulation (`None` when a
+/// size is not finite: a world that overflowed).
+pub(crate) fn shared_shape(collider: &Collider, scale: Vec3) -> Option<SharedShape> {
+    match Sized3::of(collider, scale) {
+        Sized3::Ball(s) => s.radius.is_finite().then(|| SharedShape::new(s)),
+        Sized3::Cuboid(s) => s.half_extents.is_finite().then(|| SharedShape::new(s)),
+        Sized3::Capsule(s) => {
+            (s.radius.is_finite() && s.half_height().is_finite()).then(|| SharedShape::new(s))
+        }
+        Sized3::Cylinder(s) => {
+            (s.radius.is_finite() && s.half_height.is_finite()).then(|| SharedShape::new(s))
+        }
+    }
 }
 
 /// A shape placed in the world.
@@ -39,23 +77,7 @@ impl WorldShape {
     /// found until it is finite again).
     pub(crate) fn of(collider: &Collider, world: &Affine3A) -> Option<(Self, Aabb)> {
         let (scale, rotation, translation) = world.to_scale_rotation_translation();
-        let scale = scale.abs();
-        let across = scale.x.max(scale.z);
-        let shape = match collider.shape {
-            ColliderShape::Ball { radius } => Sized3::Ball(Ball::new(radius * scale.max_element())),
-            ColliderShape::Cuboid { half_extents } => {
-                Sized3::Cuboid(Cuboid::new(half_extents * scale))
-            }
-            ColliderShape::Capsule {
-                half_height,
-                radius,
-            } => Sized3::Capsule(Capsule::new_y(half_height * scale.y, radius * across)),
-            ColliderShape::Cylinder {
-                half_height,
-                radius,
-            } => Sized3::Cylinder(Cylinder::new(half_height * scale.y, radius * across)),
-        };
-        let placed = Self::placed(translation, rotation, shape);
+        let placed = Self::placed(translation, rotation, Sized3::of(collider, scale));
         let bounds = placed.bounds();
         bounds.is_finite().then_some((placed, bounds))
     }

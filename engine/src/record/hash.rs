@@ -20,6 +20,10 @@ pub struct StateHash {
     pub resources: u64,
     /// The particle pool's columns and counters.
     pub particles: u64,
+    /// The bodies simulated (pose, velocities, sleep) and the gravity; `0`
+    /// with nothing simulated, and in recordings made before physics.
+    #[serde(default)]
+    pub physics: u64,
     /// The step counter.
     pub step: u64,
 }
@@ -32,6 +36,7 @@ impl StateHash {
             self.components,
             self.resources,
             self.particles,
+            self.physics,
             self.step,
         ]))
     }
@@ -44,6 +49,7 @@ impl StateHash {
             ("components", self.components, other.components),
             ("resources", self.resources, other.resources),
             ("particles", self.particles, other.particles),
+            ("physics", self.physics, other.physics),
             ("step", self.step, other.step),
         ] {
             if a != b {
@@ -125,6 +131,8 @@ impl StateHash {
             components: components.digest(),
             resources: resources.digest(),
             particles: particles.digest(),
+            // The world's physics hashes itself (`World::state_hash`).
+            physics: 0,
             step,
         }
     }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::bulk::{BulkError, BulkReader};
 use crate::particles::ParticleSystem;
+use crate::physics::Physics;
 use crate::scene::{AnyColumn, Column, Components, RegisteredColumns, Scene};
 use crate::systems::AppliedCommands;
 
@@ -214,6 +215,7 @@ pub(super) struct Keyframe {
     applied: AppliedCommands,
     scene: Scene,
     particles: ParticleSystem,
+    physics: Physics,
     components: SharedComponents,
     packed: Packed,
     /// Bytes charged to the recording's budget when captured (columns shared
@@ -236,6 +238,8 @@ pub struct Captured<'a> {
     pub scene: &'a mut Scene,
     /// The particle pool.
     pub particles: &'a ParticleSystem,
+    /// The physics (cloned whole).
+    pub physics: &'a Physics,
     /// Fixed steps run so far.
     pub step: u64,
     /// What the last step's commands did.
@@ -249,6 +253,8 @@ pub struct Restored {
     pub scene: Scene,
     /// The particle pool as it was.
     pub particles: ParticleSystem,
+    /// The physics as it was.
+    pub physics: Physics,
     /// Fixed steps run by then.
     pub step: u64,
     /// What that step's commands did.
@@ -276,12 +282,15 @@ impl Keyframe {
             Some(base) => Packed::delta(raw, base, scratch),
             None => Packed::whole(raw),
         };
-        let bytes = packed.bytes() + fresh + scene.rest_bytes() + size_of::<Keyframe>();
+        let physics = world.physics.clone();
+        let bytes =
+            packed.bytes() + fresh + scene.rest_bytes() + physics.bytes() + size_of::<Keyframe>();
         Keyframe {
             step: world.step,
             applied: world.applied,
             scene,
             particles,
+            physics,
             components,
             packed,
             bytes,
@@ -341,6 +350,7 @@ impl Keyframe {
         self.packed.bytes()
             + self.components.unshared_bytes()
             + self.scene.rest_bytes()
+            + self.physics.bytes()
             + size_of::<Keyframe>()
     }
 
@@ -356,6 +366,7 @@ impl Keyframe {
         Ok(Restored {
             scene,
             particles,
+            physics: self.physics.clone(),
             step: self.step,
             applied: self.applied,
         })

@@ -19,6 +19,8 @@
 //!   built-in behaviours as ordinary registered components.
 //! - `collider`: the shape a node has for spatial queries and physics
 //!   (a registered component; its geometry is `physics`').
+//! - `body`: a rigid body on a node, dynamic, kinematic or fixed (a
+//!   registered component; its simulation is `physics`').
 //! - `resources`: typed state that belongs to no node.
 //! - `query`: how systems walk component columns (`query_each`, one form over tuples of terms).
 //! - `file`, `validate`: RON scene files and what a loaded value must satisfy.
@@ -35,6 +37,7 @@
 
 pub(crate) mod animator;
 pub(crate) mod behaviours;
+pub(crate) mod body;
 pub(crate) mod collider;
 mod column;
 pub(crate) mod components;
@@ -58,6 +61,7 @@ pub(crate) use crate::light::{Light, LightKind};
 pub(crate) use crate::transform::{Affine3x4, Transform};
 pub(crate) use animator::{Animator, PlayMode};
 pub(crate) use behaviours::{Orbit, Oscillate, Spin};
+pub(crate) use body::Body;
 pub(crate) use collider::Collider;
 pub(crate) use components::MeshRenderer;
 pub(crate) use environment::Environment;

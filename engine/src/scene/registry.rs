@@ -133,7 +133,7 @@ pub struct ComponentRegistry {
 
 impl Default for ComponentRegistry {
     /// The built-in components: the behaviours `spin`, `oscillate`,
-    /// `orbit`, `camera` and `collider`.
+    /// `orbit`, `camera`, `collider` and `body`.
     fn default() -> Self {
         let mut registry = Self {
             types: Vec::new(),
@@ -147,6 +147,7 @@ impl Default for ComponentRegistry {
             registry.register::<Orbit>(),
             registry.register::<super::SceneCamera>(),
             registry.register::<super::Collider>(),
+            registry.register::<super::Body>(),
         ] {
             result.expect("the built-in names are distinct and well formed");
         }
@@ -379,7 +380,15 @@ mod tests {
         );
         assert_eq!(
             registry.names().collect::<Vec<_>>(),
-            ["camera", "collider", "health", "orbit", "oscillate", "spin"]
+            [
+                "body",
+                "camera",
+                "collider",
+                "health",
+                "orbit",
+                "oscillate",
+                "spin"
+            ]
         );
     }
 
@@ -396,6 +405,6 @@ mod tests {
         assert!(registry.reflect().contains(TypeId::of::<Health>()));
         assert!(registry.reflect().contains(TypeId::of::<Spin>()));
         let copy = registry.clone();
-        assert_eq!(copy.names().count(), 6, "copies keep every type");
+        assert_eq!(copy.names().count(), 7, "copies keep every type");
     }
 }

@@ -533,7 +533,7 @@ fn missing_fields_and_unknown_components_are_named_with_their_line() {
     );
     assert!(
         err.to_string()
-            .contains("(camera, collider, orbit, oscillate, spin)"),
+            .contains("(body, camera, collider, orbit, oscillate, spin)"),
         "lists the registered components: {err}"
     );
 }
