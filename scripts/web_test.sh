@@ -40,6 +40,15 @@ cargo run --bin keel-viewer -- assets/scenes/demo.ron --record "$out/demo/native
 timeout 300 python3 scripts/web_check.py "$out/demo" --path "?replay=native.ron" \
     --expect-replay "^identical: 600 steps"
 
+echo "-- the crate pile (bodies, contacts, sleep) ends the same in the page and natively"
+cargo run --bin keel-viewer -- assets/scenes/physics.ron --record "$out/demo/physics-native.ron" --steps 600
+timeout 300 python3 scripts/web_check.py "$out/demo" \
+    --path "?scene=assets/scenes/physics.ron&replay=physics-native.ron" \
+    --expect-replay "^identical: 600 steps"
+timeout 300 python3 scripts/web_check.py "$out/demo" --path "?scene=assets/scenes/physics.ron" \
+    --expect-frame --seconds 8 --save-recording "$out/physics-web.ron"
+cargo run --bin keel-viewer -- --replay "$out/physics-web.ron" assets/scenes/physics.ron
+
 echo "-- the harbour page plays: W held sails the ship through buoys, the HUD counts them;"
 echo "   the run replays identical natively and ends with the same HUD"
 timeout 300 python3 scripts/web_check.py "$out/harbour" --expect-frame --hold KeyW --seconds 20 \

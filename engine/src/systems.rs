@@ -36,10 +36,12 @@
 //! 3. `Commands::apply`: spawns and despawns happen now.
 //! 4. `propagate`: world transforms of dirty subtrees.
 //!
-//! `World` then steps the particle system from the emitters' fresh world
-//! transforms, and the colliders (what the next step's queries read,
-//! `StepContext::space`) and the spatial index re-file the nodes the
-//! propagation changed.
+//! `World` then has the colliders (what the next step's queries read,
+//! `StepContext::space`), the physics and the spatial index take in the
+//! nodes the propagation changed; steps the physics, a fixed place after
+//! every system (`physics/bodies.rs`), and when it moved bodies propagates
+//! again and has the three take those in; then steps the particle system
+//! from the emitters' fresh world transforms.
 //! A recorder, when one runs, looks before the step (a keyframe an edit forced,
 //! a branch when the world was sought back) and after it (an adaptive keyframe).
 //!

@@ -59,8 +59,9 @@ pub const FILE_LIST: &str = "files.txt";
 const RECORD_BUDGET: usize = 64 << 20;
 
 /// Plays `game` from `scene` (a path relative to the page, as listed in
-/// [`FILE_LIST`]) in the page that loaded this module. Returns at once; the
-/// game runs in the browser's event loop.
+/// [`FILE_LIST`]) in the page that loaded this module, or from the listed
+/// scene the address names (`?scene=assets/scenes/physics.ron`). Returns at
+/// once; the game runs in the browser's event loop.
 pub fn play(game: Game, scene: &str) {
     let _ = console_log::init_with_level(log::Level::Info);
     std::panic::set_hook(Box::new(|info| {
@@ -81,12 +82,16 @@ async fn start(game: Game, scene: PathBuf) -> Result<(), String> {
     let window = web_sys::window().ok_or("no browser window")?;
     let document = window.document().ok_or("no document")?;
     let base = document.base_uri().ok().flatten().unwrap_or_default();
-    // The page's folder: what the file list's paths are relative to.
+    // The page's folder: what the file list's paths are relative to (the
+    // query, whose paths hold slashes of their own, left off).
+    let base = base.split(['?', '#']).next().unwrap_or_default();
     let base = base.rfind('/').map_or("", |end| &base[..=end]).to_owned();
     if !page::has_webgpu(&window) {
         return Err(page::no_webgpu(&window));
     }
     let build = page::build_id(&document);
+    // `?scene=assets/scenes/physics.ron`: another scene the page lists.
+    let scene = page::query(&window, "scene").map_or(scene, PathBuf::from);
     let replay = page::query(&window, "replay");
     let source = page::fetch_files(&window, &base, replay.as_deref()).await?;
     let limits = ReadLimits {

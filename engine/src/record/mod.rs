@@ -4,7 +4,8 @@
 //! The simulation is deterministic (same steps, same bits, whatever the frame
 //! rate), so a recording does not store every step: it keeps keyframes of the
 //! whole simulated state (scene columns and components, structure, particle
-//! pool, emitter states, step counter) and re-simulates from the nearest one.
+//! pool, emitter states, the physics, step counter) and re-simulates from the
+//! nearest one.
 //! Edits made between steps (the editor's) force a keyframe before the next
 //! step, so re-simulation never has to replay them.
 //!
@@ -41,7 +42,9 @@
 //!   170 bytes a node), each component column as an `Arc` (shared with the
 //!   previous keyframe when no mutable access touched it: `Column::touched`), and
 //!   a clone of the small rest (layout upkeep, pending lists, particle slots,
-//!   step counter). The octree is rebuilt on restore.
+//!   step counter) and of the physics (rapier's bodies, colliders, contacts
+//!   with their warm-start impulses, islands). The octree is rebuilt on
+//!   restore.
 //! - The bulk is stored as the 64-byte ranges that differ from the previous
 //!   keyframe's, XOR-ed against it and LZ4-compressed (a world where little moves
 //!   costs little); one keyframe in eight stands alone, so a seek
@@ -56,7 +59,8 @@
 //!   steps re-simulated. Playing from a past step replaces the future; an edit
 //!   there discards it into a `Branch` that undo puts back.
 //! - Recording changes no bit (tested), and seeking gives the same `StateHash`
-//!   (hot columns and layout, component values, particle columns and counters) as
+//!   (hot columns and layout, component values, particle columns and counters,
+//!   bodies) as
 //!   a fresh run (tested at 40 random steps of 10,000).
 //!
 //! Recording files (`keel-viewer --record FILE`) hold no state at all: the scene's
