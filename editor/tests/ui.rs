@@ -551,6 +551,12 @@ fn f_frames_the_selection_and_the_view_menu_hides_panels() {
         .click();
     h.run();
     assert!(h.state().views().options.octree_cells);
+    h.get_by_label("View").click();
+    h.run();
+    h.get_by_role_and_label(egui::accesskit::Role::CheckBox, "Colliders and contacts")
+        .click();
+    h.run();
+    assert!(h.state().views().options.colliders);
     h.key_press(egui::Key::Escape);
     h.run();
     assert!(
@@ -717,6 +723,36 @@ struct Cargo {
 
 impl keel_engine::Component for Cargo {
     const NAME: &'static str = "cargo";
+}
+
+#[test]
+fn an_added_collider_fits_what_the_node_draws() {
+    // The ship's hull raised a metre: the box around the ship reaches 1.5
+    // up and down from it.
+    let mut scene = small_scene();
+    let hull = scene.find("hull").unwrap();
+    let raised = keel_engine::Transform::from_translation(glam::Vec3::Y);
+    scene.set_local(hull, raised).unwrap();
+    let mut h = editor(scene, None);
+    h.get_by_label("ship").click();
+    h.run();
+    click_scrolled(&mut h, "Add component");
+    h.run();
+    h.get_by_label("Collider").click();
+    h.run();
+    let ship = node(&h, "ship");
+    let added = h
+        .state()
+        .doc()
+        .scene()
+        .get::<keel_engine::Collider>(ship)
+        .copied();
+    let fitted = keel_engine::Collider::cuboid(glam::Vec3::new(0.5, 1.5, 0.5));
+    assert_eq!(
+        added,
+        Some(fitted),
+        "the box around the ship's hull, not the unit box"
+    );
 }
 
 #[test]

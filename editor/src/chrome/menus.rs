@@ -163,6 +163,7 @@ impl TopBar<'_> {
                 }
                 ui.separator();
                 ui.checkbox(&mut self.options.octree_cells, "Octree cells");
+                ui.checkbox(&mut self.options.colliders, "Colliders and contacts");
                 ui.checkbox(&mut self.options.aabbs, "Bounding boxes");
                 ui.checkbox(
                     &mut self.options.dirty_highlight,

@@ -25,8 +25,9 @@ use glam::{EulerRot, Quat, Vec3, Vec4};
 use keel_engine::Assets;
 use keel_engine::Emitter;
 use keel_engine::assets::AlphaMode;
+use keel_engine::physics::fitted_collider;
 use keel_engine::scene::{ComponentRegistry, ModelInstance, UnknownComponents};
-use keel_engine::{Light, LightKind, MeshRenderer, NodeId};
+use keel_engine::{Collider, Component, Light, LightKind, MeshRenderer, NodeId};
 use keel_engine::{MeshRef, Primitive};
 
 use crate::component::{ComponentKind, ComponentValue};
@@ -410,6 +411,12 @@ impl Inspector {
                         (&mut value, clips.first())
                     {
                         a.clip = first.clone();
+                    }
+                    // A collider fits what the node draws, in one click.
+                    if kind == ComponentKind::Registered(<Collider as Component>::NAME)
+                        && let Some(fitted) = fitted_collider(doc.scene(), node)
+                    {
+                        value = ComponentValue::registered(fitted);
                     }
                     if let Err(e) = doc.set_component(node, value, None) {
                         status.error(e.to_string());

@@ -24,6 +24,8 @@ use crate::status::Status;
 pub struct ViewOptions {
     /// Overlay: the octree's cells.
     pub octree_cells: bool,
+    /// Overlay: collider outlines and the last step's contacts.
+    pub colliders: bool,
     /// Overlay: each mesh's bounding box.
     pub aabbs: bool,
     /// Overlay: tint nodes whose world transform was recomputed this frame (dirty flag).
@@ -38,6 +40,7 @@ impl ViewOptions {
             aabbs: self.aabbs,
             highlight: selection,
             octree_cells: self.octree_cells,
+            colliders: self.colliders,
             recomputed: self.dirty_highlight,
             cameras: true,
         }

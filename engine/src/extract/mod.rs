@@ -9,6 +9,7 @@ pub(crate) mod camera_rig;
 mod deformed;
 mod game_camera;
 mod pack;
+mod physics_overlay;
 mod retained;
 mod shadows;
 pub(crate) mod thumbnail;
@@ -39,6 +40,9 @@ pub struct Overlays<'a> {
     pub highlight: &'a [NodeId],
     /// The octree's non-empty cells.
     pub octree_cells: bool,
+    /// Every collider's outline (by what its body does) and the last
+    /// step's contacts.
+    pub colliders: bool,
     /// Outline the meshes whose world transform the dirty flag recomputed this frame.
     pub recomputed: bool,
     /// Every scene camera's view volume (to `CAMERA_GIZMO_DEPTH`, at 16:9):
@@ -258,6 +262,9 @@ impl Extractor {
                     Vec4::new(0.3, 0.5 * shade, 1.0 * shade, 1.0),
                 );
             }
+        }
+        if overlays.colliders {
+            physics_overlay::push_physics(&mut self.lines, &world.scene, world.physics(), alpha);
         }
         if overlays.cameras {
             let active = world.scene.active_camera(alpha).map(|(node, _)| node);

@@ -35,8 +35,8 @@ use rapier3d::math::Pose;
 use rapier3d::prelude::{
     BroadPhaseBvh, CCDSolver, ColliderBuilder, ColliderHandle, ColliderSet, Group, ImpulseJointSet,
     IntegrationParameters, InteractionGroups, InteractionTestMode, IslandManager, LockedAxes,
-    MultibodyJointSet, NarrowPhase, PhysicsPipeline, RigidBody, RigidBodyBuilder, RigidBodyHandle,
-    RigidBodySet, RigidBodyType, SoftBodySet,
+    MultibodyJointSet, NarrowPhase, PairContacts, PhysicsPipeline, RigidBody, RigidBodyBuilder,
+    RigidBodyHandle, RigidBodySet, RigidBodyType, SoftBodySet,
 };
 
 use super::shape::shared_shape;
@@ -187,6 +187,27 @@ impl Physics {
     pub fn is_sleeping(&self, node: NodeId) -> Option<bool> {
         let (handle, _) = self.state.links.get(node)?.body?;
         Some(self.state.bodies.get(handle)?.is_sleeping())
+    }
+
+    /// Calls `each` with every contact point of the last step (touching or
+    /// about to) and its normal (world space, from the first collider
+    /// towards the second).
+    pub fn each_contact(&self, mut each: impl FnMut(Vec3, Vec3)) {
+        let s = &self.state;
+        for pair in s.narrow.contact_pairs() {
+            let (Some(first), PairContacts::Rigid(contacts)) =
+                (s.colliders.get(pair.collider1), &pair.contacts)
+            else {
+                continue;
+            };
+            for manifold in &contacts.manifolds {
+                // Touching or within the prediction distance: what the
+                // solver holds apart.
+                for point in &manifold.points {
+                    each(first.position() * point.local_p1, manifold.data.normal);
+                }
+            }
+        }
     }
 
     /// Brings the simulation in step with `scene` after a propagation: the

@@ -8,17 +8,21 @@
 //!   flag; the world keeps one beside the mesh index.
 //! - `queries`: [`Space`], what a system asks (`StepContext::space`):
 //!   overlaps, the first ray hit, the k nearest, through a [`QueryFilter`].
+//! - `fit`: [`fitted_collider`], a box around what a node draws.
 //! - `bodies`: [`Physics`], the bodies and colliders simulated by rapier
 //!   once a fixed step, fed by the dirty flag, cloned into keyframes.
 
 mod bodies;
 mod colliders;
+mod fit;
 mod queries;
 mod shape;
 
 pub use bodies::{GRAVITY, Physics};
 pub use colliders::Colliders;
+pub use fit::fitted_collider;
 pub use queries::{QueryFilter, RayHit, Space};
+pub(crate) use shape::{Sized3, outline_of};
 
 #[cfg(test)]
 mod body_tests;

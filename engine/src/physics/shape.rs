@@ -18,7 +18,7 @@ use crate::spatial::{Aabb, Ray};
 
 /// A parry shape of one of the collider kinds, held by value (no allocation).
 #[derive(Clone, Copy, Debug)]
-enum Sized3 {
+pub(crate) enum Sized3 {
     Ball(Ball),
     Cuboid(Cuboid),
     Capsule(Capsule),
@@ -61,6 +61,14 @@ pub(crate) fn shared_shape(collider: &Collider, scale: Vec3) -> Option<SharedSha
             (s.radius.is_finite() && s.half_height.is_finite()).then(|| SharedShape::new(s))
         }
     }
+}
+
+/// `collider`'s shape as placed by `world`: its rotation, its centre and its
+/// sized shape (what an outline draws); `None` for a world not finite.
+pub(crate) fn outline_of(collider: &Collider, world: &Affine3A) -> Option<(Quat, Vec3, Sized3)> {
+    let (scale, rotation, translation) = world.to_scale_rotation_translation();
+    let ok = scale.is_finite() && rotation.is_finite() && translation.is_finite();
+    ok.then(|| (rotation, translation, Sized3::of(collider, scale)))
 }
 
 /// A shape placed in the world.

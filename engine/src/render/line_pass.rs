@@ -56,9 +56,23 @@ pub fn push_frustum(
     });
 }
 
+/// Appends a circle around `center` through `center + a` and `center + b`
+/// (two perpendicular radii), in 24 segments.
+pub fn push_circle(lines: &mut Vec<LineVertex>, center: Vec3, a: Vec3, b: Vec3, color: Vec4) {
+    const SEGMENTS: usize = 24;
+    let at = |i: usize| {
+        let (sin, cos) = crate::math::sin_cos(i as f32 / SEGMENTS as f32 * std::f32::consts::TAU);
+        center + a * cos + b * sin
+    };
+    for i in 0..SEGMENTS {
+        lines.push(LineVertex::new(at(i), color));
+        lines.push(LineVertex::new(at(i + 1), color));
+    }
+}
+
 /// Appends the 12 edges of a box-like solid whose corner `i` (0 to 7) is
 /// `corner(i)`: bit 0 picks its x side, bit 1 its y side, bit 2 its z side.
-fn push_box(lines: &mut Vec<LineVertex>, color: Vec4, corner: impl Fn(usize) -> Vec3) {
+pub(crate) fn push_box(lines: &mut Vec<LineVertex>, color: Vec4, corner: impl Fn(usize) -> Vec3) {
     // Two corners share an edge when their indices differ in exactly one bit.
     for i in 0..8 {
         for bit in [1, 2, 4] {

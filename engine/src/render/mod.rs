@@ -77,7 +77,8 @@ pub use frame::{
     PointLight, Spot, spot_shadows,
 };
 pub use gpu_errors::{GpuErrors, GpuProblem};
-pub use line_pass::{push_aabb, push_axes, push_frustum, push_grid};
+pub(crate) use line_pass::push_box;
+pub use line_pass::{push_aabb, push_axes, push_circle, push_frustum, push_grid};
 pub use packed::{BatchKey, FREE_SLOT, PackedInstances, RetainedInstances};
 pub use records::{GpuCaster, GpuInstance, InstanceRecord};
 pub use renderer::RenderStats;

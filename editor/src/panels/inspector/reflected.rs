@@ -219,7 +219,11 @@ fn value_ui(
                         }
                     }
                 });
-            tracker.track(&combo.response);
+            let response =
+                combo
+                    .response
+                    .accessible_name(if label.is_empty() { "Variant" } else { label });
+            tracker.track(&response);
             ui.end_row();
             if let Some(name) = chosen
                 && let Some(variant) = info
