@@ -67,9 +67,11 @@ struct LinkedCollider {
 struct Link {
     body: Option<(RigidBodyHandle, Body)>,
     collider: Option<LinkedCollider>,
-    /// A dynamic body's node's world as the last write-back left it (after
-    /// its propagation): any other is a move by something else.
-    written: Option<Affine3A>,
+    /// The node's world as the simulation last took it in (made, placed,
+    /// or as a dynamic body's write-back left it after its propagation): a
+    /// propagation that recomputed the node to the same world changes
+    /// nothing, any other world is a move by something else.
+    seen: Option<Affine3A>,
     /// Written back by the last step, its propagation not yet seen.
     writing: bool,
 }
@@ -283,7 +285,7 @@ impl Physics {
                     &mut s.soft_bodies,
                     true,
                 );
-                link.written = None;
+                link.seen = None;
             }
             if link.body.is_none() && link.collider.is_none() {
                 s.links.remove(node);
@@ -319,7 +321,7 @@ impl Physics {
                     let handle = s.bodies.insert(rb);
                     made.push((node, handle));
                     link.body = Some((handle, *body));
-                    link.written = Some(world);
+                    link.seen = Some(world);
                     // A collider standing alone goes with the body now.
                     if let Some(c) = link.collider.take() {
                         s.colliders.remove(
@@ -382,7 +384,10 @@ impl Physics {
                 .user_data(user_data(node));
             let handle = match body {
                 Some(body) => s.colliders.insert_with_parent(built, body, &mut s.bodies),
-                None => s.colliders.insert(built.position(pose_of(&world))),
+                None => {
+                    link.seen = Some(world);
+                    s.colliders.insert(built.position(pose_of(&world)))
+                }
             };
             link.collider = Some(LinkedCollider {
                 handle,
@@ -410,6 +415,16 @@ impl Physics {
         let (Some(world), Some(link)) = (scene.world(node), s.links.get_mut(node)) else {
             return;
         };
+        if link.writing {
+            // The write-back's own propagation: nothing to take in.
+            link.writing = false;
+            link.seen = Some(world);
+            return;
+        }
+        if link.seen == Some(world) {
+            return;
+        }
+        link.seen = Some(world);
         let (scale, _, _) = world.to_scale_rotation_translation();
         if let Some(c) = link.collider.as_mut()
             && c.scale != scale
@@ -429,17 +444,8 @@ impl Physics {
                 };
                 match body.kind {
                     BodyKind::Kinematic => rb.set_next_kinematic_position(pose),
-                    BodyKind::Fixed => rb.set_position(pose, true),
-                    BodyKind::Dynamic if link.writing => {
-                        link.writing = false;
-                        link.written = Some(world);
-                    }
-                    BodyKind::Dynamic => {
-                        if link.written != Some(world) {
-                            rb.set_position(pose, true);
-                            link.written = Some(world);
-                        }
-                    }
+                    // Placed anew, or teleported.
+                    BodyKind::Fixed | BodyKind::Dynamic => rb.set_position(pose, true),
                 }
             }
             None => {

@@ -406,3 +406,91 @@ fn seeks_in_a_recording_with_physics_equal_a_fresh_run() {
         assert_eq!(got, want, "seek to {k}: {:?} differ", got.differing(&want));
     }
 }
+
+#[test]
+fn the_world_steps_its_bodies_as_rapier_alone_does() {
+    use rapier3d::prelude as rp;
+    let starts: Vec<Vec3> = (0..20)
+        .map(|i| Vec3::new((i % 5) as f32 * 0.6, 0.3 + (i / 5) as f32 * 0.7, 0.0))
+        .collect();
+    let mut scene = Scene::new();
+    floor(&mut scene);
+    let boxes: Vec<NodeId> = starts
+        .iter()
+        .map(|&at| {
+            let node = scene
+                .spawn(None, "box", Transform::from_translation(at))
+                .unwrap();
+            scene
+                .insert(node, Collider::cuboid(Vec3::splat(0.25)))
+                .unwrap();
+            scene.insert(node, Body::dynamic()).unwrap();
+            node
+        })
+        .collect();
+    let mut world = World::new(scene);
+    // rapier alone: the same bodies, then the same colliders, in order.
+    let mut bodies = rp::RigidBodySet::new();
+    let mut colliders = rp::ColliderSet::new();
+    let ground = bodies.insert(
+        rp::RigidBodyBuilder::fixed().pose(rp::Pose::from_parts(Vec3::NEG_Y * 0.5, Quat::IDENTITY)),
+    );
+    let handles: Vec<_> = starts
+        .iter()
+        .map(|&at| {
+            bodies.insert(
+                rp::RigidBodyBuilder::dynamic().pose(rp::Pose::from_parts(at, Quat::IDENTITY)),
+            )
+        })
+        .collect();
+    colliders.insert_with_parent(
+        rp::ColliderBuilder::cuboid(10.0, 0.5, 10.0),
+        ground,
+        &mut bodies,
+    );
+    for &h in &handles {
+        colliders.insert_with_parent(
+            rp::ColliderBuilder::cuboid(0.25, 0.25, 0.25),
+            h,
+            &mut bodies,
+        );
+    }
+    let (mut islands, mut broad, mut narrow) = (
+        rp::IslandManager::new(),
+        rp::BroadPhaseBvh::new(),
+        rp::NarrowPhase::new(),
+    );
+    let (mut joints, mut multibody, mut soft, mut ccd) = (
+        rp::ImpulseJointSet::new(),
+        rp::MultibodyJointSet::new(),
+        rp::SoftBodySet::new(),
+        rp::CCDSolver::new(),
+    );
+    let mut pipeline = rp::PhysicsPipeline::new();
+    let params = rp::IntegrationParameters {
+        dt: world.clock().step_seconds(),
+        ..Default::default()
+    };
+    for step in 0..60 {
+        world.step();
+        pipeline.step(
+            crate::physics::GRAVITY,
+            &params,
+            &mut islands,
+            &mut broad,
+            &mut narrow,
+            &mut bodies,
+            &mut colliders,
+            &mut joints,
+            &mut multibody,
+            &mut soft,
+            &mut ccd,
+            &(),
+            &(),
+        );
+        for (&node, &h) in boxes.iter().zip(&handles) {
+            let keel = Vec3::from(world.scene().world(node).unwrap().translation);
+            assert_eq!(keel, bodies[h].translation(), "step {step}, {node}");
+        }
+    }
+}
