@@ -200,12 +200,11 @@ impl World {
             puffin::profile_scope!("particles");
             self.particles.step(dt, self.scene.emitters_mut());
         }
-        let counts = (recomputed, refiled);
         if let (Some(r), Some(started)) = (recorder.as_mut(), started) {
             r.after_step(self, started.elapsed());
         }
         self.recorder = recorder;
-        counts
+        (recomputed, refiled)
     }
 
     /// The user system panic that stopped this world's steps, if one did

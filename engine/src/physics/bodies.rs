@@ -95,6 +95,65 @@ struct State {
     stamps: [Option<Stamp>; 2],
 }
 
+/// `node`'s link, made empty if it has none.
+fn link_mut(links: &mut Column<Link>, node: NodeId) -> &mut Link {
+    if !links.contains(node) {
+        links.insert(node, Link::default());
+    }
+    links.get_mut(node).expect("inserted above")
+}
+
+impl State {
+    /// Puts `node`'s `collider` into rapier, on `body` or standing alone
+    /// where `world` places it; `None` when its sizes are not finite.
+    fn make_collider(
+        &mut self,
+        node: NodeId,
+        collider: &Collider,
+        world: &Affine3A,
+        body: Option<RigidBodyHandle>,
+    ) -> Option<LinkedCollider> {
+        let (scale, _, _) = world.to_scale_rotation_translation();
+        let shape = shared_shape(collider, scale)?;
+        let groups = InteractionGroups::new(
+            Group::from_bits_retain(collider.layers.membership),
+            Group::from_bits_retain(collider.layers.filter),
+            InteractionTestMode::And,
+        );
+        let built = ColliderBuilder::new(shape)
+            .sensor(collider.sensor)
+            .friction(collider.friction)
+            .restitution(collider.restitution)
+            .density(collider.density)
+            .collision_groups(groups)
+            .user_data(user_data(node));
+        let handle = match body {
+            Some(body) => self
+                .colliders
+                .insert_with_parent(built, body, &mut self.bodies),
+            None => self.colliders.insert(built.position(pose_of(world))),
+        };
+        Some(LinkedCollider {
+            handle,
+            config: *collider,
+            scale,
+            on_body: body.is_some(),
+        })
+    }
+
+    /// Takes a collider out of rapier, waking what it touched.
+    fn remove_collider(&mut self, handle: ColliderHandle) {
+        let s = self;
+        s.colliders.remove(
+            handle,
+            &mut s.islands,
+            &mut s.bodies,
+            &mut s.soft_bodies,
+            true,
+        );
+    }
+}
+
 /// A world's physics: its bodies and colliders simulated (see the module).
 pub struct Physics {
     state: State,
@@ -266,16 +325,18 @@ impl Physics {
             .collect();
         for (node, body_gone, collider_gone) in gone {
             let link = s.links.get_mut(node).expect("listed above");
-            if collider_gone && let Some(c) = link.collider.take() {
-                s.colliders.remove(
-                    c.handle,
-                    &mut s.islands,
-                    &mut s.bodies,
-                    &mut s.soft_bodies,
-                    true,
-                );
+            let collider = link.collider.take_if(|_| collider_gone);
+            let body = link.body.take_if(|_| body_gone);
+            if body.is_some() {
+                link.seen = None;
             }
-            if body_gone && let Some((handle, _)) = link.body.take() {
+            if link.body.is_none() && link.collider.is_none() {
+                s.links.remove(node);
+            }
+            if let Some(c) = collider {
+                s.remove_collider(c.handle);
+            }
+            if let Some((handle, _)) = body {
                 s.bodies.remove(
                     handle,
                     &mut s.islands,
@@ -285,10 +346,6 @@ impl Physics {
                     &mut s.soft_bodies,
                     true,
                 );
-                link.seen = None;
-            }
-            if link.body.is_none() && link.collider.is_none() {
-                s.links.remove(node);
             }
         }
         // Bodies: new ones made, edited ones changed.
@@ -297,13 +354,7 @@ impl Physics {
             let Some(world) = scene.world(node) else {
                 continue;
             };
-            let link = match s.links.get_mut(node) {
-                Some(link) => link,
-                None => {
-                    s.links.insert(node, Link::default());
-                    s.links.get_mut(node).expect("inserted")
-                }
-            };
+            let link = link_mut(&mut s.links, node);
             match link.body {
                 Some((_, applied)) if applied == *body => {}
                 Some((handle, applied)) => {
@@ -324,13 +375,7 @@ impl Physics {
                     link.seen = Some(world);
                     // A collider standing alone goes with the body now.
                     if let Some(c) = link.collider.take() {
-                        s.colliders.remove(
-                            c.handle,
-                            &mut s.islands,
-                            &mut s.bodies,
-                            &mut s.soft_bodies,
-                            true,
-                        );
+                        s.remove_collider(c.handle);
                     }
                 }
             }
@@ -340,13 +385,7 @@ impl Physics {
             let Some(world) = scene.world(node) else {
                 continue;
             };
-            let link = match s.links.get_mut(node) {
-                Some(link) => link,
-                None => {
-                    s.links.insert(node, Link::default());
-                    s.links.get_mut(node).expect("inserted")
-                }
-            };
+            let link = link_mut(&mut s.links, node);
             let body = link.body.map(|(handle, _)| handle);
             if link
                 .collider
@@ -355,46 +394,21 @@ impl Physics {
                 continue;
             }
             if let Some(c) = link.collider.take() {
-                s.colliders.remove(
-                    c.handle,
-                    &mut s.islands,
-                    &mut s.bodies,
-                    &mut s.soft_bodies,
-                    true,
-                );
+                s.remove_collider(c.handle);
             }
-            let (scale, _, _) = world.to_scale_rotation_translation();
-            let Some(shape) = shared_shape(collider, scale) else {
-                if body.is_none() {
+            match s.make_collider(node, collider, &world, body) {
+                Some(made) => {
+                    let link = link_mut(&mut s.links, node);
+                    if body.is_none() {
+                        link.seen = Some(world);
+                    }
+                    link.collider = Some(made);
+                }
+                None if body.is_none() => {
                     s.links.remove(node);
                 }
-                continue;
-            };
-            let groups = InteractionGroups::new(
-                Group::from_bits_retain(collider.layers.membership),
-                Group::from_bits_retain(collider.layers.filter),
-                InteractionTestMode::And,
-            );
-            let built = ColliderBuilder::new(shape)
-                .sensor(collider.sensor)
-                .friction(collider.friction)
-                .restitution(collider.restitution)
-                .density(collider.density)
-                .collision_groups(groups)
-                .user_data(user_data(node));
-            let handle = match body {
-                Some(body) => s.colliders.insert_with_parent(built, body, &mut s.bodies),
-                None => {
-                    link.seen = Some(world);
-                    s.colliders.insert(built.position(pose_of(&world)))
-                }
-            };
-            link.collider = Some(LinkedCollider {
-                handle,
-                config: *collider,
-                scale,
-                on_body: body.is_some(),
-            });
+                None => {}
+            }
         }
         for (node, handle) in made {
             if s.bodies
