@@ -205,7 +205,12 @@ fn crowd(path: &Path, paused_every: Option<usize>) -> Scene {
 
 /// One step the way the engine runs it, then the joint matrices packed.
 fn step(systems: &mut Systems, scene: &mut Scene, palette: &mut JointPalette) {
-    systems.run_step(scene, keel_engine::physics::Space::EMPTY, 1.0 / 60.0);
+    systems.run_step(
+        scene,
+        keel_engine::physics::Space::EMPTY,
+        keel_engine::physics::Bodies::EMPTY,
+        1.0 / 60.0,
+    );
     scene.clear_changed();
     scene.pack_joints(1.0, palette);
 }

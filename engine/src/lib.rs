@@ -91,8 +91,8 @@ pub(crate) mod world;
 pub use game::{Game, GameError, Hud, Plugin};
 pub use input::resource::Input;
 pub use systems::{
-    AppliedCommands, BUILT_IN_SYSTEMS, Command, Commands, Events, RunCondition, SpawnInit,
-    StepContext, SystemError, SystemFn, SystemOrder, SystemPanic, Systems,
+    AppliedCommands, BUILT_IN_SYSTEMS, BodyCommands, Command, Commands, Events, RunCondition,
+    SpawnInit, StepContext, SystemError, SystemFn, SystemOrder, SystemPanic, Systems,
 };
 pub use time::{Clock, DEFAULT_STEP, FrameTick, ManualTime, RealTime, TimeSource, Timer};
 pub use world::{FrameStats, World, WorldSnapshot};
@@ -103,15 +103,18 @@ pub use assets::primitives::Primitive;
 pub use assets::registry::MeshRef;
 pub use light::{Light, LightKind};
 pub use particles::emitter::Emitter;
+pub use physics::Collision;
 pub use scene::animator::{Animator, PlayMode};
 pub use scene::behaviours::{Orbit, Oscillate, Spin};
 pub use scene::body::{Axes, Body, BodyKind};
+pub use scene::character::Character;
 pub use scene::collider::{Collider, ColliderShape, CollisionLayers};
 pub use scene::components::MeshRenderer;
 pub use scene::environment::Environment;
 pub use scene::error::{NodeError, SceneError};
 pub use scene::handle::NodeId;
 pub use scene::hierarchy::{Keep, Scene};
+pub use scene::joint::{Joint, JointKind};
 pub use scene::node_ref::NodeRef;
 pub use scene::registered::Component;
 pub use scene::resources::Resource;

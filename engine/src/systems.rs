@@ -63,11 +63,11 @@ use glam::{Quat, Vec3};
 mod commands;
 mod events;
 
-pub use commands::{AppliedCommands, Command, Commands, SpawnInit};
+pub use commands::{AppliedCommands, BodyCommands, Command, Commands, SpawnInit};
 pub use events::Events;
 pub(crate) use events::{is_events, swap_key, unswapped};
 
-use crate::physics::Space;
+use crate::physics::{Bodies, Push, Space};
 use crate::scene::{
     Component, NodeError, NodeId, Orbit, Oscillate, Scene, Spin, Transform, Transforms,
 };
@@ -83,6 +83,10 @@ pub struct StepContext<'a> {
     /// after the last step's propagation: what this step's systems move is
     /// found where it moved from the next step on).
     pub space: Space<'a>,
+    /// The simulation as the last step left it: bodies' velocities, a
+    /// character's sweep (`physics/view.rs`); pushes go through
+    /// [`Commands::body`].
+    pub bodies: Bodies<'a>,
 }
 
 /// A user system: one slice of behaviour per fixed step.
@@ -461,12 +465,21 @@ impl Systems {
     /// the scene's step undo was armed (`World` arms it), the caller rolls
     /// the step back. Returns whether the step ran to its end. The systems'
     /// queries are asked of `space` (a world's colliders; [`Space::EMPTY`]
-    /// for a scene stepped on its own).
-    pub fn run_step(&mut self, scene: &mut Scene, space: Space<'_>, dt: f32) -> bool {
+    /// for a scene stepped on its own) and the simulation read through
+    /// `bodies` ([`Bodies::EMPTY`] for none); the pushes they queue wait in
+    /// [`Systems::take_pushes`].
+    pub fn run_step(
+        &mut self,
+        scene: &mut Scene,
+        space: Space<'_>,
+        bodies: Bodies<'_>,
+        dt: f32,
+    ) -> bool {
         let ctx = StepContext {
             dt,
             index: self.steps,
             space,
+            bodies,
         };
         if self.panicked.is_some() {
             return false;
@@ -539,6 +552,12 @@ impl Systems {
     /// Takes the panic that stopped the systems: steps run again.
     pub fn take_panic(&mut self) -> Option<SystemPanic> {
         self.panicked.take()
+    }
+
+    /// The pushes the last step's systems queued, in order (the world
+    /// applies them before the physics steps).
+    pub(crate) fn take_pushes(&mut self) -> std::vec::Drain<'_, (NodeId, Push)> {
+        self.commands.take_pushes()
     }
 
     /// Fixed steps run so far.
@@ -718,7 +737,7 @@ mod tests {
                 if systems.steps() == steps {
                     break;
                 }
-                systems.run_step(&mut scene, Space::EMPTY, dt);
+                systems.run_step(&mut scene, Space::EMPTY, Bodies::EMPTY, dt);
             }
         }
         state_bits(&scene)
@@ -787,7 +806,7 @@ mod tests {
             assert_eq!(scene.len(), 6, "nothing changes shape while systems run");
         });
         assert!(added.is_ok(), "a new name");
-        systems.run_step(&mut scene, Space::EMPTY, 0.5);
+        systems.run_step(&mut scene, Space::EMPTY, Bodies::EMPTY, 0.5);
         assert_eq!(systems.panic(), None, "the system's own checks hold");
         let applied = systems.last_applied();
         assert_eq!(
@@ -832,7 +851,7 @@ mod tests {
         let mut systems = Systems::new();
         let mut last = None;
         for _ in 0..10 {
-            systems.run_step(&mut scene, Space::EMPTY, 0.1);
+            systems.run_step(&mut scene, Space::EMPTY, Bodies::EMPTY, 0.1);
             let t = scene.local(boat).unwrap();
             assert!((t.translation.distance(orbit.center) - 3.0).abs() < 1e-4);
             if let Some(prev) = last {
@@ -857,7 +876,7 @@ mod tests {
             .insert(node, Oscillate::new(Vec3::Y, 0.5, 1.0, 0.7))
             .unwrap();
         let mut systems = Systems::new();
-        systems.run_step(&mut scene, Space::EMPTY, 0.01);
+        systems.run_step(&mut scene, Space::EMPTY, Bodies::EMPTY, 0.01);
         let first = scene.local(node).unwrap().translation.y;
         // A start from the phase itself would jump by 0.5 * sin(0.7) = 0.32 at once.
         assert!(
@@ -865,7 +884,7 @@ mod tests {
             "first step moved to y = {first}"
         );
         for _ in 0..99 {
-            systems.run_step(&mut scene, Space::EMPTY, 0.01);
+            systems.run_step(&mut scene, Space::EMPTY, Bodies::EMPTY, 0.01);
         }
         let y = scene.local(node).unwrap().translation.y;
         assert!((y - 1.0).abs() < 1e-3, "after one period y = {y}");
@@ -887,7 +906,7 @@ mod tests {
         systems.add("first", push(1.0)).unwrap();
         systems.add("second", push(2.0)).unwrap();
         systems.replace("first", push(3.0)).unwrap();
-        systems.run_step(&mut scene, Space::EMPTY, 0.01);
+        systems.run_step(&mut scene, Space::EMPTY, Bodies::EMPTY, 0.01);
         // "first" still runs before "second": (0 * 10 + 3) * 10 + 2.
         assert_eq!(scene.local(node).unwrap().translation.x, 32.0);
         assert_eq!(

@@ -176,9 +176,10 @@ impl World {
         let input = self.next_input;
         self.input_resource().advance(&input);
         self.next_input = input.held_only();
+        let bodies = crate::physics::Bodies::of(&self.physics);
         if !self
             .systems
-            .run_step(&mut self.scene, self.colliders.space(), dt)
+            .run_step(&mut self.scene, self.colliders.space(), bodies, dt)
         {
             self.scene.roll_back_step();
             self.next_input = input;
@@ -188,6 +189,7 @@ impl World {
         let (mut recomputed, mut refiled) = self.after_propagation(self.scene.last_recomputed());
         let moved = {
             puffin::profile_scope!("physics");
+            self.physics.push(&self.scene, self.systems.take_pushes());
             self.physics.step(dt, &mut self.scene)
         };
         if moved > 0 {

@@ -535,8 +535,18 @@ mod tests {
                 scene.set_local(node, t).unwrap();
             })
             .expect("a system of a new name");
-        systems.run_step(&mut scene, crate::physics::Space::EMPTY, 0.5);
-        systems.run_step(&mut scene, crate::physics::Space::EMPTY, 0.5);
+        systems.run_step(
+            &mut scene,
+            crate::physics::Space::EMPTY,
+            crate::physics::Bodies::EMPTY,
+            0.5,
+        );
+        systems.run_step(
+            &mut scene,
+            crate::physics::Space::EMPTY,
+            crate::physics::Bodies::EMPTY,
+            0.5,
+        );
         let mut buffers = Extractor::default();
         let frame = buffers.extract(&scene, 0.5, Camera::default(), &Overlays::default());
         let x = frame.instances[0].model.translation.x;

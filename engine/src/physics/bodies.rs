@@ -33,16 +33,21 @@
 use glam::{Affine3A, Vec3};
 use rapier3d::math::Pose;
 use rapier3d::prelude::{
-    BroadPhaseBvh, CCDSolver, ColliderBuilder, ColliderHandle, ColliderSet, Group, ImpulseJointSet,
-    IntegrationParameters, InteractionGroups, InteractionTestMode, IslandManager, LockedAxes,
-    MultibodyJointSet, NarrowPhase, PairContacts, PhysicsPipeline, RigidBody, RigidBodyBuilder,
-    RigidBodyHandle, RigidBodySet, RigidBodyType, SoftBodySet,
+    ActiveEvents, BroadPhaseBvh, CCDSolver, ColliderBuilder, ColliderHandle, ColliderSet, Group,
+    ImpulseJointSet, IntegrationParameters, InteractionGroups, InteractionTestMode, IslandManager,
+    LockedAxes, MultibodyJointSet, NarrowPhase, PairContacts, PhysicsPipeline, RigidBody,
+    RigidBodyBuilder, RigidBodyHandle, RigidBodySet, RigidBodyType, SoftBodySet,
 };
 
+use super::events::{Collision, Reports, collision};
+use super::joints::LinkedJoint;
+use super::push::Forced;
 use super::shape::shared_shape;
 use crate::scene::body::{Axes, Body, BodyKind};
 use crate::scene::collider::Collider;
+use crate::scene::joint::Joint;
 use crate::scene::{Column, NodeId, Scene};
+use crate::systems::Events;
 use crate::transform::Transform;
 
 /// The gravity a world starts with: Earth's, down the Y axis.
@@ -53,8 +58,8 @@ type Stamp = (u64, u64);
 
 /// A collider as made in rapier.
 #[derive(Clone, Copy, Debug)]
-struct LinkedCollider {
-    handle: ColliderHandle,
+pub(super) struct LinkedCollider {
+    pub(super) handle: ColliderHandle,
     config: Collider,
     /// The world scale its sizes were made at.
     scale: Vec3,
@@ -63,10 +68,12 @@ struct LinkedCollider {
 }
 
 /// What a node with a body or a collider has in rapier.
-#[derive(Clone, Copy, Debug, Default)]
-struct Link {
-    body: Option<(RigidBodyHandle, Body)>,
-    collider: Option<LinkedCollider>,
+#[derive(Clone, Debug, Default)]
+pub(super) struct Link {
+    pub(super) body: Option<(RigidBodyHandle, Body)>,
+    pub(super) collider: Option<LinkedCollider>,
+    /// Its joint to another body or the world (`joints.rs`).
+    pub(super) joint: Option<LinkedJoint>,
     /// The node's world as the simulation last took it in (made, placed,
     /// or as a dynamic body's write-back left it after its propagation): a
     /// propagation that recomputed the node to the same world changes
@@ -78,21 +85,24 @@ struct Link {
 
 /// rapier's whole state, cloned into keyframes.
 #[derive(Clone)]
-struct State {
-    gravity: Vec3,
-    params: IntegrationParameters,
-    islands: IslandManager,
-    broad: BroadPhaseBvh,
-    narrow: NarrowPhase,
-    bodies: RigidBodySet,
-    colliders: ColliderSet,
-    impulse_joints: ImpulseJointSet,
-    multibody_joints: MultibodyJointSet,
-    soft_bodies: SoftBodySet,
-    ccd: CCDSolver,
-    links: Column<Link>,
-    /// The `body` and `collider` columns' stamps when last compared.
-    stamps: [Option<Stamp>; 2],
+pub(super) struct State {
+    pub(super) gravity: Vec3,
+    pub(super) params: IntegrationParameters,
+    pub(super) islands: IslandManager,
+    pub(super) broad: BroadPhaseBvh,
+    pub(super) narrow: NarrowPhase,
+    pub(super) bodies: RigidBodySet,
+    pub(super) colliders: ColliderSet,
+    pub(super) impulse_joints: ImpulseJointSet,
+    pub(super) multibody_joints: MultibodyJointSet,
+    pub(super) soft_bodies: SoftBodySet,
+    pub(super) ccd: CCDSolver,
+    pub(super) links: Column<Link>,
+    /// The `body`, `collider` and `joint` columns' stamps when last compared.
+    stamps: [Option<Stamp>; 3],
+    /// Colliders removed since the last step, with their nodes and whether
+    /// each was a sensor: the step reports what they stopped touching.
+    removed: Vec<(ColliderHandle, NodeId, bool)>,
 }
 
 /// `node`'s link, made empty if it has none.
@@ -126,6 +136,7 @@ impl State {
             .restitution(collider.restitution)
             .density(collider.density)
             .collision_groups(groups)
+            .active_events(ActiveEvents::COLLISION_EVENTS)
             .user_data(user_data(node));
         let handle = match body {
             Some(body) => self
@@ -141,9 +152,12 @@ impl State {
         })
     }
 
-    /// Takes a collider out of rapier, waking what it touched.
-    fn remove_collider(&mut self, handle: ColliderHandle) {
+    /// Takes `node`'s collider out of rapier, waking what it touched.
+    fn remove_collider(&mut self, node: NodeId, handle: ColliderHandle) {
         let s = self;
+        if let Some(c) = s.colliders.get(handle) {
+            s.removed.push((handle, node, c.is_sensor()));
+        }
         s.colliders.remove(
             handle,
             &mut s.islands,
@@ -156,9 +170,13 @@ impl State {
 
 /// A world's physics: its bodies and colliders simulated (see the module).
 pub struct Physics {
-    state: State,
+    pub(super) state: State,
     /// Scratch space only (rapier's own word); not part of the state.
     pipeline: PhysicsPipeline,
+    /// The step's touch reports (scratch, empty between steps).
+    reports: Reports,
+    /// Bodies pushed by a force this step (scratch, empty between steps).
+    pub(super) forced: Forced,
 }
 
 impl Clone for Physics {
@@ -166,6 +184,8 @@ impl Clone for Physics {
         Self {
             state: self.state.clone(),
             pipeline: PhysicsPipeline::new(),
+            reports: Reports::default(),
+            forced: Forced::new(),
         }
     }
 }
@@ -204,9 +224,12 @@ impl Physics {
                 soft_bodies: SoftBodySet::new(),
                 ccd: CCDSolver::new(),
                 links: Column::default(),
-                stamps: [None, None],
+                stamps: [None; 3],
+                removed: Vec::new(),
             },
             pipeline: PhysicsPipeline::new(),
+            reports: Reports::default(),
+            forced: Forced::new(),
         }
     }
 
@@ -232,6 +255,11 @@ impl Physics {
         self.state.colliders.len()
     }
 
+    /// Joints simulated.
+    pub fn joints(&self) -> usize {
+        self.state.impulse_joints.len()
+    }
+
     /// Bodies awake (moving, or not yet settled).
     pub fn awake(&self) -> usize {
         self.state.islands.num_active_bodies()
@@ -242,6 +270,12 @@ impl Physics {
         let (handle, _) = self.state.links.get(node)?.body?;
         let body = self.state.bodies.get(handle)?;
         Some((body.linvel(), body.angvel()))
+    }
+
+    /// `node`'s body's mass, kilograms, if it has a body.
+    pub fn mass(&self, node: NodeId) -> Option<f32> {
+        let (handle, _) = self.state.links.get(node)?.body?;
+        Some(self.state.bodies.get(handle)?.mass())
     }
 
     /// Whether `node`'s body sleeps (settled: costs nothing until woken).
@@ -279,6 +313,7 @@ impl Physics {
         let stamps = [
             components.column::<Body>().map(Column::stamp),
             components.column::<Collider>().map(Column::stamp),
+            components.column::<Joint>().map(Column::stamp),
         ];
         if stamps != self.state.stamps {
             self.state.stamps = stamps;
@@ -327,14 +362,20 @@ impl Physics {
             let link = s.links.get_mut(node).expect("listed above");
             let collider = link.collider.take_if(|_| collider_gone);
             let body = link.body.take_if(|_| body_gone);
-            if body.is_some() {
+            let joint = if body.is_some() {
                 link.seen = None;
-            }
+                link.joint.take()
+            } else {
+                None
+            };
             if link.body.is_none() && link.collider.is_none() {
                 s.links.remove(node);
             }
             if let Some(c) = collider {
-                s.remove_collider(c.handle);
+                s.remove_collider(node, c.handle);
+            }
+            if let Some(joint) = joint {
+                s.remove_joint(&joint);
             }
             if let Some((handle, _)) = body {
                 s.bodies.remove(
@@ -375,7 +416,7 @@ impl Physics {
                     link.seen = Some(world);
                     // A collider standing alone goes with the body now.
                     if let Some(c) = link.collider.take() {
-                        s.remove_collider(c.handle);
+                        s.remove_collider(node, c.handle);
                     }
                 }
             }
@@ -394,7 +435,7 @@ impl Physics {
                 continue;
             }
             if let Some(c) = link.collider.take() {
-                s.remove_collider(c.handle);
+                s.remove_collider(node, c.handle);
             }
             match s.make_collider(node, collider, &world, body) {
                 Some(made) => {
@@ -421,6 +462,7 @@ impl Physics {
                 );
             }
         }
+        s.reconcile_joints(scene);
     }
 
     /// `node` was recomputed by a propagation: its body or collider follows.
@@ -492,8 +534,41 @@ impl Physics {
             &mut s.soft_bodies,
             &mut s.ccd,
             &(),
-            &(),
+            &self.reports,
         );
+        self.unforce();
+        let s = &mut self.state;
+        let removed = std::mem::take(&mut s.removed);
+        match scene.resource_mut::<Events<Collision>>() {
+            Some(events) => {
+                let known = |h: ColliderHandle| {
+                    s.colliders
+                        .get(h)
+                        .map(|c| (node_of(c.user_data), c.is_sensor()))
+                        .or_else(|| {
+                            removed
+                                .iter()
+                                .find(|r| r.0 == h)
+                                .map(|&(_, node, sensor)| (node, sensor))
+                        })
+                };
+                for report in self.reports.drain() {
+                    let touch = collision(
+                        report,
+                        |h| known(h).map(|(node, _)| node),
+                        |h| known(h).is_some_and(|(_, sensor)| sensor),
+                    );
+                    if let Some(touch) = touch {
+                        events.send(touch);
+                    }
+                }
+            }
+            None => {
+                self.reports.drain();
+            }
+        }
+        s.removed = removed;
+        s.removed.clear();
         let mut written = 0;
         for handle in s.islands.active_bodies() {
             let Some(rb) = s.bodies.get(handle).filter(|rb| rb.is_dynamic()) else {

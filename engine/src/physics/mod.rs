@@ -11,19 +11,36 @@
 //! - `fit`: [`fitted_collider`], a box around what a node draws.
 //! - `bodies`: [`Physics`], the bodies and colliders simulated by rapier
 //!   once a fixed step, fed by the dirty flag, cloned into keyframes.
+//! - `joints`: the `joint` components made as rapier's joints.
+//! - `events`: [`Collision`], touches and sensor visits sent as events.
+//! - `push`: [`Push`], forces, impulses and velocities game code queues
+//!   (`Commands::body`).
+//! - `view`: [`Bodies`], what a system reads of the simulation
+//!   (`StepContext::bodies`); `character`: its [`Bodies::move_character`].
 
 mod bodies;
+mod character;
 mod colliders;
+mod events;
 mod fit;
+mod joints;
+mod push;
 mod queries;
 mod shape;
+mod view;
 
 pub use bodies::{GRAVITY, Physics};
+pub use character::CharacterMove;
 pub use colliders::Colliders;
+pub use events::Collision;
 pub use fit::fitted_collider;
+pub use push::Push;
 pub use queries::{QueryFilter, RayHit, Space};
 pub(crate) use shape::{Sized3, outline_of};
+pub use view::Bodies;
 
+#[cfg(test)]
+mod api_tests;
 #[cfg(test)]
 mod body_tests;
 #[cfg(test)]

@@ -133,7 +133,7 @@ pub struct ComponentRegistry {
 
 impl Default for ComponentRegistry {
     /// The built-in components: the behaviours `spin`, `oscillate`,
-    /// `orbit`, `camera`, `collider` and `body`.
+    /// `orbit`, `camera`, `collider`, `body`, `joint` and `character`.
     fn default() -> Self {
         let mut registry = Self {
             types: Vec::new(),
@@ -148,6 +148,8 @@ impl Default for ComponentRegistry {
             registry.register::<super::SceneCamera>(),
             registry.register::<super::Collider>(),
             registry.register::<super::Body>(),
+            registry.register::<super::Joint>(),
+            registry.register::<super::Character>(),
         ] {
             result.expect("the built-in names are distinct and well formed");
         }
@@ -383,8 +385,10 @@ mod tests {
             [
                 "body",
                 "camera",
+                "character",
                 "collider",
                 "health",
+                "joint",
                 "orbit",
                 "oscillate",
                 "spin"
@@ -405,6 +409,6 @@ mod tests {
         assert!(registry.reflect().contains(TypeId::of::<Health>()));
         assert!(registry.reflect().contains(TypeId::of::<Spin>()));
         let copy = registry.clone();
-        assert_eq!(copy.names().count(), 7, "copies keep every type");
+        assert_eq!(copy.names().count(), 9, "copies keep every type");
     }
 }

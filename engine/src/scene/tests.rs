@@ -322,7 +322,12 @@ fn save_then_load_gives_back_the_same_scene() {
     let mut scene = furnished();
     let mut systems = crate::systems::Systems::new();
     for _ in 0..37 {
-        systems.run_step(&mut scene, crate::physics::Space::EMPTY, 1.0 / 60.0);
+        systems.run_step(
+            &mut scene,
+            crate::physics::Space::EMPTY,
+            crate::physics::Bodies::EMPTY,
+            1.0 / 60.0,
+        );
     }
     scene.save(&path).unwrap();
     let loaded = Scene::load(&path, &crate::Assets::new()).unwrap();
@@ -533,7 +538,7 @@ fn missing_fields_and_unknown_components_are_named_with_their_line() {
     );
     assert!(
         err.to_string()
-            .contains("(body, camera, collider, orbit, oscillate, spin)"),
+            .contains("(body, camera, character, collider, joint, orbit, oscillate, spin)"),
         "lists the registered components: {err}"
     );
 }

@@ -3,6 +3,9 @@
 //! every system has run, in the order queued, so no node is skipped or
 //! updated twice in the step where the hierarchy changes under it.
 
+use glam::Vec3;
+
+use crate::physics::Push;
 use crate::scene::{AnyComponent, NodeId, Scene, Transform};
 use crate::{Component, Keep};
 
@@ -49,6 +52,8 @@ fn remove_component<C: Component>(scene: &mut Scene, node: NodeId) -> bool {
 #[derive(Default)]
 pub struct Commands {
     queue: Vec<Command>,
+    /// Bodies' pushes, for the physics (`physics/push.rs`).
+    pushes: Vec<(NodeId, Push)>,
 }
 
 /// What applying a command buffer did.
@@ -184,7 +189,29 @@ impl Commands {
         self.queue.push(Command::Despawn(node));
     }
 
-    /// Number of queued commands.
+    /// Pushes for `node`'s body (forces, impulses, velocities), applied
+    /// in the order queued just before the physics steps (`physics/push.rs`).
+    ///
+    /// ```
+    /// # use keel_engine::{Commands, NodeId};
+    /// # fn kick(commands: &mut Commands, ball: NodeId) {
+    /// commands.body(ball).impulse(glam::Vec3::Y * 4.0).torque(glam::Vec3::X);
+    /// # }
+    /// ```
+    pub fn body(&mut self, node: NodeId) -> BodyCommands<'_> {
+        BodyCommands {
+            node,
+            pushes: &mut self.pushes,
+        }
+    }
+
+    /// The step's pushes, in the order queued (the world hands them to the
+    /// physics).
+    pub(crate) fn take_pushes(&mut self) -> std::vec::Drain<'_, (NodeId, Push)> {
+        self.pushes.drain(..)
+    }
+
+    /// Number of queued commands (pushes not counted).
     pub fn len(&self) -> usize {
         self.queue.len()
     }
@@ -247,5 +274,64 @@ impl Commands {
             }
         }
         applied
+    }
+}
+
+/// Pushes for one body ([`Commands::body`]), each queued as called.
+pub struct BodyCommands<'a> {
+    node: NodeId,
+    pushes: &'a mut Vec<(NodeId, Push)>,
+}
+
+impl BodyCommands<'_> {
+    /// Queues `push`.
+    pub fn push(&mut self, push: Push) -> &mut Self {
+        self.pushes.push((self.node, push));
+        self
+    }
+
+    /// A force through the centre of mass for this step, newtons.
+    pub fn force(&mut self, force: Vec3) -> &mut Self {
+        self.push(Push::Force(force))
+    }
+
+    /// A force at a world point for this step.
+    pub fn force_at(&mut self, force: Vec3, point: Vec3) -> &mut Self {
+        self.push(Push::ForceAt { force, point })
+    }
+
+    /// A torque for this step, newton metres.
+    pub fn torque(&mut self, torque: Vec3) -> &mut Self {
+        self.push(Push::Torque(torque))
+    }
+
+    /// A blow through the centre of mass, newton seconds.
+    pub fn impulse(&mut self, impulse: Vec3) -> &mut Self {
+        self.push(Push::Impulse(impulse))
+    }
+
+    /// A blow at a world point.
+    pub fn impulse_at(&mut self, impulse: Vec3, point: Vec3) -> &mut Self {
+        self.push(Push::ImpulseAt { impulse, point })
+    }
+
+    /// A twisting blow.
+    pub fn torque_impulse(&mut self, impulse: Vec3) -> &mut Self {
+        self.push(Push::TorqueImpulse(impulse))
+    }
+
+    /// Sets its velocity, metres a second.
+    pub fn velocity(&mut self, velocity: Vec3) -> &mut Self {
+        self.push(Push::Velocity(velocity))
+    }
+
+    /// Sets its spin, radians a second.
+    pub fn angular_velocity(&mut self, spin: Vec3) -> &mut Self {
+        self.push(Push::AngularVelocity(spin))
+    }
+
+    /// Wakes it if it sleeps.
+    pub fn wake(&mut self) -> &mut Self {
+        self.push(Push::Wake)
     }
 }
