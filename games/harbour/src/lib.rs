@@ -2,7 +2,9 @@
 //!
 //! Steer the ship (A/D or the left stick; W/S or the stick forward and back
 //! for the sails) and sail over the buoys to collect them; the small boats
-//! keep out of the ship's way. The score is a resource shown on screen
+//! keep out of the ship's way, and bump it when they do not (the ship sails
+//! as a kinematic character of the physics: the boats and the lighthouse's
+//! island stop it). The score is a resource shown on screen
 //! through [`keel_engine::Hud`].
 //!
 //! Everything the game adds is one [`Plugin`]: four components ([`Ship`],
@@ -250,8 +252,12 @@ impl Plugin for HarbourPlugin {
         world.insert_resource(Hud::default());
         world.add_event::<Collected>();
         let systems = world.systems_mut();
-        systems.add("sail", sail)?;
-        // Each keeps the buffer its spatial query answers into.
+        // Each keeps the buffer its nodes or its spatial query's answers go into.
+        let mut ships = Vec::new();
+        let sailing = move |scene: &mut Scene, _: &mut Commands, step: &StepContext| {
+            sail(scene, step, &mut ships);
+        };
+        systems.add("sail", sailing)?;
         let mut near = Vec::new();
         let collecting = move |scene: &mut Scene, commands: &mut Commands, step: &StepContext| {
             collect(scene, commands, step, &mut near);
@@ -273,15 +279,23 @@ impl Plugin for HarbourPlugin {
     }
 }
 
-/// Moves every ship by the `steer` and `throttle` actions.
-fn sail(scene: &mut Scene, _: &mut Commands, step: &StepContext) {
+/// Moves every ship by the `steer` and `throttle` actions. A ship sails
+/// as a character of the physics (`Bodies::move_character`): the boats and
+/// the island stop it, and it slides along them, instead of passing
+/// through. `ships` is the buffer the step's ships are listed into.
+fn sail(scene: &mut Scene, step: &StepContext, ships: &mut Vec<NodeId>) {
     let (steer, throttle) = scene.resource::<Input>().map_or((0.0, 0.0), |input| {
         (input.axis("steer"), input.axis("throttle"))
     });
     let dt = step.dt;
-    let walked = scene.query_each::<(&mut Ship,)>(|node, (ship,), transforms| {
-        let Some(mut local) = transforms.local(node) else {
-            return;
+    ships.clear();
+    ships.extend_from_slice(scene.components().parts::<Ship>().0);
+    for &node in ships.iter() {
+        let Some(mut local) = scene.local(node) else {
+            continue;
+        };
+        let Some(ship) = scene.get_mut::<Ship>(node) else {
+            continue;
         };
         // Full throttle accelerates; none lets the ship drift to a stop.
         let change = if throttle != 0.0 {
@@ -295,12 +309,17 @@ fn sail(scene: &mut Scene, _: &mut Commands, step: &StepContext) {
         let way = (ship.speed / ship.max_speed.max(1e-3)).min(1.0);
         let turn = Quat::from_rotation_y(-steer * ship.turn_rate * way * dt);
         local.rotation = (turn * local.rotation).normalize();
-        let forward = local.rotation * Vec3::NEG_Z;
-        local.translation = within_harbour(local.translation + forward * ship.speed * dt);
+        let wished = local.rotation * Vec3::NEG_Z * ship.speed * dt;
+        // What is in the way cuts the move short (a ship in a scene without
+        // bodies sails free).
+        let moved = step
+            .bodies
+            .move_character(scene, node, wished)
+            .map_or(wished, |m| horizontal(m.translation));
+        local.translation = within_harbour(local.translation + moved);
         // A node that was removed meanwhile is no error for the game.
-        let _ = transforms.set_local(node, local);
-    });
-    debug_assert!(walked.is_ok(), "one required term");
+        let _ = scene.set_local(node, local);
+    }
 }
 
 /// How far above and below the ship the spatial queries look, metres: the

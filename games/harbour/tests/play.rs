@@ -3,10 +3,10 @@
 //! replays bit for bit.
 
 use harbour::{Buoy, Cheers, Escort, Score, Ship, Skittish};
-use keel_engine::glam::Vec3;
+use keel_engine::glam::{Quat, Vec3};
 use keel_engine::input::{InputFrame, Key, KeySet};
 use keel_engine::record::{Recording, Verdict};
-use keel_engine::{Assets, Collider, Hud, World};
+use keel_engine::{Assets, Collider, Hud, Transform, World};
 
 fn world() -> World {
     harbour::game()
@@ -97,6 +97,61 @@ fn scripted_keys_sail_over_the_buoys_ahead_and_score() {
         world.resource::<Cheers>().unwrap().0,
         2,
         "a blast per collection"
+    );
+}
+
+/// Puts the ship at `at` heading along `heading` (radians about Y) and
+/// sails full ahead for `steps` steps; where it ends.
+fn sail_from(world: &mut World, at: Vec3, heading: f32, steps: u64) -> Vec3 {
+    let node = world.scene().components().parts::<Ship>().0[0];
+    let placed = Transform::from_translation(at).with_rotation(Quat::from_rotation_y(heading));
+    world.scene_mut().set_local(node, placed).unwrap();
+    // One still step: the physics takes in where it was put.
+    world.step();
+    for _ in 0..steps {
+        world.set_input(keys(&[Key::W]));
+        world.step();
+    }
+    ship(world).0
+}
+
+#[test]
+fn the_ship_bumps_into_a_boat_and_the_island_instead_of_sailing_through() {
+    let mut world = world();
+    // A boat that does not flee, 16 m dead ahead (its stern 14.8 m off).
+    let boat = world.scene().find("boat_00").unwrap();
+    world.scene_mut().remove::<Skittish>(boat);
+    world
+        .scene_mut()
+        .set_local(
+            boat,
+            Transform::from_translation(Vec3::new(0.0, 0.0, -16.0)),
+        )
+        .unwrap();
+    let at = sail_from(&mut world, Vec3::new(0.0, 0.6, 0.0), 0.0, 240);
+    // The bow (5 m ahead of the ship's middle) stops at the boat's stern.
+    assert!(
+        (at.z - (-16.0 + 1.2 + 5.0)).abs() < 0.2,
+        "stopped at the boat: {at}"
+    );
+    let boat_at = world.scene().local(boat).unwrap().translation;
+    assert_eq!(
+        boat_at,
+        Vec3::new(0.0, 0.0, -16.0),
+        "which stays where it is"
+    );
+    // Towards the lighthouse's island (6.4 m across the water from its
+    // tower at x = 68): the bow stops at its shore, short of the
+    // harbour's edge the ship would otherwise sail to.
+    let at = sail_from(
+        &mut world,
+        Vec3::new(40.0, 0.6, 30.0),
+        -std::f32::consts::FRAC_PI_2,
+        300,
+    );
+    assert!(
+        (at.x - (68.0 - 6.4 - 5.0)).abs() < 0.3,
+        "stopped at the island: {at}"
     );
 }
 
