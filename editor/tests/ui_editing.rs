@@ -1,6 +1,7 @@
 //! Editing comforts driven like a user would (egui_kittest): copy and paste
 //! of subtrees between two editors through the clipboard's scene-file text,
-//! and renaming a multi-selection by a pattern; each one undo step.
+//! renaming a multi-selection by a pattern, and resizing a collider by its
+//! handle in the Scene view; each one undo step.
 
 mod common;
 
@@ -133,4 +134,60 @@ fn a_multi_selection_rotates_about_its_median_pivot_and_undoes_in_one_step() {
     h.run();
     let locals_after = [mast, sea].map(|n| h.state().doc().scene().local(n).unwrap());
     assert_eq!(locals_after, locals_before, "one undo puts both back");
+}
+
+/// A box collider's +X handle sits on its face, on screen where the scene
+/// view draws it: dragging it outwards widens the box along X alone, as one
+/// undo entry, without moving the node or the camera.
+#[test]
+fn dragging_a_colliders_handle_resizes_its_shape_as_one_undo_step() {
+    use keel_engine::glam::Vec3;
+    let mut scene = small_scene();
+    let hull = scene.find("hull").unwrap();
+    let half = Vec3::new(0.5, 0.5, 0.5);
+    scene
+        .insert(hull, keel_engine::Collider::cuboid(half))
+        .unwrap();
+    let mut h = editor(scene, None);
+    h.get_by_label("hull").click();
+    h.run();
+    h.run();
+    let start = h.state().doc().scene().to_file();
+    let local_before = h.state().doc().scene().local(hull).unwrap();
+    let orbit_before = h.state().views().viewport.rig.as_ref().unwrap().orbit;
+    let world = h.state().doc().scene().world(hull).unwrap();
+    let face = world.transform_point3(Vec3::X * half.x);
+    let grab = to_screen(&h, face);
+    let outward =
+        (to_screen(&h, face + world.transform_vector3(Vec3::X) * 0.1) - grab).normalized();
+    drag(&mut h, grab, grab + outward * 60.0);
+
+    let doc = h.state().doc();
+    let collider = doc.scene().get::<keel_engine::Collider>(hull).unwrap();
+    let keel_engine::ColliderShape::Cuboid { half_extents } = collider.shape else {
+        panic!("still a box: {:?}", collider.shape);
+    };
+    assert!(
+        half_extents.x > half.x + 0.1,
+        "widened along x: {half_extents}"
+    );
+    assert_eq!(
+        (half_extents.y, half_extents.z),
+        (half.y, half.z),
+        "and along x alone"
+    );
+    assert_eq!(
+        doc.scene().local(hull).unwrap(),
+        local_before,
+        "the node stayed"
+    );
+    assert_eq!(doc.undo.len(), 1, "the whole drag is one undo entry");
+    assert_eq!(
+        h.state().views().viewport.rig.as_ref().unwrap().orbit,
+        orbit_before,
+        "the drag did not orbit the camera"
+    );
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    assert_eq!(h.state().doc().scene().to_file(), start, "Ctrl+Z undoes it");
 }

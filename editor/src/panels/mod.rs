@@ -13,6 +13,7 @@
 //!   panels share.
 
 pub(crate) mod assets;
+pub(crate) mod collider_handles;
 pub(crate) mod game_view;
 pub(crate) mod gizmo;
 pub(crate) mod hierarchy;

@@ -16,6 +16,7 @@ use keel_engine::spatial::{Aabb, Ray};
 use keel_engine::{MeshRenderer, NodeId, Scene};
 
 use crate::document::Document;
+use crate::panels::collider_handles::ColliderHandles;
 use crate::panels::gizmo::{GizmoSettings, TransformGizmo};
 use crate::status::Status;
 
@@ -61,6 +62,8 @@ pub struct ViewportState {
     pub rect: Option<egui::Rect>,
     /// The transform gizmo on the primary selection.
     pub gizmo: TransformGizmo,
+    /// The handles on the primary selection's collider.
+    pub(crate) collider_handles: ColliderHandles,
 }
 
 impl ViewportState {
@@ -156,7 +159,8 @@ impl ViewportState {
     /// orbit, middle or shift-drag to pan, wheel to zoom, Tab to fly with WASD),
     /// click to select through the scene's ray cast, F to frame the selection,
     /// and the transform gizmo on the primary selection (its handles take the
-    /// pointer before the camera and picking do).
+    /// pointer before the camera and picking do; the handles on its collider
+    /// take it before the gizmo).
     ///
     /// `frame` asks to frame the selection this frame; placing a dropped
     /// asset says what it did in `status`.
@@ -175,7 +179,7 @@ impl ViewportState {
         show_texture(ui, self.texture, rect, doc.scene());
 
         // Judged from last frame's gizmo: a drag on a handle must not also orbit.
-        let gizmo_held = self.gizmo.holds_pointer();
+        let gizmo_held = self.gizmo.holds_pointer() || self.collider_handles.holds_pointer();
         let scene = doc.world.scene();
         let rig = self.rig.get_or_insert_with(|| CameraRig::new(scene));
         let shift = ui.input(|i| i.modifiers.shift);
@@ -227,9 +231,15 @@ impl ViewportState {
             rig.frame(center, radius);
         }
         // After the camera moved, so the handles sit where the 3D view draws the node.
-        let gizmo = self.gizmo.ui(ui, &response, &camera, gizmo_settings, doc);
+        // A collider's handle held: the transform gizmo steps aside.
+        let resizing = self.collider_handles.ui(ui, &response, &camera, doc);
+        let captured = resizing
+            || self
+                .gizmo
+                .ui(ui, &response, &camera, gizmo_settings, doc)
+                .captured;
         if response.clicked()
-            && !gizmo.captured
+            && !captured
             && let Some(pointer) = response.interact_pointer_pos()
             && let Some(ray) = pick_ray(&camera, rect, pointer)
         {
