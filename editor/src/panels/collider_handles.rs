@@ -1,6 +1,7 @@
 //! Handles on the selected node's collider in the Scene view: a dot on each
 //! of its shape's sizes (a ball's radius; a box's three half extents; a
-//! capsule's or a cylinder's radius and half height), dragged along its
+//! capsule's or a cylinder's radius and half height; none for a mesh's
+//! hull or triangles, which its mesh sizes), dragged along its
 //! axis to resize the shape (what Unity's "Edit Collider" and Godot's shape
 //! handles do). Command pattern, as the transform gizmo: every frame of a
 //! drag is a component edit and one drag is one undo entry. While a handle
@@ -68,6 +69,8 @@ pub(crate) fn handles(shape: &ColliderShape) -> Vec<(Size, f32)> {
             half_height,
             radius,
         } => vec![(Size::Radius, radius), (Size::HalfHeight, half_height)],
+        // Sized by the node's mesh (and its scale), not by numbers of its own.
+        ColliderShape::ConvexHull | ColliderShape::TriMesh => Vec::new(),
     }
 }
 

@@ -39,7 +39,7 @@ pub(super) fn push_physics(
         let Some(world) = scene.interpolated_world(node, alpha) else {
             continue;
         };
-        let Some((rotation, center, shape)) = outline_of(collider, &world) else {
+        let Some((rotation, center, shape)) = outline_of(collider, &world, scene, node) else {
             continue;
         };
         let color = if collider.sensor {
@@ -86,6 +86,20 @@ fn push_shape(
         }
         Sized3::Capsule(c) => (c.half_height(), c.radius, true),
         Sized3::Cylinder(c) => (c.half_height, c.radius, false),
+        // A mesh's hull or triangles: the box around them, turned with it.
+        Sized3::Mesh(mesh) => {
+            let aabb = mesh.compute_local_aabb();
+            let placed = Affine3A::from_rotation_translation(rotation, center);
+            push_box(lines, color, |i| {
+                let pick = |bit: usize, lo: f32, hi: f32| if i & bit == 0 { lo } else { hi };
+                placed.transform_point3(Vec3::new(
+                    pick(1, aabb.mins.x, aabb.maxs.x),
+                    pick(2, aabb.mins.y, aabb.maxs.y),
+                    pick(4, aabb.mins.z, aabb.maxs.z),
+                ))
+            });
+            return;
+        }
     };
     for end in [-1.0, 1.0] {
         let at = center + y * (half_height * end);

@@ -115,16 +115,27 @@ fn link_mut(links: &mut Column<Link>, node: NodeId) -> &mut Link {
 
 impl State {
     /// Puts `node`'s `collider` into rapier, on `body` or standing alone
-    /// where `world` places it; `None` when its sizes are not finite.
+    /// where `world` places it; `None` when its shape cannot be made (sizes
+    /// not finite, a mesh shape refused: a warning says why).
     fn make_collider(
         &mut self,
+        scene: &Scene,
         node: NodeId,
         collider: &Collider,
         world: &Affine3A,
         body: Option<RigidBodyHandle>,
     ) -> Option<LinkedCollider> {
         let (scale, _, _) = world.to_scale_rotation_translation();
-        let shape = shared_shape(collider, scale)?;
+        let shape = match shared_shape(collider, scale, scene, node) {
+            Ok(shape) => shape,
+            Err(why) => {
+                log::warn!(
+                    "the collider of {} is not simulated: {why}",
+                    scene.name(node).unwrap_or("a node")
+                );
+                return None;
+            }
+        };
         let groups = InteractionGroups::new(
             Group::from_bits_retain(collider.layers.membership),
             Group::from_bits_retain(collider.layers.filter),
@@ -437,7 +448,7 @@ impl Physics {
             if let Some(c) = link.collider.take() {
                 s.remove_collider(node, c.handle);
             }
-            match s.make_collider(node, collider, &world, body) {
+            match s.make_collider(scene, node, collider, &world, body) {
                 Some(made) => {
                     let link = link_mut(&mut s.links, node);
                     if body.is_none() {
@@ -484,8 +495,8 @@ impl Physics {
         let (scale, _, _) = world.to_scale_rotation_translation();
         if let Some(c) = link.collider.as_mut()
             && c.scale != scale
-            && let (Some(shape), Some(rc)) = (
-                shared_shape(&c.config, scale),
+            && let (Ok(shape), Some(rc)) = (
+                shared_shape(&c.config, scale, scene, node),
                 s.colliders.get_mut(c.handle),
             )
         {

@@ -12,7 +12,7 @@
 
 use glam::Vec3;
 
-use crate::scene::collider::{Collider, CollisionLayers};
+use crate::scene::collider::{Collider, ColliderShape, CollisionLayers};
 use crate::scene::{Column, NodeId, Scene};
 use crate::spatial::{Aabb, LooseOctree};
 
@@ -25,9 +25,11 @@ const WORLD_HALF: f32 = 512.0;
 const LEAF_CAPACITY: usize = 16;
 
 /// A collider as filed: its world shape and what filters read.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Filed {
     pub(crate) shape: WorldShape,
+    /// The collider's shape it was made of.
+    pub(crate) shape_of: ColliderShape,
     pub(crate) layers: CollisionLayers,
     pub(crate) sensor: bool,
 }
@@ -120,7 +122,20 @@ impl Colliders {
     /// Files `node`'s collider where its world puts it; one whose world is
     /// not finite is taken out (unfindable, not fatal) until it is again.
     fn file(&mut self, scene: &Scene, node: NodeId, collider: &Collider) -> bool {
-        let placed = scene.world(node).and_then(|w| WorldShape::of(collider, &w));
+        // The same collider at the same scale keeps its shape (a mesh's is
+        // not made again for a move).
+        let previous = self
+            .filed
+            .get(node)
+            .filter(|f| {
+                f.layers == collider.layers
+                    && f.sensor == collider.sensor
+                    && f.shape_of == collider.shape
+            })
+            .map(|f| &f.shape);
+        let placed = scene
+            .world(node)
+            .and_then(|w| WorldShape::of(collider, &w, scene, node, previous));
         let filed = placed.and_then(|(shape, bounds)| {
             let done = if self.tree.contains_key(node) {
                 self.tree.update(node, bounds)
@@ -135,6 +150,7 @@ impl Colliders {
                     node,
                     Filed {
                         shape,
+                        shape_of: collider.shape,
                         layers: collider.layers,
                         sensor: collider.sensor,
                     },
@@ -158,7 +174,9 @@ impl Colliders {
         let mut expected = 0;
         if let Some(column) = scene.components().column::<Collider>() {
             for (node, collider) in column.iter() {
-                let placed = scene.world(node).and_then(|w| WorldShape::of(collider, &w));
+                let placed = scene
+                    .world(node)
+                    .and_then(|w| WorldShape::of(collider, &w, scene, node, None));
                 let (Some((_, bounds)), filed) = (placed, self.tree.get(node)) else {
                     continue;
                 };

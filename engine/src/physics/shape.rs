@@ -13,25 +13,38 @@ use parry3d::math::Pose;
 use parry3d::query::Ray as ParryRay;
 use parry3d::shape::{Ball, Capsule, Cuboid, Cylinder, Shape, SharedShape};
 
+use super::mesh_shape::{MeshShapeError, mesh_shape};
 use crate::scene::collider::{Collider, ColliderShape};
+use crate::scene::{NodeId, Scene};
 use crate::spatial::{Aabb, Ray};
 
-/// A parry shape of one of the collider kinds, held by value (no allocation).
-#[derive(Clone, Copy, Debug)]
+/// A parry shape of one of the collider kinds: the four solids by value (no
+/// allocation), a mesh's shared.
+#[derive(Clone, Debug)]
 pub(crate) enum Sized3 {
     Ball(Ball),
     Cuboid(Cuboid),
     Capsule(Capsule),
     Cylinder(Cylinder),
+    /// A convex hull or a triangle mesh of the node's mesh, at its scale.
+    Mesh(SharedShape),
 }
 
 impl Sized3 {
-    /// `collider`'s shape at world `scale` (the one rule for both the
-    /// queries' shapes and the simulation's).
-    fn of(collider: &Collider, scale: Vec3) -> Self {
+    /// `collider`'s shape on `node` of `scene` at world `scale` (the one
+    /// rule for both the queries' shapes and the simulation's).
+    ///
+    /// # Errors
+    /// A mesh shape that cannot be made (`mesh_shape.rs`).
+    pub(crate) fn of(
+        collider: &Collider,
+        scale: Vec3,
+        scene: &Scene,
+        node: NodeId,
+    ) -> Result<Self, MeshShapeError> {
         let scale = scale.abs();
         let across = scale.x.max(scale.z);
-        match collider.shape {
+        Ok(match collider.shape {
             ColliderShape::Ball { radius } => Self::Ball(Ball::new(radius * scale.max_element())),
             ColliderShape::Cuboid { half_extents } => {
                 Self::Cuboid(Cuboid::new(half_extents * scale))
@@ -44,48 +57,100 @@ impl Sized3 {
                 half_height,
                 radius,
             } => Self::Cylinder(Cylinder::new(half_height * scale.y, radius * across)),
+            ColliderShape::ConvexHull => Self::Mesh(mesh_shape(scene, node, true, scale)?),
+            ColliderShape::TriMesh => Self::Mesh(mesh_shape(scene, node, false, scale)?),
+        })
+    }
+}
+
+impl Sized3 {
+    /// As parry's shape.
+    pub(crate) fn as_shape(&self) -> &dyn Shape {
+        match self {
+            Sized3::Ball(s) => s,
+            Sized3::Cuboid(s) => s,
+            Sized3::Capsule(s) => s,
+            Sized3::Cylinder(s) => s,
+            Sized3::Mesh(s) => s.as_ref(),
         }
     }
 }
 
-/// `collider`'s shape at world `scale`, for the simulation (`None` when a
-/// size is not finite: a world that overflowed).
-pub(crate) fn shared_shape(collider: &Collider, scale: Vec3) -> Option<SharedShape> {
-    match Sized3::of(collider, scale) {
-        Sized3::Ball(s) => s.radius.is_finite().then(|| SharedShape::new(s)),
-        Sized3::Cuboid(s) => s.half_extents.is_finite().then(|| SharedShape::new(s)),
-        Sized3::Capsule(s) => {
-            (s.radius.is_finite() && s.half_height().is_finite()).then(|| SharedShape::new(s))
-        }
-        Sized3::Cylinder(s) => {
-            (s.radius.is_finite() && s.half_height.is_finite()).then(|| SharedShape::new(s))
-        }
+/// `collider`'s shape on `node` at world `scale`, for the simulation.
+///
+/// # Errors
+/// A size that is not finite (a world that overflowed), or a mesh shape
+/// that cannot be made, with why.
+pub(crate) fn shared_shape(
+    collider: &Collider,
+    scale: Vec3,
+    scene: &Scene,
+    node: NodeId,
+) -> Result<SharedShape, String> {
+    let finite = |ok: bool, shape: SharedShape| {
+        ok.then_some(shape)
+            .ok_or_else(|| "its world scale is not finite".to_owned())
+    };
+    match Sized3::of(collider, scale, scene, node).map_err(|e| e.to_string())? {
+        Sized3::Ball(s) => finite(s.radius.is_finite(), SharedShape::new(s)),
+        Sized3::Cuboid(s) => finite(s.half_extents.is_finite(), SharedShape::new(s)),
+        Sized3::Capsule(s) => finite(
+            s.radius.is_finite() && s.half_height().is_finite(),
+            SharedShape::new(s),
+        ),
+        Sized3::Cylinder(s) => finite(
+            s.radius.is_finite() && s.half_height.is_finite(),
+            SharedShape::new(s),
+        ),
+        Sized3::Mesh(s) => Ok(s),
     }
 }
 
-/// `collider`'s shape as placed by `world`: its rotation, its centre and its
-/// sized shape (what an outline draws); `None` for a world not finite.
-pub(crate) fn outline_of(collider: &Collider, world: &Affine3A) -> Option<(Quat, Vec3, Sized3)> {
+/// `collider`'s shape on `node` as placed by `world`: its rotation, its
+/// centre and its sized shape (what an outline draws); `None` for a world
+/// not finite or a mesh shape that cannot be made.
+pub(crate) fn outline_of(
+    collider: &Collider,
+    world: &Affine3A,
+    scene: &Scene,
+    node: NodeId,
+) -> Option<(Quat, Vec3, Sized3)> {
     let (scale, rotation, translation) = world.to_scale_rotation_translation();
     let ok = scale.is_finite() && rotation.is_finite() && translation.is_finite();
-    ok.then(|| (rotation, translation, Sized3::of(collider, scale)))
+    let shape = Sized3::of(collider, scale, scene, node).ok()?;
+    ok.then_some((rotation, translation, shape))
 }
 
 /// A shape placed in the world.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct WorldShape {
     pose: Pose,
     shape: Sized3,
+    /// The world scale it was sized at.
+    scale: Vec3,
 }
 
 impl WorldShape {
-    /// `collider` on a node whose world transform is `world`, with its world
-    /// box (the tree files it); `None` when the transform or the scaled
-    /// sizes are not finite (a world that overflowed: the node cannot be
-    /// found until it is finite again).
-    pub(crate) fn of(collider: &Collider, world: &Affine3A) -> Option<(Self, Aabb)> {
+    /// `collider` on `node`, whose world transform is `world`, with its
+    /// world box (the tree files it); `None` when the transform or the
+    /// scaled sizes are not finite (a world that overflowed: the node cannot
+    /// be found until it is finite again) or its mesh shape cannot be made.
+    /// `previous`, the shape filed before, is moved rather than made anew
+    /// when its scale is the same (a mesh's hull is not made for a move).
+    pub(crate) fn of(
+        collider: &Collider,
+        world: &Affine3A,
+        scene: &Scene,
+        node: NodeId,
+        previous: Option<&WorldShape>,
+    ) -> Option<(Self, Aabb)> {
         let (scale, rotation, translation) = world.to_scale_rotation_translation();
-        let placed = Self::placed(translation, rotation, Sized3::of(collider, scale));
+        let shape = match previous {
+            Some(p) if p.scale == scale => p.shape.clone(),
+            _ => Sized3::of(collider, scale, scene, node).ok()?,
+        };
+        let mut placed = Self::placed(translation, rotation, shape);
+        placed.scale = scale;
         let bounds = placed.bounds();
         bounds.is_finite().then_some((placed, bounds))
     }
@@ -105,16 +170,12 @@ impl WorldShape {
         Self {
             pose: Pose::from_parts(translation, rotation),
             shape,
+            scale: Vec3::ONE,
         }
     }
 
     fn shape(&self) -> &dyn Shape {
-        match &self.shape {
-            Sized3::Ball(s) => s,
-            Sized3::Cuboid(s) => s,
-            Sized3::Capsule(s) => s,
-            Sized3::Cylinder(s) => s,
-        }
+        self.shape.as_shape()
     }
 
     /// The world box around the shape (not finite for a pose that overflowed).
@@ -125,7 +186,8 @@ impl WorldShape {
 
     /// Whether this shape and `other` touch or overlap.
     pub(crate) fn touches(&self, other: &WorldShape) -> bool {
-        // Every pair of the four convex kinds is supported.
+        // Every pair of the convex kinds is supported, and a convex one
+        // against a triangle mesh (a query's shape is always convex).
         parry3d::query::intersection_test(&self.pose, self.shape(), &other.pose, other.shape())
             .is_ok_and(|hit| hit.intersecting)
     }
@@ -151,6 +213,12 @@ mod tests {
     use super::*;
     use crate::transform::Transform;
 
+    /// A solid collider's shape, of no node's mesh.
+    fn of(collider: &Collider, world: &Affine3A) -> Option<(WorldShape, Aabb)> {
+        let nobody = NodeId::new(0, std::num::NonZeroU32::MIN);
+        WorldShape::of(collider, world, &Scene::new(), nobody, None)
+    }
+
     fn at(translation: Vec3, scale: Vec3) -> Affine3A {
         Transform::from_translation(translation)
             .with_scale(scale)
@@ -159,7 +227,7 @@ mod tests {
 
     #[test]
     fn sizes_follow_the_world_scale() {
-        let b = WorldShape::of(
+        let b = of(
             &Collider::ball(1.0),
             &at(Vec3::X * 10.0, Vec3::new(1.0, 3.0, 2.0)),
         )
@@ -169,7 +237,7 @@ mod tests {
             (b.min, b.max),
             (Vec3::new(7.0, -3.0, -3.0), Vec3::new(13.0, 3.0, 3.0))
         );
-        let b = WorldShape::of(
+        let b = of(
             &Collider::cuboid(Vec3::ONE),
             &at(Vec3::ZERO, Vec3::new(2.0, -1.0, 0.5)),
         )
@@ -183,7 +251,7 @@ mod tests {
             half_height: 1.0,
             radius: 0.5,
         });
-        let b = WorldShape::of(&capsule, &at(Vec3::ZERO, Vec3::new(1.0, 2.0, 4.0)))
+        let b = of(&capsule, &at(Vec3::ZERO, Vec3::new(1.0, 2.0, 4.0)))
             .unwrap()
             .1;
         assert_eq!(
@@ -195,8 +263,8 @@ mod tests {
     #[test]
     fn a_world_that_overflowed_has_no_shape() {
         let huge = at(Vec3::splat(f32::MAX), Vec3::splat(f32::MAX));
-        assert!(WorldShape::of(&Collider::ball(1.0), &huge).is_none());
-        let (_, zero) = WorldShape::of(&Collider::ball(1.0), &at(Vec3::ONE, Vec3::ZERO)).unwrap();
+        assert!(of(&Collider::ball(1.0), &huge).is_none());
+        let (_, zero) = of(&Collider::ball(1.0), &at(Vec3::ONE, Vec3::ZERO)).unwrap();
         assert_eq!(zero.min, Vec3::ONE, "scale 0 is a point");
     }
 
@@ -205,7 +273,7 @@ mod tests {
         let turned = Transform::from_translation(Vec3::new(0.0, 0.0, -10.0))
             .with_rotation(Quat::from_rotation_y(std::f32::consts::FRAC_PI_4))
             .to_affine();
-        let (cube, _) = WorldShape::of(&Collider::cuboid(Vec3::ONE), &turned).unwrap();
+        let (cube, _) = of(&Collider::cuboid(Vec3::ONE), &turned).unwrap();
         let ray = Ray::new(Vec3::ZERO, Vec3::NEG_Z).unwrap();
         let (t, normal) = cube.cast(&ray, 100.0).unwrap();
         // The cube stands on an edge towards the ray: its corner is sqrt(2) out.
@@ -219,7 +287,7 @@ mod tests {
     #[test]
     fn overlaps_and_distances_are_exact() {
         let ball = WorldShape::ball(Vec3::ZERO, 1.0);
-        let corner = WorldShape::of(
+        let corner = of(
             &Collider::cuboid(Vec3::splat(0.5)),
             &at(Vec3::splat(1.2), Vec3::ONE),
         )

@@ -75,7 +75,13 @@ fn shapes(scene: &Scene) -> Vec<(NodeId, Collider, WorldShape)> {
     let column = scene.components().column::<Collider>().unwrap();
     column
         .iter()
-        .filter_map(|(node, c)| Some((node, *c, WorldShape::of(c, &scene.world(node)?)?.0)))
+        .filter_map(|(node, c)| {
+            Some((
+                node,
+                *c,
+                WorldShape::of(c, &scene.world(node)?, scene, node, None)?.0,
+            ))
+        })
         .collect()
 }
 

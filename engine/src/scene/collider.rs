@@ -6,8 +6,9 @@
 //! The shape is given in the node's space and follows its world transform:
 //! sizes scale with the node's world scale, as Unity's and Godot's do (a
 //! ball by its largest axis, a capsule's and a cylinder's radius by the
-//! larger of X and Z). The geometry itself (bounds, exact tests) is
-//! `physics/shape.rs`'s.
+//! larger of X and Z). A convex hull or a triangle mesh is of the node's
+//! own mesh, scaled the same way (`physics/mesh_shape.rs`). The geometry
+//! itself (bounds, exact tests) is `physics/shape.rs`'s.
 
 use bevy_reflect::Reflect;
 use glam::Vec3;
@@ -48,6 +49,13 @@ pub enum ColliderShape {
         #[reflect(@0.0..=10000.0_f32)]
         radius: f32,
     },
+    /// The convex hull of the node's own mesh (its `MeshRenderer`'s), at its
+    /// world scale (`physics/mesh_shape.rs`).
+    ConvexHull,
+    /// The node's own mesh's triangles, at its world scale: for fixed bodies
+    /// and colliders standing alone (triangles enclose no volume, so a
+    /// dynamic body gets no mass from them).
+    TriMesh,
 }
 
 /// Which layers a collider is on and which it meets, 32 of them, as bits
@@ -190,6 +198,8 @@ impl Component for Collider {
                 InvalidValue::non_negative("shape.half_height", half_height)?;
                 InvalidValue::non_negative("shape.radius", radius)?;
             }
+            // Their sizes are the mesh's, checked when the shape is made.
+            ColliderShape::ConvexHull | ColliderShape::TriMesh => {}
         }
         InvalidValue::non_negative("friction", self.friction)?;
         InvalidValue::range("restitution", self.restitution, 0.0..=1.0)?;
