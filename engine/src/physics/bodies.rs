@@ -79,6 +79,9 @@ pub(super) struct Link {
     /// propagation that recomputed the node to the same world changes
     /// nothing, any other world is a move by something else.
     seen: Option<Affine3A>,
+    /// The world scale of `seen` (kept by the write-back, which moves and
+    /// turns a body but never scales it).
+    scale: Vec3,
     /// Written back by the last step, its propagation not yet seen.
     writing: bool,
 }
@@ -425,6 +428,7 @@ impl Physics {
                     made.push((node, handle));
                     link.body = Some((handle, *body));
                     link.seen = Some(world);
+                    link.scale = world.to_scale_rotation_translation().0;
                     // A collider standing alone goes with the body now.
                     if let Some(c) = link.collider.take() {
                         s.remove_collider(node, c.handle);
@@ -453,6 +457,7 @@ impl Physics {
                     let link = link_mut(&mut s.links, node);
                     if body.is_none() {
                         link.seen = Some(world);
+                        link.scale = world.to_scale_rotation_translation().0;
                     }
                     link.collider = Some(made);
                 }
@@ -493,6 +498,7 @@ impl Physics {
         }
         link.seen = Some(world);
         let (scale, _, _) = world.to_scale_rotation_translation();
+        link.scale = scale;
         if let Some(c) = link.collider.as_mut()
             && c.scale != scale
             && let (Ok(shape), Some(rc)) = (
@@ -586,22 +592,28 @@ impl Physics {
                 continue;
             };
             let node = node_of(rb.user_data);
-            let (Some(link), Some(old)) = (s.links.get_mut(node), scene.world(node)) else {
+            let Some(link) = s.links.get_mut(node) else {
                 continue;
             };
-            let (scale, _, _) = old.to_scale_rotation_translation();
-            let pose = rb.position();
-            let world =
-                Affine3A::from_scale_rotation_translation(scale, pose.rotation, pose.translation);
+            let (pose, scale) = (rb.position(), link.scale);
             let local = match scene.parent(node).and_then(|p| scene.world(p)) {
-                Some(parent) => parent.inverse() * world,
-                None => world,
+                Some(parent) => Transform::from_affine(
+                    parent.inverse()
+                        * Affine3A::from_scale_rotation_translation(
+                            scale,
+                            pose.rotation,
+                            pose.translation,
+                        ),
+                ),
+                // A root's local is its world: nothing to take apart.
+                None => Transform {
+                    translation: pose.translation,
+                    rotation: pose.rotation,
+                    scale,
+                },
             };
             // A transform that is not finite is refused: the node stays.
-            if matches!(
-                scene.set_local(node, Transform::from_affine(local)),
-                Ok(true)
-            ) {
+            if matches!(scene.set_local(node, local), Ok(true)) {
                 link.writing = true;
                 written += 1;
             }
