@@ -351,7 +351,7 @@ fn by_change(c: &mut Criterion) {
 /// every replay kicks alike).
 fn kicked_pit() -> World {
     let mut scene = Scene::new();
-    let mut solid = |scene: &mut Scene, name: &str, at: Vec3, half: Vec3| {
+    let solid = |scene: &mut Scene, name: &str, at: Vec3, half: Vec3| {
         let node = scene
             .spawn(None, name, Transform::from_translation(at))
             .unwrap();
