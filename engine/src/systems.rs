@@ -463,8 +463,8 @@ impl Systems {
     /// the step back. Returns whether the step ran to its end. The systems'
     /// queries are asked of `space` (a world's colliders; [`Space::EMPTY`]
     /// for a scene stepped on its own) and the simulation read through
-    /// `bodies` ([`Bodies::EMPTY`] for none); the pushes they queue wait in
-    /// [`Systems::take_pushes`].
+    /// `bodies` ([`Bodies::EMPTY`] for none); the pushes they queue wait
+    /// for the world, which applies them before its physics steps.
     pub fn run_step(
         &mut self,
         scene: &mut Scene,

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::input::{Actions, Input, InputCollector, InputFrame};
 use crate::particles::ParticleSystem;
-use crate::physics::{Colliders, Physics, Space};
+use crate::physics::{Colliders, Collision, Physics, Space};
 use crate::record::{
     Branch, Captured, RecordSettings, Recorder, Restored, Seek, SeekError, Simulation, StateHash,
 };
@@ -190,7 +190,15 @@ impl World {
         let moved = {
             puffin::profile_scope!("physics");
             self.physics.push(&self.scene, self.systems.take_pushes());
-            self.physics.step(dt, &mut self.scene)
+            // Touches are sent only to a world that added their events.
+            let touches = self.scene.resource::<Events<Collision>>().is_some();
+            let moved = self.physics.step(dt, &mut self.scene, touches);
+            if touches && let Some(events) = self.scene.resource_mut::<Events<Collision>>() {
+                for touch in self.physics.take_touches() {
+                    events.send(touch);
+                }
+            }
+            moved
         };
         if moved > 0 {
             let again = self.scene.propagate().recomputed;

@@ -13,7 +13,7 @@ use keel_engine::{Camera, Collider, ColliderShape, NodeId, Scene};
 
 use crate::component::ComponentValue;
 use crate::document::Document;
-use crate::panels::scene_view::pick_ray;
+use crate::panels::view_ray::{on_screen, pick_ray};
 
 /// How near the pointer must come to a handle to take it, screen points.
 const REACH: f32 = 8.0;
@@ -115,20 +115,6 @@ pub(crate) fn along_axis(origin: Vec3, axis: Vec3, ray: &Ray) -> Option<f32> {
         return None;
     }
     Some((b * e - c * d) / denominator)
-}
-
-/// Where `node`'s world `point` falls in `rect` through `camera`, if in front.
-fn on_screen(camera: &Camera, rect: egui::Rect, point: Vec3) -> Option<egui::Pos2> {
-    let aspect = rect.width() / rect.height().max(1.0);
-    let clip = camera.view_projection(aspect) * point.extend(1.0);
-    if clip.w <= 1e-6 {
-        return None;
-    }
-    let ndc = clip.truncate() / clip.w;
-    Some(egui::pos2(
-        rect.min.x + (ndc.x + 1.0) * 0.5 * rect.width(),
-        rect.min.y + (1.0 - ndc.y) * 0.5 * rect.height(),
-    ))
 }
 
 /// A drag in progress.

@@ -23,4 +23,5 @@ pub(crate) mod profiler;
 pub(crate) mod scene_view;
 pub(crate) mod stats;
 pub(crate) mod timeline;
+pub(crate) mod view_ray;
 pub(crate) mod widgets;

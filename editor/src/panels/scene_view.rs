@@ -8,7 +8,6 @@
 //! background colour and where the camera is.
 
 use glam::Vec3;
-use keel_engine::Camera;
 use keel_engine::CameraRig;
 use keel_engine::Overlays;
 use keel_engine::scene::mesh_bounds;
@@ -18,6 +17,7 @@ use keel_engine::{MeshRenderer, NodeId, Scene};
 use crate::document::Document;
 use crate::panels::collider_handles::ColliderHandles;
 use crate::panels::gizmo::{GizmoSettings, TransformGizmo};
+use crate::panels::view_ray::pick_ray;
 use crate::status::Status;
 
 /// Which debug overlays the Scene view draws (the View menu toggles them).
@@ -89,17 +89,6 @@ pub fn drop_point(hit: Option<(NodeId, f32)>, ray: &Ray) -> Option<Vec3> {
     };
     let point = ray.origin + ray.dir * t;
     point.is_finite().then_some(point)
-}
-
-/// The world-space ray through a point of the viewport.
-pub fn pick_ray(camera: &Camera, rect: egui::Rect, pointer: egui::Pos2) -> Option<Ray> {
-    let aspect = rect.width() / rect.height().max(1.0);
-    let inverse = camera.view_projection(aspect).inverse();
-    let ndc_x = (pointer.x - rect.min.x) / rect.width() * 2.0 - 1.0;
-    let ndc_y = 1.0 - (pointer.y - rect.min.y) / rect.height() * 2.0;
-    let near = inverse.project_point3(Vec3::new(ndc_x, ndc_y, 0.0));
-    let far = inverse.project_point3(Vec3::new(ndc_x, ndc_y, 1.0));
-    Ray::new(near, far - near).ok()
 }
 
 /// A 3D view's size in pixels for its rectangle in points.

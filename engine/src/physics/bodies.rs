@@ -34,20 +34,19 @@ use glam::{Affine3A, Vec3};
 use rapier3d::math::Pose;
 use rapier3d::prelude::{
     ActiveEvents, BroadPhaseBvh, CCDSolver, ColliderBuilder, ColliderHandle, ColliderSet, Group,
-    ImpulseJointSet, IntegrationParameters, InteractionGroups, InteractionTestMode, IslandManager,
-    LockedAxes, MultibodyJointSet, NarrowPhase, PairContacts, PhysicsPipeline, RigidBody,
-    RigidBodyBuilder, RigidBodyHandle, RigidBodySet, RigidBodyType, SoftBodySet,
+    ImpulseJointHandle, ImpulseJointSet, IntegrationParameters, InteractionGroups,
+    InteractionTestMode, IslandManager, LockedAxes, MultibodyJointSet, NarrowPhase, PairContacts,
+    PhysicsPipeline, RigidBody, RigidBodyBuilder, RigidBodyHandle, RigidBodySet, RigidBodyType,
+    SoftBodySet,
 };
 
 use super::events::{Collision, Reports, collision};
-use super::joints::LinkedJoint;
 use super::push::Forced;
 use super::shape::shared_shape;
 use crate::scene::body::{Axes, Body, BodyKind};
 use crate::scene::collider::Collider;
 use crate::scene::joint::Joint;
 use crate::scene::{Column, NodeId, Scene};
-use crate::systems::Events;
 use crate::transform::Transform;
 
 /// The gravity a world starts with: Earth's, down the Y axis.
@@ -65,6 +64,17 @@ pub(super) struct LinkedCollider {
     scale: Vec3,
     /// Whether it went with its node's body.
     on_body: bool,
+}
+
+/// A joint as made in rapier (`joints.rs` makes and unmakes them).
+#[derive(Clone, Debug)]
+pub(super) struct LinkedJoint {
+    pub(super) handle: ImpulseJointHandle,
+    pub(super) config: Joint,
+    /// The two bodies it joins.
+    pub(super) bodies: [RigidBodyHandle; 2],
+    /// The fixed body made for a joint to the world.
+    pub(super) anchor: Option<RigidBodyHandle>,
 }
 
 /// What a node with a body or a collider has in rapier.
@@ -189,6 +199,8 @@ pub struct Physics {
     pipeline: PhysicsPipeline,
     /// The step's touch reports (scratch, empty between steps).
     reports: Reports,
+    /// The last step's touches, for the world to send (scratch).
+    touches: Vec<Collision>,
     /// Bodies pushed by a force this step (scratch, empty between steps).
     pub(super) forced: Forced,
 }
@@ -199,6 +211,7 @@ impl Clone for Physics {
             state: self.state.clone(),
             pipeline: PhysicsPipeline::new(),
             reports: Reports::default(),
+            touches: Vec::new(),
             forced: Forced::new(),
         }
     }
@@ -243,6 +256,7 @@ impl Physics {
             },
             pipeline: PhysicsPipeline::new(),
             reports: Reports::default(),
+            touches: Vec::new(),
             forced: Forced::new(),
         }
     }
@@ -530,9 +544,10 @@ impl Physics {
     }
 
     /// One step of `dt` seconds, then each awake dynamic body's pose written
-    /// to its node (the caller propagates). Returns the nodes written; a
-    /// world without bodies does nothing.
-    pub(crate) fn step(&mut self, dt: f32, scene: &mut Scene) -> usize {
+    /// to its node (the caller propagates). With `touches`, the step's
+    /// touches wait in [`Physics::take_touches`] for the world to send.
+    /// Returns the nodes written; a world without bodies does nothing.
+    pub(crate) fn step(&mut self, dt: f32, scene: &mut Scene, touches: bool) -> usize {
         let s = &mut self.state;
         if s.links.is_empty() {
             return 0;
@@ -556,8 +571,8 @@ impl Physics {
         self.unforce();
         let s = &mut self.state;
         let removed = std::mem::take(&mut s.removed);
-        match scene.resource_mut::<Events<Collision>>() {
-            Some(events) => {
+        match touches {
+            true => {
                 let known = |h: ColliderHandle| {
                     s.colliders
                         .get(h)
@@ -575,12 +590,10 @@ impl Physics {
                         |h| known(h).map(|(node, _)| node),
                         |h| known(h).is_some_and(|(_, sensor)| sensor),
                     );
-                    if let Some(touch) = touch {
-                        events.send(touch);
-                    }
+                    self.touches.extend(touch);
                 }
             }
-            None => {
+            false => {
                 self.reports.drain();
             }
         }
@@ -619,6 +632,11 @@ impl Physics {
             }
         }
         written
+    }
+
+    /// The last step's touches, in rapier's order (`events.rs`).
+    pub(crate) fn take_touches(&mut self) -> std::vec::Drain<'_, Collision> {
+        self.touches.drain(..)
     }
 
     /// Hash of the simulated state: every body's pose, velocities and

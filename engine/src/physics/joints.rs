@@ -14,23 +14,12 @@
 use glam::{Quat, Vec3};
 use rapier3d::math::Pose;
 use rapier3d::prelude::{
-    GenericJoint, ImpulseJointHandle, JointAxesMask, JointAxis, RigidBodyBuilder, RigidBodyHandle,
+    GenericJoint, JointAxesMask, JointAxis, RigidBodyBuilder, RigidBodyHandle,
 };
 
-use super::bodies::State;
+use super::bodies::{LinkedJoint, State};
 use crate::scene::joint::{Joint, JointKind};
 use crate::scene::{NodeId, Scene};
-
-/// A joint as made in rapier.
-#[derive(Clone, Debug)]
-pub(super) struct LinkedJoint {
-    handle: ImpulseJointHandle,
-    config: Joint,
-    /// The two bodies it joins.
-    bodies: [RigidBodyHandle; 2],
-    /// The fixed body made for a joint to the world.
-    anchor: Option<RigidBodyHandle>,
-}
 
 impl State {
     /// Makes the difference between the scene's joints and rapier's (after
