@@ -5,6 +5,7 @@
 use glam::{Vec2, Vec3};
 
 use super::Collision;
+use super::body_tests::{ball, floor};
 use crate::record::{RecordSettings, StateHash};
 use crate::scene::body::Body;
 use crate::scene::collider::Collider;
@@ -13,31 +14,6 @@ use crate::scene::node_ref::NodeRef;
 use crate::scene::{Character, NodeId, Scene, Transform};
 use crate::systems::Events;
 use crate::world::World;
-
-/// A fixed floor, 20 by 20, its top at y = 0.
-fn floor(scene: &mut Scene) -> NodeId {
-    let floor = scene
-        .spawn(
-            None,
-            "floor",
-            Transform::from_translation(Vec3::NEG_Y * 0.5),
-        )
-        .unwrap();
-    scene
-        .insert(floor, Collider::cuboid(Vec3::new(10.0, 0.5, 10.0)))
-        .unwrap();
-    scene.insert(floor, Body::fixed()).unwrap();
-    floor
-}
-
-fn ball(scene: &mut Scene, at: Vec3, body: Body) -> NodeId {
-    let node = scene
-        .spawn(None, "ball", Transform::from_translation(at))
-        .unwrap();
-    scene.insert(node, Collider::ball(0.5)).unwrap();
-    scene.insert(node, body).unwrap();
-    node
-}
 
 fn at(world: &World, node: NodeId) -> Vec3 {
     world.scene().world(node).unwrap().translation.into()

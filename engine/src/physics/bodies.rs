@@ -570,34 +570,29 @@ impl Physics {
         );
         self.unforce();
         let s = &mut self.state;
-        let removed = std::mem::take(&mut s.removed);
-        match touches {
-            true => {
-                let known = |h: ColliderHandle| {
-                    s.colliders
-                        .get(h)
-                        .map(|c| (node_of(c.user_data), c.is_sensor()))
-                        .or_else(|| {
-                            removed
-                                .iter()
-                                .find(|r| r.0 == h)
-                                .map(|&(_, node, sensor)| (node, sensor))
-                        })
-                };
-                for report in self.reports.drain() {
-                    let touch = collision(
-                        report,
-                        |h| known(h).map(|(node, _)| node),
-                        |h| known(h).is_some_and(|(_, sensor)| sensor),
-                    );
-                    self.touches.extend(touch);
-                }
+        if touches {
+            let known = |h: ColliderHandle| {
+                s.colliders
+                    .get(h)
+                    .map(|c| (node_of(c.user_data), c.is_sensor()))
+                    .or_else(|| {
+                        s.removed
+                            .iter()
+                            .find(|r| r.0 == h)
+                            .map(|&(_, node, sensor)| (node, sensor))
+                    })
+            };
+            for report in self.reports.drain() {
+                let touch = collision(
+                    report,
+                    |h| known(h).map(|(node, _)| node),
+                    |h| known(h).is_some_and(|(_, sensor)| sensor),
+                );
+                self.touches.extend(touch);
             }
-            false => {
-                self.reports.drain();
-            }
+        } else {
+            self.reports.drain();
         }
-        s.removed = removed;
         s.removed.clear();
         let mut written = 0;
         for handle in s.islands.active_bodies() {

@@ -12,7 +12,7 @@ use crate::scene::{NodeId, Scene, Transform};
 use crate::world::World;
 
 /// A fixed floor, 20 by 20, its top at y = 0.
-fn floor(scene: &mut Scene) -> NodeId {
+pub(super) fn floor(scene: &mut Scene) -> NodeId {
     let floor = scene
         .spawn(
             None,
@@ -27,7 +27,8 @@ fn floor(scene: &mut Scene) -> NodeId {
     floor
 }
 
-fn ball(scene: &mut Scene, at: Vec3, body: Body) -> NodeId {
+/// A ball of radius 0.5 at `at` with `body`.
+pub(super) fn ball(scene: &mut Scene, at: Vec3, body: Body) -> NodeId {
     let node = scene
         .spawn(None, "ball", Transform::from_translation(at))
         .unwrap();

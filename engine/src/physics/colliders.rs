@@ -127,11 +127,7 @@ impl Colliders {
         let previous = self
             .filed
             .get(node)
-            .filter(|f| {
-                f.layers == collider.layers
-                    && f.sensor == collider.sensor
-                    && f.shape_of == collider.shape
-            })
+            .filter(|f| f.shape_of == collider.shape)
             .map(|f| &f.shape);
         let placed = scene
             .world(node)
